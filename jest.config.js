@@ -1,0 +1,43 @@
+// Tests run from TypeScript sources through @swc/jest (fast, keeps decorator metadata for tsyringe).
+// Workspace packages resolve to their `src/index.ts`, so no build is needed before `jest`.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const workspaceGlobs = ['packages', 'environments', 'trainers', 'benchmarks', 'templates'];
+const moduleNameMapper = {};
+for (const group of workspaceGlobs) {
+  const root = path.join(__dirname, group);
+  if (!fs.existsSync(root)) continue;
+  for (const dir of fs.readdirSync(root)) {
+    const manifest = path.join(root, dir, 'package.json');
+    if (!fs.existsSync(manifest)) continue;
+    const { name } = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+    if (fs.existsSync(path.join(root, dir, 'src', 'index.ts'))) {
+      moduleNameMapper[`^${name.replace('/', '\\/')}$`] = path.join(root, dir, 'src', 'index.ts');
+    }
+  }
+}
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>'],
+  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.tsx?$': swc },
+  moduleNameMapper,
+  setupFiles: ['reflect-metadata'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,178 @@
+import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall } from '@turngym/spec';
+import { EnvClosedError, InvalidActionTypeError, ResetNeededError } from './errors';
+import { SeededRng } from './seeded-rng';
+
+/** What an env's `onReset` returns. */
+export interface EnvResetOutcome<Obs> {
+  observation: Obs;
+  /** The system prompt for this episode. */
+  instructions: string;
+  info?: Info;
+  /** Tokens spent by env-side LLM roles while resetting. */
+  llmTokens?: number;
+}
+
+/** What an env's `onStep` returns; BaseEnv adds fingerprint, anchor and cost to the info. */
+export interface EnvStepOutcome<Obs> {
+  observation: Obs;
+  reward: number;
+  terminated: boolean;
+  truncated?: boolean;
+  info?: Info;
+  /** Tool calls this step made (a malformed call still counts). Default: 1 for tool spaces, else 0. */
+  toolCalls?: number;
+  /** Tokens spent by env-side LLM roles in this step. */
+  llmTokens?: number;
+}
+
+const now = (): number => performance.now();
+
+/**
+ * The base class most environments extend. It owns the bookkeeping every env needs so that env code
+ * holds only task logic:
+ * - seeding: `reset({ seed })` gives `this.rng`, a stream for this episode; `reset()` without a seed draws
+ *   the next episode seed from a stream seeded at construction (0) or by the last explicit seed;
+ * - order checks (step before reset / after the end / after close raise typed errors);
+ * - action *type* checks against the action space (malformed *content* is the env's ordinary step);
+ * - `info.fingerprint`, `info.anchor`, `info.cost` and `info.success` on every step;
+ * - `fork()` by deterministic replay of the action log — override it with a native snapshot where cheaper.
+ *
+ * Subclasses implement `onReset`, `onStep`, `fingerprint`, `anchor`, and `spawn` (a fresh instance with the
+ * same constructor arguments, used by the default fork).
+ */
+export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Act> {
+  abstract readonly spec: EnvSpec;
+
+  /** The random stream of the current episode. */
+  protected rng: SeededRng = new SeededRng(0);
+  private seedStream = new SeededRng(0);
+  private episodeSeed: number | undefined;
+  private episodeOptions: Record<string, unknown> | undefined;
+  private actionLog: Act[] = [];
+  private started = false;
+  private finished = false;
+  private closed = false;
+
+  protected abstract onReset(seed: number, options: Record<string, unknown> | undefined): Promise<EnvResetOutcome<Obs>> | EnvResetOutcome<Obs>;
+  protected abstract onStep(action: Act): Promise<EnvStepOutcome<Obs>> | EnvStepOutcome<Obs>;
+  abstract fingerprint(action: Act): string;
+  abstract anchor(): string;
+  /** A fresh, unreset instance with the same configuration (for the default replay fork). */
+  protected abstract spawn(): BaseEnv<Obs, Act> | Promise<BaseEnv<Obs, Act>>;
+  /** Releases resources; called once. */
+  protected onClose(): Promise<void> | void {}
+
+  get unwrapped(): Env<Obs, Act> {
+    return this;
+  }
+
+  /** The seed of the current episode (undefined before the first reset). */
+  get seed(): number | undefined {
+    return this.episodeSeed;
+  }
+
+  /** Turns taken in the current episode. */
+  get turn(): number {
+    return this.actionLog.length;
+  }
+
+  async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
+    this.assertOpen();
+    if (args.seed !== undefined) {
+      if (!Number.isInteger(args.seed)) throw new RangeError(`reset(): seed must be an integer, got ${args.seed}`);
+      this.seedStream = new SeededRng(args.seed);
+    }
+    const seed = args.seed ?? this.seedStream.deriveSeed();
+    if (args.seed !== undefined) this.seedStream.deriveSeed(); // keep reset() after reset({seed}) moving on
+    this.episodeSeed = seed;
+    this.episodeOptions = args.options === undefined ? undefined : structuredClone(args.options);
+    this.rng = new SeededRng(seed);
+    this.actionLog = [];
+    this.started = true;
+    this.finished = false;
+    const start = now();
+    const outcome = await this.onReset(seed, this.episodeOptions);
+    const info: Info = {
+      ...outcome.info,
+      instructions: outcome.instructions,
+      anchor: this.anchor(),
+      cost: { toolCalls: 0, llmTokens: outcome.llmTokens ?? 0, wallMs: now() - start },
+    };
+    return { observation: outcome.observation, info };
+  }
+
+  async step(action: Act): Promise<StepResult<Obs>> {
+    this.assertOpen();
+    if (!this.started) throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
+    if (this.finished) throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
+    this.checkActionType(action);
+    const start = now();
+    const fingerprint = this.fingerprint(action);
+    const outcome = await this.onStep(action);
+    this.actionLog.push(action);
+    const truncated = outcome.truncated ?? false;
+    if (outcome.terminated || truncated) this.finished = true;
+    const info: Info = {
+      ...outcome.info,
+      fingerprint,
+      anchor: this.anchor(),
+      cost: {
+        toolCalls: outcome.toolCalls ?? (this.spec.actionSpace.type === 'tools' ? 1 : 0),
+        llmTokens: outcome.llmTokens ?? 0,
+        wallMs: now() - start,
+      },
+    };
+    if (this.finished && info.success === undefined) info.success = false;
+    return { observation: outcome.observation, reward: outcome.reward, terminated: outcome.terminated, truncated, info };
+  }
+
+  /** Default fork: a fresh instance, reset with this episode's seed and options, replaying every action. */
+  async fork(): Promise<Env<Obs, Act>> {
+    this.assertOpen();
+    const twin = await this.spawn();
+    twin.seedStream = this.seedStream.clone();
+    if (this.started) {
+      const savedStream = twin.seedStream;
+      await twin.reset({ seed: this.episodeSeed as number, ...(this.episodeOptions ? { options: this.episodeOptions } : {}) });
+      for (const action of this.actionLog) await twin.step(action);
+      twin.seedStream = savedStream;
+    }
+    return twin;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.onClose();
+  }
+
+  protected get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EnvClosedError(this.spec.id);
+  }
+
+  /** API misuse (a wrong JavaScript type) throws; malformed content is for `onStep` to answer. */
+  protected checkActionType(action: unknown): void {
+    const space = this.spec.actionSpace;
+    const isToolCall = (value: unknown): value is ToolCall =>
+      typeof value === 'object' && value !== null && typeof (value as ToolCall).name === 'string';
+    switch (space.type) {
+      case 'text':
+        if (typeof action !== 'string') throw new InvalidActionTypeError(this.spec.id, 'a string', action);
+        return;
+      case 'tools':
+        if (typeof action !== 'string' && !isToolCall(action)) {
+          throw new InvalidActionTypeError(this.spec.id, 'a string or a tool call { name, arguments }', action);
+        }
+        return;
+      case 'discrete':
+        if (!(typeof action === 'string' || (typeof action === 'number' && Number.isInteger(action)))) {
+          throw new InvalidActionTypeError(this.spec.id, 'an option index (integer) or label (string)', action);
+        }
+        return;
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InvalidRecordError } from './errors';
+import { compileValidator } from './schema-validation';
+
+export const EPISODE_RECORD_SCHEMA_ID = 'turngym.episode/v1';
+
+export interface StepRecord {
+  action: unknown;
+  observation: unknown;
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  info: Record<string, unknown>;
+}
+
+/** One JSONL line per episode. The schema below is the contract for every tool that reads records. */
+export interface EpisodeRecord {
+  schema: typeof EPISODE_RECORD_SCHEMA_ID;
+  episodeId: string;
+  envId: string;
+  /** The env package's version, so a result names exactly what produced it. */
+  envVersion: string | null;
+  seed: number | null;
+  /** Per-episode reset options. */
+  resetOptions: Record<string, unknown> | null;
+  agent: string | null;
+  startedAt: string;
+  instructions: string | null;
+  initialObservation: unknown;
+  steps: StepRecord[];
+  turns: number;
+  totalReward: number;
+  success: boolean;
+  terminated: boolean;
+  truncated: boolean;
+  /** False when the episode was cut off by reset/close before it ended. */
+  complete: boolean;
+  cost: { toolCalls: number; llmTokens: number; wallMs: number };
+  /** Set on episodes continued from a fork: the parent and the turn it was forked at. */
+  forkOf: { episodeId: string; turn: number } | null;
+}
+
+const anyValue = {};
+
+// Typed loosely: ajv's JSONSchemaType cannot express required-but-nullable fields. The recorder's tests
+// validate every record it writes against this schema, which is what keeps the two in step.
+export const episodeRecordSchema = {
+  $id: 'https://turngym.dev/schemas/episode-record-v1.json',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'schema', 'episodeId', 'envId', 'envVersion', 'seed', 'resetOptions', 'agent', 'startedAt', 'instructions',
+    'initialObservation', 'steps', 'turns', 'totalReward', 'success', 'terminated', 'truncated', 'complete',
+    'cost', 'forkOf',
+  ],
+  properties: {
+    schema: { type: 'string', const: EPISODE_RECORD_SCHEMA_ID },
+    episodeId: { type: 'string', minLength: 1 },
+    envId: { type: 'string', minLength: 1 },
+    envVersion: { type: 'string', nullable: true },
+    seed: { type: 'integer', nullable: true },
+    resetOptions: { type: 'object', nullable: true, required: [] },
+    agent: { type: 'string', nullable: true },
+    startedAt: { type: 'string', format: 'date-time' },
+    instructions: { type: 'string', nullable: true },
+    initialObservation: anyValue,
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'observation', 'reward', 'terminated', 'truncated', 'info'],
+        properties: {
+          action: anyValue,
+          observation: anyValue,
+          reward: { type: 'number' },
+          terminated: { type: 'boolean' },
+          truncated: { type: 'boolean' },
+          info: { type: 'object', required: [] },
+        },
+      },
+    },
+    turns: { type: 'integer', minimum: 0 },
+    totalReward: { type: 'number' },
+    success: { type: 'boolean' },
+    terminated: { type: 'boolean' },
+    truncated: { type: 'boolean' },
+    complete: { type: 'boolean' },
+    cost: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['toolCalls', 'llmTokens', 'wallMs'],
+      properties: {
+        toolCalls: { type: 'integer', minimum: 0 },
+        llmTokens: { type: 'integer', minimum: 0 },
+        wallMs: { type: 'number', minimum: 0 },
+      },
+    },
+    forkOf: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['episodeId', 'turn'],
+      properties: { episodeId: { type: 'string' }, turn: { type: 'integer', minimum: 0 } },
+    },
+  },
+} as const;
+
+/** Throws `InvalidRecordError` naming the fields that are wrong. */
+export const validateEpisodeRecord = compileValidator<EpisodeRecord>(
+  episodeRecordSchema,
+  (problems) => new InvalidRecordError(problems),
+  'record',
+);
+
+/** Where finished episodes go. */
+export interface RecordSink {
+  write(record: EpisodeRecord): void;
+}
+
+/** Appends one line per episode, synchronously, so a crash loses at most the episode in flight. */
+export class JsonlRecordSink implements RecordSink {
+  constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+  }
+
+  write(record: EpisodeRecord): void {
+    appendFileSync(this.path, `${JSON.stringify(record)}\n`);
+  }
+}
+
+/** Keeps records in memory (tests, in-process consumers). */
+export class MemoryRecordSink implements RecordSink {
+  readonly records: EpisodeRecord[] = [];
+  write(record: EpisodeRecord): void {
+    this.records.push(record);
+  }
+}
+
+/** Reads and validates a JSONL file of episode records; a bad line is reported with its line number. */
+export function readEpisodeRecords(path: string): EpisodeRecord[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const records: EpisodeRecord[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new InvalidRecordError([`${path}:${index + 1} is not JSON`]);
+    }
+    try {
+      records.push(validateEpisodeRecord(parsed));
+    } catch (error) {
+      throw new InvalidRecordError([`${path}:${index + 1}: ${(error as Error).message}`]);
+    }
+  });
+  return records;
+}

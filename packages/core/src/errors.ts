@@ -1,0 +1,130 @@
+/**
+ * One error tree for all of TurnGym. Exceptions are for API misuse and infrastructure faults; anything an
+ * agent writes is an ordinary step. Each class has a stable `code` (the table below) that the CLI maps to
+ * exit code 2 and the env server maps to its protocol error codes.
+ *
+ * | code                | class                 | retryable | meaning                                        |
+ * |---------------------|-----------------------|-----------|------------------------------------------------|
+ * | NAME_NOT_FOUND      | NameNotFoundError     | no        | no env registered under that name              |
+ * | VERSION_NOT_FOUND   | VersionNotFoundError  | no        | the name exists, that -vN does not             |
+ * | INVALID_ID          | InvalidIdError        | no        | not of the form [namespace/]name-vN            |
+ * | ALREADY_REGISTERED  | AlreadyRegisteredError| no        | registering an id twice                        |
+ * | INVALID_OPTIONS     | InvalidOptionsError   | no        | options fail the env's JSON Schema             |
+ * | RESET_NEEDED        | ResetNeededError      | no        | step before reset, or after the episode ended  |
+ * | ENV_CLOSED          | EnvClosedError        | no        | use after close()                              |
+ * | INVALID_ACTION_TYPE | InvalidActionTypeError| no        | an action of the wrong JavaScript type         |
+ * | PLUGIN_LOAD         | PluginLoadError       | no        | an env package failed to load or register      |
+ * | INVALID_RECORD      | InvalidRecordError    | no        | an episode record fails its schema             |
+ * | ENV_FAULT           | EnvFaultError         | yes       | a browser/sandbox/LLM role crashed mid-episode |
+ */
+const MARKER = Symbol.for('turngym.error');
+
+export type ErrorCode =
+  | 'NAME_NOT_FOUND'
+  | 'VERSION_NOT_FOUND'
+  | 'INVALID_ID'
+  | 'ALREADY_REGISTERED'
+  | 'INVALID_OPTIONS'
+  | 'RESET_NEEDED'
+  | 'ENV_CLOSED'
+  | 'INVALID_ACTION_TYPE'
+  | 'PLUGIN_LOAD'
+  | 'INVALID_RECORD'
+  | 'ENV_FAULT'
+  | (string & {});
+
+export class TurnGymError extends Error {
+  readonly [MARKER] = true;
+  readonly code: ErrorCode;
+  /** Whether the same call may succeed if tried again. */
+  readonly isRetryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; isRetryable?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.isRetryable = options.isRetryable ?? false;
+  }
+
+  /** Works across package copies (two versions of core in one tree), unlike `instanceof`. */
+  static isInstance(error: unknown): error is TurnGymError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+export class NameNotFoundError extends TurnGymError {
+  constructor(
+    readonly envId: string,
+    readonly suggestions: readonly string[],
+  ) {
+    const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
+    super('NAME_NOT_FOUND', `No environment named "${envId}".${hint} (\`turngym list\` shows all ids.)`);
+  }
+}
+
+export class VersionNotFoundError extends TurnGymError {
+  constructor(
+    readonly envId: string,
+    readonly availableIds: readonly string[],
+  ) {
+    super('VERSION_NOT_FOUND', `Environment "${envId}" has no such version. Available: ${availableIds.join(', ')}.`);
+  }
+}
+
+export class InvalidIdError extends TurnGymError {
+  constructor(readonly envId: string) {
+    super('INVALID_ID', `Malformed environment id "${envId}": expected [namespace/]name-vN, e.g. turngym/math-thought-v1.`);
+  }
+}
+
+export class AlreadyRegisteredError extends TurnGymError {
+  constructor(readonly envId: string) {
+    super('ALREADY_REGISTERED', `Environment "${envId}" is already registered; a changed env needs a new -vN.`);
+  }
+}
+
+export class InvalidOptionsError extends TurnGymError {
+  constructor(
+    readonly subject: string,
+    readonly problems: readonly string[],
+  ) {
+    super('INVALID_OPTIONS', `Invalid options for ${subject}: ${problems.join('; ')}`);
+  }
+}
+
+export class ResetNeededError extends TurnGymError {
+  constructor(message: string) {
+    super('RESET_NEEDED', message);
+  }
+}
+
+export class EnvClosedError extends TurnGymError {
+  constructor(envId: string) {
+    super('ENV_CLOSED', `Environment "${envId}" is closed; make() a new one.`);
+  }
+}
+
+export class InvalidActionTypeError extends TurnGymError {
+  constructor(envId: string, expected: string, got: unknown) {
+    const shown = got === null ? 'null' : Array.isArray(got) ? 'an array' : typeof got;
+    super('INVALID_ACTION_TYPE', `Environment "${envId}" takes ${expected} as an action, got ${shown}.`);
+  }
+}
+
+export class PluginLoadError extends TurnGymError {
+  constructor(packageName: string, reason: string, cause?: unknown) {
+    super('PLUGIN_LOAD', `Could not load environment package "${packageName}": ${reason}`, { cause });
+  }
+}
+
+export class InvalidRecordError extends TurnGymError {
+  constructor(problems: readonly string[]) {
+    super('INVALID_RECORD', `Episode record does not match its schema: ${problems.join('; ')}`);
+  }
+}
+
+export class EnvFaultError extends TurnGymError {
+  constructor(message: string, options: { cause?: unknown; isRetryable?: boolean } = {}) {
+    super('ENV_FAULT', message, { isRetryable: true, ...options });
+  }
+}

@@ -1,0 +1,37 @@
+/** @turngym/core — registry, make(), wrappers, env checker, seeded RNG, errors, episode records. */
+export * from './errors';
+export { SeededRng, mixSeed } from './seeded-rng';
+export { parseEnvId, formatEnvId, type ParsedEnvId } from './env-id';
+export { ajv, compileValidator, describeErrors, type Validator } from './schema-validation';
+export { defineOptions } from './options';
+export type { JSONSchemaType } from 'ajv';
+export { parseToolCall, formatToolCall, type ToolCallParse } from './tool-calls';
+export { BaseEnv, type EnvResetOutcome, type EnvStepOutcome } from './base-env';
+export { Wrapper } from './wrappers/wrapper';
+export { OrderEnforcing } from './wrappers/order-enforcing';
+export { TimeLimit } from './wrappers/time-limit';
+export { Budget, type BudgetLimits, type BudgetUsage } from './wrappers/budget';
+export { EpisodeRecorder, type RecorderOptions } from './wrappers/episode-recorder';
+export {
+  EPISODE_RECORD_SCHEMA_ID,
+  episodeRecordSchema,
+  validateEpisodeRecord,
+  readEpisodeRecords,
+  JsonlRecordSink,
+  MemoryRecordSink,
+  type EpisodeRecord,
+  type StepRecord,
+  type RecordSink,
+} from './episode-record';
+export {
+  Registry,
+  registry,
+  type AgentContext,
+  type AgentFactory,
+  type EnvDependencies,
+  type EnvRegistration,
+  type MakeOptions,
+} from './registry';
+export { RandomAgent } from './agents/random-agent';
+export { runEpisode, summarize, type EpisodeOutcome, type RunSummary } from './run-episodes';
+export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';

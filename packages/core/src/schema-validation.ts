@@ -1,0 +1,94 @@
+import Ajv, { type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/**
+ * One ajv instance for options, tool arguments and records. `useDefaults` fills documented defaults;
+ * `verbose` keeps the failing schema so messages can list what a field accepts.
+ */
+export const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+// Doc keywords that env schemas use for `turngym info`.
+ajv.addKeyword({ keyword: 'x-doc', schemaType: 'string' });
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) return String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function fieldName(base: string, instancePath: string): string {
+  if (instancePath === '') return base;
+  const path = instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('');
+  return `${base}${path}`;
+}
+
+/** Turns ajv's errors into lines a user can act on: the field, what it accepts, what it got. */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined, base = 'options'): string[] {
+  const lines = new Set<string>();
+  for (const error of errors ?? []) {
+    const field = fieldName(base, error.instancePath);
+    const got = ` (got ${show(error.data)})`;
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case 'required':
+        lines.add(`${field}.${String(params.missingProperty)} is required`);
+        break;
+      case 'additionalProperties': {
+        const allowed = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
+        lines.add(
+          `${field} has unknown field "${String(params.additionalProperty)}"` +
+            (allowed.length > 0 ? `; allowed fields: ${allowed.join(', ')}` : '; no fields are allowed'),
+        );
+        break;
+      }
+      case 'enum':
+        lines.add(`${field} must be one of: ${(params.allowedValues as unknown[]).map(show).join(', ')}${got}`);
+        break;
+      case 'const':
+        lines.add(`${field} must be ${show(params.allowedValue)}${got}`);
+        break;
+      case 'type':
+        lines.add(`${field} must be ${String(params.type)}${got}`);
+        break;
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        lines.add(`${field} must be ${String(params.comparison)} ${String(params.limit)}${got}`);
+        break;
+      case 'anyOf':
+      case 'oneOf':
+        // The branches' own errors are more specific; keep this line only if nothing else explains it.
+        break;
+      default:
+        lines.add(`${field} ${error.message ?? 'is invalid'}${got}`);
+    }
+  }
+  if (lines.size === 0 && (errors?.length ?? 0) > 0) lines.add(`${base} does not match any allowed shape`);
+  return [...lines];
+}
+
+export type Validator<T> = ((input: unknown) => T) & { readonly schema: object };
+
+/**
+ * Compiles a schema once; the validator returns a defaulted copy of the input or throws what `makeError`
+ * builds from the problem lines (each names its field).
+ */
+export function compileValidator<T>(
+  schema: JSONSchemaType<T> | object,
+  makeError: (problems: string[]) => Error,
+  base = 'options',
+): Validator<T> {
+  const validate = ajv.compile(schema) as ValidateFunction<T>;
+  const validator = (input: unknown): T => {
+    const copy = input === undefined ? {} : structuredClone(input);
+    if (!validate(copy)) throw makeError(describeErrors(validate.errors, base));
+    return copy;
+  };
+  return Object.assign(validator, { schema });
+}

@@ -1,0 +1,106 @@
+import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
+import { xoroshiro128plus, xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
+
+/**
+ * The only source of randomness in TurnGym (`Math.random()` is banned outside tests): xoroshiro128+ from
+ * pure-rand, with a state that can be copied, so a forked env continues the same random stream.
+ */
+export class SeededRng {
+  private generator: RandomGenerator;
+
+  constructor(seed: number) {
+    if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`);
+    this.generator = xoroshiro128plus(Math.trunc(seed) | 0);
+  }
+
+  static fromState(state: readonly number[]): SeededRng {
+    const rng = Object.create(SeededRng.prototype) as SeededRng;
+    rng.generator = xoroshiro128plusFromState(state);
+    return rng;
+  }
+
+  /** A copy that continues exactly where this one is. */
+  clone(): SeededRng {
+    return SeededRng.fromState(this.generator.getState());
+  }
+
+  state(): readonly number[] {
+    return this.generator.getState();
+  }
+
+  /** 32 random bits as an unsigned integer. */
+  uint32(): number {
+    return this.generator.next() >>> 0;
+  }
+
+  /** A float in [0, 1) with 53 random bits. */
+  next(): number {
+    const high = this.uint32() >>> 5; // 27 bits
+    const low = this.uint32() >>> 6; // 26 bits
+    return (high * 67108864 + low) / 9007199254740992;
+  }
+
+  /** An integer in [min, max], both inclusive. */
+  int(min: number, max: number): number {
+    if (!Number.isInteger(min) || !Number.isInteger(max) || max < min) {
+      throw new RangeError(`int(min, max) needs integers with min <= max, got ${min}, ${max}`);
+    }
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  bool(probability = 0.5): boolean {
+    return this.next() < probability;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError('pick() from an empty list');
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+
+  /** Index drawn with probability proportional to `weights`. */
+  weighted(weights: readonly number[]): number {
+    const total = weights.reduce((sum, w) => sum + Math.max(0, w), 0);
+    if (!(total > 0)) throw new RangeError('weighted() needs at least one positive weight');
+    let threshold = this.next() * total;
+    for (let i = 0; i < weights.length; i++) {
+      threshold -= Math.max(0, weights[i] as number);
+      if (threshold < 0) return i;
+    }
+    return weights.length - 1;
+  }
+
+  /** A new shuffled array (Fisher–Yates); the input is untouched. */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = items.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [out[i], out[j]] = [out[j] as T, out[i] as T];
+    }
+    return out;
+  }
+
+  /** A standard normal sample (Box–Muller). */
+  normal(): number {
+    const u = 1 - this.next();
+    const v = this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  /** A seed for an independent sub-stream, drawn from this stream. */
+  deriveSeed(): number {
+    return this.uint32() | 0;
+  }
+}
+
+/** Mixes several numbers into one 32-bit seed (FNV-1a over their decimal text), for seed = f(task, episode). */
+export function mixSeed(...parts: readonly (number | string)[]): number {
+  let hash = 0x811c9dc5;
+  for (const part of parts) {
+    const text = `${String(part)}\u0000`;
+    for (let i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193);
+    }
+  }
+  return hash | 0;
+}

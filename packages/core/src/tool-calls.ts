@@ -1,0 +1,88 @@
+import type { ToolCall, ToolSpec } from '@turngym/spec';
+import type { ValidateFunction } from 'ajv';
+import { ajv, describeErrors } from './schema-validation';
+
+/** The outcome of reading an action as a tool call: a validated call, or feedback for the agent. */
+export type ToolCallParse = { ok: true; call: ToolCall } | { ok: false; feedback: string };
+
+const validators = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(tool: ToolSpec): ValidateFunction {
+  let validate = validators.get(tool.parameters);
+  if (!validate) {
+    validate = ajv.compile(tool.parameters);
+    validators.set(tool.parameters, validate);
+  }
+  return validate;
+}
+
+function singleStringParameter(tool: ToolSpec): string | undefined {
+  const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: unknown }>;
+  const names = Object.keys(properties);
+  const strings = names.filter((name) => properties[name]?.type === 'string');
+  const required = (tool.parameters.required ?? []) as string[];
+  if (strings.length === 1 && required.every((name) => name === strings[0])) return strings[0];
+  return undefined;
+}
+
+function toolList(tools: readonly ToolSpec[]): string {
+  return tools.map((tool) => tool.name).join(', ');
+}
+
+/**
+ * Reads an action as a call to one of `tools`. Accepted forms:
+ * - a structured call `{ name, arguments }` (function calling);
+ * - `NAME({"json": "arguments"})`;
+ * - `NAME(plain text)` for a tool whose only required parameter is a string;
+ * - `NAME()` or `NAME` for a tool without required parameters.
+ * Tool names match case-insensitively. The arguments are validated against the tool's JSON Schema.
+ */
+export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpec[]): ToolCallParse {
+  let name: string;
+  let args: unknown;
+  if (typeof action !== 'string') {
+    name = action.name;
+    args = action.arguments ?? {};
+  } else {
+    const text = action.trim();
+    const match = /^([A-Za-z_][\w-]*)\s*(?:\(([\s\S]*)\))?\s*$/.exec(text);
+    if (!match) {
+      return {
+        ok: false,
+        feedback: `Could not read a tool call. Write NAME(arguments), e.g. ${tools[0]?.name ?? 'TOOL'}(...). Tools: ${toolList(tools)}.`,
+      };
+    }
+    name = match[1] as string;
+    const inner = (match[2] ?? '').trim();
+    const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+    if (!tool) return { ok: false, feedback: `Unknown tool "${name}". Tools: ${toolList(tools)}.` };
+    if (inner.startsWith('{')) {
+      try {
+        args = JSON.parse(inner);
+      } catch {
+        return { ok: false, feedback: `${tool.name}: the arguments are not valid JSON.` };
+      }
+    } else if (inner === '') {
+      args = {};
+    } else {
+      const parameter = singleStringParameter(tool);
+      if (!parameter) {
+        return { ok: false, feedback: `${tool.name} takes a JSON object of arguments, e.g. ${tool.name}({"…": …}).` };
+      }
+      args = { [parameter]: inner.replace(/^(["'])([\s\S]*)\1$/, '$2') };
+    }
+  }
+  const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (!tool) return { ok: false, feedback: `Unknown tool "${name}". Tools: ${toolList(tools)}.` };
+  const validate = validatorFor(tool);
+  const copy = structuredClone(args);
+  if (!validate(copy)) {
+    return { ok: false, feedback: `${tool.name}: ${describeErrors(validate.errors, 'arguments').join('; ')}.` };
+  }
+  return { ok: true, call: { name: tool.name, arguments: copy as Record<string, unknown> } };
+}
+
+/** The text syntax of a call, as `parseToolCall` reads it back. */
+export function formatToolCall(call: ToolCall): string {
+  return `${call.name}(${JSON.stringify(call.arguments)})`;
+}

@@ -1,0 +1,120 @@
+import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { EPISODE_RECORD_SCHEMA_ID, type EpisodeRecord, type RecordSink } from '../episode-record';
+import { Wrapper } from './wrapper';
+
+export interface RecorderOptions {
+  sink: RecordSink;
+  /** Name of the agent, written into each record. */
+  agent?: string;
+  envVersion?: string;
+}
+
+/** JSON-safe copy of an info: drops functions and undefined, keeps everything a reader can use. */
+function plainInfo(info: Info): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(info)) as Record<string, unknown>;
+}
+
+/**
+ * Writes one record per episode to a sink: when it ends, or (marked incomplete) when it is abandoned by a
+ * reset or close. A fork records its continuation as its own episode with `forkOf` set.
+ */
+export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
+  private current: EpisodeRecord | undefined;
+  private counter = 0;
+  private forkCounter = 0;
+
+  constructor(
+    env: Env<Obs, Act>,
+    readonly options: RecorderOptions,
+    private readonly idPrefix = '',
+  ) {
+    super(env);
+  }
+
+  override async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
+    this.flush(false);
+    const result = await this.env.reset(args);
+    const unwrappedSeed = (this.unwrapped as { seed?: unknown }).seed;
+    const seed = args.seed ?? (typeof unwrappedSeed === 'number' ? unwrappedSeed : null);
+    this.counter += 1;
+    this.current = {
+      schema: EPISODE_RECORD_SCHEMA_ID,
+      episodeId: `${this.idPrefix}${this.spec.id}#${seed ?? 'unseeded'}.${this.counter}`,
+      envId: this.spec.id,
+      envVersion: this.options.envVersion ?? this.spec.packageVersion ?? null,
+      seed,
+      resetOptions: args.options ?? null,
+      agent: this.options.agent ?? null,
+      startedAt: new Date().toISOString(),
+      instructions: result.info.instructions ?? null,
+      initialObservation: result.observation,
+      steps: [],
+      turns: 0,
+      totalReward: 0,
+      success: false,
+      terminated: false,
+      truncated: false,
+      complete: false,
+      cost: {
+        toolCalls: result.info.cost?.toolCalls ?? 0,
+        llmTokens: result.info.cost?.llmTokens ?? 0,
+        wallMs: result.info.cost?.wallMs ?? 0,
+      },
+      forkOf: null,
+    };
+    return result;
+  }
+
+  override async step(action: Act): Promise<StepResult<Obs>> {
+    const result = await this.env.step(action);
+    const record = this.current;
+    if (record) {
+      record.steps.push({
+        action,
+        observation: result.observation,
+        reward: result.reward,
+        terminated: result.terminated,
+        truncated: result.truncated,
+        info: plainInfo(result.info),
+      });
+      record.turns += 1;
+      record.totalReward += result.reward;
+      record.cost.toolCalls += result.info.cost?.toolCalls ?? 0;
+      record.cost.llmTokens += result.info.cost?.llmTokens ?? 0;
+      record.cost.wallMs += result.info.cost?.wallMs ?? 0;
+      if (result.terminated || result.truncated) {
+        record.success = result.info.success === true;
+        record.terminated = result.terminated;
+        record.truncated = result.truncated;
+        this.flush(true);
+      }
+    }
+    return result;
+  }
+
+  override async fork(): Promise<Env<Obs, Act>> {
+    this.forkCounter += 1;
+    const parent = this.current;
+    const twin = new EpisodeRecorder(await this.env.fork(), this.options, `${this.idPrefix}fork${this.forkCounter}:`);
+    if (parent) {
+      twin.current = {
+        ...structuredClone(parent),
+        episodeId: `${parent.episodeId}/fork${this.forkCounter}`,
+        forkOf: { episodeId: parent.episodeId, turn: parent.turns },
+      };
+    }
+    return twin;
+  }
+
+  override async close(): Promise<void> {
+    this.flush(false);
+    await this.env.close();
+  }
+
+  private flush(complete: boolean): void {
+    if (!this.current) return;
+    this.current.complete = complete;
+    this.options.sink.write(this.current);
+    this.current = undefined;
+  }
+}

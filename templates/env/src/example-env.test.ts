@@ -1,0 +1,31 @@
+import { runEpisode, RandomAgent } from '@turngym/core';
+import { ExampleEnv } from './example-env';
+import { ExampleSolver } from './example-solver';
+
+describe('ExampleEnv', () => {
+  it('the scripted solver finds the code on every seed', async () => {
+    const env = new ExampleEnv({ chainLength: 4, keys: 20 });
+    for (let seed = 0; seed < 50; seed++) {
+      const outcome = await runEpisode(env, new ExampleSolver(), seed);
+      expect(outcome).toMatchObject({ success: true, totalReward: 1, turns: 5 });
+    }
+    await env.close();
+  });
+
+  it('answers a malformed call with feedback instead of throwing', async () => {
+    const env = new ExampleEnv();
+    await env.reset({ seed: 1 });
+    const result = await env.step('FETCH(everything)');
+    expect(result).toMatchObject({ reward: 0, terminated: false, info: { invalidAction: true, fingerprint: 'INVALID' } });
+    expect(result.observation).toContain('Unknown tool "FETCH"');
+    const missing = await env.step('LOOKUP({"nokey": 1})');
+    expect(missing.info.feedback).toMatch(/arguments.key is required/);
+  });
+
+  it('a random agent rarely solves it', async () => {
+    const env = new ExampleEnv();
+    let successes = 0;
+    for (let seed = 0; seed < 30; seed++) successes += (await runEpisode(env, new RandomAgent(seed), seed)).success ? 1 : 0;
+    expect(successes).toBeLessThan(3);
+  });
+});
