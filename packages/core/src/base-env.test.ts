@@ -1,0 +1,37 @@
+import { ExampleEnv } from '@turngym/env-example';
+
+describe('BaseEnv', () => {
+  it('reset() without a seed continues a deterministic stream of episode seeds', async () => {
+    const a = new ExampleEnv();
+    const b = new ExampleEnv();
+    const firsts = [(await a.reset({ seed: 11 })).observation, (await a.reset()).observation, (await a.reset()).observation];
+    const seconds = [(await b.reset({ seed: 11 })).observation, (await b.reset()).observation, (await b.reset()).observation];
+    expect(seconds).toEqual(firsts);
+    expect(new Set(firsts).size).toBe(3);
+  });
+
+  it('the default fork replays to the same state and then diverges independently', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 2 });
+    const start = /Start with key (\S+)\./.exec(reset.observation)![1]!;
+    await env.step(`LOOKUP(${start})`);
+    const fork = await env.fork();
+    expect(fork.anchor()).toBe(env.anchor());
+    const onFork = await fork.step('SUBMIT(0)');
+    expect(onFork.terminated).toBe(true);
+    const onOriginal = await env.step('LOOKUP(nothing)');
+    expect(onOriginal.terminated).toBe(false);
+    expect(env.anchor()).toBe('depth-1');
+  });
+
+  it('reports fingerprint, anchor and cost in every step info, success on the last', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 4 });
+    expect(reset.info).toMatchObject({ anchor: 'depth-0', cost: { toolCalls: 0, llmTokens: 0 } });
+    const start = /Start with key (\S+)\./.exec(reset.observation)![1]!;
+    const step = await env.step(`LOOKUP(${start})`);
+    expect(step.info).toMatchObject({ fingerprint: 'LOOKUP(next)', anchor: 'depth-1', cost: { toolCalls: 1 } });
+    const end = await env.step('SUBMIT(nope)');
+    expect(end.info).toMatchObject({ fingerprint: 'SUBMIT', success: false });
+  });
+});

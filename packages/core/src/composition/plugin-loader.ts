@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { loadPlugins, type PluginLoadResult } from '../plugins/discover-plugins';
+import type { Registry } from '../registry';
+import type { Logger } from './logger';
+import { TOKENS } from './tokens';
+
+/** Loads installed env packages into the run's registry once, and logs the ones that failed. */
+@injectable()
+export class PluginLoader {
+  private result: PluginLoadResult | undefined;
+
+  constructor(
+    @inject(TOKENS.Registry) private readonly registry: Registry,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  load(options: { searchFrom?: readonly string[]; modules?: readonly string[] } = {}): PluginLoadResult {
+    if (this.result && !options.modules?.length) return this.result;
+    this.result = loadPlugins(this.registry, options);
+    for (const failure of this.result.failed) this.logger.warn(failure.error.message);
+    for (const plugin of this.result.loaded) this.logger.debug(`loaded ${plugin.packageName}@${plugin.version}`);
+    return this.result;
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from '../registry';
+import { discoverPlugins, loadPlugins } from './discover-plugins';
+
+
+function fakePackage(root: string, name: string, body: string, register = './register.js'): string {
+  const directory = join(root, 'node_modules', ...name.split('/'));
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(join(directory, 'package.json'), JSON.stringify({ name, version: '1.2.3', turngym: { register } }));
+  writeFileSync(join(directory, 'register.js'), body);
+  return directory;
+}
+
+const REGISTER = (id: string) => `
+const { ExampleEnv } = require(${JSON.stringify(join(__dirname, '..', '..', '..', '..', 'templates', 'env', 'src', 'example-env.ts'))});
+exports.register = (registry) => registry.register({ id: '${id}', entryPoint: () => new ExampleEnv() });`;
+
+describe('plugin discovery', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'turngym-plugins-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('finds @turngym/env-*, turngym-env-* and scoped contrib packages that declare a register module', () => {
+    fakePackage(root, '@turngym/env-alpha', REGISTER('turngym/alpha-v1'));
+    fakePackage(root, 'turngym-env-beta', REGISTER('contrib/beta-v1'));
+    fakePackage(root, '@acme/turngym-env-gamma', REGISTER('acme/gamma-v1'));
+    fakePackage(root, 'lodash-like', 'exports.register = () => {}');
+    const plain = join(root, 'node_modules', '@turngym', 'env-undeclared');
+    mkdirSync(plain, { recursive: true });
+    writeFileSync(join(plain, 'package.json'), JSON.stringify({ name: '@turngym/env-undeclared' }));
+    const found = discoverPlugins({ searchFrom: [join(root, 'some', 'nested', 'dir')] });
+    expect(found.map((plugin) => plugin.packageName)).toEqual(['@acme/turngym-env-gamma', '@turngym/env-alpha', 'turngym-env-beta']);
+  });
+
+  it('loads them into a registry and reports a broken one without stopping the rest', () => {
+    fakePackage(root, '@turngym/env-alpha', REGISTER('turngym/alpha-v1'));
+    fakePackage(root, '@turngym/env-broken', 'throw new Error("syntax soup")');
+    fakePackage(root, '@turngym/env-unbuilt', '', './dist/missing.js');
+    const registry = new Registry();
+    const result = loadPlugins(registry, { searchFrom: [root] });
+    expect(registry.list()).toEqual(['turngym/alpha-v1']);
+    expect(result.loaded.map((plugin) => plugin.packageName)).toEqual(['@turngym/env-alpha']);
+    expect(result.failed.map((failure) => failure.error.message)).toEqual([
+      'Could not load environment package "@turngym/env-broken": syntax soup',
+      expect.stringMatching(/"@turngym\/env-unbuilt": .*missing\.js does not exist \(is the package built\?\)/),
+    ]);
+  });
+
+  it('loads an explicit package directory and skips ids registered twice through a symlink', () => {
+    const directory = fakePackage(root, '@turngym/env-alpha', REGISTER('turngym/alpha-v1'));
+    const other = mkdtempSync(join(tmpdir(), 'turngym-plugins-link-'));
+    try {
+      mkdirSync(join(other, 'node_modules', '@turngym'), { recursive: true });
+      symlinkSync(directory, join(other, 'node_modules', '@turngym', 'env-alpha'));
+      const registry = new Registry();
+      const result = loadPlugins(registry, { searchFrom: [other], modules: [directory] });
+      expect(result.failed).toEqual([]);
+      expect(registry.list()).toEqual(['turngym/alpha-v1']);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+

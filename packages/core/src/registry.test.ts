@@ -1,0 +1,77 @@
+import { ExampleEnv, register } from '@turngym/env-example';
+import { AlreadyRegisteredError, InvalidIdError, InvalidOptionsError, NameNotFoundError, VersionNotFoundError } from './errors';
+import { Registry } from './registry';
+import { MemoryRecordSink, validateEpisodeRecord } from './episode-record';
+import { runEpisode } from './run-episodes';
+
+function registryWithExample(): Registry {
+  const registry = new Registry();
+  register(registry);
+  registry.register({ id: 'turngym/example-v2', entryPoint: (options) => new ExampleEnv(options as never) });
+  return registry;
+}
+
+describe('Registry', () => {
+  it('lists and makes registered ids', async () => {
+    const registry = registryWithExample();
+    expect(registry.list()).toEqual(['turngym/example-v1', 'turngym/example-v2']);
+    const env = await registry.make('turngym/example-v1');
+    expect(env.spec.id).toBe('turngym/example-v1');
+    expect(env.unwrapped).toBeInstanceOf(ExampleEnv);
+    await env.close();
+  });
+
+  it('suggests the closest names for an unknown name', async () => {
+    const registry = registryWithExample();
+    await expect(registry.make('turngym/exampel-v1')).rejects.toThrow(NameNotFoundError);
+    await expect(registry.make('turngym/exampel-v1')).rejects.toThrow(/Did you mean: turngym\/example-v1/);
+    // The bare name without its namespace is found too.
+    await expect(registry.make('example-v1')).rejects.toThrow(/turngym\/example-v1/);
+  });
+
+  it('lists the versions that exist for an unknown version', async () => {
+    const registry = registryWithExample();
+    const error = await registry.make('turngym/example-v9').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(VersionNotFoundError);
+    expect((error as Error).message).toBe('Environment "turngym/example-v9" has no such version. Available: turngym/example-v1, turngym/example-v2.');
+  });
+
+  it('rejects malformed ids and double registration', () => {
+    const registry = registryWithExample();
+    expect(() => registry.register({ id: 'no version', entryPoint: () => new ExampleEnv() })).toThrow(InvalidIdError);
+    expect(() => register(registry)).toThrow(AlreadyRegisteredError);
+  });
+
+  it('validates options, naming the field and what it accepts', async () => {
+    const registry = registryWithExample();
+    await expect(registry.make('turngym/example-v1', { options: { keys: 'many' } })).rejects.toThrow(
+      'Invalid options for turngym/example-v1: options.keys must be integer (got "many")',
+    );
+    await expect(registry.make('turngym/example-v1', { options: { chainLenght: 2 } })).rejects.toThrow(
+      /options has unknown field "chainLenght"; allowed fields: keys, chainLength, maxTurns/,
+    );
+    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toThrow(/options.keys must be >= 2 \(got 1\)/);
+    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toBeInstanceOf(InvalidOptionsError);
+    expect(registry.resolveOptions('turngym/example-v1', { keys: 5 })).toEqual({ keys: 5, chainLength: 3, maxTurns: 10 });
+  });
+
+  it('wraps with a time limit and records episodes that match the record schema', async () => {
+    const registry = registryWithExample();
+    const sink = new MemoryRecordSink();
+    const env = await registry.make('turngym/example-v1', { maxTurns: 2, record: { sink, agent: 'scripted' } });
+    const agent = registry.makeAgent('turngym/example-v1', 'scripted', { env, seed: 0 });
+    const outcome = await runEpisode(env, agent, 3);
+    expect(outcome).toMatchObject({ turns: 2, success: false, truncated: true });
+    await env.close();
+    expect(sink.records).toHaveLength(1);
+    const record = validateEpisodeRecord(sink.records[0]);
+    expect(record).toMatchObject({ envId: 'turngym/example-v1', seed: 3, agent: 'scripted', turns: 2, truncated: true, complete: true, envVersion: '0.1.0' });
+    expect(record.steps[1]?.info.truncatedBy).toBe('time-limit');
+  });
+
+  it('names the known agents when an agent is unknown', async () => {
+    const registry = registryWithExample();
+    const env = await registry.make('turngym/example-v1');
+    expect(() => registry.makeAgent('turngym/example-v1', 'oracle', { env, seed: 0 })).toThrow(/Did you mean: scripted, random/);
+  });
+});

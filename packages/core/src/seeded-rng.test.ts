@@ -1,0 +1,50 @@
+import { mixSeed, SeededRng } from './seeded-rng';
+
+describe('SeededRng', () => {
+  it('same seed, same stream; different seeds, different streams', () => {
+    const a = new SeededRng(42);
+    const b = new SeededRng(42);
+    const c = new SeededRng(43);
+    const draw = (rng: SeededRng) => Array.from({ length: 20 }, () => rng.next());
+    const fromA = draw(a);
+    expect(draw(b)).toEqual(fromA);
+    expect(draw(c)).not.toEqual(fromA);
+  });
+
+  it('a clone continues exactly where the original is, independently', () => {
+    const rng = new SeededRng(7);
+    rng.next();
+    const twin = rng.clone();
+    const expected = [rng.next(), rng.next()];
+    expect([twin.next(), twin.next()]).toEqual(expected);
+    expect(SeededRng.fromState(twin.state()).next()).toBe(twin.clone().next());
+  });
+
+  it('draws uniformly enough in [0, 1) and within int bounds', () => {
+    const rng = new SeededRng(1);
+    const buckets = new Array(10).fill(0);
+    for (let i = 0; i < 20000; i++) {
+      const x = rng.next();
+      expect(x >= 0 && x < 1).toBe(true);
+      buckets[Math.floor(x * 10)] += 1;
+    }
+    for (const count of buckets) expect(Math.abs(count - 2000)).toBeLessThan(200);
+    const ints = new Set(Array.from({ length: 500 }, () => rng.int(3, 5)));
+    expect([...ints].sort()).toEqual([3, 4, 5]);
+  });
+
+  it('shuffles without losing items and picks by weight', () => {
+    const rng = new SeededRng(3);
+    expect(rng.shuffle([1, 2, 3, 4, 5]).sort()).toEqual([1, 2, 3, 4, 5]);
+    const counts = [0, 0];
+    for (let i = 0; i < 4000; i++) counts[rng.weighted([1, 3])]! += 1;
+    expect(counts[1]! / 4000).toBeCloseTo(0.75, 1);
+    expect(() => rng.weighted([0, 0])).toThrow(RangeError);
+  });
+
+  it('mixSeed is stable and sensitive to every part', () => {
+    expect(mixSeed('task', 1)).toBe(mixSeed('task', 1));
+    expect(mixSeed('task', 1)).not.toBe(mixSeed('task', 2));
+    expect(mixSeed(1, 23)).not.toBe(mixSeed(12, 3));
+  });
+});

@@ -1,0 +1,41 @@
+import type { ToolSpec } from '@turngym/spec';
+import { formatToolCall, parseToolCall } from './tool-calls';
+
+const tools: ToolSpec[] = [
+  { name: 'SEARCH', description: 'search', parameters: { type: 'object', required: ['query'], additionalProperties: false, properties: { query: { type: 'string', minLength: 1 } } } },
+  { name: 'BACK', description: 'back', parameters: { type: 'object', additionalProperties: false, properties: {} } },
+  { name: 'SCROLL', description: 'scroll', parameters: { type: 'object', required: ['lines'], additionalProperties: false, properties: { lines: { type: 'integer', minimum: 1 } } } },
+];
+
+describe('parseToolCall', () => {
+  it.each([
+    ['SEARCH(river delta)', { name: 'SEARCH', arguments: { query: 'river delta' } }],
+    ['search("quoted")', { name: 'SEARCH', arguments: { query: 'quoted' } }],
+    ['SEARCH({"query": "json"})', { name: 'SEARCH', arguments: { query: 'json' } }],
+    ['BACK()', { name: 'BACK', arguments: {} }],
+    ['BACK', { name: 'BACK', arguments: {} }],
+    ['SCROLL({"lines": 20})', { name: 'SCROLL', arguments: { lines: 20 } }],
+  ])('reads %s', (text, call) => {
+    expect(parseToolCall(text, tools)).toEqual({ ok: true, call });
+  });
+
+  it('accepts structured function calls and round-trips formatToolCall', () => {
+    const call = { name: 'SCROLL', arguments: { lines: 3 } };
+    expect(parseToolCall(call, tools)).toEqual({ ok: true, call });
+    expect(parseToolCall(formatToolCall(call), tools)).toEqual({ ok: true, call });
+  });
+
+  it.each([
+    ['FLY(away)', /Unknown tool "FLY". Tools: SEARCH, BACK, SCROLL/],
+    ['just some prose', /Could not read a tool call/],
+    ['SEARCH({"query": 3})', /arguments.query must be string/],
+    ['SEARCH({bad json})', /not valid JSON/],
+    ['SCROLL(ten)', /takes a JSON object/],
+    ['SCROLL({"lines": 0})', /arguments.lines must be >= 1/],
+    ['SEARCH({"query": "x", "page": 2})', /unknown field "page"/],
+  ])('gives feedback for %s', (text, feedback) => {
+    const parsed = parseToolCall(text, tools);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.feedback).toMatch(feedback);
+  });
+});

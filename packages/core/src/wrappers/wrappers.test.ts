@@ -1,0 +1,78 @@
+import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
+import { EnvClosedError, InvalidActionTypeError, ResetNeededError } from '../errors';
+import { MemoryRecordSink, validateEpisodeRecord } from '../episode-record';
+import { Budget } from './budget';
+import { EpisodeRecorder } from './episode-recorder';
+import { OrderEnforcing } from './order-enforcing';
+import { TimeLimit } from './time-limit';
+import type { Env } from '@turngym/spec';
+
+describe('standard wrappers', () => {
+  it('OrderEnforcing raises ResetNeeded before reset and after the end, EnvClosed after close', async () => {
+    const env = new OrderEnforcing(new ExampleEnv());
+    await expect(env.step('LOOKUP(x)')).rejects.toThrow(ResetNeededError);
+    await env.reset({ seed: 0 });
+    await env.step('SUBMIT(0)');
+    await expect(env.step('LOOKUP(x)')).rejects.toThrow(/the episode has ended; call reset\(\)/);
+    await env.close();
+    await env.close();
+    await expect(env.reset()).rejects.toThrow(EnvClosedError);
+  });
+
+  it('an action of the wrong JavaScript type is API misuse, not a step', async () => {
+    const env = new ExampleEnv();
+    await env.reset({ seed: 0 });
+    await expect(env.step(42 as never)).rejects.toThrow(InvalidActionTypeError);
+    await expect(env.step(42 as never)).rejects.toThrow('takes a string or a tool call { name, arguments } as an action, got number');
+  });
+
+  it('TimeLimit truncates at maxTurns and forks with its count', async () => {
+    const env = new TimeLimit(new ExampleEnv({ maxTurns: 50 }), 3);
+    await env.reset({ seed: 0 });
+    expect((await env.step('LOOKUP(a)')).truncated).toBe(false);
+    const fork = await env.fork();
+    expect((await env.step('LOOKUP(b)')).truncated).toBe(false);
+    const last = await env.step('LOOKUP(c)');
+    expect(last).toMatchObject({ truncated: true, info: { truncatedBy: 'time-limit', success: false } });
+    // The fork had used one turn too: two more end it.
+    await fork.step('LOOKUP(b)');
+    expect((await fork.step('LOOKUP(c)')).truncated).toBe(true);
+  });
+
+  it('Budget truncates at the tool-call limit and reports what is left', async () => {
+    const env = new Budget(new ExampleEnv({ maxTurns: 50 }), { maxToolCalls: 2 });
+    const reset = await env.reset({ seed: 0 });
+    expect(reset.info.budget).toEqual({ toolCalls: 2 });
+    const first = await env.step('not a call at all');
+    expect(first.info.budget).toEqual({ toolCalls: 1 });
+    const second = await env.step('LOOKUP(x)');
+    expect(second).toMatchObject({ truncated: true, info: { truncatedBy: 'tool-calls', budget: { toolCalls: 0 } } });
+    expect(env.usage.toolCalls).toBe(2);
+  });
+
+  it('EpisodeRecorder writes complete episodes, abandoned ones marked, and forks with forkOf', async () => {
+    const sink = new MemoryRecordSink();
+    const env: Env = new EpisodeRecorder(new ExampleEnv(), { sink, agent: 'test' });
+    const solver = new ExampleSolver();
+    const reset = await env.reset({ seed: 5 });
+    await solver.start({ seed: 5, spec: env.spec, observation: reset.observation, info: reset.info });
+    const firstAction = await solver.act(reset.observation);
+    const step = await env.step(firstAction);
+    const fork = await env.fork();
+    await fork.step(await solver.act(step.observation));
+    await env.reset({ seed: 6 }); // abandons the first episode
+    await fork.close(); // abandons the fork's episode
+    await env.close();
+    expect(sink.records.map((record) => [record.seed, record.complete, record.turns, record.forkOf?.turn ?? null])).toEqual([
+      [5, false, 1, null],
+      [5, false, 2, 1],
+      [6, false, 0, null],
+    ]);
+    for (const record of sink.records) expect(() => validateEpisodeRecord(record)).not.toThrow();
+    expect(sink.records[1]?.forkOf?.episodeId).toBe(sink.records[0]?.episodeId);
+  });
+
+  it('a record that breaks the schema is rejected naming the field', () => {
+    expect(() => validateEpisodeRecord({ schema: 'turngym.episode/v1' })).toThrow(/record.episodeId is required/);
+  });
+});
