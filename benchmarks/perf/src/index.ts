@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: throughput benchmarks, each reported against a baseline measured in the same run.
+ * Flags: --duration <ms per benchmark> (default 3000), --only <name>, --write <markdown file>.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { wrapperOverhead } from './wrapper-overhead';
+
+interface Section {
+  readonly name: string;
+  readonly title: string;
+  run(durationMs: number): Promise<string[]>;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+const sections: Section[] = [
+  {
+    name: 'wrappers',
+    title: 'Standard wrapper stack on a trivial env (goal: wrapped ≥ 100k steps/s and ≥ 50% of bare)',
+    async run(durationMs) {
+      const rows = await wrapperOverhead({ durationMs });
+      return ['| stack | steps/s | vs bare |', '|---|---:|---:|', ...rows.map((row) => `| ${row.stack} | ${fmt(row.stepsPerSecond)} | ${(100 * row.ratioToBare).toFixed(0)}% |`)];
+    },
+  },
+];
+
+function flag(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const durationMs = Number(flag('duration') ?? 3000);
+  const only = flag('only');
+  const out: string[] = [
+    '# Performance benchmarks',
+    '',
+    `Measured by \`npm run bench -- --duration ${durationMs}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}).`,
+    'Ratios compare variants measured in the same run; absolute numbers depend on the machine.',
+  ];
+  for (const section of sections) {
+    if (only && section.name !== only) continue;
+    process.stderr.write(`running ${section.name}…\n`);
+    out.push('', `## ${section.title}`, '', ...(await section.run(durationMs)));
+  }
+  const text = `${out.join('\n')}\n`;
+  process.stdout.write(text);
+  const target = flag('write');
+  if (target) writeFileSync(target, text);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
