@@ -36,6 +36,8 @@ module.exports = {
   roots: ['<rootDir>'],
   testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // The CLI ships a build-time copy of templates/env; jest must see only the original package.
+  modulePathIgnorePatterns: ['<rootDir>/packages/cli/template'],
   transform: { '^.+\\.tsx?$': swc },
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],

@@ -1,0 +1,194 @@
+import { runEpisode } from '@turngym/core';
+import { ExampleEnv } from '@turngym/env-example';
+import type { ChatMessage, EnvSpec } from '@turngym/spec';
+import { CachedChatModel } from './cached-chat-model';
+import { ChatModelAgent, parseDiscreteReply } from './chat-model-agent';
+import type { ChatRequest } from './chat-model';
+import { OpenAIChatModel } from './openai-chat-model';
+import { ScriptedChatModel, type ScriptedReply } from './scripted-chat-model';
+import { serveChatModel, type ChatModelServer } from './serve-chat-model';
+
+/**
+ * What a good model would do in turngym/example-v1, read only from the conversation it is sent: follow
+ * each "see <key>" pointer with a LOOKUP call and SUBMIT the first value that is not a pointer.
+ */
+function solverScript(request: ChatRequest): ScriptedReply {
+  const last = request.messages.at(-1) as ChatMessage;
+  const start = /Start with key (\S+?)\.?$/.exec(last.content);
+  if (start) return { name: 'LOOKUP', arguments: { key: start[1] } };
+  const found = /^LOOKUP \S+ = (.+)$/.exec(last.content);
+  const value = (found?.[1] ?? '').trim();
+  const pointer = /^see (\S+)$/.exec(value);
+  if (pointer) return { name: 'LOOKUP', arguments: { key: pointer[1] } };
+  return { name: 'SUBMIT', arguments: { answer: value } };
+}
+
+describe('ChatModelAgent', () => {
+  let server: ChatModelServer;
+  let backend: ScriptedChatModel;
+
+  beforeEach(async () => {
+    backend = new ScriptedChatModel(solverScript, { id: 'solver' });
+    server = await serveChatModel(backend);
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('solves turngym/example-v1 over the real path: agent → openai client → HTTP → server → model', async () => {
+    const env = new ExampleEnv({ chainLength: 3 });
+    const agent = new ChatModelAgent(
+      new OpenAIChatModel({ model: 'solver', baseURL: server.baseURL, maxRetries: 0 }, {}),
+    );
+    expect(agent.name).toBe('chat:openai:solver');
+    for (const seed of [1, 2, 3]) {
+      const outcome = await runEpisode(env, agent, seed);
+      expect(outcome).toMatchObject({ success: true, totalReward: 1, turns: 4, toolCalls: 4 });
+    }
+    const usage = agent.takeUsage();
+    expect(usage.promptTokens).toBeGreaterThan(0);
+    expect(usage.completionTokens).toBeGreaterThan(0);
+    expect(agent.takeUsage()).toEqual({ promptTokens: 0, completionTokens: 0 });
+
+    // What the model saw: the env's instructions as the system prompt, its tools as schemas, tool results by id.
+    const lastRequest = backend.requests.at(-1) as ChatRequest;
+    expect(lastRequest.messages[0]).toEqual({
+      role: 'system',
+      content: expect.stringContaining('secret code in a key-value store'),
+    });
+    expect(lastRequest.messages[1]).toEqual({
+      role: 'user',
+      content: expect.stringMatching(/^Find the code\. Start with key /),
+    });
+    expect(lastRequest.tools?.map((tool) => tool.name)).toEqual(['LOOKUP', 'SUBMIT']);
+    expect(lastRequest.temperature).toBe(0);
+    expect(lastRequest.seed).toBe(3);
+    const assistant = lastRequest.messages[2] as ChatMessage;
+    expect(lastRequest.messages[3]).toMatchObject({
+      role: 'tool',
+      toolCallId: assistant.toolCalls?.[0]?.id,
+      content: expect.stringMatching(/^LOOKUP /),
+    });
+    expect(agent.messages).toHaveLength(1 + 1 + 4 * 2 - 1);
+    await env.close();
+  });
+
+  it('replays an episode from the response cache without calling the server again', async () => {
+    const env = new ExampleEnv();
+    const model = new CachedChatModel(
+      new OpenAIChatModel({ model: 'solver', baseURL: server.baseURL, maxRetries: 0 }, {}),
+    );
+    const first = await runEpisode(env, new ChatModelAgent(model), 11);
+    const requestsAfterFirst = server.requestCount;
+    const again = await runEpisode(env, new ChatModelAgent(model), 11);
+    expect(server.requestCount).toBe(requestsAfterFirst);
+    expect({ ...again, wallMs: 0 }).toEqual({ ...first, wallMs: 0 });
+    expect(model.stats).toMatchObject({ hits: first.turns, misses: first.turns });
+  });
+
+  it('answers every call of a multi-call turn, so the history stays valid for a strict server', async () => {
+    let turn = 0;
+    const twoCalls = new ScriptedChatModel(
+      (request) => {
+        turn += 1;
+        if (turn === 1) {
+          return [
+            { name: 'LOOKUP', arguments: { key: 'nowhere' } },
+            { name: 'LOOKUP', arguments: { key: 'elsewhere' } },
+          ];
+        }
+        return solverScript({
+          ...request,
+          messages: request.messages.filter((message) => !message.content.startsWith('Not executed')),
+        });
+      },
+      { id: 'two-calls' },
+    );
+    const twoCallServer = await serveChatModel(twoCalls);
+    try {
+      const env = new ExampleEnv();
+      const agent = new ChatModelAgent(
+        new OpenAIChatModel({ model: 'two-calls', baseURL: twoCallServer.baseURL, maxRetries: 0 }, {}),
+      );
+      await runEpisode(env, agent, 5);
+      const toolMessages = agent.messages.slice(0, 5).filter((message) => message.role === 'tool');
+      expect(toolMessages).toEqual([
+        { role: 'tool', toolCallId: 'call_0_0', content: 'LOOKUP nowhere: no such key.' },
+        {
+          role: 'tool',
+          toolCallId: 'call_0_1',
+          content: expect.stringMatching(/^Not executed: this environment runs one tool call per turn/),
+        },
+      ]);
+    } finally {
+      await twoCallServer.close();
+    }
+  });
+
+  it('returns the text when the model writes a call as text, and sends no schemas in text mode', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 4 });
+    const start = /Start with key (\S+?)\.?$/.exec(reset.observation)?.[1] as string;
+    const model = new ScriptedChatModel([`LOOKUP(${start})`]);
+    const agent = new ChatModelAgent(model, { toolMode: 'text' });
+    await agent.start({ seed: 4, spec: env.spec, observation: reset.observation, info: reset.info });
+    const action = await agent.act(reset.observation, reset.info);
+    expect(action).toBe(`LOOKUP(${start})`);
+    expect(model.requests[0]?.tools).toBeUndefined();
+    expect((await env.step(action)).observation).toMatch(new RegExp(`^LOOKUP ${start} = `));
+  });
+
+  it('hands arguments that are not JSON to the env as text, so the env explains the mistake', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 4 });
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: 'LOOKUP', arguments: {}, rawArguments: '{key: amber}' }] },
+    ]);
+    const agent = new ChatModelAgent(model);
+    await agent.start({ seed: 4, spec: env.spec, observation: reset.observation, info: reset.info });
+    const action = await agent.act(reset.observation, reset.info);
+    expect(action).toBe('LOOKUP({key: amber})');
+    const step = await env.step(action);
+    expect(step.info).toMatchObject({ invalidAction: true, feedback: 'LOOKUP: the arguments are not valid JSON.' });
+  });
+
+  it('lists discrete options and reads the reply as an index, showing what is allowed now', async () => {
+    const spec: EnvSpec = {
+      specificationVersion: 'v1',
+      id: 'test/choose-v1',
+      summary: 'Pick a door.',
+      observationSpace: { type: 'text' },
+      actionSpace: { type: 'discrete', n: 3, labels: ['left door', 'right door', 'wait'] },
+      maxTurns: 5,
+      rewardRange: [0, 1],
+    };
+    const model = new ScriptedChatModel(['I choose the right door.', '2', 'banana']);
+    const agent = new ChatModelAgent(model, { systemPrompt: 'Think briefly.' });
+    await agent.start({ seed: 0, spec, observation: 'Two doors.', info: { instructions: 'Escape the room.' } });
+    expect(await agent.act('Two doors.', { actionMask: [true, true, false] })).toBe(1);
+    expect(await agent.act('A wall.', {})).toBe(2);
+    expect(await agent.act('Hm.', {})).toBe('banana');
+    const [system, user] = model.requests[0]?.messages ?? [];
+    expect(system?.content).toBe(
+      'Escape the room.\n\nThink briefly.\n\nOptions:\n0: left door\n1: right door\n2: wait\nAnswer with the number of one option.',
+    );
+    expect(user?.content).toBe('Two doors.\n\nAllowed options now:\n0: left door\n1: right door');
+  });
+
+  it('parses discrete replies by label, number or mention', () => {
+    const labels = ['up', 'down', 'pick up'];
+    expect(parseDiscreteReply('Down', labels)).toBe(1);
+    expect(parseDiscreteReply('"2".', labels)).toBe(2);
+    expect(parseDiscreteReply('Option #0', labels)).toBe(0);
+    expect(parseDiscreteReply('I will pick up the key', labels)).toBe(2);
+    expect(parseDiscreteReply('go 1 step', labels)).toBe(1);
+    expect(parseDiscreteReply('7', labels)).toBe('7');
+    expect(parseDiscreteReply('sideways', labels)).toBe('sideways');
+  });
+
+  it('validates its options', () => {
+    expect(() => new ChatModelAgent(new ScriptedChatModel(), { toolMode: 'json' as never })).toThrow(
+      /options\.toolMode must be one of: "auto", "text"/,
+    );
+  });
+});

@@ -1,0 +1,65 @@
+import type { ChatMessage, ToolCall, ToolSpec } from '@turngym/spec';
+
+/**
+ * A tool call as a chat model returns it. `rawArguments` is set only when the model wrote arguments that
+ * are not a JSON object: `arguments` is then `{}`, and an agent can hand the raw text to the env, whose
+ * parser answers with feedback (malformed output is the model's move, never an exception).
+ */
+export interface ChatToolCall extends ToolCall {
+  readonly rawArguments?: string;
+}
+
+/** A message a chat model wrote: an assistant message, possibly with tool calls. */
+export interface ChatModelMessage extends ChatMessage {
+  readonly toolCalls?: readonly ChatToolCall[];
+}
+
+/** One completion request. Sampling fields left out use the backend's defaults. */
+export interface ChatRequest {
+  readonly messages: readonly ChatMessage[];
+  /** Function-calling tools the model may call (JSON Schema parameters). */
+  readonly tools?: readonly ToolSpec[];
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+  /** Stop sequences: generation ends before the first one. */
+  readonly stop?: string | readonly string[];
+  /** Sampling seed, where the backend supports one; also part of the cache key. */
+  readonly seed?: number;
+  /**
+   * Which env-side role (or agent) is asking: `buyer`, `judge`, `agent`. Not sent to remote backends; it keys
+   * the response cache, so two roles sharing one model never read each other's answers.
+   */
+  readonly role?: string;
+  /** Cancels the call (and its retries). Never part of the cache key. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ChatUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** Why generation ended, in OpenAI's words. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+export interface ChatResponse {
+  readonly message: ChatModelMessage;
+  readonly usage: ChatUsage;
+  readonly finishReason: FinishReason;
+  /** True when a cache answered and no model ran (usage is then the original call's). */
+  readonly cached?: boolean;
+}
+
+/**
+ * The one interface for anything that writes text: env-side roles (buyer, judge, executor) and agents.
+ * Backends: `OpenAIChatModel` (any OpenAI-compatible server), `ScriptedChatModel`, and whatever a package
+ * registers with `registerChatModelProvider` (the tfjs LM as `local:<checkpoint>`).
+ */
+export interface ChatModel {
+  /** Names the model for records and cache keys, e.g. `openai:gpt-4o-mini`, `scripted`. */
+  readonly id: string;
+  complete(request: ChatRequest): Promise<ChatResponse>;
+  /** Releases connections, files, weights. Idempotent. */
+  close?(): Promise<void>;
+}

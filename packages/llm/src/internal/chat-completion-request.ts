@@ -1,0 +1,117 @@
+/**
+ * The request body the model server accepts: OpenAI's chat-completions fields that a ChatModel can honour.
+ * Unknown top-level fields (user, logit_bias, response_format, …) are accepted and ignored, as vLLM does,
+ * so that real clients keep working; the fields we read are validated.
+ */
+import type { WireMessage, WireTool } from './openai-wire';
+
+export interface ChatCompletionRequestBody {
+  model: string;
+  messages: WireMessage[];
+  tools?: WireTool[];
+  tool_choice?: 'none' | 'auto' | 'required' | Record<string, unknown>;
+  temperature?: number | null;
+  top_p?: number | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  stop?: string | string[] | null;
+  seed?: number | null;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean } | null;
+  n?: number | null;
+}
+
+const content = {
+  anyOf: [
+    { type: 'string' },
+    { type: 'null' },
+    {
+      type: 'array',
+      items: { type: 'object', required: ['type'], properties: { type: { type: 'string' }, text: { type: 'string' } } },
+    },
+  ],
+};
+
+const toolCall = {
+  type: 'object',
+  required: ['id', 'type', 'function'],
+  properties: {
+    id: { type: 'string' },
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name', 'arguments'],
+      properties: { name: { type: 'string', minLength: 1 }, arguments: { type: 'string' } },
+    },
+  },
+};
+
+const message = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    content,
+    name: { type: 'string' },
+    tool_calls: { type: 'array', items: toolCall },
+    tool_call_id: { type: 'string' },
+  },
+  // ajv's strictRequired wants each `required` name declared beside it, hence the repeated properties.
+  allOf: [
+    {
+      if: { type: 'object', properties: { role: { const: 'tool' } } },
+      then: {
+        type: 'object',
+        required: ['content', 'tool_call_id'],
+        properties: { content, tool_call_id: { type: 'string' } },
+      },
+    },
+    {
+      if: { type: 'object', properties: { role: { enum: ['system', 'developer', 'user'] } } },
+      then: { type: 'object', required: ['content'], properties: { content } },
+    },
+  ],
+};
+
+const tool = {
+  type: 'object',
+  required: ['type', 'function'],
+  properties: {
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+        description: { type: 'string' },
+        parameters: { type: 'object' },
+        strict: { type: ['boolean', 'null'] },
+      },
+    },
+  },
+};
+
+const nullableInteger = (minimum?: number): object => ({
+  type: ['integer', 'null'],
+  ...(minimum !== undefined ? { minimum } : {}),
+});
+
+export const chatCompletionRequestSchema = {
+  type: 'object',
+  required: ['model', 'messages'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    messages: { type: 'array', minItems: 1, items: message },
+    tools: { type: 'array', items: tool },
+    tool_choice: { anyOf: [{ enum: ['none', 'auto', 'required'] }, { type: 'object' }] },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    max_tokens: nullableInteger(1),
+    max_completion_tokens: nullableInteger(1),
+    stop: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+    seed: nullableInteger(),
+    stream: { type: ['boolean', 'null'] },
+    stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: 1 },
+  },
+} as const;

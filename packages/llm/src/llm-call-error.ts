@@ -1,0 +1,70 @@
+import { TurnGymError } from '@turngym/core';
+
+/** What went wrong, coarsely: lets callers branch without parsing messages. */
+export type LLMCallFailure =
+  | 'http' // the server answered with an error status
+  | 'connection' // refused, reset, DNS: no answer at all
+  | 'timeout' // no answer within the timeout
+  | 'aborted' // the caller's AbortSignal fired
+  | 'invalid-response' // an answer the client could not read
+  | 'script'; // a scripted model ran out of replies or its function threw
+
+export interface LLMCallErrorOptions {
+  readonly failure: LLMCallFailure;
+  readonly isRetryable?: boolean;
+  /** HTTP status, for `http` failures. */
+  readonly status?: number;
+  /** The base URL called, for remote backends. */
+  readonly baseURL?: string;
+  /** The model id (`openai:gpt-4o-mini`). */
+  readonly modelId?: string;
+  /** How long the server asked us to wait (Retry-After / retry-after-ms), in ms. */
+  readonly retryAfterMs?: number;
+  /** Attempts made before giving up (1 = no retries). */
+  readonly attempts?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
+ * timeouts and connection failures — what may succeed if tried again — and false for bad requests, auth,
+ * aborts and script faults.
+ */
+export class LLMCallError extends TurnGymError {
+  readonly failure: LLMCallFailure;
+  readonly status: number | undefined;
+  readonly baseURL: string | undefined;
+  readonly modelId: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly attempts: number;
+
+  constructor(message: string, options: LLMCallErrorOptions) {
+    super('LLM_CALL', message, { cause: options.cause, isRetryable: options.isRetryable ?? false });
+    this.failure = options.failure;
+    this.status = options.status;
+    this.baseURL = options.baseURL;
+    this.modelId = options.modelId;
+    this.retryAfterMs = options.retryAfterMs;
+    this.attempts = options.attempts ?? 1;
+  }
+
+  /** Whether a status means "try again later" (the same table as the openai client's). */
+  static isRetryableStatus(status: number): boolean {
+    return status === 408 || status === 409 || status === 429 || status >= 500;
+  }
+
+  /** A copy that says how many attempts were made. */
+  withAttempts(attempts: number): LLMCallError {
+    const note = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
+    return new LLMCallError(`${this.message}${note}`, {
+      failure: this.failure,
+      isRetryable: this.isRetryable,
+      status: this.status,
+      baseURL: this.baseURL,
+      modelId: this.modelId,
+      retryAfterMs: this.retryAfterMs,
+      attempts,
+      cause: this.cause,
+    });
+  }
+}

@@ -1,0 +1,225 @@
+import type { ToolSpec } from '@turngym/spec';
+import { LLMCallError } from './llm-call-error';
+import { OpenAIChatModel } from './openai-chat-model';
+import { ScriptedChatModel, type ScriptedReplies } from './scripted-chat-model';
+import { serveChatModel, type ChatModelServer, type ServeChatModelOptions } from './serve-chat-model';
+
+const WEATHER: ToolSpec = {
+  name: 'get_weather',
+  description: 'Current weather in a city.',
+  parameters: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } },
+};
+
+const servers: ChatModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(
+  script: ScriptedReplies,
+  options: Partial<ServeChatModelOptions> = {},
+): Promise<{ server: ChatModelServer; backend: ScriptedChatModel }> {
+  const backend = new ScriptedChatModel(script, { id: 'test-model' });
+  const server = await serveChatModel(backend, options);
+  servers.push(server);
+  return { server, backend };
+}
+
+/** Fast retries so the suite stays quick; the backoff maths has its own test. */
+const client = (server: ChatModelServer, options: Record<string, unknown> = {}) =>
+  new OpenAIChatModel(
+    {
+      model: 'test-model',
+      baseURL: server.baseURL,
+      timeoutMs: 5000,
+      maxRetries: 2,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      ...options,
+    },
+    {},
+  );
+
+describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', () => {
+  it.each([false, true])('completes text with usage (stream: %s)', async (stream) => {
+    const { server, backend } = await serve(['Paris is the capital of France.']);
+    const model = client(server, { stream });
+    const response = await model.complete({
+      messages: [
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: 'Capital of France?' },
+      ],
+      temperature: 0,
+      seed: 7,
+      maxTokens: 50,
+      stop: ['\n\n'],
+    });
+    expect(model.id).toBe('openai:test-model');
+    expect(response).toEqual({
+      message: { role: 'assistant', content: 'Paris is the capital of France.' },
+      finishReason: 'stop',
+      usage: { promptTokens: 7, completionTokens: 7 },
+    });
+    // The sampling parameters crossed the wire.
+    expect(backend.requests[0]).toMatchObject({
+      temperature: 0,
+      seed: 7,
+      maxTokens: 50,
+      stop: ['\n\n'],
+      messages: [{ role: 'system' }, { role: 'user', content: 'Capital of France?' }],
+    });
+  });
+
+  it.each([false, true])('round-trips tools and tool calls (stream: %s)', async (stream) => {
+    const { server, backend } = await serve([
+      [
+        { id: 'call_a', name: 'get_weather', arguments: { city: 'Oslo' } },
+        { name: 'get_weather', arguments: { city: 'Bergen, Norway' } },
+      ],
+      'Oslo is sunny.',
+    ]);
+    const model = client(server, { stream });
+    const first = await model.complete({ messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [WEATHER] });
+    expect(first.finishReason).toBe('tool_calls');
+    expect(first.message.toolCalls).toEqual([
+      { id: 'call_a', name: 'get_weather', arguments: { city: 'Oslo' } },
+      { id: 'call_0_1', name: 'get_weather', arguments: { city: 'Bergen, Norway' } },
+    ]);
+    expect(backend.requests[0]?.tools).toEqual([WEATHER]);
+
+    const second = await model.complete({
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        first.message,
+        { role: 'tool', toolCallId: 'call_a', content: 'sunny' },
+        { role: 'tool', toolCallId: 'call_0_1', content: 'rain' },
+      ],
+      tools: [WEATHER],
+    });
+    expect(second.message.content).toBe('Oslo is sunny.');
+    // The history, tool calls and results included, arrives intact at the model behind the server.
+    expect(backend.requests[1]?.messages).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: '', toolCalls: first.message.toolCalls },
+      { role: 'tool', toolCallId: 'call_a', content: 'sunny' },
+      { role: 'tool', toolCallId: 'call_0_1', content: 'rain' },
+    ]);
+  });
+
+  it('keeps arguments that are not JSON as rawArguments instead of failing', async () => {
+    const { server } = await serve([
+      { toolCalls: [{ name: 'get_weather', arguments: {}, rawArguments: '{"city": Oslo' }] },
+    ]);
+    const response = await client(server).complete({ messages: [{ role: 'user', content: 'x' }], tools: [WEATHER] });
+    expect(response.message.toolCalls?.[0]).toMatchObject({
+      name: 'get_weather',
+      arguments: {},
+      rawArguments: '{"city": Oslo',
+    });
+  });
+
+  it('retries injected 500s with backoff, then succeeds', async () => {
+    const { server } = await serve(['ok'], { faults: { failFirst: 2, failStatus: 500 } });
+    const response = await client(server, { maxRetries: 2 }).complete({ messages: [{ role: 'user', content: 'x' }] });
+    expect(response.message.content).toBe('ok');
+    expect(server.requestCount).toBe(3);
+  });
+
+  it('honours a 429 with retry-after-ms, and gives up with a retryable error when retries run out', async () => {
+    const { server } = await serve(['ok'], { faults: { failFirst: 3, failStatus: 429, retryAfterMs: 2 } });
+    const error = await client(server, { maxRetries: 1 })
+      .complete({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({
+      code: 'LLM_CALL',
+      failure: 'http',
+      status: 429,
+      isRetryable: true,
+      retryAfterMs: 2,
+      attempts: 2,
+    });
+    expect((error as Error).message).toMatch(
+      /openai:test-model at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 429: Injected fault 2 of 3 \(gave up after 2 attempts\)/,
+    );
+    expect(server.requestCount).toBe(2);
+  });
+
+  it('maps a 400 to a non-retryable LLMCallError and does not retry it', async () => {
+    const { server } = await serve(['never']);
+    const error = await client(server, { maxRetries: 3 })
+      .complete({ messages: [{ role: 'user', content: 'x' }], temperature: 3 })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ failure: 'http', status: 400, isRetryable: false, attempts: 1 });
+    expect((error as Error).message).toMatch(/HTTP 400: Invalid request: body\.temperature must be <= 2 \(got 3\)/);
+    expect(server.requestCount).toBe(1);
+  });
+
+  it('maps an unknown model name to a non-retryable 404', async () => {
+    const { server } = await serve(['never']);
+    const model = new OpenAIChatModel(
+      { model: 'other-model', baseURL: server.baseURL, maxRetries: 2, retryBaseDelayMs: 1 },
+      {},
+    );
+    await expect(model.complete({ messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 404,
+      isRetryable: false,
+      message: expect.stringMatching(/The model "other-model" does not exist; this server serves "test-model"/),
+    });
+  });
+
+  it('turns connection refused into a retryable LLMCallError that names the URL', async () => {
+    const { server } = await serve(['never']);
+    const baseURL = server.baseURL;
+    await server.close();
+    const error = await new OpenAIChatModel({ model: 'm', baseURL, maxRetries: 1, retryBaseDelayMs: 1 }, {})
+      .complete({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({ failure: 'connection', isRetryable: true, baseURL, attempts: 2, status: undefined });
+    expect((error as Error).message).toContain(
+      `could not connect (ECONNREFUSED): is an OpenAI-compatible server running at ${baseURL}?`,
+    );
+  });
+
+  it('retries a connection the server dropped mid-request', async () => {
+    const { server } = await serve(['survived'], { faults: { dropFirst: 1 } });
+    const response = await client(server, { maxRetries: 1 }).complete({ messages: [{ role: 'user', content: 'x' }] });
+    expect(response.message.content).toBe('survived');
+    expect(server.requestCount).toBe(2);
+  });
+
+  it('times out a slow server as a retryable error, and a retry can then succeed', async () => {
+    const { server } = await serve(['late'], { faults: { delayFirst: 1, delayMs: 10_000 } });
+    const error = await client(server, { timeoutMs: 100, maxRetries: 0 })
+      .complete({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ failure: 'timeout', isRetryable: true });
+    expect((error as Error).message).toMatch(/no response within 100 ms \(timeoutMs\)/);
+
+    const { server: again } = await serve(['late'], { faults: { delayFirst: 1, delayMs: 10_000 } });
+    const response = await client(again, { timeoutMs: 100, maxRetries: 1 }).complete({
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(response.message.content).toBe('late');
+  });
+
+  it('stops at once when the caller aborts', async () => {
+    const { server } = await serve(['late'], { faults: { delayMs: 10_000 } });
+    const controller = new AbortController();
+    const pending = client(server).complete({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false });
+  });
+
+  it('reports a model failure behind the server as a 500 with the cause', async () => {
+    const { server } = await serve([]);
+    await expect(
+      client(server, { maxRetries: 0 }).complete({ messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({
+      status: 500,
+      isRetryable: true,
+      message: expect.stringMatching(/HTTP 500: test-model: the script has no replies/),
+    });
+  });
+});

@@ -1,0 +1,273 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { ChatModel, ChatModelMessage, ChatRequest, ChatResponse, ChatToolCall, ChatUsage } from './chat-model';
+import { fromWireFinishReason, fromWireToolCall, toWireMessages, toWireTools } from './internal/openai-wire';
+import { LLMCallError } from './llm-call-error';
+import { resolveOpenAIOptions, type OpenAIChatModelInput, type OpenAIChatModelOptions } from './openai-options';
+import { withRetries, type RetryPolicy } from './retry';
+import { approximateTokenCount } from './token-count';
+
+/** Node's error codes that mean "no usable connection", found anywhere on an error's cause chain. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+function causeCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds)) return milliseconds;
+  const header = headers?.get('retry-after');
+  if (!header) return undefined;
+  const seconds = Number.parseFloat(header);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+function messageOf(body: unknown, fallback: string): string {
+  const nested = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  const direct = (body as { message?: unknown } | undefined)?.message;
+  if (typeof nested === 'string') return nested;
+  if (typeof direct === 'string') return direct;
+  return fallback;
+}
+
+function usageFrom(
+  usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined,
+  request: ChatRequest,
+  message: ChatModelMessage,
+): ChatUsage {
+  if (usage && typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number') {
+    return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
+  }
+  // Some servers send no usage (streams without include_usage support): an estimate beats a zero in budgets.
+  const text = (each: { content: string; toolCalls?: readonly ChatToolCall[] }): number =>
+    approximateTokenCount(each.content) +
+    (each.toolCalls ?? []).reduce(
+      (sum, call) => sum + approximateTokenCount(`${call.name} ${JSON.stringify(call.arguments)}`),
+      0,
+    );
+  return { promptTokens: request.messages.reduce((sum, each) => sum + text(each), 0), completionTokens: text(message) };
+}
+
+/**
+ * A ChatModel on any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, lmdeploy, Ollama,
+ * `turngym serve-model`), through the official `openai` client. Tools go out as function-calling schemas
+ * and tool calls come back as `ToolCall`s. Every failure is an `LLMCallError` naming the base URL; retries
+ * (backoff + jitter, Retry-After honoured) happen in `withRetries`, so the client's own retries are off.
+ */
+export class OpenAIChatModel implements ChatModel {
+  readonly id: string;
+  readonly options: OpenAIChatModelOptions;
+  private readonly client: OpenAI;
+  private readonly retryPolicy: RetryPolicy;
+
+  /** `environment` defaults to `process.env` (see `OPENAI_ENVIRONMENT_VARIABLES`). */
+  constructor(input: OpenAIChatModelInput = {}, environment?: Readonly<Record<string, string | undefined>>) {
+    this.options = resolveOpenAIOptions(input, environment);
+    this.id = `openai:${this.options.model}`;
+    this.retryPolicy = {
+      maxRetries: this.options.maxRetries,
+      baseDelayMs: this.options.retryBaseDelayMs,
+      maxDelayMs: this.options.retryMaxDelayMs,
+    };
+    this.client = new OpenAI({
+      baseURL: this.options.baseURL,
+      apiKey: this.options.apiKey,
+      ...(this.options.organization !== undefined ? { organization: this.options.organization } : {}),
+      // Our own deadline (see attempt) fires first; the client's is a backstop.
+      timeout: this.options.timeoutMs + 1000,
+      maxRetries: 0,
+      ...(this.options.headers !== undefined ? { defaultHeaders: this.options.headers } : {}),
+    });
+  }
+
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    const params = this.paramsFor(request);
+    return withRetries(() => this.attempt(request, params), this.retryPolicy, request.signal);
+  }
+
+  async close(): Promise<void> {}
+
+  private paramsFor(request: ChatRequest): ChatCompletionCreateParamsBase {
+    const defaults = this.options.defaults ?? {};
+    const temperature = request.temperature ?? defaults.temperature;
+    const topP = request.topP ?? defaults.topP;
+    const maxTokens = request.maxTokens ?? defaults.maxTokens;
+    const seed = request.seed ?? defaults.seed;
+    const stop = request.stop ?? defaults.stop;
+    return {
+      model: this.options.model,
+      messages: toWireMessages(request.messages) as unknown as ChatCompletionMessageParam[],
+      ...(request.tools && request.tools.length > 0
+        ? { tools: toWireTools(request.tools) as ChatCompletionTool[] }
+        : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(topP !== undefined ? { top_p: topP } : {}),
+      ...(maxTokens !== undefined ? { [this.options.maxTokensParameter]: maxTokens } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(stop !== undefined ? { stop: typeof stop === 'string' ? stop : [...stop] } : {}),
+    };
+  }
+
+  /**
+   * One attempt under our own deadline, which covers a streamed body too (the client's timeout stops at the
+   * headers) and is recognised as a timeout whatever the client makes of the abort.
+   */
+  private async attempt(request: ChatRequest, params: ChatCompletionCreateParamsBase): Promise<ChatResponse> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.options.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    const requestOptions = { signal };
+    try {
+      if (this.options.stream) {
+        const stream = await this.client.chat.completions.create(
+          { ...params, stream: true, stream_options: { include_usage: true } },
+          requestOptions,
+        );
+        return this.fromChunks(request, stream);
+      }
+      const completion = await this.client.chat.completions.create({ ...params, stream: false }, requestOptions);
+      return this.fromCompletion(request, completion);
+    } catch (error) {
+      if (deadline.signal.aborted && !request.signal?.aborted) throw this.timeoutError(error);
+      throw this.toLLMCallError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private timeoutError(cause: unknown): LLMCallError {
+    return new LLMCallError(`${this.where()}: no response within ${this.options.timeoutMs} ms (timeoutMs)`, {
+      baseURL: this.options.baseURL,
+      modelId: this.id,
+      cause,
+      failure: 'timeout',
+      isRetryable: true,
+    });
+  }
+
+  private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
+    const choice = completion.choices?.[0];
+    if (!choice) throw this.invalidResponse('the response has no choices');
+    const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
+    const message: ChatModelMessage = {
+      role: 'assistant',
+      content: choice.message.content ?? '',
+      ...(calls.length > 0
+        ? {
+            toolCalls: calls.map((call) =>
+              fromWireToolCall(call as { id: string; function: { name: string; arguments: string } }),
+            ),
+          }
+        : {}),
+    };
+    return {
+      message,
+      finishReason: fromWireFinishReason(choice.finish_reason),
+      usage: usageFrom(completion.usage, request, message),
+    };
+  }
+
+  private async fromChunks(request: ChatRequest, stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatResponse> {
+    let content = '';
+    let finishReason: string | null | undefined;
+    let usage: ChatCompletionChunk['usage'];
+    const calls: { id?: string; name: string; arguments: string }[] = [];
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.find((each) => each.index === 0) ?? chunk.choices?.[0];
+      if (!choice) continue;
+      content += choice.delta?.content ?? '';
+      for (const delta of choice.delta?.tool_calls ?? []) {
+        const call = (calls[delta.index] ??= { name: '', arguments: '' });
+        if (delta.id) call.id = delta.id;
+        if (delta.function?.name) call.name += delta.function.name;
+        if (delta.function?.arguments) call.arguments += delta.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+    const toolCalls = calls
+      .filter(Boolean)
+      .map((call) => fromWireToolCall({ ...(call.id ? { id: call.id } : {}), function: call }));
+    const message: ChatModelMessage = { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+    return { message, finishReason: fromWireFinishReason(finishReason), usage: usageFrom(usage, request, message) };
+  }
+
+  private where(): string {
+    return `${this.id} at ${this.options.baseURL}`;
+  }
+
+  private invalidResponse(reason: string, cause?: unknown): LLMCallError {
+    return new LLMCallError(`${this.where()}: unreadable response: ${reason}`, {
+      failure: 'invalid-response',
+      baseURL: this.options.baseURL,
+      modelId: this.id,
+      cause,
+    });
+  }
+
+  /** Maps whatever the client threw onto the one error type, with a message that names the endpoint. */
+  private toLLMCallError(error: unknown): LLMCallError {
+    if (error instanceof LLMCallError) return error;
+    const context = { baseURL: this.options.baseURL, modelId: this.id, cause: error };
+    if (error instanceof OpenAI.APIUserAbortError) {
+      return new LLMCallError(`${this.where()}: aborted by the caller`, { ...context, failure: 'aborted' });
+    }
+    if (error instanceof OpenAI.APIConnectionTimeoutError) return this.timeoutError(error);
+    if (error instanceof OpenAI.APIConnectionError) {
+      const code = causeCode(error);
+      return new LLMCallError(
+        `${this.where()}: could not connect${code ? ` (${code})` : ''}: is an OpenAI-compatible server running at ${this.options.baseURL}?`,
+        { ...context, failure: 'connection', isRetryable: true },
+      );
+    }
+    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+      const status = error.status;
+      const shouldRetry = error.headers?.get('x-should-retry');
+      const isRetryable =
+        shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : LLMCallError.isRetryableStatus(status);
+      const after = retryAfterMs(error.headers);
+      return new LLMCallError(`${this.where()}: HTTP ${status}: ${messageOf(error.error, error.message)}`, {
+        ...context,
+        failure: 'http',
+        status,
+        isRetryable,
+        ...(after !== undefined ? { retryAfterMs: after } : {}),
+      });
+    }
+    const code = causeCode(error);
+    if (code !== undefined && CONNECTION_CODES.has(code)) {
+      // A connection that dropped mid-stream surfaces as a plain TypeError from fetch.
+      return new LLMCallError(`${this.where()}: the connection failed mid-response (${code})`, {
+        ...context,
+        failure: 'connection',
+        isRetryable: true,
+      });
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    return this.invalidResponse(reason, error);
+  }
+}

@@ -1,0 +1,69 @@
+import { InvalidOptionsError } from '@turngym/core';
+import { LOCAL_PLACEHOLDER_API_KEY, resolveOpenAIOptions } from './openai-options';
+
+describe('resolveOpenAIOptions', () => {
+  it('reads base URL, key, model and limits from the environment, TurnGym names first', () => {
+    const options = resolveOpenAIOptions(
+      {},
+      {
+        TURNGYM_OPENAI_BASE_URL: 'http://10.0.0.5:8000/v1/',
+        OPENAI_BASE_URL: 'http://ignored/v1',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_MODEL: 'Qwen/Qwen2.5-7B-Instruct',
+        TURNGYM_OPENAI_TIMEOUT_MS: '1500',
+        TURNGYM_OPENAI_MAX_RETRIES: '4',
+      },
+    );
+    expect(options).toMatchObject({
+      baseURL: 'http://10.0.0.5:8000/v1',
+      apiKey: 'sk-test',
+      model: 'Qwen/Qwen2.5-7B-Instruct',
+      timeoutMs: 1500,
+      maxRetries: 4,
+      stream: false,
+      maxTokensParameter: 'max_tokens',
+    });
+  });
+
+  it('options win over the environment', () => {
+    const options = resolveOpenAIOptions(
+      { model: 'm', baseURL: 'http://a/v1', apiKey: 'k', maxRetries: 0 },
+      { OPENAI_MODEL: 'x', OPENAI_BASE_URL: 'http://b/v1', TURNGYM_OPENAI_MAX_RETRIES: '5' },
+    );
+    expect(options).toMatchObject({ model: 'm', baseURL: 'http://a/v1', apiKey: 'k', maxRetries: 0 });
+  });
+
+  it('sends a placeholder key to a local server but demands one for api.openai.com', () => {
+    expect(resolveOpenAIOptions({ model: 'm', baseURL: 'http://127.0.0.1:8000/v1' }, {}).apiKey).toBe(
+      LOCAL_PLACEHOLDER_API_KEY,
+    );
+    expect(() => resolveOpenAIOptions({ model: 'gpt-4o-mini' }, {})).toThrow(
+      /no API key for https:\/\/api\.openai\.com\/v1: set TURNGYM_OPENAI_API_KEY or OPENAI_API_KEY/,
+    );
+  });
+
+  it('names the field or variable that is wrong', () => {
+    expect(() => resolveOpenAIOptions({}, {})).toThrow(
+      /options\.model is required \(or set TURNGYM_OPENAI_MODEL \/ OPENAI_MODEL\)/,
+    );
+    expect(() =>
+      resolveOpenAIOptions({ model: 'm', baseURL: 'http://x/v1' }, { TURNGYM_OPENAI_TIMEOUT_MS: 'soon' }),
+    ).toThrow(/TURNGYM_OPENAI_TIMEOUT_MS must be an integer/);
+    const error = (() => {
+      try {
+        resolveOpenAIOptions(
+          { model: 'm', baseURL: 'http://x/v1', maxTokensParameter: 'tokens' as never, tmeoutMs: 5 } as never,
+          {},
+        );
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as Error).message).toMatch(/unknown field "tmeoutMs"/);
+    expect((error as Error).message).toMatch(
+      /maxTokensParameter must be one of: "max_tokens", "max_completion_tokens"/,
+    );
+  });
+});

@@ -1,0 +1,160 @@
+import { InvalidOptionsError, defineOptions, type JSONSchemaType } from '@turngym/core';
+
+/** Sampling defaults applied to every request that does not set the field itself. */
+export interface SamplingDefaults {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+}
+
+/** Options of `OpenAIChatModel`, after environment variables and defaults are applied. */
+export interface OpenAIChatModelOptions {
+  /** The model name the server knows, e.g. `gpt-4o-mini`, `Qwen/Qwen2.5-7B-Instruct`, `llama3.1:8b`. */
+  model: string;
+  /** Any OpenAI-compatible endpoint, ending in `/v1` (vLLM, SGLang, lmdeploy, Ollama, `turngym serve-model`). */
+  baseURL: string;
+  /** A local server needs no real key: with a non-OpenAI baseURL a placeholder is sent. */
+  apiKey: string;
+  organization?: string;
+  /** Per attempt, ms. */
+  timeoutMs: number;
+  /** Retries after the first attempt, for 408/409/429/5xx, timeouts and connection failures. */
+  maxRetries: number;
+  /** Backoff before the first retry, ms; doubles each retry, minus up to 25% jitter. */
+  retryBaseDelayMs: number;
+  /** Cap on one backoff delay (and on a server's Retry-After), ms. */
+  retryMaxDelayMs: number;
+  /** Ask for an SSE stream and assemble it (same result; useful where a proxy cuts long idle requests). */
+  stream: boolean;
+  /** `max_completion_tokens` for OpenAI's reasoning models; most compatible servers want `max_tokens`. */
+  maxTokensParameter: 'max_tokens' | 'max_completion_tokens';
+  defaults?: SamplingDefaults;
+  /** Extra HTTP headers on every request. */
+  headers?: Record<string, string>;
+}
+
+/** What a caller passes: everything but `model` may come from the environment or a default. */
+export type OpenAIChatModelInput = Partial<OpenAIChatModelOptions>;
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** Sent when a non-OpenAI baseURL is given without a key: local servers ignore it, the client needs one. */
+export const LOCAL_PLACEHOLDER_API_KEY = 'turngym-no-key';
+
+export const openAIChatModelOptionsSchema: JSONSchemaType<OpenAIChatModelOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['model', 'baseURL', 'apiKey'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    baseURL: { type: 'string', pattern: '^https?://' },
+    apiKey: { type: 'string', minLength: 1 },
+    organization: { type: 'string', nullable: true },
+    timeoutMs: { type: 'integer', minimum: 1, default: 60_000 },
+    maxRetries: { type: 'integer', minimum: 0, maximum: 20, default: 2 },
+    retryBaseDelayMs: { type: 'number', minimum: 0, default: 500 },
+    retryMaxDelayMs: { type: 'number', minimum: 0, default: 8_000 },
+    stream: { type: 'boolean', default: false },
+    maxTokensParameter: { type: 'string', enum: ['max_tokens', 'max_completion_tokens'], default: 'max_tokens' },
+    defaults: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        temperature: { type: 'number', minimum: 0, maximum: 2, nullable: true },
+        topP: { type: 'number', minimum: 0, maximum: 1, nullable: true },
+        maxTokens: { type: 'integer', minimum: 1, nullable: true },
+        seed: { type: 'integer', nullable: true },
+        stop: { type: 'array', items: { type: 'string' }, nullable: true },
+      },
+    },
+    headers: { type: 'object', nullable: true, required: [], additionalProperties: { type: 'string' } },
+  },
+};
+
+const validate = defineOptions<OpenAIChatModelOptions>('OpenAIChatModel', openAIChatModelOptionsSchema);
+
+/** Environment variables read, first match wins (TurnGym's own name before the openai client's). */
+export const OPENAI_ENVIRONMENT_VARIABLES = {
+  model: ['TURNGYM_OPENAI_MODEL', 'OPENAI_MODEL'],
+  baseURL: ['TURNGYM_OPENAI_BASE_URL', 'OPENAI_BASE_URL'],
+  apiKey: ['TURNGYM_OPENAI_API_KEY', 'OPENAI_API_KEY'],
+  timeoutMs: ['TURNGYM_OPENAI_TIMEOUT_MS'],
+  maxRetries: ['TURNGYM_OPENAI_MAX_RETRIES'],
+} as const;
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+function fromEnvironment(
+  names: readonly string[],
+  environment: Environment,
+): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = environment[name];
+    if (value !== undefined && value.trim() !== '') return { name, value: value.trim() };
+  }
+  return undefined;
+}
+
+function integerFromEnvironment(names: readonly string[], environment: Environment): number | undefined {
+  const found = fromEnvironment(names, environment);
+  if (!found) return undefined;
+  const value = Number(found.value);
+  if (!Number.isInteger(value))
+    throw new InvalidOptionsError('OpenAIChatModel', [
+      `environment variable ${found.name} must be an integer (got "${found.value}")`,
+    ]);
+  return value;
+}
+
+function isOpenAI(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname.endsWith('openai.com');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fills options from (in order) the caller, the environment (`OPENAI_ENVIRONMENT_VARIABLES`) and the
+ * defaults, then validates them. A key is required only for api.openai.com; a local server gets a
+ * placeholder. A trailing slash on the base URL is dropped so messages show one canonical URL.
+ */
+export function resolveOpenAIOptions(
+  input: OpenAIChatModelInput,
+  environment: Environment = process.env,
+): OpenAIChatModelOptions {
+  const names = OPENAI_ENVIRONMENT_VARIABLES;
+  const model = input.model ?? fromEnvironment(names.model, environment)?.value;
+  if (model === undefined) {
+    throw new InvalidOptionsError('OpenAIChatModel', [
+      `options.model is required (or set ${names.model.join(' / ')}); e.g. openai:gpt-4o-mini`,
+    ]);
+  }
+  const baseURL = (
+    input.baseURL ??
+    fromEnvironment(names.baseURL, environment)?.value ??
+    OPENAI_DEFAULT_BASE_URL
+  ).replace(/\/+$/, '');
+  let apiKey = input.apiKey ?? fromEnvironment(names.apiKey, environment)?.value;
+  if (apiKey === undefined) {
+    if (isOpenAI(baseURL)) {
+      throw new InvalidOptionsError('OpenAIChatModel', [
+        `no API key for ${baseURL}: set ${names.apiKey.join(' or ')}, or point ${names.baseURL.join(' / ')} at a local OpenAI-compatible server`,
+      ]);
+    }
+    apiKey = LOCAL_PLACEHOLDER_API_KEY;
+  }
+  const timeoutMs = input.timeoutMs ?? integerFromEnvironment(names.timeoutMs, environment);
+  const maxRetries = input.maxRetries ?? integerFromEnvironment(names.maxRetries, environment);
+  return validate({
+    ...input,
+    model,
+    baseURL,
+    apiKey,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+  });
+}

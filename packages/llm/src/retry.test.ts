@@ -1,0 +1,70 @@
+import { SeededRng } from '@turngym/core';
+import { LLMCallError } from './llm-call-error';
+import { backoffDelay, withRetries } from './retry';
+
+const retryable = (extra: Partial<ConstructorParameters<typeof LLMCallError>[1]> = {}) =>
+  new LLMCallError('HTTP 503: busy', { failure: 'http', status: 503, isRetryable: true, ...extra });
+
+describe('withRetries', () => {
+  const policy = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 4 };
+
+  it('retries retryable LLMCallErrors until one attempt succeeds', async () => {
+    let attempts = 0;
+    const result = await withRetries(async () => {
+      attempts += 1;
+      if (attempts < 3) throw retryable();
+      return 'done';
+    }, policy);
+    expect(result).toBe('done');
+    expect(attempts).toBe(3);
+  });
+
+  it('stops at once on a non-retryable error and says how many attempts were made', async () => {
+    let attempts = 0;
+    const error = await withRetries(async () => {
+      attempts += 1;
+      throw new LLMCallError('HTTP 400: bad', { failure: 'http', status: 400 });
+    }, policy).catch((caught: unknown) => caught);
+    expect(attempts).toBe(1);
+    expect(error).toMatchObject({ attempts: 1, message: 'HTTP 400: bad' });
+  });
+
+  it('gives up after maxRetries and leaves other errors alone', async () => {
+    await expect(withRetries(async () => Promise.reject(retryable()), policy)).rejects.toMatchObject({
+      attempts: 4,
+      message: 'HTTP 503: busy (gave up after 4 attempts)',
+    });
+    let attempts = 0;
+    await expect(
+      withRetries(async () => {
+        attempts += 1;
+        throw new TypeError('a bug');
+      }, policy),
+    ).rejects.toThrow(TypeError);
+    expect(attempts).toBe(1);
+  });
+
+  it('turns an abort during the backoff into an aborted error', async () => {
+    const controller = new AbortController();
+    const pending = withRetries(
+      async () => Promise.reject(retryable({ retryAfterMs: 10_000 })),
+      { ...policy, maxDelayMs: 60_000 },
+      controller.signal,
+    );
+    setTimeout(() => controller.abort(), 10);
+    await expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false });
+  });
+});
+
+describe('backoffDelay', () => {
+  it('doubles from the base, caps at the maximum, and jitters down by at most 25%', () => {
+    const rng = new SeededRng(1);
+    const policy = { maxRetries: 10, baseDelayMs: 100, maxDelayMs: 1000 };
+    for (let retry = 0; retry < 8; retry++) {
+      const ceiling = Math.min(100 * 2 ** retry, 1000);
+      const delay = backoffDelay(policy, retry, rng);
+      expect(delay).toBeLessThanOrEqual(ceiling);
+      expect(delay).toBeGreaterThanOrEqual(ceiling * 0.75);
+    }
+  });
+});

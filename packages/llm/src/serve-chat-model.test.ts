@@ -1,0 +1,181 @@
+import OpenAI from 'openai';
+import { ScriptedChatModel } from './scripted-chat-model';
+import { serveChatModel, type ChatModelServer } from './serve-chat-model';
+
+describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => {
+  let server: ChatModelServer;
+  let backend: ScriptedChatModel;
+  let openai: OpenAI;
+
+  beforeEach(async () => {
+    backend = new ScriptedChatModel(
+      (request) =>
+        request.tools && request.tools.length > 0
+          ? {
+              content: 'Looking it up.',
+              toolCalls: [{ name: 'search', arguments: { query: 'tallest mountain', limit: 3 } }],
+            }
+          : 'Mount Everest is the tallest.',
+      { id: 'tiny-lm' },
+    );
+    server = await serveChatModel(backend, { modelName: 'tiny' });
+    openai = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('listens on loopback and lists its model', async () => {
+    expect(server.baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const models = await openai.models.list();
+    expect(models.data.map((model) => model.id)).toEqual(['tiny']);
+    expect(await openai.models.retrieve('tiny')).toMatchObject({ id: 'tiny', object: 'model' });
+  });
+
+  it('answers a non-streaming completion in OpenAI’s shape', async () => {
+    const completion = await openai.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Tallest mountain?' }] }],
+    });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'tiny',
+      choices: [
+        { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Mount Everest is the tallest.' } },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 },
+    });
+    // Content parts were joined into the text the model sees.
+    expect(backend.requests[0]?.messages).toEqual([{ role: 'user', content: 'Tallest mountain?' }]);
+  });
+
+  it('streams SSE chunks that reassemble into the text, tool calls and usage', async () => {
+    const stream = await openai.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'Find it' }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+        },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let content = '';
+    let args = '';
+    let name = '';
+    let finish: string | null = null;
+    let usage: unknown;
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks += 1;
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      content += choice.delta.content ?? '';
+      for (const call of choice.delta.tool_calls ?? []) {
+        name += call.function?.name ?? '';
+        args += call.function?.arguments ?? '';
+      }
+      finish = choice.finish_reason ?? finish;
+    }
+    expect(chunks).toBeGreaterThan(4);
+    expect(content).toBe('Looking it up.');
+    expect(name).toBe('search');
+    expect(JSON.parse(args)).toEqual({ query: 'tallest mountain', limit: 3 });
+    expect(finish).toBe('tool_calls');
+    expect(usage).toMatchObject({ prompt_tokens: 2, total_tokens: expect.any(Number) });
+  });
+
+  it("ignores tools when tool_choice is 'none'", async () => {
+    const completion = await openai.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ type: 'function', function: { name: 'search' } }],
+      tool_choice: 'none',
+    });
+    expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
+  });
+
+  it('answers bad requests with 400 and an OpenAI error body that names the field', async () => {
+    const post = (body: string) =>
+      fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const broken = await post('{"model": "tiny", "messages": [');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toEqual({
+      error: {
+        message: 'The request body is not valid JSON',
+        type: 'invalid_request_error',
+        code: 'invalid_json',
+        param: null,
+      },
+    });
+
+    const invalid = await post(
+      JSON.stringify({
+        model: 'tiny',
+        messages: [
+          { role: 'robot', content: 'x' },
+          { role: 'tool', content: 'y' },
+        ],
+        n: 2,
+      }),
+    );
+    expect(invalid.status).toBe(400);
+    const { error } = (await invalid.json()) as { error: { message: string; type: string } };
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toMatch(
+      /body\.messages\[0\]\.role must be one of: "system", "developer", "user", "assistant", "tool"/,
+    );
+    expect(error.message).toMatch(/body\.messages\[1\]\.tool_call_id is required/);
+    expect(error.message).toMatch(/body\.n must be <= 1/);
+
+    const empty = await post(JSON.stringify({ model: 'tiny', messages: [] }));
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(
+      /body\.messages must NOT have fewer than 1 items/,
+    );
+    expect(backend.requests).toHaveLength(0);
+  });
+
+  it('answers unknown routes with 404 and the wrong method with 405', async () => {
+    const missing = await fetch(`${server.url}/v1/embeddings`, { method: 'POST', body: '{}' });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    const wrongMethod = await fetch(`${server.baseURL}/chat/completions`);
+    expect(wrongMethod.status).toBe(405);
+  });
+
+  it('refuses bodies over the size limit with 413', async () => {
+    const small = await serveChatModel(backend, { modelName: 'tiny', maxBodyBytes: 100 });
+    try {
+      const response = await fetch(`${small.baseURL}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'x'.repeat(200) }] }),
+      });
+      expect(response.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('validates its own options', async () => {
+    await expect(serveChatModel(backend, { port: 70000 })).rejects.toThrow(
+      /Invalid options for serveChatModel: options\.port must be <= 65535/,
+    );
+    await expect(serveChatModel(backend, { faults: { failFirst: 1, status: 500 } as never })).rejects.toThrow(
+      /unknown field "status"/,
+    );
+  });
+
+  it('closes idempotently, and a closed server refuses connections', async () => {
+    const url = server.baseURL;
+    await Promise.all([server.close(), server.close()]);
+    await expect(fetch(`${url}/models`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,426 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TurnGymError, compileValidator, defineOptions, type JSONSchemaType } from '@turngym/core';
+import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import { chatCompletionRequestSchema, type ChatCompletionRequestBody } from './internal/chat-completion-request';
+import { fromWireMessages, fromWireTools, toWireToolCall } from './internal/openai-wire';
+import { LLMCallError } from './llm-call-error';
+
+/**
+ * Faults the server injects on purpose, so retry and timeout paths are tested against a real socket.
+ * Each applies to the first N chat-completion requests (counted from 0, faulted ones included).
+ */
+export interface ServerFaults {
+  /** Answer the first N requests with `failStatus` and an OpenAI error body. */
+  failFirst?: number;
+  /** The status of injected failures (default 500; 429 for rate limits). */
+  failStatus?: number;
+  /** Send `retry-after-ms` with injected failures. */
+  retryAfterMs?: number;
+  /** Hold the first N requests for `delayMs` before answering (default: every request). */
+  delayFirst?: number;
+  delayMs?: number;
+  /** Destroy the socket of the first N requests without answering (a crashed upstream). */
+  dropFirst?: number;
+}
+
+export interface ServeChatModelOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Loopback by default: exposing a model beyond the machine is an explicit choice. */
+  host: string;
+  /** The model name clients must send (default: the model's id). */
+  modelName?: string;
+  /** Request bodies above this are refused with 413. */
+  maxBodyBytes: number;
+  faults?: ServerFaults;
+}
+
+export const serveChatModelOptionsSchema: JSONSchemaType<ServeChatModelOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+    host: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    modelName: { type: 'string', minLength: 1, nullable: true },
+    maxBodyBytes: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
+    faults: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: [],
+      properties: {
+        failFirst: { type: 'integer', minimum: 0, nullable: true },
+        failStatus: { type: 'integer', minimum: 400, maximum: 599, nullable: true },
+        retryAfterMs: { type: 'number', minimum: 0, nullable: true },
+        delayFirst: { type: 'integer', minimum: 0, nullable: true },
+        delayMs: { type: 'number', minimum: 0, nullable: true },
+        dropFirst: { type: 'integer', minimum: 0, nullable: true },
+      },
+    },
+  },
+};
+
+const validateOptions = defineOptions<ServeChatModelOptions>('serveChatModel', serveChatModelOptionsSchema);
+
+export interface ChatModelServer {
+  /** `http://host:port` */
+  readonly url: string;
+  /** `http://host:port/v1`: what OpenAI clients take as `baseURL`. */
+  readonly baseURL: string;
+  readonly port: number;
+  readonly modelName: string;
+  /** Chat-completion requests received so far, faulted ones included. */
+  readonly requestCount: number;
+  /** Stops listening, drops open connections and pending delays. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** An HTTP error with OpenAI's error body `{ error: { message, type, code, param } }`. */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string | null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+const validateBody = compileValidator<ChatCompletionRequestBody>(
+  chatCompletionRequestSchema,
+  (problems) =>
+    new HttpError(400, `Invalid request: ${problems.join('; ')}`, 'invalid_request_error', 'invalid_request'),
+  'body',
+);
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  sendJson(
+    response,
+    error.status,
+    { error: { message: error.message, type: error.type, code: error.code, param: error.param } },
+    headers,
+  );
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(
+          new HttpError(413, `Request body larger than ${limit} bytes`, 'invalid_request_error', 'request_too_large'),
+        );
+        request.removeAllListeners('data');
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** Maps a model's failure onto a status: an upstream HTTP status passes through, retryable faults are 503. */
+function modelFailure(error: unknown): HttpError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof LLMCallError && error.status !== undefined)
+    return new HttpError(error.status, message, errorType(error.status), 'upstream_error');
+  if (TurnGymError.isInstance(error) && error.isRetryable)
+    return new HttpError(503, message, 'server_error', 'model_unavailable');
+  return new HttpError(500, message, 'server_error', 'model_error');
+}
+
+function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): ChatRequest {
+  let messages;
+  try {
+    messages = fromWireMessages(body.messages);
+  } catch (error) {
+    throw new HttpError(
+      400,
+      `Invalid messages: ${(error as Error).message}`,
+      'invalid_request_error',
+      'invalid_request',
+      'messages',
+    );
+  }
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  const useTools = body.tools && body.tools.length > 0 && body.tool_choice !== 'none';
+  return {
+    messages,
+    ...(useTools ? { tools: fromWireTools(body.tools ?? []) } : {}),
+    ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === 'number' ? { topP: body.top_p } : {}),
+    ...(typeof maxTokens === 'number' ? { maxTokens } : {}),
+    ...(body.stop !== undefined && body.stop !== null ? { stop: body.stop } : {}),
+    ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
+    signal,
+  };
+}
+
+function wireMessage(response: ChatResponse): Record<string, unknown> {
+  const calls = response.message.toolCalls ?? [];
+  return {
+    role: 'assistant',
+    content: calls.length > 0 && response.message.content === '' ? null : response.message.content,
+    refusal: null,
+    ...(calls.length > 0
+      ? { tool_calls: calls.map((call, position) => toWireToolCall(call, `call_${position}`)) }
+      : {}),
+  };
+}
+
+function wireUsage(response: ChatResponse): Record<string, number> {
+  const { promptTokens, completionTokens } = response.usage;
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+}
+
+/** Splits text into word-sized pieces, as a token stream would arrive. */
+function pieces(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/**
+ * Serves a ChatModel as an OpenAI-compatible HTTP server (node:http): `GET /v1/models`,
+ * `POST /v1/chat/completions` with and without `stream: true` (SSE chunks, tool-call deltas, usage with
+ * `stream_options.include_usage`), OpenAI error bodies, 400 for bodies that fail the request schema, 404 for
+ * an unknown model name. Any OpenAI client (Python, TS, curl) can then drive the model — this is what
+ * `turngym serve-model` runs for a local checkpoint. `faults` injects failures for retry tests.
+ */
+export async function serveChatModel(
+  model: ChatModel,
+  options: Partial<ServeChatModelOptions> = {},
+): Promise<ChatModelServer> {
+  const settings = validateOptions(options);
+  const modelName = settings.modelName ?? model.id;
+  const faults = settings.faults ?? {};
+  let requestCount = 0;
+  let completionCount = 0;
+  const pendingDelays = new Set<() => void>();
+  const created = (): number => Math.floor(Date.now() / 1000);
+
+  const delay = (ms: number, response: ServerResponse): Promise<boolean> =>
+    new Promise((resolve) => {
+      const finish = (completed: boolean): void => {
+        clearTimeout(timer);
+        pendingDelays.delete(cancel);
+        response.off('close', cancel);
+        resolve(completed);
+      };
+      const cancel = (): void => finish(false);
+      const timer = setTimeout(() => finish(true), ms);
+      pendingDelays.add(cancel);
+      response.once('close', cancel);
+    });
+
+  async function chatCompletions(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const index = requestCount++;
+    const raw = await readBody(request, settings.maxBodyBytes);
+    if (index < (faults.dropFirst ?? 0)) {
+      request.socket.destroy();
+      return;
+    }
+    if (faults.delayMs !== undefined && index < (faults.delayFirst ?? Number.POSITIVE_INFINITY)) {
+      if (!(await delay(faults.delayMs, response))) return;
+    }
+    if (index < (faults.failFirst ?? 0)) {
+      const status = faults.failStatus ?? 500;
+      const headers: Record<string, string> =
+        faults.retryAfterMs !== undefined ? { 'retry-after-ms': String(faults.retryAfterMs) } : {};
+      sendError(
+        response,
+        new HttpError(
+          status,
+          `Injected fault ${index + 1} of ${faults.failFirst}`,
+          errorType(status),
+          'injected_fault',
+        ),
+        headers,
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new HttpError(400, 'The request body is not valid JSON', 'invalid_request_error', 'invalid_json');
+    }
+    const body = validateBody(parsed);
+    if (body.model !== modelName) {
+      throw new HttpError(
+        404,
+        `The model "${body.model}" does not exist; this server serves "${modelName}".`,
+        'invalid_request_error',
+        'model_not_found',
+        'model',
+      );
+    }
+    const aborted = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) aborted.abort();
+    });
+    let result: ChatResponse;
+    try {
+      result = await model.complete(toChatRequest(body, aborted.signal));
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw modelFailure(error);
+    }
+    completionCount += 1;
+    const id = `chatcmpl-turngym-${completionCount}`;
+    if (body.stream) streamResponse(response, id, result, body.stream_options?.include_usage === true);
+    else {
+      sendJson(response, 200, {
+        id,
+        object: 'chat.completion',
+        created: created(),
+        model: modelName,
+        system_fingerprint: 'turngym',
+        choices: [{ index: 0, message: wireMessage(result), finish_reason: result.finishReason, logprobs: null }],
+        usage: wireUsage(result),
+      });
+    }
+  }
+
+  function streamResponse(response: ServerResponse, id: string, result: ChatResponse, includeUsage: boolean): void {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const base = {
+      id,
+      object: 'chat.completion.chunk',
+      created: created(),
+      model: modelName,
+      system_fingerprint: 'turngym',
+    };
+    const send = (payload: unknown): void => {
+      response.write(`data: ${JSON.stringify(payload)}\n\n`);
+    };
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): void =>
+      send({
+        ...base,
+        choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+        ...(includeUsage ? { usage: null } : {}),
+      });
+    chunk({ role: 'assistant', content: '' });
+    for (const piece of pieces(result.message.content)) chunk({ content: piece });
+    (result.message.toolCalls ?? []).forEach((call, index) => {
+      const wire = toWireToolCall(call, `call_${index}`);
+      chunk({
+        tool_calls: [{ index, id: wire.id, type: 'function', function: { name: wire.function.name, arguments: '' } }],
+      });
+      // Arguments arrive in pieces from real servers; split them so clients must reassemble.
+      const half = Math.ceil(wire.function.arguments.length / 2);
+      for (const part of [wire.function.arguments.slice(0, half), wire.function.arguments.slice(half)]) {
+        if (part !== '') chunk({ tool_calls: [{ index, function: { arguments: part } }] });
+      }
+    });
+    chunk({}, result.finishReason);
+    if (includeUsage) send({ ...base, choices: [], usage: wireUsage(result) });
+    response.end('data: [DONE]\n\n');
+  }
+
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
+    const route = path.replace(/^\/v1(?=\/)/, '');
+    const handle = async (): Promise<void> => {
+      if (route === '/chat/completions') {
+        if (request.method !== 'POST')
+          throw new HttpError(405, 'Use POST for /v1/chat/completions', 'invalid_request_error', 'method_not_allowed');
+        await chatCompletions(request, response);
+      } else if (route === '/models' && request.method === 'GET') {
+        sendJson(response, 200, {
+          object: 'list',
+          data: [{ id: modelName, object: 'model', created: 0, owned_by: 'turngym' }],
+        });
+      } else if (route === `/models/${encodeURIComponent(modelName)}` && request.method === 'GET') {
+        sendJson(response, 200, { id: modelName, object: 'model', created: 0, owned_by: 'turngym' });
+      } else if (route === '/health' && request.method === 'GET') {
+        sendJson(response, 200, { status: 'ok' });
+      } else {
+        throw new HttpError(
+          404,
+          `No route ${request.method ?? 'GET'} ${path}; this server has GET /v1/models and POST /v1/chat/completions`,
+          'invalid_request_error',
+          'not_found',
+        );
+      }
+    };
+    handle().catch((error: unknown) => {
+      sendError(
+        response,
+        error instanceof HttpError
+          ? error
+          : new HttpError(
+              500,
+              error instanceof Error ? error.message : String(error),
+              'server_error',
+              'internal_error',
+            ),
+      );
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${hostForUrl}:${address.port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    port: address.port,
+    modelName,
+    get requestCount() {
+      return requestCount;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const cancel of [...pendingDelays]) cancel();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
