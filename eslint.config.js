@@ -2,6 +2,7 @@
 // outside tests: seeded randomness only).
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
+const globals = require('globals');
 
 module.exports = tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'packages/cli/template/**'] },
@@ -16,6 +17,7 @@ module.exports = tseslint.config(
   },
   {
     files: ['**/*.test.ts', '**/*.js', 'scripts/**'],
+    languageOptions: { globals: { ...globals.node } },
     rules: { 'no-restricted-properties': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
 );

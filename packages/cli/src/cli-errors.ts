@@ -1,0 +1,52 @@
+import { TurnGymError } from '@turngym/core';
+
+/** Bad command-line input the CLI itself detects (malformed JSON, a seed that is not an integer, …). */
+export class UsageError extends TurnGymError {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
+}
+
+/**
+ * Codes that mean "the input was wrong": the user can fix the command line. They exit with 2, like a
+ * usage error; anything else (an env fault, a bug) exits with 1.
+ */
+const BAD_INPUT_CODES = new Set([
+  'USAGE',
+  'NAME_NOT_FOUND',
+  'VERSION_NOT_FOUND',
+  'INVALID_ID',
+  'INVALID_OPTIONS',
+  'RESET_NEEDED',
+  'ENV_CLOSED',
+  'INVALID_ACTION_TYPE',
+  'PLUGIN_LOAD',
+  'INVALID_MODEL_SPEC',
+]);
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_BAD_INPUT = 2;
+
+export function exitCodeFor(error: unknown): number {
+  return TurnGymError.isInstance(error) && BAD_INPUT_CODES.has(error.code) ? EXIT_BAD_INPUT : EXIT_FAILURE;
+}
+
+/**
+ * What the user sees for an error: one line (a TurnGymError's message is written for them), and the stack
+ * only with --verbose. Unexpected errors say how to get the stack, since they are likely bugs to report.
+ */
+export function formatError(error: unknown, verbose: boolean): string {
+  const known = TurnGymError.isInstance(error);
+  const message = error instanceof Error || known ? (error as Error).message : String(error);
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  if (verbose) {
+    const stack = error instanceof Error && error.stack ? error.stack : oneLine;
+    const cause =
+      error instanceof Error && error.cause instanceof Error && error.cause.stack
+        ? `\nCaused by: ${error.cause.stack}`
+        : '';
+    return `error: ${oneLine}\n${stack}${cause}`;
+  }
+  return known ? `error: ${oneLine}` : `error: ${oneLine} (run with --verbose for the stack trace)`;
+}

@@ -1,0 +1,118 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findMonorepoRoot, scaffoldEnv } from './scaffold-env';
+import { checkoutTemplate, findTemplateSource, shippedTemplate } from './template-source';
+
+const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+function tree(directory: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) Object.assign(out, tree(path, `${prefix}${entry.name}/`));
+    else out[`${prefix}${entry.name}`] = readFileSync(path, 'utf8');
+  }
+  return out;
+}
+
+describe('scaffoldEnv', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'turngym-scaffold-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('inside a monorepo, points tsconfig at the shared base and at spec/core from any depth', () => {
+    // A monorepo shaped like TurnGym's: workspaces + tsconfig.base.json at its root.
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ name: 'mono', private: true, workspaces: ['environments/*'] }),
+    );
+    writeFileSync(join(root, 'tsconfig.base.json'), '{}');
+    const template = checkoutTemplate(REPO_ROOT);
+
+    const sameDepth = scaffoldEnv({ name: 'coin-flip', parentDirectory: join(root, 'environments'), template });
+    expect(sameDepth.monorepoRoot).toBe(root);
+    const shallow = JSON.parse(readFileSync(join(sameDepth.directory, 'tsconfig.json'), 'utf8')) as {
+      extends: string;
+      references: { path: string }[];
+    };
+    expect(shallow.extends).toBe('../../tsconfig.base.json');
+    expect(shallow.references).toEqual([{ path: '../../packages/spec' }, { path: '../../packages/core' }]);
+    expect(JSON.parse(readFileSync(join(sameDepth.directory, 'package.json'), 'utf8'))).toMatchObject({
+      name: '@turngym/env-coin-flip',
+      repository: { type: 'git', directory: 'environments/coin-flip' },
+    });
+
+    const deeper = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'contrib', 'games'),
+      template,
+      contrib: true,
+    });
+    const deep = JSON.parse(readFileSync(join(deeper.directory, 'tsconfig.json'), 'utf8')) as {
+      extends: string;
+      references: { path: string }[];
+    };
+    expect(deep.extends).toBe('../../../tsconfig.base.json');
+    expect(deep.references).toEqual([{ path: '../../../packages/spec' }, { path: '../../../packages/core' }]);
+    expect(JSON.parse(readFileSync(join(deeper.directory, 'package.json'), 'utf8'))).toMatchObject({
+      name: 'turngym-env-coin-flip',
+    });
+  });
+
+  it('outside a monorepo, writes a self-contained tsconfig and the build tools as devDependencies', () => {
+    expect(findMonorepoRoot(root)).toBeUndefined();
+    const result = scaffoldEnv({ name: 'coin-flip', parentDirectory: root, template: checkoutTemplate(REPO_ROOT) });
+    const tsconfig = JSON.parse(readFileSync(join(result.directory, 'tsconfig.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(tsconfig.extends).toBeUndefined();
+    expect(tsconfig.references).toBeUndefined();
+    expect(tsconfig.compilerOptions).toMatchObject({ strict: true, module: 'node16', rootDir: 'src', outDir: 'dist' });
+    const manifest = JSON.parse(readFileSync(join(result.directory, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest.repository).toBeUndefined();
+    expect(manifest.devDependencies).toHaveProperty('typescript');
+    expect(result.files).toEqual(
+      expect.arrayContaining(['src/coin-flip-env.ts', 'src/register.ts', 'README.md', '.gitignore']),
+    );
+  });
+
+  it('the template shipped in the package (scripts/copy-template.js) scaffolds the same files as the checkout', () => {
+    const packageRoot = join(root, 'installed', 'cli');
+    const copied = spawnSync(
+      process.execPath,
+      [join(__dirname, '..', 'scripts', 'copy-template.js'), join(packageRoot, 'template')],
+      { encoding: 'utf8' },
+    );
+    expect(copied.status).toBe(0);
+    // An installed package has no templates/env two levels up, so the shipped copy is the one found.
+    expect(findTemplateSource(packageRoot)).toEqual(shippedTemplate(packageRoot));
+    const fromShipped = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'a'),
+      template: findTemplateSource(packageRoot),
+    });
+    const fromCheckout = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'b'),
+      template: checkoutTemplate(REPO_ROOT),
+    });
+    expect(tree(fromShipped.directory)).toEqual(tree(fromCheckout.directory));
+  });
+
+  it('never writes into a non-empty directory', () => {
+    mkdirSync(join(root, 'coin-flip'));
+    writeFileSync(join(root, 'coin-flip', 'notes.txt'), 'mine');
+    expect(() =>
+      scaffoldEnv({ name: 'coin-flip', parentDirectory: root, template: checkoutTemplate(REPO_ROOT) }),
+    ).toThrow(/already exists and is not empty/);
+    expect(readFileSync(join(root, 'coin-flip', 'notes.txt'), 'utf8')).toBe('mine');
+  });
+});

@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
+
+describe('turngym new-env', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'turngym-new-env-'));
+    // What `npm install` gives a standalone package: core, spec and Node's types in node_modules.
+    mkdirSync(join(directory, 'node_modules', '@turngym'), { recursive: true });
+    mkdirSync(join(directory, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'packages', 'core'), join(directory, 'node_modules', '@turngym', 'core'));
+    symlinkSync(join(REPO_ROOT, 'packages', 'spec'), join(directory, 'node_modules', '@turngym', 'spec'));
+    symlinkSync(join(REPO_ROOT, 'node_modules', '@types', 'node'), join(directory, 'node_modules', '@types', 'node'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('scaffolds a package that compiles, loads with --plugin and passes check untouched', async () => {
+    const created = await runBuiltCli(['new-env', 'lantern-maze', '--dir', directory]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('Created @turngym/env-lantern-maze (turngym/lantern-maze-v1)');
+    const target = join(directory, 'lantern-maze');
+    const source = readFileSync(join(target, 'src', 'lantern-maze-env.ts'), 'utf8');
+    expect(source).toContain('export class LanternMazeEnv extends BaseEnv');
+    expect(source).toContain("id: 'turngym/lantern-maze-v1'");
+    expect(source).not.toMatch(/Example[A-Z]|EXAMPLE_|example-(env|options|solver|v1)|env-example/);
+    const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as {
+      name: string;
+      turngym: unknown;
+    };
+    expect(manifest).toMatchObject({ name: '@turngym/env-lantern-maze', turngym: { register: './dist/register.js' } });
+    expect(readFileSync(join(target, 'README.md'), 'utf8')).toContain(
+      "import { register, LanternMazeSolver } from '@turngym/env-lantern-maze';",
+    );
+
+    const tsc = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', target],
+      { encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+
+    const checked = await runBuiltCli(['--plugin', target, 'check', 'turngym/lantern-maze-v1']);
+    expect(checked.stdout).toMatch(/turngym\/lantern-maze-v1: all \d+ checks passed/);
+    expect(checked.code).toBe(0);
+    const run = await runBuiltCli([
+      '--plugin',
+      target,
+      'run',
+      'turngym/lantern-maze-v1',
+      '--agent',
+      'scripted',
+      '--episodes',
+      '3',
+      '--json',
+    ]);
+    expect((JSON.parse(run.stdout) as { summary: { successRate: number } }).summary.successRate).toBe(1);
+  });
+
+  it('refuses to overwrite a non-empty directory and rejects names that are not kebab-case', async () => {
+    const again = await runBuiltCli(['new-env', 'lantern-maze', '--dir', directory]);
+    expect(again.code).toBe(2);
+    expect(errorLines(again.stderr)).toEqual([expect.stringMatching(/already exists and is not empty/)]);
+    const bad = await runBuiltCli(['new-env', 'LanternMaze', '--dir', directory]);
+    expect(bad.code).toBe(2);
+    expect(errorLines(bad.stderr)).toEqual([expect.stringMatching(/must be kebab-case/)]);
+  });
+});

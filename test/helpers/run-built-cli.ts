@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const REPO_ROOT = join(__dirname, '..', '..');
+export const CLI = join(REPO_ROOT, 'packages', 'cli', 'dist', 'bin.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built `turngym` command as a child process (`node packages/cli/dist/bin.js …`), feeding `input`
+ * to its stdin. Asynchronous on purpose: a test may serve a model or an env from this process meanwhile.
+ */
+export function runBuiltCli(
+  args: readonly string[],
+  options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  if (!existsSync(CLI)) {
+    throw new Error(`${CLI} is missing: build first (cd ${REPO_ROOT} && npx tsc -b packages/cli templates/env)`);
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => {}); // the CLI may exit before reading all input (e.g. on bad input)
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * The lines of stderr that are not plugin-discovery warnings (an env package in the checkout that is not
+ * built yet is reported as a warning, which is not what these tests are about).
+ */
+export function errorLines(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('warning: '));
+}

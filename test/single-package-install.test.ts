@@ -1,0 +1,111 @@
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO_ROOT = join(__dirname, '..');
+
+/**
+ * The env packages a user can install on their own (`npm i @turngym/env-<name>`). Extend this list as
+ * environments land; each must install from its tarball plus spec and core alone, and its scripted agent must
+ * play an episode of every id it registers.
+ */
+const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env'];
+
+/** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
+const CONSUMER_SCRIPT = `
+const { Registry, runEpisode } = require('@turngym/core');
+(async () => {
+  const results = [];
+  for (const packageName of process.argv.slice(2)) {
+    const resolvedFrom = require.resolve(packageName);
+    const { register } = require(packageName);
+    const registry = new Registry();
+    register(registry);
+    for (const id of registry.list()) {
+      const env = await registry.make(id);
+      const agent = registry.makeAgent(id, 'scripted', { env, seed: 0 });
+      const outcome = await runEpisode(env, agent, 0);
+      await env.close();
+      results.push({ packageName, resolvedFrom, id, success: outcome.success, turns: outcome.turns });
+    }
+  }
+  console.log(JSON.stringify(results));
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+function run(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+describe('installing one environment package on its own', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'turngym-single-install-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('packs spec, core and each env package, installs the tarballs in an empty project and plays an episode', () => {
+    const packageDirs = ['packages/spec', 'packages/core', ...ENV_PACKAGE_DIRS];
+    for (const packageDir of packageDirs) {
+      // `npm pack` packs dist/: the packages must be built first (`npm test` builds everything).
+      if (!existsSync(join(REPO_ROOT, packageDir, 'dist', 'index.js')))
+        throw new Error(`${packageDir} is not built: run npx tsc -b ${packageDir}`);
+    }
+    const tarballs = join(directory, 'tarballs');
+    mkdirSync(tarballs);
+    const envPackages: string[] = [];
+    for (const packageDir of packageDirs) {
+      const packed = JSON.parse(
+        run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tarballs], join(REPO_ROOT, packageDir))
+          .stdout,
+      ) as { name: string }[];
+      if (ENV_PACKAGE_DIRS.includes(packageDir)) envPackages.push((packed[0] as { name: string }).name);
+    }
+
+    const project = join(directory, 'project');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'turngym-consumer', version: '1.0.0', private: true }),
+    );
+    const files = readdirSync(tarballs).map((file) => join(tarballs, file));
+    run('npm', ['install', ...files, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error'], project);
+    // Only what was asked for (and third-party dependencies) is installed: no CLI, server or LLM package.
+    expect(readdirSync(join(project, 'node_modules', '@turngym')).sort()).toEqual(
+      [
+        'core',
+        'spec',
+        ...envPackages.filter((name) => name.startsWith('@turngym/')).map((name) => name.slice('@turngym/'.length)),
+      ].sort(),
+    );
+
+    writeFileSync(join(project, 'play.js'), CONSUMER_SCRIPT);
+    const results = JSON.parse(run(process.execPath, ['play.js', ...envPackages], project).stdout) as {
+      packageName: string;
+      resolvedFrom: string;
+      id: string;
+      success: boolean;
+      turns: number;
+    }[];
+    for (const name of envPackages) {
+      const played = results.filter((result) => result.packageName === name);
+      expect(played.length).toBeGreaterThan(0);
+      for (const result of played) {
+        expect(result.resolvedFrom.startsWith(join(project, 'node_modules'))).toBe(true);
+        expect(result.turns).toBeGreaterThan(0);
+      }
+    }
+    expect(results.find((result) => result.id === 'turngym/example-v1')).toMatchObject({ success: true });
+  }, 240_000);
+});
