@@ -10,7 +10,7 @@ const REPO_ROOT = join(__dirname, '..');
  * environments land; each must install from its tarball plus spec and core alone, and its scripted agent must
  * play an episode of every id it registers.
  */
-const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env'];
+const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env', 'environments/math-thought'];
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `

@@ -5,6 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { mathThoughtThroughput } from './math-thought-throughput';
+import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wrapperOverhead } from './wrapper-overhead';
 
 interface Section {
@@ -21,7 +23,29 @@ const sections: Section[] = [
     title: 'Standard wrapper stack on a trivial env (goal: wrapped ≥ 100k steps/s and ≥ 50% of bare)',
     async run(durationMs) {
       const rows = await wrapperOverhead({ durationMs });
-      return ['| stack | steps/s | vs bare |', '|---|---:|---:|', ...rows.map((row) => `| ${row.stack} | ${fmt(row.stepsPerSecond)} | ${(100 * row.ratioToBare).toFixed(0)}% |`)];
+      return [
+        '| stack | steps/s | vs bare |',
+        '|---|---:|---:|',
+        ...rows.map((row) => `| ${row.stack} | ${fmt(row.stepsPerSecond)} | ${(100 * row.ratioToBare).toFixed(0)}% |`),
+      ];
+    },
+  },
+  {
+    name: 'math-thought',
+    title: 'turngym/math-thought-v1 with its scripted expert, in-process (goal: ≥ 50k steps/s)',
+    async run(durationMs) {
+      const math = await mathThoughtThroughput({ durationMs });
+      const stepsPerEpisode = math.steps / math.episodes;
+      const baseline = await trivialEpisodeRate({
+        durationMs: durationMs / 2,
+        episodeLength: Math.max(1, Math.round(stepsPerEpisode)),
+      });
+      return [
+        '| loop | steps/s | vs trivial env |',
+        '|---|---:|---:|',
+        `| trivial env, same loop, ${Math.round(stepsPerEpisode)}-step episodes (baseline) | ${fmt(baseline)} | 100% |`,
+        `| math-thought-v1 + scripted expert (${stepsPerEpisode.toFixed(1)} steps/episode) | ${fmt(math.stepsPerSecond)} | ${((100 * math.stepsPerSecond) / baseline).toFixed(0)}% |`,
+      ];
     },
   },
 ];

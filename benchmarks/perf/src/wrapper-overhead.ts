@@ -38,7 +38,10 @@ export async function wrapperOverhead(options: { durationMs: number; rounds?: nu
     'make() (order + time limit)': () => registry.make('bench/trivial-v1'),
     '+ budget': () => registry.make('bench/trivial-v1', { budget: { maxToolCalls: 1_000_000 } }),
     '+ budget + recorder (memory)': () =>
-      registry.make('bench/trivial-v1', { budget: { maxToolCalls: 1_000_000 }, record: { sink: new MemoryRecordSink() } }),
+      registry.make('bench/trivial-v1', {
+        budget: { maxToolCalls: 1_000_000 },
+        record: { sink: new MemoryRecordSink() },
+      }),
   };
   const rounds = options.rounds ?? 3;
   const best: Record<string, number> = {};

@@ -35,3 +35,23 @@ describe('BaseEnv', () => {
     expect(end.info).toMatchObject({ fingerprint: 'SUBMIT', success: false });
   });
 });
+
+describe('BaseEnv native fork support', () => {
+  it('copyEpisodeStateTo carries the seed stream, so a seedless reset after a fork draws the same episode', async () => {
+    class SnapshotEnv extends ExampleEnv {
+      override async fork(): Promise<SnapshotEnv> {
+        const twin = new SnapshotEnv(this.options);
+        this.copyEpisodeStateTo(twin);
+        return twin;
+      }
+    }
+    const env = new SnapshotEnv();
+    await env.reset(); // no seed: drawn from the construction-time stream
+    const fork = await env.fork();
+    expect(fork.seed).toBe(env.seed);
+    expect(fork.turn).toBe(env.turn);
+    const next = await env.reset();
+    const forkNext = await fork.reset();
+    expect(forkNext.observation).toBe(next.observation);
+  });
+});

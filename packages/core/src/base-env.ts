@@ -140,6 +140,21 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     return twin;
   }
 
+  /**
+   * For native forks: copies this env's bookkeeping (seed stream, episode seed and options, action log, random
+   * stream, done flags) onto a fresh instance from `spawn()`. The subclass then copies its own task state:
+   *   const twin = await this.spawn(); this.copyEpisodeStateTo(twin); twin.board = this.board.clone();
+   */
+  protected copyEpisodeStateTo(twin: BaseEnv<Obs, Act>): void {
+    twin.seedStream = this.seedStream.clone();
+    twin.rng = this.rng.clone();
+    twin.episodeSeed = this.episodeSeed;
+    twin.episodeOptions = this.episodeOptions === undefined ? undefined : structuredClone(this.episodeOptions);
+    twin.actionLog = this.actionLog.slice();
+    twin.started = this.started;
+    twin.finished = this.finished;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

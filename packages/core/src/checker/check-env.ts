@@ -68,9 +68,16 @@ function preview(value: unknown): string {
 }
 
 /** Collects a scripted action sequence by letting an agent play one episode from `seed`. */
-async function scriptActions(make: Factory, agent: Agent<unknown, Action>, seed: number, maxSteps: number): Promise<Action[]> {
+async function scriptActions(
+  make: Factory,
+  agentFor: (env: Env<unknown, Action>, agentSeed: number) => Agent<unknown, Action>,
+  seed: number,
+  maxSteps: number,
+): Promise<Action[]> {
   const env = await make();
   try {
+    // The agent is built for the env it plays in: privileged experts read the unwrapped env's task.
+    const agent = agentFor(env, seed);
     const reset = await env.reset({ seed });
     await agent.start({ seed, spec: env.spec, observation: reset.observation, info: reset.info });
     const actions: Action[] = [];
@@ -215,12 +222,7 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
 
   let actions: Action[] = [];
   await attempt('scripted sequence', async () => {
-    const player = await make();
-    try {
-      actions = await scriptActions(make, agentFor(player, seed), seed, maxSteps);
-    } finally {
-      await player.close();
-    }
+    actions = await scriptActions(make, agentFor, seed, maxSteps);
     return actions.length === 0 ? 'the agent produced no action' : undefined;
   });
 

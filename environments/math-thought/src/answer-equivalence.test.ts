@@ -1,0 +1,79 @@
+import { exact } from './exact-number';
+import { isEquivalent, parseAnswer } from './answer-equivalence';
+import type { AnswerKind } from './problem';
+
+function judge(written: string, gold: string, kind: AnswerKind = 'number'): boolean | 'malformed' {
+  const parsed = parseAnswer(written);
+  return parsed.ok ? isEquivalent(parsed.answer, exact(gold), kind) : 'malformed';
+}
+
+describe('answer equivalence', () => {
+  it.each<[string, string, AnswerKind, boolean | 'malformed']>([
+    // exact values in any notation
+    ['42', '42', 'number', true],
+    ['42.', '42', 'number', true],
+    ['42.0', '42', 'number', true],
+    ['1,234', '1234', 'number', true],
+    ['$1,234.50', '2469/2', 'number', true],
+    ['-3', '-3', 'number', true],
+    ['−3', '-3', 'number', true],
+    ['0.5', '1/2', 'number', true],
+    ['.5', '1/2', 'number', true],
+    ['1/2', '1/2', 'number', true],
+    ['2/4', '1/2', 'number', true],
+    ['1 1/2', '3/2', 'number', true],
+    ['50%', '1/2', 'number', true],
+    ['x = 5', '5', 'number', true],
+    ['12 apples', '12', 'number', true],
+    ['\\boxed{17/12}', '17/12', 'number', true],
+    ['**8**', '8', 'number', true],
+    // wrong values
+    ['43', '42', 'number', false],
+    ['50', '1/2', 'number', false],
+    ['50%', '50', 'number', false],
+    ['0.125', '1/8', 'number', true],
+    ['0.13', '1/8', 'number', false], // a finite decimal must be written exactly
+    // rounded decimals stand for values with no finite decimal expansion (two or more places)
+    ['0.33', '1/3', 'number', true],
+    ['0.333', '1/3', 'number', true],
+    ['0.67', '2/3', 'number', true],
+    ['0.66', '2/3', 'number', true], // truncated
+    ['0.3', '1/3', 'number', false], // one place is too coarse
+    ['0.34', '1/3', 'number', false],
+    ['-0.33', '-1/3', 'number', true],
+    // where the problem asks a percentage: 50, 50%, 0.5 and 1/2 all mean 50 %
+    ['50%', '50', 'percent', true],
+    ['50', '50', 'percent', true],
+    ['50 percent', '50', 'percent', true],
+    ['0.5', '50', 'percent', true],
+    ['1/2', '50', 'percent', true],
+    ['0.5%', '50', 'percent', false],
+    ['12.5%', '25/2', 'percent', true],
+    ['0.125', '25/2', 'percent', true],
+    ['33.33%', '100/3', 'percent', true],
+    ['0.3333', '100/3', 'percent', true],
+    ['40', '50', 'percent', false],
+    // malformed
+    ['', '1', 'number', 'malformed'],
+    ['forty-two', '42', 'number', 'malformed'],
+    ['3 or 4', '3', 'number', 'malformed'],
+    ['2 + 2', '4', 'number', 'malformed'],
+    ['1,5', '3/2', 'number', 'malformed'],
+    ['1/0', '1', 'number', 'malformed'],
+    ['about 12', '12', 'number', 'malformed'],
+    ['9'.repeat(200), '1', 'number', 'malformed'],
+  ])('%j against %s (%s) → %s', (written, gold, kind, expected) => {
+    expect(judge(written, gold, kind)).toBe(expected);
+  });
+
+  it('reads very large integers exactly', () => {
+    expect(judge('123456789012345678901234567890', '123456789012345678901234567890')).toBe(true);
+    expect(judge('123456789012345678901234567891', '123456789012345678901234567890')).toBe(false);
+  });
+
+  it('explains a malformed answer', () => {
+    const parsed = parseAnswer('forty-two');
+    expect(parsed).toMatchObject({ ok: false });
+    expect(parsed.ok ? '' : parsed.feedback).toMatch(/Could not read "forty-two" as one number/);
+  });
+});

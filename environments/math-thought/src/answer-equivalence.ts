@@ -1,0 +1,110 @@
+import Fraction from 'fraction.js';
+import type { AnswerKind } from './problem';
+import type { Exact } from './exact-number';
+
+/** The final-answer marker: a line of a factor that starts with `Answer:` (any case). */
+export const ANSWER_LINE = /^[ \t]*answer[ \t]*:(.*)$/im;
+
+/** A parsed final answer. */
+export interface ParsedAnswer {
+  readonly value: Exact;
+  /** Written with a `%` sign. */
+  readonly percentSign: boolean;
+  /** Digits after the decimal point when written as a decimal, else undefined. */
+  readonly decimalPlaces: number | undefined;
+}
+
+export type AnswerParse =
+  { readonly ok: true; readonly answer: ParsedAnswer } | { readonly ok: false; readonly feedback: string };
+
+const MAX_ANSWER_CHARS = 100;
+// One number: a mixed number (1 1/2), a fraction (3/4), or an integer/decimal with optional thousands
+// separators (1,234.5, .5). Thousands groups must be exactly three digits, so "1,5" is not a number.
+const NUMBER = String.raw`(\d+\s+\d+\s*/\s*\d+|\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)`;
+const ANSWER_VALUE = new RegExp(
+  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}\s*(%|percent\b)?\s*(?:[a-z][a-z\s'.-]*)?$`,
+  'i',
+);
+
+/**
+ * Reads the text after `Answer:`. Accepted: `42`, `-3`, `1,234`, `0.5`, `.5`, `3/4`, `1 1/2`, `50%`,
+ * `50 percent`, `$12.50`, with an optional `x =` in front, optional unit words after (`12 apples`),
+ * `\boxed{…}`, `**…**` and a final period. Anything else (words, two numbers, an expression) is malformed.
+ */
+export function parseAnswer(raw: string): AnswerParse {
+  let text = raw.trim();
+  if (text.length === 0) return { ok: false, feedback: 'The answer is empty: write a number after "Answer:".' };
+  if (text.length > MAX_ANSWER_CHARS)
+    return { ok: false, feedback: `The answer is longer than ${MAX_ANSWER_CHARS} characters: write one number.` };
+  text = text
+    .replace(/^\*\*(.*)\*\*$/, '$1')
+    .replace(/^\\boxed\{(.*)\}$/, '$1')
+    .replace(/^\$(.*)\$$/, '$1')
+    .replace(/[\u2212\u2013]/g, '-')
+    .replace(/\.$/, '')
+    .trim();
+  const match = ANSWER_VALUE.exec(text);
+  if (!match)
+    return {
+      ok: false,
+      feedback: `Could not read "${raw.trim()}" as one number; write e.g. "Answer: 42", "Answer: 3/4" or "Answer: 12.5%".`,
+    };
+  const negative = match[1] === '-' || match[2] === '-';
+  const number = (match[3] as string).replace(/,/g, '');
+  let value: Exact;
+  let decimalPlaces: number | undefined;
+  const mixed = /^(\d+)\s+(\d+)\s*\/\s*(\d+)$/.exec(number);
+  const fraction = /^(\d+)\s*\/\s*(\d+)$/.exec(number);
+  if (mixed || fraction) {
+    const [whole, numerator, denominator] = mixed
+      ? [mixed[1], mixed[2], mixed[3]]
+      : ['0', fraction?.[1], fraction?.[2]];
+    if (BigInt(denominator as string) === 0n) return { ok: false, feedback: `"${raw.trim()}" has a zero denominator.` };
+    value = new Fraction(BigInt(numerator as string), BigInt(denominator as string)).add(BigInt(whole as string));
+  } else {
+    const [integer, decimals = ''] = number.split('.');
+    decimalPlaces = number.includes('.') ? decimals.length : undefined;
+    value = new Fraction(BigInt(`${integer || '0'}${decimals}`), 10n ** BigInt(decimals.length));
+  }
+  return {
+    ok: true,
+    answer: { value: negative ? value.neg() : value, percentSign: match[4] !== undefined, decimalPlaces },
+  };
+}
+
+/** True when `candidate`, written with `places` decimals, is `gold` rounded (half away from zero) or truncated. */
+function matchesDecimal(candidate: Exact, gold: Exact, places: number | undefined): boolean {
+  if (candidate.equals(gold)) return true;
+  // A rounded decimal stands for a value with no finite decimal expansion (2/3 as 0.67 or 0.666), never
+  // for one that has one (0.125 must be written exactly), and only with at least two decimals.
+  if (places === undefined || places < 2 || isTerminatingValue(gold)) return false;
+  const truncated = gold.s < 0n ? gold.ceil(places) : gold.floor(places);
+  return candidate.equals(gold.round(places)) || candidate.equals(truncated);
+}
+
+function isTerminatingValue(value: Exact): boolean {
+  let d = value.d;
+  while (d % 2n === 0n) d /= 2n;
+  while (d % 5n === 0n) d /= 5n;
+  return d === 1n;
+}
+
+/**
+ * Numeric equivalence of a parsed answer with the exact gold answer (see README, "Rewards"):
+ * - `number` problems: values are compared exactly, so `0.5`, `1/2` and `50%` (read as 50/100) all equal 1/2;
+ * - `percent` problems (the gold is in percent): `25%` and `25` mean 25 %, and a bare `0.25` or `1/4` is
+ *   also read as the ratio 25 %;
+ * - a decimal with two or more places also matches a gold answer with no finite decimal expansion when it
+ *   is that answer rounded or truncated to those places (`0.33` or `0.333` for 1/3).
+ */
+export function isEquivalent(answer: ParsedAnswer, gold: Exact, kind: AnswerKind): boolean {
+  const places = answer.decimalPlaces;
+  if (kind === 'number') {
+    const value = answer.percentSign ? answer.value.div(100) : answer.value;
+    return matchesDecimal(value, gold, answer.percentSign && places !== undefined ? places + 2 : places);
+  }
+  if (matchesDecimal(answer.value, gold, places)) return true;
+  return (
+    !answer.percentSign && matchesDecimal(answer.value.mul(100), gold, places === undefined ? undefined : places - 2)
+  );
+}

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runEpisode } from '@turngym/core';
+import { loadGsm8kFile, parseGsm8k, SAMPLE_TASKS_PATH } from './gsm8k-loader';
+import { MathThoughtEnv } from './math-thought-env';
+import { MathThoughtExpert } from './math-thought-expert';
+import { TaskFileError } from './task-file-error';
+
+const good = JSON.stringify({
+  question: 'Ann has 3 bags of 4 apples. How many apples?',
+  answer: 'She has 3 * 4 = <<3*4=12>>12 apples.\n#### 12',
+});
+
+describe('GSM8K loader', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'math-thought-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('reads the sample file: questions, exact answers, steps without calculator annotations', () => {
+    const problems = loadGsm8kFile(SAMPLE_TASKS_PATH);
+    expect(problems).toHaveLength(18);
+    expect(problems[0]).toMatchObject({
+      id: 'gsm8k-sample.jsonl#1',
+      kind: 'gsm8k',
+      answer: '249',
+      answerKind: 'number',
+      steps: [
+        { label: 'l1', text: 'The bakery sells 45 + 38 = 83 muffins.', value: '83' },
+        { label: 'l2', text: 'It makes 83 * 3 = 249 dollars.', value: '249' },
+      ],
+    });
+    expect(problems.find((problem) => problem.answer === '5/4')).toMatchObject({ answerText: '1.25' });
+    expect(problems.find((problem) => problem.answer === '-2')).toBeDefined();
+    expect(problems.filter((problem) => problem.answerKind === 'percent')).toHaveLength(2);
+  });
+
+  it('the expert solves every sample problem in both variants', async () => {
+    for (const calculator of [false, true]) {
+      const env = new MathThoughtEnv({ source: 'sample', split: 'all', calculator });
+      expect(env.taskCount).toBe(18);
+      const expert = new MathThoughtExpert(env);
+      for (let taskId = 0; taskId < env.taskCount; taskId++) {
+        await env.reset({ seed: 0, options: { taskId } });
+        await expert.start({ seed: 0, spec: env.spec, observation: env.task(taskId).question, info: { taskId } });
+        let result;
+        do result = await env.step(await expert.act());
+        while (!result.terminated && !result.truncated);
+        expect(result).toMatchObject({ reward: 1, info: { success: true } });
+      }
+    }
+  });
+
+  it('splits a file into train and test by content', () => {
+    const train = new MathThoughtEnv({ source: 'sample', split: 'train' });
+    const test = new MathThoughtEnv({ source: 'sample', split: 'test' });
+    expect(train.taskCount + test.taskCount).toBe(18);
+    expect(test.taskCount).toBeGreaterThan(0);
+  });
+
+  it('loads a user file given by path, with an optional id', async () => {
+    const path = file(
+      'mine.jsonl',
+      `${good}\n\n${JSON.stringify({ id: 'q-7', question: 'What is 10 - 4?', answer: '#### 6' })}\n`,
+    );
+    const env = new MathThoughtEnv({ source: path, split: 'all' });
+    expect(env.taskCount).toBe(2);
+    expect(env.task(1)).toMatchObject({ id: 'q-7', answer: '6', steps: [] });
+    const outcome = await runEpisode(env, new MathThoughtExpert(env), 3);
+    expect(outcome.success).toBe(true);
+  });
+
+  it.each([
+    ['not JSON', `${good}\n{"question": "Q", "answer": "#### 1"\n`, /bad\.jsonl line 2: not valid JSON/],
+    ['not an object', `[1, 2]\n`, /line 1: expected a JSON object/],
+    ['no question', `${good}\n${good}\n{"answer": "#### 3"}\n`, /line 3: "question" must be a non-empty string/],
+    ['no ####', `{"question": "Q?", "answer": "It is 4."}\n`, /line 1: "answer" must end with a line "#### <number>"/],
+    [
+      'answer not a number',
+      `{"question": "Q?", "answer": "#### four"}\n`,
+      /line 1: the final answer "four" is not a number/,
+    ],
+    ['empty', `\n\n`, /bad\.jsonl: the file holds no problems/],
+  ])('rejects a malformed file (%s) with an error naming the line', (_name, text, message) => {
+    const path = file('bad.jsonl', text);
+    expect(() => parseGsm8k(text, path)).toThrow(message);
+    expect(() => new MathThoughtEnv({ source: path })).toThrow(TaskFileError);
+  });
+
+  it('reports a missing file clearly', () => {
+    expect(() => new MathThoughtEnv({ source: join(dir, 'missing.jsonl') })).toThrow(
+      /missing\.jsonl: cannot read the file \(ENOENT\)/,
+    );
+  });
+});

@@ -1,0 +1,111 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseAnswer } from './answer-equivalence';
+import { exactKey, showExact } from './exact-number';
+import type { Problem, SolutionStep } from './problem';
+import { TaskFileError } from './task-file-error';
+
+/** The GSM8K-format sample written for this package (shipped under data/). */
+export const SAMPLE_TASKS_PATH = join(__dirname, '..', 'data', 'gsm8k-sample.jsonl');
+
+const FINAL = /(?:^|\n)[ \t]*####[ \t]*([^\n]*?)[ \t]*$/;
+const ANNOTATION = /<<([^<>]*)>>/g;
+const LAST_NUMBER = /(-?\d+(?:,\d{3})*(?:\.\d+)?)(?!.*\d)/;
+const PERCENT_QUESTION = /\b(?:what|which|how many) (?:percent|percentage)\b|\bby what percent/i;
+
+/** The value a solution line establishes: its last `<<expr=result>>` annotation, else its last number. */
+function lineValue(line: string): string | undefined {
+  let result: string | undefined;
+  ANNOTATION.lastIndex = 0;
+  for (let match = ANNOTATION.exec(line); match !== null; match = ANNOTATION.exec(line)) {
+    const equals = (match[1] as string).lastIndexOf('=');
+    if (equals >= 0) result = (match[1] as string).slice(equals + 1);
+  }
+  const text = result ?? LAST_NUMBER.exec(line.replace(ANNOTATION, ''))?.[1];
+  if (text === undefined) return undefined;
+  const parsed = parseAnswer(text);
+  return parsed.ok ? exactKey(parsed.answer.value) : undefined;
+}
+
+/**
+ * Parses GSM8K-format JSONL: one JSON object a line with `question` and `answer` strings, the answer's
+ * last line `#### <number>`; an optional `id`. Solution lines become reference steps (calculator
+ * annotations `<<48/2=24>>` removed). Blank lines are skipped; any malformed line throws a
+ * `TaskFileError` naming it.
+ */
+export function parseGsm8k(text: string, file: string): Problem[] {
+  const problems: Problem[] = [];
+  const name = basename(file);
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const line = (lines[index] as string).trim();
+    const lineNumber = index + 1;
+    if (line.length === 0) continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (error) {
+      throw new TaskFileError(file, lineNumber, `not valid JSON (${(error as Error).message})`, error);
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      throw new TaskFileError(file, lineNumber, 'expected a JSON object with "question" and "answer"');
+    }
+    const { question, answer, id } = record as Record<string, unknown>;
+    if (typeof question !== 'string' || question.trim().length === 0) {
+      throw new TaskFileError(file, lineNumber, '"question" must be a non-empty string');
+    }
+    if (typeof answer !== 'string') throw new TaskFileError(file, lineNumber, '"answer" must be a string');
+    const final = FINAL.exec(answer.trimEnd());
+    if (!final) throw new TaskFileError(file, lineNumber, '"answer" must end with a line "#### <number>"');
+    const gold = parseAnswer(final[1] as string);
+    if (!gold.ok || gold.answer.percentSign) {
+      throw new TaskFileError(file, lineNumber, `the final answer "${final[1]}" is not a number`);
+    }
+    const reasoning = answer
+      .slice(0, final.index)
+      .split('\n')
+      .map((step) => step.trim())
+      .filter((step) => step.length > 0);
+    const steps: SolutionStep[] = reasoning.map((step, i) => {
+      const value = lineValue(step);
+      return { label: `l${i + 1}`, text: step.replace(ANNOTATION, ''), ...(value === undefined ? {} : { value }) };
+    });
+    const answerKind = PERCENT_QUESTION.test(question) ? 'percent' : 'number';
+    problems.push({
+      id: typeof id === 'string' || typeof id === 'number' ? String(id) : `${name}#${lineNumber}`,
+      kind: 'gsm8k',
+      difficulty: 0,
+      question: question.trim(),
+      answer: exactKey(gold.answer.value),
+      answerKind,
+      answerText: showExact(gold.answer.value),
+      steps,
+    });
+  }
+  if (problems.length === 0) throw new TaskFileError(file, undefined, 'the file holds no problems');
+  return problems;
+}
+
+const cache = new Map<string, { readonly stamp: string; readonly problems: readonly Problem[] }>();
+
+/** Reads and parses a GSM8K-format file; parsed files are cached by path, size and modification time. */
+export function loadGsm8kFile(path: string): readonly Problem[] {
+  const absolute = resolve(path);
+  let stamp: string;
+  try {
+    const stats = statSync(absolute);
+    stamp = `${stats.size}:${stats.mtimeMs}`;
+  } catch (error) {
+    throw new TaskFileError(
+      path,
+      undefined,
+      `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      error,
+    );
+  }
+  const cached = cache.get(absolute);
+  if (cached && cached.stamp === stamp) return cached.problems;
+  const problems = parseGsm8k(readFileSync(absolute, 'utf8'), path);
+  cache.set(absolute, { stamp, problems });
+  return problems;
+}

@@ -1,0 +1,52 @@
+import { readFactor, topOperator } from './thought-factor';
+
+describe('thought factors', () => {
+  it.each([
+    ['4 * 3', 'mul'],
+    ['(12 + 7) * 3', 'mul'],
+    ['12 + 7 * 3', 'add'],
+    ['-3 + 4', 'add'],
+    ['(-22) + 2720', 'add'],
+    ['24 / (2 + 4)', 'div'],
+    ['((3 - 1))', 'sub'],
+    ['2^10', 'pow'],
+    ['sqrt(16)', 'fn'],
+    ['42', 'num'],
+    ['-5', 'num'],
+    ['x', undefined],
+  ])('topOperator(%j) is %s', (expression, operator) => {
+    expect(topOperator(expression)).toBe(operator);
+  });
+
+  it.each([
+    ['Cost of the pens: 4 × 3 = 12.', 'CLAIM(mul)'],
+    ['Subtract 19 from both sides: 2x = 35 - 19 = 16.', 'CLAIM(sub)'],
+    ['Divide both sides of 4x = 40 by 4: x = 40 ÷ 4 = 10.', 'CLAIM(div)'],
+    ['2/5 + 1/3 = 6/15 + 5/15 = 11/15.', 'CLAIM(add)'],
+    ['So the total is = 12', 'CLAIM'],
+    ['The cows matter more than the hens.', 'NOTE'],
+    ['  answer :  12 ', 'ANSWER'],
+    ['The total is 12.\nAnswer: 12', 'ANSWER'],
+    ['\n\n\nFirst, 1 + 1 = 2.\n\nAnswer: 2', 'CLAIM(add)'],
+    [' \t ', 'EMPTY'],
+  ])('%j reads as %s', (action, fingerprint) => {
+    expect(readFactor(action, 2000, false).fingerprint).toBe(fingerprint);
+  });
+
+  it('reads <calc> tags only with the calculator, and at most four per factor', () => {
+    expect(readFactor('Cost: <calc>4 * 3</calc>', 2000, true)).toMatchObject({
+      kind: 'CALC',
+      calcExpressions: ['4 * 3'],
+      fingerprint: 'CALC(mul)',
+    });
+    expect(readFactor('<calc>1+1</calc><calc>2*2</calc>', 2000, true).fingerprint).toBe('CALC(multi)');
+    const many = readFactor('<calc>1</calc>'.repeat(6), 2000, true);
+    expect(many.calcExpressions).toHaveLength(4);
+    expect(many.notes.join(' ')).toMatch(/Only the first 4 <calc> expressions/);
+    expect(readFactor('Cost: <calc>4 * 3</calc>', 2000, false)).toMatchObject({ kind: 'NOTE', calcExpressions: [] });
+  });
+
+  it('the answer text is the rest of the Answer: line', () => {
+    expect(readFactor('Thus:\nAnswer: 3/4 cups\nDone.', 2000, false).answerText).toBe(' 3/4 cups');
+  });
+});
