@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { mathThoughtThroughput } from './math-thought-throughput';
+import { serverThroughput } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wrapperOverhead } from './wrapper-overhead';
 
@@ -45,6 +46,25 @@ const sections: Section[] = [
         '|---|---:|---:|',
         `| trivial env, same loop, ${Math.round(stepsPerEpisode)}-step episodes (baseline) | ${fmt(baseline)} | 100% |`,
         `| math-thought-v1 + scripted expert (${stepsPerEpisode.toFixed(1)} steps/episode) | ${fmt(math.stepsPerSecond)} | ${((100 * math.stepsPerSecond) / baseline).toFixed(0)}% |`,
+      ];
+    },
+  },
+  {
+    name: 'server',
+    title:
+      'Env server over loopback vs in-process, math-thought-v1 + scripted expert (goal at 64 sessions: ≥ 5k steps/s, p99 < 5 ms)',
+    async run(durationMs) {
+      const rows = await serverThroughput({ durationMs: durationMs / 2, sessions: [1, 64] });
+      const inProcess = new Map(
+        rows.filter((row) => row.mode === 'in-process').map((row) => [row.sessions, row.stepsPerSecond]),
+      );
+      return [
+        '| mode | sessions | steps/s | vs in-process | p50 ms | p99 ms |',
+        '|---|---:|---:|---:|---:|---:|',
+        ...rows.map(
+          (row) =>
+            `| ${row.mode} | ${row.sessions} | ${fmt(row.stepsPerSecond)} | ${((100 * row.stepsPerSecond) / (inProcess.get(row.sessions) ?? row.stepsPerSecond)).toFixed(0)}% | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} |`,
+        ),
       ];
     },
   },

@@ -1,5 +1,5 @@
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
-import { xoroshiro128plus, xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
+import { xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
 
 /**
  * The only source of randomness in TurnGym (`Math.random()` is banned outside tests): xoroshiro128+ from
@@ -10,7 +10,19 @@ export class SeededRng {
 
   constructor(seed: number) {
     if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`);
-    this.generator = xoroshiro128plus(Math.trunc(seed) | 0);
+    // xoroshiro128+ seeded directly with a small integer starts from a nearly all-zero state, so seeds 0, 1,
+    // 2 … would share their first draws. splitmix32 spreads the seed over all 128 bits of state first.
+    let mixer = Math.trunc(seed) | 0;
+    const next = (): number => {
+      mixer = (mixer + 0x9e3779b9) | 0;
+      let z = mixer;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) | 0;
+    };
+    const state: number[] = [next(), next(), next(), next()];
+    if (!state.some((word) => word !== 0)) state[0] = 1; // the one state xoroshiro cannot leave
+    this.generator = xoroshiro128plusFromState(state);
   }
 
   static fromState(state: readonly number[]): SeededRng {

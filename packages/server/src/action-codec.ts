@@ -1,0 +1,137 @@
+import { InvalidActionTypeError } from '@turngym/core';
+import type { Action, EnvSpec, Space, ToolCall } from '@turngym/spec';
+import type { WireAction } from './protocol';
+import { requestValidator, type RequestValidator } from './request-validation';
+import { InvalidRequestError } from './server-errors';
+
+const metadata = { type: 'object', description: "OpenEnv's Action.metadata; accepted and ignored." };
+
+const TEXT_FORM = {
+  type: 'object',
+  title: 'TextAction',
+  description: 'The raw text the model wrote; the env parses it (a malformed text is an ordinary step with feedback).',
+  additionalProperties: false,
+  required: ['text'],
+  properties: { text: { type: 'string' }, metadata },
+};
+
+const TOOL_FORM = {
+  type: 'object',
+  title: 'ToolCallAction',
+  description: 'A structured tool call (function calling); the env validates the arguments against the tool schema.',
+  additionalProperties: false,
+  required: ['tool', 'arguments'],
+  properties: {
+    tool: { type: 'string', minLength: 1 },
+    arguments: { type: 'object' },
+    id: { type: 'string' },
+    metadata,
+  },
+};
+
+const INDEX_FORM = {
+  type: 'object',
+  title: 'IndexAction',
+  description: "An option's index (discrete spaces); illegal indices are ordinary steps with feedback.",
+  additionalProperties: false,
+  required: ['index'],
+  properties: { index: { type: 'integer' }, metadata },
+};
+
+type Form = 'text' | 'tool' | 'index';
+const FORMS: Record<Form, object> = { text: TEXT_FORM, tool: TOOL_FORM, index: INDEX_FORM };
+const validators: Record<Form, RequestValidator<WireAction>> = {
+  text: requestValidator<WireAction>(TEXT_FORM, 'Invalid action'),
+  tool: requestValidator<WireAction>(TOOL_FORM, 'Invalid action'),
+  index: requestValidator<WireAction>(INDEX_FORM, 'Invalid action'),
+};
+
+/** Which wire forms an action space accepts. */
+function formsOf(space: Space): Form[] {
+  switch (space.type) {
+    case 'text':
+      return ['text'];
+    case 'tools':
+      return ['text', 'tool'];
+    case 'discrete':
+      return ['index', 'text'];
+  }
+}
+
+function expected(forms: readonly Form[]): string {
+  return forms.map((form) => `{"${form}": …}`).join(' or ');
+}
+
+/** The `action` schema `/schema` publishes for an env: its space's forms, tool names and examples in the text. */
+export function actionSchema(spec: EnvSpec): Record<string, unknown> {
+  const space = spec.actionSpace;
+  const hints: string[] = [`Action of ${spec.id} (${space.type} space).`];
+  if (space.type === 'tools')
+    hints.push(
+      `Tools: ${space.tools.map((tool) => tool.name).join(', ')} (schemas in /metadata and the session spec).`,
+    );
+  if (space.type === 'discrete') hints.push(`Options: ${space.labels.map((label, i) => `${i}=${label}`).join(', ')}.`);
+  if (space.type !== 'discrete' && space.examples?.length) hints.push(`Text examples: ${space.examples.join(' | ')}.`);
+  return { title: 'TurnGymAction', description: hints.join(' '), oneOf: formsOf(space).map((form) => FORMS[form]) };
+}
+
+/** TurnGym action → wire action. */
+export function encodeAction(action: Action): WireAction {
+  if (typeof action === 'string') return { text: action };
+  if (typeof action === 'number') return { index: action };
+  if (typeof action === 'object' && action !== null && typeof (action as ToolCall).name === 'string') {
+    const call = action as ToolCall;
+    return { tool: call.name, arguments: call.arguments ?? {}, ...(call.id === undefined ? {} : { id: call.id }) };
+  }
+  // Not an Action at all: the same typed error an in-process env raises, before anything is sent.
+  throw new InvalidActionTypeError(
+    'remote env',
+    'a string, a tool call { name, arguments } or an option index',
+    action,
+  );
+}
+
+function formOf(data: Record<string, unknown>): Form | undefined {
+  if ('text' in data) return 'text';
+  if ('tool' in data) return 'tool';
+  if ('index' in data) return 'index';
+  return undefined;
+}
+
+/**
+ * Wire action → TurnGym action, validated with ajv. A malformed object is a VALIDATION_ERROR
+ * (`InvalidRequestError`); a well-formed form the env's space does not take is `InvalidActionTypeError`,
+ * as in-process.
+ */
+export function decodeAction(data: unknown, spec: EnvSpec, loc: readonly (string | number)[] = ['data']): Action {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    const shown = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
+    throw new InvalidRequestError(
+      `Invalid action: expected an object ${expected(formsOf(spec.actionSpace))}, got ${shown}`,
+      [{ type: 'type', loc: [...loc], msg: `${loc.join('.')} must be object` }],
+    );
+  }
+  const record = data as Record<string, unknown>;
+  const form = formOf(record);
+  const allowed = formsOf(spec.actionSpace);
+  if (!form) {
+    throw new InvalidRequestError(`Invalid action: expected ${expected(allowed)}`, [
+      {
+        type: 'required',
+        loc: [...loc],
+        msg: `${loc.join('.')} needs one of the keys ${allowed.map((f) => `"${f}"`).join(', ')}`,
+      },
+    ]);
+  }
+  const wire = validators[form](record, loc);
+  if (!allowed.includes(form)) {
+    throw new InvalidActionTypeError(
+      spec.id,
+      expected(allowed),
+      form === 'index' ? (wire as { index: number }).index : wire,
+    );
+  }
+  if ('text' in wire) return wire.text;
+  if ('index' in wire) return wire.index;
+  return { name: wire.tool, arguments: wire.arguments, ...(wire.id === undefined ? {} : { id: wire.id }) };
+}

@@ -1,0 +1,175 @@
+import type { EnvSpec, ToolSpec } from '@turngym/spec';
+import { actionSchema } from './action-codec';
+
+/** `GET /metadata`: OpenEnv's EnvironmentMetadata (its model forbids other keys, so there are none). */
+export function metadataOf(spec: EnvSpec): Record<string, unknown> {
+  return {
+    name: spec.id,
+    description: spec.summary,
+    readme_content: readmeOf(spec),
+    ...(spec.packageVersion ? { version: spec.packageVersion } : {}),
+  };
+}
+
+/** The env's Gymnasium-style doc sections as Markdown, plus its tools and the wire forms of an action. */
+export function readmeOf(spec: EnvSpec): string {
+  const lines = [`# ${spec.id}`, '', spec.summary, ''];
+  const docs = spec.docs;
+  if (docs) {
+    const sections: Array<[string, string]> = [
+      ['Description', docs.description],
+      ['Action Space', docs.actionSpace],
+      ['Observation Space', docs.observationSpace],
+      ['Rewards', docs.rewards],
+      ['Starting State', docs.startingState],
+      ['Episode End', docs.episodeEnd],
+      ['Arguments', docs.arguments],
+      ['Version History', docs.versionHistory],
+    ];
+    for (const [title, text] of sections) lines.push(`## ${title}`, '', text, '');
+  }
+  const tools = spec.tools ?? (spec.actionSpace.type === 'tools' ? spec.actionSpace.tools : []);
+  if (tools.length > 0) {
+    lines.push('## Tools', '');
+    for (const tool of tools)
+      lines.push(`- \`${tool.name}\` ${tool.description} Arguments: \`${JSON.stringify(tool.parameters)}\``);
+    lines.push('');
+  }
+  lines.push(
+    '## Actions on the wire',
+    '',
+    'Send `{"text": "..."}` (the raw text), `{"tool": NAME, "arguments": {...}}` (tool spaces) or `{"index": n}` (discrete spaces).',
+    '',
+  );
+  return lines.join('\n');
+}
+
+export const OBSERVATION_SCHEMA = {
+  title: 'TurnGymObservation',
+  description:
+    'Text envs send {"text": ...}, others {"value": <JSON>}. The step info is the top-level "metadata" of the observation reply.',
+  oneOf: [
+    { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' } } },
+    { type: 'object', additionalProperties: false, required: ['value'], properties: { value: {} } },
+  ],
+};
+
+export const STATE_SCHEMA = {
+  title: 'TurnGymState',
+  type: 'object',
+  properties: {
+    episode_id: { type: ['string', 'null'] },
+    step_count: { type: 'integer', minimum: 0 },
+    env_id: { type: 'string' },
+    session_id: { type: 'string' },
+    seed: { type: ['integer', 'null'] },
+    done: { type: 'boolean' },
+  },
+  required: ['episode_id', 'step_count'],
+};
+
+/** `GET /schema`: OpenEnv's SchemaResponse. */
+export function schemaOf(spec: EnvSpec): Record<string, unknown> {
+  return { action: actionSchema(spec), observation: OBSERVATION_SCHEMA, state: STATE_SCHEMA };
+}
+
+/** MCP tools of an env: its own tools, or one `act` tool taking the raw text (or index). */
+export function mcpToolsOf(
+  spec: EnvSpec,
+): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> {
+  const space = spec.actionSpace;
+  if (space.type === 'tools')
+    return space.tools.map((tool: ToolSpec) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters,
+    }));
+  const property =
+    space.type === 'discrete'
+      ? { index: { type: 'integer', minimum: 0, maximum: space.n - 1 } }
+      : { text: { type: 'string' } };
+  return [
+    {
+      name: 'act',
+      description: `Take one turn in ${spec.id}: ${spec.summary}`,
+      inputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: Object.keys(property),
+        properties: property,
+      },
+    },
+  ];
+}
+
+/** `GET /openapi.json`: enough of an OpenAPI 3.1 document for `openenv validate` and API browsers. */
+export function openApiOf(spec: EnvSpec, serverVersion: string): Record<string, unknown> {
+  const json = (schema: object): Record<string, unknown> => ({ content: { 'application/json': { schema } } });
+  const observationReply = {
+    type: 'object',
+    required: ['observation', 'reward', 'done'],
+    properties: {
+      observation: OBSERVATION_SCHEMA,
+      reward: { type: ['number', 'null'] },
+      done: { type: 'boolean' },
+      metadata: { type: 'object' },
+      terminated: { type: 'boolean' },
+      truncated: { type: 'boolean' },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: `TurnGym env server: ${spec.id}`, version: serverVersion, description: spec.summary },
+    paths: {
+      '/health': { get: { summary: 'Health check', responses: { '200': { description: 'healthy' } } } },
+      '/metadata': {
+        get: { summary: 'Environment metadata', responses: { '200': { description: 'EnvironmentMetadata' } } },
+      },
+      '/schema': {
+        get: {
+          summary: 'Action, observation and state schemas',
+          responses: { '200': { description: 'SchemaResponse' } },
+        },
+      },
+      '/reset': {
+        post: {
+          summary: 'Reset a fresh env (stateless)',
+          requestBody: json({
+            type: 'object',
+            properties: { seed: { type: 'integer' }, episode_id: { type: 'string' } },
+          }),
+          responses: { '200': { description: 'observation', ...json(observationReply) } },
+        },
+      },
+      '/step': {
+        post: {
+          summary: 'Reset a fresh env and apply one action (stateless)',
+          requestBody: json({
+            type: 'object',
+            required: ['action'],
+            properties: { action: actionSchema(spec), seed: { type: 'integer' } },
+          }),
+          responses: {
+            '200': { description: 'observation', ...json(observationReply) },
+            '422': { description: 'invalid action' },
+          },
+        },
+      },
+      '/envs': {
+        get: { summary: 'Served env ids and specs (TurnGym)', responses: { '200': { description: 'envs' } } },
+      },
+      '/mcp': {
+        post: {
+          summary: 'MCP JSON-RPC 2.0: tools/list, tools/call (stateless)',
+          responses: { '200': { description: 'JSON-RPC response' } },
+        },
+      },
+      '/ws': {
+        get: {
+          summary: 'WebSocket session (reset, step, state, close; TurnGym: session, fork, fingerprint, anchor)',
+          responses: { '101': { description: 'upgrade' } },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,380 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
+import type { Action, Env, EnvSpec } from '@turngym/spec';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { toErrorData } from './error-mapping';
+import { handleHttp, sendJson, type HttpContext } from './http-routes';
+import { validateQuery } from './message-schemas';
+import { MuxConnection, type MuxHost } from './mux-connection';
+import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
+import { parseRoute } from './routes';
+import { CapacityReachedError, SessionNotFoundError, UnauthorizedError } from './server-errors';
+import type { ServeSettings } from './server-options';
+import { Session, type SessionHost } from './session';
+import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
+import { attachWebSocket } from './session-transports';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const SERVER_VERSION = (require('../package.json') as { version: string }).version;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Rejects an upgrade before the WebSocket handshake, with an HTTP status and a JSON body. */
+function refuseUpgrade(socket: Duplex, status: number, reason: string, body: unknown): void {
+  const text = JSON.stringify(body);
+  // Upgraded sockets are outside the HTTP server's bookkeeping: destroy it, or close() would wait on it.
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+/**
+ * The env server: OpenEnv's HTTP routes and `/ws` sessions on one port, for the envs of a registry.
+ * Capacity counts every live env (connected sessions, unclaimed forks, envs of stateless HTTP requests and
+ * envs being built), so `maxSessions` bounds memory whatever clients do.
+ */
+export class EnvServer implements SessionHost, HttpContext, MuxHost {
+  readonly serverVersion = SERVER_VERSION;
+  private readonly sessions = new Map<string, Session>();
+  private readonly specs = new Map<string, EnvSpec>();
+  private readonly aliases = new Map<string, string>();
+  /** Canonical id (the spec's) → the id it is registered under, for make(). */
+  private readonly registered = new Map<string, string>();
+  private readonly http: Server;
+  private readonly wss: WebSocketServer;
+  private readonly tokenDigest: Buffer | undefined;
+  /** Envs that exist outside `sessions`: being built, or serving a stateless HTTP request. */
+  private transient = 0;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly muxConnections = new Set<MuxConnection>();
+  private reaper: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  private boundPort = 0;
+
+  constructor(
+    private readonly settings: ServeSettings,
+    private readonly registry: Registry,
+    readonly logger?: Logger,
+  ) {
+    this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
+    this.http = createServer((request, response) => this.onRequest(request, response));
+    // The WS layer's own cap is generous: frames between the limit and it get a VALIDATION_ERROR reply.
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: settings.maxFrameBytes * 4,
+      perMessageDeflate: false,
+    });
+    this.http.on('upgrade', (request, socket, head) => this.onUpgrade(request, socket, head));
+    this.http.on('clientError', (_error, socket) => socket.destroy());
+  }
+
+  get maxFrameBytes(): number {
+    return this.settings.maxFrameBytes;
+  }
+
+  get shutdownGraceMs(): number {
+    return this.settings.shutdownGraceMs;
+  }
+
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get url(): string {
+    return `http://${displayHost(this.settings.host)}:${this.boundPort}`;
+  }
+
+  /** Live envs: sessions (connected or unclaimed forks) plus envs of in-flight HTTP requests. */
+  liveSessions(): number {
+    return this.sessions.size + this.transient;
+  }
+
+  /** Checks every id (building each env once for its spec), then listens. */
+  async start(): Promise<void> {
+    for (const id of this.settings.ids) {
+      const env = await this.registry.make(id);
+      try {
+        this.specs.set(env.spec.id, env.spec);
+        this.registered.set(env.spec.id, id);
+        this.aliases.set(id, env.spec.id);
+        this.aliases.set(env.spec.id, env.spec.id);
+      } finally {
+        await env.close();
+      }
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.settings.port, this.settings.host, () => {
+        this.http.off('error', reject);
+        resolve();
+      });
+    });
+    this.boundPort = (this.http.address() as AddressInfo).port;
+    const horizon = Math.min(
+      this.settings.idleTimeoutMs > 0 ? this.settings.idleTimeoutMs : Infinity,
+      this.settings.forkTtlMs,
+    );
+    this.reaper = setInterval(() => this.reap(), Math.max(10, Math.min(1000, Math.floor(horizon / 4))));
+    this.reaper.unref();
+  }
+
+  // ---- SessionHost / HttpContext ----
+
+  resolveEnvId(id: string): string {
+    const known = this.aliases.get(id);
+    if (known) return known;
+    // Another spelling of a served id (the registry normalises ids): find it by its registration.
+    let registration: unknown;
+    try {
+      registration = this.registry.get(id);
+    } catch {
+      registration = undefined;
+    }
+    for (const served of this.specs.keys()) {
+      if (registration !== undefined && this.registry.get(this.registered.get(served) as string) === registration) {
+        this.aliases.set(id, served);
+        return served;
+      }
+    }
+    throw new NameNotFoundError(id, [...this.specs.keys()]);
+  }
+
+  specOf(envId: string): EnvSpec {
+    return this.specs.get(this.resolveEnvId(envId)) as EnvSpec;
+  }
+
+  servedSpecs(): EnvSpec[] {
+    return [...this.specs.values()];
+  }
+
+  session(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  buildEnv(config: SessionConfig): Promise<Env<unknown, Action>> {
+    return this.registry.make(this.registered.get(this.resolveEnvId(config.envId)) as string, makeOptionsOf(config));
+  }
+
+  async withEnv<T>(config: SessionConfig, body: (env: Env<unknown, Action>) => Promise<T>): Promise<T> {
+    this.claimSlot();
+    try {
+      const env = await this.buildEnv(config);
+      try {
+        return await body(env);
+      } finally {
+        await env.close().catch((error: unknown) => this.logger?.warn(`env close() failed: ${String(error)}`));
+      }
+    } finally {
+      this.transient -= 1;
+    }
+  }
+
+  /** A fresh session for a new connection or channel (capacity checked), or an unclaimed fork to claim. */
+  async openSession(data: OpenData, defaultEnvId: string): Promise<Session> {
+    if (data.session !== undefined) {
+      const fork = this.sessions.get(data.session);
+      if (!fork || fork.attached || fork.isClosing) throw new SessionNotFoundError(data.session);
+      return fork;
+    }
+    const config = mergeConfig({ envId: defaultEnvId }, data);
+    const canonical: SessionConfig = { ...config, envId: this.resolveEnvId(config.envId) };
+    this.claimSlot();
+    let env: Env<unknown, Action>;
+    try {
+      env = await this.buildEnv(canonical);
+    } finally {
+      this.transient -= 1;
+    }
+    const session = new Session(this, randomUUID(), canonical, env);
+    this.sessions.set(session.id, session);
+    if (this.stopping) void session.close(CLOSE_CODES.goingAway, 'server shutting down');
+    return session;
+  }
+
+  async fork(parent: Session): Promise<ForkData> {
+    this.claimSlot();
+    let env: Env<unknown, Action>;
+    try {
+      env = await parent.currentEnv.fork();
+    } finally {
+      this.transient -= 1;
+    }
+    const child = new Session(this, randomUUID(), parent.currentConfig, env, { ...parent.state });
+    this.sessions.set(child.id, child);
+    if (this.stopping) void child.close();
+    return { session_id: child.id, expires_in_ms: this.settings.forkTtlMs };
+  }
+
+  sessionClosed(session: Session): void {
+    this.sessions.delete(session.id);
+  }
+
+  // ---- lifecycle ----
+
+  /**
+   * Graceful shutdown: refuses new work, tells every client (close code 1001), lets requests in flight
+   * finish (up to `shutdownGraceMs`), closes every env, then stops listening. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopping = (async () => {
+      if (this.reaper) clearInterval(this.reaper);
+      const listening = new Promise<void>((resolve) => this.http.close(() => resolve()));
+      // Connections being set up finish first (their envs then close with everything else).
+      await Promise.allSettled([...this.inflight]);
+      while (this.sessions.size > 0) {
+        await Promise.all(
+          [...this.sessions.values()].map((session) => session.close(CLOSE_CODES.goingAway, 'server shutting down')),
+        );
+      }
+      for (const mux of this.muxConnections) mux.shutdown(CLOSE_CODES.goingAway, 'server shutting down');
+      // Give clients a moment to answer the close handshake, then cut whatever is left.
+      const clients = [...this.wss.clients];
+      const handshakes = Promise.all(
+        clients.map(
+          (client) =>
+            new Promise((resolve) =>
+              client.readyState === client.CLOSED ? resolve(undefined) : client.once('close', resolve),
+            ),
+        ),
+      );
+      const cutoff = new Promise((resolve) => setTimeout(resolve, 1000).unref());
+      await Promise.race([handshakes, cutoff]);
+      for (const client of clients) client.terminate();
+      this.wss.close();
+      this.http.closeIdleConnections();
+      this.http.closeAllConnections();
+      await listening;
+    })();
+    return this.stopping;
+  }
+
+  private reap(): void {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (session.isClosing) continue;
+      if (!session.attached) {
+        if (now - session.createdAt > this.settings.forkTtlMs) void session.close();
+      } else if (
+        this.settings.idleTimeoutMs > 0 &&
+        session.pending === 0 &&
+        now - session.lastActivity > this.settings.idleTimeoutMs
+      ) {
+        void session.close(CLOSE_CODES.goingAway, 'idle timeout');
+      }
+    }
+  }
+
+  /** Counts an env about to exist outside `sessions`; throws CAPACITY_REACHED when there is no room. */
+  private claimSlot(): void {
+    const live = this.liveSessions();
+    if (live >= this.settings.maxSessions) throw new CapacityReachedError(live, this.settings.maxSessions);
+    this.transient += 1;
+  }
+
+  private track<T>(work: Promise<T>): void {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work));
+  }
+
+  private authorized(request: IncomingMessage, token: string | undefined): boolean {
+    if (!this.tokenDigest) return true;
+    const header = request.headers.authorization;
+    const bearer = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] : undefined;
+    const offered = bearer ?? token;
+    return offered !== undefined && timingSafeEqual(digest(offered), this.tokenDigest);
+  }
+
+  private onRequest(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://server');
+    const route = parseRoute(url.pathname);
+    if (!route) return sendJson(response, 404, { detail: 'Not Found' });
+    let query: ReturnType<typeof validateQuery>;
+    try {
+      query = validateQuery(Object.fromEntries(url.searchParams), ['query']);
+    } catch (error) {
+      const data = toErrorData(error);
+      return sendJson(response, 422, { detail: data.errors ?? data.message });
+    }
+    const isHealth = route.kind === 'env' && route.route === 'health';
+    if (!isHealth && !this.authorized(request, query.token)) {
+      return sendJson(response, 401, { detail: new UnauthorizedError().message }, { 'www-authenticate': 'Bearer' });
+    }
+    if (this.stopping && !isHealth) return sendJson(response, 503, { detail: 'The server is shutting down' });
+    const envId = (route.kind === 'env' ? route.envId : undefined) ?? query.env ?? (this.settings.ids[0] as string);
+    this.track(handleHttp(this, route, envId, request, response));
+  }
+
+  private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => undefined);
+    const url = new URL(request.url ?? '/', 'http://server');
+    const route = parseRoute(url.pathname);
+    if (!route || route.kind !== 'env' || (route.route !== 'ws' && route.route !== 'mux')) {
+      return refuseUpgrade(socket, 404, 'Not Found', { detail: 'Not Found' });
+    }
+    let query: ReturnType<typeof validateQuery>;
+    try {
+      query = validateQuery(Object.fromEntries(url.searchParams), ['query']);
+    } catch (error) {
+      const data = toErrorData(error);
+      return refuseUpgrade(socket, 422, 'Unprocessable Entity', { detail: data.errors ?? data.message });
+    }
+    if (!this.authorized(request, query.token)) {
+      return refuseUpgrade(socket, 401, 'Unauthorized', { detail: new UnauthorizedError().message });
+    }
+    if (this.stopping)
+      return refuseUpgrade(socket, 503, 'Service Unavailable', { detail: 'The server is shutting down' });
+    const envId = route.envId ?? query.env ?? (this.settings.ids[0] as string);
+    if (route.route === 'mux') {
+      this.wss.handleUpgrade(request, socket, head, (ws) => {
+        const mux = new MuxConnection(this, ws, envId);
+        this.muxConnections.add(mux);
+        ws.once('close', () => this.muxConnections.delete(mux));
+      });
+      return;
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.track(this.onConnection(ws, envId, query.session)));
+  }
+
+  /** A new `/ws` connection: claims a fork, or builds a fresh env (OpenEnv: one env per connection). */
+  private async onConnection(ws: WebSocket, envId: string, claim: string | undefined): Promise<void> {
+    ws.on('error', () => undefined);
+    // Messages that arrive while the env is being built are kept, in order, for the session.
+    const early: RawData[] = [];
+    const keep = (raw: RawData): void => void early.push(raw);
+    ws.on('message', keep);
+    let session: Session;
+    try {
+      session = await this.openSession(claim === undefined ? {} : { session: claim }, envId);
+    } catch (error) {
+      const data: ErrorData = toErrorData(error);
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', data }));
+      ws.close(data.code === 'CAPACITY_REACHED' ? CLOSE_CODES.tryAgainLater : CLOSE_CODES.normal);
+      return;
+    }
+    ws.off('message', keep);
+    if (ws.readyState !== ws.OPEN || this.stopping) {
+      // The client left while its env was being built (or the server is stopping): nobody will claim it.
+      await session.close(CLOSE_CODES.goingAway, 'server shutting down');
+      return;
+    }
+    attachWebSocket(session, ws);
+    for (const raw of early) session.deliverFrame(raw);
+  }
+}

@@ -1,0 +1,79 @@
+import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { WsClient } from './__fixtures__/ws-client';
+import { serveEnvs, type ServerHandle } from './serve-envs';
+
+let server: ServerHandle;
+
+beforeAll(async () => {
+  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0, forkTtlMs: 150, maxSessions: 4 });
+});
+
+afterAll(async () => {
+  await server.close();
+  expect(openEnvs.count).toBe(0);
+});
+
+describe('fork over the wire', () => {
+  it('makes a new session at the same state, claimed with /ws?session=<id>', async () => {
+    const parent = await WsClient.open(`${server.url}/ws?env=test/echo-v1`);
+    await parent.request({ type: 'reset', data: { seed: 3, episode_id: 'e' } });
+    await parent.request({ type: 'step', data: { text: 'one' } });
+    const fork = await parent.request({ type: 'fork' });
+    expect(fork).toEqual({ type: 'fork', data: { session_id: expect.any(String), expires_in_ms: 150 } });
+
+    const child = await WsClient.open(`${server.url}/ws?session=${fork.data.session_id}`);
+    const state = await child.request({ type: 'state' });
+    expect(state.data).toMatchObject({
+      session_id: fork.data.session_id,
+      env_id: 'test/echo-v1',
+      episode_id: 'e',
+      step_count: 1,
+      seed: 3,
+    });
+    expect((await child.request({ type: 'anchor' })).data.anchor).toBe('said-1');
+
+    // Independent from here on: the child ends its episode, the parent goes on.
+    expect((await child.request({ type: 'step', data: { text: 'bye' } })).data).toMatchObject({
+      done: true,
+      reward: 1,
+    });
+    expect((await parent.request({ type: 'step', data: { text: 'two' } })).data).toMatchObject({
+      done: false,
+      metadata: { anchor: 'said-2' },
+    });
+    expect((await child.request({ type: 'state' })).data.step_count).toBe(2);
+
+    // A session is claimed once; a second claim is a SESSION_ERROR.
+    const again = await WsClient.open(`${server.url}/ws?session=${fork.data.session_id}`);
+    expect((await again.next()).data).toMatchObject({ code: 'SESSION_ERROR' });
+    expect((await again.closed).code).toBe(1000);
+    parent.close();
+    child.close();
+    await eventually(() => server.liveSessions() === 0);
+  });
+
+  it('closes an unclaimed fork after forkTtlMs', async () => {
+    const parent = await WsClient.open(`${server.url}/ws`);
+    await parent.request({ type: 'reset' });
+    const fork = await parent.request({ type: 'fork' });
+    expect(server.liveSessions()).toBe(2);
+    await eventually(() => server.liveSessions() === 1);
+    const late = await WsClient.open(`${server.url}/ws?session=${fork.data.session_id}`);
+    expect((await late.next()).data.code).toBe('SESSION_ERROR');
+    parent.close();
+    await eventually(() => server.liveSessions() === 0);
+  });
+
+  it('counts forks against capacity: a fork at capacity is a CAPACITY_REACHED reply, the session goes on', async () => {
+    const parent = await WsClient.open(`${server.url}/ws`);
+    await parent.request({ type: 'reset' });
+    const forks = [];
+    for (let i = 0; i < 3; i++) forks.push(await parent.request({ type: 'fork' }));
+    expect(forks.map((fork) => fork.type)).toEqual(['fork', 'fork', 'fork']);
+    const full = await parent.request({ type: 'fork' });
+    expect(full.data).toMatchObject({ code: 'CAPACITY_REACHED', active_sessions: 4, max_sessions: 4, retryable: true });
+    expect((await parent.request({ type: 'step', data: { text: 'LOOKUP(a)' } })).type).toBe('observation');
+    parent.close();
+    await eventually(() => server.liveSessions() === 0);
+  });
+});

@@ -1,0 +1,300 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TurnGymError } from '@turngym/core';
+import type { Action, Env, EnvSpec, ToolCall } from '@turngym/spec';
+import { decodeAction } from './action-codec';
+import { metadataOf, mcpToolsOf, openApiOf, schemaOf } from './env-descriptions';
+import { toErrorData } from './error-mapping';
+import {
+  validateFingerprintBody,
+  validateJsonRpc,
+  validateResetBody,
+  validateStepBody,
+  type ResetData,
+} from './message-schemas';
+import { encodeReset, encodeStep } from './observation-codec';
+import type { ErrorData, ProtocolErrorCode } from './protocol';
+import type { EnvRoute, Route } from './routes';
+import { InvalidRequestError, SessionNotFoundError } from './server-errors';
+import type { Session } from './session';
+import { mergeConfig, type SessionConfig } from './session-config';
+
+/** What the HTTP routes need from the server. */
+export interface HttpContext {
+  readonly serverVersion: string;
+  readonly maxFrameBytes: number;
+  readonly isStopping: boolean;
+  /** Canonical id of a served env (throws NameNotFoundError naming the served ones). */
+  resolveEnvId(id: string): string;
+  specOf(envId: string): EnvSpec;
+  servedSpecs(): EnvSpec[];
+  session(sessionId: string): Session | undefined;
+  /** Builds a short-lived env for a stateless request, counted against capacity while it lives. */
+  withEnv<T>(config: SessionConfig, body: (env: Env<unknown, Action>) => Promise<T>): Promise<T>;
+}
+
+class PayloadTooLargeError extends TurnGymError {
+  constructor(limit: number) {
+    super('PAYLOAD_TOO_LARGE', `Request body over the server's limit of ${limit} bytes`);
+  }
+}
+
+const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
+  INVALID_JSON: 422,
+  UNKNOWN_TYPE: 400,
+  VALIDATION_ERROR: 422,
+  EXECUTION_ERROR: 500,
+  CAPACITY_REACHED: 503,
+  FACTORY_ERROR: 404,
+  SESSION_ERROR: 404,
+};
+
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** FastAPI's error shapes: 422 → `{"detail": [{type, loc, msg}]}`, others `{"detail": message, code, …}`. */
+function sendError(response: ServerResponse, error: unknown): void {
+  if (error instanceof PayloadTooLargeError) {
+    sendJson(response, 413, { detail: error.message }, { connection: 'close' });
+    return;
+  }
+  const data: ErrorData = toErrorData(error);
+  const status = STATUS[data.code] ?? 500;
+  if (status === 422) {
+    const detail =
+      data.errors && data.errors.length > 0 ? data.errors : [{ type: 'value_error', loc: ['body'], msg: data.message }];
+    sendJson(response, 422, {
+      detail,
+      code: data.code,
+      ...(data.turngym_code ? { turngym_code: data.turngym_code } : {}),
+    });
+    return;
+  }
+  const { message, ...rest } = data;
+  sendJson(response, status, { detail: message, ...rest });
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    request.on('end', () =>
+      tooLarge ? reject(new PayloadTooLargeError(limit)) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
+    request.on('error', reject);
+  });
+}
+
+async function readJson(request: IncomingMessage, limit: number, emptyAs: unknown): Promise<unknown> {
+  const text = await readBody(request, limit);
+  if (text.trim() === '') return emptyAs;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidRequestError(`Invalid JSON: ${(error as Error).message}`, [
+      { type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' },
+    ]);
+  }
+}
+
+function configFor(envId: string, data: ResetData): SessionConfig {
+  return mergeConfig({ envId }, data);
+}
+
+function resetArgs(data: ResetData): { seed?: number; options?: Record<string, unknown> } {
+  return {
+    ...(data.seed === undefined ? {} : { seed: data.seed }),
+    ...(data.options === undefined ? {} : { options: data.options }),
+  };
+}
+
+const ALLOWED_METHOD: Readonly<Record<Exclude<EnvRoute, 'ws' | 'mux'>, 'GET' | 'POST'>> = {
+  health: 'GET',
+  metadata: 'GET',
+  schema: 'GET',
+  state: 'GET',
+  reset: 'POST',
+  step: 'POST',
+  'openapi.json': 'GET',
+  mcp: 'POST',
+};
+
+/** Answers one HTTP request (auth is checked by the caller; /health needs none). */
+export async function handleHttp(
+  context: HttpContext,
+  route: Route,
+  envId: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const method = request.method ?? 'GET';
+  try {
+    if (route.kind === 'envs') {
+      if (method !== 'GET') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+      return sendJson(response, 200, {
+        envs: context.servedSpecs().map((spec) => ({ id: spec.id, summary: spec.summary, spec })),
+      });
+    }
+    if (route.kind === 'session') return await handleSessionRoute(context, route, method, request, response);
+    if (route.route === 'ws' || route.route === 'mux') {
+      return sendJson(
+        response,
+        426,
+        { detail: `Upgrade Required: /${route.route} is a WebSocket endpoint` },
+        { upgrade: 'websocket' },
+      );
+    }
+    const allowed = ALLOWED_METHOD[route.route];
+    if (method !== allowed) return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: allowed });
+    if (route.route === 'health') {
+      return sendJson(response, context.isStopping ? 503 : 200, {
+        status: context.isStopping ? 'unhealthy' : 'healthy',
+      });
+    }
+    const canonical = context.resolveEnvId(envId);
+    const spec = context.specOf(canonical);
+    switch (route.route) {
+      case 'metadata':
+        return sendJson(response, 200, metadataOf(spec));
+      case 'schema':
+        return sendJson(response, 200, schemaOf(spec));
+      case 'openapi.json':
+        return sendJson(response, 200, openApiOf(spec, context.serverVersion));
+      case 'state':
+        // Stateless, like OpenEnv's GET /state: the state of a fresh env.
+        return sendJson(response, 200, { episode_id: null, step_count: 0, env_id: canonical, seed: null, done: false });
+      case 'reset': {
+        const data = validateResetBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
+        const reply = await context.withEnv(configFor(canonical, data), async (env) =>
+          encodeReset(await env.reset(resetArgs(data)), () => env.anchor()),
+        );
+        return sendJson(response, 200, reply);
+      }
+      case 'step': {
+        // OpenEnv builds a fresh env per request; a TurnGym env needs a reset first (seed from the body, else 0).
+        const body = validateStepBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
+        const reply = await context.withEnv(configFor(canonical, body), async (env) => {
+          const action = decodeAction(body.action, env.spec, ['body', 'action']);
+          await env.reset({ seed: body.seed ?? 0, ...(body.options === undefined ? {} : { options: body.options }) });
+          return encodeStep(await env.step(action), () => env.anchor());
+        });
+        return sendJson(response, 200, reply);
+      }
+      case 'mcp':
+        return sendJson(response, 200, await handleMcp(context, canonical, spec, request));
+    }
+  } catch (error) {
+    sendError(response, error);
+  }
+}
+
+async function handleSessionRoute(
+  context: HttpContext,
+  route: Extract<Route, { kind: 'session' }>,
+  method: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const session = context.session(route.sessionId);
+  if (!session || session.isClosing) throw new SessionNotFoundError(route.sessionId);
+  if (route.operation === 'anchor') {
+    if (method !== 'GET') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+    return sendJson(response, 200, { anchor: session.currentEnv.anchor() });
+  }
+  if (method !== 'POST') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'POST' });
+  const body = validateFingerprintBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
+  const action = decodeAction(body.action, session.spec, ['body', 'action']);
+  return sendJson(response, 200, { fingerprint: session.currentEnv.fingerprint(action) });
+}
+
+type JsonRpcReply = {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string };
+};
+
+/** MCP over HTTP (JSON-RPC 2.0), stateless like OpenEnv's: `tools/list`, and `tools/call` on a fresh env. */
+async function handleMcp(
+  context: HttpContext,
+  envId: string,
+  spec: EnvSpec,
+  request: IncomingMessage,
+): Promise<JsonRpcReply> {
+  let raw: unknown;
+  try {
+    raw = await readJson(request, context.maxFrameBytes, undefined);
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw error;
+    return { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(error as Error).message}` } };
+  }
+  let rpc: ReturnType<typeof validateJsonRpc>;
+  try {
+    rpc = validateJsonRpc(raw);
+  } catch (error) {
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` },
+    };
+  }
+  const id = rpc.id ?? null;
+  if (rpc.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: mcpToolsOf(spec) } };
+  if (rpc.method !== 'tools/call')
+    return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${rpc.method}` } };
+  const name = rpc.params?.name;
+  const args = (rpc.params?.arguments ?? {}) as Record<string, unknown>;
+  if (typeof name !== 'string' || typeof args !== 'object' || args === null) {
+    return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: expected {name, arguments}' } };
+  }
+  let action: Action;
+  if (spec.actionSpace.type === 'tools') action = { name, arguments: args } satisfies ToolCall;
+  else if (name !== 'act')
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32602, message: `Unknown tool "${name}"; this env has one tool, act` },
+    };
+  else {
+    try {
+      action = decodeAction(args, spec, ['params', 'arguments']);
+    } catch (error) {
+      return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${(error as Error).message}` } };
+    }
+  }
+  try {
+    const result = await context.withEnv({ envId }, async (env) => {
+      await env.reset({ seed: 0 });
+      return env.step(action);
+    });
+    const text = typeof result.observation === 'string' ? result.observation : JSON.stringify(result.observation);
+    return {
+      jsonrpc: '2.0',
+      id,
+      result: {
+        content: [{ type: 'text', text }],
+        isError: result.info.invalidAction === true,
+        structuredContent: encodeStep(result, () => ''),
+      },
+    };
+  } catch (error) {
+    return { jsonrpc: '2.0', id, error: { code: -32603, message: toErrorData(error).message } };
+  }
+}

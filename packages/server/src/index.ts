@@ -1,0 +1,30 @@
+/** @turngym/server — an OpenEnv-compatible env server (WebSocket + HTTP) with TurnGym's extensions, and RemoteEnv. */
+export { serveEnvs, type ServerHandle } from './serve-envs';
+export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './server-options';
+export { RemoteEnv, type RemoteEnvOptions } from './remote-env';
+export { listRemoteEnvs, type RemoteEnvListing } from './list-remote-envs';
+export { actionSchema, encodeAction, decodeAction } from './action-codec';
+export { toErrorData, fromErrorData } from './error-mapping';
+export {
+  CapacityReachedError,
+  InvalidRequestError,
+  RemoteProtocolError,
+  SessionNotFoundError,
+  UnauthorizedError,
+} from './server-errors';
+export {
+  CLIENT_MESSAGE_TYPES,
+  CLOSE_CODES,
+  PROTOCOL_ERROR_CODES,
+  type ClientMessageType,
+  type ErrorData,
+  type ForkData,
+  type ObservationData,
+  type ProtocolErrorCode,
+  type SessionConfigData,
+  type SessionData,
+  type StateData,
+  type ValidationDetail,
+  type WireAction,
+  type WireObservation,
+} from './protocol';

@@ -1,0 +1,146 @@
+import { runEpisode, SeededRng } from '@turngym/core';
+import { ExampleSolver } from '@turngym/env-example';
+import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { WsClient } from './__fixtures__/ws-client';
+import { RemoteEnv } from './remote-env';
+import { serveEnvs, type ServerHandle } from './serve-envs';
+
+/** Bounded load and fault tests on loopback: a fixed number of clients and episodes, no timing assertions. */
+let server: ServerHandle;
+
+beforeAll(async () => {
+  server = await serveEnvs({
+    registry: testRegistry(),
+    ids: ALL_IDS,
+    port: 0,
+    host: '127.0.0.1',
+    maxSessions: 100,
+    maxFrameBytes: 8192,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  expect(openEnvs.count).toBe(0);
+});
+
+afterEach(async () => {
+  // After every scenario the server is back to no session and no env.
+  await eventually(() => server.liveSessions() === 0 && openEnvs.count === 0);
+});
+
+describe('load', () => {
+  it('serves 64 concurrent sessions, 3 episodes each, every one solved', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: 64 }, async (_, client) => {
+        const env = await RemoteEnv.connect(server.url);
+        try {
+          const results = [];
+          for (let episode = 0; episode < 3; episode++)
+            results.push(await runEpisode(env, new ExampleSolver(), client * 10 + episode));
+          return results;
+        } finally {
+          await env.close();
+        }
+      }),
+    );
+    expect(outcomes.flat()).toHaveLength(192);
+    expect(outcomes.flat().every((outcome) => outcome.success && outcome.turns === 4)).toBe(true);
+  });
+
+  it('keeps forks of many sessions apart', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const env = await RemoteEnv.connect(server.url, { envId: 'test/echo-v1' });
+        await env.reset({ seed: i });
+        await env.step(`first-${i}`);
+        const twin = await env.fork();
+        const [a, b] = await Promise.all([env.step(`original-${i}`), twin.step(`twin-${i}`)]);
+        await Promise.all([env.close(), twin.close()]);
+        return [a.info.anchor, b.info.anchor, a.observation, b.observation];
+      }),
+    );
+    results.forEach((result, i) =>
+      expect(result).toEqual(['said-2', 'said-2', `echo: original-${i}`, `echo: twin-${i}`]),
+    );
+  });
+});
+
+describe('faults', () => {
+  it('closes the envs of clients that vanish mid-episode, even mid-step', async () => {
+    const clients = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        WsClient.open(`${server.url}/ws?env=${i % 2 ? 'test/echo-v1' : 'turngym/example-v1'}`),
+      ),
+    );
+    await Promise.all(clients.map((client) => client.request({ type: 'reset' })));
+    await Promise.all(clients.map((client) => client.request({ type: 'step', data: { text: 'LOOKUP(a)' } })));
+    expect(server.liveSessions()).toBe(20);
+    for (const [i, client] of clients.entries()) {
+      // Half leave while a slow step is running on the server.
+      if (i % 2) client.send({ type: 'step', data: { text: 'sleep:50' } });
+      client.socket.terminate();
+    }
+    await eventually(() => server.liveSessions() === 0);
+  });
+
+  it('survives a storm of bad frames and still serves a good client', async () => {
+    const rng = new SeededRng(5);
+    const badFrames: Array<string | Buffer> = [
+      '',
+      'null',
+      '42',
+      '"reset"',
+      '{"type":',
+      '{"type": null}',
+      '{"type": ["step"]}',
+      '{"type": "step", "data": []}',
+      '{"type": "step", "data": {"index": "1"}}',
+      '{"type": "reset", "data": {"seed": "7"}}',
+      '{"type": "reset", "data": null}',
+      '{"type": "fingerprint", "data": {"actions": [1, 2]}}',
+      '{"type": "session", "data": {"env_id": 5}}',
+      '{"type": "__proto__", "data": {}}',
+      '{"__proto__": {"type": "reset"}}',
+      `{"type": "step", "data": {"text": "${'y'.repeat(10000)}"}}`,
+      Buffer.from(Array.from({ length: 300 }, () => rng.int(0, 255))),
+    ];
+    const attackers = await Promise.all(Array.from({ length: 8 }, () => WsClient.open(`${server.url}/ws`)));
+    await Promise.all(attackers.map((client) => client.request({ type: 'reset' })));
+    for (const client of attackers) for (const frame of rng.shuffle(badFrames)) client.send(frame);
+    for (const client of attackers) client.socket.terminate();
+    const good = await RemoteEnv.connect(server.url);
+    expect((await runEpisode(good, new ExampleSolver(), 3)).success).toBe(true);
+    await good.close();
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it('answers every bad frame of a patient client with an error reply, in order, and stays usable', async () => {
+    const client = await WsClient.open(`${server.url}/ws`);
+    const frames = [
+      '{"type":',
+      '{"type": "nope"}',
+      '{"type": "step", "data": {"tool": 3}}',
+      '{"type": "state", "data": 1}',
+    ];
+    const codes = [];
+    for (const frame of frames) codes.push((await client.request(frame)).data.code);
+    expect(codes).toEqual(['INVALID_JSON', 'UNKNOWN_TYPE', 'VALIDATION_ERROR', 'VALIDATION_ERROR']);
+    expect((await client.request({ type: 'reset' })).type).toBe('observation');
+    client.close();
+  });
+
+  it('ends a session that floods messages without waiting for replies', async () => {
+    const client = await WsClient.open(`${server.url}/ws?env=test/echo-v1`);
+    await client.request({ type: 'reset' });
+    client.send({ type: 'step', data: { text: 'sleep:100' } });
+    for (let i = 0; i < 1100; i++) client.send({ type: 'state' });
+    expect((await client.closed).code).toBe(1000);
+  });
+
+  it('cleans up sessions whose clients drop between connecting and the first message', async () => {
+    const clients = await Promise.all(Array.from({ length: 30 }, () => WsClient.open(`${server.url}/ws`)));
+    for (const client of clients) client.socket.terminate();
+    await eventually(() => server.liveSessions() === 0);
+  });
+});

@@ -1,0 +1,192 @@
+import type { MuxEnvelope, OpenData, SessionConfigData } from './protocol';
+import { requestValidator } from './request-validation';
+
+/**
+ * JSON Schemas of everything a client sends, compiled once. OpenEnv's pydantic models forbid extra fields on
+ * messages (`{"type":"state","data":{}}` is a VALIDATION_ERROR); these schemas do the same, and also close
+ * `reset`'s data so a typo (`sede`) is an error naming the allowed fields instead of a silently ignored key.
+ */
+
+const sessionConfigProperties = {
+  env_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Which served env this session runs.' },
+  env_options: { type: 'object', description: "Options for make(), validated against the env's own schema." },
+  max_turns: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000000,
+    description: "Turn limit (default: the env's spec.maxTurns).",
+  },
+  budget: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      max_tool_calls: { type: 'integer', minimum: 0 },
+      max_llm_tokens: { type: 'integer', minimum: 0 },
+    },
+    description: 'Per-episode budgets; the step that reaches one is truncated.',
+  },
+} as const;
+
+/** `reset` data / `POST /reset` body: OpenEnv's ResetRequest (`seed`, `episode_id`) plus TurnGym's keys. */
+export const resetDataSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    seed: { type: 'integer', description: 'Same seed, same episode.' },
+    episode_id: { type: 'string', maxLength: 255 },
+    options: { type: 'object', description: 'Per-episode options the env documents (ResetArgs.options).' },
+    ...sessionConfigProperties,
+  },
+} as const;
+
+export interface ResetData extends SessionConfigData {
+  seed?: number;
+  episode_id?: string;
+  options?: Record<string, unknown>;
+}
+
+export const sessionConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: sessionConfigProperties,
+} as const;
+
+const typeOnly = (type: string): object => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: { type: { const: type } },
+});
+
+const withData = (type: string, data: object, required: boolean): object => ({
+  type: 'object',
+  additionalProperties: false,
+  required: required ? ['type', 'data'] : ['type'],
+  properties: { type: { const: type }, data },
+});
+
+export const MAX_FINGERPRINT_BATCH = 1024;
+
+/** The most envelopes one `/mux` frame may carry. */
+export const MAX_MUX_BATCH = 4096;
+
+export const validateMessage = {
+  reset: requestValidator<{ type: 'reset'; data?: ResetData }>(
+    withData('reset', resetDataSchema, false),
+    'Invalid message',
+  ),
+  // The action itself is checked by decodeAction against the session's action space.
+  step: requestValidator<{ type: 'step'; data: unknown }>(
+    withData('step', { type: 'object' }, true),
+    'Invalid message',
+  ),
+  state: requestValidator<{ type: 'state' }>(typeOnly('state'), 'Invalid message'),
+  close: requestValidator<{ type: 'close' }>(typeOnly('close'), 'Invalid message'),
+  fork: requestValidator<{ type: 'fork' }>(typeOnly('fork'), 'Invalid message'),
+  anchor: requestValidator<{ type: 'anchor' }>(typeOnly('anchor'), 'Invalid message'),
+  session: requestValidator<{ type: 'session'; data?: SessionConfigData }>(
+    withData('session', sessionConfigSchema, false),
+    'Invalid message',
+  ),
+  open: requestValidator<{ type: 'open'; data?: OpenData }>(
+    withData(
+      'open',
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { ...sessionConfigProperties, session: { type: 'string', minLength: 1, maxLength: 100 } },
+      },
+      false,
+    ),
+    'Invalid message',
+  ),
+  fingerprint: requestValidator<{ type: 'fingerprint'; data: { actions: unknown[] } }>(
+    withData(
+      'fingerprint',
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['actions'],
+        properties: { actions: { type: 'array', maxItems: MAX_FINGERPRINT_BATCH, items: { type: 'object' } } },
+      },
+      true,
+    ),
+    'Invalid message',
+  ),
+};
+
+/** `POST /step` body: OpenEnv's StepRequest (`action`, `timeout_s`, `request_id`) plus the reset keys. */
+export const validateStepBody = requestValidator<
+  ResetData & { action: unknown; timeout_s?: number; request_id?: string }
+>(
+  {
+    type: 'object',
+    additionalProperties: false,
+    required: ['action'],
+    properties: {
+      action: { type: 'object' },
+      timeout_s: { type: 'number', exclusiveMinimum: 0 },
+      request_id: { type: 'string', maxLength: 255 },
+      ...resetDataSchema.properties,
+    },
+  },
+  'Invalid request body',
+);
+
+export const validateResetBody = requestValidator<ResetData>(resetDataSchema, 'Invalid request body');
+
+/** `POST /sessions/<id>/fingerprint` body (the synchronous side channel of RemoteEnv.fingerprint). */
+export const validateFingerprintBody = requestValidator<{ action: unknown }>(
+  { type: 'object', additionalProperties: false, required: ['action'], properties: { action: { type: 'object' } } },
+  'Invalid request body',
+);
+
+/** Query parameters of every route. */
+export const validateQuery = requestValidator<{ env?: string; session?: string; token?: string }>(
+  {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      env: { type: 'string', minLength: 1, maxLength: 200 },
+      session: { type: 'string', minLength: 1, maxLength: 100 },
+      token: { type: 'string' },
+    },
+  },
+  'Invalid query',
+);
+
+/** `POST /mcp`: a JSON-RPC 2.0 request. */
+export const validateJsonRpc = requestValidator<{
+  jsonrpc: '2.0';
+  id?: string | number | null;
+  method: string;
+  params?: Record<string, unknown>;
+}>(
+  {
+    type: 'object',
+    required: ['jsonrpc', 'method'],
+    additionalProperties: false,
+    properties: {
+      jsonrpc: { const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      method: { type: 'string' },
+      params: { type: 'object' },
+    },
+  },
+  'Invalid JSON-RPC request',
+);
+
+/** A `/mux` frame: an array of envelopes `{c, m}`. */
+export const validateMuxFrame = requestValidator<MuxEnvelope[]>(
+  {
+    type: 'array',
+    maxItems: MAX_MUX_BATCH,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['c', 'm'],
+      properties: { c: { type: 'integer', minimum: 0, maximum: 2147483647 }, m: {} },
+    },
+  },
+  'Invalid frame',
+);

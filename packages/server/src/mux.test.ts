@@ -1,0 +1,156 @@
+import { EnvFaultError, runEpisode } from '@turngym/core';
+import { ExampleSolver } from '@turngym/env-example';
+import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { WsClient } from './__fixtures__/ws-client';
+import { RemoteEnv } from './remote-env';
+import { serveEnvs, type ServerHandle } from './serve-envs';
+
+let server: ServerHandle;
+
+beforeAll(async () => {
+  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0, maxFrameBytes: 4096, maxSessions: 8 });
+});
+
+afterAll(async () => {
+  await server.close();
+  expect(openEnvs.count).toBe(0);
+});
+
+afterEach(async () => {
+  await eventually(() => server.liveSessions() === 0);
+});
+
+/** Reads batches until `count` envelopes arrived. */
+async function envelopes(client: WsClient, count: number): Promise<Array<{ c: number | null; m: any }>> {
+  const out: Array<{ c: number | null; m: any }> = [];
+  while (out.length < count) out.push(...((await client.next()) as Array<{ c: number | null; m: any }>));
+  return out;
+}
+
+describe('/mux: many sessions on one connection', () => {
+  it('carries independent sessions in batched frames, each answering in its own order', async () => {
+    const client = await WsClient.open(`${server.url}/mux`);
+    client.send([
+      { c: 1, m: { type: 'open' } },
+      { c: 1, m: { type: 'reset', data: { seed: 1 } } },
+      { c: 2, m: { type: 'open', data: { env_id: 'test/echo-v1' } } },
+      { c: 2, m: { type: 'reset', data: { seed: 2 } } },
+      { c: 2, m: { type: 'step', data: { text: 'hi' } } },
+      { c: 1, m: { type: 'state' } },
+    ]);
+    const replies = await envelopes(client, 6);
+    const of = (channel: number): string[] => replies.filter((e) => e.c === channel).map((e) => e.m.type);
+    expect(of(1)).toEqual(['session', 'observation', 'state']);
+    expect(of(2)).toEqual(['session', 'observation', 'observation']);
+    expect(replies.find((e) => e.c === 2 && e.m.data?.observation?.text === 'echo: hi')).toBeDefined();
+    // A reply JSON cannot carry is an error on its channel; the connection and the other channels go on.
+    client.send([{ c: 2, m: { type: 'step', data: { text: 'bigint' } } }]);
+    expect((await envelopes(client, 1))[0]).toMatchObject({
+      c: 2,
+      m: { type: 'error', data: { code: 'EXECUTION_ERROR' } },
+    });
+    expect(server.liveSessions()).toBe(2);
+    client.send([{ c: 1, m: { type: 'close' } }]);
+    expect(await envelopes(client, 1)).toEqual([
+      { c: 1, m: { type: 'closed', data: { code: 1000, reason: 'closed by client' } } },
+    ]);
+    await eventually(() => server.liveSessions() === 1);
+    client.socket.terminate();
+  });
+
+  it('answers channel errors on the channel and frame errors with c: null', async () => {
+    const client = await WsClient.open(`${server.url}/mux`);
+    client.send([{ c: 5, m: { type: 'reset' } }]);
+    expect(await envelopes(client, 1)).toEqual([
+      { c: 5, m: { type: 'error', data: expect.objectContaining({ code: 'SESSION_ERROR' }) } },
+    ]);
+    client.send([{ c: 5, m: { type: 'open', data: { env_id: 'nope/nothing-v1' } } }]);
+    expect((await envelopes(client, 1))[0]?.m.data).toMatchObject({
+      code: 'FACTORY_ERROR',
+      turngym_code: 'NAME_NOT_FOUND',
+    });
+    client.send([
+      { c: 5, m: { type: 'open' } },
+      { c: 5, m: { type: 'open' } },
+      { c: 5, m: { type: 'dance' } },
+    ]);
+    const replies = await envelopes(client, 3);
+    expect(replies.map((e) => (e.m.type === 'error' ? e.m.data.code : e.m.type)).sort()).toEqual([
+      'UNKNOWN_TYPE',
+      'VALIDATION_ERROR',
+      'session',
+    ]);
+    client.send('{"nope"');
+    expect(await envelopes(client, 1)).toEqual([
+      { c: null, m: { type: 'error', data: expect.objectContaining({ code: 'INVALID_JSON' }) } },
+    ]);
+    client.send([{ c: 5, m: { type: 'step', data: { text: 'x'.repeat(5000) } } }]);
+    expect((await envelopes(client, 1))[0]).toMatchObject({
+      c: 5,
+      m: { data: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/exceeds/) } },
+    });
+    // A frame that is not a batch of envelopes is not the protocol: SESSION_ERROR, connection closed.
+    client.send({ type: 'reset' });
+    expect((await envelopes(client, 1))[0]).toMatchObject({ c: null, m: { data: { code: 'SESSION_ERROR' } } });
+    expect((await client.closed).code).toBe(1000);
+  });
+
+  it('counts channels against capacity', async () => {
+    const client = await WsClient.open(`${server.url}/mux`);
+    client.send(Array.from({ length: 9 }, (_, c) => ({ c, m: { type: 'open' } })));
+    const replies = await envelopes(client, 9);
+    expect(replies.filter((e) => e.m.type === 'session')).toHaveLength(8);
+    expect(replies.filter((e) => e.m.type === 'error')[0]?.m.data).toMatchObject({
+      code: 'CAPACITY_REACHED',
+      max_sessions: 8,
+    });
+    client.close();
+  });
+
+  it('runs 8 multiplexed RemoteEnvs at once, forks included, and ends their sessions with them', async () => {
+    const envs = await Promise.all(Array.from({ length: 4 }, () => RemoteEnv.connect(server.url, { multiplex: true })));
+    const outcomes = await Promise.all(envs.map((env, i) => runEpisode(env, new ExampleSolver(), i)));
+    expect(outcomes.every((outcome) => outcome.success)).toBe(true);
+    const twins = await Promise.all(envs.map((env) => env.fork()));
+    expect(server.liveSessions()).toBe(8);
+    await Promise.all([...envs, ...twins].map((env) => env.close()));
+  });
+});
+
+describe('/mux lifecycle', () => {
+  it('tells a multiplexed RemoteEnv when the reaper closes its session', async () => {
+    const own = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, idleTimeoutMs: 60 });
+    const idle = await RemoteEnv.connect(own.url, { multiplex: true });
+    await idle.reset();
+    await eventually(() => own.liveSessions() === 0);
+    await expect(idle.step('LOOKUP(a)')).rejects.toThrow(/closed session channel .* \(idle timeout\)/);
+    await idle.close();
+    await own.close();
+  });
+
+  it('shuts down gracefully: channels closed, connection 1001, envs closed', async () => {
+    const own = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS });
+    const client = await WsClient.open(`${own.url}/mux`);
+    client.send([
+      { c: 0, m: { type: 'open', data: { env_id: 'test/echo-v1' } } },
+      { c: 0, m: { type: 'reset' } },
+      { c: 1, m: { type: 'open' } },
+    ]);
+    await envelopes(client, 3);
+    const remote = await RemoteEnv.connect(own.url, { multiplex: true, envId: 'test/echo-v1' });
+    await remote.reset();
+    const slow = remote.step('sleep:80');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await own.close();
+    expect((await slow).observation).toBe('echo: sleep:80');
+    await expect(remote.step('hi')).rejects.toBeInstanceOf(EnvFaultError);
+    const notices = await envelopes(client, 2);
+    expect(notices.map((e) => e.m)).toEqual([
+      { type: 'closed', data: { code: 1001, reason: 'server shutting down' } },
+      { type: 'closed', data: { code: 1001, reason: 'server shutting down' } },
+    ]);
+    expect((await client.closed).code).toBe(1001);
+    expect(own.liveSessions()).toBe(0);
+    await remote.close();
+  });
+});

@@ -1,0 +1,66 @@
+import { TurnGymError } from '@turngym/core';
+import type { ProtocolErrorCode, ValidationDetail } from './protocol';
+
+/**
+ * Errors of the env server and its client. They extend core's `TurnGymError` so callers branch on `code`.
+ *
+ * | code              | class                | protocol code     | retryable |
+ * |-------------------|----------------------|-------------------|-----------|
+ * | INVALID_REQUEST   | InvalidRequestError  | VALIDATION_ERROR  | no        |
+ * | CAPACITY_REACHED  | CapacityReachedError | CAPACITY_REACHED  | yes       |
+ * | SESSION_NOT_FOUND | SessionNotFoundError | SESSION_ERROR     | no        |
+ * | UNAUTHORIZED      | UnauthorizedError    | (HTTP 401)        | no        |
+ * | PROTOCOL_ERROR    | RemoteProtocolError  | any other reply   | no        |
+ */
+
+/** A request that fails its JSON Schema: the details name each field, as OpenEnv's pydantic errors do. */
+export class InvalidRequestError extends TurnGymError {
+  constructor(
+    message: string,
+    readonly details: readonly ValidationDetail[] = [],
+  ) {
+    super('INVALID_REQUEST', message);
+  }
+}
+
+export class CapacityReachedError extends TurnGymError {
+  constructor(
+    readonly activeSessions: number,
+    readonly maxSessions: number,
+  ) {
+    super(
+      'CAPACITY_REACHED',
+      `The server is at capacity (${activeSessions} of ${maxSessions} sessions); try again later or another server.`,
+      {
+        isRetryable: true,
+      },
+    );
+  }
+}
+
+export class SessionNotFoundError extends TurnGymError {
+  constructor(sessionId: string) {
+    super(
+      'SESSION_NOT_FOUND',
+      `No session "${sessionId}" to claim: it expired, was claimed already, or never existed.`,
+    );
+  }
+}
+
+export class UnauthorizedError extends TurnGymError {
+  constructor() {
+    super('UNAUTHORIZED', 'Missing or wrong bearer token: send "Authorization: Bearer <token>" (or ?token=<token>).');
+  }
+}
+
+/** An error reply the client cannot map to a more specific TurnGymError (malformed request, unknown type …). */
+export class RemoteProtocolError extends TurnGymError {
+  constructor(
+    readonly protocolCode: ProtocolErrorCode | string,
+    message: string,
+    readonly details: readonly ValidationDetail[] = [],
+    isRetryable = false,
+  ) {
+    super('PROTOCOL_ERROR', `${message} (code: ${protocolCode})`, { isRetryable });
+  }
+}

@@ -1,0 +1,53 @@
+import { defineOptions, type JSONSchemaType, type Logger, type Registry } from '@turngym/core';
+
+/** The JSON part of `serveEnvs` options, validated with ajv (defaults filled). */
+export interface ServeSettings {
+  /** Env ids to serve; the first is the default of a session that names none. */
+  ids: string[];
+  /** TCP port; 0 picks a free one (read it back from the handle). */
+  port: number;
+  /** Interface to bind. The default is loopback only: expose it deliberately (0.0.0.0) behind a token. */
+  host: string;
+  /** Most sessions alive at once (connected sessions plus unclaimed forks). More get CAPACITY_REACHED. */
+  maxSessions: number;
+  /** Close a session after this long without a message (ms); 0 never does. */
+  idleTimeoutMs: number;
+  /** Bearer token every route but /health requires; unset: no auth. */
+  token?: string;
+  /**
+   * Largest client frame (and HTTP body) served, in bytes. A bigger frame gets a VALIDATION_ERROR reply and the
+   * session goes on; one over 4× the limit is cut off by the WebSocket layer (close code 1009).
+   */
+  maxFrameBytes: number;
+  /** How long an unclaimed fork waits for its client (ms). */
+  forkTtlMs: number;
+  /** On close(), how long in-flight requests may finish before their envs are closed anyway (ms). */
+  shutdownGraceMs: number;
+}
+
+export interface ServeOptions extends Partial<Omit<ServeSettings, 'ids'>> {
+  ids: string[];
+  /** Where the ids are registered (default: core's process-wide registry). */
+  registry?: Registry;
+  /** Where faults that reach no client go (an env whose close() throws …). Default: silent. */
+  logger?: Logger;
+}
+
+export const serveSettingsSchema: JSONSchemaType<ServeSettings> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ids'],
+  properties: {
+    ids: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+    host: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    maxSessions: { type: 'integer', minimum: 1, maximum: 1000000, default: 256 },
+    idleTimeoutMs: { type: 'integer', minimum: 0, default: 600000 },
+    token: { type: 'string', minLength: 1, nullable: true },
+    maxFrameBytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 1048576 },
+    forkTtlMs: { type: 'integer', minimum: 1, default: 60000 },
+    shutdownGraceMs: { type: 'integer', minimum: 0, default: 5000 },
+  },
+};
+
+export const validateServeSettings = defineOptions<ServeSettings>('serveEnvs', serveSettingsSchema);

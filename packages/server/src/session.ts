@@ -1,0 +1,347 @@
+import type { Logger } from '@turngym/core';
+import type { Action, Env, EnvSpec } from '@turngym/spec';
+import type { RawData } from 'ws';
+import { decodeAction } from './action-codec';
+import { toErrorData } from './error-mapping';
+import { inProcessSessions } from './internal/in-process-sessions';
+import { validateMessage } from './message-schemas';
+import { encodeReset, encodeStep } from './observation-codec';
+import {
+  CLOSE_CODES,
+  type ErrorData,
+  type ForkData,
+  type SessionConfigData,
+  type SessionData,
+  type StateData,
+} from './protocol';
+import { configData, mergeConfig, sameConfig, type SessionConfig } from './session-config';
+
+/** What a session needs from its server. */
+export interface SessionHost {
+  /** The canonical id of a served env; throws NameNotFoundError (FACTORY_ERROR) for any other. */
+  resolveEnvId(id: string): string;
+  /** Builds an env for a config (served ids only); throws FACTORY/VALIDATION errors. */
+  buildEnv(config: SessionConfig): Promise<Env<unknown, Action>>;
+  /** Registers a forked env as a new, unclaimed session; throws CapacityReachedError when full. */
+  fork(parent: Session): Promise<ForkData>;
+  /** Called once the session's env is closed. */
+  sessionClosed(session: Session): void;
+  readonly maxFrameBytes: number;
+  readonly shutdownGraceMs: number;
+  readonly logger?: Logger | undefined;
+}
+
+/** Episode bookkeeping for OpenEnv's `state` message. */
+export interface EpisodeState {
+  episodeId: string | null;
+  stepCount: number;
+  seed: number | null;
+  done: boolean;
+  resets: number;
+}
+
+export type Reply = { type: string; data: unknown };
+
+/** Messages a session holds before it answers them; a client past this is flooding, not waiting. */
+export const MAX_PENDING_MESSAGES = 1024;
+
+/**
+ * Where a session's replies go: its own WebSocket (`/ws`, OpenEnv's model) or a channel of a multiplexed
+ * connection (`/mux`). `end` closes the transport for this session only.
+ */
+export interface SessionTransport {
+  readonly isOpen: boolean;
+  send(reply: Reply): void;
+  end(code: number, reason: string): void;
+}
+
+function byteLength(raw: RawData): number {
+  if (Buffer.isBuffer(raw)) return raw.length;
+  if (Array.isArray(raw)) return raw.reduce((sum, part) => sum + part.length, 0);
+  return raw.byteLength;
+}
+
+function textOf(raw: RawData): string {
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  return Buffer.from(raw).toString('utf8');
+}
+
+function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * One env and the connection that drives it (OpenEnv: the WebSocket connection is the session; TurnGym's
+ * `/mux` also carries many sessions on one connection, one per channel). Messages are handled strictly in
+ * order, one at a time, so replies come back in request order as OpenEnv's client expects; an error reply
+ * never ends the session, except for a frame that is not a JSON object (SESSION_ERROR, as in OpenEnv).
+ * A fork is a session without a transport until a client claims it.
+ */
+export class Session {
+  readonly createdAt = Date.now();
+  lastActivity = Date.now();
+  /** Messages received and not yet answered. */
+  pending = 0;
+  private transport: SessionTransport | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: SessionHost,
+    readonly id: string,
+    private config: SessionConfig,
+    private env: Env<unknown, Action>,
+    readonly state: EpisodeState = { episodeId: null, stepCount: 0, seed: null, done: false, resets: 0 },
+  ) {
+    inProcessSessions().set(id, {
+      fingerprint: (action) => this.env.fingerprint(action),
+      anchor: () => this.env.anchor(),
+    });
+  }
+
+  get attached(): boolean {
+    return this.transport !== undefined;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  get spec(): EnvSpec {
+    return this.env.spec;
+  }
+
+  get envId(): string {
+    return this.config.envId;
+  }
+
+  /** The current env (the server's HTTP side channel evaluates fingerprint/anchor on it). */
+  get currentEnv(): Env<unknown, Action> {
+    return this.env;
+  }
+
+  get currentConfig(): SessionConfig {
+    return this.config;
+  }
+
+  /** Binds the session to its transport; from here on, the transport's end is the session's end. */
+  attach(transport: SessionTransport): void {
+    this.transport = transport;
+    this.lastActivity = Date.now();
+  }
+
+  /** A raw WebSocket frame (`/ws`): checked for size and parsed here, in turn with the other messages. */
+  deliverFrame(raw: RawData): void {
+    this.enqueue(() => this.processFrame(raw));
+  }
+
+  /** A message already parsed by a multiplexed connection (`/mux`). */
+  deliverMessage(message: unknown): void {
+    this.enqueue(() => this.processMessage(message));
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.lastActivity = Date.now();
+    if (this.pending >= MAX_PENDING_MESSAGES) {
+      // Clients wait for each reply (OpenEnv's does); one that floods would grow this queue without bound.
+      if (!this.closing) {
+        this.sendError({
+          message: `More than ${MAX_PENDING_MESSAGES} messages waiting for replies`,
+          code: 'SESSION_ERROR',
+        });
+        void this.close(CLOSE_CODES.normal, 'too many messages in flight');
+      }
+      return;
+    }
+    this.pending += 1;
+    this.queue = this.queue.then(async () => {
+      try {
+        if (!this.closing) await work();
+      } catch (error) {
+        this.host.logger?.error(`session ${this.id}: ${(error as Error)?.stack ?? String(error)}`);
+      } finally {
+        this.pending -= 1;
+        this.lastActivity = Date.now();
+      }
+    });
+  }
+
+  private async processFrame(raw: RawData): Promise<void> {
+    const size = byteLength(raw);
+    if (size > this.host.maxFrameBytes) {
+      const message = `Frame of ${size} bytes exceeds the server's limit of ${this.host.maxFrameBytes} bytes`;
+      this.sendError({
+        message,
+        code: 'VALIDATION_ERROR',
+        errors: [{ type: 'frame_too_large', loc: [], msg: message }],
+      });
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(textOf(raw));
+    } catch (error) {
+      this.sendError({ message: `Invalid JSON: ${(error as Error).message}`, code: 'INVALID_JSON' });
+      return;
+    }
+    await this.processMessage(message);
+  }
+
+  private async processMessage(message: unknown): Promise<void> {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      // OpenEnv ends the session here: such a client is not speaking the protocol at all.
+      this.sendError({ message: 'A message must be a JSON object with a "type"', code: 'SESSION_ERROR' });
+      this.closing = true;
+      void this.close(CLOSE_CODES.normal, 'protocol error');
+      return;
+    }
+    try {
+      const reply = await this.dispatch(message as Record<string, unknown>);
+      if (reply) this.send(reply);
+    } catch (error) {
+      this.sendError(toErrorData(error));
+    }
+  }
+
+  private async dispatch(message: Record<string, unknown>): Promise<Reply | undefined> {
+    const type = message.type;
+    switch (type) {
+      case 'step': {
+        const { data } = validateMessage.step(message);
+        const action = decodeAction(data, this.env.spec);
+        const result = await this.env.step(action);
+        this.state.stepCount += 1;
+        this.state.done = result.terminated || result.truncated;
+        return { type: 'observation', data: encodeStep(result, () => this.env.anchor()) };
+      }
+      case 'reset': {
+        const data = validateMessage.reset(message).data ?? {};
+        await this.reconfigure(data);
+        const result = await this.env.reset({
+          ...(data.seed === undefined ? {} : { seed: data.seed }),
+          ...(data.options === undefined ? {} : { options: data.options }),
+        });
+        this.state.resets += 1;
+        const unwrappedSeed = (this.env.unwrapped as { seed?: unknown } | undefined)?.seed;
+        this.state.episodeId = data.episode_id ?? `${this.id}:${this.state.resets}`;
+        this.state.stepCount = 0;
+        this.state.seed = data.seed ?? (typeof unwrappedSeed === 'number' ? unwrappedSeed : null);
+        this.state.done = false;
+        return { type: 'observation', data: encodeReset(result, () => this.env.anchor()) };
+      }
+      case 'state':
+        validateMessage.state(message);
+        return { type: 'state', data: this.stateData() };
+      case 'close':
+        validateMessage.close(message);
+        this.closing = true;
+        void this.close(CLOSE_CODES.normal, 'closed by client');
+        return undefined;
+      case 'session': {
+        const { data } = validateMessage.session(message);
+        await this.reconfigure(data ?? {});
+        return { type: 'session', data: this.describe() };
+      }
+      case 'fork':
+        validateMessage.fork(message);
+        return { type: 'fork', data: await this.host.fork(this) };
+      case 'fingerprint': {
+        const { data } = validateMessage.fingerprint(message);
+        const actions = data.actions.map((action, i) => decodeAction(action, this.env.spec, ['data', 'actions', i]));
+        return { type: 'fingerprint', data: { fingerprints: actions.map((action) => this.env.fingerprint(action)) } };
+      }
+      case 'anchor':
+        validateMessage.anchor(message);
+        return { type: 'anchor', data: { anchor: this.env.anchor() } };
+      default: {
+        const shown = typeof type === 'string' ? type : type === undefined ? '' : JSON.stringify(type);
+        const error: ErrorData = { message: `Unknown message type: ${shown}`, code: 'UNKNOWN_TYPE' };
+        return { type: 'error', data: error };
+      }
+    }
+  }
+
+  /** The `session` reply: ids, the env's spec, the config it was built from. */
+  describe(): SessionData & { config: SessionConfigData } {
+    return {
+      session_id: this.id,
+      env_id: this.config.envId,
+      spec: this.env.spec as unknown as Record<string, unknown>,
+      config: configData(this.config),
+    };
+  }
+
+  stateData(): StateData {
+    return {
+      episode_id: this.state.episodeId,
+      step_count: this.state.stepCount,
+      env_id: this.config.envId,
+      session_id: this.id,
+      seed: this.state.seed,
+      done: this.state.done,
+    };
+  }
+
+  /** Rebuilds the env when the client asks for another id, other options, turn limit or budget. */
+  private async reconfigure(data: SessionConfigData): Promise<void> {
+    const next = mergeConfig(this.config, {
+      ...(data.env_id === undefined ? {} : { env_id: this.host.resolveEnvId(data.env_id) }),
+      ...(data.env_options === undefined ? {} : { env_options: data.env_options }),
+      ...(data.max_turns === undefined ? {} : { max_turns: data.max_turns }),
+      ...(data.budget === undefined ? {} : { budget: data.budget }),
+    });
+    if (sameConfig(next, this.config)) return;
+    const env = await this.host.buildEnv(next);
+    const previous = this.env;
+    this.env = env;
+    this.config = next;
+    this.state.episodeId = null;
+    this.state.stepCount = 0;
+    this.state.seed = null;
+    this.state.done = false;
+    await this.closeEnv(previous);
+  }
+
+  private send(reply: Reply): void {
+    if (this.transport?.isOpen) this.transport.send(reply);
+  }
+
+  private sendError(data: ErrorData): void {
+    this.send({ type: 'error', data });
+  }
+
+  /**
+   * Ends the session: stops taking messages, lets the request in flight finish and send its reply (up to the
+   * shutdown grace), closes the connection if still open, then closes the env. Idempotent; resolves when the
+   * env is closed.
+   */
+  close(code: number = CLOSE_CODES.normal, reason = ''): Promise<void> {
+    if (this.closed) return this.closed;
+    this.closing = true;
+    this.closed = (async () => {
+      const grace = delay(this.host.shutdownGraceMs);
+      await Promise.race([this.queue, grace.promise]);
+      grace.cancel();
+      inProcessSessions().delete(this.id);
+      if (this.transport?.isOpen) this.transport.end(code, reason);
+      await this.closeEnv(this.env);
+      this.host.sessionClosed(this);
+    })();
+    return this.closed;
+  }
+
+  private async closeEnv(env: Env<unknown, Action>): Promise<void> {
+    try {
+      await env.close();
+    } catch (error) {
+      this.host.logger?.warn(`session ${this.id}: env close() failed: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+}
