@@ -1,0 +1,59 @@
+import * as tf from '@tensorflow/tfjs';
+import { isBackendAvailable, useBackend } from './backend';
+import { BackendUnavailableError } from './lm-errors';
+
+/** The embedding gradient (gather → UnsortedSegmentSum) and a transposed matmul gradient, as numbers. */
+async function gradients(): Promise<{ embed: number[]; a: number[]; b: number[] }> {
+  const embed = tf.variable(tf.tensor2d([1, 2, 3, 4, 5, 6, 7, 8], [4, 2]));
+  const a = tf.variable(tf.tensor2d([0.5, -1, 2, 0.25, 1.5, -0.5], [2, 3]));
+  const b = tf.variable(tf.tensor2d([1, 2, -1, 0.5, 3, -2], [2, 3]));
+  const ids = tf.tensor1d([2, 0, 2, 3, 2], 'int32');
+  const { grads, value } = tf.variableGrads(() => {
+    const rows = tf.gather(embed, ids);
+    const product = tf.matMul(a, b, false, true); // [2, 2]; its gradient uses transposed matmuls
+    return tf.add(tf.sum(tf.mul(rows, tf.tensor2d([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]))), tf.sum(tf.square(product))) as tf.Scalar;
+  }, [embed, a, b]);
+  const result = {
+    embed: Array.from(await grads[embed.name]!.data()),
+    a: Array.from(await grads[a.name]!.data()),
+    b: Array.from(await grads[b.name]!.data()),
+  };
+  tf.dispose([embed, a, b, ids, value, ...Object.values(grads)]);
+  return result;
+}
+
+describe('backends', () => {
+  it('the scatter-add and transposed-matmul kernels give the same gradients on cpu and wasm', async () => {
+    await useBackend('cpu');
+    const cpu = await gradients();
+    // Rows 0, 2 (three times), 3 are looked up; row 1 gets nothing.
+    expect(cpu.embed).toEqual([3, 4, 0, 0, 15, 18, 7, 8]);
+    if (!isBackendAvailable('wasm')) return;
+    await useBackend('wasm');
+    const wasm = await gradients();
+    expect(wasm.embed).toEqual(cpu.embed);
+    wasm.a.forEach((value, i) => expect(value).toBeCloseTo(cpu.a[i]!, 5));
+    wasm.b.forEach((value, i) => expect(value).toBeCloseTo(cpu.b[i]!, 5));
+  });
+
+  it('refuses the tensorflow backend when no binding is installed, naming the packages', async () => {
+    if (isBackendAvailable('tensorflow')) return;
+    await expect(useBackend('tensorflow')).rejects.toThrow(BackendUnavailableError);
+    await expect(useBackend('tensorflow')).rejects.toThrow(/@tensorflow\/tfjs-node-gpu or @tensorflow\/tfjs-node/);
+  });
+
+  it('auto picks wasm here (no tensorflow binding) and honours TURNGYM_LM_BACKEND', async () => {
+    const saved = process.env.TURNGYM_LM_BACKEND;
+    try {
+      delete process.env.TURNGYM_LM_BACKEND;
+      const expected = isBackendAvailable('tensorflow') ? 'tensorflow' : 'wasm';
+      expect(await useBackend('auto')).toBe(expected);
+      process.env.TURNGYM_LM_BACKEND = 'cpu';
+      expect(await useBackend()).toBe('cpu');
+      expect(tf.getBackend()).toBe('cpu');
+    } finally {
+      if (saved === undefined) delete process.env.TURNGYM_LM_BACKEND;
+      else process.env.TURNGYM_LM_BACKEND = saved;
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useBackend } from './backend';
+import { loadCheckpoint, saveCheckpoint } from './checkpoint';
+import { configToHf } from './model-config';
+import { LanguageModel } from './language-model';
+import { CheckpointError, TokenizerMismatchError, UnsupportedArchitectureError } from './lm-errors';
+import { referenceForward } from './reference-forward';
+import { readSafetensors, writeSafetensors } from './safetensors';
+import { testConfig } from './tiny-configs';
+import { maxAbsDifference, randomWeights } from './__fixtures__/random-weights';
+import { smallBpeTokenizer } from './__fixtures__/small-bpe-tokenizer';
+import { HfTokenizer } from './hf-tokenizer';
+
+describe('checkpoints', () => {
+  let dir: string;
+  beforeAll(async () => {
+    await useBackend('cpu');
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-lm-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('saves and loads a checkpoint: same config, weights, tokenizer and chat template', async () => {
+    const config = testConfig();
+    const model = LanguageModel.fromTensors(config, randomWeights(config, 1), new (await import('./byte-tokenizer')).ByteTokenizer());
+    await saveCheckpoint(model, dir);
+    const loaded = await loadCheckpoint(dir);
+    try {
+      expect(loaded.config).toEqual(config);
+      const tokens = loaded.tokenizer.encode(loaded.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }]));
+      expect(tokens).toEqual(model.tokenizer.encode(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }])));
+      expect(loaded.tokenizer.eosTokenIds).toEqual(expect.arrayContaining([258, 256]));
+      const [a, b] = await Promise.all([model.logits({ tokens }), loaded.logits({ tokens })]);
+      a.forEach((row, t) => expect(maxAbsDifference(row, b[t]!)).toBe(0));
+    } finally {
+      model.dispose();
+      loaded.dispose();
+    }
+  });
+
+  it('loads a hand-made HF Llama checkpoint (bf16 shards, untied head, BPE tokenizer) and matches the reference', async () => {
+    const config = testConfig({ family: 'llama', qkvBias: false, tieWordEmbeddings: false, bosTokenId: 260, eosTokenIds: [261] });
+    const weights = randomWeights(config, 3);
+    const names = [...weights.keys()];
+    const half = Math.ceil(names.length / 2);
+    const shards = [names.slice(0, half), names.slice(half)];
+    const weightMap: Record<string, string> = {};
+    shards.forEach((shard, index) => {
+      const file = `model-0000${index + 1}-of-00002.safetensors`;
+      writeFileSync(join(dir, file), writeSafetensors(new Map(shard.map((name) => [name, weights.get(name)!])), { dtype: 'BF16' }));
+      for (const name of shard) weightMap[name] = file;
+    });
+    writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(configToHf(config)));
+    const { json, config: tokenizerConfig } = smallBpeTokenizer();
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(json));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig));
+
+    const model = await loadCheckpoint(dir);
+    try {
+      expect(model.tokenizer.bosTokenId).toBe(260);
+      const tokens = model.tokenizer.encode(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hello world' }]));
+      expect(tokens[0]).toBe(260);
+      // The reference reads the same bf16-rounded weights from the files.
+      const stored = new Map<string, { shape: readonly number[]; data: Float32Array }>();
+      for (const file of ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']) {
+        for (const [name, tensor] of readSafetensors(readFileSync(join(dir, file))).tensors) stored.set(name, tensor);
+      }
+      const reference = referenceForward(config, stored, { tokens });
+      const fast = await model.logits({ tokens });
+      fast.forEach((row, t) => expect(maxAbsDifference(row, reference.logits[t]!)).toBeLessThan(1e-3));
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('names a missing or misshapen tensor', async () => {
+    const config = testConfig();
+    const model = LanguageModel.create(config);
+    await saveCheckpoint(model, dir);
+    model.dispose();
+    const tensors = readSafetensors(readFileSync(join(dir, 'model.safetensors'))).tensors;
+    const missing = new Map(tensors);
+    missing.delete('model.layers.1.mlp.up_proj.weight');
+    writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(missing));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/tensor "model.layers.1.mlp.up_proj.weight" is missing \(expected shape \[64, 32\]\)/);
+    const misshapen = new Map(tensors);
+    misshapen.set('model.layers.0.self_attn.k_proj.weight', { shape: [32, 32], data: new Float32Array(32 * 32) });
+    writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(misshapen));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/"model.layers.0.self_attn.k_proj.weight" has shape \[32, 32\], expected \[16, 32\]/);
+  });
+
+  it('refuses an unknown architecture, a missing file and a tokenizer too big for the vocabulary', async () => {
+    const config = testConfig();
+    const model = LanguageModel.create(config);
+    await saveCheckpoint(model, dir);
+    model.dispose();
+    const hf = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...hf, architectures: ['MambaForCausalLM'] }));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(UnsupportedArchitectureError);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(hf));
+    const { json, config: tokenizerConfig } = smallBpeTokenizer(10);
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(json));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(TokenizerMismatchError);
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/ids up to 271 but config.json "vocab_size" is 264/);
+    rmSync(join(dir, 'tokenizer.json'));
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/tokenizer.json not found/);
+    await expect(loadCheckpoint(join(dir, 'nope'))).rejects.toThrow(CheckpointError);
+    expect(new HfTokenizer(json, tokenizerConfig).vocabSize).toBe(272);
+  });
+});

@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HfTokenizer } from './hf-tokenizer';
+import { LanguageModel } from './language-model';
+import { CheckpointError } from './lm-errors';
+import { loraOptionsFromPeft } from './lora-adapter';
+import { configFromHf, configToHf } from './model-config';
+import type { NamedTensors } from './named-tensors';
+import { readSafetensors, writeSafetensors, type SafetensorsDtype } from './safetensors';
+import type { Tokenizer } from './tokenizer';
+
+type Json = Record<string, unknown>;
+
+function readJson(path: string, required: boolean): Json | undefined {
+  if (!existsSync(path)) {
+    if (required) throw new CheckpointError(`${path} not found: a checkpoint directory needs config.json, model.safetensors and tokenizer.json.`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Json;
+  } catch (error) {
+    throw new CheckpointError(`${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Reads model.safetensors, or the shards listed in model.safetensors.index.json. */
+export function readCheckpointTensors(dir: string): NamedTensors {
+  const single = join(dir, 'model.safetensors');
+  if (existsSync(single)) return readSafetensors(readFileSync(single), single).tensors;
+  const index = readJson(join(dir, 'model.safetensors.index.json'), false);
+  if (!index) throw new CheckpointError(`${dir}: neither model.safetensors nor model.safetensors.index.json exists.`);
+  const weightMap = (index.weight_map ?? {}) as Record<string, string>;
+  const tensors: NamedTensors = new Map();
+  for (const file of new Set(Object.values(weightMap))) {
+    const path = join(dir, file);
+    if (!existsSync(path)) throw new CheckpointError(`${path}: shard listed in model.safetensors.index.json is missing.`);
+    for (const [name, tensor] of readSafetensors(readFileSync(path), path).tensors) tensors.set(name, tensor);
+  }
+  return tensors;
+}
+
+/** The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ generation_config eos ids). */
+export function loadTokenizer(dir: string, eosTokenIds: readonly number[] = []): Tokenizer {
+  const tokenizerJson = readJson(join(dir, 'tokenizer.json'), false);
+  if (!tokenizerJson) throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
+  const tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
+  const generation = readJson(join(dir, 'generation_config.json'), false) ?? {};
+  const generationEos = generation.eos_token_id;
+  const extra = [...eosTokenIds, ...(typeof generationEos === 'number' ? [generationEos] : Array.isArray(generationEos) ? (generationEos as number[]) : [])];
+  return new HfTokenizer(tokenizerJson, tokenizerConfig, extra);
+}
+
+export interface LoadCheckpointOptions {
+  /** Whether base weights are trainable variables (default true; false saves gradient bookkeeping). */
+  readonly trainable?: boolean;
+  /** Use this tokenizer instead of the directory's tokenizer.json. */
+  readonly tokenizer?: Tokenizer;
+  /** Also load every adapter under `adapters/` and `value_head.safetensors` (default true). */
+  readonly extras?: boolean;
+}
+
+/**
+ * Loads an HF checkpoint directory (config.json, model.safetensors or shards, tokenizer.json,
+ * tokenizer_config.json with the chat template) into a LanguageModel on the current backend. Adapters
+ * saved with `saveAdapter` under `adapters/<name>/` and a value head are loaded too.
+ */
+export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions = {}): Promise<LanguageModel> {
+  if (!existsSync(dir)) throw new CheckpointError(`Checkpoint directory ${dir} does not exist.`);
+  const configPath = join(dir, 'config.json');
+  const config = configFromHf(readJson(configPath, true), configPath);
+  const tokenizer = options.tokenizer ?? loadTokenizer(dir, config.eosTokenIds);
+  const tensors = readCheckpointTensors(dir);
+  const model = LanguageModel.fromTensors(config, tensors, tokenizer, {
+    trainable: options.trainable ?? true,
+    source: existsSync(join(dir, 'model.safetensors')) ? join(dir, 'model.safetensors') : join(dir, 'model.safetensors.index.json'),
+  });
+  if (options.extras ?? true) {
+    try {
+      const adaptersDir = join(dir, 'adapters');
+      if (existsSync(adaptersDir)) {
+        for (const name of readdirSync(adaptersDir)) {
+          if (existsSync(join(adaptersDir, name, 'adapter_config.json'))) loadAdapter(model, join(adaptersDir, name), name);
+        }
+      }
+      if (existsSync(join(dir, 'value_head.safetensors'))) loadValueHead(model, dir);
+    } catch (error) {
+      model.dispose();
+      throw error;
+    }
+  }
+  return model;
+}
+
+export interface SaveCheckpointOptions {
+  /** Stored dtype of the weights (default F32). */
+  readonly dtype?: Exclude<SafetensorsDtype, 'F64'>;
+  /** Also save every adapter under `adapters/<name>/` and the value head (default true). */
+  readonly extras?: boolean;
+}
+
+/** Writes an HF checkpoint directory that `loadCheckpoint` and `transformers` both read. */
+export async function saveCheckpoint(model: LanguageModel, dir: string, options: SaveCheckpointOptions = {}): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(configToHf(model.config), null, 2)}\n`);
+  writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(await model.toTensors(), { dtype: options.dtype ?? 'F32', metadata: { format: 'pt' } }));
+  const { tokenizerJson, tokenizerConfig } = model.tokenizer.toHfFiles();
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson));
+  writeFileSync(join(dir, 'tokenizer_config.json'), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'generation_config.json'),
+    `${JSON.stringify({ eos_token_id: [...model.tokenizer.eosTokenIds], pad_token_id: model.tokenizer.padTokenId }, null, 2)}\n`,
+  );
+  if (options.extras ?? true) {
+    for (const name of model.adapterNames()) await saveAdapter(model, name, join(dir, 'adapters', name));
+    if (model.valueHead) await saveValueHead(model, dir);
+  }
+}
+
+/** Saves one adapter apart from the base, in PEFT's format. */
+export async function saveAdapter(model: LanguageModel, name: string, dir: string): Promise<void> {
+  const adapter = model.adapter(name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'adapter_config.json'), `${JSON.stringify(adapter.peftConfig(), null, 2)}\n`);
+  writeFileSync(join(dir, 'adapter_model.safetensors'), writeSafetensors(await adapter.toTensors()));
+}
+
+/** Loads a PEFT adapter directory into the model under `name` (default: the directory's name). */
+export function loadAdapter(model: LanguageModel, dir: string, name?: string): void {
+  const configPath = join(dir, 'adapter_config.json');
+  const options = loraOptionsFromPeft(readJson(configPath, true) as Json, configPath);
+  const weightsPath = join(dir, 'adapter_model.safetensors');
+  if (!existsSync(weightsPath)) throw new CheckpointError(`${weightsPath} not found.`);
+  const tensors = readSafetensors(readFileSync(weightsPath), weightsPath).tensors;
+  const adapterName = name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'adapter';
+  const adapter = model.addAdapter(adapterName, options);
+  try {
+    adapter.setTensors(tensors, weightsPath);
+  } catch (error) {
+    model.removeAdapter(adapterName);
+    throw error;
+  }
+}
+
+export async function saveValueHead(model: LanguageModel, dir: string): Promise<void> {
+  if (!model.valueHead) throw new RangeError('saveValueHead: the model has no value head.');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'value_head.safetensors'), writeSafetensors(await model.valueHead.toTensors()));
+}
+
+export function loadValueHead(model: LanguageModel, dir: string): void {
+  const path = join(dir, 'value_head.safetensors');
+  if (!existsSync(path)) throw new CheckpointError(`${path} not found.`);
+  const head = model.addValueHead();
+  head.setTensors(readSafetensors(readFileSync(path), path).tensors, path);
+}

@@ -1,0 +1,70 @@
+/** @turngym/lm — a Llama/Qwen2-family decoder LM on tfjs. */
+export * as tf from '@tensorflow/tfjs';
+export * from './lm-errors';
+export { configFromHf, configToHf, parameterCount, type ModelConfig, type ModelFamily, type RopeScaling } from './model-config';
+export { TINY_CONFIGS, testConfig, type TinyConfigName } from './tiny-configs';
+export type { Tokenizer, ChatTemplateOptions } from './tokenizer';
+export { ByteTokenizer, BYTE_SPECIAL_TOKENS, BYTE_VOCAB_SIZE } from './byte-tokenizer';
+export { HfTokenizer } from './hf-tokenizer';
+export { renderChatTemplate, CHATML_TEMPLATE } from './chat-template';
+export { elementCount, type NamedTensor, type NamedTensors } from './named-tensors';
+export { readSafetensors, writeSafetensors, type SafetensorsDtype, type SafetensorsFile } from './safetensors';
+export { expectedTensorShapes, checkTensors, initializeWeights, PROJECTIONS, type ProjectionName } from './hf-weights';
+export { referenceForward, type ReferenceInput, type ReferenceOutput } from './reference-forward';
+export { useBackend, currentBackend, isBackendAvailable, BACKEND_NAMES, type BackendName, type BackendOptions } from './backend';
+export {
+  causalAttention,
+  packedAttention,
+  attentionFromFunction,
+  attentionFromMatrix,
+  type AttentionPattern,
+} from './attention-mask';
+export type { TokenRow } from './token-batch';
+export { LanguageModel, type ForwardOptions, type ForwardOutputs } from './language-model';
+export { LoraAdapter, DEFAULT_LORA_OPTIONS, type LoraOptions } from './lora-adapter';
+export { ValueHead } from './value-head';
+export {
+  loadCheckpoint,
+  saveCheckpoint,
+  loadTokenizer,
+  readCheckpointTensors,
+  saveAdapter,
+  loadAdapter,
+  saveValueHead,
+  loadValueHead,
+  type LoadCheckpointOptions,
+  type SaveCheckpointOptions,
+} from './checkpoint';
+export { KvCache } from './kv-cache';
+export {
+  generate,
+  prefill,
+  generationOptionsSchema,
+  type Generation,
+  type GenerationOptions,
+  type GenerationRequest,
+} from './generation';
+export { sampleToken, logSumExp, type SamplingSettings } from './sampling';
+export {
+  Trainer,
+  trainerOptionsSchema,
+  tokenCrossEntropyLoss,
+  type TrainerOptions,
+  type LossFunction,
+  type TrainStepResult,
+} from './trainer';
+export { loadModel, type LoadModelOptions } from './load-model';
+export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';
+export { registerLocalChatModelProvider } from './local-provider';
+export { serveModel, serveModelOptionsSchema, type ServeModelOptions, type ModelServer } from './serve-model';
+export {
+  lmScore,
+  lmGenerate,
+  lmScoreOptionsSchema,
+  lmGenerateOptionsSchema,
+  type LmScoreOptions,
+  type LmScoreResult,
+  type ScoredSequence,
+  type LmGenerateOptions,
+  type LmGenerateResult,
+} from './lm-commands';

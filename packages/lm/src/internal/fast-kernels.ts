@@ -1,0 +1,151 @@
+import * as tf from '@tensorflow/tfjs';
+
+/**
+ * Kernels the wasm backend lacks or runs slowly for training (measured in shared/MACHINE.md):
+ *
+ * - `UnsortedSegmentSum` (the gradient of `gather`, so of every embedding lookup) has no wasm kernel;
+ *   tfjs would borrow cpu's, which is O(segments·N·D) — seconds a call. This is a direct scatter-add.
+ * - `BatchMatMul` with transposeA/B (every matmul gradient) is 10–20× slower on wasm than transposing
+ *   first, so the wrapper transposes explicitly and calls the plain kernel.
+ */
+interface WasmBackendLike {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+  disposeData(dataId: tf.DataId): boolean;
+}
+
+interface CpuBackendLike {
+  readSync(dataId: tf.DataId): Float32Array | Int32Array | Uint8Array;
+  makeTensorInfo(shape: number[], dtype: tf.DataType, values: Float32Array): tf.TensorInfo;
+}
+
+/** out[segment(i)] += x[i], rows of `inner` values; ids out of range are dropped, as TensorFlow does. */
+function scatterAdd(out: Float32Array | Int32Array | Uint8Array, x: ArrayLike<number>, ids: ArrayLike<number>, inner: number, numSegments: number): void {
+  for (let i = 0; i < ids.length; i++) {
+    const segment = ids[i] as number;
+    if (segment < 0 || segment >= numSegments) continue;
+    const from = i * inner;
+    const to = segment * inner;
+    for (let j = 0; j < inner; j++) out[to + j] = (out[to + j] as number) + (x[from + j] as number);
+  }
+}
+
+function segmentLayout(x: tf.TensorInfo, segmentIds: tf.TensorInfo, numSegments: number): { inner: number; outShape: number[] } {
+  const segmentCount = segmentIds.shape.reduce((a, b) => a * b, 1);
+  const inner = segmentCount === 0 ? 0 : x.shape.reduce((a, b) => a * b, 1) / segmentCount;
+  return { inner, outShape: [numSegments, ...x.shape.slice(segmentIds.shape.length)] };
+}
+
+let cpuRegistered = false;
+
+/**
+ * The cpu backend's UnsortedSegmentSum runs several tfjs ops per segment (O(segments·N·D)); the gradient
+ * of an embedding lookup or of picking logprobs by token then dominates a training step. Same scatter-add.
+ */
+export function registerCpuKernels(): void {
+  if (cpuRegistered) return;
+  cpuRegistered = true;
+  if (tf.getKernel('UnsortedSegmentSum', 'cpu')) tf.unregisterKernel('UnsortedSegmentSum', 'cpu');
+  tf.registerKernel({
+    kernelName: 'UnsortedSegmentSum',
+    backendName: 'cpu',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const cpu = backend as unknown as CpuBackendLike;
+      const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+      const numSegments = (attrs as { numSegments: number }).numSegments;
+      const { inner, outShape } = segmentLayout(x, segmentIds, numSegments);
+      const out = new Float32Array(outShape.reduce((a, b) => a * b, 1));
+      scatterAdd(out, cpu.readSync(x.dataId), cpu.readSync(segmentIds.dataId), inner, numSegments);
+      return cpu.makeTensorInfo(outShape, x.dtype, out);
+    },
+  });
+}
+
+let registered = false;
+
+export function registerWasmKernels(): void {
+  if (registered) return;
+  registered = true;
+
+  tf.registerKernel({
+    kernelName: 'UnsortedSegmentSum',
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const wasm = backend as unknown as WasmBackendLike;
+      const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+      const numSegments = (attrs as { numSegments: number }).numSegments;
+      const { inner, outShape } = segmentLayout(x, segmentIds, numSegments);
+      // Make the output first: allocating may grow the heap, which detaches earlier heap views.
+      const out = wasm.makeOutput(outShape, x.dtype);
+      const outValues = wasm.typedArrayFromHeap(out);
+      outValues.fill(0);
+      const xValues = wasm.typedArrayFromHeap(x);
+      scatterAdd(outValues, xValues, wasm.typedArrayFromHeap(segmentIds), inner, numSegments);
+      return out;
+    },
+  });
+
+  const batchMatMul = tf.getKernel('BatchMatMul', 'wasm');
+  const transpose = tf.getKernel('Transpose', 'wasm');
+  const slice = tf.getKernel('Slice', 'wasm');
+  const concat = tf.getKernel('Concat', 'wasm');
+  const reshape = tf.getKernel('Reshape', 'wasm');
+  if (!batchMatMul || !transpose || !slice || !concat || !reshape) return;
+  const plainMatMul = batchMatMul.kernelFunc;
+  const transposeFunc = transpose.kernelFunc;
+  tf.unregisterKernel('BatchMatMul', 'wasm');
+  tf.registerKernel({
+    kernelName: 'BatchMatMul',
+    backendName: 'wasm',
+    // The wasm kernel binds its C function in setupFunc, run when the backend starts: registering before
+    // `setBackend('wasm')` (as useBackend does) keeps that working.
+    ...(batchMatMul.setupFunc ? { setupFunc: batchMatMul.setupFunc } : {}),
+    kernelFunc: (args) => {
+      const { inputs, backend, attrs } = args;
+      const { transposeA, transposeB } = attrs as { transposeA: boolean; transposeB: boolean };
+      const wasm = backend as unknown as WasmBackendLike;
+      const temporaries: tf.TensorInfo[] = [];
+      const keep = (info: tf.TensorInfo): tf.TensorInfo => {
+        temporaries.push(info);
+        return info;
+      };
+      const swapLast = (info: tf.TensorInfo): tf.TensorInfo => {
+        const perm = info.shape.map((_, axis) => axis);
+        const last = perm.length - 1;
+        [perm[last - 1], perm[last]] = [perm[last] as number, perm[last - 1] as number];
+        return keep(transposeFunc({ inputs: { x: info }, backend, attrs: { perm } }) as tf.TensorInfo);
+      };
+      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+      const left = transposeA ? swapLast(a) : a;
+      const right = transposeB ? swapLast(b) : b;
+      const plainAttrs = { ...attrs, transposeA: false, transposeB: false };
+      const batchOf = (info: tf.TensorInfo): number => info.shape.slice(0, -2).reduce((x, y) => x * y, 1);
+      const batch = batchOf(left);
+      const [M, K] = left.shape.slice(-2) as [number, number];
+      const N = right.shape[right.shape.length - 1] as number;
+      let out: tf.TensorInfo;
+      // wasm runs batch > 1 through a naive loop (~1 GFLOP/s) but batch 1 through XNNPACK (~25): split
+      // equal-batch products into batch-1 products when each is big enough to repay the extra calls.
+      if (batch > 1 && batch === batchOf(right) && left.shape.length === right.shape.length && M * K * N >= 32768) {
+        const flat = (info: tf.TensorInfo, rows: number, cols: number): tf.TensorInfo =>
+          keep(reshape.kernelFunc({ inputs: { x: info }, backend, attrs: { shape: [batch, rows, cols] } }) as tf.TensorInfo);
+        const a3 = flat(left, M, K);
+        const b3 = flat(right, K, N);
+        const parts: tf.TensorInfo[] = [];
+        for (let i = 0; i < batch; i++) {
+          const ai = keep(slice.kernelFunc({ inputs: { x: a3 }, backend, attrs: { begin: [i, 0, 0], size: [1, M, K] } }) as tf.TensorInfo);
+          const bi = keep(slice.kernelFunc({ inputs: { x: b3 }, backend, attrs: { begin: [i, 0, 0], size: [1, K, N] } }) as tf.TensorInfo);
+          parts.push(keep(plainMatMul({ inputs: { a: ai, b: bi }, backend, attrs: plainAttrs }) as tf.TensorInfo));
+        }
+        const joined = keep(concat.kernelFunc({ inputs: parts as unknown as tf.NamedTensorInfoMap, backend, attrs: { axis: 0 } }) as tf.TensorInfo);
+        out = reshape.kernelFunc({ inputs: { x: joined }, backend, attrs: { shape: [...left.shape.slice(0, -2), M, N] } }) as tf.TensorInfo;
+      } else if (left === a && right === b) {
+        return plainMatMul(args);
+      } else {
+        out = plainMatMul({ inputs: { a: left, b: right }, backend, attrs: plainAttrs }) as tf.TensorInfo;
+      }
+      for (const info of temporaries) wasm.disposeData(info.dataId);
+      return out;
+    },
+  });
+}

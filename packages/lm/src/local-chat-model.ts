@@ -1,0 +1,67 @@
+import type { ChatModel, ChatRequest, ChatResponse } from '@turngym/llm';
+import type { BackendName } from './backend';
+import type { LanguageModel } from './language-model';
+import { loadModel } from './load-model';
+
+export interface LocalChatModelOptions {
+  readonly backend?: BackendName;
+  /** Generate with this LoRA adapter (loaded from the checkpoint's adapters/). */
+  readonly adapter?: string;
+  /** Used when a request sets no maxTokens. */
+  readonly maxTokens?: number;
+}
+
+/**
+ * The tfjs LM as a ChatModel (`local:<checkpoint>`): renders the messages with the checkpoint's chat
+ * template, samples with the request's temperature / top-p / stop / seed, and answers with plain content
+ * (tool calls are left in the text for the env's parser). Weights load on the first `complete()`.
+ * Requests without a seed use seed 0, so the same request gets the same answer.
+ */
+export class LocalChatModel implements ChatModel {
+  readonly id: string;
+  private loading: Promise<LanguageModel> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly checkpoint: string | LanguageModel,
+    private readonly options: LocalChatModelOptions = {},
+  ) {
+    this.id = typeof checkpoint === 'string' ? `local:${checkpoint}` : 'local:model';
+    if (typeof checkpoint !== 'string') this.loading = Promise.resolve(checkpoint);
+  }
+
+  model(): Promise<LanguageModel> {
+    if (this.closed) return Promise.reject(new Error(`${this.id} is closed.`));
+    this.loading ??= loadModel(this.checkpoint as string, this.options.backend ? { backend: this.options.backend } : {});
+    return this.loading;
+  }
+
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    const model = await this.model();
+    request.signal?.throwIfAborted();
+    const prompt = model.tokenizer.applyChatTemplate(request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+    const tokens = model.tokenizer.encode(prompt);
+    const stop = request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
+    const [result] = model.generate([{ tokens }], {
+      maxTokens: request.maxTokens ?? this.options.maxTokens ?? 256,
+      temperature: request.temperature ?? 1,
+      topP: request.topP ?? 1,
+      seed: request.seed ?? 0,
+      ...(stop && stop.length > 0 ? { stop } : {}),
+      ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
+    });
+    return {
+      message: { role: 'assistant', content: result!.text },
+      usage: { promptTokens: tokens.length, completionTokens: result!.tokens.length },
+      finishReason: result!.finishReason,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const loading = this.loading;
+    this.loading = undefined;
+    if (loading && typeof this.checkpoint === 'string') (await loading.catch(() => undefined))?.dispose();
+  }
+}

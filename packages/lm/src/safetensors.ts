@@ -1,0 +1,172 @@
+import { CheckpointError } from './lm-errors';
+import { elementCount, type NamedTensor, type NamedTensors } from './named-tensors';
+
+/** The dtypes read here (all become float32); F32, F16 and BF16 can also be written. */
+export type SafetensorsDtype = 'F32' | 'F16' | 'BF16' | 'F64';
+
+const ITEM_SIZE: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2, F64: 8 };
+
+export interface SafetensorsFile {
+  readonly tensors: NamedTensors;
+  /** The `__metadata__` strings (empty when the file has none). */
+  readonly metadata: Record<string, string>;
+  /** Each tensor's stored dtype, before conversion to float32. */
+  readonly dtypes: Map<string, SafetensorsDtype>;
+}
+
+const float32Scratch = new Float32Array(1);
+const uint32Scratch = new Uint32Array(float32Scratch.buffer);
+
+function halfToFloat(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+/** float32 → IEEE half, rounding to nearest even (overflow → ±Infinity). */
+function floatToHalf(value: number): number {
+  float32Scratch[0] = value;
+  const x = uint32Scratch[0] as number;
+  const sign = (x >>> 16) & 0x8000;
+  const exponent = (x >>> 23) & 0xff;
+  let mantissa = x & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  const e = exponent - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - e;
+    let half = mantissa >> shift;
+    const remainder = mantissa & ((1 << shift) - 1);
+    const halfway = 1 << (shift - 1);
+    if (remainder > halfway || (remainder === halfway && half & 1)) half += 1;
+    return sign | half;
+  }
+  let half = (e << 10) | (mantissa >> 13);
+  const remainder = mantissa & 0x1fff;
+  if (remainder > 0x1000 || (remainder === 0x1000 && half & 1)) half += 1;
+  return sign | half;
+}
+
+function floatToBf16(value: number): number {
+  float32Scratch[0] = value;
+  const x = uint32Scratch[0] as number;
+  if ((x & 0x7fffffff) > 0x7f800000) return (x >>> 16) | 0x40;
+  return ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+/** Copies the bytes so typed arrays are aligned whatever the tensor's offset in the file. */
+function decode(bytes: Uint8Array, dtype: SafetensorsDtype, count: number): Float32Array {
+  // Not bytes.slice(): a Node Buffer's slice is a view into a shared pool, not a copy.
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  if (dtype === 'F32') return new Float32Array(copy.buffer, 0, count);
+  if (dtype === 'F64') return Float32Array.from(new Float64Array(copy.buffer, 0, count));
+  const halves = new Uint16Array(copy.buffer, 0, count);
+  const out = new Float32Array(count);
+  if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < count; i++) bits[i] = (halves[i] as number) << 16;
+  } else {
+    for (let i = 0; i < count; i++) out[i] = halfToFloat(halves[i] as number);
+  }
+  return out;
+}
+
+/**
+ * Reads a safetensors file: an 8-byte little-endian header length, a JSON header
+ * `{name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}`, then raw little-endian bytes.
+ * F32, F16, BF16 and F64 tensors become float32; any other dtype, or a header that does not fit the
+ * bytes, is an error naming the tensor and `source`.
+ */
+export function readSafetensors(bytes: Uint8Array, source = 'model.safetensors'): SafetensorsFile {
+  if (bytes.length < 8) throw new CheckpointError(`${source}: not a safetensors file (${bytes.length} bytes).`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = Number(view.getBigUint64(0, true));
+  if (headerLength > bytes.length - 8 || headerLength > 100_000_000) {
+    throw new CheckpointError(`${source}: header length ${headerLength} does not fit a ${bytes.length}-byte file.`);
+  }
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<string, unknown>;
+  } catch (error) {
+    throw new CheckpointError(`${source}: the header is not valid JSON.`, { cause: error });
+  }
+  const dataStart = 8 + headerLength;
+  const dataLength = bytes.length - dataStart;
+  const tensors: NamedTensors = new Map();
+  const dtypes = new Map<string, SafetensorsDtype>();
+  const metadata: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') {
+      for (const [key, value] of Object.entries((entry ?? {}) as Record<string, unknown>)) metadata[key] = String(value);
+      continue;
+    }
+    const { dtype, shape, data_offsets: offsets } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
+    if (!(dtype in ITEM_SIZE)) {
+      throw new CheckpointError(`${source}: tensor "${name}" has dtype ${dtype}; only F32, F16, BF16 and F64 can be read.`);
+    }
+    if (!Array.isArray(shape) || !Array.isArray(offsets) || offsets.length !== 2) {
+      throw new CheckpointError(`${source}: tensor "${name}" has a malformed header entry.`);
+    }
+    const [begin, end] = offsets;
+    const count = elementCount(shape);
+    const size = count * ITEM_SIZE[dtype as SafetensorsDtype];
+    if (begin < 0 || end > dataLength || end - begin !== size) {
+      throw new CheckpointError(
+        `${source}: tensor "${name}" (${dtype} [${shape.join(', ')}]) needs ${size} bytes but its data_offsets [${begin}, ${end}] ` +
+          `${end > dataLength ? `run past the ${dataLength} data bytes` : 'say otherwise'}.`,
+      );
+    }
+    tensors.set(name, { shape: [...shape], data: decode(bytes.subarray(dataStart + begin, dataStart + end), dtype as SafetensorsDtype, count) });
+    dtypes.set(name, dtype as SafetensorsDtype);
+  }
+  return { tensors, metadata, dtypes };
+}
+
+function encode(tensor: NamedTensor, dtype: Exclude<SafetensorsDtype, 'F64'>): Uint8Array {
+  if (dtype === 'F32') return new Uint8Array(tensor.data.buffer.slice(tensor.data.byteOffset, tensor.data.byteOffset + tensor.data.byteLength));
+  const halves = new Uint16Array(tensor.data.length);
+  const convert = dtype === 'F16' ? floatToHalf : floatToBf16;
+  for (let i = 0; i < halves.length; i++) halves[i] = convert(tensor.data[i] as number);
+  return new Uint8Array(halves.buffer);
+}
+
+/** Writes tensors as safetensors (sorted by name, header padded with spaces to 8 bytes, as HF does). */
+export function writeSafetensors(
+  tensors: NamedTensors,
+  options: { dtype?: Exclude<SafetensorsDtype, 'F64'>; metadata?: Record<string, string> } = {},
+): Uint8Array {
+  const dtype = options.dtype ?? 'F32';
+  const names = [...tensors.keys()].sort();
+  const header: Record<string, unknown> = {};
+  if (options.metadata && Object.keys(options.metadata).length > 0) header.__metadata__ = options.metadata;
+  const chunks: Uint8Array[] = [];
+  let offset = 0;
+  for (const name of names) {
+    const tensor = tensors.get(name) as NamedTensor;
+    if (tensor.data.length !== elementCount(tensor.shape)) {
+      throw new CheckpointError(`writeSafetensors: tensor "${name}" has ${tensor.data.length} values for shape [${tensor.shape.join(', ')}].`);
+    }
+    const chunk = encode(tensor, dtype);
+    header[name] = { dtype, shape: [...tensor.shape], data_offsets: [offset, offset + chunk.length] };
+    chunks.push(chunk);
+    offset += chunk.length;
+  }
+  let headerText = JSON.stringify(header);
+  headerText += ' '.repeat((8 - (Buffer.byteLength(headerText) % 8)) % 8);
+  const headerBytes = new TextEncoder().encode(headerText);
+  const out = new Uint8Array(8 + headerBytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  out.set(headerBytes, 8);
+  let position = 8 + headerBytes.length;
+  for (const chunk of chunks) {
+    out.set(chunk, position);
+    position += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { createChatModel } from '@turngym/llm';
+import { ByteTokenizer } from './byte-tokenizer';
+import { saveCheckpoint } from './checkpoint';
+import { LanguageModel } from './language-model';
+import { lmGenerate, lmScore } from './lm-commands';
+import { registerLocalChatModelProvider } from './local-provider';
+import { serveModel, type ModelServer } from './serve-model';
+import { testConfig } from './tiny-configs';
+import { useBackend } from './backend';
+import { randomWeights } from './__fixtures__/random-weights';
+
+describe('CLI functions, local: provider and serve-model', () => {
+  let dir: string;
+  let checkpoint: string;
+  let server: ModelServer;
+  let client: OpenAI;
+  const messages = [{ role: 'user' as const, content: 'Say something.' }];
+
+  beforeAll(async () => {
+    await useBackend('wasm');
+    dir = mkdtempSync(join(tmpdir(), 'turngym-serve-'));
+    checkpoint = join(dir, 'tiny-chat');
+    const config = testConfig();
+    const model = LanguageModel.fromTensors(config, randomWeights(config, 12), new ByteTokenizer());
+    await saveCheckpoint(model, checkpoint);
+    model.dispose();
+    server = await serveModel({ checkpoint, port: 0, backend: 'wasm' });
+    client = new OpenAI({ baseURL: server.baseURL, apiKey: 'local', maxRetries: 0, timeout: 20_000 });
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lm score prints per-token logprobs for text and JSONL inputs', async () => {
+    writeFileSync(join(dir, 'input.txt'), 'hello');
+    writeFileSync(join(dir, 'input.jsonl'), `${JSON.stringify({ prompt: 'ab', completion: 'cd' })}\n${JSON.stringify({ messages })}\n`);
+    const text = await lmScore({ checkpoint, input: join(dir, 'input.txt'), backend: 'wasm' });
+    expect(text.sequences[0]!.pieces).toEqual(['h', 'e', 'l', 'l', 'o']);
+    expect(text.sequences[0]!.logprobs[0]).toBeNull();
+    expect(text.sequences[0]!.logprobs.slice(1).every((value) => value! < 0)).toBe(true);
+    const jsonl = await lmScore({ checkpoint, input: join(dir, 'input.jsonl'), backend: 'wasm' });
+    expect(jsonl.sequences).toHaveLength(2);
+    const pair = jsonl.sequences[0]!;
+    expect(pair.completionStart).toBe(2);
+    expect(pair.total).toBeCloseTo(pair.logprobs[2]! + pair.logprobs[3]!, 5);
+    expect(JSON.parse(JSON.stringify(jsonl))).toEqual(jsonl);
+    await expect(lmScore({ checkpoint, input: join(dir, 'missing.txt'), backend: 'wasm' })).rejects.toThrow(/Cannot read input file/);
+  });
+
+  it('serves /v1/chat/completions (plain and streaming) to the openai client, matching lm generate', async () => {
+    const reply = await client.chat.completions.create({ model: 'tiny-chat', messages, temperature: 0, max_tokens: 12 });
+    const expected = await lmGenerate({ checkpoint, messages, temperature: 0, maxTokens: 12, backend: 'wasm' });
+    expect(reply.choices[0]!.message.content).toBe(expected.samples[0]!.text);
+    expect(reply.usage?.completion_tokens).toBe(expected.samples[0]!.tokens.length);
+    const stream = await client.chat.completions.create({ model: 'tiny-chat', messages, temperature: 0, max_tokens: 12, stream: true });
+    let streamed = '';
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? '';
+    expect(streamed).toBe(reply.choices[0]!.message.content);
+    const models = await client.models.list();
+    expect(models.data.map((model) => model.id)).toEqual(['tiny-chat']);
+  });
+
+  it('serves /v1/completions: batched prompts, n, logprobs, token-id prompts, seeds', async () => {
+    const completion = await client.completions.create({ model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 5, logprobs: 1, seed: 3 });
+    expect(completion.choices).toHaveLength(4);
+    for (const choice of completion.choices) {
+      expect(choice.logprobs!.token_logprobs!.length).toBeGreaterThan(0);
+      expect(choice.logprobs!.token_logprobs!.every((value) => value <= 0)).toBe(true);
+    }
+    const again = await client.completions.create({ model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 5, seed: 3 });
+    expect(again.choices.map((choice) => choice.text)).toEqual(completion.choices.map((choice) => choice.text));
+    const byTokens = await client.completions.create({ model: 'tiny-chat', prompt: [97, 98], max_tokens: 5, seed: 3 });
+    expect(byTokens.choices[0]!.text).toBe(completion.choices[0]!.text);
+    expect(completion.usage!.prompt_tokens).toBe(5);
+    await expect(client.completions.create({ model: 'other', prompt: 'a' })).rejects.toMatchObject({ status: 404 });
+    const tooLong = 'x'.repeat(2000);
+    await expect(client.completions.create({ model: 'tiny-chat', prompt: tooLong })).rejects.toThrow(/max_position_embeddings = 1024/);
+  });
+
+  it('local:<checkpoint> works as a ChatModel spec', async () => {
+    const restore = registerLocalChatModelProvider();
+    const model = createChatModel(`local:${checkpoint}`, { providerOptions: { backend: 'wasm' } });
+    try {
+      const response = await model.complete({ messages, temperature: 0, maxTokens: 12 });
+      const expected = await lmGenerate({ checkpoint, messages, temperature: 0, maxTokens: 12, backend: 'wasm' });
+      expect(response.message.content).toBe(expected.samples[0]!.text);
+      expect(response.usage.completionTokens).toBe(expected.samples[0]!.tokens.length);
+      expect(model.id).toBe(`local:${checkpoint}`);
+    } finally {
+      await model.close?.();
+      restore();
+    }
+  });
+});
