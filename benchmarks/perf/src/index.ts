@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: throughput benchmarks, each reported against a baseline measured in the same run.
- * Flags: --duration <ms per benchmark> (default 3000), --only <name>, --write <markdown file>.
+ * Flags: --duration <ms per benchmark> (default 3000), --only <name> (slow sections such as `lm` run only
+ * when named), --write <markdown file>.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
 import { serverThroughput } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
@@ -12,6 +14,8 @@ import { wrapperOverhead } from './wrapper-overhead';
 
 interface Section {
   readonly name: string;
+  /** Minutes rather than seconds: runs only when named with --only. */
+  readonly slow?: boolean;
   readonly title: string;
   run(durationMs: number): Promise<string[]>;
 }
@@ -68,6 +72,13 @@ const sections: Section[] = [
       ];
     },
   },
+  {
+    name: 'lm',
+    slow: true,
+    title:
+      'tfjs decoder LM: training and generation per backend and tiny config (goal: training at 8M ≥ 40% of the matmul ceiling)',
+    run: (durationMs) => lmThroughput({ durationMs }),
+  },
 ];
 
 function flag(name: string): string | undefined {
@@ -85,7 +96,7 @@ async function main(): Promise<void> {
     'Ratios compare variants measured in the same run; absolute numbers depend on the machine.',
   ];
   for (const section of sections) {
-    if (only && section.name !== only) continue;
+    if (only ? section.name !== only : section.slow) continue;
     process.stderr.write(`running ${section.name}…\n`);
     out.push('', `## ${section.title}`, '', ...(await section.run(durationMs)));
   }
