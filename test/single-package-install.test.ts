@@ -10,7 +10,7 @@ const REPO_ROOT = join(__dirname, '..');
  * environments land; each must install from its tarball plus spec and core alone, and its scripted agent must
  * play an episode of every id it registers.
  */
-const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env', 'environments/math-thought'];
+const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env', 'environments/math-thought', 'environments/coding-sandbox'];
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `
@@ -107,5 +107,5 @@ describe('installing one environment package on its own', () => {
       }
     }
     expect(results.find((result) => result.id === 'turngym/example-v1')).toMatchObject({ success: true });
-  }, 240_000);
+  }, 600_000); // isolated-vm compiles from source on install (about 1–3 minutes on 2 cores)
 });

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
+import { sandboxThroughput } from './sandbox-throughput';
 import { serverThroughput } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wrapperOverhead } from './wrapper-overhead';
@@ -69,6 +70,20 @@ const sections: Section[] = [
           (row) =>
             `| ${row.mode} | ${row.sessions} | ${fmt(row.stepsPerSecond)} | ${((100 * row.stepsPerSecond) / (inProcess.get(row.sessions) ?? row.stepsPerSecond)).toFixed(0)}% | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} |`,
         ),
+      ];
+    },
+  },
+  {
+    name: 'sandbox',
+    title:
+      'Coding sandbox: evaluations/s of a small solution against its tests, sandboxed vs unsandboxed (goal: ≥ 500/s)',
+    async run(durationMs) {
+      const result = await sandboxThroughput({ durationMs });
+      return [
+        '| evaluation | per second | vs unsandboxed |',
+        '|---|---:|---:|',
+        `| unsandboxed (same code, same tests, in the host) | ${fmt(result.unsandboxedPerSecond)} | 100% |`,
+        `| sandboxed (isolated-vm in a supervised worker process) | ${fmt(result.sandboxedPerSecond)} | ${(100 * result.ratio).toFixed(1)}% |`,
       ];
     },
   },

@@ -1,0 +1,73 @@
+import { parseCodingAction } from './action-parser';
+
+const call = (action: Parameters<typeof parseCodingAction>[0]) => {
+  const parsed = parseCodingAction(action);
+  if (!parsed.ok) throw new Error(parsed.feedback);
+  return parsed.call;
+};
+
+describe('parseCodingAction', () => {
+  it('reads WRITE_FILE with the content in a fenced block, after prose', () => {
+    const text =
+      'I will write the solution now.\n\nWRITE_FILE solution.ts\n```ts\nexport const x = 1;\nconst s = "```";\n```\nDone.';
+    expect(call(text)).toEqual({
+      name: 'WRITE_FILE',
+      arguments: { path: 'solution.ts', content: 'export const x = 1;\nconst s = "```";\n' },
+    });
+  });
+
+  it('honours longer fences so the content may contain ``` lines', () => {
+    const text = 'WRITE_FILE(notes.md)\n````md\n```\ninner\n```\n````';
+    expect(call(text).arguments).toEqual({ path: 'notes.md', content: '```\ninner\n```\n' });
+  });
+
+  it('reads EDIT_FILE SEARCH/REPLACE blocks, fenced or not, with an empty replacement', () => {
+    const plain = 'EDIT_FILE src/cart.ts\n<<<<<<< SEARCH\n  a -= 1;\n  b();\n=======\n  a -= 2;\n>>>>>>> REPLACE';
+    expect(call(plain)).toEqual({
+      name: 'EDIT_FILE',
+      arguments: { path: 'src/cart.ts', search: '  a -= 1;\n  b();', replace: '  a -= 2;' },
+    });
+    const fenced = 'EDIT_FILE src/x.ts\n```\n<<<<<<< SEARCH\ndrop me\n=======\n>>>>>>> REPLACE\n```';
+    expect(call(fenced).arguments).toEqual({ path: 'src/x.ts', search: 'drop me', replace: '' });
+  });
+
+  it('reads RUN with code, RUN with a file, READ_FILE, RUN_TESTS and SUBMIT', () => {
+    expect(call('RUN\n```js\nconsole.log(1)\n```')).toEqual({ name: 'RUN', arguments: { code: 'console.log(1)' } });
+    expect(call('RUN main.ts')).toEqual({ name: 'RUN', arguments: { path: 'main.ts' } });
+    expect(call('READ_FILE(src/a.ts)')).toEqual({ name: 'READ_FILE', arguments: { path: 'src/a.ts' } });
+    expect(call('run_tests()').name).toBe('RUN_TESTS');
+    expect(call('All tests pass, so:\nSUBMIT').name).toBe('SUBMIT');
+  });
+
+  it('accepts JSON arguments and structured function calls, validated against the tool schemas', () => {
+    expect(call('WRITE_FILE({"path": "a.ts", "content": "x"})').arguments).toEqual({ path: 'a.ts', content: 'x' });
+    expect(call({ name: 'EDIT_FILE', arguments: { path: 'a.ts', search: 'x', replace: 'y' } }).name).toBe('EDIT_FILE');
+    const missing = parseCodingAction({ name: 'WRITE_FILE', arguments: { path: 'a.ts' } });
+    expect(missing).toMatchObject({ ok: false, feedback: expect.stringMatching(/content is required/) });
+  });
+
+  it('explains what is wrong with a malformed call', () => {
+    expect(parseCodingAction('WRITE_FILE solution.ts\nexport const x = 1;')).toMatchObject({
+      ok: false,
+      feedback: expect.stringMatching(/fenced code block/),
+    });
+    expect(parseCodingAction('EDIT_FILE a.ts\nfoo')).toMatchObject({
+      ok: false,
+      feedback: expect.stringMatching(/<<<<<<< SEARCH/),
+    });
+    expect(parseCodingAction('DELETE_FILE(a.ts)')).toMatchObject({
+      ok: false,
+      feedback: expect.stringMatching(/Unknown tool "DELETE_FILE"/),
+    });
+    expect(parseCodingAction('')).toMatchObject({ ok: false });
+  });
+
+  it('refuses paths that leave the workspace or use the reserved names', () => {
+    for (const path of ['../etc/passwd', '/etc/passwd', 'a/../../b.ts', '__tests__.ts', 'src/./x.ts']) {
+      expect(parseCodingAction({ name: 'READ_FILE', arguments: { path } })).toMatchObject({
+        ok: false,
+        feedback: expect.stringMatching(/path/),
+      });
+    }
+  });
+});

@@ -1,0 +1,224 @@
+import { checkEnv, formatCheckReport, InvalidOptionsError, RandomAgent, Registry, runEpisode } from '@turngym/core';
+import { CodingEnv } from './coding-env';
+import { CodingExpert, writeFileAction } from './coding-expert';
+import { register } from './register';
+import { SandboxPool } from './sandbox/sandbox-pool';
+import { loadTasks, selectTasks } from './tasks/task-loader';
+
+// One pool for the whole file, with generous limits so that a busy machine cannot fail a correct solution.
+const sandbox = new SandboxPool({ workers: 2, graceMs: 10000 });
+const slack = { timeLimitMs: 5000, totalTimeLimitMs: 30000 };
+afterAll(() => sandbox.close());
+
+const TASK = 'fn/gcd-lcm/gcd';
+const FIX = 'fix/shopping-cart/remove-whole-line';
+
+describe('registered ids', () => {
+  it('both pass the env checker from a fresh registry', async () => {
+    const registry = new Registry();
+    register(registry);
+    expect(registry.list()).toEqual(['turngym/coding-fix-v1', 'turngym/coding-sandbox-v1']);
+    for (const id of registry.list()) {
+      const report = await checkEnv(id, { registry, dependencies: { sandbox }, options: slack });
+      if (!report.passed) throw new Error(formatCheckReport(report));
+    }
+  }, 60000);
+
+  it('fix the task kind per id and validate options', async () => {
+    const registry = new Registry();
+    register(registry);
+    await expect(registry.make('turngym/coding-fix-v1', { options: { taskKind: 'function' } })).rejects.toThrow(
+      /taskKind is fixed by this id/,
+    );
+    await expect(registry.make('turngym/coding-sandbox-v1', { options: { maxTurn: 3 } })).rejects.toThrow(
+      InvalidOptionsError,
+    );
+    const env = await registry.make('turngym/coding-fix-v1', { dependencies: { sandbox } });
+    const { info } = await env.reset({ seed: 4 });
+    expect(info.taskKind).toBe('fix');
+    await env.close();
+    expect(() => new CodingEnv({ taskId: 'fn/no/such' }, { sandbox })).toThrow(
+      /taskId "fn\/no\/such" is not in the task file/,
+    );
+    await expect(new CodingEnv({}, { sandbox }).reset({ seed: 1, options: { taskId: 'fn/nope/x' } })).rejects.toThrow(
+      InvalidOptionsError,
+    );
+  });
+});
+
+describe('baselines', () => {
+  it('the scripted expert solves every task (at least 99%)', async () => {
+    const tasks = loadTasks();
+    const outcomes = await Promise.all(
+      tasks.map(async (task, index) => {
+        const env = new CodingEnv({ taskKind: task.kind, split: 'all', taskId: task.task_id, ...slack }, { sandbox });
+        const outcome = await runEpisode(env, new CodingExpert(env.tasks), index);
+        await env.close();
+        return { id: task.task_id, ...outcome };
+      }),
+    );
+    const failed = outcomes.filter((outcome) => !outcome.success).map((outcome) => outcome.id);
+    expect(failed.length / outcomes.length).toBeLessThanOrEqual(0.01);
+    expect(failed).toEqual([]);
+    expect(outcomes.every((outcome) => outcome.totalReward === 1)).toBe(true);
+  }, 120000);
+
+  it('the random baseline almost never succeeds', async () => {
+    for (const taskKind of ['function', 'fix'] as const) {
+      const env = new CodingEnv({ taskKind, maxTurns: 8 }, { sandbox });
+      let successes = 0;
+      for (let seed = 0; seed < 15; seed++)
+        successes += (await runEpisode(env, new RandomAgent(seed), seed)).success ? 1 : 0;
+      expect(successes).toBe(0);
+    }
+  }, 60000);
+});
+
+describe('an episode', () => {
+  const reference = (id: string) => loadTasks().find((task) => task.task_id === id)!;
+
+  it('reports failing tests with expected and actual values, then rewards the fraction of hidden tests passed', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    const { observation, info } = await env.reset({ seed: 1 });
+    expect(observation).toContain('export function gcd(a: number, b: number): number');
+    expect(info).toMatchObject({
+      taskId: TASK,
+      taskKind: 'function',
+      instructions: expect.stringContaining('WRITE_FILE <path>'),
+    });
+    // Right for positive numbers only: some hidden tests use negatives and zero.
+    await env.step(
+      writeFileAction(
+        'solution.ts',
+        'export function gcd(a: number, b: number): number {\n  while (b !== 0) [a, b] = [b, a % b];\n  return a;\n}\n',
+      ),
+    );
+    const tests = await env.step('RUN_TESTS');
+    expect(tests.observation).toMatch(/^RUN_TESTS: 3 of 3 tests passed\./);
+    const submit = await env.step('SUBMIT');
+    const total = reference(TASK).hidden_tests.length;
+    expect(submit).toMatchObject({ terminated: true, info: { success: false, hiddenTotal: total } });
+    expect(submit.reward).toBeCloseTo((submit.info.hiddenPassed as number) / total, 10);
+    expect(submit.reward).toBeGreaterThan(0.5);
+    expect(submit.reward).toBeLessThan(1);
+  });
+
+  it('shows expected vs actual for a wrong answer', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    await env.reset({ seed: 1 });
+    await env.step(
+      writeFileAction(
+        'solution.ts',
+        'export function gcd(a: number, b: number): number {\n  console.log("gcd", a, b);\n  return a * b;\n}\n',
+      ),
+    );
+    const tests = await env.step('RUN_TESTS');
+    expect(tests.observation).toContain('RUN_TESTS: 0 of 3 tests passed.');
+    expect(tests.observation).toContain('FAIL expect(gcd(12, 18)).toEqual(6);\n  expected: 6\n  actual:   216');
+    expect(tests.observation).toContain('stdout:\ngcd 12 18');
+    expect(tests.info).toMatchObject({ testsPassed: 0, testsTotal: 3, anchor: 'failing=all;last=RUN_TESTS' });
+  });
+
+  it('with allOrNothing, partial credit is 0', async () => {
+    const env = new CodingEnv({ taskId: TASK, allOrNothing: true }, { sandbox });
+    await env.reset({ seed: 1 });
+    await env.step(
+      writeFileAction(
+        'solution.ts',
+        'export function gcd(a: number, b: number): number {\n  while (b !== 0) [a, b] = [b, a % b];\n  return a;\n}\n',
+      ),
+    );
+    expect((await env.step('SUBMIT')).reward).toBe(0);
+  });
+
+  it('applies the format penalty to a submission that does not compile, and to no submission at all', async () => {
+    const env = new CodingEnv({ taskId: TASK, maxTurns: 2, formatPenalty: 0.3 }, { sandbox });
+    await env.reset({ seed: 1 });
+    await env.step(writeFileAction('solution.ts', 'export function gcd(a: number, b: number {\n'));
+    const broken = await env.step('SUBMIT');
+    expect(broken).toMatchObject({ reward: -0.3, terminated: true, info: { success: false, malformed: true } });
+    expect(broken.observation).toMatch(/Compile error in solution\.ts: SyntaxError/);
+    await env.reset({ seed: 1 });
+    await env.step('READ_FILE(solution.ts)');
+    const last = await env.step('RUN_TESTS');
+    expect(last).toMatchObject({
+      reward: -0.3,
+      truncated: true,
+      terminated: false,
+      info: { success: false, truncatedBy: 'time-limit' },
+    });
+    expect(last.observation).toContain('Turn limit (2) reached without SUBMIT');
+  });
+
+  it('answers malformed actions with feedback and no reward', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    await env.reset({ seed: 1 });
+    const result = await env.step('WRITE_FILE solution.ts\nno fence here');
+    expect(result).toMatchObject({
+      reward: 0,
+      terminated: false,
+      info: { invalidAction: true, fingerprint: 'INVALID', anchor: 'failing=untested;last=INVALID' },
+    });
+    expect(result.observation).toMatch(/^Invalid action: WRITE_FILE: put the file content in a fenced code block/);
+  });
+
+  it('runs code and files, showing values, output and errors', async () => {
+    const env = new CodingEnv({ taskId: TASK, outputLimit: 100 }, { sandbox });
+    await env.reset({ seed: 1 });
+    await env.step(writeFileAction('main.ts', "console.log('x'.repeat(500));\nthrow new TypeError('boom');\n"));
+    const file = await env.step('RUN main.ts');
+    expect(file.observation).toContain('RUN main.ts: threw.\n  TypeError: boom\n      at main.ts:2:7');
+    expect(file.observation).toContain('stdout (first 100 of 501 characters; the rest was cut):');
+    const code = await env.step('RUN\n```ts\nconst xs: number[] = [3, 1, 2];\nxs.sort()\n```');
+    expect(code.observation).toBe('RUN (code): finished.\n=> [1, 2, 3]\n\n(no output)');
+    expect(code.info.fingerprint).toBe('RUN(code)');
+  });
+});
+
+describe('hooks', () => {
+  it('fingerprint is the action type and its target; anchor is the failing bucket and the last action type', async () => {
+    const env = new CodingEnv({ taskKind: 'fix', taskId: FIX }, { sandbox });
+    await env.reset({ seed: 2 });
+    expect(env.anchor()).toBe('failing=untested;last=START');
+    expect(env.fingerprint('EDIT_FILE src/cart.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE')).toBe('EDIT(cart)');
+    expect(env.fingerprint('WRITE_FILE src/helper.ts\n```ts\nexport {};\n```')).toBe('WRITE(new)');
+    expect(env.fingerprint('READ_FILE(test/cart.test.ts)')).toBe('READ(test)');
+    expect(env.fingerprint('RUN src/money.ts')).toBe('RUN(money)');
+    expect(env.fingerprint({ name: 'RUN_TESTS', arguments: {} })).toBe('RUN_TESTS');
+    expect(env.fingerprint('SUBMIT()')).toBe('SUBMIT');
+    expect(env.fingerprint('rm -rf /')).toBe('INVALID');
+    const tests = await env.step('RUN_TESTS');
+    expect(tests.info.anchor).toBe('failing=some;last=RUN_TESTS');
+    const expert = new CodingExpert(env.tasks);
+    await expert.start({ seed: 2, spec: env.spec, observation: '', info: { taskId: FIX } });
+    const edit = await env.step(await expert.act());
+    expect(edit.info).toMatchObject({ fingerprint: 'EDIT(cart)', anchor: 'failing=some;last=EDIT' });
+    expect((await env.step('RUN_TESTS')).info.anchor).toBe('failing=none;last=RUN_TESTS');
+  });
+});
+
+describe('fork', () => {
+  it('copies the workspace natively; the fork and the original go their own ways', async () => {
+    const env = new CodingEnv({ taskKind: 'fix', taskId: FIX }, { sandbox });
+    await env.reset({ seed: 5 });
+    await env.step('RUN_TESTS');
+    const fork = (await env.fork()) as CodingEnv;
+    expect(fork.files()).toEqual(env.files());
+    expect(fork.anchor()).toBe(env.anchor());
+    const task = selectTasks(env.tasks, { kind: 'fix', split: 'all' }).find((candidate) => candidate.task_id === FIX)!;
+    await fork.step(writeFileAction('src/cart.ts', task.canonical_solution['src/cart.ts'] as string));
+    const forkSubmit = await fork.step('SUBMIT');
+    const originalSubmit = await env.step('SUBMIT');
+    expect(forkSubmit.info.success).toBe(true);
+    expect(originalSubmit.info.success).toBe(false);
+    expect(env.files()['src/cart.ts']).toBe(task.files['src/cart.ts']);
+  });
+
+  it('a fork of a finished episode is finished too', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    await env.reset({ seed: 5 });
+    await env.step('SUBMIT');
+    const fork = await env.fork();
+    await expect(fork.step('SUBMIT')).rejects.toThrow(/episode has ended/);
+  });
+});

@@ -1,0 +1,184 @@
+import { availableParallelism } from 'node:os';
+import { EnvFaultError } from '@turngym/core';
+import type { EvaluationRequest, EvaluationResult } from './evaluation';
+import { locateWorkerFiles, SandboxProcess, type ProcessReply, type WorkerFiles } from './sandbox-process';
+
+export interface SandboxPoolOptions {
+  /** Worker processes (each runs one evaluation at a time). Default: min(2, available cores). */
+  workers?: number;
+  /** Extra time the host waits past an evaluation's own limits before it kills the worker (ms). Default 3000. */
+  graceMs?: number;
+  /** A worker whose resident memory grows past this is replaced after its current request (MB). Default 400. */
+  recycleRssMb?: number;
+  /** A worker is replaced after this many evaluations, so nothing accumulates in it. Default 20000. */
+  maxEvaluationsPerWorker?: number;
+}
+
+/** Counters for monitoring (and the soak benchmark). */
+export interface SandboxPoolStats {
+  evaluations: number;
+  /** Workers that died under a program (a fatal V8 error such as a huge single allocation). */
+  crashes: number;
+  /** Workers killed because a program ignored its time limit. */
+  kills: number;
+  /** Workers started, including the first ones. */
+  starts: number;
+}
+
+interface Pending {
+  readonly request: EvaluationRequest;
+  readonly resolve: (result: EvaluationResult) => void;
+  readonly reject: (error: Error) => void;
+}
+
+const MEMORY_CRASH = /out of memory|invalid size|allocation failed|heap limit|oom/i;
+const WORKER_HEAP_MB = 256;
+
+/**
+ * Runs untrusted code in a pool of sandbox worker processes (isolated-vm inside each; see `worker/`).
+ * Evaluations queue when every worker is busy. A worker that crashes or overruns its deadline is replaced and the
+ * evaluation it was running is answered with a clear `fatal` message; the host itself is never at risk.
+ *
+ * Idle workers do not keep the process alive, so a script may end without `close()`; call it to stop them at once.
+ */
+export class SandboxPool {
+  private static sharedPool: SandboxPool | undefined;
+
+  /** The process-wide pool that environments use unless they are given one. */
+  static shared(): SandboxPool {
+    if (!SandboxPool.sharedPool || SandboxPool.sharedPool.closed) SandboxPool.sharedPool = new SandboxPool();
+    return SandboxPool.sharedPool;
+  }
+
+  private readonly size: number;
+  private readonly graceMs: number;
+  private readonly recycleRssMb: number;
+  private readonly maxEvaluations: number;
+  private readonly processes: SandboxProcess[] = [];
+  private readonly queue: Pending[] = [];
+  private files: WorkerFiles | undefined;
+  private closed = false;
+  readonly stats: SandboxPoolStats = { evaluations: 0, crashes: 0, kills: 0, starts: 0 };
+
+  constructor(options: SandboxPoolOptions = {}) {
+    this.size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+    this.graceMs = options.graceMs ?? 3000;
+    this.recycleRssMb = options.recycleRssMb ?? 400;
+    this.maxEvaluations = options.maxEvaluationsPerWorker ?? 20000;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Runs one evaluation. Rejects only for infrastructure faults (EnvFaultError: the worker cannot start). */
+  evaluate(request: EvaluationRequest): Promise<EvaluationResult> {
+    if (this.closed) return Promise.reject(new EnvFaultError('The sandbox pool is closed.', { isRetryable: false }));
+    return new Promise<EvaluationResult>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Starts the workers now instead of on the first evaluation. */
+  async warm(): Promise<void> {
+    while (this.processes.length < this.size) this.processes.push(this.spawn());
+    await Promise.all(this.processes.map((process) => process.ready()));
+  }
+
+  /** Stops every worker; pending evaluations are rejected. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const pending of this.queue.splice(0))
+      pending.reject(new EnvFaultError('The sandbox pool was closed.', { isRetryable: false }));
+    for (const process of this.processes.splice(0)) process.kill();
+  }
+
+  private spawn(): SandboxProcess {
+    this.files ??= locateWorkerFiles();
+    this.stats.starts += 1;
+    return new SandboxProcess(this.files, WORKER_HEAP_MB);
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let worker = this.processes.find((candidate) => candidate.alive && !candidate.busy);
+      if (!worker) {
+        // Replace dead workers and grow up to the pool size.
+        for (let i = this.processes.length - 1; i >= 0; i--) if (!this.processes[i]?.alive) this.processes.splice(i, 1);
+        if (this.processes.length >= this.size) return;
+        worker = this.spawn();
+        this.processes.push(worker);
+      }
+      const pending = this.queue.shift() as Pending;
+      void this.run(worker, pending);
+    }
+  }
+
+  private async run(worker: SandboxProcess, pending: Pending): Promise<void> {
+    const { request } = pending;
+    const limits = request.limits;
+    const deadline =
+      (request.job.type === 'tests' ? limits.totalTimeMs + limits.timeMs : 2 * limits.timeMs) + this.graceMs;
+    let reply: ProcessReply;
+    try {
+      reply = await worker.evaluate(request, deadline);
+    } catch (error) {
+      this.retire(worker);
+      pending.reject(error as Error);
+      this.dispatch();
+      return;
+    }
+    this.stats.evaluations += 1;
+    if (reply.kind === 'result') {
+      if (reply.rssMb > this.recycleRssMb || worker.evaluations >= this.maxEvaluations) this.retire(worker);
+      pending.resolve(reply.result);
+    } else {
+      if (reply.reason === 'killed') this.stats.kills += 1;
+      else this.stats.crashes += 1;
+      this.retire(worker);
+      pending.resolve(lostResult(reply, request));
+    }
+    this.dispatch();
+  }
+
+  private retire(worker: SandboxProcess): void {
+    worker.kill();
+    const index = this.processes.indexOf(worker);
+    if (index >= 0) this.processes.splice(index, 1);
+  }
+}
+
+/** The answer for an evaluation whose worker died or was killed: nothing ran to completion. */
+function lostResult(reply: Extract<ProcessReply, { kind: 'lost' }>, request: EvaluationRequest): EvaluationResult {
+  const { limits } = request;
+  let fatal: string;
+  if (reply.reason === 'killed') {
+    fatal = `time limit exceeded: the program did not stop at its ${limits.timeMs} ms limit (a long-running built-in operation), so the sandbox process was killed`;
+  } else if (reply.reason === 'crashed') {
+    fatal = MEMORY_CRASH.test(reply.detail)
+      ? `memory limit exceeded: the program made an allocation too large for the sandbox (${limits.memoryMb} MB), which stopped the sandbox process`
+      : 'the program crashed the sandbox process';
+  } else {
+    fatal = 'internal sandbox error: the evaluation failed and the sandbox process was restarted';
+  }
+  const status =
+    reply.reason === 'killed'
+      ? ('timeout' as const)
+      : MEMORY_CRASH.test(reply.detail)
+        ? ('memory' as const)
+        : ('error' as const);
+  const run = request.job.type === 'run' ? { run: { status, error: fatal } } : {};
+  return {
+    compileErrors: [],
+    loadErrors: [],
+    tests: [],
+    fatal,
+    stdout: '',
+    stderr: '',
+    stdoutDropped: 0,
+    stderrDropped: 0,
+    ...run,
+  };
+}

@@ -1,0 +1,205 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { EnvFaultError } from '@turngym/core';
+import type { EvaluationRequest, EvaluationResult } from './evaluation';
+
+/** Where the worker's files and the packages it loads live (the same from `src/` under jest and from `dist/`). */
+export interface WorkerFiles {
+  readonly worker: string;
+  readonly runtime: string;
+  readonly isolatedVm: string;
+  readonly sucrase: string;
+  /** Directories the worker may read (Node's permission model denies everything else). */
+  readonly readable: readonly string[];
+}
+
+function packageRoot(name: string): string {
+  return dirname(require.resolve(`${name}/package.json`));
+}
+
+export function locateWorkerFiles(): WorkerFiles {
+  const workerDir = join(__dirname, '..', '..', 'worker');
+  const isolatedVmRoot = packageRoot('isolated-vm');
+  const sucraseRoot = packageRoot('sucrase');
+  // The node_modules directories holding the two packages (and sucrase's hoisted dependencies).
+  const readable = [
+    ...new Set([workerDir, dirname(isolatedVmRoot), dirname(sucraseRoot), isolatedVmRoot, sucraseRoot]),
+  ];
+  return {
+    worker: join(workerDir, 'sandbox-worker.js'),
+    runtime: join(workerDir, 'isolate-runtime.js'),
+    isolatedVm: require.resolve('isolated-vm'),
+    sucrase: require.resolve('sucrase'),
+    readable,
+  };
+}
+
+/** What came back from the worker for one request. */
+export type ProcessReply =
+  | { kind: 'result'; result: EvaluationResult; rssMb: number }
+  | { kind: 'lost'; reason: 'crashed' | 'killed' | 'failed'; detail: string };
+
+interface InFlight {
+  readonly resolve: (reply: ProcessReply) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+const STDERR_TAIL = 4000;
+
+/**
+ * One sandbox worker process (`worker/sandbox-worker.js`). It serves one request at a time; the host kills it
+ * when a request overruns its deadline and notices when it dies. A dead process is never reused.
+ */
+export class SandboxProcess {
+  private readonly child: ChildProcess;
+  private readonly started: Promise<void>;
+  private inFlight: InFlight | undefined;
+  private nextId = 0;
+  private stderrTail = '';
+  private exited = false;
+  private killedByWatchdog = false;
+  /** Set synchronously when a request is accepted, before the worker may even be up. */
+  private claimed = false;
+  /** Requests this process has served. */
+  evaluations = 0;
+
+  constructor(files: WorkerFiles, workerHeapMb: number) {
+    this.child = fork(files.worker, [files.isolatedVm, files.sucrase, files.runtime], {
+      // Nothing of the host's environment (tokens, paths, NODE_OPTIONS) reaches the worker.
+      env: {},
+      cwd: dirname(files.worker),
+      execArgv: [
+        '--experimental-permission',
+        '--allow-addons',
+        ...files.readable.map((dir) => `--allow-fs-read=${dir}`),
+        `--max-old-space-size=${workerHeapMb}`,
+        '--no-warnings',
+      ],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
+    });
+    this.started = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: { type?: string }): void => {
+        if (message?.type === 'ready') {
+          this.child.off('message', onMessage);
+          resolve();
+        }
+      };
+      this.child.on('message', onMessage);
+      this.child.once('exit', (code, signal) =>
+        reject(
+          new EnvFaultError(
+            `The sandbox worker exited before it was ready (${signal ?? `exit code ${code}`}): ${this.stderrTail.trim() || 'no output'}`,
+          ),
+        ),
+      );
+      this.child.once('error', (error) =>
+        reject(new EnvFaultError(`The sandbox worker could not start: ${error.message}`, { cause: error })),
+      );
+    });
+    this.started.catch(() => undefined);
+    this.child.on(
+      'message',
+      (message: { type?: string; id?: number; result?: EvaluationResult; rssMb?: number; message?: string }) => {
+        const pending = this.inFlight;
+        if (!pending || message?.id !== this.nextId - 1) return;
+        if (message.type === 'result' && message.result)
+          this.settle({ kind: 'result', result: message.result, rssMb: message.rssMb ?? 0 });
+        else if (message.type === 'failure')
+          this.settle({ kind: 'lost', reason: 'failed', detail: message.message ?? 'unknown failure' });
+      },
+    );
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      this.settle({
+        kind: 'lost',
+        reason: this.killedByWatchdog ? 'killed' : 'crashed',
+        detail: `${signal ?? `exit code ${code}`}: ${this.stderrTail.trim()}`,
+      });
+    });
+    this.idle();
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  get busy(): boolean {
+    return this.claimed;
+  }
+
+  /** Resolves when the worker is up; rejects (EnvFaultError) when it cannot start. */
+  ready(): Promise<void> {
+    return this.started;
+  }
+
+  /** Sends one request; the watchdog kills the process if no answer comes within `deadlineMs`. */
+  async evaluate(request: EvaluationRequest, deadlineMs: number): Promise<ProcessReply> {
+    if (this.claimed) throw new Error('SandboxProcess serves one request at a time');
+    this.claimed = true;
+    // Hold the event loop from now on: a script whose only pending work is this evaluation must not exit while the
+    // worker is still starting.
+    this.busy_();
+    try {
+      await this.started;
+    } catch (error) {
+      this.claimed = false;
+      this.idle();
+      throw error;
+    }
+    if (this.exited) {
+      this.claimed = false;
+      return { kind: 'lost', reason: 'crashed', detail: 'the worker had exited' };
+    }
+    this.evaluations += 1;
+    const id = this.nextId++;
+    return new Promise<ProcessReply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.killedByWatchdog = true;
+        this.child.kill('SIGKILL');
+      }, deadlineMs);
+      this.inFlight = { resolve, timer };
+      const files = Object.entries(request.files);
+      this.child.send(
+        { type: 'evaluate', id, request: { files, job: request.job, limits: request.limits } },
+        (error) => {
+          if (error)
+            this.settle({ kind: 'lost', reason: 'crashed', detail: `could not send the request: ${error.message}` });
+        },
+      );
+    });
+  }
+
+  /** Stops the process (idempotent). */
+  kill(): void {
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+
+  private settle(reply: ProcessReply): void {
+    const pending = this.inFlight;
+    if (!pending) return;
+    this.inFlight = undefined;
+    this.claimed = false;
+    clearTimeout(pending.timer);
+    this.idle();
+    pending.resolve(reply);
+  }
+
+  // An idle worker must not keep the host's event loop alive (a script or a test run can end while the pool
+  // still holds warm workers); a busy one must, or a pending evaluation would be dropped.
+  private idle(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+    (this.child.stderr as { unref?: () => void } | null)?.unref?.();
+  }
+
+  private busy_(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+    (this.child.stderr as { ref?: () => void } | null)?.ref?.();
+  }
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { buildTasks, tasksToJsonl } from './generator/build-tasks';
+import { DEFAULT_TASKS_FILE, InvalidTaskFileError, loadTasks, parseTasks, selectTasks } from './task-loader';
+
+describe('the bundled task file', () => {
+  const tasks = loadTasks();
+
+  it('is what the generator produces (run `npm run build:tasks` after changing a family)', () => {
+    expect(readFileSync(DEFAULT_TASKS_FILE, 'utf8')).toBe(tasksToJsonl(buildTasks()));
+  });
+
+  it('has at least 150 function problems over every category and difficulty, and fix-the-test tasks', () => {
+    const functions = selectTasks(tasks, { kind: 'function', split: 'all' });
+    expect(functions.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(functions.map((task) => task.category))).toEqual(
+      new Set(['strings', 'arrays', 'math', 'parsing', 'data-structures', 'algorithms']),
+    );
+    for (const difficulty of ['easy', 'medium', 'hard'] as const)
+      expect(selectTasks(functions, { difficulty }).length).toBeGreaterThanOrEqual(10);
+    expect(functions.filter((task) => task.language === 'javascript').length).toBeGreaterThanOrEqual(20);
+    const fixes = selectTasks(tasks, { kind: 'fix', split: 'all' });
+    expect(fixes.length).toBeGreaterThanOrEqual(20);
+    expect(fixes.every((task) => Object.keys(task.files).length >= 3)).toBe(true);
+  });
+
+  it('has disjoint train and test splits: no family, prompt or solution in both', () => {
+    const families = new Map<string, Set<string>>();
+    for (const task of tasks) families.set(task.family, (families.get(task.family) ?? new Set()).add(task.split));
+    expect([...families.entries()].filter(([, splits]) => splits.size > 1)).toEqual([]);
+    for (const key of ['prompt', 'task_id'] as const)
+      expect(new Set(tasks.map((task) => task[key])).size).toBe(tasks.length);
+    const train = new Set(
+      selectTasks(tasks, { split: 'train' }).map((task) => JSON.stringify(task.canonical_solution)),
+    );
+    expect(
+      selectTasks(tasks, { split: 'test' }).filter((task) => train.has(JSON.stringify(task.canonical_solution))),
+    ).toEqual([]);
+    for (const kind of ['function', 'fix'] as const) {
+      const test = selectTasks(tasks, { kind, split: 'test' }).length;
+      expect(test / selectTasks(tasks, { kind, split: 'all' }).length).toBeGreaterThan(0.15);
+    }
+  });
+
+  it('gives every task hidden tests beyond its visible ones', () => {
+    for (const task of tasks) {
+      expect(task.hidden_tests.length).toBeGreaterThan(task.visible_tests.length);
+      for (const test of task.visible_tests) expect(task.hidden_tests).toContain(test);
+    }
+  });
+});
+
+describe('parseTasks', () => {
+  const valid = loadTasks()[0] as object;
+
+  it('names the line and the field of every problem', () => {
+    const bad = { ...valid, task_id: 'fn/x/y', difficulty: 'extreme' };
+    const { hidden_tests: _, ...missing } = { ...valid, task_id: 'fn/x/z' } as Record<string, unknown>;
+    const text = [
+      JSON.stringify(valid),
+      '',
+      JSON.stringify(bad),
+      'not json',
+      JSON.stringify(missing),
+      JSON.stringify(valid),
+    ].join('\n');
+    let error: unknown;
+    try {
+      parseTasks(text, 'tasks.jsonl');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidTaskFileError);
+    const problems = (error as InvalidTaskFileError).problems;
+    expect(problems).toEqual([
+      expect.stringMatching(/^line 3: task\.difficulty must be one of: "easy", "medium", "hard"/),
+      expect.stringMatching(/^line 4: not JSON/),
+      expect.stringMatching(/^line 5: task\.hidden_tests is required/),
+      expect.stringMatching(/^line 6: duplicate task_id/),
+    ]);
+    expect((error as Error).message).toContain('Invalid coding task file tasks.jsonl');
+  });
+
+  it('reads a valid file, skipping blank lines', () => {
+    expect(parseTasks(`\n${JSON.stringify(valid)}\n\n`)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,834 @@
+// The runtime installed in every fresh isolated-vm context, before any untrusted code runs.
+//
+// It is a plain script (not a module): the sandbox worker compiles it once per isolate and runs it in each new
+// context; its completion value is the dispatch function the worker drives (through a Reference it takes before the
+// first line of untrusted code runs, so untrusted code can neither replace nor reach it).
+//
+// Why it is written the way it is:
+// - Untrusted code shares this realm, so it can patch any built-in (`Array.prototype.push`, `JSON.stringify`,
+//   `Object.prototype.toJSON`, setters on `Array.prototype[0]` ...). Everything the verdict depends on uses
+//   intrinsics captured here first, closure state, and property *definitions* (never assignments that could
+//   hit an inherited setter). Results leave as strings this file builds itself.
+// - A test passes exactly when its trusted body returns without throwing. Hidden tests are registered through
+//   a private function handed only to trusted modules; untrusted code cannot add, remove or rename them.
+// - Strict mode everywhere: a strict function never exposes itself or its receiver through stack-trace APIs
+//   (`Error.prepareStackTrace` + CallSite#getFunction), so the harness's closures stay out of reach.
+(function () {
+  'use strict';
+
+  // ---- captured intrinsics --------------------------------------------------------------------------------
+  const G = globalThis;
+  const FunctionCtor = Function;
+  const ObjectCreate = Object.create;
+  const defineProperty = Object.defineProperty;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const objectIs = Object.is;
+  const objectKeys = Object.keys;
+  const freeze = Object.freeze;
+  const hasOwn = Object.hasOwn;
+  const apply = Reflect.apply;
+  const isArray = Array.isArray;
+  const jsonStringify = JSON.stringify;
+  const jsonParse = JSON.parse;
+  const StringCtor = String;
+  const mathAbs = Math.abs;
+  const mathPow = Math.pow;
+  const numberIsNaN = Number.isNaN;
+  const ErrorCtor = Error;
+  const SyntaxErrorCtor = SyntaxError;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapHas = Map.prototype.has;
+  const mapEntries = Map.prototype.entries;
+  const setHas = Set.prototype.has;
+  const setValues = Set.prototype.values;
+  const mapSize = getOwnPropertyDescriptor(Map.prototype, 'size').get;
+  const setSize = getOwnPropertyDescriptor(Set.prototype, 'size').get;
+  const mapIteratorNext = getPrototypeOf(new Map().entries()).next;
+  const setIteratorNext = getPrototypeOf(new Set().values()).next;
+  const dateGetTime = Date.prototype.getTime;
+  const dateToISOString = Date.prototype.toISOString;
+  const regExpSource = getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
+  const regExpFlags = getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
+  const regExpTest = RegExp.prototype.test;
+  const symbolToString = Symbol.prototype.toString;
+  const stringIncludes = String.prototype.includes;
+  const stringSlice = String.prototype.slice;
+  const functionToString = Function.prototype.toString;
+  const mapDelete = Map.prototype.delete;
+  const indirectEval = eval;
+
+  const MAX_VALUE_CHARS = 600;
+  const MAX_ITEMS = 30;
+  const MAX_DEPTH = 4;
+
+  /** Appends to an array by definition, so an inherited index setter cannot intercept it. */
+  function push(list, value) {
+    defineProperty(list, list.length, { value, writable: true, enumerable: true, configurable: true });
+  }
+
+  function quote(text) {
+    return jsonStringify(StringCtor(text));
+  }
+
+  function safeString(value) {
+    try {
+      return typeof value === 'string' ? value : StringCtor(value);
+    } catch {
+      return '[unprintable]';
+    }
+  }
+
+  /** The built-in kind of an object, by brand checks (a captured method throws on anything else). */
+  function tagOf(value) {
+    try {
+      if (apply(mapHas, value, [undefined]) !== undefined) return 'Map';
+    } catch {
+      // not a Map
+    }
+    try {
+      if (apply(setHas, value, [undefined]) !== undefined) return 'Set';
+    } catch {
+      // not a Set
+    }
+    try {
+      apply(dateGetTime, value, []);
+      return 'Date';
+    } catch {
+      // not a Date
+    }
+    try {
+      apply(regExpSource, value, []);
+      return 'RegExp';
+    } catch {
+      // not a RegExp
+    }
+    return '';
+  }
+
+  // ---- inspect: a deterministic, bounded rendering of any value (for messages only, never for verdicts) -----
+  function inspect(value, depth, seen) {
+    switch (typeof value) {
+      case 'string':
+        return value.length > MAX_VALUE_CHARS
+          ? `${quote(apply(stringSlice, value, [0, MAX_VALUE_CHARS]))}… (${value.length} chars)`
+          : quote(value);
+      case 'number':
+        return objectIs(value, -0) ? '-0' : `${value}`;
+      case 'bigint':
+        return `${value}n`;
+      case 'boolean':
+        return value ? 'true' : 'false';
+      case 'undefined':
+        return 'undefined';
+      case 'symbol':
+        return apply(symbolToString, value, []);
+      case 'function': {
+        let source = '';
+        try {
+          source = apply(functionToString, value, []);
+        } catch {
+          // a revoked proxy or similar: no source
+        }
+        let name = '';
+        try {
+          const descriptor = getOwnPropertyDescriptor(value, 'name');
+          name = descriptor && typeof descriptor.value === 'string' ? descriptor.value : '';
+        } catch {
+          // no readable name
+        }
+        return apply(stringSlice, source, [0, 5]) === 'class'
+          ? `[class ${name || '(anonymous)'}]`
+          : `[Function${name ? `: ${name}` : ' (anonymous)'}]`;
+      }
+      default:
+        break;
+    }
+    if (value === null) return 'null';
+    if (apply(mapHas, seen, [value])) return '[Circular]';
+    if (depth > MAX_DEPTH) return isArray(value) ? '[Array]' : '[Object]';
+    apply(mapSet, seen, [value, true]);
+    try {
+      return inspectObject(value, depth, seen);
+    } catch {
+      return '[object]';
+    } finally {
+      apply(mapDelete, seen, [value]);
+    }
+  }
+
+  function inspectObject(value, depth, seen) {
+    if (value instanceof ErrorCtor) return `${safeString(value.name)}: ${safeString(value.message)}`;
+    const tag = tagOf(value);
+    if (tag === 'Date') {
+      const time = apply(dateGetTime, value, []);
+      return numberIsNaN(time) ? 'Invalid Date' : apply(dateToISOString, value, []);
+    }
+    if (tag === 'RegExp') return `/${apply(regExpSource, value, [])}/${apply(regExpFlags, value, [])}`;
+    const parts = [];
+    let more = 0;
+    if (tag === 'Map' || tag === 'Set') {
+      const iterator = tag === 'Map' ? apply(mapEntries, value, []) : apply(setValues, value, []);
+      const next = tag === 'Map' ? mapIteratorNext : setIteratorNext;
+      for (let step = apply(next, iterator, []); !step.done; step = apply(next, iterator, [])) {
+        if (parts.length >= MAX_ITEMS) {
+          more += 1;
+          continue;
+        }
+        push(
+          parts,
+          tag === 'Map'
+            ? `${inspect(step.value[0], depth + 1, seen)} => ${inspect(step.value[1], depth + 1, seen)}`
+            : inspect(step.value, depth + 1, seen),
+        );
+      }
+      const size = tag === 'Map' ? apply(mapSize, value, []) : apply(setSize, value, []);
+      return `${tag}(${size}) {${join(parts, more)}}`;
+    }
+    if (isArray(value)) {
+      const length = value.length;
+      for (let i = 0; i < length && i < MAX_ITEMS; i++) push(parts, inspect(value[i], depth + 1, seen));
+      more = length > MAX_ITEMS ? length - MAX_ITEMS : 0;
+      return `[${join(parts, more)}]`;
+    }
+    const keys = objectKeys(value);
+    for (let i = 0; i < keys.length; i++) {
+      if (i >= MAX_ITEMS) {
+        more = keys.length - MAX_ITEMS;
+        break;
+      }
+      const key = keys[i];
+      const label = /^[A-Za-z_$][\w$]*$/.test(key) ? key : quote(key);
+      push(parts, `${label}: ${inspect(value[key], depth + 1, seen)}`);
+    }
+    let prefix = '';
+    const proto = getPrototypeOf(value);
+    if (proto !== null && proto !== Object.prototype) {
+      const ctor = getOwnPropertyDescriptor(proto, 'constructor');
+      const name =
+        ctor && typeof ctor.value === 'function'
+          ? safeString(getOwnPropertyDescriptor(ctor.value, 'name')?.value ?? '')
+          : '';
+      if (name) prefix = `${name} `;
+    }
+    return `${prefix}{${join(parts, more)}}`;
+  }
+
+  function join(parts, more) {
+    let text = '';
+    for (let i = 0; i < parts.length; i++) text += (i === 0 ? '' : ', ') + parts[i];
+    if (more > 0) text += `${parts.length > 0 ? ', ' : ''}… ${more} more`;
+    return text.length > MAX_VALUE_CHARS * 2 ? `${apply(stringSlice, text, [0, MAX_VALUE_CHARS * 2])}…` : text;
+  }
+
+  function show(value) {
+    try {
+      return inspect(value, 0, new MapCtor());
+    } catch {
+      return '[uninspectable value]';
+    }
+  }
+
+  // ---- deep equality (verdicts: only captured intrinsics) -------------------------------------------------------
+  function equals(a, b, strict, pairs) {
+    if (objectIs(a, b)) return true;
+    if (typeof a === 'number' && typeof b === 'number') return a === b; // 0 equals -0; NaN handled by objectIs
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (apply(mapGet, pairs, [a]) === b) return true;
+    apply(mapSet, pairs, [a, b]);
+    if (isArray(a) !== isArray(b)) return false;
+    if (strict && getPrototypeOf(a) !== getPrototypeOf(b)) return false;
+    const tagA = tagOf(a);
+    if (tagA !== tagOf(b)) return false;
+    if (tagA === 'Date') return objectIs(apply(dateGetTime, a, []), apply(dateGetTime, b, []));
+    if (tagA === 'RegExp')
+      return (
+        apply(regExpSource, a, []) === apply(regExpSource, b, []) &&
+        apply(regExpFlags, a, []) === apply(regExpFlags, b, [])
+      );
+    if (tagA === 'Map') return mapsEqual(a, b, strict, pairs);
+    if (tagA === 'Set') return setsEqual(a, b, strict);
+    if (isArray(a)) {
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i], strict, pairs)) return false;
+      return true;
+    }
+    const keysA = definedKeys(a, strict);
+    const keysB = definedKeys(b, strict);
+    if (keysA.length !== keysB.length) return false;
+    for (let i = 0; i < keysA.length; i++) {
+      const key = keysA[i];
+      if (!hasOwn(b, key)) return false;
+      if (!equals(a[key], b[key], strict, pairs)) return false;
+    }
+    return true;
+  }
+
+  /** Own enumerable keys; `toEqual` (not strict) ignores properties whose value is undefined, like Jest. */
+  function definedKeys(object, strict) {
+    const keys = objectKeys(object);
+    if (strict) return keys;
+    const kept = [];
+    for (let i = 0; i < keys.length; i++) if (object[keys[i]] !== undefined) push(kept, keys[i]);
+    return kept;
+  }
+
+  function mapsEqual(a, b, strict, pairs) {
+    if (apply(mapSize, a, []) !== apply(mapSize, b, [])) return false;
+    const iterator = apply(mapEntries, a, []);
+    for (let step = apply(mapIteratorNext, iterator, []); !step.done; step = apply(mapIteratorNext, iterator, [])) {
+      const key = step.value[0];
+      if (!apply(mapHas, b, [key])) return false;
+      if (!equals(step.value[1], apply(mapGet, b, [key]), strict, pairs)) return false;
+    }
+    return true;
+  }
+
+  function setsEqual(a, b, strict) {
+    if (apply(setSize, a, []) !== apply(setSize, b, [])) return false;
+    const iterator = apply(setValues, a, []);
+    for (let step = apply(setIteratorNext, iterator, []); !step.done; step = apply(setIteratorNext, iterator, [])) {
+      const item = step.value;
+      if (apply(setHas, b, [item])) continue;
+      if (typeof item !== 'object' || item === null) return false;
+      let found = false;
+      const others = apply(setValues, b, []);
+      for (
+        let other = apply(setIteratorNext, others, []);
+        !other.done && !found;
+        other = apply(setIteratorNext, others, [])
+      ) {
+        found = equals(item, other.value, strict, new MapCtor());
+      }
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  // ---- expect(): the assertion API of the tests ------------------------------------------------------------------
+  // Failures are instances of a class no untrusted code can reach, recognised by identity in a private WeakSet.
+  const failures = new WeakSet();
+  const weakSetAdd = WeakSet.prototype.add;
+  const weakSetHas = WeakSet.prototype.has;
+
+  function fail(matcher, negated, expected, actual, note) {
+    const error = ObjectCreate(null);
+    defineProperty(error, 'matcher', { value: `${negated ? 'not.' : ''}${matcher}` });
+    defineProperty(error, 'expected', { value: expected });
+    defineProperty(error, 'actual', { value: actual });
+    defineProperty(error, 'note', { value: note || '' });
+    apply(weakSetAdd, failures, [error]);
+    throw error;
+  }
+
+  // One class with a frozen prototype and private fields: cheap to create per assertion, and untrusted code can
+  // neither patch a matcher (the prototype is frozen) nor change what an assertion compares (private fields).
+  class Assertion {
+    #actual;
+    #negated;
+    constructor(actual, negated) {
+      this.#actual = actual;
+      this.#negated = negated;
+    }
+    get not() {
+      return new Assertion(this.#actual, !this.#negated);
+    }
+    #check(matcher, passed, expectedText, note) {
+      if (passed === this.#negated) fail(matcher, this.#negated, expectedText, show(this.#actual), note);
+    }
+    #numeric(matcher) {
+      const actual = this.#actual;
+      if (typeof actual !== 'number' && typeof actual !== 'bigint')
+        fail(matcher, this.#negated, 'a number', show(actual), 'received value must be a number');
+    }
+    toBe(expected) {
+      this.#check('toBe', objectIs(this.#actual, expected), show(expected));
+    }
+    toEqual(expected) {
+      this.#check('toEqual', equals(this.#actual, expected, false, new MapCtor()), show(expected));
+    }
+    toStrictEqual(expected) {
+      this.#check('toStrictEqual', equals(this.#actual, expected, true, new MapCtor()), show(expected));
+    }
+    toBeCloseTo(expected, digits) {
+      const places = digits === undefined ? 2 : digits;
+      const actual = this.#actual;
+      this.#numeric('toBeCloseTo');
+      const passed =
+        (actual === Infinity && expected === Infinity) ||
+        (actual === -Infinity && expected === -Infinity) ||
+        mathAbs(expected - actual) < mathPow(10, -places) / 2;
+      this.#check('toBeCloseTo', passed, `${show(expected)} (to ${places} decimal places)`);
+    }
+    toBeTruthy() {
+      this.#check('toBeTruthy', !!this.#actual, 'a truthy value');
+    }
+    toBeFalsy() {
+      this.#check('toBeFalsy', !this.#actual, 'a falsy value');
+    }
+    toBeNull() {
+      this.#check('toBeNull', this.#actual === null, 'null');
+    }
+    toBeUndefined() {
+      this.#check('toBeUndefined', this.#actual === undefined, 'undefined');
+    }
+    toBeDefined() {
+      this.#check('toBeDefined', this.#actual !== undefined, 'a defined value');
+    }
+    toBeNaN() {
+      this.#check('toBeNaN', numberIsNaN(this.#actual), 'NaN');
+    }
+    toBeGreaterThan(expected) {
+      this.#numeric('toBeGreaterThan');
+      this.#check('toBeGreaterThan', this.#actual > expected, `> ${show(expected)}`);
+    }
+    toBeGreaterThanOrEqual(expected) {
+      this.#numeric('toBeGreaterThanOrEqual');
+      this.#check('toBeGreaterThanOrEqual', this.#actual >= expected, `>= ${show(expected)}`);
+    }
+    toBeLessThan(expected) {
+      this.#numeric('toBeLessThan');
+      this.#check('toBeLessThan', this.#actual < expected, `< ${show(expected)}`);
+    }
+    toBeLessThanOrEqual(expected) {
+      this.#numeric('toBeLessThanOrEqual');
+      this.#check('toBeLessThanOrEqual', this.#actual <= expected, `<= ${show(expected)}`);
+    }
+    toHaveLength(expected) {
+      let length;
+      try {
+        length = this.#actual.length;
+      } catch {
+        // no length: reported as undefined
+      }
+      this.#check('toHaveLength', length === expected, `length ${show(expected)}`, `received length ${show(length)}`);
+    }
+    toContain(item) {
+      const actual = this.#actual;
+      let found = false;
+      if (typeof actual === 'string') found = apply(stringIncludes, actual, [StringCtor(item)]);
+      else if (isArray(actual))
+        for (let i = 0; i < actual.length && !found; i++) found = objectIs(actual[i], item) || actual[i] === item;
+      this.#check('toContain', found, `a value containing ${show(item)}`);
+    }
+    toContainEqual(item) {
+      const actual = this.#actual;
+      let found = false;
+      if (isArray(actual))
+        for (let i = 0; i < actual.length && !found; i++) found = equals(actual[i], item, false, new MapCtor());
+      this.#check('toContainEqual', found, `an array containing ${show(item)}`);
+    }
+    toMatch(pattern) {
+      const actual = this.#actual;
+      const passed =
+        typeof actual === 'string' &&
+        (typeof pattern === 'string' ? apply(stringIncludes, actual, [pattern]) : apply(regExpTest, pattern, [actual]));
+      this.#check(
+        'toMatch',
+        passed,
+        typeof pattern === 'string' ? `a string containing ${show(pattern)}` : show(pattern),
+      );
+    }
+    toThrow(expected) {
+      const actual = this.#actual;
+      const negated = this.#negated;
+      if (typeof actual !== 'function')
+        fail('toThrow', negated, 'a function', show(actual), 'expect(fn).toThrow() needs a function');
+      let thrown = false;
+      let error;
+      try {
+        actual();
+      } catch (caught) {
+        if (apply(weakSetHas, failures, [caught])) throw caught;
+        thrown = true;
+        error = caught;
+      }
+      let passed = thrown;
+      let wanted = 'a thrown error';
+      if (thrown && expected !== undefined) {
+        const message = error !== null && typeof error === 'object' ? safeString(error.message) : safeString(error);
+        if (typeof expected === 'string') {
+          passed = apply(stringIncludes, message, [expected]);
+          wanted = `an error whose message contains ${show(expected)}`;
+        } else if (typeof expected === 'function') {
+          passed = error instanceof expected;
+          wanted = `an instance of ${safeString(expected.name)}`;
+        } else if (tagOf(expected) === 'RegExp') {
+          passed = apply(regExpTest, expected, [message]);
+          wanted = `an error whose message matches ${show(expected)}`;
+        }
+      }
+      if (passed === negated) fail('toThrow', negated, wanted, thrown ? show(error) : 'no error was thrown');
+    }
+  }
+  freeze(Assertion.prototype);
+  freeze(Assertion);
+  function expect(actual) {
+    return freeze(new Assertion(actual, false));
+  }
+
+  // ---- assert: the subset of node:assert that tests and programs use -------------------------------------------
+  function assertFail(message, expected, actual) {
+    fail(message, false, expected, actual);
+  }
+  const assert = function assert(value, message) {
+    if (!value) assertFail('assert', 'a truthy value', show(value), message);
+  };
+  assert.ok = assert;
+  assert.equal = (actual, expected) => {
+    if (!(actual == expected)) assertFail('assert.equal', show(expected), show(actual));
+  };
+  assert.notEqual = (actual, expected) => {
+    if (actual == expected) assertFail('assert.notEqual', `not ${show(expected)}`, show(actual));
+  };
+  assert.strictEqual = (actual, expected) => {
+    if (!objectIs(actual, expected)) assertFail('assert.strictEqual', show(expected), show(actual));
+  };
+  assert.notStrictEqual = (actual, expected) => {
+    if (objectIs(actual, expected)) assertFail('assert.notStrictEqual', `not ${show(expected)}`, show(actual));
+  };
+  assert.deepEqual = (actual, expected) => {
+    if (!equals(actual, expected, false, new MapCtor())) assertFail('assert.deepEqual', show(expected), show(actual));
+  };
+  assert.deepStrictEqual = (actual, expected) => {
+    if (!equals(actual, expected, true, new MapCtor()))
+      assertFail('assert.deepStrictEqual', show(expected), show(actual));
+  };
+  assert.notDeepStrictEqual = (actual, expected) => {
+    if (equals(actual, expected, true, new MapCtor()))
+      assertFail('assert.notDeepStrictEqual', `not ${show(expected)}`, show(actual));
+  };
+  assert.throws = (fn) => expect(fn).toThrow();
+  assert.fail = (message) => assertFail('assert.fail', 'no call to assert.fail', safeString(message ?? 'failed'));
+  freeze(assert);
+
+  // ---- console capture: bounded inside the isolate, so a flood never crosses the boundary ------------------------
+  let outputLimit = 2000;
+  const streams = { stdout: '', stderr: '', stdoutDropped: 0, stderrDropped: 0 };
+  function write(stream, args) {
+    let text = '';
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
+      text += (i === 0 ? '' : ' ') + (typeof arg === 'string' ? arg : show(arg));
+    }
+    text += '\n';
+    const current = streams[stream];
+    const room = outputLimit - current.length;
+    if (room >= text.length) {
+      streams[stream] = current + text;
+    } else {
+      if (room > 0) streams[stream] = current + apply(stringSlice, text, [0, room]);
+      streams[`${stream}Dropped`] += text.length - (room > 0 ? room : 0);
+    }
+  }
+  const consoleObject = {
+    log: (...args) => write('stdout', args),
+    info: (...args) => write('stdout', args),
+    debug: (...args) => write('stdout', args),
+    warn: (...args) => write('stderr', args),
+    error: (...args) => write('stderr', args),
+    trace: (...args) => write('stderr', args),
+    dir: (value) => write('stdout', [value]),
+    table: (value) => write('stdout', [value]),
+  };
+
+  // ---- what the sandbox does not have, with a message that says so ----------------------------------------------
+  // Timers and async host APIs could outlive the call; the sandbox runs code synchronously within a time limit.
+  const unavailable = (name) =>
+    function () {
+      throw new ErrorCtor(
+        `${name} is not available in the sandbox: code runs synchronously, within a time limit, without timers, network, files or processes.`,
+      );
+    };
+  for (const name of [
+    'setTimeout',
+    'setInterval',
+    'setImmediate',
+    'clearTimeout',
+    'clearInterval',
+    'clearImmediate',
+    'queueMicrotask',
+    'requestAnimationFrame',
+  ]) {
+    defineProperty(G, name, { value: unavailable(name), writable: true, configurable: true });
+  }
+  // Less attack surface, and nothing that schedules work after the call returns (FinalizationRegistry callbacks,
+  // Atomics.waitAsync) or shares memory across calls.
+  for (const name of ['WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef']) delete G[name];
+  defineProperty(G, 'console', { value: freeze(consoleObject), writable: true, configurable: true });
+
+  // ---- modules: CommonJS over the virtual file system -------------------------------------------------------------
+  const modules = new MapCtor(); // path -> record
+  const BUILTINS = new MapCtor([
+    ['assert', assert],
+    ['node:assert', assert],
+    ['assert/strict', assert],
+    ['node:assert/strict', assert],
+  ]);
+  // Names tests use as globals.
+  const testApi = ObjectCreate(null);
+  testApi.registering = false;
+  testApi.trustedSuite = false;
+  testApi.prefix = '';
+  testApi.suite = '';
+  const tests = [];
+
+  function normalize(path) {
+    const parts = path.split('/');
+    const out = [];
+    for (const part of parts) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        if (out.length === 0) return null;
+        out.length -= 1;
+      } else push(out, part);
+    }
+    return out.join('/');
+  }
+
+  function dirname(path) {
+    const index = path.lastIndexOf('/');
+    return index < 0 ? '' : apply(stringSlice, path, [0, index]);
+  }
+
+  function resolve(from, specifier, trustedCaller) {
+    const base = specifier[0] === '/' ? '' : dirname(from);
+    const joined = normalize(base === '' ? specifier : `${base}/${specifier}`);
+    if (joined === null) return null;
+    const stem = /\.(js|mjs|cjs)$/.test(joined) ? joined.replace(/\.(js|mjs|cjs)$/, '') : joined;
+    const candidates = [
+      joined,
+      `${joined}.ts`,
+      `${joined}.js`,
+      `${joined}.json`,
+      `${stem}.ts`,
+      `${joined}/index.ts`,
+      `${joined}/index.js`,
+    ];
+    for (const candidate of candidates) {
+      const record = apply(mapGet, modules, [candidate]);
+      if (record && (trustedCaller || !record.trusted)) return candidate;
+    }
+    return null;
+  }
+
+  function makeRequire(from, trustedCaller) {
+    return function require(specifier) {
+      if (typeof specifier !== 'string') throw new TypeError('require() takes a module path string');
+      const builtin = apply(mapGet, BUILTINS, [specifier]);
+      if (builtin) return builtin;
+      const relative = specifier[0] === '.' || specifier[0] === '/';
+      const path = relative ? resolve(from, specifier, trustedCaller) : null;
+      if (path === null) {
+        const error = new ErrorCtor(
+          relative
+            ? `Cannot find module '${specifier}' (from ${from || 'the run'}): no such file in the workspace.`
+            : `Cannot find module '${specifier}': the sandbox has no Node.js built-in or npm modules (no file system, network, processes or environment). Only your own files (and 'assert') can be imported.`,
+        );
+        error.code = 'MODULE_NOT_FOUND';
+        throw error;
+      }
+      return load(path);
+    };
+  }
+
+  function load(path) {
+    const record = apply(mapGet, modules, [path]);
+    if (record.module) return record.module.exports;
+    if (record.broken) throw new SyntaxErrorCtor(record.broken);
+    const module = { exports: {}, id: path, filename: path, loaded: false };
+    // `record` has no prototype, so an inherited setter planted by earlier code cannot observe this.
+    record.module = module;
+    if (record.json !== undefined) {
+      try {
+        module.exports = jsonParse(record.json);
+      } catch (error) {
+        record.module = undefined;
+        throw new SyntaxErrorCtor(`${path}: ${safeString(error && error.message)}`);
+      }
+      return module.exports;
+    }
+    const requireFn = makeRequire(path, record.trusted);
+    const args = [module.exports, requireFn, module, path, dirname(path)];
+    if (record.trusted) push(args, registerTrusted);
+    try {
+      apply(record.factory, undefined, args);
+    } catch (error) {
+      record.module = undefined; // a failed load is retried (and fails again) on the next require
+      throw error;
+    }
+    module.loaded = true;
+    return module.exports;
+  }
+
+  function registerTrusted(name, body) {
+    push(tests, { name: StringCtor(name), body, suite: testApi.suite });
+  }
+
+  // Global test() registers only while a visible (untrusted) test file loads: code imported by a hidden suite
+  // cannot add tests to it.
+  function registerGlobal(name, body) {
+    if (!testApi.registering || testApi.trustedSuite || typeof body !== 'function') return;
+    push(tests, { name: testApi.prefix + safeString(name), body, suite: testApi.suite });
+  }
+  const test = (name, body) => registerGlobal(name, body);
+  test.skip = () => {};
+  test.only = test;
+  test.each = () => () => {};
+  const describe = (name, body) => {
+    if (!testApi.registering || typeof body !== 'function') return;
+    const saved = testApi.prefix;
+    testApi.prefix = `${saved}${safeString(name)} › `;
+    try {
+      body();
+    } finally {
+      testApi.prefix = saved;
+    }
+  };
+  describe.skip = () => {};
+  describe.only = describe;
+  for (const [name, value] of [
+    ['expect', freeze(expect)],
+    ['test', freeze(test)],
+    ['it', test],
+    ['describe', freeze(describe)],
+  ]) {
+    // Non-writable, non-configurable: code under test cannot swap the assertion API of the tests that follow.
+    defineProperty(G, name, { value, writable: false, configurable: false, enumerable: false });
+  }
+
+  // ---- results: JSON text built here, from primitives only --------------------------------------------------------
+  function describeError(error) {
+    if (apply(weakSetHas, failures, [error])) {
+      return `{"kind":"assertion","matcher":${quote(error.matcher)},"expected":${quote(error.expected)},"actual":${quote(error.actual)},"note":${quote(error.note)}}`;
+    }
+    let name = 'Error';
+    let message = '';
+    let stack = '';
+    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+      try {
+        name = safeString(error.name);
+        message = safeString(error.message);
+        const raw = error.stack;
+        stack = typeof raw === 'string' ? apply(stringSlice, raw, [0, 4000]) : '';
+      } catch {
+        name = 'Error';
+        message = show(error);
+      }
+    } else {
+      name = 'thrown value';
+      message = show(error);
+    }
+    return `{"kind":"error","name":${quote(name)},"message":${quote(apply(stringSlice, message, [0, 2000]))},"stack":${quote(stack)}}`;
+  }
+
+  // ---- the API the worker drives ----------------------------------------------------------------------------------
+  const api = {
+    configure(limit) {
+      outputLimit = limit;
+    },
+    /** Registers a file; returns '' or an error description. Compiles with the Function constructor, which
+     * parses the body on its own (a body cannot close the wrapper and run code outside it). */
+    defineModule(path, code, kind, trusted) {
+      const record = ObjectCreate(null);
+      record.trusted = trusted === true;
+      if (kind === 'json') {
+        record.json = code;
+        apply(mapSet, modules, [path, record]);
+        return '';
+      }
+      if (kind === 'broken') {
+        record.broken = code;
+        apply(mapSet, modules, [path, record]);
+        return '';
+      }
+      try {
+        const params = ['exports', 'require', 'module', '__filename', '__dirname'];
+        if (record.trusted) push(params, '__register');
+        push(params, `${code}\n//# sourceURL=${path}`);
+        record.factory = apply(FunctionCtor, undefined, params);
+      } catch (error) {
+        record.broken = `${path}: ${safeString(error && error.message)}`;
+        apply(mapSet, modules, [path, record]);
+        return describeError(error);
+      }
+      apply(mapSet, modules, [path, record]);
+      return '';
+    },
+    /** Loads a test module; its tests (trusted registrations and global test() calls) are collected. */
+    loadSuite(path) {
+      const record = apply(mapGet, modules, [path]);
+      testApi.registering = true;
+      testApi.trustedSuite = record !== undefined && record.trusted;
+      testApi.prefix = '';
+      testApi.suite = path;
+      try {
+        load(path);
+        return '';
+      } catch (error) {
+        return describeError(error);
+      } finally {
+        testApi.registering = false;
+        testApi.trustedSuite = false;
+        testApi.prefix = '';
+      }
+    },
+    /** The registered tests, as JSON: [{"name", "suite"}, …]. */
+    listTests() {
+      let text = '[';
+      for (let i = 0; i < tests.length; i++) {
+        const entry = tests[i];
+        text += `${i === 0 ? '' : ','}{"name":${quote(entry.name)},"suite":${quote(entry.suite)}}`;
+      }
+      return `${text}]`;
+    },
+    /** Runs one test: it passes exactly when its body returns without throwing. */
+    runTest(index) {
+      const entry = tests[index];
+      try {
+        apply(entry.body, undefined, []);
+        return '{"status":"pass"}';
+      } catch (error) {
+        const detail = describeError(error);
+        return `{"status":${apply(weakSetHas, failures, [error]) ? '"fail"' : '"error"'},"detail":${detail}}`;
+      }
+    },
+    /** Runs a file as the main module. */
+    runFile(path) {
+      try {
+        const record = apply(mapGet, modules, [path]);
+        if (!record)
+          return `{"status":"error","detail":${describeError(new ErrorCtor(`No file ${path} in the workspace.`))}}`;
+        load(path);
+        return '{"status":"ok"}';
+      } catch (error) {
+        return `{"status":"error","detail":${describeError(error)}}`;
+      }
+    },
+    /** Runs a snippet in global scope (so its last expression is its value); it can require workspace files. */
+    runSnippet(code) {
+      const requireFn = makeRequire('', false);
+      defineProperty(G, 'require', { value: requireFn, writable: true, configurable: true });
+      defineProperty(G, 'module', { value: { exports: {} }, writable: true, configurable: true });
+      defineProperty(G, 'exports', { value: G.module.exports, writable: true, configurable: true });
+      try {
+        const value = indirectEval(`${code}\n//# sourceURL=run.ts`);
+        return value === undefined ? '{"status":"ok"}' : `{"status":"ok","value":${quote(show(value))}}`;
+      } catch (error) {
+        return `{"status":"error","detail":${describeError(error)}}`;
+      }
+    },
+    takeOutput() {
+      return `{"stdout":${quote(streams.stdout)},"stderr":${quote(streams.stderr)},"stdoutDropped":${streams.stdoutDropped},"stderrDropped":${streams.stderrDropped}}`;
+    },
+  };
+  freeze(api);
+  // One entry point, so the worker holds a single Reference per context (each Reference costs a round trip).
+  return function dispatch(operation, a, b, c, d) {
+    const fn = hasOwn(api, operation) ? api[operation] : undefined;
+    if (typeof fn !== 'function') throw new ErrorCtor(`unknown sandbox operation ${operation}`);
+    return apply(fn, api, [a, b, c, d]);
+  };
+})();

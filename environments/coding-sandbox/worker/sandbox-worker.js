@@ -1,0 +1,526 @@
+// @ts-check
+// The sandbox worker: a child process that runs untrusted JavaScript/TypeScript inside isolated-vm isolates.
+//
+// Layers (see the package README, "Threat model"):
+// 1. isolated-vm: untrusted code runs in a V8 isolate with nothing of Node in it. Only strings and numbers cross
+//    the boundary (no References to this process's objects are ever handed in). Every call into the isolate
+//    carries a `timeout`; the isolate has a `memoryLimit`; every evaluation gets a fresh context.
+// 2. This process: some programs can still abort V8 itself (a single huge allocation such as
+//    `new Array(1e9).fill(0)` is a fatal out-of-memory in the whole process, not a catchable error) or wedge a
+//    builtin that ignores termination (`a.length = 1e9; a.sort()`). So the isolates live here, not in the host:
+//    the host kills and restarts this process when it dies or overruns its deadline.
+// 3. The process is started with Node's permission model (no child processes, no worker threads, no file
+//    writes, reads only of the packages it loads) and an empty environment, in case layer 1 is ever breached.
+//
+// Plain JavaScript (not TypeScript) so the same file runs from `src/` under jest and from `dist/` when published.
+'use strict';
+
+const { readFileSync } = require('node:fs');
+
+const [isolatedVmPath, sucrasePath, runtimePath] = process.argv.slice(2);
+if (!isolatedVmPath || !sucrasePath || !runtimePath) {
+  process.stderr.write('usage: sandbox-worker <isolated-vm> <sucrase> <isolate-runtime.js>\n');
+  process.exit(2);
+}
+/** @type {typeof import('isolated-vm')} */
+const ivm = require(isolatedVmPath);
+/** @type {typeof import('sucrase')} */
+const sucrase = require(sucrasePath);
+const runtimeSource = readFileSync(runtimePath, 'utf8');
+
+const TRANSPILE_CACHE_LIMIT = 2000;
+/** @type {Map<string, { code?: string, error?: string }>} */
+const transpileCache = new Map();
+
+/** Type-strips TypeScript and turns ES module syntax into CommonJS, without type-checking (sucrase). */
+function transpile(path, source) {
+  const key = `${path}\u0000${source}`;
+  const cached = transpileCache.get(key);
+  if (cached) return cached;
+  let entry;
+  try {
+    const typescript = /\.(ts|tsx|mts|cts)$/.test(path);
+    const output = sucrase.transform(source, {
+      transforms: typescript ? ['typescript', 'imports'] : ['imports'],
+      filePath: path,
+    });
+    entry = { code: output.code };
+  } catch (error) {
+    const message = String((error && /** @type {Error} */ (error).message) || error).replace(
+      /^Error transforming [^:]*: /,
+      '',
+    );
+    entry = { error: `SyntaxError: ${message}` };
+  }
+  if (transpileCache.size >= TRANSPILE_CACHE_LIMIT) transpileCache.delete(transpileCache.keys().next().value);
+  transpileCache.set(key, entry);
+  return entry;
+}
+
+// ---- isolates, one per memory limit, recreated after disposal ------------------------------------------------------
+
+/** @type {Map<number, { isolate: import('isolated-vm').Isolate, runtime: import('isolated-vm').Script, uses: number }>} */
+const isolates = new Map();
+const ISOLATE_REUSE_LIMIT = 500;
+
+function isolateFor(memoryMb) {
+  let entry = isolates.get(memoryMb);
+  // Contexts are fresh per evaluation; the isolate (heap, compiled runtime) is reused for speed, and replaced
+  // after a number of uses so that nothing accumulates in it.
+  if (entry && (entry.isolate.isDisposed || entry.uses >= ISOLATE_REUSE_LIMIT)) {
+    if (!entry.isolate.isDisposed) entry.isolate.dispose();
+    entry = undefined;
+  }
+  if (!entry) {
+    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    const runtime = isolate.compileScriptSync(runtimeSource, { filename: 'sandbox-runtime.js' });
+    entry = { isolate, runtime, uses: 0 };
+    isolates.set(memoryMb, entry);
+  }
+  entry.uses += 1;
+  return entry;
+}
+
+/**
+ * V8 collects the garbage of released contexts lazily. A heap that is already half full would make the next program
+ * pay for a full collection inside its time limit (and reach the memory limit sooner), so such an isolate is replaced.
+ */
+function retireIfHeavy(isolate, memoryMb) {
+  if (isolate.isDisposed) return;
+  const heap = isolate.getHeapStatisticsSync();
+  if (heap.used_heap_size + (heap.externally_allocated_size ?? 0) > memoryMb * 1048576 * 0.4) {
+    isolate.dispose();
+    for (const [key, entry] of isolates) if (entry.isolate === isolate) isolates.delete(key);
+  }
+}
+
+// ---- one evaluation --------------------------------------------------------------------------------------------------
+
+const MAX_ISOLATE_RESTARTS = 3;
+
+class Budget {
+  constructor(limits) {
+    this.timeMs = limits.timeMs;
+    this.totalMs = limits.totalTimeMs;
+    this.charged = 0;
+  }
+  get exhausted() {
+    // Less than a millisecond left is nothing left (timeouts are whole milliseconds).
+    return this.totalMs - this.charged < 1;
+  }
+  /** The timeout for the next call. */
+  next() {
+    return Math.max(1, Math.floor(Math.min(this.timeMs, this.totalMs - this.charged)));
+  }
+}
+
+/**
+ * A fresh context with the runtime installed and the Reference the worker drives it with, taken before any
+ * untrusted code has run.
+ */
+class Session {
+  constructor(memoryMb) {
+    this.memoryMb = memoryMb;
+    const entry = isolateFor(memoryMb);
+    this.isolate = entry.isolate;
+    this.context = this.isolate.createContextSync();
+    this.dispatch = entry.runtime.runSync(this.context, { reference: true, timeout: 1000 });
+  }
+
+  /** Still usable: its isolate is alive and is the one the worker currently uses for this memory limit. */
+  get fresh() {
+    return !this.isolate.isDisposed && isolates.get(this.memoryMb)?.isolate === this.isolate;
+  }
+
+  /**
+   * Calls an API function under the budget. Returns `{ ok, value }` or `{ ok: false, reason }` with reason
+   * 'timeout' | 'memory' | 'budget' | 'error'.
+   */
+  call(name, args, budget) {
+    if (budget && budget.exhausted) return { ok: false, reason: 'budget', message: '' };
+    const timeout = budget ? budget.next() : 1000;
+    const started = performance.now();
+    try {
+      const value = this.dispatch.applySync(undefined, [name, ...args], { timeout });
+      if (budget) budget.charged += performance.now() - started;
+      return { ok: true, value };
+    } catch (error) {
+      const message = String((error && /** @type {Error} */ (error).message) || error);
+      if (this.isolate.isDisposed) {
+        if (budget) budget.charged += performance.now() - started;
+        return { ok: false, reason: 'memory', message };
+      }
+      if (/timed out/i.test(message)) {
+        // Charged the full allowance, not the measured time, so how many tests a slow program gets to run
+        // does not depend on scheduling noise.
+        if (budget) budget.charged += timeout;
+        return { ok: false, reason: 'timeout', message, timeout };
+      }
+      if (budget) budget.charged += performance.now() - started;
+      return { ok: false, reason: 'error', message };
+    }
+  }
+
+  output() {
+    if (this.isolate.isDisposed) return undefined;
+    const result = this.call('takeOutput', [], undefined);
+    return result.ok ? JSON.parse(result.value) : undefined;
+  }
+
+  close() {
+    try {
+      this.dispatch.release();
+    } catch {
+      // already released with a disposed isolate
+    }
+    try {
+      this.context.release();
+    } catch {
+      // already released with a disposed isolate
+    }
+    retireIfHeavy(this.isolate, this.memoryMb);
+  }
+}
+
+/** Raw workspace files → module definitions (transpiled, or broken with the compile error). */
+function prepareModules(files, trustedFiles, compileErrors) {
+  const modules = [];
+  for (const [path, source, trusted] of [
+    ...files.map(([p, s]) => [p, s, false]),
+    ...trustedFiles.map(([p, s]) => [p, s, true]),
+  ]) {
+    if (/\.json$/.test(path)) {
+      modules.push({ path, kind: 'json', code: source, trusted });
+    } else if (/\.(ts|tsx|mts|cts|js|mjs|cjs|jsx)$/.test(path)) {
+      const output = transpile(path, source);
+      if (output.error !== undefined) {
+        compileErrors.push({ path, message: output.error });
+        modules.push({ path, kind: 'broken', code: `${path}: ${output.error}`, trusted });
+      } else modules.push({ path, kind: 'code', code: output.code, trusted });
+    }
+  }
+  return modules;
+}
+
+/** The hidden or visible test snippets of a task as one trusted module (setup imports + one test per snippet). */
+function snippetModule(snippets) {
+  const lines = [snippets.setup, ''];
+  snippets.tests.forEach((code, index) => {
+    lines.push(`__register(${JSON.stringify(snippetName(code, index))}, function () {`, code, '});');
+  });
+  return lines.join('\n');
+}
+
+function snippetName(code, index) {
+  const compact = code.replace(/\s*\n\s*/g, ' ').trim();
+  return compact.length > 160 ? `#${index + 1} ${compact.slice(0, 157)}...` : compact;
+}
+
+function defineAll(session, modules, compileErrors, budget) {
+  for (const module of modules) {
+    const outcome = session.call('defineModule', [module.path, module.code, module.kind, module.trusted], budget);
+    if (!outcome.ok) return outcome;
+    if (outcome.value) {
+      const detail = JSON.parse(outcome.value);
+      if (!compileErrors.some((entry) => entry.path === module.path))
+        compileErrors.push({ path: module.path, message: `${detail.name}: ${detail.message}` });
+    }
+  }
+  return { ok: true };
+}
+
+/**
+ * A context created while the worker was idle (after its last reply), so that creating one — the largest fixed cost
+ * of an evaluation — is off the critical path when requests are not back to back. No code has run in it.
+ */
+let prepared;
+
+function prepareNext(memoryMb) {
+  if (prepared?.fresh && prepared.memoryMb === memoryMb) return;
+  prepared?.close();
+  prepared = new Session(memoryMb);
+}
+
+function takeSession(memoryMb) {
+  const session = prepared;
+  prepared = undefined;
+  if (session?.fresh && session.memoryMb === memoryMb) return session;
+  session?.close();
+  return new Session(memoryMb);
+}
+
+function openSession(request, modules, budget, compileErrors) {
+  const session = takeSession(request.limits.memoryMb);
+  session.call('configure', [request.limits.outputChars], undefined);
+  const defined = defineAll(session, modules, compileErrors, budget);
+  return { session, defined };
+}
+
+function failureMessage(reason, limits, timeout, message) {
+  switch (reason) {
+    case 'timeout':
+      return `time limit exceeded: stopped after ${timeout ?? limits.timeMs} ms (infinite loop, or too slow)`;
+    case 'memory':
+      return `memory limit exceeded: the program used more than ${limits.memoryMb} MB and was stopped`;
+    case 'budget':
+      return `not run: the run used up its total time limit of ${limits.totalTimeMs} ms`;
+    default:
+      // isolated-vm reports a promise rejected and left unhandled during the call as the call's error.
+      return `unhandled promise rejection: ${String(message ?? 'unknown error').slice(0, 1000)}`;
+  }
+}
+
+function runTests(request, result) {
+  const { job, limits } = request;
+  const budget = new Budget(limits);
+  const trustedFiles = [];
+  const suites = [...(job.testFiles ?? [])];
+  let trustedCount = -1;
+  if (job.snippets) {
+    const path = job.snippets.path ?? '__tests__.ts';
+    trustedFiles.push([path, snippetModule(job.snippets)]);
+    suites.push(path);
+    trustedCount = job.snippets.tests.length;
+  }
+  const modules = prepareModules(request.files, trustedFiles, result.compileErrors);
+  const trustedPath = trustedFiles[0]?.[0];
+
+  let restarts = 0;
+  /** @type {Array<{ name: string, suite: string }>} */
+  let listed = [];
+  let next = 0;
+  const pushNotRun = (from, reason, extra) => {
+    for (let i = from; i < listed.length; i++)
+      result.tests.push({ ...listed[i], status: 'not-run', message: extra ?? failureMessage(reason, limits) });
+  };
+  for (let first = true; ; first = false) {
+    const { session, defined } = openSession(request, modules, budget, result.compileErrors);
+    try {
+      if (!defined.ok) {
+        // Defining modules only compiles them; a failure here is the isolate running out of memory.
+        if (listed.length === 0) result.fatal = failureMessage(defined.reason, limits, defined.timeout);
+        else pushNotRun(next, defined.reason);
+        return;
+      }
+      const current = [];
+      for (const suite of suites) {
+        const loaded = session.call('loadSuite', [suite], budget);
+        if (!loaded.ok) {
+          if (first)
+            result.loadErrors.push({
+              path: suite,
+              message: `${failureMessage(loaded.reason, limits, loaded.timeout, loaded.message)} while loading the file`,
+            });
+          if (loaded.reason === 'memory') break;
+          continue;
+        }
+        if (loaded.value && first)
+          result.loadErrors.push({ path: suite, message: formatDetail(JSON.parse(loaded.value), trustedPath) });
+      }
+      if (session.isolate.isDisposed) {
+        if (restarts++ < MAX_ISOLATE_RESTARTS && listed.length > 0) continue;
+        if (listed.length === 0) result.fatal = failureMessage('memory', limits);
+        else pushNotRun(next, 'memory');
+        return;
+      }
+      const listing = session.call('listTests', [], undefined);
+      if (listing.ok) current.push(...JSON.parse(listing.value));
+      if (listed.length === 0) listed = current;
+      else if (current.length !== listed.length) {
+        // After a restart the suites re-ran and listed different tests: nothing reliable remains to run.
+        pushNotRun(next, 'error', 'not run: the test list changed after the sandbox restarted');
+        return;
+      }
+      if (trustedCount >= 0) {
+        const registered = listed.filter((entry) => entry.suite === trustedPath).length;
+        if (registered !== trustedCount && !result.loadErrors.some((entry) => entry.path === trustedPath)) {
+          result.loadErrors.push({ path: trustedPath, message: `expected ${trustedCount} tests, found ${registered}` });
+        }
+      }
+      for (; next < listed.length; next++) {
+        const entry = listed[next];
+        if (budget.exhausted) {
+          pushNotRun(next, 'budget');
+          next = listed.length;
+          break;
+        }
+        const outcome = session.call('runTest', [next], budget);
+        if (outcome.ok) {
+          const parsed = JSON.parse(outcome.value);
+          result.tests.push({ ...entry, ...testOutcome(parsed, trustedPath) });
+          continue;
+        }
+        result.tests.push({
+          ...entry,
+          status: outcome.reason === 'memory' ? 'memory' : outcome.reason === 'timeout' ? 'timeout' : 'error',
+          message: failureMessage(outcome.reason, limits, outcome.timeout, outcome.message),
+        });
+        if (outcome.reason === 'memory') {
+          next += 1;
+          break;
+        }
+      }
+      if (next >= listed.length) {
+        mergeOutput(result, session.output());
+        return;
+      }
+      // The isolate was disposed: go on with the remaining tests in a fresh isolate.
+      if (restarts++ >= MAX_ISOLATE_RESTARTS) {
+        pushNotRun(next, 'memory', 'not run: the program exceeded the memory limit too many times');
+        return;
+      }
+    } finally {
+      session.close();
+    }
+  }
+}
+
+function runProgram(request, result) {
+  const { job, limits } = request;
+  const budget = new Budget({ timeMs: limits.timeMs, totalTimeMs: limits.timeMs });
+  const modules = prepareModules(request.files, [], result.compileErrors);
+  const { session, defined } = openSession(request, modules, budget, result.compileErrors);
+  try {
+    if (!defined.ok) {
+      result.run = {
+        status: defined.reason === 'memory' ? 'memory' : 'timeout',
+        error: failureMessage(defined.reason, limits, defined.timeout),
+      };
+      return;
+    }
+    let outcome;
+    if (typeof job.code === 'string') {
+      const output = transpile('run.ts', job.code);
+      if (output.error !== undefined) {
+        result.run = { status: 'error', error: `run.ts: ${output.error}` };
+        return;
+      }
+      outcome = session.call('runSnippet', [output.code], budget);
+    } else {
+      outcome = session.call('runFile', [job.path], budget);
+    }
+    if (!outcome.ok) {
+      result.run = {
+        status: outcome.reason === 'memory' ? 'memory' : outcome.reason === 'timeout' ? 'timeout' : 'error',
+        error: failureMessage(outcome.reason, limits, outcome.timeout, outcome.message),
+      };
+    } else {
+      const parsed = JSON.parse(outcome.value);
+      result.run =
+        parsed.status === 'ok'
+          ? { status: 'ok', ...(parsed.value !== undefined ? { value: parsed.value } : {}) }
+          : { status: 'error', error: formatDetail(parsed.detail, undefined) };
+    }
+    mergeOutput(result, session.output());
+  } finally {
+    session.close();
+  }
+}
+
+function mergeOutput(result, output) {
+  if (!output) return;
+  result.stdout = output.stdout;
+  result.stderr = output.stderr;
+  result.stdoutDropped = output.stdoutDropped;
+  result.stderrDropped = output.stderrDropped;
+}
+
+function testOutcome(parsed, trustedPath) {
+  if (parsed.status === 'pass') return { status: 'pass' };
+  const detail = parsed.detail;
+  if (detail.kind === 'assertion') {
+    return {
+      status: 'fail',
+      message: `${detail.matcher} failed${detail.note ? ` (${detail.note})` : ''}`,
+      expected: detail.expected,
+      actual: detail.actual,
+    };
+  }
+  return { status: 'error', message: formatDetail(detail, trustedPath) };
+}
+
+// ---- error text: message, a hint for what the sandbox lacks, and the frames in the agent's own files -------------
+
+const MISSING_APIS =
+  /^(process|require|module|exports|fetch|XMLHttpRequest|WebSocket|Buffer|global|window|document|navigator|setTimeout|setInterval|setImmediate|queueMicrotask|performance|structuredClone|TextEncoder|TextDecoder|URL|URLSearchParams|crypto|Deno|Bun|WebAssembly|SharedArrayBuffer|Atomics|FinalizationRegistry|WeakRef) is not defined$/;
+
+function hintFor(name, message) {
+  if (name === 'ReferenceError' && MISSING_APIS.test(message))
+    return ' (the sandbox has only the JavaScript language: no Node.js or browser APIs, no file system, network, processes or timers)';
+  if (/Array buffer allocation failed/.test(message)) return ' (the sandbox memory limit was reached)';
+  if (/Invalid (string|array|typed array) length/.test(message))
+    return ' (a string or array grew past what the sandbox allows)';
+  if (/Maximum call stack size exceeded/.test(message)) return ' (recursion too deep)';
+  return '';
+}
+
+function formatDetail(detail, trustedPath) {
+  if (!detail) return 'unknown error';
+  if (detail.kind === 'assertion') return `${detail.matcher} failed: expected ${detail.expected}, got ${detail.actual}`;
+  const head = `${detail.name}: ${detail.message}${hintFor(detail.name, detail.message)}`;
+  const frames = [];
+  for (const line of String(detail.stack || '')
+    .split('\n')
+    .slice(1)) {
+    const match = /^\s*at (?:(.+?) \()?([^()\s]+?):(\d+):(\d+)\)?$/.exec(line);
+    if (!match) continue;
+    const [, fn, file, lineText, column] = match;
+    if (!file || file === trustedPath || file === 'sandbox-runtime.js' || file.startsWith('<')) continue;
+    // Modules are compiled with the Function constructor, whose wrapper adds two lines before the body.
+    const lineNumber = file === 'run.ts' ? Number(lineText) : Number(lineText) - 2;
+    const name = fn && fn !== 'eval' && fn !== 'Object.<anonymous>' ? fn.replace(/^Object\./, '') : '';
+    frames.push(`    at ${name ? `${name} (` : ''}${file}:${lineNumber}:${column}${name ? ')' : ''}`);
+    if (frames.length >= 3) break;
+  }
+  return frames.length > 0 ? `${head}\n${frames.join('\n')}` : head;
+}
+
+// ---- the message loop ------------------------------------------------------------------------------------------------
+
+function evaluate(request) {
+  const result = {
+    compileErrors: [],
+    loadErrors: [],
+    tests: [],
+    stdout: '',
+    stderr: '',
+    stdoutDropped: 0,
+    stderrDropped: 0,
+  };
+  if (request.job.type === 'tests') runTests(request, result);
+  else runProgram(request, result);
+  return result;
+}
+
+process.on('message', (message) => {
+  if (!message || message.type !== 'evaluate') return;
+  let reply;
+  try {
+    reply = {
+      type: 'result',
+      id: message.id,
+      result: evaluate(message.request),
+      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+    };
+  } catch (error) {
+    reply = {
+      type: 'failure',
+      id: message.id,
+      message: String((error && /** @type {Error} */ (error).stack) || error),
+    };
+  }
+  process.send?.(reply);
+  if (message.request?.limits?.memoryMb) {
+    const memoryMb = message.request.limits.memoryMb;
+    setImmediate(() => {
+      try {
+        prepareNext(memoryMb);
+      } catch {
+        prepared = undefined; // the next evaluation creates its own
+      }
+    });
+  }
+});
+// The host went away: nothing left to serve.
+process.on('disconnect', () => process.exit(0));
+process.send?.({ type: 'ready' });
