@@ -10,7 +10,14 @@ const REPO_ROOT = join(__dirname, '..');
  * environments land; each must install from its tarball plus spec and core alone, and its scripted agent must
  * play an episode of every id it registers.
  */
-const ENV_PACKAGE_DIRS: readonly string[] = ['templates/env', 'environments/math-thought', 'environments/coding-sandbox'];
+const ENV_PACKAGE_DIRS: readonly string[] = [
+  'templates/env',
+  'environments/math-thought',
+  'environments/coding-sandbox',
+  'environments/seller',
+];
+/** Workspace libraries some env packages depend on (packed and installed alongside, as npm would fetch them). */
+const LIBRARY_PACKAGE_DIRS: readonly string[] = ['packages/spec', 'packages/core', 'packages/llm'];
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `
@@ -56,7 +63,7 @@ describe('installing one environment package on its own', () => {
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   it('packs spec, core and each env package, installs the tarballs in an empty project and plays an episode', () => {
-    const packageDirs = ['packages/spec', 'packages/core', ...ENV_PACKAGE_DIRS];
+    const packageDirs = [...LIBRARY_PACKAGE_DIRS, ...ENV_PACKAGE_DIRS];
     for (const packageDir of packageDirs) {
       // `npm pack` packs dist/: the packages must be built first (`npm test` builds everything).
       if (!existsSync(join(REPO_ROOT, packageDir, 'dist', 'index.js')))

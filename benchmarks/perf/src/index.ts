@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
+import { sellerThroughput } from './seller-throughput';
 import { serverThroughput } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wrapperOverhead } from './wrapper-overhead';
@@ -23,6 +24,31 @@ interface Section {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
+/** An env driven by its expert in the `runEpisode` loop, against a do-nothing env in the same loop. */
+function expertThroughput(
+  name: string,
+  title: string,
+  label: string,
+  measure: (options: { durationMs: number }) => Promise<{ stepsPerSecond: number; episodes: number; steps: number }>,
+): Section {
+  return {
+    name,
+    title,
+    async run(durationMs) {
+      const result = await measure({ durationMs });
+      const stepsPerEpisode = result.steps / result.episodes;
+      const episodeLength = Math.max(1, Math.round(stepsPerEpisode));
+      const baseline = await trivialEpisodeRate({ durationMs: durationMs / 2, episodeLength });
+      return [
+        '| loop | steps/s | vs trivial env |',
+        '|---|---:|---:|',
+        `| trivial env, same loop, ${episodeLength}-step episodes (baseline) | ${fmt(baseline)} | 100% |`,
+        `| ${label} (${stepsPerEpisode.toFixed(1)} steps/episode) | ${fmt(result.stepsPerSecond)} | ${((100 * result.stepsPerSecond) / baseline).toFixed(0)}% |`,
+      ];
+    },
+  };
+}
+
 const sections: Section[] = [
   {
     name: 'wrappers',
@@ -36,24 +62,18 @@ const sections: Section[] = [
       ];
     },
   },
-  {
-    name: 'math-thought',
-    title: 'turngym/math-thought-v1 with its scripted expert, in-process (goal: ≥ 50k steps/s)',
-    async run(durationMs) {
-      const math = await mathThoughtThroughput({ durationMs });
-      const stepsPerEpisode = math.steps / math.episodes;
-      const baseline = await trivialEpisodeRate({
-        durationMs: durationMs / 2,
-        episodeLength: Math.max(1, Math.round(stepsPerEpisode)),
-      });
-      return [
-        '| loop | steps/s | vs trivial env |',
-        '|---|---:|---:|',
-        `| trivial env, same loop, ${Math.round(stepsPerEpisode)}-step episodes (baseline) | ${fmt(baseline)} | 100% |`,
-        `| math-thought-v1 + scripted expert (${stepsPerEpisode.toFixed(1)} steps/episode) | ${fmt(math.stepsPerSecond)} | ${((100 * math.stepsPerSecond) / baseline).toFixed(0)}% |`,
-      ];
-    },
-  },
+  expertThroughput(
+    'math-thought',
+    'turngym/math-thought-v1 with its scripted expert, in-process (goal: ≥ 50k steps/s)',
+    'math-thought-v1 + scripted expert',
+    mathThoughtThroughput,
+  ),
+  expertThroughput(
+    'seller',
+    'turngym/seller-commander-v1 with simulated roles and its scripted expert, in-process (goal: ≥ 10k steps/s)',
+    'seller-commander-v1 + simulated roles + expert',
+    sellerThroughput,
+  ),
   {
     name: 'server',
     title:

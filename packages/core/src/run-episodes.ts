@@ -12,10 +12,18 @@ export interface EpisodeOutcome {
   readonly wallMs: number;
 }
 
-/** Plays one episode of `agent` in `env` from `seed` to the end (terminated or truncated). */
-export async function runEpisode(env: Env<any, any>, agent: Agent<any, any>, seed: number): Promise<EpisodeOutcome> {
+/**
+ * Plays one episode of `agent` in `env` from `seed` to the end (terminated or truncated). `resetOptions` are
+ * the env's per-episode options (e.g. a task id).
+ */
+export async function runEpisode(
+  env: Env<any, any>,
+  agent: Agent<any, any>,
+  seed: number,
+  resetOptions?: Record<string, unknown>,
+): Promise<EpisodeOutcome> {
   const started = performance.now();
-  const reset = await env.reset({ seed });
+  const reset = await env.reset(resetOptions === undefined ? { seed } : { seed, options: resetOptions });
   await agent.start({ seed, spec: env.spec, observation: reset.observation, info: reset.info });
   let observation = reset.observation;
   let info = reset.info;

@@ -1,0 +1,139 @@
+import type { ChatMessage } from '@turngym/spec';
+import { objectionLine, objectionsFor } from './buyer-simulator';
+import type { MetaAction } from './meta-actions';
+import type { Persona, Product } from './seller-data';
+import { DEAL_BREAKER_PHRASES, NEED_PHRASES } from './vocabulary';
+
+/**
+ * Prompts of the LLM path. The dialogue is kept as `ChatMessage`s named `seller` and `buyer`; each role sees
+ * it from its own side (its own lines as `assistant`).
+ */
+
+export type DialogueMessage = ChatMessage & { readonly name: 'seller' | 'buyer' };
+
+export function productCard(product: Product): string {
+  const lines = [
+    `${product.name}: ${product.summary}. Price: ${product.price} dollars.`,
+    `Facts: ${Object.entries(product.attributes)
+      .map(([key, value]) => `${key} ${value}`)
+      .join('; ')}.`,
+    `Selling points: ${product.sellingPoints.map((point) => point.text).join('; ')}.`,
+  ];
+  if (product.weaknesses.length > 0)
+    lines.push(`Weaknesses: ${product.weaknesses.map((weakness) => weakness.text).join('; ')}.`);
+  const answers = Object.entries(product.answers);
+  if (answers.length > 0)
+    lines.push(`Honest answers to doubts: ${answers.map(([kind, text]) => `${kind}: ${text}`).join(' ')}`);
+  const mitigations = Object.values(product.mitigations);
+  if (mitigations.length > 0) lines.push(`Also true: ${mitigations.join(' ')}`);
+  if (product.trialDays > 0) lines.push(`Trial: ${product.trialDays} days, full refund.`);
+  lines.push(`Reviews: ${product.reviews.rating} out of 5 from ${product.reviews.count} buyers.`);
+  return lines.join('\n');
+}
+
+/** The transcript as the judge reads it. */
+export function transcript(dialogue: readonly DialogueMessage[]): string {
+  return dialogue.map((message) => `${message.name === 'seller' ? 'Seller' : 'Buyer'}: ${message.content}`).join('\n');
+}
+
+/** The buyer persona: hidden needs, budget, doubts and deal-breakers, to be revealed only as a person would. */
+export function buyerMessages(persona: Persona, product: Product, dialogue: readonly DialogueMessage[]): ChatMessage[] {
+  const objections = objectionsFor(persona, product);
+  const spoken = objections.filter((objection) => objection.kind !== 'deal-breaker' && objection.status === 'queued');
+  const unspoken = objections.filter((objection) => objection.kind !== 'deal-breaker' && objection.status === 'latent');
+  const system = [
+    `You are ${persona.name}, ${persona.age}, a ${persona.occupation}. You are walking down the street when a salesperson stops you to sell you the ${product.name} (${product.summary}) for ${product.price} dollars.`,
+    `Stay in character: you are ${persona.temperament}; you talk like this: ${persona.style}.`,
+    'Private facts about you. Never list them; let them come out only as a real person would:',
+    `- What matters to you, most important first: ${persona.needs.map((need) => NEED_PHRASES[need]).join('; ')}.`,
+    `- How you would use such a product: ${persona.scenario}.`,
+    `- You would spend up to ${persona.budget} dollars on the spot; more than that needs a very good reason.`,
+    ...(spoken.length > 0
+      ? [
+          `- Doubts you raise yourself once you know what it is: ${spoken.map((objection) => objectionLine(objection, product)).join(' ')}`,
+        ]
+      : []),
+    ...(unspoken.length > 0
+      ? [
+          `- Doubts you mention only if asked: ${unspoken.map((objection) => objectionLine(objection, product)).join(' ')}`,
+        ]
+      : []),
+    ...(persona.dealBreakers.length > 0
+      ? [
+          `- You would never buy anything that ${persona.dealBreakers.map((tag) => DEAL_BREAKER_PHRASES[tag]).join(', or that ')}, unless the seller shows it does not apply.`,
+        ]
+      : []),
+    'Answer with one to three sentences of what you say, nothing else. If a doubt is answered well, say so.',
+    'If you are convinced, ask how to order. If you are threatened, pushed too hard or bored, say goodbye.',
+  ].join('\n');
+  return [
+    { role: 'system', content: system },
+    ...dialogue.map((message): ChatMessage => ({
+      role: message.name === 'buyer' ? 'assistant' : 'user',
+      content: message.content,
+    })),
+  ];
+}
+
+/** The reference judge rubric: an additive 0–4 score and a verdict, as JSON. */
+export const JUDGE_SYSTEM_PROMPT = [
+  'You judge a conversation in the street between a salesperson and a passer-by (the buyer).',
+  "Score the buyer's current state with this additive rubric, one point each:",
+  '1. interest: the buyer shows interest in the product;',
+  "2. attitude: the buyer's attitude towards the seller is positive or neutral;",
+  '3. purchase signals: the buyer signals they may buy (no open objection, positive remarks);',
+  '4. asks how to order: the buyer asks how to buy, order or pay.',
+  'Then rule: "buy" only if the score is 4; "refuse" if the buyer has refused or walked away; otherwise "continue".',
+  'Answer with only a JSON object: {"reasoning": "<one sentence>", "score": <0-4>, "verdict": "buy" | "refuse" | "continue"}',
+].join('\n');
+
+export function judgeMessages(product: Product, dialogue: readonly DialogueMessage[]): ChatMessage[] {
+  return [
+    { role: 'system', content: JUDGE_SYSTEM_PROMPT },
+    { role: 'user', content: `Product: ${product.name}, ${product.price} dollars.\n\n${transcript(dialogue)}` },
+  ];
+}
+
+/** What a judge retry adds: the rejected answer and why, so the retried request differs (and is cached apart). */
+export function judgeRetryMessages(previous: readonly ChatMessage[], answer: string, problem: string): ChatMessage[] {
+  return [
+    ...previous,
+    { role: 'assistant', content: answer },
+    {
+      role: 'user',
+      content: `That answer was not valid (${problem}). Reply with only the JSON object {"reasoning": "...", "score": 0-4, "verdict": "buy" | "refuse" | "continue"}.`,
+    },
+  ];
+}
+
+/** The executor: product facts, the dialogue from the seller's side, and the meta-action to follow strictly. */
+export function executorMessages(
+  product: Product,
+  appearance: string,
+  dialogue: readonly DialogueMessage[],
+  action: MetaAction,
+): ChatMessage[] {
+  const system = [
+    'You are a salesperson in the street. You sell:',
+    productCard(product),
+    'Each turn your coach gives you one instruction. Follow it strictly and do nothing else; never invent facts.',
+    'Answer with one to three sentences: only the words you say to the passer-by, no quotes, no stage directions.',
+  ].join('\n');
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: `(A passer-by walks by: ${appearance}.)` },
+  ];
+  for (const message of dialogue) {
+    const role = message.name === 'seller' ? 'assistant' : 'user';
+    const last = messages[messages.length - 1] as ChatMessage;
+    // Keep user and assistant turns alternating: chat templates of open models reject two in a row.
+    if (last.role === role) messages[messages.length - 1] = { role, content: `${last.content}\n${message.content}` };
+    else messages.push({ role, content: message.content });
+  }
+  const instruction = `[Coach's instruction: ${action.instruction}]`;
+  const last = messages[messages.length - 1] as ChatMessage;
+  if (last.role === 'user')
+    messages[messages.length - 1] = { role: 'user', content: `${last.content}\n\n${instruction}` };
+  else messages.push({ role: 'user', content: instruction });
+  return messages;
+}

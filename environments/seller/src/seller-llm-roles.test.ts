@@ -1,0 +1,282 @@
+import {
+  EnvFaultError,
+  InvalidOptionsError,
+  MemoryRecordSink,
+  Registry,
+  ResetNeededError,
+  runEpisode,
+  TurnGymError,
+} from '@turngym/core';
+import {
+  LLMCallError,
+  ScriptedChatModel,
+  serveChatModel,
+  type ChatModelServer,
+  type ChatRequest,
+  type ScriptedReply,
+} from '@turngym/llm';
+import type { Env } from '@turngym/spec';
+import { META_ACTION_CATALOGUE, type Intent } from './meta-actions';
+import { register } from './register';
+import { JUDGE_SYSTEM_PROMPT } from './role-prompts';
+import { SELLER_COMMANDER_ID, SELLER_ID } from './seller-env';
+
+/** What the scripted executor says for each meta-action (it reads the coach's instruction). */
+const EXECUTOR_LINES: Partial<Record<Intent, string>> = {
+  greet: 'Hello there! Do you have a minute?',
+  introduce: 'This backpack is light and tough, and it is only 89 dollars.',
+  press: 'So, shall I wrap one up for you right now?',
+};
+
+function system(request: ChatRequest): string {
+  return request.messages[0]?.content ?? '';
+}
+
+function lastUser(request: ChatRequest): string {
+  return [...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+}
+
+/** The buyer warms up over three seller lines and then asks how to order. */
+function buyerLine(request: ChatRequest): string {
+  const sellerLines = request.messages.filter((message) => message.role === 'user').length;
+  if (sellerLines <= 1) return 'Oh, hello.';
+  if (sellerLines === 2) return 'That sounds interesting.';
+  return 'Alright, how do I order one?';
+}
+
+function judgeLine(request: ChatRequest): string {
+  const buyerLines = lastUser(request)
+    .split('\n')
+    .filter((line) => line.startsWith('Buyer: '));
+  const last = buyerLines[buyerLines.length - 1] ?? '';
+  return /how do i order/i.test(last)
+    ? '{"reasoning": "The buyer asks how to order.", "score": 4, "verdict": "buy"}'
+    : '```json\n{"reasoning": "Interested, not decided.", "score": 2, "verdict": "continue"}\n```';
+}
+
+/** One model plays every role behind one endpoint, as one vLLM server would: it tells them apart by the system prompt. */
+function rolePlay(judge: (request: ChatRequest) => ScriptedReply = judgeLine): (request: ChatRequest) => ScriptedReply {
+  return (request) => {
+    const prompt = system(request);
+    if (prompt === JUDGE_SYSTEM_PROMPT) return judge(request);
+    if (prompt.startsWith('You are a salesperson in the street')) {
+      const instruction = lastUser(request);
+      const action = (Object.keys(META_ACTION_CATALOGUE) as Intent[]).find((id) =>
+        instruction.includes(META_ACTION_CATALOGUE[id].instruction),
+      );
+      return EXECUTOR_LINES[action ?? 'greet'] ?? 'Let me tell you more.';
+    }
+    if (prompt.includes('a salesperson stops you')) return buyerLine(request);
+    throw new Error(`unexpected prompt: ${prompt.slice(0, 60)}`);
+  };
+}
+
+async function play(env: Env<string, unknown>, seed: number, actions: readonly unknown[]): Promise<unknown[]> {
+  const steps: unknown[] = [];
+  await env.reset({ seed, options: { taskId: 0 } });
+  for (const action of actions) {
+    const { observation, reward, terminated, info } = await env.step(action);
+    steps.push({ observation, reward, terminated, judge: info.judge, tokens: info.cost?.llmTokens });
+    if (terminated) break;
+  }
+  return steps;
+}
+
+describe('LLM roles through the real openai client and an OpenAI-compatible server on loopback', () => {
+  const registry = new Registry();
+  register(registry);
+  let server: ChatModelServer;
+  let backend: ScriptedChatModel;
+
+  beforeEach(async () => {
+    backend = new ScriptedChatModel(rolePlay(), { id: 'role-play' });
+    server = await serveChatModel(backend, { modelName: 'role-play' });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  const llmOptions = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    buyer: 'openai:role-play',
+    judge: 'openai:role-play',
+    executor: 'openai:role-play',
+    llm: { baseURL: server.baseURL, maxRetries: 0, ...extra },
+  });
+
+  it('plays a commander episode: executor → buyer → judge over HTTP, counting role tokens; a replay and a fork are answered from the cache', async () => {
+    const env = await registry.make(SELLER_COMMANDER_ID, { options: llmOptions() });
+    const first = await play(env, 11, [0, 1, 7]);
+    expect(first).toHaveLength(3);
+    expect(first[0]).toMatchObject({
+      observation: 'Seller: Hello there! Do you have a minute?\nBuyer: Oh, hello.',
+      reward: 0,
+      terminated: false,
+    });
+    expect(first[1]).toMatchObject({ reward: 0, judge: { decision: 'continue', score: 2, attempts: 1 } });
+    expect(first[2]).toMatchObject({
+      reward: 1,
+      terminated: true,
+      judge: { decision: 'buy', score: 4, reasoning: 'The buyer asks how to order.' },
+    });
+    expect((first[2] as { observation: string }).observation).toContain('Judge: the buyer will buy.');
+    for (const step of first) expect((step as { tokens: number }).tokens).toBeGreaterThan(20);
+    // executor, buyer and judge: three calls a step, each a real HTTP request.
+    expect(server.requestCount).toBe(9);
+    // The executor was told the meta-action, and the buyer played the persona.
+    const executorRequest = backend.requests.find((request) => system(request).startsWith('You are a salesperson'));
+    expect(lastUser(executorRequest as ChatRequest)).toContain(META_ACTION_CATALOGUE.greet.instruction);
+    expect(backend.requests.some((request) => system(request).includes('Private facts about you'))).toBe(true);
+    expect(backend.requests.every((request) => request.temperature === 0 && request.seed === 11)).toBe(true);
+
+    // Same seed, same actions: temperature 0 + the response cache replay the episode exactly, with no request.
+    expect(await play(env, 11, [0, 1, 7])).toEqual(first);
+    expect(server.requestCount).toBe(9);
+
+    // A fork continues like the original, also from the cache.
+    await env.reset({ seed: 11, options: { taskId: 0 } });
+    await env.step(0);
+    const fork = await env.fork();
+    const forkSteps = [await fork.step(1), await fork.step(7)];
+    const originalSteps = [await env.step(1), await env.step(7)];
+    expect(forkSteps.map((step) => [step.observation, step.reward, step.info.cost?.llmTokens])).toEqual(
+      originalSteps.map((step) => [step.observation, step.reward, step.info.cost?.llmTokens]),
+    );
+    expect(server.requestCount).toBe(9);
+    await fork.close();
+    await env.close();
+  });
+
+  it('plays a seller-v1 episode with an LLM buyer and judge: the agent writes the words', async () => {
+    const env = await registry.make(SELLER_ID, {
+      options: {
+        buyer: 'openai:role-play',
+        judge: 'openai:role-play',
+        llm: { baseURL: server.baseURL, maxRetries: 0 },
+      },
+    });
+    const steps = await play(env, 3, [
+      'Good morning! Got a minute?',
+      'This backpack is light and tough.',
+      'Shall I wrap one up for you?',
+    ]);
+    expect(steps.map((step) => (step as { reward: number }).reward)).toEqual([0, 0, 1]);
+    expect((steps[0] as { observation: string }).observation).toBe('Buyer: Oh, hello.');
+    // No executor in seller mode: buyer and judge only.
+    expect(server.requestCount).toBe(6);
+    await env.close();
+  });
+
+  it('retries a malformed judge verdict, then records "no decision" and plays on', async () => {
+    backend = new ScriptedChatModel(
+      rolePlay(() => 'They will surely buy!'),
+      { id: 'role-play' },
+    );
+    await server.close();
+    server = await serveChatModel(backend, { modelName: 'role-play' });
+    const env = await registry.make(SELLER_COMMANDER_ID, { options: llmOptions({ judgeRetries: 2 }) });
+    await env.reset({ seed: 5, options: { taskId: 0 } });
+    const step = await env.step(0);
+    expect(step).toMatchObject({ reward: 0, terminated: false });
+    expect(step.info.judge).toEqual({ decision: 'no-decision', attempts: 3, error: 'no JSON object in the answer' });
+    // executor + buyer + 3 judge attempts; each retry showed the judge its rejected answer.
+    expect(server.requestCount).toBe(5);
+    const retries = backend.requests.filter((request) => system(request) === JUDGE_SYSTEM_PROMPT);
+    expect(retries.map((request) => request.messages.length)).toEqual([2, 4, 6]);
+    expect(lastUser(retries[1] as ChatRequest)).toContain('That answer was not valid (no JSON object in the answer)');
+    // The episode goes on; with no decision by the round limit it is a lost sale like any other.
+    let last = step;
+    for (let round = 1; round < 8 && !last.terminated; round++) last = await env.step(4);
+    expect(last).toMatchObject({ reward: -1, terminated: true, info: { outcome: 'round-limit', success: false } });
+    await env.close();
+  });
+
+  it('accepts a verdict on a retry, and rejects "buy" without the full score', async () => {
+    let judgeCalls = 0;
+    backend = new ScriptedChatModel(
+      rolePlay(() =>
+        ++judgeCalls === 1
+          ? '{"reasoning": "sure", "score": 3, "verdict": "buy"}'
+          : '{"reasoning": "Keen.", "score": 3, "verdict": "continue"}',
+      ),
+      { id: 'role-play' },
+    );
+    await server.close();
+    server = await serveChatModel(backend, { modelName: 'role-play' });
+    const env = await registry.make(SELLER_COMMANDER_ID, { options: llmOptions() });
+    await env.reset({ seed: 5, options: { taskId: 0 } });
+    const step = await env.step(0);
+    expect(step.info.judge).toEqual({ decision: 'continue', score: 3, reasoning: 'Keen.', attempts: 2 });
+    await env.close();
+  });
+
+  it('an unreachable endpoint: LLMCallError after the retries → EnvFaultError; the episode is void, never a lost sale', async () => {
+    const baseURL = server.baseURL;
+    await server.close(); // nothing listens there any more
+    const sink = new MemoryRecordSink();
+    const env = await registry.make(SELLER_COMMANDER_ID, {
+      options: { buyer: 'openai:role-play', llm: { baseURL, maxRetries: 2, retryBaseDelayMs: 1, timeoutMs: 5000 } },
+      record: { sink, agent: 'test' },
+    });
+    await env.reset({ seed: 1 });
+    const error = await env.step(0).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(EnvFaultError);
+    expect(TurnGymError.isInstance(error) && error.code).toBe('ENV_FAULT');
+    expect((error as Error).message).toMatch(
+      /buyer role \(openai:role-play\) failed: .*could not connect.*gave up after 3 attempts.*not as a lost sale/,
+    );
+    const cause = (error as Error).cause as LLMCallError;
+    expect(cause).toBeInstanceOf(LLMCallError);
+    expect(cause).toMatchObject({ failure: 'connection', attempts: 3, isRetryable: true });
+    // The half-played episode cannot go on.
+    await expect(env.step(1)).rejects.toThrow(ResetNeededError);
+    // A runner sees the fault, not a reward of -1.
+    const agent = registry.makeAgent(SELLER_COMMANDER_ID, 'scripted', { env, seed: 0 });
+    await expect(runEpisode(env, agent, 2)).rejects.toThrow(EnvFaultError);
+    await env.close();
+    // What the recorder kept: incomplete episodes with no step, so nothing counts as a lost sale.
+    expect(sink.records.length).toBeGreaterThan(0);
+    for (const record of sink.records) expect(record).toMatchObject({ complete: false, steps: [], totalReward: 0 });
+  });
+});
+
+describe('roles as plain dependency objects', () => {
+  const registry = new Registry();
+  register(registry);
+
+  it('takes ChatModel objects through make(id, { dependencies }) and caches them for exact replays', async () => {
+    const buyer = new ScriptedChatModel(rolePlay(), { id: 'buyer-model' });
+    const judge = new ScriptedChatModel(rolePlay(), { id: 'judge-model' });
+    const env = await registry.make(SELLER_COMMANDER_ID, { dependencies: { buyer, judge } });
+    const first = await play(env, 4, [0, 3, 7]);
+    expect((first[2] as { reward: number }).reward).toBe(1);
+    // The executor stayed the simulator: its line is the template's.
+    expect((first[0] as { observation: string }).observation).toMatch(
+      /^Seller: Hi there! Have you got a minute\?\nBuyer: Oh, hello\.$/,
+    );
+    const calls = buyer.requests.length + judge.requests.length;
+    expect(await play(env, 4, [0, 3, 7])).toEqual(first);
+    expect(buyer.requests.length + judge.requests.length).toBe(calls);
+    await env.close();
+  });
+
+  it('rejects what cannot be a role, naming the field', async () => {
+    await expect(registry.make(SELLER_COMMANDER_ID, { dependencies: { buyer: 42 } })).rejects.toThrow(
+      /dependencies\.buyer must be a ChatModel/,
+    );
+    await expect(registry.make(SELLER_COMMANDER_ID, { options: { judge: 'telepathy:x' } })).rejects.toThrow(
+      InvalidOptionsError,
+    );
+    await expect(registry.make(SELLER_COMMANDER_ID, { options: { judge: 'telepathy:x' } })).rejects.toThrow(
+      /options\.judge: Unknown chat model spec "telepathy:x"/,
+    );
+    await expect(registry.make(SELLER_ID, { options: { executor: 'openai:x' } })).rejects.toThrow(
+      /options\.executor has no effect in seller mode/,
+    );
+    await expect(registry.make(SELLER_COMMANDER_ID, { options: { llm: { temperature: 3 } } })).rejects.toThrow(
+      /options\.llm\.temperature must be <= 2/,
+    );
+  });
+});
