@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readEpisodeRecords, runEpisode } from '@turngym/core';
@@ -219,14 +219,26 @@ describe('turngym play', () => {
 });
 
 describe('turngym quickstart', () => {
-  it('runs random and scripted on every registered env and prints a table', async () => {
-    const result = await runBuiltCli(['quickstart', '--episodes', '3', '--json']);
-    const rows = JSON.parse(result.stdout) as { envId: string; agent: string; summary?: { successRate: number } }[];
-    const example = rows.filter((row) => row.envId === ID);
-    expect(example.map((row) => row.agent)).toEqual(['random', 'scripted']);
-    expect(example[1]?.summary?.successRate).toBe(1);
-    const table = await runBuiltCli(['quickstart', '--episodes', '2']);
-    expect(table.stdout).toMatch(/^ENV\s+AGENT\s+EPISODES\s+SUCCESS\s+MEAN REWARD\s+MEAN TURNS$/m);
-    expect(table.stdout).toMatch(/^turngym\/example-v1\s+scripted\s+2\s+1\.00\s+1\.000\s+4\.0$/m);
+  it('runs the quick suite with both baselines, writes the leaderboard, and reuses finished runs', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'turngym-quickstart-'));
+    try {
+      const result = await runBuiltCli(['quickstart', '--out', out, '--json']);
+      const parsed = JSON.parse(result.stdout) as {
+        suite: string;
+        results: {
+          result: { agent: { spec: string }; envs: { envId: string; metrics: { success: { mean: number } } }[] };
+        }[];
+      };
+      expect(parsed.suite).toBe('quick-v1');
+      expect(parsed.results.map((run) => run.result.agent.spec)).toEqual(['random', 'scripted']);
+      const scripted = parsed.results[1]?.result.envs.find((env) => env.envId === 'turngym/math-thought-v1');
+      expect(scripted?.metrics.success.mean).toBe(1);
+      expect(existsSync(join(out, 'index.html'))).toBe(true);
+      expect(existsSync(join(out, 'leaderboard.md'))).toBe(true);
+      const table = await runBuiltCli(['quickstart', '--out', out]);
+      expect(table.stdout).toMatch(/^turngym\/math-thought-v1\s+0% \[0–0\]\s+100% \[100–100\]$/m);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

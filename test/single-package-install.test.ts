@@ -15,6 +15,7 @@ const ENV_PACKAGE_DIRS: readonly string[] = [
   'environments/math-thought',
   'environments/coding-sandbox',
   'environments/seller',
+  'environments/wiki-navigator',
 ];
 /** Workspace libraries some env packages depend on (packed and installed alongside, as npm would fetch them). */
 const LIBRARY_PACKAGE_DIRS: readonly string[] = ['packages/spec', 'packages/core', 'packages/llm'];

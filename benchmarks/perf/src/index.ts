@@ -12,6 +12,7 @@ import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
 import { serverThroughput } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
+import { wikiThroughput } from './wiki-throughput';
 import { wrapperOverhead } from './wrapper-overhead';
 
 interface Section {
@@ -104,6 +105,22 @@ const sections: Section[] = [
         '|---|---:|---:|',
         `| unsandboxed (same code, same tests, in the host) | ${fmt(result.unsandboxedPerSecond)} | 100% |`,
         `| sandboxed (isolated-vm in a supervised worker process) | ${fmt(result.sandboxedPerSecond)} | ${(100 * result.ratio).toFixed(1)}% |`,
+      ];
+    },
+  },
+  {
+    name: 'wiki',
+    title:
+      'Wiki navigator, 4 envs at once, expert and random in turn: direct vs browser (goals: direct ≥ 2k steps/s, browser ≥ 50 steps/s with 4 pages)',
+    async run(durationMs) {
+      const result = await wikiThroughput({ durationMs });
+      return [
+        '| mode | steps/s | vs direct | CPU ms/step |',
+        '|---|---:|---:|---:|',
+        `| direct (same HTML, linkedom, no browser) | ${fmt(result.directStepsPerSecond)} | 100% | ${result.directCpuMsPerStep.toFixed(2)} |`,
+        `| browser (Chromium, pool of ${result.pagesInPool} pages) | ${fmt(result.browserStepsPerSecond)} | ${((100 * result.browserStepsPerSecond) / result.directStepsPerSecond).toFixed(1)}% | ${result.browserCpuMsPerStep.toFixed(2)} |`,
+        '',
+        `Memory per extra pooled page: ${result.memoryPerPageMb.toFixed(1)} MB (PSS).`,
       ];
     },
   },

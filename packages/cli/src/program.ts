@@ -2,8 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { CliContext } from './cli-context';
 import { EXIT_BAD_INPUT, exitCodeFor, formatError } from './cli-errors';
 import { processIo, writeLine, type CliIo } from './cli-io';
+import { registerBenchCommand } from './commands/bench-command';
 import { registerCheckCommand } from './commands/check-command';
 import { registerInfoCommand } from './commands/info-command';
+import { registerLeaderboardCommand } from './commands/leaderboard-command';
 import { registerListCommand } from './commands/list-command';
 import { registerNewEnvCommand } from './commands/new-env-command';
 import { registerPlayCommand } from './commands/play-command';
@@ -37,6 +39,8 @@ export function createProgram(context: CliContext): Command {
   registerRunCommand(program, context);
   registerServeCommand(program, context);
   registerNewEnvCommand(program, context);
+  registerBenchCommand(program, context);
+  registerLeaderboardCommand(program, context);
   registerQuickstartCommand(program, context);
   return program;
 }

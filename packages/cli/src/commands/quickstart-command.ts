@@ -1,99 +1,105 @@
-import { summarize, type RunSummary } from '@turngym/core';
+import { DEFAULT_OUT_DIR, formatResultsTable, loadSuite, type LoadedSuite, type SuiteRun } from '@turngym/leaderboard';
 import type { Command } from 'commander';
-import { resolveAgentSource } from '../agent-source';
 import type { CliContext, GlobalOptions } from '../cli-context';
 import { EXIT_FAILURE } from '../cli-errors';
 import { writeLine } from '../cli-io';
-import { formatTable } from '../format-table';
-import { parseInteger, parsePositiveInteger } from '../parse-arguments';
-import { createProgress } from '../progress';
-import { runAgentEpisodes } from '../run-agent-episodes';
+import { parsePositiveInteger } from '../parse-arguments';
+import {
+  asCliError,
+  defaultLeaderboardInputs,
+  runSuiteFromCli,
+  shownPath,
+  writeLeaderboardFromCli,
+} from './bench-command';
 
 interface QuickstartOptions {
-  episodes: number;
-  seed: number;
+  suite: string;
+  out: string;
+  concurrency: number;
+  fresh?: boolean;
   json?: boolean;
 }
 
-interface QuickstartRow {
-  envId: string;
-  agent: string;
-  summary?: RunSummary;
-  error?: string;
-}
-
-/** The baselines every env is measured with; `scripted` only where the env registers one. */
+/** The baselines every env registers: the floor (random) and the ceiling a scripted expert reaches. */
 const BASELINES = ['random', 'scripted'] as const;
 
+/**
+ * The README's main job: the `quick` suite with both baselines on every installed env, on embedded defaults
+ * (no model, no network), then the leaderboard. Envs the suite names but that are not installed are skipped
+ * with a note. Run twice, it resumes (or reuses) what is done; an env upgrade restarts its run.
+ */
 export function registerQuickstartCommand(program: Command, context: CliContext): void {
   program
     .command('quickstart')
-    .description('run the random and scripted baselines on every registered env and print a table')
-    .option('--episodes <n>', 'episodes per env and agent', parsePositiveInteger, 5)
-    .option('--seed <n>', 'first seed', parseInteger, 0)
-    .option('--json', 'print the rows as JSON')
+    .description(
+      'run the quick suite with the random and scripted baselines on every installed env; write the leaderboard',
+    )
+    .option('--suite <suite>', 'the suite to run', 'quick')
+    .option(
+      '--out <dir>',
+      'output directory: results/, runs/, leaderboard.md, index.html, viewer.html',
+      DEFAULT_OUT_DIR,
+    )
+    .option('--concurrency <k>', 'episodes in flight at once', parsePositiveInteger, 2)
+    .option('--fresh', 'run every episode again instead of reusing a finished or interrupted run')
+    .option('--json', 'print the results as JSON')
     .action(async (options: QuickstartOptions, command: Command) => {
-      const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
-      const plan = registry.list().flatMap((envId) =>
-        BASELINES.filter((agent) => agent === 'random' || registry.get(envId).agents?.[agent]).map((agent) => ({
-          envId,
-          agent,
-        })),
-      );
-      if (plan.length === 0) {
-        writeLine(
-          context.io.stdout,
-          'No environments registered. Install one (npm i @turngym/env-<name>) or pass --plugin <dir>.',
-        );
-        return;
-      }
-      const progress = createProgress(context.io, plan.length * options.episodes, 'quickstart');
-      const rows: QuickstartRow[] = [];
+      const { io } = context;
+      let suite: LoadedSuite;
       try {
-        for (const { envId, agent } of plan) {
-          try {
-            const started = performance.now();
-            const outcomes = await runAgentEpisodes({
-              registry,
-              envId,
-              agent: resolveAgentSource(registry, envId, agent),
-              episodes: options.episodes,
-              seed: options.seed,
-              onEpisode: () => progress.increment(),
-            });
-            rows.push({ envId, agent, summary: summarize(outcomes, performance.now() - started) });
-          } catch (error) {
-            // One broken env is a row in the table, not the end of the quickstart.
-            rows.push({ envId, agent, error: (error as Error).message });
-          }
-        }
-      } finally {
-        progress.stop();
+        suite = loadSuite(options.suite);
+      } catch (error) {
+        throw asCliError(error);
       }
-      if (rows.some((row) => row.error)) context.exitCode = EXIT_FAILURE;
+      const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
+      const runs: SuiteRun[] = [];
+      for (const agentSpec of BASELINES) {
+        runs.push(
+          await runSuiteFromCli({
+            io,
+            // Notes about skipped envs once, not once per baseline.
+            notes: runs.length === 0,
+            registry,
+            suite,
+            agentSpec,
+            run: {
+              outDir: options.out,
+              concurrency: options.concurrency,
+              onMismatch: 'restart',
+              ...(options.fresh ? { fresh: true } : {}),
+            },
+          }),
+        );
+      }
+      const written = writeLeaderboardFromCli(defaultLeaderboardInputs(options.out), options.out);
+      if (runs.some((run) => run.result.overall.errored > 0)) context.exitCode = EXIT_FAILURE;
       if (options.json) {
-        writeLine(context.io.stdout, JSON.stringify(rows, null, 2));
+        const report = {
+          suite: suite.id,
+          results: runs.map((run) => ({ file: run.resultPath, result: run.result })),
+          leaderboard: written.files,
+        };
+        writeLine(io.stdout, JSON.stringify(report, null, 2));
         return;
       }
-      const table = rows.map((row) =>
-        row.summary
-          ? [
-              row.envId,
-              row.agent,
-              String(row.summary.episodes),
-              row.summary.successRate.toFixed(2),
-              row.summary.meanReward.toFixed(3),
-              row.summary.meanTurns.toFixed(1),
-            ]
-          : [row.envId, row.agent, '-', 'error', row.error ?? '', ''],
+      const envs = runs[0]?.result.envs.length ?? 0;
+      writeLine(io.stdout, `${suite.id}: the random and scripted baselines on ${envs} env${envs === 1 ? '' : 's'}`);
+      writeLine(io.stdout, '');
+      writeLine(io.stdout, formatResultsTable(runs.map((run) => run.result)));
+      writeLine(io.stdout, '');
+      writeLine(
+        io.stdout,
+        'Success rates with 95% bootstrap intervals; the scripted expert is the ceiling, random the floor.',
       );
       writeLine(
-        context.io.stdout,
-        formatTable(['ENV', 'AGENT', 'EPISODES', 'SUCCESS', 'MEAN REWARD', 'MEAN TURNS'], table),
+        io.stdout,
+        `leaderboard:  ${shownPath(written.files.html)} (open it in a browser) · ${shownPath(written.files.markdown)}`,
       );
+      if (written.files.viewer) writeLine(io.stdout, `rollouts:     ${shownPath(written.files.viewer)}`);
+      writeLine(io.stdout, `results:      ${runs.map((run) => shownPath(run.resultPath)).join(', ')}`);
       writeLine(
-        context.io.stdout,
-        `\nseeds ${options.seed}–${options.seed + options.episodes - 1}; \`turngym run <id> --agent <agent> --episodes 100\` for tighter intervals.`,
+        io.stdout,
+        'next:         turngym bench quick --agent openai:<model> --base-url http://127.0.0.1:8000/v1',
       );
     });
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { JsonlRecordSink, summarize } from '@turngym/core';
+import { runAgentEpisodes } from '@turngym/leaderboard';
 import type { Command } from 'commander';
 import { resolveAgentSource } from '../agent-source';
 import type { CliContext, GlobalOptions } from '../cli-context';
@@ -8,7 +9,6 @@ import { specOf } from '../env-summaries';
 import { formatRunSummary } from '../format-summary';
 import { parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
 import { createProgress } from '../progress';
-import { runAgentEpisodes } from '../run-agent-episodes';
 
 interface RunOptions {
   agent: string;

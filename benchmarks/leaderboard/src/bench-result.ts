@@ -1,0 +1,360 @@
+import { compileValidator } from '@turngym/core';
+import type { MetricSummary } from './bootstrap';
+import { lazy } from './internal/lazy';
+import { InvalidResultError } from './leaderboard-errors';
+
+export const BENCH_RESULT_SCHEMA_ID = 'turngym.bench-result/v1';
+
+/** Per-episode metrics of one env, each over its scored (not errored) episodes. */
+export interface EpisodeMetrics {
+  /** 1 when `info.success` was set on the last step, else 0: the mean is the success rate. */
+  success: MetricSummary;
+  /** Total reward of the episode. */
+  reward: MetricSummary;
+  turns: MetricSummary;
+  /** Tool calls the agent made (`info.cost.toolCalls`). */
+  toolCalls: MetricSummary;
+  /** Tokens: the agent's own (prompt + completion) plus env-side LLM roles'. */
+  tokens: MetricSummary;
+  /** Wall-clock ms of the episode (env and agent). */
+  wallMs: MetricSummary;
+}
+
+export interface EpisodeError {
+  seed: number;
+  /** The error's code: `LLM_CALL`, `ENV_FAULT`. */
+  code: string;
+  message: string;
+  /** Whether the same episode may succeed if run again (a timeout, a 5xx): a resume runs it again. */
+  retryable: boolean;
+}
+
+export interface EnvResult {
+  envId: string;
+  packageName: string | null;
+  packageVersion: string | null;
+  /** The options the env was built with, its defaults filled in. */
+  options: Record<string, unknown>;
+  maxTurns: number | null;
+  /** Episode i played seed i. */
+  seeds: number[];
+  /** Per-episode reset options, when the suite gives them. */
+  resetOptions: Record<string, unknown>[] | null;
+  /** Planned episodes = scored + errored. */
+  episodes: number;
+  scored: number;
+  /** Episodes that failed (an LLM call, an env fault): counted here, excluded from every metric. */
+  errored: number;
+  errors: EpisodeError[];
+  /** Null when no episode was scored. */
+  metrics: EpisodeMetrics | null;
+}
+
+export interface MeanInterval {
+  mean: number;
+  low: number;
+  high: number;
+}
+
+/** One run of one agent on one suite: the file the leaderboard reads. */
+export interface BenchResult {
+  schema: typeof BENCH_RESULT_SCHEMA_ID;
+  runId: string;
+  /** What the leaderboard shows (default: the agent spec). */
+  label: string;
+  agent: {
+    spec: string;
+    /** The name in the episode records. */
+    name: string;
+    kind: 'baseline' | 'chat-model';
+    baseURL: string | null;
+  };
+  suite: { id: string; name: string; version: number; sha256: string };
+  startedAt: string;
+  finishedAt: string;
+  software: { leaderboard: string; node: string; platform: string };
+  /** The episode records (JSONL): a path relative to this file, or a URL; null when not shared. */
+  records: string | null;
+  envs: EnvResult[];
+  /** Envs of the suite that did not run (not installed, not selected). */
+  skipped: { envId: string; reason: string }[];
+  overall: {
+    envs: number;
+    episodes: number;
+    scored: number;
+    errored: number;
+    /** Mean over envs of each env's success rate (every env counts the same), stratified bootstrap interval. */
+    success: MeanInterval | null;
+    /** Mean over envs of each env's mean reward (envs' reward scales differ: read it per env). */
+    reward: MeanInterval | null;
+    /** Means over all scored episodes. */
+    turns: number | null;
+    toolCalls: number | null;
+    tokens: { agentPrompt: number; agentCompletion: number; env: number; perEpisode: number | null };
+    /** Sum of episode wall times, and the wall-clock time the run took (all attempts). */
+    wallMs: { episodes: number; elapsed: number };
+  };
+  statistics: { interval: 'percentile-bootstrap'; confidence: 0.95; resamples: number };
+}
+
+const number = { type: 'number' } as const;
+const metric = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mean', 'low', 'high', 'std', 'min', 'max'],
+  properties: {
+    mean: number,
+    low: number,
+    high: number,
+    std: { type: 'number', minimum: 0 },
+    min: number,
+    max: number,
+  },
+} as const;
+const meanInterval = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['mean', 'low', 'high'],
+  properties: { mean: number, low: number, high: number },
+} as const;
+const count = { type: 'integer', minimum: 0 } as const;
+
+// Typed loosely (nullable objects, open option objects); the tests validate every result the runner writes
+// against it, which keeps the two in step.
+export const benchResultSchema = {
+  $id: 'https://turngym.dev/schemas/bench-result-v1.json',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'schema',
+    'runId',
+    'label',
+    'agent',
+    'suite',
+    'startedAt',
+    'finishedAt',
+    'software',
+    'records',
+    'envs',
+    'skipped',
+    'overall',
+    'statistics',
+  ],
+  properties: {
+    schema: { type: 'string', const: BENCH_RESULT_SCHEMA_ID },
+    runId: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 200 },
+    label: { type: 'string', minLength: 1, maxLength: 200 },
+    agent: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['spec', 'name', 'kind', 'baseURL'],
+      properties: {
+        spec: { type: 'string', minLength: 1 },
+        name: { type: 'string', minLength: 1 },
+        kind: { type: 'string', enum: ['baseline', 'chat-model'] },
+        baseURL: { type: 'string', nullable: true },
+      },
+    },
+    suite: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'name', 'version', 'sha256'],
+      properties: {
+        id: { type: 'string', minLength: 1 },
+        name: { type: 'string', minLength: 1 },
+        version: { type: 'integer', minimum: 1 },
+        sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      },
+    },
+    startedAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: 'string', format: 'date-time' },
+    software: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['leaderboard', 'node', 'platform'],
+      properties: { leaderboard: { type: 'string' }, node: { type: 'string' }, platform: { type: 'string' } },
+    },
+    records: { type: 'string', nullable: true },
+    envs: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'envId',
+          'packageName',
+          'packageVersion',
+          'options',
+          'maxTurns',
+          'seeds',
+          'resetOptions',
+          'episodes',
+          'scored',
+          'errored',
+          'errors',
+          'metrics',
+        ],
+        properties: {
+          envId: { type: 'string', minLength: 1 },
+          packageName: { type: 'string', nullable: true },
+          packageVersion: { type: 'string', nullable: true },
+          options: { type: 'object', required: [] },
+          maxTurns: { type: 'integer', minimum: 1, nullable: true },
+          seeds: { type: 'array', minItems: 1, items: { type: 'integer' } },
+          resetOptions: { type: 'array', nullable: true, items: { type: 'object', required: [] } },
+          episodes: { type: 'integer', minimum: 1 },
+          scored: count,
+          errored: count,
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['seed', 'code', 'message', 'retryable'],
+              properties: {
+                seed: { type: 'integer' },
+                code: { type: 'string' },
+                message: { type: 'string' },
+                retryable: { type: 'boolean' },
+              },
+            },
+          },
+          metrics: {
+            type: 'object',
+            nullable: true,
+            additionalProperties: false,
+            required: ['success', 'reward', 'turns', 'toolCalls', 'tokens', 'wallMs'],
+            properties: {
+              success: metric,
+              reward: metric,
+              turns: metric,
+              toolCalls: metric,
+              tokens: metric,
+              wallMs: metric,
+            },
+          },
+        },
+      },
+    },
+    skipped: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['envId', 'reason'],
+        properties: { envId: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
+    overall: {
+      type: 'object',
+      additionalProperties: false,
+      required: [
+        'envs',
+        'episodes',
+        'scored',
+        'errored',
+        'success',
+        'reward',
+        'turns',
+        'toolCalls',
+        'tokens',
+        'wallMs',
+      ],
+      properties: {
+        envs: count,
+        episodes: count,
+        scored: count,
+        errored: count,
+        success: meanInterval,
+        reward: meanInterval,
+        turns: { type: 'number', nullable: true },
+        toolCalls: { type: 'number', nullable: true },
+        tokens: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['agentPrompt', 'agentCompletion', 'env', 'perEpisode'],
+          properties: {
+            agentPrompt: count,
+            agentCompletion: count,
+            env: count,
+            perEpisode: { type: 'number', nullable: true },
+          },
+        },
+        wallMs: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['episodes', 'elapsed'],
+          properties: { episodes: { type: 'number', minimum: 0 }, elapsed: { type: 'number', minimum: 0 } },
+        },
+      },
+    },
+    statistics: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['interval', 'confidence', 'resamples'],
+      properties: {
+        interval: { type: 'string', const: 'percentile-bootstrap' },
+        confidence: { type: 'number', const: 0.95 },
+        resamples: { type: 'integer', minimum: 100 },
+      },
+    },
+  },
+} as const;
+
+const validateShape = lazy(() =>
+  compileValidator<BenchResult>(benchResultSchema, (problems) => new Error(problems.join('; ')), 'result'),
+);
+
+const TOLERANCE = 1e-9;
+
+/** What a schema cannot say: the counts and intervals add up. */
+function consistencyProblems(result: BenchResult): string[] {
+  const problems: string[] = [];
+  const inside = (name: string, value: { mean: number; low: number; high: number } | null): void => {
+    if (value && !(value.low <= value.mean + TOLERANCE && value.mean <= value.high + TOLERANCE)) {
+      problems.push(`${name}: the interval [${value.low}, ${value.high}] does not contain the mean ${value.mean}`);
+    }
+  };
+  let episodes = 0;
+  let scored = 0;
+  let errored = 0;
+  result.envs.forEach((env, index) => {
+    const at = `result.envs[${index}] (${env.envId})`;
+    if (env.scored + env.errored !== env.episodes) problems.push(`${at}: scored + errored must equal episodes`);
+    if (env.seeds.length !== env.episodes) problems.push(`${at}: one seed per episode`);
+    if (env.errors.length !== env.errored) problems.push(`${at}: one entry in errors per errored episode`);
+    if ((env.metrics === null) !== (env.scored === 0))
+      problems.push(`${at}: metrics are null exactly when no episode was scored`);
+    if (env.metrics) {
+      for (const [name, value] of Object.entries(env.metrics)) inside(`${at}.metrics.${name}`, value);
+      if (env.metrics.success.min < 0 || env.metrics.success.max > 1)
+        problems.push(`${at}.metrics.success must lie in [0, 1]`);
+    }
+    episodes += env.episodes;
+    scored += env.scored;
+    errored += env.errored;
+  });
+  const overall = result.overall;
+  if (overall.envs !== result.envs.length) problems.push('result.overall.envs must equal the number of envs');
+  if (overall.episodes !== episodes || overall.scored !== scored || overall.errored !== errored) {
+    problems.push("result.overall's episode counts must be the sums over envs");
+  }
+  inside('result.overall.success', overall.success);
+  inside('result.overall.reward', overall.reward);
+  return problems;
+}
+
+/** Validates a result (schema, then its arithmetic); throws `InvalidResultError` naming `file` and the fields. */
+export function validateBenchResult(input: unknown, file = 'result'): BenchResult {
+  let result: BenchResult;
+  try {
+    result = validateShape()(input);
+  } catch (error) {
+    throw new InvalidResultError(file, [(error as Error).message]);
+  }
+  const problems = consistencyProblems(result);
+  if (problems.length > 0) throw new InvalidResultError(file, problems);
+  return result;
+}

@@ -1,0 +1,27 @@
+/** Escapes text for HTML element content and attribute values (always quoted with "). */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/**
+ * JSON that is safe inside a <script> element: `<` is escaped so no string can close the element or open a
+ * comment, and the two line separators JavaScript once rejected are escaped too.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A URL fragment of key=value pairs: `run=quick-v1--scripted&env=turngym%2Fmath-thought-v1`. */
+export function fragment(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
+    .join('&');
+}

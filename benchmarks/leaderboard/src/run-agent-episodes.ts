@@ -1,0 +1,141 @@
+import {
+  MemoryRecordSink,
+  type EnvDependencies,
+  type EpisodeOutcome,
+  type EpisodeRecord,
+  type RecordSink,
+  type Registry,
+} from '@turngym/core';
+import type { Agent, Env } from '@turngym/spec';
+import { playEpisode, type PlayedEpisode } from './play-episode';
+import type { PlannedEpisode } from './suite';
+
+/** Where the agents of a run come from: one fresh agent per episode, all from the same source. */
+export interface AgentSource {
+  /** Written into every episode record. */
+  readonly name: string;
+  create(context: { env: Env<any, any>; seed: number }): Agent<any, any>;
+  close(): Promise<void>;
+}
+
+/** What became of one planned episode. `records` are the recorder's records of it (when recording). */
+export type EpisodeResult =
+  | { status: 'ok'; episode: PlannedEpisode; outcome: PlayedEpisode; records: EpisodeRecord[] }
+  | { status: 'errored'; episode: PlannedEpisode; error: unknown; records: EpisodeRecord[] };
+
+export interface PlayEpisodesOptions {
+  registry: Registry;
+  envId: string;
+  agent: AgentSource;
+  episodes: readonly PlannedEpisode[];
+  /** Env options for make(). */
+  options?: Record<string, unknown>;
+  /** Turn limit (default: the env's). */
+  maxTurns?: number;
+  dependencies?: EnvDependencies;
+  /** Episodes in flight at once; each worker has its own env instance. */
+  concurrency?: number;
+  /** Record every episode (core's EpisodeRecorder) and hand the records to `onEpisode`. */
+  record?: boolean;
+  /**
+   * Errors that end only their episode (an LLM call that failed, an env fault): the episode is reported as
+   * errored, its env is closed and rebuilt, and the run goes on. Any other error stops the run.
+   */
+  isEpisodeError?: (error: unknown) => boolean;
+  /** Called as each episode ends, in completion order. Throwing stops the run (that error is rethrown). */
+  onEpisode?: (result: EpisodeResult) => void;
+}
+
+/**
+ * Plays planned episodes with up to `concurrency` envs at once. Each episode plays its own seed (and reset
+ * options) whatever the concurrency, so results do not depend on scheduling. The first error that is not an
+ * episode error stops the remaining work and is rethrown once every env is closed.
+ */
+export async function playEpisodes(run: PlayEpisodesOptions): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    const buffer = new MemoryRecordSink();
+    let env: Env<any, any> | undefined;
+    const makeEnv = (): Promise<Env<any, any>> =>
+      run.registry.make(run.envId, {
+        ...(run.options ? { options: run.options } : {}),
+        ...(run.maxTurns !== undefined ? { maxTurns: run.maxTurns } : {}),
+        ...(run.dependencies ? { dependencies: run.dependencies } : {}),
+        ...(run.record ? { record: { sink: buffer as RecordSink, agent: run.agent.name } } : {}),
+      });
+    try {
+      while (!failed && next < run.episodes.length) {
+        const episode = run.episodes[next] as PlannedEpisode;
+        next += 1;
+        env ??= await makeEnv();
+        const agent = run.agent.create({ env, seed: episode.seed });
+        let result: EpisodeResult;
+        try {
+          const outcome = await playEpisode(env, agent, episode.seed, episode.resetOptions);
+          result = { status: 'ok', episode, outcome, records: buffer.records.splice(0) };
+        } catch (error) {
+          if (!run.isEpisodeError?.(error)) throw error;
+          // The env may be mid-episode or broken: closing it flushes the partial record, and the next
+          // episode gets a fresh one.
+          const broken = env;
+          env = undefined;
+          await broken.close().catch(() => {});
+          result = { status: 'errored', episode, error, records: buffer.records.splice(0) };
+        } finally {
+          await agent.close?.();
+        }
+        if (!failed) run.onEpisode?.(result);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      await env?.close();
+    }
+  };
+  const workers = Math.max(1, Math.min(run.concurrency ?? 1, run.episodes.length));
+  const results = await Promise.allSettled(Array.from({ length: workers }, worker));
+  const rejection = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejection) throw rejection.reason;
+}
+
+export interface AgentEpisodesOptions {
+  registry: Registry;
+  envId: string;
+  agent: AgentSource;
+  episodes: number;
+  /** Episode i plays seed + i, whatever the concurrency, so a run is reproducible. */
+  seed: number;
+  /** Env options for make(). */
+  options?: Record<string, unknown>;
+  /** Episodes in flight at once; each has its own env instance. */
+  concurrency?: number;
+  /** Where the recorder writes every episode. */
+  sink?: RecordSink;
+  onEpisode?: (outcome: EpisodeOutcome) => void;
+}
+
+/**
+ * `turngym run`: `episodes` episodes from seed `seed` with up to `concurrency` envs at once; the outcomes in
+ * seed order. The first error stops the remaining work and is rethrown once every env is closed.
+ */
+export async function runAgentEpisodes(run: AgentEpisodesOptions): Promise<EpisodeOutcome[]> {
+  const outcomes: EpisodeOutcome[] = [];
+  await playEpisodes({
+    registry: run.registry,
+    envId: run.envId,
+    agent: run.agent,
+    episodes: Array.from({ length: run.episodes }, (_, i) => ({ key: String(i), seed: run.seed + i })),
+    ...(run.options ? { options: run.options } : {}),
+    ...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
+    record: run.sink !== undefined,
+    onEpisode: (result) => {
+      if (result.status !== 'ok') return; // unreachable: no episode errors without isEpisodeError
+      for (const record of result.records) run.sink?.write(record);
+      outcomes.push(result.outcome);
+      run.onEpisode?.(result.outcome);
+    },
+  });
+  return outcomes.sort((a, b) => a.seed - b.seed);
+}

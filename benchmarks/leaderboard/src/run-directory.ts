@@ -1,0 +1,147 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EpisodeRecord } from '@turngym/core';
+import type { EpisodeError } from './bench-result';
+import type { PlayedEpisode } from './play-episode';
+
+export const RUN_MANIFEST_SCHEMA_ID = 'turngym.bench-run/v1';
+
+/** What a run is: a resumed run must match it exactly, or its episodes would not be comparable. */
+export interface RunManifest {
+  schema: typeof RUN_MANIFEST_SCHEMA_ID;
+  runId: string;
+  label: string;
+  suite: { id: string; sha256: string };
+  agent: { spec: string; name: string; kind: 'baseline' | 'chat-model'; baseURL: string | null };
+  envs: {
+    envId: string;
+    packageVersion: string | null;
+    options: Record<string, unknown>;
+    maxTurns: number | null;
+  }[];
+  skipped: string[];
+  startedAt: string;
+}
+
+/** One line of the journal: an episode that ended. The latest line of a key wins. */
+export interface JournalEntry {
+  key: string;
+  envId: string;
+  seed: number;
+  status: 'ok' | 'errored';
+  outcome?: PlayedEpisode;
+  error?: EpisodeError;
+  /** The `episodeId`s of its records in records.jsonl. */
+  recordIds: string[];
+  /** When the episode ended (ISO time). */
+  finishedAt: string;
+}
+
+/** How long each attempt at the run took: elapsed time survives a crash. */
+interface AttemptLine {
+  attempt: number;
+  startedAt: string;
+  elapsedMs: number;
+}
+
+function parseLines<T>(path: string): { parsed: T[]; dropped: number } {
+  if (!existsSync(path)) return { parsed: [], dropped: 0 };
+  const parsed: T[] = [];
+  let dropped = 0;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      parsed.push(JSON.parse(line) as T);
+    } catch {
+      dropped += 1; // a line torn by a crash mid-write
+    }
+  }
+  return { parsed, dropped };
+}
+
+/** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
+function replaceFile(path: string, text: string): void {
+  const temporary = `${path}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+/**
+ * The files of one run, under `<out>/runs/<runId>/`:
+ * - `run.json`: the manifest (suite hash, agent, env versions and options);
+ * - `episodes.jsonl`: the journal, one line per finished episode, appended synchronously;
+ * - `records.jsonl`: the episode records (core's schema; `readEpisodeRecords` reads it);
+ * - `attempts.jsonl`: elapsed time of each attempt.
+ *
+ * An episode counts once it is in the journal. Its records are appended just before its journal line; a
+ * crash in between leaves records with no journal line, which `recover()` removes before the episode runs
+ * again — so no episode is ever counted, or recorded, twice.
+ */
+export class RunDirectory {
+  readonly manifestPath: string;
+  readonly journalPath: string;
+  readonly recordsPath: string;
+  private readonly attemptsPath: string;
+
+  constructor(readonly directory: string) {
+    this.manifestPath = join(directory, 'run.json');
+    this.journalPath = join(directory, 'episodes.jsonl');
+    this.recordsPath = join(directory, 'records.jsonl');
+    this.attemptsPath = join(directory, 'attempts.jsonl');
+  }
+
+  readManifest(): RunManifest | undefined {
+    if (!existsSync(this.manifestPath)) return undefined;
+    try {
+      return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as RunManifest;
+    } catch {
+      return undefined; // torn: the run never got past its first write, start over
+    }
+  }
+
+  /** Starts a new run here (whatever was here is removed). */
+  create(manifest: RunManifest): void {
+    rmSync(this.directory, { recursive: true, force: true });
+    mkdirSync(this.directory, { recursive: true });
+    replaceFile(this.manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+
+  /**
+   * Reads the journal after a crash or a stop: torn lines are dropped, the latest line of each key wins, and
+   * entries for which `redo` says yes (an errored episode worth another try) are forgotten. The journal and
+   * the records are rewritten to exactly the episodes kept. Returns them by key.
+   */
+  recover(redo: (entry: JournalEntry) => boolean = () => false): Map<string, JournalEntry> {
+    const latest = new Map<string, JournalEntry>();
+    for (const entry of parseLines<JournalEntry>(this.journalPath).parsed) {
+      if (typeof entry?.key === 'string') latest.set(entry.key, entry);
+    }
+    const kept = new Map([...latest].filter(([, entry]) => !redo(entry)));
+    const recordIds = new Set([...kept.values()].flatMap((entry) => entry.recordIds));
+    const records = parseLines<EpisodeRecord>(this.recordsPath).parsed.filter((record) =>
+      recordIds.has(record?.episodeId),
+    );
+    replaceFile(this.recordsPath, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    replaceFile(this.journalPath, [...kept.values()].map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+    return kept;
+  }
+
+  /** Records first, then the journal line that makes the episode count. */
+  append(entry: JournalEntry, records: readonly EpisodeRecord[]): void {
+    if (records.length > 0)
+      appendFileSync(this.recordsPath, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    appendFileSync(this.journalPath, `${JSON.stringify(entry)}\n`);
+  }
+
+  /** Elapsed time of the attempts before this one, and the number of the next attempt. */
+  previousAttempts(): { count: number; elapsedMs: number } {
+    const attempts = parseLines<AttemptLine>(this.attemptsPath).parsed;
+    const last = new Map(attempts.map((line) => [line.attempt, line.elapsedMs]));
+    return { count: last.size, elapsedMs: [...last.values()].reduce((sum, ms) => sum + ms, 0) };
+  }
+
+  /** Notes how long this attempt has taken so far (called as episodes end, so a crash loses little). */
+  noteAttempt(line: AttemptLine): void {
+    appendFileSync(this.attemptsPath, `${JSON.stringify(line)}\n`);
+  }
+}

@@ -1,0 +1,356 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readEpisodeRecords } from '@turngym/core';
+import { faults, temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
+import { validateBenchResult, type BenchResult } from './bench-result';
+import { resolveSuiteAgent } from './suite-agent';
+import { runSuite, type SuiteRun } from './run-suite';
+import type { JournalEntry } from './run-directory';
+import type { SuiteEntry } from './suite';
+
+const RESAMPLES = 200; // intervals are checked in bootstrap.test.ts; here only their presence
+
+function journal(run: SuiteRun): JournalEntry[] {
+  return readFileSync(join(run.runDirectory, 'episodes.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as JournalEntry);
+}
+
+/** What must not depend on how a run was interrupted: everything but times. */
+function scores(result: BenchResult): unknown {
+  return result.envs.map((env) => ({
+    envId: env.envId,
+    seeds: env.seeds,
+    scored: env.scored,
+    errored: env.errored,
+    success: env.metrics?.success,
+    reward: env.metrics?.reward,
+    turns: env.metrics?.turns,
+    toolCalls: env.metrics?.toolCalls,
+  }));
+}
+
+describe('runSuite', () => {
+  let out: string;
+  beforeEach(() => {
+    out = temporaryDirectory();
+    faults.envFault.clear();
+    faults.crash.clear();
+    faults.delayMs = 0;
+  });
+  afterEach(() => rmSync(out, { recursive: true, force: true }));
+
+  const entries: SuiteEntry[] = [
+    { envId: 'turngym/example-v1', seeds: { start: 100, count: 6 } },
+    { envId: 'turngym/example-v1', options: { chainLength: 5 }, seeds: [7, 8, 9] },
+  ];
+
+  it('writes one validated result per run: suite, env versions, seeds, records, metrics with intervals', async () => {
+    const suite = tinySuite(entries);
+    const run = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('scripted'),
+      registry: testRegistry(),
+      outDir: out,
+      concurrency: 3,
+      resamples: RESAMPLES,
+    });
+    expect(run.resultPath).toBe(join(out, 'results', 'tiny-v1--scripted.json'));
+    const result = validateBenchResult(JSON.parse(readFileSync(run.resultPath, 'utf8')));
+    expect(result).toMatchObject({
+      runId: 'tiny-v1--scripted',
+      label: 'scripted',
+      agent: { spec: 'scripted', name: 'scripted', kind: 'baseline', baseURL: null },
+      suite: { id: 'tiny-v1', name: 'tiny', version: 1, sha256: suite.sha256 },
+      records: '../runs/tiny-v1--scripted/records.jsonl',
+      skipped: [],
+      overall: { envs: 2, episodes: 9, scored: 9, errored: 0, success: { mean: 1, low: 1, high: 1 } },
+    });
+    expect(result.envs.map((env) => [env.envId, env.packageName, env.packageVersion, env.seeds])).toEqual([
+      [
+        'turngym/example-v1',
+        '@turngym/env-example',
+        expect.stringMatching(/^\d+\.\d+\.\d+/),
+        [100, 101, 102, 103, 104, 105],
+      ],
+      ['turngym/example-v1', '@turngym/env-example', expect.stringMatching(/^\d+\.\d+\.\d+/), [7, 8, 9]],
+    ]);
+    // The options are recorded with the env's defaults filled in.
+    expect(result.envs[1]?.options).toMatchObject({ chainLength: 5, keys: expect.any(Number) });
+    // The longer chain takes more turns: the scripted expert looks up every key.
+    expect(result.envs[0]?.metrics?.turns.mean).toBe(4);
+    expect(result.envs[1]?.metrics?.turns.mean).toBe(6);
+    const records = readEpisodeRecords(join(out, 'runs', 'tiny-v1--scripted', 'records.jsonl'));
+    expect(records).toHaveLength(9);
+    expect(new Set(records.map((record) => record.episodeId)).size).toBe(9);
+    expect(records.every((record) => record.complete && record.success && record.agent === 'scripted')).toBe(true);
+  });
+
+  it('plays the same episodes whatever the concurrency', async () => {
+    const suite = tinySuite([{ envId: 'turngym/example-v1', seeds: { start: 0, count: 8 } }]);
+    const registry = testRegistry();
+    const one = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('random'),
+      registry,
+      outDir: join(out, 'a'),
+      concurrency: 1,
+      resamples: RESAMPLES,
+    });
+    const four = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('random'),
+      registry,
+      outDir: join(out, 'b'),
+      concurrency: 4,
+      resamples: RESAMPLES,
+    });
+    expect(scores(four.result)).toEqual(scores(one.result));
+  });
+
+  it('records per-episode faults as errored, excludes them from the scores, and runs retryable ones again on resume', async () => {
+    faults.envFault = new Set([101, 103]);
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 100, count: 5 } }]);
+    const registry = testRegistry();
+    const first = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    const env = first.result.envs[0];
+    expect(env).toMatchObject({ episodes: 5, scored: 3, errored: 2 });
+    expect(env?.errors).toEqual([
+      { seed: 101, code: 'ENV_FAULT', message: 'simulated env fault on seed 101', retryable: true },
+      { seed: 103, code: 'ENV_FAULT', message: 'simulated env fault on seed 103', retryable: true },
+    ]);
+    expect(env?.metrics?.success.mean).toBe(1); // the 3 scored episodes; the errored ones are not failures
+    // The partial records of errored episodes are kept (marked incomplete) for the viewer.
+    const records = readEpisodeRecords(join(first.runDirectory, 'records.jsonl'));
+    expect(records.filter((record) => !record.complete).map((record) => record.seed)).toEqual([101, 103]);
+
+    faults.envFault = new Set([103]); // the endpoint recovered for seed 101 only
+    const second = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    expect(second.resumed).toBe(3);
+    expect(second.result.envs[0]).toMatchObject({
+      scored: 4,
+      errored: 1,
+      errors: [expect.objectContaining({ seed: 103 })],
+    });
+    expect(
+      journal(second)
+        .map((entry) => entry.key)
+        .sort(),
+    ).toEqual(['0.0', '0.1', '0.2', '0.3', '0.4']);
+    const after = readEpisodeRecords(join(second.runDirectory, 'records.jsonl'));
+    expect(after.map((record) => record.seed).sort()).toEqual([100, 101, 102, 103, 104]);
+
+    // --no-retry-errored keeps the errored episode as it is.
+    faults.envFault.clear();
+    const third = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      retryErrored: false,
+      resamples: RESAMPLES,
+    });
+    expect(third.result.envs[0]).toMatchObject({ scored: 4, errored: 1 });
+  });
+
+  it('stops, resumably, when episodes keep failing (the endpoint is down)', async () => {
+    faults.envFault = new Set([0, 1, 2, 3, 4, 5, 6, 7]);
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count: 8 } }]);
+    await expect(
+      runSuite({
+        suite,
+        agent: resolveSuiteAgent('faulty'),
+        registry: testRegistry(),
+        outDir: out,
+        maxConsecutiveErrors: 3,
+        resamples: RESAMPLES,
+      }),
+    ).rejects.toThrow(
+      /3 episodes in a row failed \(last: simulated env fault on seed 2\)\. 3 of 8 episodes are saved in .*; run the same command again to resume\./,
+    );
+    expect(existsSync(join(out, 'results', 'tiny-v1--faulty.json'))).toBe(false);
+  });
+
+  it('resumes after a crash without counting or recording any episode twice', async () => {
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count: 10 } }]);
+    const registry = testRegistry();
+    faults.crash = new Set([6]);
+    await expect(
+      runSuite({ suite, agent: resolveSuiteAgent('faulty'), registry, outDir: out, resamples: RESAMPLES }),
+    ).rejects.toThrow('simulated crash on seed 6');
+    const directory = join(out, 'runs', 'tiny-v1--faulty');
+    const journaled = readFileSync(join(directory, 'episodes.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(journaled).toHaveLength(6);
+    // What a crash mid-write leaves: a record whose journal line never came, and a torn last line.
+    appendFileSync(
+      join(directory, 'records.jsonl'),
+      readFileSync(join(directory, 'records.jsonl'), 'utf8').split('\n')[0]?.replace('@0.0', '@0.7') + '\n',
+    );
+    appendFileSync(join(directory, 'episodes.jsonl'), '{"key":"0.9","envId":"test/fau');
+
+    faults.crash.clear();
+    const resumed = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    expect(resumed.resumed).toBe(6);
+    const keys = journal(resumed).map((entry) => entry.key);
+    expect(keys).toHaveLength(10);
+    expect(new Set(keys).size).toBe(10);
+    const records = readEpisodeRecords(join(directory, 'records.jsonl'));
+    expect(records.map((record) => record.episodeId).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `test/faulty-v1#${i}@0.${i}`).sort(),
+    );
+    const uninterrupted = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: join(out, 'clean'),
+      resamples: RESAMPLES,
+    });
+    expect(scores(resumed.result)).toEqual(scores(uninterrupted.result));
+  });
+
+  it('resumes a run killed with SIGKILL in another process', async () => {
+    const count = 60;
+    const child = spawn(process.execPath, [join(__dirname, '__fixtures__', 'suite-child.js'), out, String(count)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const journalPath = join(out, 'runs', 'kill-v1--faulty', 'episodes.jsonl');
+    const lines = (): number =>
+      existsSync(journalPath) ? readFileSync(journalPath, 'utf8').split('\n').filter(Boolean).length : 0;
+    const deadline = Date.now() + 20_000;
+    while (lines() < 10 && Date.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const before = lines();
+    expect({ before, stderr }).toMatchObject({ before: expect.any(Number), stderr: '' });
+    expect(before).toBeGreaterThanOrEqual(10);
+    expect(before).toBeLessThan(count);
+
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count } }], 'kill-v1');
+    const run = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry: testRegistry(),
+      outDir: out,
+      concurrency: 2,
+      resamples: RESAMPLES,
+    });
+    expect(run.resumed).toBeGreaterThanOrEqual(before - 1); // at most the line being written when it died
+    expect(run.result.overall).toMatchObject({ episodes: count, scored: count, errored: 0 });
+    const keys = journal(run).map((entry) => entry.key);
+    expect(new Set(keys).size).toBe(count);
+    expect(keys).toHaveLength(count);
+    const ids = readEpisodeRecords(join(run.runDirectory, 'records.jsonl')).map((record) => record.episodeId);
+    expect(new Set(ids).size).toBe(count);
+    expect(ids).toHaveLength(count);
+  });
+
+  it('refuses to resume a run of another suite version, agent or env options unless told to start over', async () => {
+    const registry = testRegistry();
+    await runSuite({
+      suite: tinySuite(entries),
+      agent: resolveSuiteAgent('scripted'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    const changed = tinySuite([{ envId: 'turngym/example-v1', seeds: { start: 100, count: 3 } }]);
+    await expect(
+      runSuite({ suite: changed, agent: resolveSuiteAgent('scripted'), registry, outDir: out, resamples: RESAMPLES }),
+    ).rejects.toThrow(
+      /holds another run \(it ran another version of suite tiny-v1\): pass --fresh to start it over, or --run-id for a new one\./,
+    );
+    const fresh = await runSuite({
+      suite: changed,
+      agent: resolveSuiteAgent('scripted'),
+      registry,
+      outDir: out,
+      fresh: true,
+      resamples: RESAMPLES,
+    });
+    expect(fresh.resumed).toBe(0);
+    expect(fresh.result.overall.episodes).toBe(3);
+    const restarted = await runSuite({
+      suite: tinySuite(entries),
+      agent: resolveSuiteAgent('scripted'),
+      registry,
+      outDir: out,
+      onMismatch: 'restart',
+      resamples: RESAMPLES,
+    });
+    expect(restarted.result.overall.episodes).toBe(9);
+  });
+});
+
+describe('preflight', () => {
+  let out: string;
+  beforeEach(() => (out = temporaryDirectory()));
+  afterEach(() => rmSync(out, { recursive: true, force: true }));
+
+  const suite = tinySuite([
+    { envId: 'turngym/example-v1', seeds: [1, 2] },
+    { envId: 'turngym/wiki-qa-v1', package: '@turngym/env-wiki-navigator', options: { mode: 'direct' }, seeds: [1] },
+  ]);
+
+  it('skips an env that is not installed, with a note naming its package, and says so in the result', async () => {
+    const run = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('scripted'),
+      registry: testRegistry(),
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    expect(run.result.skipped).toEqual([
+      { envId: 'turngym/wiki-qa-v1', reason: 'not installed (npm i @turngym/env-wiki-navigator)' },
+    ]);
+    expect(run.result.envs.map((env) => env.envId)).toEqual(['turngym/example-v1']);
+  });
+
+  it('fails in one line before any episode: unknown agents, options the env rejects, nothing installed', async () => {
+    const registry = testRegistry();
+    const run = (agent: string, theSuite = suite) =>
+      runSuite({ suite: theSuite, agent: resolveSuiteAgent(agent), registry, outDir: out, resamples: RESAMPLES });
+    expect(() => resolveSuiteAgent('gpt 4')).toThrow(
+      'Unknown agent "gpt 4": expected a baseline (random, scripted) or a chat-model spec (openai:<model>, local:<checkpoint>, scripted:<name>).',
+    );
+    expect(() => resolveSuiteAgent('bogus:model')).toThrow(/^Unknown chat model spec "bogus:model"\. Known forms: /);
+    await expect(run('expert')).rejects.toThrow(
+      'Unknown agent "expert" for turngym/example-v1: its baselines are random, scripted; or use a chat-model spec (openai:<model>, local:<checkpoint>).',
+    );
+    const badOptions = tinySuite([{ envId: 'turngym/example-v1', options: { chainLength: 0 }, seeds: [1] }]);
+    await expect(run('scripted', badOptions)).rejects.toThrow(
+      /^Suite tiny-v1: Invalid options for turngym\/example-v1: options\.chainLength must be >= 1/,
+    );
+    const nothing = tinySuite([{ envId: 'turngym/seller-v1', package: '@turngym/env-seller', seeds: [1] }]);
+    await expect(run('scripted', nothing)).rejects.toThrow(
+      "None of suite tiny-v1's envs can run (turngym/seller-v1: not installed (npm i @turngym/env-seller)).",
+    );
+    await expect(
+      runSuite({ suite, agent: resolveSuiteAgent('scripted'), registry, outDir: out, runId: '../escape' }),
+    ).rejects.toThrow('Invalid run id "../escape": use letters, digits, ".", "_" and "-" (it names files).');
+    expect(existsSync(join(out, 'runs'))).toBe(false);
+  });
+});

@@ -1,0 +1,269 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { TurnGymError, type EnvDependencies, type EpisodeRecord, type Registry } from '@turngym/core';
+import { validateBenchResult, type BenchResult } from './bench-result';
+import { buildBenchResult } from './build-result';
+import { DEFAULT_RESAMPLES } from './bootstrap';
+import { PreflightError, RunAbortedError, RunMismatchError } from './leaderboard-errors';
+import { preflightSuite, type PreflightOptions, type PreflightPlan } from './preflight';
+import { RUN_MANIFEST_SCHEMA_ID, RunDirectory, type JournalEntry, type RunManifest } from './run-directory';
+import { playEpisodes, type EpisodeResult } from './run-agent-episodes';
+import type { LoadedSuite } from './suite';
+import { isEpisodeError, type SuiteAgent } from './suite-agent';
+
+/** Where `turngym bench` and `turngym quickstart` write, relative to the working directory. */
+export const DEFAULT_OUT_DIR = join('runs', 'leaderboard');
+
+export interface RunSuiteOptions {
+  suite: LoadedSuite;
+  agent: SuiteAgent;
+  registry: Registry;
+  /** Results go to `<outDir>/results/<runId>.json`, episodes to `<outDir>/runs/<runId>/`. */
+  outDir?: string;
+  /** Default `<suite id>--<agent spec>`, made file-safe: the same command resumes the same run. */
+  runId?: string;
+  /** The leaderboard's name for the row (default: the agent spec). */
+  label?: string;
+  /** Episodes in flight at once (each with its own env). */
+  concurrency?: number;
+  /** Start over even where a matching run exists. */
+  fresh?: boolean;
+  /** A run directory holding another suite, agent or env version: `error` (default) or `restart` it. */
+  onMismatch?: 'error' | 'restart';
+  /** On resume, run errored episodes again when their error was retryable (default true). */
+  retryErrored?: boolean;
+  /** Stop (resumably) after this many errored episodes in a row: the endpoint is probably down (default 10). */
+  maxConsecutiveErrors?: number;
+  /** Run only these envs of the suite. */
+  only?: readonly string[];
+  resamples?: number;
+  /** Plain dependencies for an env (a shared browser pool …). */
+  dependencies?: (envId: string) => EnvDependencies | undefined;
+  preflight?: Pick<PreflightOptions, 'buildEnvs'>;
+  /** After the preflight, before the first episode. */
+  onStart?: (start: RunStart) => void;
+  /** As each episode ends. */
+  onEpisode?: (progress: EpisodeProgress) => void;
+}
+
+export interface RunStart {
+  plan: PreflightPlan;
+  runId: string;
+  runDirectory: string;
+  /** Planned episodes of the envs that run. */
+  total: number;
+  /** Episodes already done by an earlier attempt. */
+  done: number;
+}
+
+export interface EpisodeProgress {
+  envId: string;
+  entry: JournalEntry;
+  done: number;
+  total: number;
+  errored: number;
+}
+
+export interface SuiteRun {
+  result: BenchResult;
+  resultPath: string;
+  runDirectory: string;
+  /** Episodes reused from an earlier attempt. */
+  resumed: number;
+  plan: PreflightPlan;
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** `quick-v1--openai-gpt-4o-mini`. */
+export function defaultRunId(suiteId: string, agentSpec: string): string {
+  const slug = agentSpec
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 120);
+  return `${suiteId}--${slug || 'agent'}`;
+}
+
+function describeMismatch(existing: RunManifest, wanted: RunManifest): string | undefined {
+  if (existing.schema !== wanted.schema) return 'it was written by another version of the runner';
+  if (existing.suite.sha256 !== wanted.suite.sha256) return `it ran another version of suite ${wanted.suite.id}`;
+  if (existing.agent.spec !== wanted.agent.spec || existing.agent.baseURL !== wanted.agent.baseURL) {
+    return `it ran agent ${existing.agent.spec}${existing.agent.baseURL ? ` at ${existing.agent.baseURL}` : ''}`;
+  }
+  if (existing.skipped.join() !== wanted.skipped.join()) return 'it ran another set of envs';
+  for (const env of wanted.envs) {
+    const before = existing.envs.find((other) => other.envId === env.envId);
+    if (!before) return `it did not run ${env.envId}`;
+    if (before.packageVersion !== env.packageVersion) {
+      return `it ran ${env.envId} version ${before.packageVersion ?? '?'}, installed now: ${env.packageVersion ?? '?'}`;
+    }
+    if (JSON.stringify(before.options) !== JSON.stringify(env.options) || before.maxTurns !== env.maxTurns) {
+      return `it ran ${env.envId} with other options`;
+    }
+  }
+  return undefined;
+}
+
+function errorOf(error: unknown): { code: string; message: string; retryable: boolean } {
+  if (TurnGymError.isInstance(error)) return { code: error.code, message: error.message, retryable: error.isRetryable };
+  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error), retryable: false };
+}
+
+/**
+ * Runs one agent on one suite: preflight (nothing runs if the agent, an endpoint or the suite's options are
+ * wrong), then every planned episode that an earlier attempt has not finished, envs in suite order and up to
+ * `concurrency` episodes at once, each journaled as it ends; then the result file.
+ *
+ * Resumable: the same call after a crash (or Ctrl-C) picks up where the journal ends. Per-episode failures
+ * (a model call that failed, an env fault) are journaled as errored, excluded from scores and counted.
+ */
+export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
+  const { suite, agent, registry } = options;
+  const outDir = resolve(options.outDir ?? DEFAULT_OUT_DIR);
+  const runId = options.runId ?? defaultRunId(suite.id, agent.spec);
+  // Checked before any episode: the result schema would refuse them only at the end.
+  if (!RUN_ID.test(runId)) {
+    throw new PreflightError(`Invalid run id "${runId}": use letters, digits, ".", "_" and "-" (it names files).`);
+  }
+  if (options.label !== undefined && (options.label.trim() === '' || options.label.length > 200)) {
+    throw new PreflightError('A label must have 1 to 200 characters.');
+  }
+  const plan = await preflightSuite(suite, agent, registry, {
+    ...(options.only ? { only: options.only } : {}),
+    ...(options.preflight ?? {}),
+    ...(options.dependencies ? { dependencies: options.dependencies } : {}),
+  });
+  const wanted: RunManifest = {
+    schema: RUN_MANIFEST_SCHEMA_ID,
+    runId,
+    label: options.label ?? agent.spec,
+    suite: { id: suite.id, sha256: suite.sha256 },
+    agent: { spec: agent.spec, name: agent.name, kind: agent.kind, baseURL: agent.baseURL },
+    envs: plan.envs.map((env) => ({
+      envId: env.envId,
+      packageVersion: env.packageVersion,
+      options: env.resolvedOptions,
+      maxTurns: env.maxTurns,
+    })),
+    skipped: plan.skipped.map((env) => env.envId),
+    startedAt: new Date().toISOString(),
+  };
+
+  const directory = new RunDirectory(join(outDir, 'runs', runId));
+  const existing = options.fresh ? undefined : directory.readManifest();
+  let manifest = wanted;
+  let journal = new Map<string, JournalEntry>();
+  if (existing) {
+    const mismatch = describeMismatch(existing, wanted);
+    if (mismatch && options.onMismatch !== 'restart') {
+      throw new RunMismatchError(
+        `${directory.directory} holds another run (${mismatch}): pass --fresh to start it over, or --run-id for a new one.`,
+      );
+    }
+    if (!mismatch) {
+      manifest = { ...wanted, startedAt: existing.startedAt, label: options.label ?? existing.label };
+      const retry = options.retryErrored ?? true;
+      journal = directory.recover((entry) => entry.status === 'errored' && retry && entry.error?.retryable === true);
+    }
+  }
+  if (journal.size === 0) directory.create(manifest);
+  const resumed = journal.size;
+
+  const total = plan.envs.reduce((sum, env) => sum + env.episodes.length, 0);
+  let done = journal.size;
+  let errored = [...journal.values()].filter((entry) => entry.status === 'errored').length;
+  options.onStart?.({ plan, runId, runDirectory: directory.directory, total, done });
+
+  const previous = directory.previousAttempts();
+  const attempt = { attempt: previous.count + 1, startedAt: new Date().toISOString() };
+  const started = performance.now();
+  let lastNote = 0;
+  const noteAttempt = (force: boolean): void => {
+    const now = performance.now();
+    if (!force && now - lastNote < 2000) return;
+    lastNote = now;
+    directory.noteAttempt({ ...attempt, elapsedMs: now - started });
+  };
+
+  const maxConsecutive = options.maxConsecutiveErrors ?? 10;
+  let consecutive = 0;
+  try {
+    for (const env of plan.envs) {
+      const remaining = env.episodes.filter((episode) => !journal.has(episode.key));
+      if (remaining.length === 0) continue;
+      const dependencies = options.dependencies?.(env.envId);
+      await playEpisodes({
+        registry,
+        envId: env.envId,
+        agent: agent.sourceFor(registry, env.envId),
+        episodes: remaining,
+        options: env.options,
+        ...(env.maxTurns !== null ? { maxTurns: env.maxTurns } : {}),
+        ...(dependencies ? { dependencies } : {}),
+        concurrency: options.concurrency ?? 1,
+        record: true,
+        isEpisodeError,
+        onEpisode: (result: EpisodeResult) => {
+          const { episode } = result;
+          const records = result.records.map((record, index): EpisodeRecord => ({
+            ...record,
+            // Unique in the file and tied to the journal, whatever the worker or the attempt.
+            episodeId: `${env.envId}#${episode.seed}@${episode.key}${index > 0 ? `/${index}` : ''}`,
+          }));
+          const entry: JournalEntry = {
+            key: episode.key,
+            envId: env.envId,
+            seed: episode.seed,
+            status: result.status,
+            ...(result.status === 'ok'
+              ? { outcome: result.outcome }
+              : { error: { seed: episode.seed, ...errorOf(result.error) } }),
+            recordIds: records.map((record) => record.episodeId),
+            finishedAt: new Date().toISOString(),
+          };
+          directory.append(entry, records);
+          journal.set(episode.key, entry);
+          done += 1;
+          noteAttempt(false);
+          if (result.status === 'errored') {
+            errored += 1;
+            consecutive += 1;
+          } else {
+            consecutive = 0;
+          }
+          options.onEpisode?.({ envId: env.envId, entry, done, total, errored });
+          if (result.status === 'errored' && consecutive >= maxConsecutive) {
+            throw new RunAbortedError(
+              `${consecutive} episodes in a row failed (last: ${errorOf(result.error).message.replace(/\s*\n\s*/g, ' ')}). ` +
+                `${done} of ${total} episodes are saved in ${directory.directory}; run the same command again to resume.`,
+              { cause: result.error },
+            );
+          }
+        },
+      });
+    }
+  } finally {
+    noteAttempt(true);
+  }
+
+  const resultPath = join(outDir, 'results', `${runId}.json`);
+  const records = relative(dirname(resultPath), directory.recordsPath).split(sep).join('/');
+  const result = validateBenchResult(
+    buildBenchResult({
+      manifest,
+      suite,
+      plan,
+      journal,
+      records,
+      finishedAt: new Date(),
+      elapsedMs: previous.elapsedMs + (performance.now() - started),
+      resamples: options.resamples ?? DEFAULT_RESAMPLES,
+    }),
+    resultPath,
+  );
+  mkdirSync(dirname(resultPath), { recursive: true });
+  writeFileSync(`${resultPath}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
+  renameSync(`${resultPath}.tmp`, resultPath);
+  return { result, resultPath, runDirectory: directory.directory, resumed, plan };
+}

@@ -1,0 +1,365 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EnvFaultError } from '@turngym/core';
+import type { Browser, Page } from 'puppeteer-core';
+import { findChromium, isHeadlessShell, NO_CHROMIUM_MESSAGE } from './chromium-executable';
+import { killProcessGroup, processGroupCpuMs, processGroupPssMb, processesInGroups } from './chromium-processes';
+
+export interface BrowserPoolOptions {
+  /** Pages (tabs) kept open; at most this many page loads run at once. Default 4. */
+  readonly size?: number;
+  /** Browser executable; default `findChromium()` (option, `TURNGYM_CHROMIUM`, system paths). */
+  readonly executablePath?: string;
+  /** Longest wait for the browser to start. Default 30 s. */
+  readonly launchTimeoutMs?: number;
+  /** Longest a page task (navigation + extraction) may take before the page counts as hung. Default 15 s. */
+  readonly taskTimeoutMs?: number;
+  /** A page is replaced after this many tasks, bounding renderer memory over long runs. Default 200. */
+  readonly recycleAfter?: number;
+  /** Extra Chromium flags. */
+  readonly extraArgs?: readonly string[];
+}
+
+export interface BrowserPoolStats {
+  /** Browser processes started (1 + restarts after crashes). */
+  readonly launches: number;
+  readonly pagesCreated: number;
+  /** Pages replaced after `recycleAfter` tasks. */
+  readonly pagesRecycled: number;
+  /** Failed tasks that were retried (after replacing the page or relaunching the browser). */
+  readonly retries: number;
+  readonly tasks: number;
+  /** Pages open now (idle + busy). */
+  readonly openPages: number;
+  readonly busyPages: number;
+  readonly waiting: number;
+}
+
+/**
+ * Flags for a headless Chromium that talks to nothing but our loopback server. `--no-sandbox`: the pages are
+ * escaped corpus text without scripts, and the sandbox fails as root, in containers and on CI runners that
+ * restrict user namespaces. The resolver rule fails every lookup except loopback, so Chromium's own
+ * background traffic (Google hosts) cannot leave the machine or stall on a missing network.
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-domain-reliability',
+  '--disable-client-side-phishing-detection',
+  '--disable-extensions',
+  '--mute-audio',
+  // A pooled tab never goes back (BACK is replayed from Node's history), so cached documents only cost memory.
+  '--disable-features=BackForwardCache,Translate,OptimizationHints,MediaRouter',
+  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
+];
+
+interface PooledPage {
+  readonly page: Page;
+  readonly generation: number;
+  tasks: number;
+}
+
+interface Running {
+  readonly browser: Browser;
+  readonly pid: number;
+  readonly userDataDir: string;
+  readonly generation: number;
+}
+
+class TimeoutError extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A pool of pages in one lazily launched Chromium (puppeteer-core; it never downloads a browser).
+ *
+ * Envs borrow a page per page load (`withPage`), not per episode, so any number of envs share `size` pages
+ * and the state of an episode lives in Node, not in a tab. Faults: a task that throws or hangs
+ * (`taskTimeoutMs`) discards its page; if the browser died it is relaunched (its whole process group killed
+ * first); the task is then retried once, and a second failure is an `EnvFaultError`.
+ *
+ * Sharing: `retain()`/`release()` count users; the last release closes the browser, removes its profile
+ * directory and kills its process group, so no Chromium process outlives the pool's last user.
+ */
+export class BrowserPool {
+  readonly size: number;
+  private readonly options: BrowserPoolOptions;
+  private running: Running | undefined;
+  private launching: Promise<Running> | undefined;
+  private generation = 0;
+  private idle: PooledPage[] = [];
+  private readonly busy = new Set<PooledPage>();
+  private pageCount = 0;
+  private waiters: Array<() => void> = [];
+  private references = 0;
+  private closed = false;
+  private readonly groups: number[] = [];
+  private counters = { launches: 0, pagesCreated: 0, pagesRecycled: 0, retries: 0, tasks: 0 };
+
+  constructor(options: BrowserPoolOptions = {}) {
+    this.options = options;
+    this.size = Math.max(1, Math.floor(options.size ?? 4));
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The running browser's pid (its process group id), if one is running. */
+  get browserPid(): number | undefined {
+    return this.running?.pid;
+  }
+
+  /** Every process group this pool ever started (tests assert none has a live process after close). */
+  get launchedProcessGroups(): readonly number[] {
+    return this.groups;
+  }
+
+  stats(): BrowserPoolStats {
+    return { ...this.counters, openPages: this.pageCount, busyPages: this.busy.size, waiting: this.waiters.length };
+  }
+
+  /** Proportional memory of the browser and all its helper processes (0 when not running). */
+  memoryMb(): number {
+    return this.running ? processGroupPssMb(this.running.pid) : 0;
+  }
+
+  /** CPU time (ms) used so far by the running browser's processes (0 when not running). */
+  cpuMs(): number {
+    return this.running ? processGroupCpuMs(this.running.pid) : 0;
+  }
+
+  retain(): this {
+    if (this.closed) throw new EnvFaultError('the browser pool is closed');
+    this.references += 1;
+    return this;
+  }
+
+  /** Drops one reference; the last one closes the pool. */
+  async release(): Promise<void> {
+    this.references = Math.max(0, this.references - 1);
+    if (this.references === 0) await this.close();
+  }
+
+  /**
+   * Runs `task` on a pooled page. A failure or hang replaces the page (and the browser, if it died) and the
+   * task runs once more; a second failure throws `EnvFaultError`. The task must be safe to repeat.
+   */
+  async withPage<T>(task: (page: Page) => Promise<T>): Promise<T> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (attempt > 0) this.counters.retries += 1;
+      let pooled: PooledPage | undefined;
+      try {
+        pooled = await this.acquire();
+        this.counters.tasks += 1;
+        const result = await withTimeout(task(pooled.page), this.options.taskTimeoutMs ?? 15_000, 'a page task');
+        this.giveBack(pooled);
+        return result;
+      } catch (error) {
+        lastError = error;
+        if (pooled) this.discard(pooled);
+        if (this.closed) break;
+        if (error instanceof EnvFaultError && !error.isRetryable) break;
+        // A crashed browser may not have reported its disconnection yet: ask it. A dead one fails the health
+        // check at once, a hung one after 2 s; either way the retry gets a fresh browser.
+        const running = this.running;
+        if (running && (!running.browser.connected || !(await this.responds(running)))) this.forgetBrowser(running);
+      }
+    }
+    const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    throw new EnvFaultError(
+      this.closed
+        ? `the browser pool was closed during a page load (${reason})`
+        : `browser page load failed twice: ${reason}`,
+      {
+        cause: lastError,
+      },
+    );
+  }
+
+  /** Closes every page and the browser, kills its process group and removes its profile. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+    const launching = this.launching;
+    if (launching) await launching.catch(() => undefined);
+    const running = this.running;
+    if (running) await this.shutdown(running);
+    this.idle = [];
+    this.pageCount = 0;
+  }
+
+  private async acquire(): Promise<PooledPage> {
+    for (;;) {
+      if (this.closed) throw new EnvFaultError('the browser pool is closed');
+      const running = await this.ensureBrowser();
+      const idle = this.idle.pop();
+      if (idle) {
+        if (idle.generation === running.generation && !idle.page.isClosed()) {
+          this.busy.add(idle);
+          return idle;
+        }
+        this.pageCount -= 1;
+        continue;
+      }
+      if (this.pageCount < this.size) {
+        this.pageCount += 1;
+        try {
+          const page = await withTimeout(
+            running.browser.newPage(),
+            this.options.launchTimeoutMs ?? 30_000,
+            'opening a page',
+          );
+          this.counters.pagesCreated += 1;
+          const pooled: PooledPage = { page, generation: running.generation, tasks: 0 };
+          this.busy.add(pooled);
+          return pooled;
+        } catch (error) {
+          this.pageCount -= 1;
+          this.wake();
+          throw error;
+        }
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  private giveBack(pooled: PooledPage): void {
+    this.busy.delete(pooled);
+    pooled.tasks += 1;
+    if (pooled.tasks >= (this.options.recycleAfter ?? 200) || this.closed || pooled.generation !== this.generation) {
+      if (pooled.tasks >= (this.options.recycleAfter ?? 200)) this.counters.pagesRecycled += 1;
+      this.pageCount -= 1;
+      void this.closePage(pooled.page);
+    } else {
+      this.idle.push(pooled);
+    }
+    this.wake();
+  }
+
+  /** A page that failed or hung is never reused. */
+  private discard(pooled: PooledPage): void {
+    if (!this.busy.delete(pooled)) return;
+    this.pageCount -= 1;
+    void this.closePage(pooled.page);
+    this.wake();
+  }
+
+  private async closePage(page: Page): Promise<void> {
+    try {
+      await withTimeout(page.close(), 2_000, 'closing a page');
+    } catch {
+      // a crashed or hung tab: the browser's shutdown (or group kill) takes it with it
+    }
+  }
+
+  private async responds(running: Running): Promise<boolean> {
+    try {
+      await withTimeout(running.browser.version(), 2_000, 'a browser health check');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private wake(): void {
+    this.waiters.shift()?.();
+  }
+
+  private async ensureBrowser(): Promise<Running> {
+    if (this.running && this.running.browser.connected) return this.running;
+    if (this.running) this.forgetBrowser(this.running);
+    if (!this.launching) {
+      this.launching = this.launch().finally(() => {
+        this.launching = undefined;
+      });
+    }
+    return this.launching;
+  }
+
+  private async launch(): Promise<Running> {
+    const executablePath = findChromium(this.options.executablePath);
+    if (!executablePath) throw new EnvFaultError(NO_CHROMIUM_MESSAGE, { isRetryable: false });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const puppeteer = require('puppeteer-core') as typeof import('puppeteer-core');
+    const userDataDir = mkdtempSync(join(tmpdir(), 'turngym-chromium-'));
+    let browser: Browser;
+    try {
+      browser = await puppeteer.launch({
+        executablePath,
+        headless: isHeadlessShell(executablePath) ? 'shell' : true,
+        pipe: true,
+        userDataDir,
+        args: [...CHROMIUM_ARGS, ...(this.options.extraArgs ?? [])],
+        timeout: this.options.launchTimeoutMs ?? 30_000,
+        protocolTimeout: Math.max(30_000, this.options.taskTimeoutMs ?? 15_000),
+        // Puppeteer's network and issue tracking cost the browser process CPU on every navigation, and the
+        // pool needs neither (pages are checked by what the extraction reads, not by HTTPResponse objects).
+        networkEnabled: false,
+        issuesEnabled: false,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (error) {
+      rmSync(userDataDir, { recursive: true, force: true });
+      throw new EnvFaultError(`could not launch ${executablePath}: ${(error as Error).message}`, { cause: error });
+    }
+    const pid = browser.process()?.pid ?? -1;
+    this.counters.launches += 1;
+    if (pid > 0) this.groups.push(pid);
+    this.generation += 1;
+    const running: Running = { browser, pid, userDataDir, generation: this.generation };
+    browser.on('disconnected', () => {
+      if (this.running === running) this.forgetBrowser(running);
+    });
+    this.running = running;
+    if (this.closed) {
+      await this.shutdown(running);
+      throw new EnvFaultError('the browser pool was closed while the browser started');
+    }
+    return running;
+  }
+
+  /** A crashed or killed browser: drop its pages, kill what is left of its process group, clean its profile. */
+  private forgetBrowser(running: Running): void {
+    if (this.running !== running) return;
+    this.running = undefined;
+    for (const pooled of this.idle) if (pooled.generation === running.generation) this.pageCount -= 1;
+    this.idle = this.idle.filter((pooled) => pooled.generation !== running.generation);
+    void this.shutdown(running);
+  }
+
+  private async shutdown(running: Running): Promise<void> {
+    if (this.running === running) this.running = undefined;
+    try {
+      await withTimeout(running.browser.close(), 5_000, 'closing the browser');
+    } catch {
+      // crashed or hung: the group kill below is the real guarantee
+    }
+    if (running.pid > 0) {
+      killProcessGroup(running.pid);
+      // Give the kernel a moment to reap; callers (and tests) then see no live process in the group.
+      for (let i = 0; i < 50 && processesInGroups([running.pid]).length > 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    rmSync(running.userDataDir, { recursive: true, force: true });
+  }
+}

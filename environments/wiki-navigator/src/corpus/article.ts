@@ -1,0 +1,102 @@
+/**
+ * The article model every corpus loads into, and the one-line JSONL format it is stored in.
+ *
+ * Text fields (lead, section text, infobox values) use MediaWiki's link markup: `[[Target]]` or
+ * `[[Target|label]]`. A section's text is paragraphs separated by blank lines; a line starting with `* ` is a
+ * list item. Nothing else is interpreted, so any source (the synthetic generator, a MediaWiki dump, a
+ * hand-written file) only has to produce plain text with links.
+ */
+export interface InfoboxField {
+  readonly field: string;
+  /** Plain text with `[[links]]`. */
+  readonly value: string;
+}
+
+export interface ArticleSection {
+  readonly title: string;
+  /** Paragraphs separated by blank lines; `* ` starts a list item. */
+  readonly text: string;
+}
+
+export interface Article {
+  readonly title: string;
+  /** What the article is about: `person`, `place`, `organisation`, `work`, … (`article` when unknown). */
+  readonly type: string;
+  readonly infobox: readonly InfoboxField[];
+  /** The lead, before the first section. */
+  readonly lead: string;
+  readonly sections: readonly ArticleSection[];
+}
+
+/** A title that leads to another article (MediaWiki's `#REDIRECT`). */
+export interface Redirect {
+  readonly title: string;
+  readonly redirect: string;
+}
+
+export interface LinkMarkup {
+  readonly target: string;
+  readonly label: string;
+}
+
+const LINK = /\[\[([^\]|[]+?)(?:\|([^\][]*?))?\]\]/g;
+
+/** Every `[[Target|label]]` in a text, in order. */
+export function parseLinks(text: string): LinkMarkup[] {
+  const out: LinkMarkup[] = [];
+  for (const match of text.matchAll(LINK)) {
+    const target = normalizeTitle(match[1] as string);
+    if (target) out.push({ target, label: (match[2] ?? (match[1] as string)).trim() || target });
+  }
+  return out;
+}
+
+/** Splits a text into plain runs and links, in order (for rendering). */
+export function splitLinks(text: string): Array<string | LinkMarkup> {
+  const parts: Array<string | LinkMarkup> = [];
+  let last = 0;
+  for (const match of text.matchAll(LINK)) {
+    const index = match.index ?? 0;
+    if (index > last) parts.push(text.slice(last, index));
+    const target = normalizeTitle(match[1] as string);
+    const label = (match[2] ?? (match[1] as string)).trim() || target;
+    parts.push(target ? { target, label } : label);
+    last = index + match[0].length;
+  }
+  if (last < text.length) parts.push(text.slice(last));
+  return parts;
+}
+
+/** The text with links replaced by their labels. */
+export function stripLinks(text: string): string {
+  return splitLinks(text)
+    .map((part) => (typeof part === 'string' ? part : part.label))
+    .join('');
+}
+
+/**
+ * MediaWiki's title rules, the parts that matter offline: underscores are spaces, runs of spaces collapse,
+ * and the first letter is upper case (`[[paris]]` links to `Paris`).
+ */
+export function normalizeTitle(title: string): string {
+  const text = title.replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
+  if (text.length === 0) return '';
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The URL path of an article on the corpus server (`/wiki/Morrow_Bay`). */
+export function articlePath(title: string): string {
+  return `/wiki/${encodeURIComponent(normalizeTitle(title).replace(/ /g, '_'))}`;
+}
+
+/** Every link target of an article in page order (infobox, lead, sections), each once. */
+export function articleLinks(article: Article): string[] {
+  const seen = new Set<string>();
+  const texts = [
+    ...article.infobox.map((field) => field.value),
+    article.lead,
+    ...article.sections.map((section) => section.text),
+  ];
+  for (const text of texts) for (const link of parseLinks(text)) seen.add(link.target);
+  return [...seen];
+}

@@ -1,0 +1,168 @@
+import MiniSearch from 'minisearch';
+import { articleLinks, normalizeTitle, stripLinks, type Article, type Redirect } from './article';
+import type { FieldPhrases } from './field-phrases';
+
+export interface SearchHit {
+  readonly title: string;
+  /** The first sentence of the lead, links as plain text. */
+  readonly snippet: string;
+  readonly score: number;
+}
+
+export interface CorpusDescription {
+  /** Where it came from, e.g. `synthetic(seed=1, articles=2000)` or a file path. */
+  readonly name: string;
+  /** Question phrasing for infobox fields (optional; see `phraseFor`). */
+  readonly phrases?: FieldPhrases;
+}
+
+interface SearchDocument {
+  id: number;
+  title: string;
+  text: string;
+}
+
+/**
+ * An immutable set of articles: title lookup (MediaWiki's rules, redirects, then case-insensitive), the link
+ * graph, and BM25 search. Immutable so that one instance can be shared by every env, server and pool in a
+ * process, and so that a page is a pure function of (corpus, path): forks need no browser replay.
+ */
+export class Corpus {
+  readonly description: CorpusDescription;
+  private readonly byTitle = new Map<string, Article>();
+  private readonly redirects = new Map<string, string>();
+  private readonly byLowerTitle = new Map<string, string>();
+  private readonly linkCache = new Map<string, readonly string[]>();
+  private readonly ordered: Article[];
+  private index: MiniSearch<SearchDocument> | undefined;
+
+  constructor(
+    articles: readonly Article[],
+    redirects: readonly Redirect[] = [],
+    description: CorpusDescription = { name: 'corpus' },
+  ) {
+    this.description = description;
+    this.ordered = [];
+    for (const article of articles) {
+      const title = normalizeTitle(article.title);
+      if (!title || this.byTitle.has(title)) continue; // first wins, as in a dump with duplicates
+      const normalized = title === article.title ? article : { ...article, title };
+      this.byTitle.set(title, normalized);
+      this.ordered.push(normalized);
+      const lower = title.toLowerCase();
+      if (!this.byLowerTitle.has(lower)) this.byLowerTitle.set(lower, title);
+    }
+    for (const redirect of redirects) {
+      const from = normalizeTitle(redirect.title);
+      const to = normalizeTitle(redirect.redirect);
+      if (!from || !to || this.byTitle.has(from)) continue;
+      this.redirects.set(from, to);
+      const lower = from.toLowerCase();
+      if (!this.byLowerTitle.has(lower)) this.byLowerTitle.set(lower, from);
+    }
+  }
+
+  get size(): number {
+    return this.ordered.length;
+  }
+
+  /** Every article, in load order. */
+  articles(): readonly Article[] {
+    return this.ordered;
+  }
+
+  /**
+   * The canonical title `title` leads to: exact (after normalisation), through redirects (two levels, as
+   * MediaWiki follows one and dumps sometimes chain), then case-insensitively. Undefined if none.
+   */
+  resolve(title: string): string | undefined {
+    let current = normalizeTitle(title);
+    if (!current) return undefined;
+    if (!this.byTitle.has(current) && !this.redirects.has(current)) {
+      const folded = this.byLowerTitle.get(current.toLowerCase());
+      if (!folded) return undefined;
+      current = folded;
+    }
+    for (let hops = 0; hops < 3; hops++) {
+      if (this.byTitle.has(current)) return current;
+      const next = this.redirects.get(current);
+      if (!next) return undefined;
+      current = next;
+    }
+    return undefined;
+  }
+
+  get(title: string): Article | undefined {
+    const resolved = this.resolve(title);
+    return resolved === undefined ? undefined : this.byTitle.get(resolved);
+  }
+
+  has(title: string): boolean {
+    return this.resolve(title) !== undefined;
+  }
+
+  /** Targets of the article's links that exist (resolved), in page order, each once. */
+  linksOf(title: string): readonly string[] {
+    const resolved = this.resolve(title);
+    if (resolved === undefined) return [];
+    const cached = this.linkCache.get(resolved);
+    if (cached) return cached;
+    const seen = new Set<string>();
+    for (const target of articleLinks(this.byTitle.get(resolved) as Article)) {
+      const to = this.resolve(target);
+      if (to !== undefined && to !== resolved) seen.add(to);
+    }
+    const links = [...seen];
+    this.linkCache.set(resolved, links);
+    return links;
+  }
+
+  /** BM25+ ranked articles for a query (minisearch; title matches weigh 3×), best first. */
+  search(query: string, limit = 10): SearchHit[] {
+    const index = this.searchIndex();
+    return index
+      .search(query, { boost: { title: 3 }, combineWith: 'OR' })
+      .slice(0, limit)
+      .map((hit) => {
+        const article = this.ordered[hit.id as number] as Article;
+        return { title: article.title, snippet: leadSnippet(article), score: hit.score };
+      });
+  }
+
+  /** Titles that look like `title` (fuzzy and prefix matches on titles), for "did you mean" feedback. */
+  similarTitles(title: string, limit = 5): string[] {
+    const text = title.trim();
+    if (!text) return [];
+    return this.searchIndex()
+      .search(text, { fields: ['title'], fuzzy: 0.25, prefix: true, combineWith: 'OR' })
+      .slice(0, limit)
+      .map((hit) => (this.ordered[hit.id as number] as Article).title);
+  }
+
+  /** Built on first use: a corpus that is only browsed never pays for indexing. */
+  private searchIndex(): MiniSearch<SearchDocument> {
+    if (this.index) return this.index;
+    const index = new MiniSearch<SearchDocument>({ fields: ['title', 'text'], storeFields: [], idField: 'id' });
+    index.addAll(
+      this.ordered.map((article, id) => ({
+        id,
+        title: article.title,
+        text: [
+          ...article.infobox.map((field) => `${field.field} ${stripLinks(field.value)}`),
+          stripLinks(article.lead),
+          ...article.sections.map((section) => `${section.title} ${stripLinks(section.text)}`),
+        ].join('\n'),
+      })),
+    );
+    this.index = index;
+    return index;
+  }
+}
+
+/** The first sentence of the lead (at most 160 characters), links as text. */
+export function leadSnippet(article: Article): string {
+  const lead = stripLinks(article.lead).replace(/\s+/g, ' ').trim();
+  const end = lead.search(/[.!?](\s|$)/);
+  const sentence = end >= 0 ? lead.slice(0, end + 1) : lead;
+  return sentence.length > 160 ? `${sentence.slice(0, 157).trimEnd()}…` : sentence;
+}

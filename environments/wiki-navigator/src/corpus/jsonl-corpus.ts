@@ -1,0 +1,139 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ajv, describeErrors, InvalidOptionsError } from '@turngym/core';
+import type { Article, InfoboxField, Redirect } from './article';
+import { Corpus } from './corpus';
+
+/**
+ * The JSONL corpus format: one JSON object per line, either an article
+ *   {"title": "Morrow Bay", "type": "place", "infobox": [{"field": "Country", "value": "[[Veldoria]]"}],
+ *    "lead": "Morrow Bay is a city in [[Veldoria]].", "sections": [{"title": "History", "text": "…"}]}
+ * or a redirect
+ *   {"title": "Morrow", "redirect": "Morrow Bay"}.
+ * Only `title` is required. `infobox` may also be an object (`{"Country": "[[Veldoria]]"}`); `type` defaults to
+ * `article`. Text uses `[[Target]]` / `[[Target|label]]` links, blank lines between paragraphs, `* ` list items.
+ * Blank lines and lines starting with `//` are skipped.
+ */
+const lineSchema = {
+  type: 'object',
+  required: ['title'],
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string', minLength: 1 },
+    redirect: { type: 'string', minLength: 1 },
+    type: { type: 'string', minLength: 1 },
+    lead: { type: 'string' },
+    infobox: {
+      anyOf: [
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'value'],
+            additionalProperties: false,
+            properties: { field: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+          },
+        },
+        { type: 'object', additionalProperties: { type: 'string' } },
+      ],
+    },
+    sections: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['title', 'text'],
+        additionalProperties: false,
+        properties: { title: { type: 'string' }, text: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const validateLine = ajv.compile(lineSchema);
+
+interface CorpusLine {
+  title: string;
+  redirect?: string;
+  type?: string;
+  lead?: string;
+  infobox?: InfoboxField[] | Record<string, string>;
+  sections?: { title: string; text: string }[];
+}
+
+/** Parses the text of a JSONL corpus; a bad line is an error that names its line number. */
+export function parseJsonlCorpus(text: string, source = 'corpus'): { articles: Article[]; redirects: Redirect[] } {
+  const articles: Article[] = [];
+  const redirects: Redirect[] = [];
+  const problems: string[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).trim();
+    if (!line || line.startsWith('//')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      problems.push(`${source}:${i + 1}: not JSON (${(error as Error).message})`);
+      continue;
+    }
+    if (!validateLine(value)) {
+      problems.push(...describeErrors(validateLine.errors, `${source}:${i + 1}`));
+      continue;
+    }
+    const entry = value as unknown as CorpusLine;
+    if (entry.redirect !== undefined) {
+      redirects.push({ title: entry.title, redirect: entry.redirect });
+      continue;
+    }
+    const infobox = Array.isArray(entry.infobox)
+      ? entry.infobox
+      : Object.entries(entry.infobox ?? {}).map(([field, fieldValue]) => ({ field, value: fieldValue }));
+    articles.push({
+      title: entry.title,
+      type: entry.type ?? 'article',
+      infobox,
+      lead: entry.lead ?? '',
+      sections: entry.sections ?? [],
+    });
+    if (problems.length > 20) break;
+  }
+  if (problems.length > 0) throw new InvalidOptionsError(`the JSONL corpus ${source}`, problems.slice(0, 20));
+  return { articles, redirects };
+}
+
+/** One article or redirect as a JSONL line. */
+export function formatJsonlLine(entry: Article | Redirect): string {
+  return JSON.stringify(entry);
+}
+
+export function writeJsonlCorpus(
+  path: string,
+  articles: readonly Article[],
+  redirects: readonly Redirect[] = [],
+): void {
+  writeFileSync(path, [...articles, ...redirects].map(formatJsonlLine).join('\n') + '\n');
+}
+
+const cache = new Map<string, Corpus>();
+
+/** Loads a JSONL corpus file, once per (path, size, modification time) per process. */
+export function readJsonlCorpus(path: string): Corpus {
+  const absolute = resolve(path);
+  let stat;
+  try {
+    stat = statSync(absolute);
+  } catch {
+    throw new InvalidOptionsError('turngym/wiki-navigator', [
+      `options.corpus: no file at ${absolute} (use "synthetic" or a JSONL corpus path)`,
+    ]);
+  }
+  const key = `${absolute}\u0000${stat.size}\u0000${stat.mtimeMs}`;
+  let corpus = cache.get(key);
+  if (!corpus) {
+    const { articles, redirects } = parseJsonlCorpus(readFileSync(absolute, 'utf8'), absolute);
+    corpus = new Corpus(articles, redirects, { name: absolute });
+    if (cache.size >= 8) cache.delete(cache.keys().next().value as string);
+    cache.set(key, corpus);
+  }
+  return corpus;
+}

@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { WikiExpert } from '../agents/wiki-expert';
+import { splitOf } from '../tasks/task-bank';
+import { WikiNavigatorEnv } from '../wiki-navigator-env';
+import { parseJsonlCorpus, readJsonlCorpus } from './jsonl-corpus';
+import { convertMediaWikiFile } from './mediawiki-converter';
+
+const page = (title: string, ns: number, text: string, redirect?: string): string =>
+  `<page><title>${title}</title><ns>${ns}</ns><id>1</id>${redirect ? `<redirect title="${redirect}" />` : ''}<revision><id>2</id><text xml:space="preserve">${text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')}</text></revision></page>`;
+
+const DUMP = `<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">
+<siteinfo><sitename>Test</sitename></siteinfo>
+${page(
+  'Ada Lovelace',
+  0,
+  `{{Infobox person
+| name = Ada Lovelace
+| birth_date = 1815
+| birth_place = [[London]]
+| known_for = [[Analytical Engine|the engine]]
+}}
+'''Augusta Ada King''' was an English [[mathematician]], known for work on [[Analytical Engine|a proposed computer]].<ref>A note</ref>
+
+She was born in [[London]].
+
+== Early life ==
+She was the only child of [[Lord Byron|the poet Lord Byron]].
+* [[London]]
+* A plain item
+
+== References ==
+{{reflist}}`,
+)}
+${page(
+  'London',
+  0,
+  `{{Infobox settlement
+| name = London
+| population = 8,900,000
+| country = [[England]]
+}}
+'''London''' is a city in [[England]]. [[Ada Lovelace]] was born here.`,
+)}
+${page('England', 0, `'''England''' is a country. Its capital is [[London]].`)}
+${page('Analytical Engine', 0, `The '''Analytical Engine''' was designed by Charles Babbage. See [[Ada Lovelace]].`)}
+${page('Ada', 0, '#REDIRECT [[Ada Lovelace]]', 'Ada Lovelace')}
+${page('Talk:London', 1, 'A discussion.')}
+</mediawiki>`;
+
+describe('MediaWiki XML → JSONL corpus', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-convert-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('converts articles (infobox, lead, sections, lists, links) and redirects, skipping other namespaces', async () => {
+    writeFileSync(join(dir, 'dump.xml'), DUMP);
+    const stats = await convertMediaWikiFile(join(dir, 'dump.xml'), join(dir, 'corpus.jsonl'));
+    expect(stats).toEqual({ articles: 4, redirects: 1, skipped: 1 });
+    const lines = readFileSync(join(dir, 'corpus.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const ada = lines.find((line) => line.title === 'Ada Lovelace');
+    expect(ada.type).toBe('person');
+    expect(ada.infobox).toEqual([
+      { field: 'Birth date', value: '1815' },
+      { field: 'Birth place', value: '[[London]]' },
+      { field: 'Known for', value: '[[Analytical Engine|the engine]]' },
+    ]);
+    expect(ada.lead).toBe(
+      'Augusta Ada King was an English [[mathematician]], known for work on [[Analytical Engine|a proposed computer]].\n\nShe was born in [[London]].',
+    );
+    expect(ada.sections).toEqual([
+      {
+        title: 'Early life',
+        text: 'She was the only child of [[Lord Byron|the poet Lord Byron]].\n\n* [[London]]\n* A plain item',
+      },
+    ]);
+    expect(lines).toContainEqual({ title: 'Ada', redirect: 'Ada Lovelace' });
+  });
+
+  it('reads gzip dumps and stops at maxArticles', async () => {
+    writeFileSync(join(dir, 'dump.xml.gz'), gzipSync(DUMP));
+    const stats = await convertMediaWikiFile(join(dir, 'dump.xml.gz'), join(dir, 'two.jsonl'), { maxArticles: 2 });
+    expect(stats.articles).toBe(2);
+    expect(readFileSync(join(dir, 'two.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('rejects malformed XML with an error', async () => {
+    writeFileSync(join(dir, 'bad.xml'), '<mediawiki><page><title>x</titl></page>');
+    await expect(convertMediaWikiFile(join(dir, 'bad.xml'), join(dir, 'bad.jsonl'))).rejects.toThrow(/malformed/);
+  });
+
+  it('serves the converted corpus to the env: redirects resolve, generic infobox questions are answerable', async () => {
+    // A tiny corpus: draw from the split its main article falls in.
+    const env = new WikiNavigatorEnv({
+      corpus: join(dir, 'corpus.jsonl'),
+      questionTypes: ['single', 'bridge'],
+      split: splitOf('Ada Lovelace'),
+    });
+    try {
+      await env.reset({ seed: 1 });
+      const opened = await env.step('NAVIGATE(ada)');
+      expect(opened.info.page).toBe('Ada Lovelace');
+      expect(opened.observation).toContain('Birth place: [#1 London]');
+      const tasks = env.availableTasks();
+      expect(tasks.some((task) => task.goldPath[0] === 'Ada Lovelace')).toBe(true);
+      for (const task of tasks) {
+        const reset = await env.reset({ seed: 0, options: { taskId: task.id } });
+        const expert = new WikiExpert(env);
+        await expert.start({ seed: 0, spec: env.spec, observation: reset.observation, info: reset.info });
+        let step = { observation: reset.observation, info: reset.info, terminated: false, truncated: false, reward: 0 };
+        while (!step.terminated && !step.truncated)
+          step = await env.step(await expert.act(step.observation, step.info));
+        expect({ question: task.question, reward: step.reward }).toEqual({ question: task.question, reward: 1 });
+      }
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('names the line of a bad JSONL corpus line', () => {
+    expect(() => parseJsonlCorpus('{"title": "A"}\n{"titel": "B"}\nnot json', 'x.jsonl')).toThrow(
+      /x\.jsonl:2.*x\.jsonl:3/s,
+    );
+    const { articles } = parseJsonlCorpus(
+      '// comment\n{"title": "A", "infobox": {"Country": "[[B]]"}}\n\n{"title": "B"}',
+    );
+    expect(articles[0]?.infobox).toEqual([{ field: 'Country', value: '[[B]]' }]);
+    expect(() => readJsonlCorpus(join(dir, 'no-such-file.jsonl'))).toThrow(/no file at/);
+  });
+});

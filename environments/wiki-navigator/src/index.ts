@@ -1,0 +1,66 @@
+export { WikiNavigatorEnv, MAX_FIND_LENGTH, MAX_NOTES, type WikiNavigatorDependencies } from './wiki-navigator-env';
+export {
+  wikiNavigatorOptionsSchema,
+  validateWikiNavigatorOptions,
+  type WikiNavigatorOptions,
+  type WikiMode,
+  type QuestionType,
+} from './wiki-navigator-options';
+export { QA_TOOLS, RACE_TOOLS } from './wiki-tools';
+export { register } from './register';
+export { WikiExpert } from './agents/wiki-expert';
+export { RandomNavigator } from './agents/random-navigator';
+export {
+  articlePath,
+  normalizeTitle,
+  parseLinks,
+  stripLinks,
+  type Article,
+  type ArticleSection,
+  type InfoboxField,
+  type Redirect,
+} from './corpus/article';
+export { Corpus, type CorpusDescription, type SearchHit } from './corpus/corpus';
+export { phraseFor, type FieldPhrase, type FieldPhrases } from './corpus/field-phrases';
+export {
+  generateSyntheticArticles,
+  syntheticCorpus,
+  SYNTHETIC_PHRASES,
+  type SyntheticEncyclopediaOptions,
+} from './corpus/synthetic-encyclopedia';
+export { parseJsonlCorpus, readJsonlCorpus, writeJsonlCorpus, formatJsonlLine } from './corpus/jsonl-corpus';
+export {
+  convertMediaWikiDump,
+  convertMediaWikiFile,
+  wikitextToArticle,
+  type MediaWikiConversionOptions,
+  type MediaWikiConversionStats,
+} from './corpus/mediawiki-converter';
+export { loadCorpus } from './corpus/load-corpus';
+export {
+  CorpusServer,
+  acquireCorpusServer,
+  runningCorpusServers,
+  type CorpusServerLease,
+} from './server/corpus-server';
+export {
+  extractPage,
+  type ExtractedPage,
+  type PageLine,
+  type PageLink,
+  type PageRegion,
+  type DomDocument,
+  type DomNode,
+} from './page/extract-page';
+export { DirectPageLoader, BrowserPageLoader, type PageLoader } from './page/page-loader';
+export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions, type BrowserPoolStats } from './browser/browser-pool';
+export { findChromium, isHeadlessShell, CHROMIUM_CANDIDATES } from './browser/chromium-executable';
+export {
+  chromiumDescendants,
+  processesInGroups,
+  processGroupCpuMs,
+  processGroupPssMb,
+} from './browser/chromium-processes';
+export { TaskBank, taskBankFor, splitOf } from './tasks/task-bank';
+export type { WikiTask, TaskKind, TaskSplit, TaskEvidence } from './tasks/wiki-task';
+export { normalizeAnswer, exactMatch, tokenF1 } from './tasks/answer-metrics';

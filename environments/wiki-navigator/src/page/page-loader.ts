@@ -1,0 +1,127 @@
+import { Agent, request } from 'node:http';
+import { EnvFaultError } from '@turngym/core';
+import type { BrowserPool } from '../browser/browser-pool';
+import { extractPage, type DomDocument, type ExtractedPage } from './extract-page';
+
+/** Loads a corpus-server path (`/wiki/Title`, `/search?q=…`) and returns the extracted page. */
+export interface PageLoader {
+  readonly mode: 'browser' | 'direct';
+  load(path: string): Promise<ExtractedPage>;
+}
+
+// linkedom is an ES module package with a CommonJS build that TypeScript's node16 resolution does not see.
+// It is pinned to 0.18.12: later versions require css-select 7, an ES module that Node ≥ 20.19 loads from
+// CommonJS but Jest on Node 20 cannot, and every test of direct mode would fail.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parseHTML } = require('linkedom') as { parseHTML(html: string): { document: unknown } };
+
+/** The extraction function as an expression the browser evaluates against its own `document`. */
+const EXTRACT_IN_PAGE = `(${extractPage.toString()})(document)`;
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 16 });
+
+function fetchText(url: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { agent: keepAlive, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error(`GET ${url} timed out after ${timeoutMs} ms`)));
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** A small LRU map (insertion order of a Map is the recency order). */
+export class PageCache {
+  private readonly entries = new Map<string, ExtractedPage>();
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get(key: string): ExtractedPage | undefined {
+    const page = this.entries.get(key);
+    if (page === undefined) {
+      this.misses += 1;
+      return undefined;
+    }
+    this.hits += 1;
+    this.entries.delete(key);
+    this.entries.set(key, page);
+    return page;
+  }
+
+  set(key: string, page: ExtractedPage): void {
+    if (this.capacity <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, page);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * Direct mode: the same HTTP request the browser would make, the HTML parsed by linkedom, and the same
+ * extraction function run over that document. No browser, no layout, no scripts.
+ *
+ * A page is a pure function of (corpus, path), so extracted pages may be memoised in a `PageCache` shared by
+ * every env of a corpus (`pageCache` option; browser mode always navigates).
+ */
+export class DirectPageLoader implements PageLoader {
+  readonly mode = 'direct';
+
+  constructor(
+    private readonly origin: () => string,
+    private readonly timeoutMs = 15_000,
+    private readonly cache?: PageCache,
+  ) {}
+
+  async load(path: string): Promise<ExtractedPage> {
+    const cached = this.cache?.get(path);
+    if (cached) return cached;
+    const page = await this.fetchAndExtract(path);
+    this.cache?.set(path, page);
+    return page;
+  }
+
+  private async fetchAndExtract(path: string): Promise<ExtractedPage> {
+    const url = `${this.origin()}${path}`;
+    let html: string;
+    try {
+      html = await fetchText(url, this.timeoutMs);
+    } catch (error) {
+      // One retry, as in browser mode: a dropped keep-alive socket is the usual cause.
+      try {
+        html = await fetchText(url, this.timeoutMs);
+      } catch {
+        throw new EnvFaultError(`direct page load of ${path} failed: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    const { document } = parseHTML(html);
+    return extractPage(document as unknown as DomDocument);
+  }
+}
+
+/** Browser mode: a real navigation in a pooled Chromium page, then the extraction function in the page. */
+export class BrowserPageLoader implements PageLoader {
+  readonly mode = 'browser';
+
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly origin: () => string,
+  ) {}
+
+  load(path: string): Promise<ExtractedPage> {
+    const url = `${this.origin()}${path}`;
+    return this.pool.withPage(async (page) => {
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      return (await page.evaluate(EXTRACT_IN_PAGE)) as ExtractedPage;
+    });
+  }
+}

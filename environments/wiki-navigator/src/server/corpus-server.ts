@@ -1,0 +1,163 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EnvFaultError } from '@turngym/core';
+import { normalizeTitle, type Article } from '../corpus/article';
+import type { Corpus } from '../corpus/corpus';
+import { renderArticleHtml, renderMissingHtml, renderSearchHtml } from './article-html';
+
+/** Search results shown on a results page. */
+export const SEARCH_RESULTS = 10;
+/** Rendered article pages kept per server (about 3 KB each). */
+const RENDERED_PAGES = 4096;
+/** Longest query the server runs (longer ones are cut: BM25 over thousands of terms helps nobody). */
+export const MAX_QUERY_LENGTH = 200;
+
+/**
+ * The local encyclopedia: a real HTTP server on 127.0.0.1 and an ephemeral port, so the browser navigates
+ * real URLs and the direct mode fetches the very same bytes.
+ *
+ * Routes: `GET /wiki/<Title>` (an article, following redirects; 404 with a "missing" page otherwise),
+ * `GET /search?q=<query>` (BM25 results), `GET /health`.
+ */
+export class CorpusServer {
+  private server: Server | undefined;
+  private address: AddressInfo | undefined;
+  /** Rendered article pages by canonical title (a page is a pure function of the corpus), LRU-bounded. */
+  private readonly rendered = new Map<string, string>();
+
+  constructor(readonly corpus: Corpus) {}
+
+  get port(): number {
+    if (!this.address) throw new Error('CorpusServer: not started');
+    return this.address.port;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get listening(): boolean {
+    return this.server?.listening === true;
+  }
+
+  async start(): Promise<this> {
+    if (this.server) return this;
+    const server = createServer((request, response) => this.handle(request, response));
+    // A forgotten env must not keep the process alive: the listening socket is unref'd, and idle keep-alive
+    // connections are dropped after a few seconds.
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.unref();
+    this.server = server;
+    this.address = server.address() as AddressInfo;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections(); // keep-alive sockets (ours and Chromium's) would hold close() open
+    });
+  }
+
+  private render(article: Article): string {
+    const html = renderArticleHtml(article, (title) => this.corpus.has(title));
+    this.rendered.set(article.title, html);
+    if (this.rendered.size > RENDERED_PAGES) this.rendered.delete(this.rendered.keys().next().value as string);
+    return html;
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    let status = 200;
+    let html: string;
+    if (url.pathname.startsWith('/wiki/')) {
+      let requested: string;
+      try {
+        requested = normalizeTitle(decodeURIComponent(url.pathname.slice('/wiki/'.length)));
+      } catch {
+        requested = url.pathname.slice('/wiki/'.length);
+      }
+      const article = this.corpus.get(requested);
+      if (article) {
+        html = this.rendered.get(article.title) ?? this.render(article);
+      } else {
+        status = 404;
+        html = renderMissingHtml(requested);
+      }
+    } else if (url.pathname === '/search') {
+      const query = (url.searchParams.get('q') ?? '').slice(0, MAX_QUERY_LENGTH);
+      html = renderSearchHtml(query, query.trim() ? this.corpus.search(query, SEARCH_RESULTS) : []);
+    } else if (url.pathname === '/health') {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      return;
+    } else {
+      status = 404;
+      html = renderMissingHtml(url.pathname);
+    }
+    response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+  }
+}
+
+interface SharedEntry {
+  server: CorpusServer;
+  references: number;
+  starting: Promise<CorpusServer>;
+}
+
+const shared = new Map<Corpus, SharedEntry>();
+
+/** A reference to a shared server; `release()` once (idempotent), the last one stops the server. */
+export interface CorpusServerLease {
+  readonly server: CorpusServer;
+  release(): Promise<void>;
+}
+
+/**
+ * One server per corpus per process, reference-counted: every env (and every fork) of a pool that reads the
+ * same corpus shares it, and the last `release()` stops it, so closing the last env leaves no socket open.
+ */
+export async function acquireCorpusServer(corpus: Corpus): Promise<CorpusServerLease> {
+  let entry = shared.get(corpus);
+  if (!entry) {
+    const server = new CorpusServer(corpus);
+    entry = { server, references: 0, starting: server.start() };
+    shared.set(corpus, entry);
+  }
+  entry.references += 1;
+  const current = entry;
+  try {
+    await current.starting;
+  } catch (error) {
+    current.references -= 1;
+    if (shared.get(corpus) === current) shared.delete(corpus);
+    throw new EnvFaultError(`could not start the corpus server: ${(error as Error).message}`, { cause: error });
+  }
+  let released = false;
+  return {
+    server: current.server,
+    async release() {
+      if (released) return;
+      released = true;
+      current.references -= 1;
+      if (current.references === 0 && shared.get(corpus) === current) {
+        shared.delete(corpus);
+        await current.server.stop();
+      }
+    },
+  };
+}
+
+/** How many shared corpus servers are running (tests check that closing every env stops them). */
+export function runningCorpusServers(): number {
+  return shared.size;
+}

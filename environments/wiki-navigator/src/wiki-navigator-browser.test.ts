@@ -1,0 +1,239 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkEnv, EnvFaultError, formatCheckReport, Registry } from '@turngym/core';
+import type { Action, Agent, StepResult } from '@turngym/spec';
+import { RandomNavigator } from './agents/random-navigator';
+import { WikiExpert } from './agents/wiki-expert';
+import { BrowserPool } from './browser/browser-pool';
+import { findChromium } from './browser/chromium-executable';
+import { chromiumDescendants, processesInGroups } from './browser/chromium-processes';
+import { register } from './register';
+import { runPoolSoak } from './soak/pool-soak';
+import { WikiNavigatorEnv } from './wiki-navigator-env';
+
+// Browser mode, with one browser shared by the whole file (launches are the slow part). Skipped where no
+// Chromium is installed, unless TURNGYM_REQUIRE_CHROMIUM=1 (CI) makes that a failure.
+const chromium = findChromium();
+const describeBrowser = chromium ? describe : describe.skip;
+if (!chromium && process.env.TURNGYM_REQUIRE_CHROMIUM === '1') {
+  test('Chromium is installed (TURNGYM_REQUIRE_CHROMIUM=1)', () => {
+    throw new Error('no Chromium found; set TURNGYM_CHROMIUM or install chromium');
+  });
+}
+
+const SMALL = { articles: 600, corpusSeed: 3 } as const;
+jest.setTimeout(60_000);
+
+/** Plays an agent in two envs side by side and returns both observation sequences. */
+async function lockstep(
+  a: WikiNavigatorEnv,
+  b: WikiNavigatorEnv,
+  agent: Agent<string, Action>,
+  seed: number,
+): Promise<[string[], string[]]> {
+  const resetA = await a.reset({ seed });
+  const resetB = await b.reset({ seed });
+  await agent.start({ seed, spec: a.spec, observation: resetA.observation, info: resetA.info });
+  const left = [resetA.observation];
+  const right = [resetB.observation];
+  let step: StepResult<string> = {
+    observation: resetA.observation,
+    info: resetA.info,
+    reward: 0,
+    terminated: false,
+    truncated: false,
+  };
+  while (!step.terminated && !step.truncated) {
+    const action = await agent.act(step.observation, step.info);
+    step = await a.step(action);
+    left.push(step.observation);
+    right.push((await b.step(action)).observation);
+  }
+  return [left, right];
+}
+
+/** Chromium processes started by this test process, other than the shared pool's. */
+function strayChromium(pool: BrowserPool): number[] {
+  const ours = new Set(processesInGroups(pool.launchedProcessGroups));
+  return chromiumDescendants().filter((pid) => !ours.has(pid));
+}
+
+describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)', () => {
+  let pool: BrowserPool;
+  beforeAll(() => {
+    pool = new BrowserPool({ size: 4 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    expect(processesInGroups(pool.launchedProcessGroups)).toEqual([]);
+    expect(chromiumDescendants()).toEqual([]);
+  });
+
+  it('gives the same observations as direct mode over scripted and random episodes', async () => {
+    for (const task of ['qa', 'race'] as const) {
+      const browser = new WikiNavigatorEnv({ ...SMALL, task, mode: 'browser' }, { browserPool: pool });
+      const direct = new WikiNavigatorEnv({ ...SMALL, task, mode: 'direct', pageCache: 0 });
+      try {
+        for (const seed of [0, 1, 2]) {
+          for (const agent of [new WikiExpert(direct), new RandomNavigator(seed)]) {
+            const [inBrowser, inDirect] = await lockstep(browser, direct, agent, seed);
+            expect(inBrowser).toEqual(inDirect);
+            expect(inBrowser.length).toBeGreaterThan(1);
+          }
+        }
+      } finally {
+        await browser.close();
+        await direct.close();
+      }
+    }
+    expect(pool.stats().tasks).toBeGreaterThan(20); // the pages really came through the browser
+  });
+
+  it('registers ids that pass the env checker in browser mode (fresh registry, shared pool)', async () => {
+    const registry = new Registry();
+    register(registry);
+    for (const id of registry.list()) {
+      const report = await checkEnv(id, {
+        registry,
+        options: { ...SMALL, mode: 'browser' },
+        dependencies: { browserPool: pool },
+      });
+      if (!report.passed) throw new Error(formatCheckReport(report));
+    }
+  });
+
+  it('forks natively: no page is loaded to fork, and the fork continues on its own', async () => {
+    const env = new WikiNavigatorEnv({ ...SMALL, task: 'race', mode: 'browser' }, { browserPool: pool });
+    try {
+      const reset = await env.reset({ seed: 5 });
+      const tasks = pool.stats().tasks;
+      const fork = (await env.fork()) as WikiNavigatorEnv;
+      expect(pool.stats().tasks).toBe(tasks);
+      expect(fork.anchor()).toBe(env.anchor());
+      const agent = new WikiExpert(fork);
+      await agent.start({ seed: 5, spec: fork.spec, observation: reset.observation, info: reset.info });
+      const step = await fork.step(await agent.act(reset.observation, reset.info));
+      expect(step.info.page).not.toBe(env.currentPage?.view.title);
+      expect(env.currentPage?.view.title).toBe(env.currentTask?.start);
+      await fork.close();
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('restarts a browser killed mid-step and retries the step', async () => {
+    // A race: every expert action is a CLICK, so every step loads a page through the pool.
+    const browser = new WikiNavigatorEnv({ ...SMALL, task: 'race', mode: 'browser' }, { browserPool: pool });
+    const direct = new WikiNavigatorEnv({ ...SMALL, task: 'race', mode: 'direct', pageCache: 0 });
+    try {
+      const task = browser.availableTasks().find((candidate) => candidate.hops >= 3)!;
+      const reset = await browser.reset({ seed: 8, options: { taskId: task.id } });
+      expect((await direct.reset({ seed: 8, options: { taskId: task.id } })).observation).toBe(reset.observation);
+      const expert = new WikiExpert(direct);
+      await expert.start({ seed: 8, spec: direct.spec, observation: reset.observation, info: reset.info });
+      const opening = await expert.act(reset.observation, reset.info);
+      let expected = await direct.step(opening);
+      expect((await browser.step(opening)).observation).toBe(expected.observation);
+      const launches = pool.stats().launches;
+      const victim = pool.browserPid as number;
+      const action = await expert.act(expected.observation, expected.info);
+      expect(action).toMatch(/^CLICK\(/);
+      const pending = browser.step(action);
+      const deadline = Date.now() + 10_000;
+      while (pool.stats().busyPages === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setImmediate(resolve));
+      process.kill(victim, 'SIGKILL'); // mid-step: the page load is in flight
+      const recovered = await pending;
+      expected = await direct.step(action);
+      expect(recovered.observation).toBe(expected.observation);
+      expect(pool.stats().launches).toBe(launches + 1);
+      expect(pool.stats().retries).toBeGreaterThan(0);
+      for (let i = 0; i < 50 && processesInGroups([victim]).length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(processesInGroups([victim])).toEqual([]); // the crashed browser's helpers were killed too
+    } finally {
+      await browser.close();
+      await direct.close();
+    }
+  });
+
+  it('replaces a hung page and retries once; a page that hangs twice is an EnvFaultError', async () => {
+    let hangs = 1;
+    const server: Server = createServer((request, response) => {
+      if (request.url === '/hang' && hangs-- > 0) return; // never answers
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><body><main id="content" data-kind="article"><h1>Answered</h1></main></body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const impatient = new BrowserPool({ size: 1, taskTimeoutMs: 2500 });
+    try {
+      const title = await impatient.withPage(async (page) => {
+        await page.goto(`${origin}/hang`, { waitUntil: 'domcontentloaded' });
+        return page.evaluate('document.querySelector("h1").textContent');
+      });
+      expect(title).toBe('Answered');
+      expect(impatient.stats()).toMatchObject({ retries: 1, pagesCreated: 2, launches: 1 });
+      hangs = 2;
+      await expect(
+        impatient.withPage((page) => page.goto(`${origin}/hang`).then(() => 'loaded')),
+      ).rejects.toBeInstanceOf(EnvFaultError);
+      expect(impatient.stats().openPages).toBeLessThanOrEqual(1);
+    } finally {
+      await impatient.close();
+      server.closeAllConnections();
+      server.close();
+    }
+    expect(processesInGroups(impatient.launchedProcessGroups)).toEqual([]);
+  });
+
+  it('reports a browser that cannot start as an EnvFaultError from step(), leaving the episode intact', async () => {
+    const env = new WikiNavigatorEnv({ ...SMALL, mode: 'browser', executablePath: '/bin/false' });
+    try {
+      const reset = await env.reset({ seed: 1 }); // QA starts with no page: nothing to launch yet
+      expect(reset.observation).toContain('(No page is open.)');
+      const error = await env.step(`NAVIGATE(${env.currentTask?.goldPath[0]})`).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(EnvFaultError);
+      expect((error as EnvFaultError).message).toMatch(/failed twice: could not launch \/bin\/false/);
+      expect((await env.step('SUBMIT(guess)')).terminated).toBe(true); // the failed step changed nothing
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('launches lazily and leaves no Chromium process behind on close()', async () => {
+    const env = new WikiNavigatorEnv({ ...SMALL, mode: 'browser', poolSize: 2 });
+    const twin = new WikiNavigatorEnv({ ...SMALL, mode: 'browser', poolSize: 2 });
+    try {
+      await env.reset({ seed: 2 });
+      expect(strayChromium(pool)).toEqual([]);
+      await env.step(`NAVIGATE(${env.currentTask?.goldPath[0]})`);
+      await twin.reset({ seed: 3 });
+      await twin.step(`NAVIGATE(${twin.currentTask?.goldPath[0]})`);
+      expect(strayChromium(pool).length).toBeGreaterThan(0);
+      await env.close();
+      expect(strayChromium(pool).length).toBeGreaterThan(0); // the twin still holds the shared browser
+    } finally {
+      await env.close();
+      await twin.close();
+    }
+    expect(strayChromium(pool)).toEqual([]);
+  });
+
+  it('survives a short soak: 24 episodes, 6 envs sharing 2 pages, no error, no leftover', async () => {
+    const report = await runPoolSoak({
+      episodes: 24,
+      poolSize: 2,
+      concurrency: 6,
+      articles: SMALL.articles,
+      recycleAfter: 20,
+      sampleEvery: 6,
+    });
+    expect(report).toMatchObject({ episodes: 24, errors: 0, launches: 1, leftoverProcesses: 0 });
+    expect(report.maxOpenPages).toBeLessThanOrEqual(2);
+    expect(report.pagesRecycled).toBeGreaterThan(0);
+    expect(report.nodeHeapGrowthMb).toBeLessThan(50);
+  });
+});

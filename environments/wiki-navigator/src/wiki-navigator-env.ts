@@ -1,0 +1,671 @@
+import {
+  EnvClosedError,
+  InvalidActionTypeError,
+  InvalidOptionsError,
+  mixSeed,
+  parseToolCall,
+  ResetNeededError,
+  SeededRng,
+} from '@turngym/core';
+import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall, ToolSpec } from '@turngym/spec';
+import type { BrowserPool } from './browser/browser-pool';
+import { retainSharedBrowserPool } from './browser/shared-browser-pool';
+import { articlePath } from './corpus/article';
+import type { Corpus } from './corpus/corpus';
+import { loadCorpus } from './corpus/load-corpus';
+import { parseLineRanges } from './navigation/line-ranges';
+import { formatObservation, withoutMarkers, type LoadedPage, type Note } from './navigation/observation';
+import type { PageLink } from './page/extract-page';
+import { BrowserPageLoader, DirectPageLoader, PageCache, type PageLoader } from './page/page-loader';
+import {
+  acquireCorpusServer,
+  MAX_QUERY_LENGTH,
+  type CorpusServer,
+  type CorpusServerLease,
+} from './server/corpus-server';
+import { exactMatch, tokenF1 } from './tasks/answer-metrics';
+import { taskBankFor } from './tasks/task-bank';
+import type { TaskKind, WikiTask } from './tasks/wiki-task';
+import { validateWikiNavigatorOptions, type WikiNavigatorOptions } from './wiki-navigator-options';
+import { QA_EXAMPLES, QA_TOOLS, qaInstructions, RACE_EXAMPLES, RACE_TOOLS, raceInstructions } from './wiki-tools';
+
+/** Plain dependencies (DESIGN §4: no decorators in envs). */
+export interface WikiNavigatorDependencies {
+  /**
+   * A browser pool shared by many envs; its owner closes it. Without one, browser-mode envs share a
+   * process-wide pool that the last env's `close()` shuts down.
+   */
+  readonly browserPool?: BrowserPool;
+}
+
+/** Longest FIND text: beyond it a "search" is a paste, not a lookup. */
+export const MAX_FIND_LENGTH = 200;
+/** Notes kept at most (lines); the observation shows them all. */
+export const MAX_NOTES = 40;
+
+interface HistoryEntry {
+  readonly page: LoadedPage;
+  readonly top: number;
+}
+
+/** Everything an episode changes; a fork copies it (pages are immutable and shared). */
+interface NavigationState {
+  page: LoadedPage | undefined;
+  top: number;
+  history: HistoryEntry[];
+  notes: Note[];
+  toolCalls: number;
+  findCursor: { text: string; line: number } | undefined;
+  visited: string[];
+}
+
+interface Transition {
+  feedback: string[];
+  reward: number;
+  terminated: boolean;
+  info: Info;
+}
+
+const pageCaches = new WeakMap<CorpusServer, PageCache>();
+
+/** One cache per running server (that is, per corpus), shared by its direct-mode envs; the largest capacity asked wins. */
+function pageCacheFor(server: CorpusServer, capacity: number): PageCache {
+  let cache = pageCaches.get(server);
+  if (!cache || cache.capacity < capacity) {
+    cache = new PageCache(capacity);
+    pageCaches.set(server, cache);
+  }
+  return cache;
+}
+
+const freshState = (): NavigationState => ({
+  page: undefined,
+  top: 1,
+  history: [],
+  notes: [],
+  toolCalls: 0,
+  findCursor: undefined,
+  visited: [],
+});
+
+const copyState = (state: NavigationState): NavigationState => ({
+  ...state,
+  history: state.history.slice(),
+  notes: state.notes.slice(),
+  visited: state.visited.slice(),
+  findCursor: state.findCursor ? { ...state.findCursor } : undefined,
+});
+
+const now = (): number => performance.now();
+
+function quote(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
+}
+
+/**
+ * A search-and-read agent's web browser over an offline encyclopedia (`turngym/wiki-qa-v1`,
+ * `turngym/wiki-race-v1`).
+ *
+ * Pages come from a local HTTP corpus server; in `browser` mode Chromium loads them (Puppeteer, a shared page
+ * pool), in `direct` mode linkedom parses the same HTML, and one extraction function turns either DOM into
+ * numbered lines with link markers. The navigation state (page, window, history, notes, budget) lives here,
+ * not in a tab, so `fork()` is a native snapshot with no browser replay.
+ *
+ * It implements `Env` directly rather than extending core's `BaseEnv`: a native fork must copy the base's
+ * private bookkeeping (seed stream, started/finished), which `BaseEnv` does not expose. The bookkeeping below
+ * follows `BaseEnv` exactly (seeding, order errors, action-type errors, info fields).
+ */
+export class WikiNavigatorEnv implements Env<string, Action> {
+  readonly spec: EnvSpec;
+  readonly options: WikiNavigatorOptions;
+  private readonly dependencies: WikiNavigatorDependencies;
+  private readonly tools: readonly ToolSpec[];
+  private readonly instructions: string;
+  private loadedCorpus: Corpus | undefined;
+  private taskPool: readonly WikiTask[] | undefined;
+
+  private lease: CorpusServerLease | undefined;
+  private leasing: Promise<CorpusServerLease> | undefined;
+  private retainedPool: BrowserPool | undefined;
+  private loader: PageLoader | undefined;
+
+  private seedStream = new SeededRng(0);
+  private episodeSeed: number | undefined;
+  private started = false;
+  private finished = false;
+  private closed = false;
+
+  private task: WikiTask | undefined;
+  private state: NavigationState = freshState();
+
+  constructor(options: Partial<WikiNavigatorOptions> = {}, dependencies: WikiNavigatorDependencies = {}) {
+    this.options = validateWikiNavigatorOptions(options);
+    if (this.options.minHops > this.options.maxHops) {
+      throw new InvalidOptionsError('turngym/wiki-navigator', [
+        `options.minHops (${this.options.minHops}) must not exceed options.maxHops (${this.options.maxHops})`,
+      ]);
+    }
+    this.dependencies = dependencies;
+    const race = this.options.task === 'race';
+    this.tools = race ? RACE_TOOLS : QA_TOOLS;
+    const { toolBudget, windowLines, formatPenalty } = this.options;
+    this.instructions = race
+      ? raceInstructions(toolBudget, windowLines, formatPenalty)
+      : qaInstructions(toolBudget, windowLines, formatPenalty);
+    this.spec = {
+      specificationVersion: 'v1',
+      id: race ? 'turngym/wiki-race-v1' : 'turngym/wiki-qa-v1',
+      summary: race
+        ? 'Reach a target article from a start article by clicking links in an offline encyclopedia.'
+        : 'Answer a (multi-hop) question by searching and reading an offline encyclopedia in a browser.',
+      observationSpace: { type: 'text' },
+      actionSpace: { type: 'tools', tools: this.tools, examples: race ? RACE_EXAMPLES : QA_EXAMPLES },
+      tools: this.tools,
+      maxTurns: toolBudget,
+      rewardRange: [-formatPenalty, 1],
+      docs: race ? RACE_DOCS : QA_DOCS,
+      packageName: PACKAGE.name,
+      packageVersion: PACKAGE.version,
+    };
+  }
+
+  get unwrapped(): Env<string, Action> {
+    return this;
+  }
+
+  /** The corpus (built or read on first use, then shared by every env with the same corpus options). */
+  get corpus(): Corpus {
+    this.loadedCorpus ??= loadCorpus(this.options);
+    return this.loadedCorpus;
+  }
+
+  /** The current task (privileged: the scripted expert and analysis read it; agents must not). */
+  get currentTask(): WikiTask | undefined {
+    return this.task;
+  }
+
+  /** A task of this env's corpus by id (privileged). */
+  taskById(id: string): WikiTask | undefined {
+    return taskBankFor(this.corpus).get(id);
+  }
+
+  /** The tasks `reset()` draws from with these options (computed once: the options and the corpus are fixed). */
+  availableTasks(): readonly WikiTask[] {
+    if (!this.taskPool) {
+      const kinds: TaskKind[] = this.options.task === 'race' ? ['race'] : this.options.questionTypes;
+      this.taskPool = taskBankFor(this.corpus).tasks({
+        kinds,
+        split: this.options.split,
+        minHops: this.options.minHops,
+        maxHops: this.options.maxHops,
+      });
+    }
+    return this.taskPool;
+  }
+
+  /** The page open now (undefined before the first page of a QA episode). */
+  get currentPage(): LoadedPage | undefined {
+    return this.state.page;
+  }
+
+  async reset(args: ResetArgs = {}): Promise<ResetResult<string>> {
+    this.assertOpen();
+    if (args.seed !== undefined) {
+      if (!Number.isInteger(args.seed)) throw new RangeError(`reset(): seed must be an integer, got ${args.seed}`);
+      this.seedStream = new SeededRng(args.seed);
+    }
+    const seed = args.seed ?? this.seedStream.deriveSeed();
+    if (args.seed !== undefined) this.seedStream.deriveSeed(); // as BaseEnv: reset() after reset({seed}) moves on
+    const start = now();
+    const task = this.chooseTask(seed, args.options);
+    const state = freshState();
+    if (task.kind === 'race') {
+      state.page = await this.load(articlePath(task.start as string));
+      state.visited.push(state.page.view.title);
+    }
+    this.episodeSeed = seed;
+    this.task = task;
+    this.state = state;
+    this.started = true;
+    this.finished = false;
+    const observation = this.observe([]);
+    const info: Info = {
+      instructions: this.instructions,
+      anchor: this.anchor(),
+      cost: { toolCalls: 0, llmTokens: 0, wallMs: now() - start },
+      taskId: task.id,
+      taskKind: task.kind,
+      hops: task.hops,
+      split: task.split,
+      toolCallsLeft: this.options.toolBudget,
+    };
+    return { observation, info };
+  }
+
+  async step(action: Action): Promise<StepResult<string>> {
+    this.assertOpen();
+    if (!this.started) throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
+    if (this.finished)
+      throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
+    if (
+      typeof action !== 'string' &&
+      !(typeof action === 'object' && action !== null && typeof (action as ToolCall).name === 'string')
+    ) {
+      throw new InvalidActionTypeError(this.spec.id, 'a string or a tool call { name, arguments }', action);
+    }
+    const start = now();
+    const fingerprint = this.fingerprint(action);
+    const transition = await this.transition(action as string | ToolCall);
+    this.state.toolCalls += 1;
+    const task = this.task as WikiTask;
+    let { reward } = transition;
+    const { terminated } = transition;
+    const info: Info = { ...transition.info };
+    let truncated = false;
+    const feedback = transition.feedback;
+    if (!terminated && this.state.toolCalls >= this.options.toolBudget) {
+      truncated = true;
+      info.truncatedBy = 'tool-calls';
+      if (task.kind !== 'race') {
+        reward = -this.options.formatPenalty; // ended without an answer (ALGORITHMS.md §0)
+        feedback.push(`Out of tool calls without an answer. The episode is over (reward ${reward}).`);
+      } else {
+        feedback.push(`Out of tool calls before reaching "${task.target}". The episode is over.`);
+      }
+    }
+    if (terminated || truncated) {
+      this.finished = true;
+      info.success ??= false;
+      info.goldAnswers = [...task.answers];
+      info.goldPath = [...task.goldPath];
+    }
+    info.page = this.state.page?.view.title ?? null;
+    info.toolCallsLeft = this.options.toolBudget - this.state.toolCalls;
+    info.fingerprint = fingerprint;
+    info.anchor = this.anchor();
+    info.cost = { toolCalls: 1, llmTokens: 0, wallMs: now() - start };
+    return { observation: this.observe(feedback), reward, terminated, truncated, info };
+  }
+
+  /** A native snapshot: same task, page, window, history, notes and budget; no page is reloaded. */
+  async fork(): Promise<Env<string, Action>> {
+    this.assertOpen();
+    const twin = new WikiNavigatorEnv(this.options, this.dependencies);
+    twin.loadedCorpus = this.loadedCorpus;
+    twin.taskPool = this.taskPool;
+    twin.seedStream = this.seedStream.clone();
+    twin.episodeSeed = this.episodeSeed;
+    twin.started = this.started;
+    twin.finished = this.finished;
+    twin.task = this.task;
+    twin.state = copyState(this.state);
+    return twin;
+  }
+
+  /**
+   * The action type and its abstract target, evaluated against the current state: `SEARCH`,
+   * `NAVIGATE(person)` (the target's article type, or `missing`), `CLICK(infobox)` (where the link sits:
+   * infobox, lead, body, results; `none` if there is no such link), `FIND`, `SCROLL`, `SAVE_LINE_IDS`, `BACK`,
+   * `SUBMIT`, or `INVALID`.
+   */
+  fingerprint(action: Action): string {
+    if (typeof action !== 'string' && (typeof action !== 'object' || action === null)) return 'INVALID';
+    const parsed = parseToolCall(action as string | ToolCall, this.tools);
+    if (!parsed.ok) return 'INVALID';
+    const { name, arguments: args } = parsed.call;
+    if (name === 'NAVIGATE') return `NAVIGATE(${this.corpus.get(String(args.title))?.type ?? 'missing'})`;
+    if (name === 'CLICK') return `CLICK(${this.findLink(String(args.link))?.region ?? 'none'})`;
+    return name;
+  }
+
+  /** The abstract location: `<article type>#<section at the top of the window>`, e.g. `person#early-life`. */
+  anchor(): string {
+    const page = this.state.page;
+    if (!page) return 'start#question';
+    const line = page.view.lines[this.state.top - 1];
+    return `${page.view.type}#${line?.section ?? 'empty'}`;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.loader = undefined;
+    const pool = this.retainedPool;
+    this.retainedPool = undefined;
+    const leasing = this.leasing;
+    this.leasing = undefined;
+    this.lease = undefined;
+    if (pool) await pool.release();
+    if (leasing) await (await leasing.catch(() => undefined))?.release();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EnvClosedError(this.spec.id);
+  }
+
+  private chooseTask(seed: number, options: Record<string, unknown> | undefined): WikiTask {
+    const unknown = Object.keys(options ?? {}).filter((key) => key !== 'taskId');
+    if (unknown.length > 0)
+      throw new InvalidOptionsError(`${this.spec.id} reset()`, [
+        `options has unknown field "${unknown[0]}"; allowed fields: taskId`,
+      ]);
+    const taskId = options?.taskId;
+    if (taskId !== undefined) {
+      const task = typeof taskId === 'string' ? this.taskById(taskId) : undefined;
+      const expected = this.options.task === 'race' ? 'race' : 'question';
+      if (!task || (task.kind === 'race') !== (this.options.task === 'race')) {
+        throw new InvalidOptionsError(`${this.spec.id} reset()`, [
+          `options.taskId: no ${expected} task ${JSON.stringify(taskId)} in this corpus`,
+        ]);
+      }
+      return task;
+    }
+    const tasks = this.availableTasks();
+    if (tasks.length === 0) {
+      throw new InvalidOptionsError(this.spec.id, [
+        `no ${this.options.split} task with ${this.options.minHops}–${this.options.maxHops} hops${this.options.task === 'qa' ? ` of types ${this.options.questionTypes.join(', ')}` : ''} in ${this.corpus.description.name}`,
+      ]);
+    }
+    // Mixed first: xoroshiro's first draws from neighbouring small seeds are close, and would pick one task.
+    return new SeededRng(mixSeed('wiki-navigator-task', seed)).pick(tasks);
+  }
+
+  private observe(feedback: readonly string[]): string {
+    const task = this.task as WikiTask;
+    return formatObservation({
+      header: task.kind === 'race' ? `Race: ${task.question}` : `Question: ${task.question}`,
+      feedback,
+      page: this.state.page,
+      top: this.state.top,
+      windowLines: this.options.windowLines,
+      notes: this.state.notes,
+      toolCallsLeft: this.options.toolBudget - this.state.toolCalls,
+      toolBudget: this.options.toolBudget,
+    });
+  }
+
+  private async ensureLoader(): Promise<PageLoader> {
+    if (this.loader) return this.loader;
+    this.leasing ??= acquireCorpusServer(this.corpus);
+    const lease = await this.leasing;
+    this.assertOpen();
+    this.lease = lease;
+    const origin = (): string => lease.server.origin;
+    if (this.options.mode === 'browser') {
+      let pool = this.dependencies.browserPool;
+      if (!pool) {
+        pool = retainSharedBrowserPool({
+          size: this.options.poolSize,
+          taskTimeoutMs: this.options.pageTimeoutMs,
+          ...(this.options.executablePath ? { executablePath: this.options.executablePath } : {}),
+        });
+        this.retainedPool = pool;
+      }
+      this.loader = new BrowserPageLoader(pool, origin);
+    } else {
+      this.loader = new DirectPageLoader(
+        origin,
+        this.options.pageTimeoutMs,
+        this.options.pageCache > 0 ? pageCacheFor(lease.server, this.options.pageCache) : undefined,
+      );
+    }
+    return this.loader;
+  }
+
+  private async load(path: string): Promise<LoadedPage> {
+    const loader = await this.ensureLoader();
+    const view = await loader.load(path);
+    return { path, view };
+  }
+
+  /** The link a CLICK argument means: `3` / `#3`, else a label (case-insensitive), else a title. */
+  private findLink(argument: string): (PageLink & { number: number }) | undefined {
+    const page = this.state.page;
+    if (!page) return undefined;
+    const links = page.view.links;
+    const text = argument.trim();
+    const numbered = /^\[?#?(\d+)\]?$/.exec(text);
+    if (numbered) {
+      const number = Number(numbered[1]);
+      const link = links[number - 1];
+      return link ? { ...link, number } : undefined;
+    }
+    const lower = withoutMarkers(text).toLowerCase();
+    let index = links.findIndex((link) => link.label.toLowerCase() === lower);
+    if (index < 0) {
+      const resolved = this.corpus.resolve(text);
+      index = links.findIndex(
+        (link) =>
+          link.target.toLowerCase() === lower ||
+          (resolved !== undefined && this.corpus.resolve(link.target) === resolved),
+      );
+    }
+    return index >= 0 ? { ...(links[index] as PageLink), number: index + 1 } : undefined;
+  }
+
+  /** Opens a page: the old one goes on the history, the window goes to the top. */
+  private open(page: LoadedPage): void {
+    if (this.state.page) this.state.history.push({ page: this.state.page, top: this.state.top });
+    this.state.page = page;
+    this.state.top = 1;
+    this.state.findCursor = undefined;
+    if (page.view.kind === 'article') this.state.visited.push(page.view.title);
+  }
+
+  private ordinary(feedback: string, info: Info = {}): Transition {
+    return { feedback: [feedback], reward: 0, terminated: false, info: { ...info, feedback } };
+  }
+
+  private invalid(feedback: string): Transition {
+    return {
+      feedback: [`Invalid action: ${feedback}`],
+      reward: -this.options.formatPenalty,
+      terminated: false,
+      info: { invalidAction: true, feedback },
+    };
+  }
+
+  /** What one call does. A page load that fails twice throws `EnvFaultError` with the state untouched. */
+  private async transition(action: string | ToolCall): Promise<Transition> {
+    const parsed = parseToolCall(action, this.tools);
+    if (!parsed.ok) return this.invalid(parsed.feedback);
+    const { name, arguments: args } = parsed.call;
+    const task = this.task as WikiTask;
+    const page = this.state.page;
+    const needsPage = name === 'CLICK' || name === 'FIND' || name === 'SCROLL' || name === 'SAVE_LINE_IDS';
+    if (needsPage && !page)
+      return this.ordinary(`${name}: no page is open yet. Open one with SEARCH(query) or NAVIGATE(title).`);
+
+    switch (name) {
+      case 'SEARCH': {
+        let query = String(args.query).replace(/\s+/g, ' ').trim();
+        if (!query) return this.ordinary('SEARCH needs words to look for, e.g. SEARCH(Glass Orchard).');
+        const notes: string[] = [];
+        if (query.length > MAX_QUERY_LENGTH) {
+          query = query.slice(0, MAX_QUERY_LENGTH);
+          notes.push(`(query cut to its first ${MAX_QUERY_LENGTH} characters)`);
+        }
+        const results = await this.load(`/search?q=${encodeURIComponent(query)}`);
+        this.open(results);
+        const count = results.view.links.length;
+        return this.ordinary(
+          `SEARCH ${quote(query)}: ${count === 0 ? 'no results' : `${count} results`}${notes.length ? ` ${notes.join(' ')}` : ''}.`,
+        );
+      }
+      case 'NAVIGATE': {
+        const requested = String(args.title);
+        const title = this.corpus.resolve(requested);
+        if (title === undefined) {
+          const similar = requested.trim() ? this.corpus.similarTitles(requested, 5) : [];
+          return this.ordinary(
+            `NAVIGATE: no article titled ${quote(requested)}.${similar.length > 0 ? ` Similar titles: ${similar.join('; ')}.` : ''}`,
+          );
+        }
+        const opened = await this.load(articlePath(title));
+        this.open(opened);
+        return this.ordinary(`Opened ${quote(opened.view.title, 100)}.`);
+      }
+      case 'CLICK': {
+        const link = this.findLink(String(args.link));
+        if (!link) {
+          return this.ordinary(
+            `CLICK: no link ${quote(String(args.link))} on this page. Links look like [#3 Morrow Bay]: CLICK(3) or CLICK(Morrow Bay).`,
+          );
+        }
+        const target = this.corpus.resolve(link.target);
+        if (target === undefined)
+          return this.ordinary(
+            `CLICK: [#${link.number} ${link.label}] leads to ${quote(link.target)}, which has no article (a red link).`,
+          );
+        const opened = await this.load(articlePath(target));
+        this.open(opened);
+        if (task.kind === 'race' && opened.view.title === task.target) {
+          const feedback = `Followed [#${link.number} ${link.label}] and reached the target ${quote(task.target as string, 100)}. You win!`;
+          return { feedback: [feedback], reward: 1, terminated: true, info: { success: true, feedback } };
+        }
+        return this.ordinary(`Followed [#${link.number} ${link.label}] to ${quote(opened.view.title, 100)}.`);
+      }
+      case 'FIND': {
+        const text = String(args.text).replace(/\s+/g, ' ').trim();
+        if (!text) return this.ordinary('FIND needs text to look for, e.g. FIND(Born).');
+        if (text.length > MAX_FIND_LENGTH)
+          return this.ordinary(
+            `FIND: the text is ${text.length} characters long; look for at most ${MAX_FIND_LENGTH}.`,
+          );
+        const needle = text.toLowerCase();
+        const lines = (page as LoadedPage).view.lines;
+        const matches: number[] = [];
+        lines.forEach((line, i) => {
+          if (withoutMarkers(line.text).toLowerCase().includes(needle)) matches.push(i + 1);
+        });
+        if (matches.length === 0) return this.ordinary(`FIND ${quote(text)}: not on this page.`);
+        const cursor = this.state.findCursor;
+        const after = cursor && cursor.text === needle ? cursor.line + 1 : this.state.top;
+        const line = matches.find((match) => match >= after) ?? (matches[0] as number);
+        this.state.top = line;
+        this.state.findCursor = { text: needle, line };
+        const shown = matches
+          .slice(0, 8)
+          .map((match) => `L${match}`)
+          .join(', ');
+        return this.ordinary(
+          `FIND ${quote(text)}: ${matches.length} matching line${matches.length === 1 ? '' : 's'} (${shown}${matches.length > 8 ? ', …' : ''}); showing from L${line}.`,
+        );
+      }
+      case 'SCROLL': {
+        const to = String(args.to).trim().toLowerCase();
+        const total = (page as LoadedPage).view.lines.length;
+        const window = this.options.windowLines;
+        const last = Math.max(1, total - window + 1);
+        let top: number;
+        if (to === 'down') top = Math.min(this.state.top + window, last);
+        else if (to === 'up') top = Math.max(1, this.state.top - window);
+        else if (to === 'top') top = 1;
+        else if (to === 'bottom') top = last;
+        else if (/^l?\d+$/.test(to)) top = Math.min(Math.max(1, Number(to.replace(/^l/, ''))), Math.max(1, total));
+        else
+          return this.invalid(
+            `SCROLL takes "down", "up", "top", "bottom" or a line number, not ${quote(String(args.to))}.`,
+          );
+        if (top === this.state.top)
+          return this.ordinary(
+            `SCROLL ${to}: the window did not move (lines ${top}–${Math.min(total, top + window - 1)} of ${total}).`,
+          );
+        this.state.top = top;
+        return this.ordinary(`SCROLL ${to}: showing from L${top}.`);
+      }
+      case 'SAVE_LINE_IDS': {
+        const parsedRanges = parseLineRanges(String(args.ranges), MAX_NOTES);
+        if (!parsedRanges.ok) return this.invalid(parsedRanges.feedback);
+        const view = (page as LoadedPage).view;
+        const missing = parsedRanges.lines.filter((line) => line > view.lines.length);
+        const saved: number[] = [];
+        let full = false;
+        for (const line of parsedRanges.lines) {
+          if (line > view.lines.length) continue;
+          if (this.state.notes.some((note) => note.title === view.title && note.line === line)) continue;
+          if (this.state.notes.length >= MAX_NOTES) {
+            full = true;
+            break;
+          }
+          this.state.notes.push({
+            title: view.title,
+            line,
+            text: withoutMarkers((view.lines[line - 1] as { text: string }).text),
+          });
+          saved.push(line);
+        }
+        const parts = [`SAVE_LINE_IDS: saved ${saved.length} line${saved.length === 1 ? '' : 's'}.`];
+        if (missing.length > 0)
+          parts.push(
+            `The page has ${view.lines.length} lines; L${missing[0]}${missing.length > 1 ? ' and more' : ''} do not exist.`,
+          );
+        if (full) parts.push(`Notes are full (${MAX_NOTES} lines).`);
+        return this.ordinary(parts.join(' '));
+      }
+      case 'BACK': {
+        const previous = this.state.history.pop();
+        if (!previous) return this.ordinary('BACK: there is no previous page.');
+        this.state.page = previous.page;
+        this.state.top = previous.top;
+        this.state.findCursor = undefined;
+        return this.ordinary(`Back to ${quote(previous.page.view.title, 100)}.`);
+      }
+      case 'SUBMIT': {
+        const answer = String(args.answer).trim();
+        const em = exactMatch(answer, task.answers);
+        const f1 = tokenF1(answer, task.answers);
+        const reward = this.options.reward === 'em' ? em : f1;
+        const feedback =
+          em === 1
+            ? `Answer ${quote(answer)} is correct.`
+            : `Answer ${quote(answer)} is not correct (F1 ${f1.toFixed(2)}). The episode is over.`;
+        return {
+          feedback: [feedback],
+          reward,
+          terminated: true,
+          info: { success: em === 1, answer, em, f1, feedback },
+        };
+      }
+      default:
+        return this.invalid(`unknown tool ${name}`);
+    }
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE = require('../package.json') as { name: string; version: string };
+
+const COMMON_OBSERVATION =
+  'Text: the task, what the last call did, a window of the current page as numbered lines (L1, L2, …) with links written [#k label], the saved notes, and the tool calls left.';
+
+const QA_DOCS: EnvSpec['docs'] = {
+  description:
+    'A search-and-read agent answers questions over an offline encyclopedia (a seeded synthetic one by default, or a JSONL corpus) served on 127.0.0.1 and read through Chromium (mode "browser") or linkedom (mode "direct"): single-hop facts and 2–4-hop bridge and comparison questions with gold answers and gold paths.',
+  actionSpace:
+    'Tools: SEARCH(query), NAVIGATE(title), CLICK(link), FIND(text), SCROLL(to), SAVE_LINE_IDS(ranges), BACK, SUBMIT(answer); text syntax NAME(arg) or NAME({json}), or function calls.',
+  observationSpace: COMMON_OBSERVATION,
+  rewards:
+    'SUBMIT: exact match (default) or token F1 against the gold answers after SQuAD normalisation. −formatPenalty (0.2) for a malformed call and for running out of calls without an answer.',
+  startingState: 'The question of the task drawn by the seed from the split; no page open.',
+  episodeEnd:
+    'Terminates on SUBMIT (info.success = exact match); truncates when the tool-call budget (default 10) is spent.',
+  arguments:
+    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), questionTypes, minHops (1), maxHops (4), toolBudget (10), windowLines (30), reward (em), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath.',
+  versionHistory: 'v1: first version.',
+};
+
+const RACE_DOCS: EnvSpec['docs'] = {
+  description:
+    'A navigation race in an offline encyclopedia: reach a target article from a start article by clicking links (shortest path 2–4 clicks).',
+  actionSpace: 'Tools: CLICK(link), FIND(text), SCROLL(to), BACK.',
+  observationSpace: COMMON_OBSERVATION,
+  rewards: '1 when the target opens; −formatPenalty (0.2) for a malformed call; else 0.',
+  startingState: 'The start article of the race drawn by the seed from the split.',
+  episodeEnd:
+    'Terminates when the target opens (info.success = true); truncates when the tool-call budget (default 10) is spent.',
+  arguments:
+    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), minHops (1), maxHops (4), toolBudget (10), windowLines (30), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath.',
+  versionHistory: 'v1: first version.',
+};
