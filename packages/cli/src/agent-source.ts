@@ -1,7 +1,7 @@
 import { RandomAgent, TurnGymError, type Registry } from '@turngym/core';
 import type { Agent, Env } from '@turngym/spec';
 import { UsageError } from './cli-errors';
-import { loadLlm } from './optional-modules';
+import { loadLlm, loadLm } from './optional-modules';
 
 /** Where the agents of a run come from: one fresh agent per episode, all from the same source. */
 export interface AgentSource {
@@ -48,6 +48,8 @@ export function resolveAgentSource(
 
 function chatModelSource(spec: string, settings: ChatModelSettings): AgentSource {
   const llm = loadLlm();
+  // `local:<checkpoint>` runs the tfjs LM in-process; its provider is registered only when asked for (tfjs loads).
+  if (spec.startsWith('local:')) loadLm().registerLocalChatModelProvider();
   let model: ReturnType<typeof llm.createChatModel>;
   try {
     model = llm.createChatModel(spec, {

@@ -22,6 +22,18 @@ const BAD_INPUT_CODES = new Set([
   'INVALID_ACTION_TYPE',
   'PLUGIN_LOAD',
   'INVALID_MODEL_SPEC',
+  // @turngym/lm: a checkpoint, tokenizer, adapter, backend or prompt the command line named is wrong.
+  'INVALID_CHECKPOINT',
+  'UNSUPPORTED_ARCHITECTURE',
+  'TOKENIZER_MISMATCH',
+  'CONTEXT_LENGTH_EXCEEDED',
+  'BACKEND_UNAVAILABLE',
+  'ADAPTER_NOT_FOUND',
+  // @turngym/leaderboard: a suite, result or preflight the command line named is wrong.
+  'PREFLIGHT',
+  'INVALID_SUITE',
+  'RUN_MISMATCH',
+  'INVALID_RESULT',
 ]);
 
 export const EXIT_OK = 0;

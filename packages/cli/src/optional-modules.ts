@@ -1,14 +1,16 @@
 import type * as Llm from '@turngym/llm';
+import type * as Lm from '@turngym/lm';
 import type * as Server from '@turngym/server';
 import { UsageError } from './cli-errors';
 
 /**
- * @turngym/server and @turngym/llm are loaded only by the commands that need them (`serve`, `check --remote`,
- * a chat-model agent), so `turngym list` does not pay for `ws` and `openai` at start-up. The types are the
- * packages' own.
+ * @turngym/server, @turngym/llm and @turngym/lm are loaded only by the commands that need them (`serve`,
+ * `check --remote`, a chat-model agent, `lm`, `serve-model`), so `turngym list` does not pay for `ws`, `openai`
+ * or tfjs at start-up. The types are the packages' own.
  */
 export type ServerModule = typeof Server;
 export type LlmModule = typeof Llm;
+export type LmModule = typeof Lm;
 
 function load<T>(name: string, purpose: string): T {
   try {
@@ -29,4 +31,8 @@ export function loadServer(): ServerModule {
 
 export function loadLlm(): LlmModule {
   return load<LlmModule>('@turngym/llm', 'A chat-model agent');
+}
+
+export function loadLm(): LmModule {
+  return load<LmModule>('@turngym/lm', 'This command');
 }

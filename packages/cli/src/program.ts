@@ -7,11 +7,13 @@ import { registerCheckCommand } from './commands/check-command';
 import { registerInfoCommand } from './commands/info-command';
 import { registerLeaderboardCommand } from './commands/leaderboard-command';
 import { registerListCommand } from './commands/list-command';
+import { registerLmCommand } from './commands/lm-command';
 import { registerNewEnvCommand } from './commands/new-env-command';
 import { registerPlayCommand } from './commands/play-command';
 import { registerQuickstartCommand } from './commands/quickstart-command';
 import { registerRunCommand } from './commands/run-command';
 import { registerServeCommand } from './commands/serve-command';
+import { registerServeModelCommand } from './commands/serve-model-command';
 import { collect } from './parse-arguments';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,6 +40,8 @@ export function createProgram(context: CliContext): Command {
   registerPlayCommand(program, context);
   registerRunCommand(program, context);
   registerServeCommand(program, context);
+  registerServeModelCommand(program, context);
+  registerLmCommand(program, context);
   registerNewEnvCommand(program, context);
   registerBenchCommand(program, context);
   registerLeaderboardCommand(program, context);

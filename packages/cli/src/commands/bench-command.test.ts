@@ -136,7 +136,9 @@ describe('turngym bench / leaderboard / quickstart', () => {
     expect(existsSync(join(out, 'leaderboard.md'))).toBe(true);
     const again = captureIo();
     expect(await runCli(['quickstart', '--suite', suiteFile, '--out', out], again)).toBe(0);
-    expect(again.output().stderr).toContain('reusing tiny-v1--random: all 2 episodes are done (--fresh runs them again)');
+    expect(again.output().stderr).toContain(
+      'reusing tiny-v1--random: all 2 episodes are done (--fresh runs them again)',
+    );
   });
 
   it('bench --list shows the built-in suites', async () => {

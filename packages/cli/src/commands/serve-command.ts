@@ -3,25 +3,13 @@ import type { CliContext, GlobalOptions } from '../cli-context';
 import { writeLine } from '../cli-io';
 import { loadServer } from '../optional-modules';
 import { parsePort, parsePositiveInteger } from '../parse-arguments';
+import { untilSignal } from '../until-signal';
 
 interface ServeOptions {
   port: number;
   host: string;
   maxSessions?: number;
   token?: string;
-}
-
-/** Resolves on the first SIGINT or SIGTERM, and stops listening for them. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export function registerServeCommand(program: Command, context: CliContext): void {

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../cli-context';
+import { writeLine } from '../cli-io';
+import { loadLm } from '../optional-modules';
+import { parsePort } from '../parse-arguments';
+import { untilSignal } from '../until-signal';
+
+interface ServeModelCommandOptions {
+  checkpoint: string;
+  port: number;
+  host: string;
+  backend?: string;
+  modelName?: string;
+  adapter?: string;
+}
+
+/** `turngym serve-model`: a local checkpoint behind an OpenAI-compatible API, until SIGINT/SIGTERM. */
+export function registerServeModelCommand(program: Command, context: CliContext): void {
+  program
+    .command('serve-model')
+    .description(
+      'serve a tfjs LM checkpoint as an OpenAI-compatible API (/v1/chat/completions, /v1/completions, /v1/models)',
+    )
+    .requiredOption('--checkpoint <dir>', 'checkpoint directory or tiny-1m|tiny-8m|tiny-30m')
+    .option('--port <port>', 'TCP port (0: any free port)', parsePort, 8000)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--model-name <name>', 'the name clients send as `model`')
+    .option('--adapter <name>', 'LoRA adapter from the checkpoint')
+    .action(async (options: ServeModelCommandOptions) => {
+      const signal = untilSignal();
+      const server = await loadLm().serveModel({
+        checkpoint: options.checkpoint,
+        port: options.port,
+        host: options.host,
+        ...(options.backend ? { backend: options.backend as never } : {}),
+        ...(options.modelName ? { modelName: options.modelName } : {}),
+        ...(options.adapter ? { adapter: options.adapter } : {}),
+      });
+      writeLine(context.io.stdout, `serving ${options.checkpoint} at ${server.baseURL} (OpenAI-compatible)`);
+      const received = await signal;
+      context.io.stderr.write(`${received}: closing the model server\n`);
+      await server.close();
+    });
+}
