@@ -89,11 +89,13 @@ describe('installing one environment package on its own', () => {
     );
     const files = readdirSync(tarballs).map((file) => join(tarballs, file));
     run('npm', ['install', ...files, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error'], project);
-    // Only what was asked for (and third-party dependencies) is installed: no CLI, server or LLM package.
+    // Only what was asked for and what it depends on is installed: no CLI or server; llm only because
+    // env-seller's LLM roles need it.
     expect(readdirSync(join(project, 'node_modules', '@turngym')).sort()).toEqual(
       [
         'core',
         'spec',
+        'llm',
         ...envPackages.filter((name) => name.startsWith('@turngym/')).map((name) => name.slice('@turngym/'.length)),
       ].sort(),
     );

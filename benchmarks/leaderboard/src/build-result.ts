@@ -1,7 +1,6 @@
-import { mean } from '@turngym/core';
+import { mean, type EpisodeOutcome } from '@turngym/core';
 import { BENCH_RESULT_SCHEMA_ID, type BenchResult, type EnvResult, type EpisodeMetrics } from './bench-result';
 import { DEFAULT_RESAMPLES, summarizeMacroMean, summarizeMetrics } from './bootstrap';
-import type { PlayedEpisode } from './play-episode';
 import type { PreflightPlan } from './preflight';
 import type { JournalEntry, RunManifest } from './run-directory';
 import type { LoadedSuite } from './suite';
@@ -24,7 +23,7 @@ export interface BuildResultInput {
   resamples?: number;
 }
 
-const METRICS: Record<keyof EpisodeMetrics, (outcome: PlayedEpisode) => number> = {
+const METRICS: Record<keyof EpisodeMetrics, (outcome: EpisodeOutcome) => number> = {
   success: (outcome) => (outcome.success ? 1 : 0),
   reward: (outcome) => outcome.totalReward,
   turns: (outcome) => outcome.turns,
@@ -47,7 +46,7 @@ function shorten(message: string): string {
 export function buildBenchResult(input: BuildResultInput): BenchResult {
   const resamples = input.resamples ?? DEFAULT_RESAMPLES;
   const suiteId = input.suite.id;
-  const outcomesByEnv: PlayedEpisode[][] = [];
+  const outcomesByEnv: EpisodeOutcome[][] = [];
   const envs = input.plan.envs.map((env): EnvResult => {
     const entries = env.episodes.map((episode) => {
       const entry = input.journal.get(episode.key);

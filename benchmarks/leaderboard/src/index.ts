@@ -26,7 +26,6 @@ export {
   summarizeMacroMean,
   type MetricSummary,
 } from './bootstrap';
-export { playEpisode, type PlayedEpisode } from './play-episode';
 export {
   playEpisodes,
   runAgentEpisodes,

@@ -1,5 +1,6 @@
 import {
   MemoryRecordSink,
+  runEpisode,
   type EnvDependencies,
   type EpisodeOutcome,
   type EpisodeRecord,
@@ -7,7 +8,6 @@ import {
   type Registry,
 } from '@turngym/core';
 import type { Agent, Env } from '@turngym/spec';
-import { playEpisode, type PlayedEpisode } from './play-episode';
 import type { PlannedEpisode } from './suite';
 
 /** Where the agents of a run come from: one fresh agent per episode, all from the same source. */
@@ -20,7 +20,7 @@ export interface AgentSource {
 
 /** What became of one planned episode. `records` are the recorder's records of it (when recording). */
 export type EpisodeResult =
-  | { status: 'ok'; episode: PlannedEpisode; outcome: PlayedEpisode; records: EpisodeRecord[] }
+  | { status: 'ok'; episode: PlannedEpisode; outcome: EpisodeOutcome; records: EpisodeRecord[] }
   | { status: 'errored'; episode: PlannedEpisode; error: unknown; records: EpisodeRecord[] };
 
 export interface PlayEpisodesOptions {
@@ -72,7 +72,7 @@ export async function playEpisodes(run: PlayEpisodesOptions): Promise<void> {
         const agent = run.agent.create({ env, seed: episode.seed });
         let result: EpisodeResult;
         try {
-          const outcome = await playEpisode(env, agent, episode.seed, episode.resetOptions);
+          const outcome = await runEpisode(env, agent, episode.seed, episode.resetOptions);
           result = { status: 'ok', episode, outcome, records: buffer.records.splice(0) };
         } catch (error) {
           if (!run.isEpisodeError?.(error)) throw error;

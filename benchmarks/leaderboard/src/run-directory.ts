@@ -1,8 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EpisodeRecord } from '@turngym/core';
+import type { EpisodeOutcome, EpisodeRecord } from '@turngym/core';
 import type { EpisodeError } from './bench-result';
-import type { PlayedEpisode } from './play-episode';
 
 export const RUN_MANIFEST_SCHEMA_ID = 'turngym.bench-run/v1';
 
@@ -29,7 +28,7 @@ export interface JournalEntry {
   envId: string;
   seed: number;
   status: 'ok' | 'errored';
-  outcome?: PlayedEpisode;
+  outcome?: EpisodeOutcome;
   error?: EpisodeError;
   /** The `episodeId`s of its records in records.jsonl. */
   recordIds: string[];

@@ -1,4 +1,15 @@
-import { LanguageModel, TINY_CONFIGS, Trainer, isBackendAvailable, parameterCount, tf, tokenCrossEntropyLoss, useBackend, type ModelConfig, type TinyConfigName } from '@turngym/lm';
+import {
+  LanguageModel,
+  TINY_CONFIGS,
+  Trainer,
+  isBackendAvailable,
+  parameterCount,
+  tf,
+  tokenCrossEntropyLoss,
+  useBackend,
+  type ModelConfig,
+  type TinyConfigName,
+} from '@turngym/lm';
 
 /**
  * @turngym/lm throughput: training tokens/s (forward + backward + Adam, full fine-tuning) and generation
@@ -7,7 +18,8 @@ import { LanguageModel, TINY_CONFIGS, Trainer, isBackendAvailable, parameterCoun
  * tfjs bytes per parameter during training (weights + Adam moments + the step's peak activations).
  * The cpu backend is ~30× slower than wasm, so it trains on a smaller batch (stated in the table).
  */
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Median GFLOP/s of an n×n×n float32 matmul. */
 async function matmulCeiling(size: number, durationMs: number): Promise<number> {
@@ -38,9 +50,16 @@ interface TrainingFigures {
   bytesPerParameter: number;
 }
 
-async function training(config: ModelConfig, batch: number, length: number, durationMs: number): Promise<TrainingFigures> {
+async function training(
+  config: ModelConfig,
+  batch: number,
+  length: number,
+  durationMs: number,
+): Promise<TrainingFigures> {
   const model = LanguageModel.create(config, { seed: 1 });
-  const rows = Array.from({ length: batch }, (_, b) => ({ tokens: Array.from({ length }, (_, t) => (b * 31 + t * 7) % 256) }));
+  const rows = Array.from({ length: batch }, (_, b) => ({
+    tokens: Array.from({ length }, (_, t) => (b * 31 + t * 7) % 256),
+  }));
   const trainer = new Trainer(model, { base: true, learningRate: 1e-4 });
   const before = tf.memory().numBytes;
   const profile = await tf.profile(async () => {
@@ -60,12 +79,18 @@ async function training(config: ModelConfig, batch: number, length: number, dura
   trainer.dispose();
   model.dispose();
   const tokensPerSecond = (steps * batch * length) / seconds;
-  return { tokensPerSecond, gflops: (tokensPerSecond * trainingFlopsPerToken(config, length)) / 1e9, bytesPerParameter };
+  return {
+    tokensPerSecond,
+    gflops: (tokensPerSecond * trainingFlopsPerToken(config, length)) / 1e9,
+    bytesPerParameter,
+  };
 }
 
 async function generation(config: ModelConfig, batch: number, maxTokens: number): Promise<number> {
   const model = LanguageModel.create(config, { seed: 2 });
-  const requests = Array.from({ length: batch }, (_, b) => ({ tokens: Array.from({ length: 16 }, (_, t) => (b * 13 + t * 5) % 256) }));
+  const requests = Array.from({ length: batch }, (_, b) => ({
+    tokens: Array.from({ length: 16 }, (_, t) => (b * 13 + t * 5) % 256),
+  }));
   model.generate(requests, { maxTokens: 2, stopTokenIds: [] }); // warm-up
   const start = performance.now();
   const results = model.generate(requests, { maxTokens, stopTokenIds: [], seed: 1 });

@@ -1,4 +1,4 @@
-import { RandomAgent, SeededRng, summarize, type EpisodeOutcome, type Interval } from '@turngym/core';
+import { RandomAgent, runEpisode, SeededRng, summarize, type EpisodeOutcome, type Interval } from '@turngym/core';
 import type { Action, Agent } from '@turngym/spec';
 import { searchFixedSequence, type SequenceTask } from './fixed-sequence-search';
 import { MctsAgent } from './mcts-agent';
@@ -40,42 +40,13 @@ function spread(size: number, count: number): number[] {
   return Array.from({ length: n }, (_, index) => Math.floor((index * size) / n));
 }
 
-/** One episode of `agent` on test task `taskId` (runEpisode takes a seed only; this pins the task too). */
-async function playTask(env: SellerEnv, agent: Agent<unknown, Action>, taskId: number): Promise<EpisodeOutcome> {
-  const seed = episodeSeed(taskId);
-  const started = performance.now();
-  const reset = await env.reset({ seed, options: { taskId } });
-  await agent.start({ seed, spec: env.spec, observation: reset.observation, info: reset.info });
-  let { observation, info } = reset;
-  let totalReward = 0;
-  let turns = 0;
-  for (;;) {
-    const result = await env.step(await agent.act(observation, info));
-    totalReward += result.reward;
-    turns += 1;
-    ({ observation, info } = result);
-    if (result.terminated || result.truncated) {
-      return {
-        seed,
-        totalReward,
-        turns,
-        success: info.success === true,
-        truncated: result.truncated,
-        toolCalls: 0,
-        llmTokens: 0,
-        wallMs: performance.now() - started,
-      };
-    }
-  }
-}
-
 async function evaluate(
   env: SellerEnv,
   taskIds: readonly number[],
   agentFor: (taskId: number) => Agent<unknown, Action>,
 ): Promise<EpisodeOutcome[]> {
   const outcomes: EpisodeOutcome[] = [];
-  for (const taskId of taskIds) outcomes.push(await playTask(env, agentFor(taskId), taskId));
+  for (const taskId of taskIds) outcomes.push(await runEpisode(env, agentFor(taskId), episodeSeed(taskId), { taskId }));
   return outcomes;
 }
 

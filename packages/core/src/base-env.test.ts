@@ -4,8 +4,16 @@ describe('BaseEnv', () => {
   it('reset() without a seed continues a deterministic stream of episode seeds', async () => {
     const a = new ExampleEnv();
     const b = new ExampleEnv();
-    const firsts = [(await a.reset({ seed: 11 })).observation, (await a.reset()).observation, (await a.reset()).observation];
-    const seconds = [(await b.reset({ seed: 11 })).observation, (await b.reset()).observation, (await b.reset()).observation];
+    const firsts = [
+      (await a.reset({ seed: 11 })).observation,
+      (await a.reset()).observation,
+      (await a.reset()).observation,
+    ];
+    const seconds = [
+      (await b.reset({ seed: 11 })).observation,
+      (await b.reset()).observation,
+      (await b.reset()).observation,
+    ];
     expect(seconds).toEqual(firsts);
     expect(new Set(firsts).size).toBe(3);
   });

@@ -53,7 +53,10 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   private finished = false;
   private closed = false;
 
-  protected abstract onReset(seed: number, options: Record<string, unknown> | undefined): Promise<EnvResetOutcome<Obs>> | EnvResetOutcome<Obs>;
+  protected abstract onReset(
+    seed: number,
+    options: Record<string, unknown> | undefined,
+  ): Promise<EnvResetOutcome<Obs>> | EnvResetOutcome<Obs>;
   protected abstract onStep(action: Act): Promise<EnvStepOutcome<Obs>> | EnvStepOutcome<Obs>;
   abstract fingerprint(action: Act): string;
   abstract anchor(): string;
@@ -104,7 +107,8 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   async step(action: Act): Promise<StepResult<Obs>> {
     this.assertOpen();
     if (!this.started) throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
-    if (this.finished) throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
+    if (this.finished)
+      throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
     this.checkActionType(action);
     const start = now();
     const fingerprint = this.fingerprint(action);
@@ -123,7 +127,13 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
       },
     };
     if (this.finished && info.success === undefined) info.success = false;
-    return { observation: outcome.observation, reward: outcome.reward, terminated: outcome.terminated, truncated, info };
+    return {
+      observation: outcome.observation,
+      reward: outcome.reward,
+      terminated: outcome.terminated,
+      truncated,
+      info,
+    };
   }
 
   /** Default fork: a fresh instance, reset with this episode's seed and options, replaying every action. */
@@ -133,7 +143,10 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     twin.seedStream = this.seedStream.clone();
     if (this.started) {
       const savedStream = twin.seedStream;
-      await twin.reset({ seed: this.episodeSeed as number, ...(this.episodeOptions ? { options: this.episodeOptions } : {}) });
+      await twin.reset({
+        seed: this.episodeSeed as number,
+        ...(this.episodeOptions ? { options: this.episodeOptions } : {}),
+      });
       for (const action of this.actionLog) await twin.step(action);
       twin.seedStream = savedStream;
     }

@@ -73,7 +73,10 @@ export class VersionNotFoundError extends TurnGymError {
 
 export class InvalidIdError extends TurnGymError {
   constructor(readonly envId: string) {
-    super('INVALID_ID', `Malformed environment id "${envId}": expected [namespace/]name-vN, e.g. turngym/math-thought-v1.`);
+    super(
+      'INVALID_ID',
+      `Malformed environment id "${envId}": expected [namespace/]name-vN, e.g. turngym/math-thought-v1.`,
+    );
   }
 }
 

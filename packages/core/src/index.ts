@@ -35,8 +35,21 @@ export {
 export { RandomAgent } from './agents/random-agent';
 export { runEpisode, summarize, type EpisodeOutcome, type RunSummary } from './run-episodes';
 export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';
-export { checkEnv, formatCheckReport, type CheckOptions, type CheckReport, type CheckResult } from './checker/check-env';
-export { discoverPlugins, loadPlugin, loadPlugins, pluginAt, type DiscoveredPlugin, type PluginLoadResult } from './plugins/discover-plugins';
+export {
+  checkEnv,
+  formatCheckReport,
+  type CheckOptions,
+  type CheckReport,
+  type CheckResult,
+} from './checker/check-env';
+export {
+  discoverPlugins,
+  loadPlugin,
+  loadPlugins,
+  pluginAt,
+  type DiscoveredPlugin,
+  type PluginLoadResult,
+} from './plugins/discover-plugins';
 export { TOKENS } from './composition/tokens';
 export { ConsoleLogger, type Logger } from './composition/logger';
 export { PluginLoader } from './composition/plugin-loader';

@@ -1,5 +1,11 @@
 import { ExampleEnv, register } from '@turngym/env-example';
-import { AlreadyRegisteredError, InvalidIdError, InvalidOptionsError, NameNotFoundError, VersionNotFoundError } from './errors';
+import {
+  AlreadyRegisteredError,
+  InvalidIdError,
+  InvalidOptionsError,
+  NameNotFoundError,
+  VersionNotFoundError,
+} from './errors';
 import { Registry } from './registry';
 import { MemoryRecordSink, validateEpisodeRecord } from './episode-record';
 import { runEpisode } from './run-episodes';
@@ -33,7 +39,9 @@ describe('Registry', () => {
     const registry = registryWithExample();
     const error = await registry.make('turngym/example-v9').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(VersionNotFoundError);
-    expect((error as Error).message).toBe('Environment "turngym/example-v9" has no such version. Available: turngym/example-v1, turngym/example-v2.');
+    expect((error as Error).message).toBe(
+      'Environment "turngym/example-v9" has no such version. Available: turngym/example-v1, turngym/example-v2.',
+    );
   });
 
   it('rejects malformed ids and double registration', () => {
@@ -50,9 +58,17 @@ describe('Registry', () => {
     await expect(registry.make('turngym/example-v1', { options: { chainLenght: 2 } })).rejects.toThrow(
       /options has unknown field "chainLenght"; allowed fields: keys, chainLength, maxTurns/,
     );
-    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toThrow(/options.keys must be >= 2 \(got 1\)/);
-    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toBeInstanceOf(InvalidOptionsError);
-    expect(registry.resolveOptions('turngym/example-v1', { keys: 5 })).toEqual({ keys: 5, chainLength: 3, maxTurns: 10 });
+    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toThrow(
+      /options.keys must be >= 2 \(got 1\)/,
+    );
+    await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toBeInstanceOf(
+      InvalidOptionsError,
+    );
+    expect(registry.resolveOptions('turngym/example-v1', { keys: 5 })).toEqual({
+      keys: 5,
+      chainLength: 3,
+      maxTurns: 10,
+    });
   });
 
   it('wraps with a time limit and records episodes that match the record schema', async () => {
@@ -65,13 +81,23 @@ describe('Registry', () => {
     await env.close();
     expect(sink.records).toHaveLength(1);
     const record = validateEpisodeRecord(sink.records[0]);
-    expect(record).toMatchObject({ envId: 'turngym/example-v1', seed: 3, agent: 'scripted', turns: 2, truncated: true, complete: true, envVersion: '0.1.0' });
+    expect(record).toMatchObject({
+      envId: 'turngym/example-v1',
+      seed: 3,
+      agent: 'scripted',
+      turns: 2,
+      truncated: true,
+      complete: true,
+      envVersion: '0.1.0',
+    });
     expect(record.steps[1]?.info.truncatedBy).toBe('time-limit');
   });
 
   it('names the known agents when an agent is unknown', async () => {
     const registry = registryWithExample();
     const env = await registry.make('turngym/example-v1');
-    expect(() => registry.makeAgent('turngym/example-v1', 'oracle', { env, seed: 0 })).toThrow(/Did you mean: scripted, random/);
+    expect(() => registry.makeAgent('turngym/example-v1', 'oracle', { env, seed: 0 })).toThrow(
+      /Did you mean: scripted, random/,
+    );
   });
 });

@@ -66,7 +66,8 @@ export class Registry {
     const parsed = parseEnvId(registration.id);
     const id = formatEnvId(parsed);
     if (this.entries.has(id)) throw new AlreadyRegisteredError(id);
-    const schema = registration.optionsSchema ?? ({ type: 'object', additionalProperties: false, properties: {} } as never);
+    const schema =
+      registration.optionsSchema ?? ({ type: 'object', additionalProperties: false, properties: {} } as never);
     const validate = defineOptions<Record<string, unknown>>(id, schema as never);
     this.entries.set(id, { registration: registration as EnvRegistration, parsed, validate });
   }
@@ -97,7 +98,9 @@ export class Registry {
     const fixed = entry.registration.fixedOptions ?? {};
     for (const key of Object.keys(make.options ?? {})) {
       if (key in fixed) {
-        throw new InvalidOptionsError(id, [`options.${key} is fixed by this id (${JSON.stringify((fixed as Record<string, unknown>)[key])})`]);
+        throw new InvalidOptionsError(id, [
+          `options.${key} is fixed by this id (${JSON.stringify((fixed as Record<string, unknown>)[key])})`,
+        ]);
       }
     }
     const options = this.resolveOptions(id, make.options);

@@ -10,6 +10,9 @@ export interface EpisodeOutcome {
   readonly toolCalls: number;
   readonly llmTokens: number;
   readonly wallMs: number;
+  /** What the agent itself spent (an LLM agent's `takeUsage()`); 0 for agents that report nothing. */
+  readonly agentPromptTokens: number;
+  readonly agentCompletionTokens: number;
 }
 
 /**
@@ -31,8 +34,13 @@ export async function runEpisode(
   let turns = 0;
   let toolCalls = reset.info.cost?.toolCalls ?? 0;
   let llmTokens = reset.info.cost?.llmTokens ?? 0;
+  let agentPromptTokens = 0;
+  let agentCompletionTokens = 0;
   for (;;) {
     const action = await agent.act(observation, info);
+    const usage = agent.takeUsage?.();
+    agentPromptTokens += usage?.promptTokens ?? 0;
+    agentCompletionTokens += usage?.completionTokens ?? 0;
     const result = await env.step(action);
     turns += 1;
     totalReward += result.reward;
@@ -50,6 +58,8 @@ export async function runEpisode(
         toolCalls,
         llmTokens,
         wallMs: performance.now() - started,
+        agentPromptTokens,
+        agentCompletionTokens,
       };
     }
   }

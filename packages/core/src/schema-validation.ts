@@ -39,7 +39,9 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
         lines.add(`${field}.${String(params.missingProperty)} is required`);
         break;
       case 'additionalProperties': {
-        const allowed = Object.keys(((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
+        const allowed = Object.keys(
+          ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object,
+        );
         lines.add(
           `${field} has unknown field "${String(params.additionalProperty)}"` +
             (allowed.length > 0 ? `; allowed fields: ${allowed.join(', ')}` : '; no fields are allowed'),

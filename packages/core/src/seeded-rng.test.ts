@@ -15,7 +15,8 @@ describe('SeededRng', () => {
     const firstInts = Array.from({ length: 10 }, (_, seed) => new SeededRng(seed).int(1, 99));
     expect(new Set(firstInts).size).toBeGreaterThanOrEqual(8);
     const firstFloats = Array.from({ length: 10 }, (_, seed) => new SeededRng(seed).next());
-    for (let i = 1; i < firstFloats.length; i++) expect(Math.abs(firstFloats[i]! - firstFloats[i - 1]!)).toBeGreaterThan(1e-6);
+    for (let i = 1; i < firstFloats.length; i++)
+      expect(Math.abs(firstFloats[i]! - firstFloats[i - 1]!)).toBeGreaterThan(1e-6);
   });
 
   it('a clone continues exactly where the original is, independently', () => {

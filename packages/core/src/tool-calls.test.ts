@@ -2,9 +2,27 @@ import type { ToolSpec } from '@turngym/spec';
 import { formatToolCall, parseToolCall } from './tool-calls';
 
 const tools: ToolSpec[] = [
-  { name: 'SEARCH', description: 'search', parameters: { type: 'object', required: ['query'], additionalProperties: false, properties: { query: { type: 'string', minLength: 1 } } } },
+  {
+    name: 'SEARCH',
+    description: 'search',
+    parameters: {
+      type: 'object',
+      required: ['query'],
+      additionalProperties: false,
+      properties: { query: { type: 'string', minLength: 1 } },
+    },
+  },
   { name: 'BACK', description: 'back', parameters: { type: 'object', additionalProperties: false, properties: {} } },
-  { name: 'SCROLL', description: 'scroll', parameters: { type: 'object', required: ['lines'], additionalProperties: false, properties: { lines: { type: 'integer', minimum: 1 } } } },
+  {
+    name: 'SCROLL',
+    description: 'scroll',
+    parameters: {
+      type: 'object',
+      required: ['lines'],
+      additionalProperties: false,
+      properties: { lines: { type: 'integer', minimum: 1 } },
+    },
+  },
 ];
 
 describe('parseToolCall', () => {

@@ -44,10 +44,10 @@ describe('ChatModelAgent', () => {
     for (const seed of [1, 2, 3]) {
       const outcome = await runEpisode(env, agent, seed);
       expect(outcome).toMatchObject({ success: true, totalReward: 1, turns: 4, toolCalls: 4 });
+      // runEpisode takes the agent's own usage after every act() and reports it with the outcome.
+      expect(outcome.agentPromptTokens).toBeGreaterThan(0);
+      expect(outcome.agentCompletionTokens).toBeGreaterThan(0);
     }
-    const usage = agent.takeUsage();
-    expect(usage.promptTokens).toBeGreaterThan(0);
-    expect(usage.completionTokens).toBeGreaterThan(0);
     expect(agent.takeUsage()).toEqual({ promptTokens: 0, completionTokens: 0 });
 
     // What the model saw: the env's instructions as the system prompt, its tools as schemas, tool results by id.

@@ -69,7 +69,10 @@ export class RandomAgent implements Agent<unknown, Action> {
       case 'tools': {
         if (space.examples && space.examples.length > 0 && this.rng.bool(0.5)) return this.rng.pick(space.examples);
         const tool: ToolSpec = this.rng.pick(space.tools);
-        return formatToolCall({ name: tool.name, arguments: sample(tool.parameters, this.rng) as Record<string, unknown> });
+        return formatToolCall({
+          name: tool.name,
+          arguments: sample(tool.parameters, this.rng) as Record<string, unknown>,
+        });
       }
       case 'text':
         return this.rng.pick(space.examples && space.examples.length > 0 ? space.examples : WORDS);

@@ -5,7 +5,9 @@ import { Registry } from '../registry';
 import { checkEnv, formatCheckReport } from './check-env';
 
 function failedChecks(report: Awaited<ReturnType<typeof checkEnv>>): Record<string, string> {
-  return Object.fromEntries(report.results.filter((result) => !result.passed).map((result) => [result.name, result.detail ?? '']));
+  return Object.fromEntries(
+    report.results.filter((result) => !result.passed).map((result) => [result.name, result.detail ?? '']),
+  );
 }
 
 /** The example env with one defect switched on, to show each check can fail. */
@@ -19,7 +21,8 @@ class DefectiveEnv extends ExampleEnv {
   }
   protected override onStep(action: Action): EnvStepOutcome<string> {
     const outcome = super.onStep(action);
-    if (this.defect === 'nondeterministic') return { ...outcome, observation: `${outcome.observation} #${DefectiveEnv.calls++}` };
+    if (this.defect === 'nondeterministic')
+      return { ...outcome, observation: `${outcome.observation} #${DefectiveEnv.calls++}` };
     if (this.defect === 'throws-on-garbage' && outcome.info?.invalidAction) throw new Error('parse failure');
     return outcome;
   }
@@ -63,18 +66,26 @@ describe('checkEnv', () => {
 
   it('catches hooks that are not pure', async () => {
     const report = await checkEnv(() => Promise.resolve(new DefectiveEnv('impure-hooks')));
-    expect(failedChecks(report)['fingerprint and anchor are pure and stable']).toMatch(/anchor\(\) changed between two calls/);
+    expect(failedChecks(report)['fingerprint and anchor are pure and stable']).toMatch(
+      /anchor\(\) changed between two calls/,
+    );
   });
 
   it('catches a broken spec', async () => {
     class BadSpec extends ExampleEnv {
-      override readonly spec = { ...new ExampleEnv().spec, maxTurns: 0, actionSpace: { type: 'discrete' as const, n: 3, labels: ['a', 'b'] } };
+      override readonly spec = {
+        ...new ExampleEnv().spec,
+        maxTurns: 0,
+        actionSpace: { type: 'discrete' as const, n: 3, labels: ['a', 'b'] },
+      };
       protected override spawn(): BadSpec {
         return new BadSpec();
       }
     }
     const report = await checkEnv(() => Promise.resolve(new BadSpec()));
-    expect(failedChecks(report).spec).toMatch(/maxTurns must be a positive integer; actionSpace.labels has 2 labels for n = 3/);
+    expect(failedChecks(report).spec).toMatch(
+      /maxTurns must be a positive integer; actionSpace.labels has 2 labels for n = 3/,
+    );
   });
 });
 

@@ -55,7 +55,8 @@ function firstDifference(a: Trace, b: Trace): string | undefined {
     const y = b.steps[i];
     if (!x || !y) return `one run ended after ${Math.min(a.steps.length, b.steps.length)} steps, the other did not`;
     for (const key of ['observation', 'reward', 'terminated', 'truncated'] as const) {
-      if (!isDeepStrictEqual(x[key], y[key])) return `step ${i + 1}: ${key} differs (${preview(x[key])} vs ${preview(y[key])})`;
+      if (!isDeepStrictEqual(x[key], y[key]))
+        return `step ${i + 1}: ${key} differs (${preview(x[key])} vs ${preview(y[key])})`;
     }
     if (!isDeepStrictEqual(comparable(x.info), comparable(y.info))) return `step ${i + 1}: info differs`;
   }
@@ -131,11 +132,13 @@ function spaceProblems(space: Space, where: string): string[] {
   const problems: string[] = [];
   switch (space.type) {
     case 'text':
-      if (space.examples && !space.examples.every((example) => typeof example === 'string')) problems.push(`${where}.examples must be strings`);
+      if (space.examples && !space.examples.every((example) => typeof example === 'string'))
+        problems.push(`${where}.examples must be strings`);
       break;
     case 'discrete':
       if (!Number.isInteger(space.n) || space.n < 1) problems.push(`${where}.n must be a positive integer`);
-      if (space.labels.length !== space.n) problems.push(`${where}.labels has ${space.labels.length} labels for n = ${space.n}`);
+      if (space.labels.length !== space.n)
+        problems.push(`${where}.labels has ${space.labels.length} labels for n = ${space.n}`);
       if (new Set(space.labels).size !== space.labels.length) problems.push(`${where}.labels are not unique`);
       break;
     case 'tools':
@@ -147,7 +150,8 @@ function spaceProblems(space: Space, where: string): string[] {
           problems.push(`${where}: tool ${tool.name} has an invalid JSON Schema (${(error as Error).message})`);
         }
       }
-      if (new Set(space.tools.map((tool) => tool.name.toLowerCase())).size !== space.tools.length) problems.push(`${where}: tool names are not unique`);
+      if (new Set(space.tools.map((tool) => tool.name.toLowerCase())).size !== space.tools.length)
+        problems.push(`${where}: tool names are not unique`);
       break;
     default:
       problems.push(`${where}.type must be text, discrete or tools`);
@@ -160,17 +164,25 @@ function spaceProblems(space: Space, where: string): string[] {
  * Determinism is checked over a scripted action sequence: the env's `scripted` agent (or a seeded random one)
  * plays once, and its actions are replayed; wall time (`info.cost.wallMs`) is the only field allowed to differ.
  */
-export async function checkEnv(target: string | Env<any, any> | (() => Promise<Env<any, any>>), options: CheckOptions = {}): Promise<CheckReport> {
+export async function checkEnv(
+  target: string | Env<any, any> | (() => Promise<Env<any, any>>),
+  options: CheckOptions = {},
+): Promise<CheckReport> {
   const registry = options.registry ?? defaultRegistry;
   const seed = options.seed ?? 7;
   const maxSteps = options.maxSteps ?? 12;
   let make: Factory;
   let agentFor: (env: Env<unknown, Action>, agentSeed: number) => Agent<unknown, Action>;
   if (typeof target === 'string') {
-    make = () => registry.make(target, { ...(options.options ? { options: options.options } : {}), ...(options.dependencies ? { dependencies: options.dependencies } : {}) });
+    make = () =>
+      registry.make(target, {
+        ...(options.options ? { options: options.options } : {}),
+        ...(options.dependencies ? { dependencies: options.dependencies } : {}),
+      });
     const agents = registry.get(target).agents ?? {};
     const name = options.agent ?? (agents.scripted ? 'scripted' : undefined);
-    agentFor = (env, agentSeed) => (name ? registry.makeAgent(target, name, { env, seed: agentSeed }) : new RandomAgent(agentSeed));
+    agentFor = (env, agentSeed) =>
+      name ? registry.makeAgent(target, name, { env, seed: agentSeed }) : new RandomAgent(agentSeed);
   } else if (typeof target === 'function') {
     make = target as Factory;
     agentFor = (_env, agentSeed) => new RandomAgent(agentSeed);
@@ -190,7 +202,9 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
     try {
       record(name, await body());
     } catch (error) {
-      const message = TurnGymError.isInstance(error) ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error);
+      const message = TurnGymError.isInstance(error)
+        ? `${error.code}: ${error.message}`
+        : String((error as Error)?.stack ?? error);
       record(name, `threw ${message}`);
     }
   };
@@ -202,7 +216,8 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
     await attempt('spec', async () => {
       const spec = probe.spec;
       const problems: string[] = [];
-      if (spec.specificationVersion !== 'v1') problems.push(`specificationVersion is ${String(spec.specificationVersion)}, expected 'v1'`);
+      if (spec.specificationVersion !== 'v1')
+        problems.push(`specificationVersion is ${String(spec.specificationVersion)}, expected 'v1'`);
       try {
         parseEnvId(spec.id);
       } catch (error) {
@@ -211,9 +226,14 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       if (!spec.summary) problems.push('summary is empty');
       if (!Number.isInteger(spec.maxTurns) || spec.maxTurns < 1) problems.push('maxTurns must be a positive integer');
       const [low, high] = spec.rewardRange ?? [];
-      if (!(typeof low === 'number' && typeof high === 'number' && low <= high)) problems.push('rewardRange must be [low, high]');
-      problems.push(...spaceProblems(spec.actionSpace, 'actionSpace'), ...spaceProblems(spec.observationSpace, 'observationSpace'));
-      if (spec.actionSpace.type === 'tools' && (spec.tools?.length ?? 0) !== spec.actionSpace.tools.length) problems.push('spec.tools must list the tools of the action space');
+      if (!(typeof low === 'number' && typeof high === 'number' && low <= high))
+        problems.push('rewardRange must be [low, high]');
+      problems.push(
+        ...spaceProblems(spec.actionSpace, 'actionSpace'),
+        ...spaceProblems(spec.observationSpace, 'observationSpace'),
+      );
+      if (spec.actionSpace.type === 'tools' && (spec.tools?.length ?? 0) !== spec.actionSpace.tools.length)
+        problems.push('spec.tools must list the tools of the action space');
       return problems.length > 0 ? problems.join('; ') : undefined;
     });
   } finally {
@@ -231,7 +251,8 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
     try {
       const { observation, info } = await env.reset({ seed });
       if (observation === undefined || observation === null) return 'reset() returned no observation';
-      if (typeof info.instructions !== 'string' || info.instructions.length === 0) return 'info.instructions (the system prompt) is missing';
+      if (typeof info.instructions !== 'string' || info.instructions.length === 0)
+        return 'info.instructions (the system prompt) is missing';
       if (typeof info.anchor !== 'string') return 'info.anchor is missing on reset';
       return undefined;
     } finally {
@@ -259,15 +280,21 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       const trace = await play(env, seed, actions);
       const [low, high] = env.spec.rewardRange;
       for (const [i, step] of trace.steps.entries()) {
-        if (typeof step.reward !== 'number' || !Number.isFinite(step.reward)) return `step ${i + 1}: reward is not a finite number`;
-        if (step.reward < low - 1e-9 || step.reward > high + 1e-9) return `step ${i + 1}: reward ${step.reward} outside rewardRange [${low}, ${high}]`;
+        if (typeof step.reward !== 'number' || !Number.isFinite(step.reward))
+          return `step ${i + 1}: reward is not a finite number`;
+        if (step.reward < low - 1e-9 || step.reward > high + 1e-9)
+          return `step ${i + 1}: reward ${step.reward} outside rewardRange [${low}, ${high}]`;
         const cost = step.info.cost;
-        if (!cost || ![cost.toolCalls, cost.llmTokens, cost.wallMs].every((n) => typeof n === 'number' && n >= 0)) return `step ${i + 1}: info.cost {toolCalls, llmTokens, wallMs} is missing`;
-        if (typeof step.info.fingerprint !== 'string' || typeof step.info.anchor !== 'string') return `step ${i + 1}: info.fingerprint / info.anchor missing`;
+        if (!cost || ![cost.toolCalls, cost.llmTokens, cost.wallMs].every((n) => typeof n === 'number' && n >= 0))
+          return `step ${i + 1}: info.cost {toolCalls, llmTokens, wallMs} is missing`;
+        if (typeof step.info.fingerprint !== 'string' || typeof step.info.anchor !== 'string')
+          return `step ${i + 1}: info.fingerprint / info.anchor missing`;
         const last = step.terminated || step.truncated;
-        if (last && typeof step.info.success !== 'boolean') return `step ${i + 1}: info.success must be set on the last step`;
+        if (last && typeof step.info.success !== 'boolean')
+          return `step ${i + 1}: info.success must be set on the last step`;
       }
-      if (env.spec.actionSpace.type === 'discrete' && !Array.isArray(trace.info.actionMask)) return 'discrete space: info.actionMask missing on reset';
+      if (env.spec.actionSpace.type === 'discrete' && !Array.isArray(trace.info.actionMask))
+        return 'discrete space: info.actionMask missing on reset';
       return undefined;
     } finally {
       await env.close();
@@ -282,7 +309,8 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       const expected = await play(reference, seed, actions);
       await env.reset({ seed });
       const prefix = await continueWith(env, actions.slice(0, cut));
-      if (prefix.some((step) => step.terminated || step.truncated)) return 'the scripted sequence ended before the fork point';
+      if (prefix.some((step) => step.terminated || step.truncated))
+        return 'the scripted sequence ended before the fork point';
       const fork = await env.fork();
       try {
         // The fork runs to the end first: the original must be unaffected by the fork's steps.
@@ -310,7 +338,8 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       for (const bad of malformedActions(env.spec.actionSpace)) {
         await env.reset({ seed });
         const result = await env.step(bad);
-        if (typeof result.observation === 'undefined') return `malformed action ${preview(bad)} returned no observation`;
+        if (typeof result.observation === 'undefined')
+          return `malformed action ${preview(bad)} returned no observation`;
         if (result.info.invalidAction !== true && typeof result.info.feedback !== 'string') {
           return `malformed action ${preview(bad)} got neither info.invalidAction nor info.feedback`;
         }
@@ -327,7 +356,7 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       await env.reset({ seed });
       let ended = false;
       for (let i = 0; i < env.spec.maxTurns + 1 && !ended; i++) {
-        const action = actions[i] ?? malformedActions(env.spec.actionSpace)[1] as Action;
+        const action = actions[i] ?? (malformedActions(env.spec.actionSpace)[1] as Action);
         const result = await env.step(action);
         ended = result.terminated || result.truncated;
       }
@@ -351,7 +380,9 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       await env.step(actions[0] as Action);
       return 'step before reset did not raise';
     } catch (error) {
-      return TurnGymError.isInstance(error) && error.code === 'RESET_NEEDED' ? undefined : `threw ${(error as Error).name}, expected ResetNeededError`;
+      return TurnGymError.isInstance(error) && error.code === 'RESET_NEEDED'
+        ? undefined
+        : `threw ${(error as Error).name}, expected ResetNeededError`;
     } finally {
       await env.close();
     }
@@ -381,7 +412,8 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
       const garbage = malformedActions(env.spec.actionSpace)[1] as Action;
       for (const action of [...actions.slice(0, 3), garbage]) {
         const first = env.fingerprint(action);
-        if (typeof first !== 'string' || first.length === 0) return `fingerprint(${preview(action)}) is not a non-empty string`;
+        if (typeof first !== 'string' || first.length === 0)
+          return `fingerprint(${preview(action)}) is not a non-empty string`;
         if (env.fingerprint(action) !== first) return `fingerprint(${preview(action)}) changed between two calls`;
       }
       if (env.fingerprint(garbage) !== other.fingerprint(garbage)) {
@@ -403,7 +435,10 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
           steps.push(result);
           if (result.terminated || result.truncated) break;
         }
-        const problem = firstDifference({ ...expected, steps: expected.steps }, { observation: expected.observation, info: expected.info, steps });
+        const problem = firstDifference(
+          { ...expected, steps: expected.steps },
+          { observation: expected.observation, info: expected.info, steps },
+        );
         return problem ? `calling fingerprint/anchor changed the episode: ${problem}` : undefined;
       } finally {
         await reference.close();
@@ -419,8 +454,14 @@ export async function checkEnv(target: string | Env<any, any> | (() => Promise<E
 
 /** One line per check, ✓ or ✗ with the reason; a last line with the verdict. */
 export function formatCheckReport(report: CheckReport): string {
-  const lines = report.results.map((result) => `${result.passed ? '✓' : '✗'} ${result.name}${result.detail ? ` — ${result.detail}` : ''}`);
+  const lines = report.results.map(
+    (result) => `${result.passed ? '✓' : '✗'} ${result.name}${result.detail ? ` — ${result.detail}` : ''}`,
+  );
   const failed = report.results.filter((result) => !result.passed).length;
-  lines.push(failed === 0 ? `${report.envId}: all ${report.results.length} checks passed` : `${report.envId}: ${failed} of ${report.results.length} checks failed`);
+  lines.push(
+    failed === 0
+      ? `${report.envId}: all ${report.results.length} checks passed`
+      : `${report.envId}: ${failed} of ${report.results.length} checks failed`,
+  );
   return lines.join('\n');
 }

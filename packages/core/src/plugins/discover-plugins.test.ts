@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Registry } from '../registry';
 import { discoverPlugins, loadPlugins } from './discover-plugins';
 
-
 function fakePackage(root: string, name: string, body: string, register = './register.js'): string {
   const directory = join(root, 'node_modules', ...name.split('/'));
   mkdirSync(directory, { recursive: true });
@@ -33,7 +32,11 @@ describe('plugin discovery', () => {
     mkdirSync(plain, { recursive: true });
     writeFileSync(join(plain, 'package.json'), JSON.stringify({ name: '@turngym/env-undeclared' }));
     const found = discoverPlugins({ searchFrom: [join(root, 'some', 'nested', 'dir')] });
-    expect(found.map((plugin) => plugin.packageName)).toEqual(['@acme/turngym-env-gamma', '@turngym/env-alpha', 'turngym-env-beta']);
+    expect(found.map((plugin) => plugin.packageName)).toEqual([
+      '@acme/turngym-env-gamma',
+      '@turngym/env-alpha',
+      'turngym-env-beta',
+    ]);
   });
 
   it('loads them into a registry and reports a broken one without stopping the rest', () => {
@@ -65,4 +68,3 @@ describe('plugin discovery', () => {
     }
   });
 });
-

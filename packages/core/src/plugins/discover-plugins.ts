@@ -42,7 +42,12 @@ export function pluginAt(directory: string): DiscoveredPlugin | undefined {
   const entry = manifest?.turngym?.register;
   if (!manifest?.name || !entry) return undefined;
   const real = realpathSync(directory);
-  return { packageName: manifest.name, version: manifest.version ?? '0.0.0', directory: real, registerPath: resolve(real, entry) };
+  return {
+    packageName: manifest.name,
+    version: manifest.version ?? '0.0.0',
+    directory: real,
+    registerPath: resolve(real, entry),
+  };
 }
 
 /** Every `node_modules` folder from `start` up to the file system root (Node's own lookup order). */
@@ -83,7 +88,10 @@ export function discoverPlugins(options: { searchFrom?: readonly string[] } = {}
   for (const start of starts) {
     for (const nodeModules of nodeModulesChain(start)) {
       for (const directory of packagesIn(nodeModules)) {
-        const relative = directory.slice(nodeModules.length + 1).split('\\').join('/');
+        const relative = directory
+          .slice(nodeModules.length + 1)
+          .split('\\')
+          .join('/');
         if (!PLUGIN_NAME.test(relative) || found.has(relative)) continue;
         try {
           if (!statSync(directory).isDirectory()) continue;
@@ -110,7 +118,8 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
   } catch (error) {
     throw new PluginLoadError(plugin.packageName, (error as Error).message, error);
   }
-  if (typeof module.register !== 'function') throw new PluginLoadError(plugin.packageName, `${plugin.registerPath} does not export register(registry)`);
+  if (typeof module.register !== 'function')
+    throw new PluginLoadError(plugin.packageName, `${plugin.registerPath} does not export register(registry)`);
   try {
     (module.register as (registry: Registry) => void)(registry);
   } catch (error) {
@@ -123,7 +132,10 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
  * register module path). One broken package does not stop the others: it is reported in `failed`.
  * Ids already registered (a package loaded twice through two paths) are skipped, not errors.
  */
-export function loadPlugins(registry: Registry, options: { searchFrom?: readonly string[]; modules?: readonly string[] } = {}): PluginLoadResult {
+export function loadPlugins(
+  registry: Registry,
+  options: { searchFrom?: readonly string[]; modules?: readonly string[] } = {},
+): PluginLoadResult {
   const plugins = discoverPlugins(options.searchFrom ? { searchFrom: options.searchFrom } : {});
   for (const module of options.modules ?? []) {
     const path = resolve(module);

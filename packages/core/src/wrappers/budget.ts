@@ -40,8 +40,10 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
 
   private remaining(): Record<string, number> {
     const left: Record<string, number> = {};
-    if (this.limits.maxToolCalls !== undefined) left.toolCalls = Math.max(0, this.limits.maxToolCalls - this.used.toolCalls);
-    if (this.limits.maxLlmTokens !== undefined) left.llmTokens = Math.max(0, this.limits.maxLlmTokens - this.used.llmTokens);
+    if (this.limits.maxToolCalls !== undefined)
+      left.toolCalls = Math.max(0, this.limits.maxToolCalls - this.used.toolCalls);
+    if (this.limits.maxLlmTokens !== undefined)
+      left.llmTokens = Math.max(0, this.limits.maxLlmTokens - this.used.llmTokens);
     return left;
   }
 
@@ -61,8 +63,10 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
     const info = { ...result.info, budget: this.remaining() };
     if (result.terminated || result.truncated) return { ...result, info };
     let truncatedBy: string | undefined;
-    if (this.limits.maxToolCalls !== undefined && this.used.toolCalls >= this.limits.maxToolCalls) truncatedBy = 'tool-calls';
-    else if (this.limits.maxLlmTokens !== undefined && this.used.llmTokens >= this.limits.maxLlmTokens) truncatedBy = 'llm-tokens';
+    if (this.limits.maxToolCalls !== undefined && this.used.toolCalls >= this.limits.maxToolCalls)
+      truncatedBy = 'tool-calls';
+    else if (this.limits.maxLlmTokens !== undefined && this.used.llmTokens >= this.limits.maxLlmTokens)
+      truncatedBy = 'llm-tokens';
     if (truncatedBy === undefined) return { ...result, info };
     return { ...result, truncated: true, info: { ...info, truncatedBy, success: info.success ?? false } };
   }

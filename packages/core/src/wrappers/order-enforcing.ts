@@ -19,7 +19,8 @@ export class OrderEnforcing<Obs = string, Act = Action> extends Wrapper<Obs, Act
   override async step(action: Act): Promise<StepResult<Obs>> {
     if (this.state === 'closed') throw new EnvClosedError(this.spec.id);
     if (this.state === 'new') throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
-    if (this.state === 'ended') throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
+    if (this.state === 'ended')
+      throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
     const result = await this.env.step(action);
     if (result.terminated || result.truncated) this.state = 'ended';
     return result;

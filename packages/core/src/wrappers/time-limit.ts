@@ -10,7 +10,8 @@ export class TimeLimit<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
     readonly maxTurns: number,
   ) {
     super(env);
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`maxTurns must be an integer >= 1, got ${maxTurns}`);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1)
+      throw new RangeError(`maxTurns must be an integer >= 1, got ${maxTurns}`);
   }
 
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
@@ -22,7 +23,11 @@ export class TimeLimit<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
     const result = await this.env.step(action);
     this.elapsed += 1;
     if (this.elapsed >= this.maxTurns && !result.terminated && !result.truncated) {
-      return { ...result, truncated: true, info: { ...result.info, truncatedBy: 'time-limit', success: result.info.success ?? false } };
+      return {
+        ...result,
+        truncated: true,
+        info: { ...result.info, truncatedBy: 'time-limit', success: result.info.success ?? false },
+      };
     }
     return result;
   }

@@ -23,7 +23,9 @@ describe('standard wrappers', () => {
     const env = new ExampleEnv();
     await env.reset({ seed: 0 });
     await expect(env.step(42 as never)).rejects.toThrow(InvalidActionTypeError);
-    await expect(env.step(42 as never)).rejects.toThrow('takes a string or a tool call { name, arguments } as an action, got number');
+    await expect(env.step(42 as never)).rejects.toThrow(
+      'takes a string or a tool call { name, arguments } as an action, got number',
+    );
   });
 
   it('TimeLimit truncates at maxTurns and forks with its count', async () => {
@@ -63,7 +65,9 @@ describe('standard wrappers', () => {
     await env.reset({ seed: 6 }); // abandons the first episode
     await fork.close(); // abandons the fork's episode
     await env.close();
-    expect(sink.records.map((record) => [record.seed, record.complete, record.turns, record.forkOf?.turn ?? null])).toEqual([
+    expect(
+      sink.records.map((record) => [record.seed, record.complete, record.turns, record.forkOf?.turn ?? null]),
+    ).toEqual([
       [5, false, 1, null],
       [5, false, 2, 1],
       [6, false, 0, null],
