@@ -1,4 +1,5 @@
 import {
+  ConsoleLogger,
   createRootContainer,
   createRunContainer,
   TOKENS,
@@ -7,7 +8,6 @@ import {
   type Registry,
 } from '@turngym/core';
 import type { CliIo } from './cli-io';
-import { StreamLogger } from './stream-logger';
 
 /** Options every command accepts (declared on the root program). */
 export interface GlobalOptions {
@@ -37,7 +37,7 @@ export class CliContext {
     if (this.environments) return this.environments;
     const verbose = global.verbose ?? false;
     const root = createRootContainer({ verbose });
-    root.register(TOKENS.Logger, { useValue: new StreamLogger(this.io.stderr, verbose) });
+    root.register(TOKENS.Logger, { useValue: new ConsoleLogger(verbose, this.io.stderr) });
     const run = createRunContainer(root);
     const registry = run.resolve<Registry>(TOKENS.Registry);
     const logger = run.resolve<Logger>(TOKENS.Logger);

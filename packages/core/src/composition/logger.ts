@@ -6,18 +6,22 @@ export interface Logger {
   error(message: string): void;
 }
 
+/** Writes to a stream (default: the process's stderr); debug lines only when verbose. */
 export class ConsoleLogger implements Logger {
-  constructor(private readonly verbose = false) {}
+  constructor(
+    private readonly verbose = false,
+    private readonly stream: NodeJS.WritableStream = process.stderr,
+  ) {}
   debug(message: string): void {
-    if (this.verbose) process.stderr.write(`debug: ${message}\n`);
+    if (this.verbose) this.stream.write(`debug: ${message}\n`);
   }
   info(message: string): void {
-    process.stderr.write(`${message}\n`);
+    this.stream.write(`${message}\n`);
   }
   warn(message: string): void {
-    process.stderr.write(`warning: ${message}\n`);
+    this.stream.write(`warning: ${message}\n`);
   }
   error(message: string): void {
-    process.stderr.write(`error: ${message}\n`);
+    this.stream.write(`error: ${message}\n`);
   }
 }
