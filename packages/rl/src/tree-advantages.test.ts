@@ -1,0 +1,95 @@
+import { lossMask } from './loss-mask';
+import { checkTreePaths, leafTokenAdvantages, leafTurnAdvantages, sharedTurnWeights, treeAdvantages } from './tree-advantages';
+
+const rounded = (values: Float64Array) => Array.from(values).map((value) => Number(value.toFixed(5)));
+
+describe('treeAdvantages (Tree-GRPO, ALGORITHMS.md §1)', () => {
+  it('adds the inter-tree and intra-tree z-scores (hand-computed, M = 2)', () => {
+    // Tree 0 leaves [1, 0, 1], tree 1 leaves [0, 0, 0]; the prompt's group is all six.
+    // Inter: mean 1/3; devs 2/3 (×2), −1/3 (×4); Σ dev² = 8/9 + 4/9 = 4/3; var = (4/3)/5 = 4/15;
+    //   std = 0.5163978 → R=1: (2/3)/0.5163988 = 1.29099; R=0: −(1/3)/0.5163988 = −0.64550.
+    // Intra tree 0: mean 2/3; devs 1/3, −2/3, 1/3; Σ dev² = 2/3; var = 1/3; std = 0.5773503
+    //   → 0.57735, −1.15470, 0.57735. Intra tree 1: all equal → 0.
+    // Sum: tree 0 [1.86834, −1.80019, 1.86834]; tree 1 [−0.64550 ×3].
+    const [first, second] = treeAdvantages({
+      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }, { reward: 1 }] }, { leaves: [{ reward: 0 }, { reward: 0 }, { reward: 0 }] }],
+    });
+    expect(rounded(first!.inter)).toEqual([1.29099, -0.6455, 1.29099]);
+    expect(rounded(first!.intra)).toEqual([0.57735, -1.1547, 0.57735]);
+    expect(rounded(first!.advantage)).toEqual([1.86834, -1.80019, 1.86834]);
+    expect(rounded(second!.intra)).toEqual([0, 0, 0]);
+    expect(rounded(second!.advantage)).toEqual([-0.6455, -0.6455, -0.6455]);
+  });
+
+  it('reduces to twice the GRPO advantage with one tree, and to R/(1+1e-6) twice for one leaf', () => {
+    // One tree: inter and intra are the same group. [1, 0]: ±(0.5/0.7071078) = ±0.70711, doubled.
+    expect(rounded(treeAdvantages({ trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }] })[0]!.advantage)).toEqual([1.41421, -1.41421]);
+    // A lone leaf in a lone tree: both groups of one (mean 0, std 1) → 2 · 0.5/(1 + 1e-6).
+    expect(treeAdvantages({ trees: [{ leaves: [{ reward: 0.5 }] }] })[0]!.advantage[0]).toBeCloseTo(0.999999, 6);
+  });
+
+  it('rejects empty prompts and empty trees', () => {
+    expect(() => treeAdvantages({ trees: [] })).toThrow(/trees is empty/);
+    expect(() => treeAdvantages({ trees: [{ leaves: [{ reward: 1 }] }, { leaves: [] }] })).toThrow(/trees\[1\]\.leaves is empty/);
+  });
+});
+
+describe('shared-prefix broadcast', () => {
+  // One tree: a → b → d1 (R = 1), branched at b: a → b → d2 (R = 0), branched at a: a → e (R = 0).
+  // Rewards [1, 0, 0]: mean 1/3, std 0.5773503; z = [1.15470, −0.57735, −0.57735]; one tree so A = 2z = [2.30940, −1.15470, −1.15470].
+  const tree = {
+    leaves: [
+      { reward: 1, turns: ['a', 'b', 'd1'] },
+      { reward: 0, turns: ['a', 'b', 'd2'] },
+      { reward: 0, turns: ['a', 'e'] },
+    ],
+  };
+  const advantages = treeAdvantages({ trees: [tree] })[0]!.advantage;
+
+  it('gives each leaf copy of a shared turn that leaf’s own advantage', () => {
+    const perTurn = leafTurnAdvantages(tree, advantages);
+    expect(perTurn.map(rounded)).toEqual([
+      [2.3094, 2.3094, 2.3094],
+      [-1.1547, -1.1547, -1.1547],
+      [-1.1547, -1.1547],
+    ]);
+  });
+
+  it('nets the copies of shared turns into a step-level signal', () => {
+    const weights = sharedTurnWeights(tree, advantages);
+    // a is in all three leaves: 2.30940 − 1.15470 − 1.15470 = 0 (the root step gets no net push).
+    expect(weights.get('a')!.copies).toBe(3);
+    expect(weights.get('a')!.sum).toBeCloseTo(0, 9);
+    // b is shared by the good and the bad branch: 2.30940 − 1.15470 = 1.15470, still positive:
+    // b led to a success more often than its sibling e did.
+    expect(weights.get('b')!.copies).toBe(2);
+    expect(weights.get('b')!.sum).toBeCloseTo(1.1547, 4);
+    expect(weights.get('d2')!.sum).toBeCloseTo(-1.1547, 4);
+  });
+
+  it('puts each leaf’s advantage on its action tokens only', () => {
+    const record = {
+      segments: [
+        { kind: 'prompt' as const, tokenCount: 3 },
+        { kind: 'action' as const, tokenCount: 2 },
+        { kind: 'observation' as const, tokenCount: 1 },
+        { kind: 'action' as const, tokenCount: 1 },
+      ],
+    };
+    const [first, second] = leafTokenAdvantages([record, record], [0.5, -2]);
+    expect(Array.from(first!)).toEqual([0, 0, 0, 0.5, 0.5, 0, 0.5]);
+    expect(Array.from(second!)).toEqual([0, 0, 0, -2, -2, 0, -2]);
+    // Zero exactly where the loss mask is zero.
+    expect(Array.from(first!).map((value) => (value === 0 ? 0 : 1))).toEqual(Array.from(lossMask(record)));
+  });
+
+  it('rejects length mismatches and paths that are not one tree', () => {
+    expect(() => leafTurnAdvantages(tree, [1, 2])).toThrow(RangeError);
+    expect(() => leafTurnAdvantages(tree, [1, 2])).toThrow(/advantages and tree\.leaves/);
+    expect(() => leafTokenAdvantages([], [1])).toThrow(/advantages and records/);
+    expect(() => checkTreePaths({ leaves: [{ reward: 0, turns: ['a', 'b'] }, { reward: 1, turns: ['c', 'b'] }] })).toThrow(
+      /"b" after "c".*"b" after "a"/,
+    );
+    expect(() => checkTreePaths({ leaves: [{ reward: 0 }] })).toThrow(/leaves\[0\]\.turns is missing/);
+  });
+});
