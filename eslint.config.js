@@ -5,14 +5,17 @@ const tseslint = require('typescript-eslint');
 const globals = require('globals');
 
 module.exports = tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'packages/cli/template/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'runs/**', 'packages/cli/template/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use SeededRng from @turngym/core.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Use SeededRng from @turngym/core.' },
+      ],
     },
   },
   {

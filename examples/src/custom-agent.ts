@@ -35,7 +35,9 @@ async function main(): Promise<void> {
   for (let seed = 0; seed < 20; seed++) outcomes.push(await runEpisode(env, new GreedyAgent(), seed));
   await env.close();
   const summary = summarize(outcomes);
-  console.log(`greedy: success ${(100 * summary.successRate).toFixed(0)}% over ${summary.episodes} episodes, ${summary.meanTurns} turns on average`);
+  console.log(
+    `greedy: success ${(100 * summary.successRate).toFixed(0)}% over ${summary.episodes} episodes, ${summary.meanTurns} turns on average`,
+  );
 }
 
 void main();

@@ -35,14 +35,16 @@ export function allowedPredicate(pattern: AttentionPattern, length: number): (qu
       return (query, key) => key <= query;
     case 'segments': {
       const ids = pattern.segmentIds;
-      if (ids.length !== length) throw new RangeError(`packedAttention: ${ids.length} segment ids for ${length} tokens.`);
+      if (ids.length !== length)
+        throw new RangeError(`packedAttention: ${ids.length} segment ids for ${length} tokens.`);
       return (query, key) => key <= query && ids[key] === ids[query];
     }
     case 'allowed':
       return pattern.allowed;
     case 'matrix': {
       const { matrix } = pattern;
-      if (matrix.length !== length * length) throw new RangeError(`attentionFromMatrix: ${matrix.length} entries for ${length}×${length} tokens.`);
+      if (matrix.length !== length * length)
+        throw new RangeError(`attentionFromMatrix: ${matrix.length} entries for ${length}×${length} tokens.`);
       return (query, key) => matrix[query * length + key] !== 0;
     }
   }

@@ -11,7 +11,21 @@ async function gradients(): Promise<{ embed: number[]; a: number[]; b: number[] 
   const { grads, value } = tf.variableGrads(() => {
     const rows = tf.gather(embed, ids);
     const product = tf.matMul(a, b, false, true); // [2, 2]; its gradient uses transposed matmuls
-    return tf.add(tf.sum(tf.mul(rows, tf.tensor2d([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]))), tf.sum(tf.square(product))) as tf.Scalar;
+    return tf.add(
+      tf.sum(
+        tf.mul(
+          rows,
+          tf.tensor2d([
+            [1, 2],
+            [3, 4],
+            [5, 6],
+            [7, 8],
+            [9, 10],
+          ]),
+        ),
+      ),
+      tf.sum(tf.square(product)),
+    ) as tf.Scalar;
   }, [embed, a, b]);
   const result = {
     embed: Array.from(await grads[embed.name]!.data()),

@@ -21,7 +21,9 @@ function loadTensorflowBinding(): string | null {
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== 'MODULE_NOT_FOUND') {
-        throw new BackendUnavailableError(`${name} is installed but failed to load: ${(error as Error).message}`, { cause: error });
+        throw new BackendUnavailableError(`${name} is installed but failed to load: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
   }
@@ -56,11 +58,15 @@ export function isBackendAvailable(name: Exclude<BackendName, 'auto'>): boolean 
  * actually in use. `auto` (the default, or TURNGYM_LM_BACKEND): tensorflow when installed, else wasm,
  * else cpu. Variables made on another backend move over on their next use.
  */
-export async function useBackend(name: BackendName = 'auto', _options: BackendOptions = {}): Promise<Exclude<BackendName, 'auto'>> {
+export async function useBackend(
+  name: BackendName = 'auto',
+  _options: BackendOptions = {},
+): Promise<Exclude<BackendName, 'auto'>> {
   let chosen = name;
   if (chosen === 'auto') {
     const fromEnvironment = process.env.TURNGYM_LM_BACKEND as BackendName | undefined;
-    if (fromEnvironment && fromEnvironment !== 'auto' && BACKEND_NAMES.includes(fromEnvironment)) chosen = fromEnvironment;
+    if (fromEnvironment && fromEnvironment !== 'auto' && BACKEND_NAMES.includes(fromEnvironment))
+      chosen = fromEnvironment;
     else chosen = isBackendAvailable('tensorflow') ? 'tensorflow' : isBackendAvailable('wasm') ? 'wasm' : 'cpu';
   }
   if (chosen === 'tensorflow') {
@@ -70,7 +76,8 @@ export async function useBackend(name: BackendName = 'auto', _options: BackendOp
       );
     }
   } else if (chosen === 'wasm') {
-    if (!loadWasm()) throw new BackendUnavailableError('Backend "wasm" needs @tensorflow/tfjs-backend-wasm, which failed to load.');
+    if (!loadWasm())
+      throw new BackendUnavailableError('Backend "wasm" needs @tensorflow/tfjs-backend-wasm, which failed to load.');
   } else if (chosen === 'cpu') {
     registerCpuKernels();
   } else {

@@ -25,7 +25,9 @@ export class ByteTokenizer implements Tokenizer {
   readonly chatTemplate = CHATML_TEMPLATE;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8');
-  private readonly splitter = new RegExp(`(${BYTE_SPECIAL_TOKENS.map((token) => token.replace(/[|]/g, '\\|')).join('|')})`);
+  private readonly splitter = new RegExp(
+    `(${BYTE_SPECIAL_TOKENS.map((token) => token.replace(/[|]/g, '\\|')).join('|')})`,
+  );
 
   encode(text: string): number[] {
     const ids: number[] = [];

@@ -22,7 +22,12 @@ function templateMessage(message: ChatMessage): Record<string, unknown> {
     ...(message.name ? { name: message.name } : {}),
     ...(message.toolCallId ? { tool_call_id: message.toolCallId } : {}),
     ...(message.toolCalls && message.toolCalls.length > 0
-      ? { tool_calls: message.toolCalls.map((call) => ({ type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+      ? {
+          tool_calls: message.toolCalls.map((call) => ({
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments },
+          })),
+        }
       : {}),
   };
 }

@@ -25,13 +25,19 @@ describe('checkpoints', () => {
 
   it('saves and loads a checkpoint: same config, weights, tokenizer and chat template', async () => {
     const config = testConfig();
-    const model = LanguageModel.fromTensors(config, randomWeights(config, 1), new (await import('./byte-tokenizer')).ByteTokenizer());
+    const model = LanguageModel.fromTensors(
+      config,
+      randomWeights(config, 1),
+      new (await import('./byte-tokenizer')).ByteTokenizer(),
+    );
     await saveCheckpoint(model, dir);
     const loaded = await loadCheckpoint(dir);
     try {
       expect(loaded.config).toEqual(config);
       const tokens = loaded.tokenizer.encode(loaded.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }]));
-      expect(tokens).toEqual(model.tokenizer.encode(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }])));
+      expect(tokens).toEqual(
+        model.tokenizer.encode(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }])),
+      );
       expect(loaded.tokenizer.eosTokenIds).toEqual(expect.arrayContaining([258, 256]));
       const [a, b] = await Promise.all([model.logits({ tokens }), loaded.logits({ tokens })]);
       a.forEach((row, t) => expect(maxAbsDifference(row, b[t]!)).toBe(0));
@@ -42,7 +48,13 @@ describe('checkpoints', () => {
   });
 
   it('loads a hand-made HF Llama checkpoint (bf16 shards, untied head, BPE tokenizer) and matches the reference', async () => {
-    const config = testConfig({ family: 'llama', qkvBias: false, tieWordEmbeddings: false, bosTokenId: 260, eosTokenIds: [261] });
+    const config = testConfig({
+      family: 'llama',
+      qkvBias: false,
+      tieWordEmbeddings: false,
+      bosTokenId: 260,
+      eosTokenIds: [261],
+    });
     const weights = randomWeights(config, 3);
     const names = [...weights.keys()];
     const half = Math.ceil(names.length / 2);
@@ -50,7 +62,10 @@ describe('checkpoints', () => {
     const weightMap: Record<string, string> = {};
     shards.forEach((shard, index) => {
       const file = `model-0000${index + 1}-of-00002.safetensors`;
-      writeFileSync(join(dir, file), writeSafetensors(new Map(shard.map((name) => [name, weights.get(name)!])), { dtype: 'BF16' }));
+      writeFileSync(
+        join(dir, file),
+        writeSafetensors(new Map(shard.map((name) => [name, weights.get(name)!])), { dtype: 'BF16' }),
+      );
       for (const name of shard) weightMap[name] = file;
     });
     writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
@@ -62,7 +77,9 @@ describe('checkpoints', () => {
     const model = await loadCheckpoint(dir);
     try {
       expect(model.tokenizer.bosTokenId).toBe(260);
-      const tokens = model.tokenizer.encode(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hello world' }]));
+      const tokens = model.tokenizer.encode(
+        model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hello world' }]),
+      );
       expect(tokens[0]).toBe(260);
       // The reference reads the same bf16-rounded weights from the files.
       const stored = new Map<string, { shape: readonly number[]; data: Float32Array }>();
@@ -86,11 +103,15 @@ describe('checkpoints', () => {
     const missing = new Map(tensors);
     missing.delete('model.layers.1.mlp.up_proj.weight');
     writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(missing));
-    await expect(loadCheckpoint(dir)).rejects.toThrow(/tensor "model.layers.1.mlp.up_proj.weight" is missing \(expected shape \[64, 32\]\)/);
+    await expect(loadCheckpoint(dir)).rejects.toThrow(
+      /tensor "model.layers.1.mlp.up_proj.weight" is missing \(expected shape \[64, 32\]\)/,
+    );
     const misshapen = new Map(tensors);
     misshapen.set('model.layers.0.self_attn.k_proj.weight', { shape: [32, 32], data: new Float32Array(32 * 32) });
     writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(misshapen));
-    await expect(loadCheckpoint(dir)).rejects.toThrow(/"model.layers.0.self_attn.k_proj.weight" has shape \[32, 32\], expected \[16, 32\]/);
+    await expect(loadCheckpoint(dir)).rejects.toThrow(
+      /"model.layers.0.self_attn.k_proj.weight" has shape \[32, 32\], expected \[16, 32\]/,
+    );
   });
 
   it('refuses an unknown architecture, a missing file and a tokenizer too big for the vocabulary', async () => {

@@ -13,7 +13,10 @@ type Json = Record<string, unknown>;
 
 function readJson(path: string, required: boolean): Json | undefined {
   if (!existsSync(path)) {
-    if (required) throw new CheckpointError(`${path} not found: a checkpoint directory needs config.json, model.safetensors and tokenizer.json.`);
+    if (required)
+      throw new CheckpointError(
+        `${path} not found: a checkpoint directory needs config.json, model.safetensors and tokenizer.json.`,
+      );
     return undefined;
   }
   try {
@@ -33,7 +36,8 @@ export function readCheckpointTensors(dir: string): NamedTensors {
   const tensors: NamedTensors = new Map();
   for (const file of new Set(Object.values(weightMap))) {
     const path = join(dir, file);
-    if (!existsSync(path)) throw new CheckpointError(`${path}: shard listed in model.safetensors.index.json is missing.`);
+    if (!existsSync(path))
+      throw new CheckpointError(`${path}: shard listed in model.safetensors.index.json is missing.`);
     for (const [name, tensor] of readSafetensors(readFileSync(path), path).tensors) tensors.set(name, tensor);
   }
   return tensors;
@@ -42,11 +46,19 @@ export function readCheckpointTensors(dir: string): NamedTensors {
 /** The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ generation_config eos ids). */
 export function loadTokenizer(dir: string, eosTokenIds: readonly number[] = []): Tokenizer {
   const tokenizerJson = readJson(join(dir, 'tokenizer.json'), false);
-  if (!tokenizerJson) throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
+  if (!tokenizerJson)
+    throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
   const tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
   const generation = readJson(join(dir, 'generation_config.json'), false) ?? {};
   const generationEos = generation.eos_token_id;
-  const extra = [...eosTokenIds, ...(typeof generationEos === 'number' ? [generationEos] : Array.isArray(generationEos) ? (generationEos as number[]) : [])];
+  const extra = [
+    ...eosTokenIds,
+    ...(typeof generationEos === 'number'
+      ? [generationEos]
+      : Array.isArray(generationEos)
+        ? (generationEos as number[])
+        : []),
+  ];
   return new HfTokenizer(tokenizerJson, tokenizerConfig, extra);
 }
 
@@ -72,14 +84,17 @@ export async function loadCheckpoint(dir: string, options: LoadCheckpointOptions
   const tensors = readCheckpointTensors(dir);
   const model = LanguageModel.fromTensors(config, tensors, tokenizer, {
     trainable: options.trainable ?? true,
-    source: existsSync(join(dir, 'model.safetensors')) ? join(dir, 'model.safetensors') : join(dir, 'model.safetensors.index.json'),
+    source: existsSync(join(dir, 'model.safetensors'))
+      ? join(dir, 'model.safetensors')
+      : join(dir, 'model.safetensors.index.json'),
   });
   if (options.extras ?? true) {
     try {
       const adaptersDir = join(dir, 'adapters');
       if (existsSync(adaptersDir)) {
         for (const name of readdirSync(adaptersDir)) {
-          if (existsSync(join(adaptersDir, name, 'adapter_config.json'))) loadAdapter(model, join(adaptersDir, name), name);
+          if (existsSync(join(adaptersDir, name, 'adapter_config.json')))
+            loadAdapter(model, join(adaptersDir, name), name);
         }
       }
       if (existsSync(join(dir, 'value_head.safetensors'))) loadValueHead(model, dir);
@@ -99,10 +114,17 @@ export interface SaveCheckpointOptions {
 }
 
 /** Writes an HF checkpoint directory that `loadCheckpoint` and `transformers` both read. */
-export async function saveCheckpoint(model: LanguageModel, dir: string, options: SaveCheckpointOptions = {}): Promise<void> {
+export async function saveCheckpoint(
+  model: LanguageModel,
+  dir: string,
+  options: SaveCheckpointOptions = {},
+): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(configToHf(model.config), null, 2)}\n`);
-  writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(await model.toTensors(), { dtype: options.dtype ?? 'F32', metadata: { format: 'pt' } }));
+  writeFileSync(
+    join(dir, 'model.safetensors'),
+    writeSafetensors(await model.toTensors(), { dtype: options.dtype ?? 'F32', metadata: { format: 'pt' } }),
+  );
   const { tokenizerJson, tokenizerConfig } = model.tokenizer.toHfFiles();
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson));
   writeFileSync(join(dir, 'tokenizer_config.json'), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);

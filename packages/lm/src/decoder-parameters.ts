@@ -39,7 +39,11 @@ export class DecoderParameters {
     readonly lmHead: tf.Variable | null,
   ) {}
 
-  static fromTensors(config: ModelConfig, tensors: NamedTensors, options: { trainable?: boolean; source?: string } = {}): DecoderParameters {
+  static fromTensors(
+    config: ModelConfig,
+    tensors: NamedTensors,
+    options: { trainable?: boolean; source?: string } = {},
+  ): DecoderParameters {
     checkTensors(config, tensors, options.source);
     const trainable = options.trainable ?? true;
     const get = (name: string): NamedTensor => tensors.get(name) as NamedTensor;
@@ -76,7 +80,10 @@ export class DecoderParameters {
     const out: NamedTensors = new Map();
     const put = async (name: string, variable: tf.Variable, transpose = false): Promise<void> => {
       const tensor = { shape: variable.shape, data: (await variable.data()) as Float32Array };
-      out.set(name, transpose ? transposed(tensor) : { shape: [...tensor.shape], data: Float32Array.from(tensor.data) });
+      out.set(
+        name,
+        transpose ? transposed(tensor) : { shape: [...tensor.shape], data: Float32Array.from(tensor.data) },
+      );
     };
     await put('model.embed_tokens.weight', this.embed);
     for (const [layer, parameters] of this.layers.entries()) {

@@ -20,24 +20,41 @@ describe.each(backends)('generation on %s', (backend) => {
   const prompts = [randomTokens(5, 256, 31), randomTokens(9, 256, 32), randomTokens(2, 256, 33)];
 
   it('KV-cache decoding of a padded batch gives the logprobs of a full forward pass', async () => {
-    const results = model.generate(prompts.map((tokens) => ({ tokens })), { maxTokens: 6, temperature: 1, seed: 3, stopTokenIds: [] });
+    const results = model.generate(
+      prompts.map((tokens) => ({ tokens })),
+      { maxTokens: 6, temperature: 1, seed: 3, stopTokenIds: [] },
+    );
     const scored = await model.score(results.map((result, i) => ({ tokens: [...prompts[i]!, ...result.tokens] })));
     results.forEach((result, i) => {
       expect(result.tokens).toHaveLength(6);
       expect(result.finishReason).toBe('length');
       expect(result.promptTokens).toBe(prompts[i]!.length);
-      result.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - scored.logprobs[i]![prompts[i]!.length + t]!)).toBeLessThan(1e-4));
+      result.logprobs.forEach((logprob, t) =>
+        expect(Math.abs(logprob - scored.logprobs[i]![prompts[i]!.length + t]!)).toBeLessThan(1e-4),
+      );
     });
   });
 
   it('is deterministic for a seed, varies across seeds, and a row does not depend on its batch', () => {
-    const a = model.generate(prompts.map((tokens) => ({ tokens })), { maxTokens: 8, seed: 11, stopTokenIds: [] });
-    const b = model.generate(prompts.map((tokens) => ({ tokens })), { maxTokens: 8, seed: 11, stopTokenIds: [] });
-    const c = model.generate(prompts.map((tokens) => ({ tokens })), { maxTokens: 8, seed: 12, stopTokenIds: [] });
+    const a = model.generate(
+      prompts.map((tokens) => ({ tokens })),
+      { maxTokens: 8, seed: 11, stopTokenIds: [] },
+    );
+    const b = model.generate(
+      prompts.map((tokens) => ({ tokens })),
+      { maxTokens: 8, seed: 11, stopTokenIds: [] },
+    );
+    const c = model.generate(
+      prompts.map((tokens) => ({ tokens })),
+      { maxTokens: 8, seed: 12, stopTokenIds: [] },
+    );
     expect(b.map((r) => r.tokens)).toEqual(a.map((r) => r.tokens));
     expect(c.map((r) => r.tokens)).not.toEqual(a.map((r) => r.tokens));
     const alone = model.generate([{ tokens: prompts[1]!, seed: 99 }], { maxTokens: 8, stopTokenIds: [] });
-    const batched = model.generate(prompts.map((tokens, i) => ({ tokens, ...(i === 1 ? { seed: 99 } : {}) })), { maxTokens: 8, stopTokenIds: [] });
+    const batched = model.generate(
+      prompts.map((tokens, i) => ({ tokens, ...(i === 1 ? { seed: 99 } : {}) })),
+      { maxTokens: 8, stopTokenIds: [] },
+    );
     expect(batched[1]!.tokens).toEqual(alone[0]!.tokens);
   });
 
@@ -45,14 +62,23 @@ describe.each(backends)('generation on %s', (backend) => {
     const free = model.generate([{ tokens: prompts[0]! }], { maxTokens: 12, temperature: 0, stopTokenIds: [] })[0]!;
     const stopToken = free.tokens[4]!;
     const first = free.tokens.indexOf(stopToken);
-    const byToken = model.generate([{ tokens: prompts[0]! }], { maxTokens: 12, temperature: 0, stopTokenIds: [stopToken] })[0]!;
+    const byToken = model.generate([{ tokens: prompts[0]! }], {
+      maxTokens: 12,
+      temperature: 0,
+      stopTokenIds: [stopToken],
+    })[0]!;
     expect(byToken.finishReason).toBe('stop');
     expect(byToken.tokens).toEqual(free.tokens.slice(0, first + 1));
     expect(byToken.text).toBe(model.tokenizer.decode(free.tokens.slice(0, first)));
 
     const fullText = model.tokenizer.decode(free.tokens);
     const stop = fullText.slice(Math.floor(fullText.length / 2), Math.floor(fullText.length / 2) + 1);
-    const bySequence = model.generate([{ tokens: prompts[0]! }], { maxTokens: 12, temperature: 0, stop: [stop], stopTokenIds: [] })[0]!;
+    const bySequence = model.generate([{ tokens: prompts[0]! }], {
+      maxTokens: 12,
+      temperature: 0,
+      stop: [stop],
+      stopTokenIds: [],
+    })[0]!;
     expect(bySequence.finishReason).toBe('stop');
     expect(bySequence.text).toBe(fullText.slice(0, fullText.indexOf(stop)));
     expect(free.tokens.slice(0, bySequence.tokens.length)).toEqual(bySequence.tokens);
@@ -88,14 +114,25 @@ describe.each(backends)('generation on %s', (backend) => {
   });
 
   it('returns caches that continue a multi-turn episode with the right logprobs', async () => {
-    const [turn] = model.generate([{ tokens: prompts[0]! }], { maxTokens: 4, seed: 5, keepCache: true, stopTokenIds: [] });
+    const [turn] = model.generate([{ tokens: prompts[0]! }], {
+      maxTokens: 4,
+      seed: 5,
+      keepCache: true,
+      stopTokenIds: [],
+    });
     const observation = randomTokens(3, 256, 41);
     const history = [...prompts[0]!, ...turn!.tokens, ...observation];
     expect(turn!.cache!.cachedLength).toBe(prompts[0]!.length + 3);
-    const [next] = model.generate([{ tokens: history, cache: turn!.cache! }], { maxTokens: 4, seed: 6, stopTokenIds: [] });
+    const [next] = model.generate([{ tokens: history, cache: turn!.cache! }], {
+      maxTokens: 4,
+      seed: 6,
+      stopTokenIds: [],
+    });
     turn!.cache!.dispose();
     const scored = await model.score([{ tokens: [...history, ...next!.tokens] }]);
-    next!.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - scored.logprobs[0]![history.length + t]!)).toBeLessThan(1e-4));
+    next!.logprobs.forEach((logprob, t) =>
+      expect(Math.abs(logprob - scored.logprobs[0]![history.length + t]!)).toBeLessThan(1e-4),
+    );
   });
 
   it('refuses prompts over the context limit and stops generating at it', () => {
@@ -108,7 +145,11 @@ describe.each(backends)('generation on %s', (backend) => {
   it('leaks no tensors', () => {
     const start = tf.memory().numTensors;
     const node = model.prefill(prompts[0]!);
-    const results = model.generate([{ cache: node }, { tokens: prompts[1]! }], { maxTokens: 5, keepCache: true, stopTokenIds: [] });
+    const results = model.generate([{ cache: node }, { tokens: prompts[1]! }], {
+      maxTokens: 5,
+      keepCache: true,
+      stopTokenIds: [],
+    });
     node.dispose();
     for (const result of results) result.cache!.dispose();
     expect(tf.memory().numTensors).toBe(start);

@@ -131,7 +131,10 @@ function runChunk(
       },
       { keepCache: true, ...(resolved ? { adapter: resolved } : {}) },
     );
-    const last = tf.reshape(tf.slice(tf.reshape(output.hidden, [B, T, config.hiddenSize]), [0, T - 1, 0], [B, 1, config.hiddenSize]), [B, config.hiddenSize]);
+    const last = tf.reshape(
+      tf.slice(tf.reshape(output.hidden, [B, T, config.hiddenSize]), [0, T - 1, 0], [B, 1, config.hiddenSize]),
+      [B, config.hiddenSize],
+    );
     return { logits: languageModelHead(model.parameters, last as tf.Tensor2D), present: output.present! };
   });
   const logits = result.logits.dataSync() as Float32Array;
@@ -166,7 +169,13 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
 }
 
 /** Row `row` of the batch state as a KvCache (only its valid slots). */
-function extractRow(state: BatchState, row: number, tokens: readonly number[], adapter: string | null, nextLogits: Float32Array | null): KvCache {
+function extractRow(
+  state: BatchState,
+  row: number,
+  tokens: readonly number[],
+  adapter: string | null,
+  nextLogits: Float32Array | null,
+): KvCache {
   const slots = state.valid[row]!.flatMap((ok, s) => (ok ? [s] : []));
   const layers = tf.tidy(() => {
     const index = tf.tensor1d(slots, 'int32');
@@ -182,7 +191,10 @@ function extractRow(state: BatchState, row: number, tokens: readonly number[], a
 function selectRows(state: BatchState, rows: readonly number[]): BatchState {
   const layers = tf.tidy(() => {
     const index = tf.tensor1d([...rows], 'int32');
-    return state.layers.map(({ k, v }) => ({ k: tf.gather(k, index, 0) as tf.Tensor4D, v: tf.gather(v, index, 0) as tf.Tensor4D }));
+    return state.layers.map(({ k, v }) => ({
+      k: tf.gather(k, index, 0) as tf.Tensor4D,
+      v: tf.gather(v, index, 0) as tf.Tensor4D,
+    }));
   });
   disposeLayers(state.layers);
   return { layers, valid: rows.map((row) => state.valid[row]!) };
@@ -205,12 +217,18 @@ function checkPrefix(request: GenerationRequest, index: number): readonly number
  * Runs `tokens` after `from` (or from nothing) and returns the cache of all of them: a node to branch
  * generation from, any number of times (each `generate` forks nothing it does not own).
  */
-export function prefill(model: LanguageModel, tokens: readonly number[], options: { from?: KvCache; adapter?: string | null } = {}): KvCache {
+export function prefill(
+  model: LanguageModel,
+  tokens: readonly number[],
+  options: { from?: KvCache; adapter?: string | null } = {},
+): KvCache {
   const adapter = options.adapter ?? null;
   const request: GenerationRequest = options.from ? { tokens, cache: options.from } : { tokens };
   checkPrefix(request, 0);
   if (options.from && options.from.adapter !== adapter) {
-    throw new RangeError(`The cache was computed with adapter ${JSON.stringify(options.from.adapter)}, not ${JSON.stringify(adapter)}.`);
+    throw new RangeError(
+      `The cache was computed with adapter ${JSON.stringify(options.from.adapter)}, not ${JSON.stringify(adapter)}.`,
+    );
   }
   if (tokens.length > model.config.maxPositions) throw new ContextLengthError(tokens.length, model.config.maxPositions);
   const cachedLength = options.from?.cachedLength ?? 0;
@@ -230,7 +248,11 @@ export function prefill(model: LanguageModel, tokens: readonly number[], options
  * temperature / top-p from seeded generators. Rows leave the batch when they hit a stop token, a stop
  * sequence, maxTokens or the context limit. Same seed, same requests → same tokens.
  */
-export function generate(model: LanguageModel, requests: readonly GenerationRequest[], input: Partial<GenerationOptions> = {}): Generation[] {
+export function generate(
+  model: LanguageModel,
+  requests: readonly GenerationRequest[],
+  input: Partial<GenerationOptions> = {},
+): Generation[] {
   const options = validateOptions(input);
   const adapter = options.adapter ?? null;
   const limit = model.config.maxPositions;
@@ -239,7 +261,9 @@ export function generate(model: LanguageModel, requests: readonly GenerationRequ
   const prompts = requests.map((request, i) => {
     const tokens = checkPrefix(request, i);
     if (request.cache && request.cache.adapter !== adapter) {
-      throw new RangeError(`Request ${i}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`);
+      throw new RangeError(
+        `Request ${i}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`,
+      );
     }
     if (tokens.length === 0) throw new RangeError(`Request ${i} has an empty prompt.`);
     if (tokens.length > limit) throw new ContextLengthError(tokens.length, limit, `prompt of request ${i}`);
@@ -256,7 +280,10 @@ export function generate(model: LanguageModel, requests: readonly GenerationRequ
   const caches: (KvCache | undefined)[] = prompts.map(() => undefined);
 
   // Prefill: every row's uncached prompt tokens in one batch.
-  let state = stackCaches(model, requests.map((request) => request.cache));
+  let state = stackCaches(
+    model,
+    requests.map((request) => request.cache),
+  );
   const cachedLengths = requests.map((request) => request.cache?.cachedLength ?? 0);
   const chunks = prompts.map((prompt, i) => prompt.slice(cachedLengths[i]));
   let logits: Float32Array;
@@ -275,7 +302,8 @@ export function generate(model: LanguageModel, requests: readonly GenerationRequ
   }
   // A row whose cache is complete and whose prompt adds nothing has no logits yet only if nextLogits was null.
   requests.forEach((request, i) => {
-    if (chunks[i]!.length === 0 && !request.cache?.nextLogits) throw new RangeError(`Request ${i}: its cache has no logits; add tokens after it.`);
+    if (chunks[i]!.length === 0 && !request.cache?.nextLogits)
+      throw new RangeError(`Request ${i}: its cache has no logits; add tokens after it.`);
   });
 
   let active = prompts.map((_, i) => i);
@@ -334,7 +362,10 @@ export function generate(model: LanguageModel, requests: readonly GenerationRequ
   return prompts.map((prompt, row) => {
     const tokens = generated[row]!;
     const endsWithStopToken = tokens.length > 0 && stopIds.has(tokens.at(-1)!);
-    const text = finish[row] === 'stop' && !endsWithStopToken ? texts[row]! : model.tokenizer.decode(endsWithStopToken ? tokens.slice(0, -1) : tokens);
+    const text =
+      finish[row] === 'stop' && !endsWithStopToken
+        ? texts[row]!
+        : model.tokenizer.decode(endsWithStopToken ? tokens.slice(0, -1) : tokens);
     const cache = caches[row];
     return {
       tokens,

@@ -14,7 +14,8 @@ type Json = Record<string, unknown>;
 /** `"<|im_end|>"` or `{content: "<|im_end|>", …}` as tokenizer_config.json writes special tokens. */
 function tokenString(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as Json).content === 'string') return (value as Json).content as string;
+  if (typeof value === 'object' && value !== null && typeof (value as Json).content === 'string')
+    return (value as Json).content as string;
   return null;
 }
 
@@ -60,7 +61,8 @@ export class HfTokenizer implements Tokenizer {
     this.vocabSize = maxId + 1;
     this.bosToken = tokenString(tokenizerConfig.bos_token);
     this.eosToken = tokenString(tokenizerConfig.eos_token);
-    const idOf = (token: string | null): number | undefined => (token === null ? undefined : this.core.token_to_id(token));
+    const idOf = (token: string | null): number | undefined =>
+      token === null ? undefined : this.core.token_to_id(token);
     this.bosTokenId = idOf(this.bosToken) ?? null;
     const eos = idOf(this.eosToken);
     this.eosTokenIds = [...new Set([...(eos === undefined ? [] : [eos]), ...extraEosTokenIds])];
@@ -73,7 +75,10 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-    return this.core.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false, clean_up_tokenization_spaces: false });
+    return this.core.decode([...ids], {
+      skip_special_tokens: options.skipSpecialTokens ?? false,
+      clean_up_tokenization_spaces: false,
+    });
   }
 
   tokenText(id: number): string {

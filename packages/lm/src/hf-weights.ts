@@ -9,7 +9,8 @@ export type ProjectionName = (typeof PROJECTIONS)[number];
 
 /** HF's module path of a projection in layer `layer`. */
 export function projectionPath(layer: number, projection: ProjectionName): string {
-  const block = projection === 'gate_proj' || projection === 'up_proj' || projection === 'down_proj' ? 'mlp' : 'self_attn';
+  const block =
+    projection === 'gate_proj' || projection === 'up_proj' || projection === 'down_proj' ? 'mlp' : 'self_attn';
   return `model.layers.${layer}.${block}.${projection}`;
 }
 
@@ -44,7 +45,9 @@ export function expectedTensorShapes(config: ModelConfig): Map<string, number[]>
       const [input, output] = projectionShape(config, projection);
       const path = projectionPath(layer, projection);
       shapes.set(`${path}.weight`, [output, input]);
-      const biased = (config.qkvBias && ['q_proj', 'k_proj', 'v_proj'].includes(projection)) || (config.outputBias && projection === 'o_proj');
+      const biased =
+        (config.qkvBias && ['q_proj', 'k_proj', 'v_proj'].includes(projection)) ||
+        (config.outputBias && projection === 'o_proj');
       if (biased) shapes.set(`${path}.bias`, [output]);
     }
   }
@@ -61,9 +64,12 @@ export function expectedTensorShapes(config: ModelConfig): Map<string, number[]>
 export function checkTensors(config: ModelConfig, tensors: NamedTensors, source = 'model.safetensors'): void {
   for (const [name, shape] of expectedTensorShapes(config)) {
     const tensor = tensors.get(name);
-    if (!tensor) throw new CheckpointError(`${source}: tensor "${name}" is missing (expected shape [${shape.join(', ')}]).`);
+    if (!tensor)
+      throw new CheckpointError(`${source}: tensor "${name}" is missing (expected shape [${shape.join(', ')}]).`);
     if (tensor.shape.length !== shape.length || tensor.shape.some((size, axis) => size !== shape[axis])) {
-      throw new CheckpointError(`${source}: tensor "${name}" has shape [${tensor.shape.join(', ')}], expected [${shape.join(', ')}] from config.json.`);
+      throw new CheckpointError(
+        `${source}: tensor "${name}" has shape [${tensor.shape.join(', ')}], expected [${shape.join(', ')}] from config.json.`,
+      );
     }
   }
 }

@@ -1,7 +1,14 @@
 /** @turngym/lm — a Llama/Qwen2-family decoder LM on tfjs. */
 export * as tf from '@tensorflow/tfjs';
 export * from './lm-errors';
-export { configFromHf, configToHf, parameterCount, type ModelConfig, type ModelFamily, type RopeScaling } from './model-config';
+export {
+  configFromHf,
+  configToHf,
+  parameterCount,
+  type ModelConfig,
+  type ModelFamily,
+  type RopeScaling,
+} from './model-config';
 export { TINY_CONFIGS, testConfig, type TinyConfigName } from './tiny-configs';
 export type { Tokenizer, ChatTemplateOptions } from './tokenizer';
 export { ByteTokenizer, BYTE_SPECIAL_TOKENS, BYTE_VOCAB_SIZE } from './byte-tokenizer';
@@ -11,7 +18,14 @@ export { elementCount, type NamedTensor, type NamedTensors } from './named-tenso
 export { readSafetensors, writeSafetensors, type SafetensorsDtype, type SafetensorsFile } from './safetensors';
 export { expectedTensorShapes, checkTensors, initializeWeights, PROJECTIONS, type ProjectionName } from './hf-weights';
 export { referenceForward, type ReferenceInput, type ReferenceOutput } from './reference-forward';
-export { useBackend, currentBackend, isBackendAvailable, BACKEND_NAMES, type BackendName, type BackendOptions } from './backend';
+export {
+  useBackend,
+  currentBackend,
+  isBackendAvailable,
+  BACKEND_NAMES,
+  type BackendName,
+  type BackendOptions,
+} from './backend';
 export {
   causalAttention,
   packedAttention,

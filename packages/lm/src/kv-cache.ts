@@ -44,7 +44,8 @@ export class KvCache {
   }
 
   assertLive(): void {
-    if (this.released) throw new RangeError('This KvCache was disposed; fork() a cache before disposing it to keep using the prefix.');
+    if (this.released)
+      throw new RangeError('This KvCache was disposed; fork() a cache before disposing it to keep using the prefix.');
   }
 
   /** Idempotent. */

@@ -15,7 +15,12 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
     await useBackend(backend);
   });
 
-  async function expectMatchesReference(config: ModelConfig, tokens: number[], positions?: number[], allowed?: (q: number, k: number) => boolean) {
+  async function expectMatchesReference(
+    config: ModelConfig,
+    tokens: number[],
+    positions?: number[],
+    allowed?: (q: number, k: number) => boolean,
+  ) {
     const weights = randomWeights(config, 7);
     const model = LanguageModel.fromTensors(config, weights, new ByteTokenizer());
     try {
@@ -24,7 +29,11 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
         ...(positions ? { positions } : {}),
         ...(allowed ? { attention: attentionFromFunction(allowed) } : {}),
       });
-      const reference = referenceForward(config, weights, { tokens, ...(positions ? { positions } : {}), ...(allowed ? { allowed } : {}) });
+      const reference = referenceForward(config, weights, {
+        tokens,
+        ...(positions ? { positions } : {}),
+        ...(allowed ? { allowed } : {}),
+      });
       let scale = 0;
       for (const row of reference.logits) for (const value of row) scale = Math.max(scale, Math.abs(value));
       expect(scale).toBeGreaterThan(1); // the check below is meaningful only with logits of real size
@@ -55,8 +64,14 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
 
   it('matches the reference with explicit positions and an arbitrary attention mask', async () => {
     const config = testConfig();
-    const allowed = (q: number, k: number) => k === q || (k < q && (q * 7 + k * 3) % 4 !== 0) || (k === q + 2 && q % 3 === 0);
-    await expectMatchesReference(config, randomTokens(10, config.vocabSize, 9), [5, 6, 7, 2, 3, 4, 8, 9, 20, 21], allowed);
+    const allowed = (q: number, k: number) =>
+      k === q || (k < q && (q * 7 + k * 3) % 4 !== 0) || (k === q + 2 && q % 3 === 0);
+    await expectMatchesReference(
+      config,
+      randomTokens(10, config.vocabSize, 9),
+      [5, 6, 7, 2, 3, 4, 8, 9, 20, 21],
+      allowed,
+    );
   });
 
   it('a packed multi-segment row scores the same as separate rows', async () => {
@@ -67,7 +82,12 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
       const b = randomTokens(7, config.vocabSize, 12);
       const c = randomTokens(3, config.vocabSize, 13);
       const separate = await model.score([{ tokens: a }, { tokens: b }, { tokens: c }]);
-      const packed = await model.score([{ tokens: [...a, ...b, ...c], attention: packedAttention([...a.map(() => 0), ...b.map(() => 1), ...c.map(() => 2)]) }]);
+      const packed = await model.score([
+        {
+          tokens: [...a, ...b, ...c],
+          attention: packedAttention([...a.map(() => 0), ...b.map(() => 1), ...c.map(() => 2)]),
+        },
+      ]);
       const expected = [...separate.logprobs[0]!, ...separate.logprobs[1]!, ...separate.logprobs[2]!];
       expect(packed.logprobs[0]!.map((value) => value === null)).toEqual(expected.map((value) => value === null));
       packed.logprobs[0]!.forEach((value, t) => {
@@ -95,7 +115,14 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
       const positions = [...state.map((_, i) => i), ...critic.map((_, i) => s + i), ...action.map((_, i) => s + i)];
       const predictFrom = tokens.map((_, t) => (t === 0 ? -1 : t === s + c ? s - 1 : t - 1));
       const packed = await model.score(
-        [{ tokens, positions, predictFrom, attention: attentionFromFunction((q, k) => k <= q && (!isCritic(k) || isCritic(q))) }],
+        [
+          {
+            tokens,
+            positions,
+            predictFrom,
+            attention: attentionFromFunction((q, k) => k <= q && (!isCritic(k) || isCritic(q))),
+          },
+        ],
         { values: true },
       );
       const withCritic = await model.score([{ tokens: [...state, ...critic] }], { values: true });

@@ -72,7 +72,11 @@ export class LanguageModel {
 
   /** A freshly initialised model (seeded: the same seed gives the same weights on every backend). */
   static create(config: ModelConfig, options: { seed?: number; tokenizer?: Tokenizer } = {}): LanguageModel {
-    return LanguageModel.fromTensors(config, initializeWeights(config, options.seed ?? 0), options.tokenizer ?? new ByteTokenizer());
+    return LanguageModel.fromTensors(
+      config,
+      initializeWeights(config, options.seed ?? 0),
+      options.tokenizer ?? new ByteTokenizer(),
+    );
   }
 
   get parameterCount(): number {
@@ -164,9 +168,18 @@ export class LanguageModel {
       const V = this.config.vocabSize;
       const picked = new Int32Array(B * T);
       for (let n = 0; n < B * T; n++) picked[n] = n * V + (batch.tokens[n] as number);
-      const logprobs = tf.mul(tf.reshape(tf.gather(tf.reshape(logSoftmax, [B * T * V]), tf.tensor1d(picked, 'int32')), [B, T]), scored) as tf.Tensor2D;
+      const logprobs = tf.mul(
+        tf.reshape(tf.gather(tf.reshape(logSoftmax, [B * T * V]), tf.tensor1d(picked, 'int32')), [B, T]),
+        scored,
+      ) as tf.Tensor2D;
       const weights = tf.tensor2d(batch.weights, [B, T]);
-      const out: { logprobs: tf.Tensor2D; scored: tf.Tensor2D; weights: tf.Tensor2D; values?: tf.Tensor2D; entropy?: tf.Tensor2D } = {
+      const out: {
+        logprobs: tf.Tensor2D;
+        scored: tf.Tensor2D;
+        weights: tf.Tensor2D;
+        values?: tf.Tensor2D;
+        entropy?: tf.Tensor2D;
+      } = {
         logprobs,
         scored,
         weights,
@@ -181,10 +194,16 @@ export class LanguageModel {
   }
 
   /** Per-token logprobs as numbers: `null` where a token is not scored (the first token of a row). */
-  async score(rows: readonly TokenRow[], options: Omit<ForwardOptions, 'entropy'> = {}): Promise<{ logprobs: (number | null)[][]; values?: number[][] }> {
+  async score(
+    rows: readonly TokenRow[],
+    options: Omit<ForwardOptions, 'entropy'> = {},
+  ): Promise<{ logprobs: (number | null)[][]; values?: number[][] }> {
     const outputs = this.forward(rows, options);
     try {
-      const [logprobs, scored] = (await Promise.all([outputs.logprobs.array(), outputs.scored.array()])) as [number[][], number[][]];
+      const [logprobs, scored] = (await Promise.all([outputs.logprobs.array(), outputs.scored.array()])) as [
+        number[][],
+        number[][],
+      ];
       const result: { logprobs: (number | null)[][]; values?: number[][] } = {
         logprobs: rows.map((row, b) => row.tokens.map((_, t) => (scored[b]![t] ? (logprobs[b]![t] as number) : null))),
       };

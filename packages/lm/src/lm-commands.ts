@@ -81,18 +81,26 @@ function readItems(model: LanguageModel, path: string): InputItem[] {
       if (Array.isArray(item.tokens)) return { tokens: item.tokens.map(Number) };
       if (typeof item.text === 'string') return { tokens: tokenizer.encode(item.text, { addSpecialTokens: true }) };
       if (Array.isArray(item.messages)) {
-        return { tokens: tokenizer.encode(tokenizer.applyChatTemplate(item.messages as ChatMessage[], { addGenerationPrompt: false })) };
+        return {
+          tokens: tokenizer.encode(
+            tokenizer.applyChatTemplate(item.messages as ChatMessage[], { addGenerationPrompt: false }),
+          ),
+        };
       }
       if (typeof item.prompt === 'string' && typeof item.completion === 'string') {
         const prompt = tokenizer.encode(item.prompt, { addSpecialTokens: true });
         return { tokens: [...prompt, ...tokenizer.encode(item.completion)], completionStart: prompt.length };
       }
-      throw new CheckpointError(`${path}:${index + 1}: expected {"text"}, {"tokens"}, {"messages"} or {"prompt", "completion"}.`);
+      throw new CheckpointError(
+        `${path}:${index + 1}: expected {"text"}, {"tokens"}, {"messages"} or {"prompt", "completion"}.`,
+      );
     });
 }
 
 /** Per-token logprobs of each input sequence: `turngym lm score --checkpoint DIR --input FILE`. */
-export async function lmScore(input: Partial<LmScoreOptions> & { checkpoint: string; input: string }): Promise<LmScoreResult> {
+export async function lmScore(
+  input: Partial<LmScoreOptions> & { checkpoint: string; input: string },
+): Promise<LmScoreResult> {
   const options = validateScore(input);
   const model = await loadModel(options.checkpoint, { backend: options.backend });
   try {
@@ -154,7 +162,10 @@ export const lmGenerateOptionsSchema: JSONSchemaType<LmGenerateOptions> = {
         type: 'object',
         additionalProperties: false,
         required: ['role', 'content'],
-        properties: { role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool'] }, content: { type: 'string' } },
+        properties: {
+          role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool'] },
+          content: { type: 'string' },
+        },
       },
     },
     n: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
@@ -178,7 +189,9 @@ export interface LmGenerateResult {
 }
 
 /** Samples `n` completions in one batch: `turngym lm generate --checkpoint DIR --prompt TEXT`. */
-export async function lmGenerate(input: Partial<LmGenerateOptions> & { checkpoint: string }): Promise<LmGenerateResult> {
+export async function lmGenerate(
+  input: Partial<LmGenerateOptions> & { checkpoint: string },
+): Promise<LmGenerateResult> {
   const options = validateGenerate(input);
   if ((options.prompt === undefined) === (options.messages === undefined)) {
     throw new CheckpointError('lm generate needs exactly one of "prompt" or "messages".');
@@ -202,7 +215,12 @@ export async function lmGenerate(input: Partial<LmGenerateOptions> & { checkpoin
       checkpoint: options.checkpoint,
       backend: currentBackend(),
       promptTokens: tokens.length,
-      samples: results.map((result) => ({ text: result.text, tokens: result.tokens, logprobs: result.logprobs, finishReason: result.finishReason })),
+      samples: results.map((result) => ({
+        text: result.text,
+        tokens: result.tokens,
+        logprobs: result.logprobs,
+        finishReason: result.finishReason,
+      })),
     };
   } finally {
     model.dispose();

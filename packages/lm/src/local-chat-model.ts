@@ -32,16 +32,23 @@ export class LocalChatModel implements ChatModel {
 
   model(): Promise<LanguageModel> {
     if (this.closed) return Promise.reject(new Error(`${this.id} is closed.`));
-    this.loading ??= loadModel(this.checkpoint as string, this.options.backend ? { backend: this.options.backend } : {});
+    this.loading ??= loadModel(
+      this.checkpoint as string,
+      this.options.backend ? { backend: this.options.backend } : {},
+    );
     return this.loading;
   }
 
   async complete(request: ChatRequest): Promise<ChatResponse> {
     const model = await this.model();
     request.signal?.throwIfAborted();
-    const prompt = model.tokenizer.applyChatTemplate(request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+    const prompt = model.tokenizer.applyChatTemplate(request.messages, {
+      addGenerationPrompt: true,
+      ...(request.tools ? { tools: request.tools } : {}),
+    });
     const tokens = model.tokenizer.encode(prompt);
-    const stop = request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
+    const stop =
+      request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
     const [result] = model.generate([{ tokens }], {
       maxTokens: request.maxTokens ?? this.options.maxTokens ?? 256,
       temperature: request.temperature ?? 1,

@@ -12,7 +12,10 @@ export function registerLocalChatModelProvider(): () => void {
     'local',
     (rest, options) => {
       const provider = options.providerOptions ?? {};
-      const backend = typeof provider.backend === 'string' && BACKEND_NAMES.includes(provider.backend as BackendName) ? (provider.backend as BackendName) : undefined;
+      const backend =
+        typeof provider.backend === 'string' && BACKEND_NAMES.includes(provider.backend as BackendName)
+          ? (provider.backend as BackendName)
+          : undefined;
       return new LocalChatModel(rest, {
         ...(backend ? { backend } : {}),
         ...(typeof provider.adapter === 'string' ? { adapter: provider.adapter } : {}),

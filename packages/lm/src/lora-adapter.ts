@@ -49,9 +49,11 @@ export class LoraAdapter {
     readonly config: ModelConfig,
     readonly options: LoraOptions,
   ) {
-    if (!Number.isInteger(options.rank) || options.rank <= 0) throw new RangeError(`LoRA rank must be a positive integer, got ${options.rank}.`);
+    if (!Number.isInteger(options.rank) || options.rank <= 0)
+      throw new RangeError(`LoRA rank must be a positive integer, got ${options.rank}.`);
     for (const module of options.targetModules) {
-      if (!PROJECTIONS.includes(module)) throw new RangeError(`LoRA target module "${module}" is not one of ${PROJECTIONS.join(', ')}.`);
+      if (!PROJECTIONS.includes(module))
+        throw new RangeError(`LoRA target module "${module}" is not one of ${PROJECTIONS.join(', ')}.`);
     }
     this.scale = options.alpha / options.rank;
     const rng = new SeededRng(options.seed);
@@ -111,17 +113,28 @@ export class LoraAdapter {
     for (const [key, pair] of this.pairs) {
       const [layer, module] = key.split('.') as [string, ProjectionName];
       const path = projectionPath(Number(layer), module);
-      for (const [part, variable] of [['lora_A', pair.a], ['lora_B', pair.b]] as const) {
+      for (const [part, variable] of [
+        ['lora_A', pair.a],
+        ['lora_B', pair.b],
+      ] as const) {
         // PEFT writes names with or without the adapter name (`lora_A.default.weight`) depending on version.
-        const candidates = [`${PEFT_PREFIX}${path}.${part}.weight`, `${PEFT_PREFIX}${path}.${part}.default.weight`, `${path}.${part}.weight`];
+        const candidates = [
+          `${PEFT_PREFIX}${path}.${part}.weight`,
+          `${PEFT_PREFIX}${path}.${part}.default.weight`,
+          `${path}.${part}.weight`,
+        ];
         const name = candidates.find((candidate) => tensors.has(candidate));
         if (!name) throw new CheckpointError(`${source}: tensor "${candidates[0]}" is missing.`);
         const tensor = tensors.get(name)!;
         const expected = [variable.shape[1], variable.shape[0]];
         if (tensor.shape.length !== 2 || tensor.shape[0] !== expected[0] || tensor.shape[1] !== expected[1]) {
-          throw new CheckpointError(`${source}: tensor "${name}" has shape [${tensor.shape.join(', ')}], expected [${expected.join(', ')}].`);
+          throw new CheckpointError(
+            `${source}: tensor "${name}" has shape [${tensor.shape.join(', ')}], expected [${expected.join(', ')}].`,
+          );
         }
-        tf.tidy(() => variable.assign(tf.transpose(tf.tensor2d(tensor.data, [expected[0] as number, expected[1] as number]))));
+        tf.tidy(() =>
+          variable.assign(tf.transpose(tf.tensor2d(tensor.data, [expected[0] as number, expected[1] as number]))),
+        );
       }
     }
   }
@@ -133,14 +146,17 @@ export class LoraAdapter {
 
 /** Reads PEFT's adapter_config.json into LoRA options. */
 export function loraOptionsFromPeft(json: Record<string, unknown>, source = 'adapter_config.json'): LoraOptions {
-  if (json.peft_type !== undefined && json.peft_type !== 'LORA') throw new CheckpointError(`${source}: peft_type "${String(json.peft_type)}" is not LORA.`);
+  if (json.peft_type !== undefined && json.peft_type !== 'LORA')
+    throw new CheckpointError(`${source}: peft_type "${String(json.peft_type)}" is not LORA.`);
   const rank = json.r;
   const alpha = json.lora_alpha;
-  if (typeof rank !== 'number' || typeof alpha !== 'number') throw new CheckpointError(`${source}: fields "r" and "lora_alpha" must be numbers.`);
+  if (typeof rank !== 'number' || typeof alpha !== 'number')
+    throw new CheckpointError(`${source}: fields "r" and "lora_alpha" must be numbers.`);
   const targets = json.target_modules;
   const list = typeof targets === 'string' ? [targets] : Array.isArray(targets) ? targets.map(String) : [];
   for (const module of list) {
-    if (!PROJECTIONS.includes(module as ProjectionName)) throw new CheckpointError(`${source}: target module "${module}" is not one of ${PROJECTIONS.join(', ')}.`);
+    if (!PROJECTIONS.includes(module as ProjectionName))
+      throw new CheckpointError(`${source}: target module "${module}" is not one of ${PROJECTIONS.join(', ')}.`);
   }
   return { rank, alpha, targetModules: list as ProjectionName[], seed: 0 };
 }

@@ -55,7 +55,9 @@ describe.each(backends)('LoRA, value head and training on %s', (backend) => {
           const w = weights.get(`${path}.weight`)!;
           const [out, input] = w.shape as [number, number];
           const data = Float32Array.from(w.data);
-          for (let o = 0; o < out; o++) for (let i = 0; i < input; i++) for (let r = 0; r < 2; r++) data[o * input + i] += 2 * b.data[o * 2 + r]! * a.data[r * input + i]!;
+          for (let o = 0; o < out; o++)
+            for (let i = 0; i < input; i++)
+              for (let r = 0; r < 2; r++) data[o * input + i] += 2 * b.data[o * 2 + r]! * a.data[r * input + i]!;
           merged.set(`${path}.weight`, { shape: w.shape, data });
         }
       }
@@ -87,7 +89,10 @@ describe.each(backends)('LoRA, value head and training on %s', (backend) => {
       loadAdapter(other, join(dir, 'actor'));
       loadValueHead(other, dir);
       const rows = [{ tokens: randomTokens(6, 256, 9) }];
-      const [a, b] = await Promise.all([model.score(rows, { adapter: 'actor', values: true }), other.score(rows, { adapter: 'actor', values: true })]);
+      const [a, b] = await Promise.all([
+        model.score(rows, { adapter: 'actor', values: true }),
+        other.score(rows, { adapter: 'actor', values: true }),
+      ]);
       expect(b).toEqual(a);
     } finally {
       model.dispose();

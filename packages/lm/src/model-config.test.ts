@@ -25,7 +25,15 @@ const qwen2 = {
 describe('configFromHf', () => {
   it('reads a Qwen2 config (Qwen2.5-0.5B) with q/k/v biases and GQA', () => {
     const config = configFromHf(qwen2);
-    expect(config).toMatchObject({ family: 'qwen2', headDim: 64, numKvHeads: 2, qkvBias: true, outputBias: false, tieWordEmbeddings: true, eosTokenIds: [151645] });
+    expect(config).toMatchObject({
+      family: 'qwen2',
+      headDim: 64,
+      numKvHeads: 2,
+      qkvBias: true,
+      outputBias: false,
+      tieWordEmbeddings: true,
+      eosTokenIds: [151645],
+    });
     expect(parameterCount(config)).toBeGreaterThan(490e6);
     expect(parameterCount(config)).toBeLessThan(500e6);
   });
@@ -40,13 +48,25 @@ describe('configFromHf', () => {
       num_attention_heads: 32,
       num_key_value_heads: 8,
       max_position_embeddings: 131072,
-      rope_scaling: { factor: 32, high_freq_factor: 4, low_freq_factor: 1, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+      rope_scaling: {
+        factor: 32,
+        high_freq_factor: 4,
+        low_freq_factor: 1,
+        original_max_position_embeddings: 8192,
+        rope_type: 'llama3',
+      },
       eos_token_id: [128001, 128008, 128009],
       tie_word_embeddings: true,
     });
     expect(config.family).toBe('llama');
     expect(config.qkvBias).toBe(false);
-    expect(config.ropeScaling).toEqual({ type: 'llama3', factor: 32, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositions: 8192 });
+    expect(config.ropeScaling).toEqual({
+      type: 'llama3',
+      factor: 32,
+      lowFreqFactor: 1,
+      highFreqFactor: 4,
+      originalMaxPositions: 8192,
+    });
     expect(config.eosTokenIds).toEqual([128001, 128008, 128009]);
   });
 
@@ -56,7 +76,9 @@ describe('configFromHf', () => {
 
   it('names an unknown architecture and the supported ones', () => {
     expect(() => configFromHf({ ...qwen2, architectures: ['GPT2LMHeadModel'] })).toThrow(UnsupportedArchitectureError);
-    expect(() => configFromHf({ ...qwen2, architectures: ['GPT2LMHeadModel'] })).toThrow(/GPT2LMHeadModel.*Supported: LlamaForCausalLM/);
+    expect(() => configFromHf({ ...qwen2, architectures: ['GPT2LMHeadModel'] })).toThrow(
+      /GPT2LMHeadModel.*Supported: LlamaForCausalLM/,
+    );
     expect(() => configFromHf({ ...qwen2, architectures: undefined, model_type: 'gemma' })).toThrow(/"gemma"/);
   });
 
@@ -66,7 +88,9 @@ describe('configFromHf', () => {
     expect(() => configFromHf(missing)).toThrow(/"hidden_size" is missing/);
     expect(() => configFromHf({ ...qwen2, num_key_value_heads: 3 })).toThrow(/multiple of num_key_value_heads/);
     expect(() => configFromHf({ ...qwen2, hidden_act: 'gelu' })).toThrow(/hidden_act "gelu"/);
-    expect(() => configFromHf({ ...qwen2, rope_scaling: { rope_type: 'yarn', factor: 4 } })).toThrow(/rope_scaling type "yarn"/);
+    expect(() => configFromHf({ ...qwen2, rope_scaling: { rope_type: 'yarn', factor: 4 } })).toThrow(
+      /rope_scaling type "yarn"/,
+    );
   });
 
   it('takes a used sliding window as the context limit', () => {

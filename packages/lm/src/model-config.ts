@@ -92,7 +92,9 @@ function readRopeScaling(json: Json, source: string): RopeScaling | null {
       originalMaxPositions: field(raw, 'original_max_position_embeddings', `${source} rope_scaling`),
     };
   }
-  throw new CheckpointError(`${source}: rope_scaling type "${type}" is not supported (supported: default, linear, llama3).`);
+  throw new CheckpointError(
+    `${source}: rope_scaling type "${type}" is not supported (supported: default, linear, llama3).`,
+  );
 }
 
 /** Reads HF's `config.json` (Llama, Qwen2, Mistral); `source` names the file in error messages. */
@@ -112,22 +114,27 @@ export function configFromHf(json: unknown, source = 'config.json'): ModelConfig
     if (family === undefined) throw new UnsupportedArchitectureError(modelType ?? '(none given)', supported);
   }
   const activation = String(config.hidden_act ?? 'silu');
-  if (activation !== 'silu') throw new CheckpointError(`${source}: hidden_act "${activation}" is not supported (only silu).`);
+  if (activation !== 'silu')
+    throw new CheckpointError(`${source}: hidden_act "${activation}" is not supported (only silu).`);
   if (config.mlp_bias === true) throw new CheckpointError(`${source}: mlp_bias true is not supported.`);
 
   const hiddenSize = positiveInteger(config, 'hidden_size', source);
   const numHeads = positiveInteger(config, 'num_attention_heads', source);
   const numKvHeads = positiveInteger(config, 'num_key_value_heads', source, numHeads);
   if (numHeads % numKvHeads !== 0) {
-    throw new CheckpointError(`${source}: num_attention_heads (${numHeads}) must be a multiple of num_key_value_heads (${numKvHeads}).`);
+    throw new CheckpointError(
+      `${source}: num_attention_heads (${numHeads}) must be a multiple of num_key_value_heads (${numKvHeads}).`,
+    );
   }
   const headDim = positiveInteger(config, 'head_dim', source, hiddenSize / numHeads);
-  if (headDim % 2 !== 0) throw new CheckpointError(`${source}: head_dim (${headDim}) must be even for rotary embeddings.`);
+  if (headDim % 2 !== 0)
+    throw new CheckpointError(`${source}: head_dim (${headDim}) must be even for rotary embeddings.`);
   let maxPositions = positiveInteger(config, 'max_position_embeddings', source, 2048);
   // A sliding window is not applied here; refusing longer inputs keeps the results exact.
   const slidingWindow = config.sliding_window;
   const windowUsed = family === 'mistral' || (family === 'qwen2' && config.use_sliding_window === true);
-  if (windowUsed && typeof slidingWindow === 'number' && slidingWindow > 0) maxPositions = Math.min(maxPositions, slidingWindow);
+  if (windowUsed && typeof slidingWindow === 'number' && slidingWindow > 0)
+    maxPositions = Math.min(maxPositions, slidingWindow);
   const attentionBias = config.attention_bias === true;
 
   return {
@@ -153,7 +160,9 @@ export function configFromHf(json: unknown, source = 'config.json'): ModelConfig
 
 /** Writes the config as HF's `config.json`. */
 export function configToHf(config: ModelConfig): Record<string, unknown> {
-  const architecture = { llama: 'LlamaForCausalLM', qwen2: 'Qwen2ForCausalLM', mistral: 'MistralForCausalLM' }[config.family];
+  const architecture = { llama: 'LlamaForCausalLM', qwen2: 'Qwen2ForCausalLM', mistral: 'MistralForCausalLM' }[
+    config.family
+  ];
   const scaling = config.ropeScaling;
   return {
     architectures: [architecture],

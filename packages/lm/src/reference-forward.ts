@@ -62,7 +62,9 @@ function inverseFrequencies(config: ModelConfig): Float64Array {
       const wavelength = (2 * Math.PI) / f;
       if (wavelength < highWavelength) return f;
       if (wavelength > lowWavelength) return f / scaling.factor;
-      const smooth = (scaling.originalMaxPositions / wavelength - scaling.lowFreqFactor) / (scaling.highFreqFactor - scaling.lowFreqFactor);
+      const smooth =
+        (scaling.originalMaxPositions / wavelength - scaling.lowFreqFactor) /
+        (scaling.highFreqFactor - scaling.lowFreqFactor);
       return (1 - smooth) * (f / scaling.factor) + smooth * f;
     });
   }
@@ -134,7 +136,8 @@ export function referenceForward(config: ModelConfig, tensors: NamedTensors, inp
         for (let key = 0; key < T; key++) {
           if (!allowed(query, key)) continue;
           let dot = 0;
-          for (let i = 0; i < headDim; i++) dot += (q[query]![h * headDim + i] as number) * (k[key]![kvHead * headDim + i] as number);
+          for (let i = 0; i < headDim; i++)
+            dot += (q[query]![h * headDim + i] as number) * (k[key]![kvHead * headDim + i] as number);
           scores.push(dot / Math.sqrt(headDim));
           keys.push(key);
         }
@@ -144,7 +147,8 @@ export function referenceForward(config: ModelConfig, tensors: NamedTensors, inp
         const total = weights.reduce((a, b) => a + b, 0);
         keys.forEach((key, j) => {
           const p = (weights[j] as number) / total;
-          for (let i = 0; i < headDim; i++) out[h * headDim + i] = (out[h * headDim + i] as number) + p * (v[key]![kvHead * headDim + i] as number);
+          for (let i = 0; i < headDim; i++)
+            out[h * headDim + i] = (out[h * headDim + i] as number) + p * (v[key]![kvHead * headDim + i] as number);
         });
       }
       return linear(out, wo, d, bo);

@@ -37,7 +37,10 @@ describe('safetensors', () => {
     data.set(new Uint8Array(bf16.buffer), 10);
     const file = readSafetensors(
       handWritten(
-        { h: { dtype: 'F16', shape: [5], data_offsets: [0, 10] }, g: { dtype: 'BF16', shape: [3], data_offsets: [10, 16] } },
+        {
+          h: { dtype: 'F16', shape: [5], data_offsets: [0, 10] },
+          g: { dtype: 'BF16', shape: [3], data_offsets: [10, 16] },
+        },
         data,
       ),
     );
@@ -47,16 +50,25 @@ describe('safetensors', () => {
   });
 
   it('writes F16 and BF16 that read back within their precision', () => {
-    for (const [dtype, tolerance] of [['F16', 1e-3], ['BF16', 8e-3]] as const) {
+    for (const [dtype, tolerance] of [
+      ['F16', 1e-3],
+      ['BF16', 8e-3],
+    ] as const) {
       const back = readSafetensors(writeSafetensors(tensors, { dtype })).tensors.get('b.weight')!.data;
-      tensors.get('b.weight')!.data.forEach((value, i) => expect(Math.abs(back[i]! - value)).toBeLessThanOrEqual(Math.abs(value) * tolerance + 1e-7));
+      tensors
+        .get('b.weight')!
+        .data.forEach((value, i) =>
+          expect(Math.abs(back[i]! - value)).toBeLessThanOrEqual(Math.abs(value) * tolerance + 1e-7),
+        );
     }
   });
 
   it('names the tensor whose bytes do not fit, and refuses other dtypes', () => {
     const short = handWritten({ w: { dtype: 'F32', shape: [4], data_offsets: [0, 16] } }, new Uint8Array(8));
     expect(() => readSafetensors(short, 'x.safetensors')).toThrow(CheckpointError);
-    expect(() => readSafetensors(short, 'x.safetensors')).toThrow(/x.safetensors: tensor "w".*run past the 8 data bytes/);
+    expect(() => readSafetensors(short, 'x.safetensors')).toThrow(
+      /x.safetensors: tensor "w".*run past the 8 data bytes/,
+    );
     const ints = handWritten({ i: { dtype: 'I64', shape: [1], data_offsets: [0, 8] } }, new Uint8Array(8));
     expect(() => readSafetensors(ints)).toThrow(/tensor "i" has dtype I64/);
     expect(() => readSafetensors(new Uint8Array([1, 2, 3]))).toThrow(/not a safetensors file/);

@@ -103,12 +103,19 @@ export function readSafetensors(bytes: Uint8Array, source = 'model.safetensors')
   const metadata: Record<string, string> = {};
   for (const [name, entry] of Object.entries(header)) {
     if (name === '__metadata__') {
-      for (const [key, value] of Object.entries((entry ?? {}) as Record<string, unknown>)) metadata[key] = String(value);
+      for (const [key, value] of Object.entries((entry ?? {}) as Record<string, unknown>))
+        metadata[key] = String(value);
       continue;
     }
-    const { dtype, shape, data_offsets: offsets } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
+    const {
+      dtype,
+      shape,
+      data_offsets: offsets,
+    } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
     if (!(dtype in ITEM_SIZE)) {
-      throw new CheckpointError(`${source}: tensor "${name}" has dtype ${dtype}; only F32, F16, BF16 and F64 can be read.`);
+      throw new CheckpointError(
+        `${source}: tensor "${name}" has dtype ${dtype}; only F32, F16, BF16 and F64 can be read.`,
+      );
     }
     if (!Array.isArray(shape) || !Array.isArray(offsets) || offsets.length !== 2) {
       throw new CheckpointError(`${source}: tensor "${name}" has a malformed header entry.`);
@@ -122,14 +129,20 @@ export function readSafetensors(bytes: Uint8Array, source = 'model.safetensors')
           `${end > dataLength ? `run past the ${dataLength} data bytes` : 'say otherwise'}.`,
       );
     }
-    tensors.set(name, { shape: [...shape], data: decode(bytes.subarray(dataStart + begin, dataStart + end), dtype as SafetensorsDtype, count) });
+    tensors.set(name, {
+      shape: [...shape],
+      data: decode(bytes.subarray(dataStart + begin, dataStart + end), dtype as SafetensorsDtype, count),
+    });
     dtypes.set(name, dtype as SafetensorsDtype);
   }
   return { tensors, metadata, dtypes };
 }
 
 function encode(tensor: NamedTensor, dtype: Exclude<SafetensorsDtype, 'F64'>): Uint8Array {
-  if (dtype === 'F32') return new Uint8Array(tensor.data.buffer.slice(tensor.data.byteOffset, tensor.data.byteOffset + tensor.data.byteLength));
+  if (dtype === 'F32')
+    return new Uint8Array(
+      tensor.data.buffer.slice(tensor.data.byteOffset, tensor.data.byteOffset + tensor.data.byteLength),
+    );
   const halves = new Uint16Array(tensor.data.length);
   const convert = dtype === 'F16' ? floatToHalf : floatToBf16;
   for (let i = 0; i < halves.length; i++) halves[i] = convert(tensor.data[i] as number);
@@ -150,7 +163,9 @@ export function writeSafetensors(
   for (const name of names) {
     const tensor = tensors.get(name) as NamedTensor;
     if (tensor.data.length !== elementCount(tensor.shape)) {
-      throw new CheckpointError(`writeSafetensors: tensor "${name}" has ${tensor.data.length} values for shape [${tensor.shape.join(', ')}].`);
+      throw new CheckpointError(
+        `writeSafetensors: tensor "${name}" has ${tensor.data.length} values for shape [${tensor.shape.join(', ')}].`,
+      );
     }
     const chunk = encode(tensor, dtype);
     header[name] = { dtype, shape: [...tensor.shape], data_offsets: [offset, offset + chunk.length] };

@@ -21,7 +21,11 @@ export function logSumExp(logits: ArrayLike<number>): number {
  * draws the same tokens). Returns the token and its logprob under the model's own (temperature 1,
  * untruncated) distribution — the π_old a trainer compares against.
  */
-export function sampleToken(logits: ArrayLike<number>, settings: SamplingSettings, rng: SeededRng): { token: number; logprob: number } {
+export function sampleToken(
+  logits: ArrayLike<number>,
+  settings: SamplingSettings,
+  rng: SeededRng,
+): { token: number; logprob: number } {
   const V = logits.length;
   const normaliser = logSumExp(logits);
   let token = 0;
@@ -38,7 +42,9 @@ export function sampleToken(logits: ArrayLike<number>, settings: SamplingSetting
     }
     let candidates: number[] | null = null;
     if (settings.topP < 1) {
-      const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b);
+      const order = Array.from({ length: V }, (_, i) => i).sort(
+        (a, b) => (weights[b] as number) - (weights[a] as number) || a - b,
+      );
       candidates = [];
       let mass = 0;
       for (const index of order) {

@@ -38,7 +38,10 @@ describe('CLI functions, local: provider and serve-model', () => {
 
   it('lm score prints per-token logprobs for text and JSONL inputs', async () => {
     writeFileSync(join(dir, 'input.txt'), 'hello');
-    writeFileSync(join(dir, 'input.jsonl'), `${JSON.stringify({ prompt: 'ab', completion: 'cd' })}\n${JSON.stringify({ messages })}\n`);
+    writeFileSync(
+      join(dir, 'input.jsonl'),
+      `${JSON.stringify({ prompt: 'ab', completion: 'cd' })}\n${JSON.stringify({ messages })}\n`,
+    );
     const text = await lmScore({ checkpoint, input: join(dir, 'input.txt'), backend: 'wasm' });
     expect(text.sequences[0]!.pieces).toEqual(['h', 'e', 'l', 'l', 'o']);
     expect(text.sequences[0]!.logprobs[0]).toBeNull();
@@ -49,15 +52,28 @@ describe('CLI functions, local: provider and serve-model', () => {
     expect(pair.completionStart).toBe(2);
     expect(pair.total).toBeCloseTo(pair.logprobs[2]! + pair.logprobs[3]!, 5);
     expect(JSON.parse(JSON.stringify(jsonl))).toEqual(jsonl);
-    await expect(lmScore({ checkpoint, input: join(dir, 'missing.txt'), backend: 'wasm' })).rejects.toThrow(/Cannot read input file/);
+    await expect(lmScore({ checkpoint, input: join(dir, 'missing.txt'), backend: 'wasm' })).rejects.toThrow(
+      /Cannot read input file/,
+    );
   });
 
   it('serves /v1/chat/completions (plain and streaming) to the openai client, matching lm generate', async () => {
-    const reply = await client.chat.completions.create({ model: 'tiny-chat', messages, temperature: 0, max_tokens: 12 });
+    const reply = await client.chat.completions.create({
+      model: 'tiny-chat',
+      messages,
+      temperature: 0,
+      max_tokens: 12,
+    });
     const expected = await lmGenerate({ checkpoint, messages, temperature: 0, maxTokens: 12, backend: 'wasm' });
     expect(reply.choices[0]!.message.content).toBe(expected.samples[0]!.text);
     expect(reply.usage?.completion_tokens).toBe(expected.samples[0]!.tokens.length);
-    const stream = await client.chat.completions.create({ model: 'tiny-chat', messages, temperature: 0, max_tokens: 12, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'tiny-chat',
+      messages,
+      temperature: 0,
+      max_tokens: 12,
+      stream: true,
+    });
     let streamed = '';
     for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? '';
     expect(streamed).toBe(reply.choices[0]!.message.content);
@@ -66,20 +82,35 @@ describe('CLI functions, local: provider and serve-model', () => {
   });
 
   it('serves /v1/completions: batched prompts, n, logprobs, token-id prompts, seeds', async () => {
-    const completion = await client.completions.create({ model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 5, logprobs: 1, seed: 3 });
+    const completion = await client.completions.create({
+      model: 'tiny-chat',
+      prompt: ['ab', 'xyz'],
+      n: 2,
+      max_tokens: 5,
+      logprobs: 1,
+      seed: 3,
+    });
     expect(completion.choices).toHaveLength(4);
     for (const choice of completion.choices) {
       expect(choice.logprobs!.token_logprobs!.length).toBeGreaterThan(0);
       expect(choice.logprobs!.token_logprobs!.every((value) => value <= 0)).toBe(true);
     }
-    const again = await client.completions.create({ model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 5, seed: 3 });
+    const again = await client.completions.create({
+      model: 'tiny-chat',
+      prompt: ['ab', 'xyz'],
+      n: 2,
+      max_tokens: 5,
+      seed: 3,
+    });
     expect(again.choices.map((choice) => choice.text)).toEqual(completion.choices.map((choice) => choice.text));
     const byTokens = await client.completions.create({ model: 'tiny-chat', prompt: [97, 98], max_tokens: 5, seed: 3 });
     expect(byTokens.choices[0]!.text).toBe(completion.choices[0]!.text);
     expect(completion.usage!.prompt_tokens).toBe(5);
     await expect(client.completions.create({ model: 'other', prompt: 'a' })).rejects.toMatchObject({ status: 404 });
     const tooLong = 'x'.repeat(2000);
-    await expect(client.completions.create({ model: 'tiny-chat', prompt: tooLong })).rejects.toThrow(/max_position_embeddings = 1024/);
+    await expect(client.completions.create({ model: 'tiny-chat', prompt: tooLong })).rejects.toThrow(
+      /max_position_embeddings = 1024/,
+    );
   });
 
   it('local:<checkpoint> works as a ChatModel spec', async () => {

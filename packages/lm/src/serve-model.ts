@@ -91,23 +91,35 @@ function readBody(request: IncomingMessage): Promise<string> {
 function optionalNumber(body: CompletionBody, field: keyof CompletionBody, fallback: number): number {
   const value = body[field];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RequestError(400, `"${field}" must be a number.`, 'invalid_request', field);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RequestError(400, `"${field}" must be a number.`, 'invalid_request', field);
   return value;
 }
 
 /** OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. */
 function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
-  const isTokens = (value: unknown): value is number[] => Array.isArray(value) && value.every((each) => Number.isInteger(each));
+  const isTokens = (value: unknown): value is number[] =>
+    Array.isArray(value) && value.every((each) => Number.isInteger(each));
   if (typeof prompt === 'string') return [model.tokenizer.encode(prompt, { addSpecialTokens: true })];
   if (isTokens(prompt) && prompt.length > 0) return [prompt];
   if (Array.isArray(prompt) && prompt.length > 0) {
     return prompt.map((each) => {
       if (typeof each === 'string') return model.tokenizer.encode(each, { addSpecialTokens: true });
       if (isTokens(each)) return each;
-      throw new RequestError(400, '"prompt" must be a string, a list of strings, or token ids.', 'invalid_request', 'prompt');
+      throw new RequestError(
+        400,
+        '"prompt" must be a string, a list of strings, or token ids.',
+        'invalid_request',
+        'prompt',
+      );
     });
   }
-  throw new RequestError(400, '"prompt" must be a string, a list of strings, or token ids.', 'invalid_request', 'prompt');
+  throw new RequestError(
+    400,
+    '"prompt" must be a string, a list of strings, or token ids.',
+    'invalid_request',
+    'prompt',
+  );
 }
 
 /**
@@ -119,7 +131,8 @@ function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
 export async function serveModel(input: Partial<ServeModelOptions> & { checkpoint: string }): Promise<ModelServer> {
   const options = validateOptions(input);
   const model = await loadModel(options.checkpoint, { backend: options.backend });
-  const modelName = options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
+  const modelName =
+    options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
   const chat = new LocalChatModel(model, options.adapter ? { adapter: options.adapter } : {});
   const inner = await serveChatModel(chat, { port: 0, host: '127.0.0.1', modelName });
   let completionCount = 0;
@@ -131,17 +144,26 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     } catch {
       throw new RequestError(400, 'The request body is not valid JSON', 'invalid_json');
     }
-    if (typeof body !== 'object' || body === null) throw new RequestError(400, 'The request body must be a JSON object', 'invalid_request');
+    if (typeof body !== 'object' || body === null)
+      throw new RequestError(400, 'The request body must be a JSON object', 'invalid_request');
     if (body.model !== modelName) {
-      throw new RequestError(404, `The model "${String(body.model)}" does not exist; this server serves "${modelName}".`, 'model_not_found', 'model');
+      throw new RequestError(
+        404,
+        `The model "${String(body.model)}" does not exist; this server serves "${modelName}".`,
+        'model_not_found',
+        'model',
+      );
     }
     const prompts = promptTokens(model, body.prompt);
     const n = optionalNumber(body, 'n', 1);
-    if (!Number.isInteger(n) || n < 1 || n > 64) throw new RequestError(400, '"n" must be an integer from 1 to 64.', 'invalid_request', 'n');
+    if (!Number.isInteger(n) || n < 1 || n > 64)
+      throw new RequestError(400, '"n" must be an integer from 1 to 64.', 'invalid_request', 'n');
     const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.map(String) : [];
     const seed = optionalNumber(body, 'seed', 0);
     const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false;
-    const requests = prompts.flatMap((tokens, p) => Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })));
+    const requests = prompts.flatMap((tokens, p) =>
+      Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })),
+    );
     let results;
     try {
       results = model.generate(requests, {
@@ -161,7 +183,12 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       text: (body.echo === true ? model.tokenizer.decode(requests[index]!.tokens) : '') + result.text,
       finish_reason: result.finishReason,
       logprobs: wantLogprobs
-        ? { tokens: result.tokens.map((token) => model.tokenizer.tokenText(token)), token_logprobs: result.logprobs, top_logprobs: null, text_offset: null }
+        ? {
+            tokens: result.tokens.map((token) => model.tokenizer.tokenText(token)),
+            token_logprobs: result.logprobs,
+            top_logprobs: null,
+            text_offset: null,
+          }
         : null,
     }));
     const usage = {
@@ -173,12 +200,18 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
       for (const choice of choices) {
         response.write(`data: ${JSON.stringify({ ...base, choices: [{ ...choice, finish_reason: null }] })}\n\n`);
-        response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: choice.index, text: '', logprobs: null, finish_reason: choice.finish_reason }] })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ ...base, choices: [{ index: choice.index, text: '', logprobs: null, finish_reason: choice.finish_reason }] })}\n\n`,
+        );
       }
       response.end('data: [DONE]\n\n');
       return;
     }
-    sendJson(response, 200, { ...base, choices, usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+    sendJson(response, 200, {
+      ...base,
+      choices,
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    });
   }
 
   function passThrough(request: IncomingMessage, response: ServerResponse): void {
@@ -190,7 +223,10 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       },
     );
     upstream.on('error', (error) => {
-      if (!response.headersSent) sendJson(response, 502, { error: { message: error.message, type: 'server_error', code: 'upstream_error', param: null } });
+      if (!response.headersSent)
+        sendJson(response, 502, {
+          error: { message: error.message, type: 'server_error', code: 'upstream_error', param: null },
+        });
       else response.destroy();
     });
     request.pipe(upstream);
@@ -200,15 +236,28 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
     if (path === '/v1/completions' || path === '/completions') {
       if (request.method !== 'POST') {
-        sendJson(response, 405, { error: { message: 'Use POST for /v1/completions', type: 'invalid_request_error', code: 'method_not_allowed', param: null } });
+        sendJson(response, 405, {
+          error: {
+            message: 'Use POST for /v1/completions',
+            type: 'invalid_request_error',
+            code: 'method_not_allowed',
+            param: null,
+          },
+        });
         return;
       }
       completions(request, response).catch((error: unknown) => {
-        const failure = error instanceof RequestError ? error : new RequestError(500, (error as Error).message, 'model_error');
+        const failure =
+          error instanceof RequestError ? error : new RequestError(500, (error as Error).message, 'model_error');
         if (response.headersSent) response.destroy();
         else {
           sendJson(response, failure.status, {
-            error: { message: failure.message, type: failure.status >= 500 ? 'server_error' : 'invalid_request_error', code: failure.code, param: failure.param },
+            error: {
+              message: failure.message,
+              type: failure.status >= 500 ? 'server_error' : 'invalid_request_error',
+              code: failure.code,
+              param: failure.param,
+            },
           });
         }
       });

@@ -1,7 +1,13 @@
 import { BYTE_VOCAB_SIZE } from './byte-tokenizer';
 import type { ModelConfig } from './model-config';
 
-function tiny(hiddenSize: number, numLayers: number, numHeads: number, numKvHeads: number, intermediateSize: number): ModelConfig {
+function tiny(
+  hiddenSize: number,
+  numLayers: number,
+  numHeads: number,
+  numKvHeads: number,
+  intermediateSize: number,
+): ModelConfig {
   return {
     family: 'qwen2',
     vocabSize: BYTE_VOCAB_SIZE,

@@ -54,15 +54,21 @@ export function prepareBatch(rows: readonly TokenRow[], maxPositions: number, pa
     const T = row.tokens.length;
     const pattern = row.attention ?? { kind: 'causal' };
     const segments = pattern.kind === 'segments' ? pattern.segmentIds : undefined;
-    if (segments && segments.length !== T) throw new RangeError(`Row ${b}: ${segments.length} segment ids for ${T} tokens.`);
-    for (const [name, list] of [['positions', row.positions], ['predictFrom', row.predictFrom], ['weights', row.weights]] as const) {
+    if (segments && segments.length !== T)
+      throw new RangeError(`Row ${b}: ${segments.length} segment ids for ${T} tokens.`);
+    for (const [name, list] of [
+      ['positions', row.positions],
+      ['predictFrom', row.predictFrom],
+      ['weights', row.weights],
+    ] as const) {
       if (list && list.length !== T) throw new RangeError(`Row ${b}: ${list.length} ${name} for ${T} tokens.`);
     }
     const allowed = allowedPredicate(pattern, T);
     let segmentStart = 0;
     for (let t = 0; t < T; t++) {
       const token = row.tokens[t] as number;
-      if (!Number.isInteger(token) || token < 0) throw new RangeError(`Row ${b}: token ${t} is ${token}, not a token id.`);
+      if (!Number.isInteger(token) || token < 0)
+        throw new RangeError(`Row ${b}: token ${t} is ${token}, not a token id.`);
       tokens[b * length + t] = token;
       if (segments && t > 0 && segments[t] !== segments[t - 1]) segmentStart = t;
       const position = row.positions ? (row.positions[t] as number) : t - segmentStart;

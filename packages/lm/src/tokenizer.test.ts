@@ -48,7 +48,9 @@ describe('HfTokenizer', () => {
     expect(tokenizer.bosTokenId).toBe(260);
     expect(tokenizer.eosTokenIds).toEqual([261, 7]);
     expect(tokenizer.vocabSize).toBe(262);
-    expect(tokenizer.applyChatTemplate(messages)).toBe('<|begin|><system>You are terse.<|end|><user>Hi ✓<|end|><assistant>');
+    expect(tokenizer.applyChatTemplate(messages)).toBe(
+      '<|begin|><system>You are terse.<|end|><user>Hi ✓<|end|><assistant>',
+    );
     expect(tokenizer.encode(tokenizer.applyChatTemplate(messages)).slice(0, 2)).toEqual([260, 60]);
   });
 });

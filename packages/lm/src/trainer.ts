@@ -48,7 +48,13 @@ export interface TrainStepResult {
 
 /** −Σ weight·logπ / Σ weight: supervised fine-tuning on the tokens the rows weight (their loss mask). */
 export const tokenCrossEntropyLoss: LossFunction = (outputs) =>
-  tf.tidy(() => tf.div(tf.neg(tf.sum(tf.mul(outputs.logprobs, outputs.weights))), tf.maximum(tf.sum(outputs.weights), 1e-9)) as tf.Scalar);
+  tf.tidy(
+    () =>
+      tf.div(
+        tf.neg(tf.sum(tf.mul(outputs.logprobs, outputs.weights))),
+        tf.maximum(tf.sum(outputs.weights), 1e-9),
+      ) as tf.Scalar,
+  );
 
 /**
  * One optimiser over the variables a policy trains: a LoRA adapter, the value head, and/or the base
@@ -73,7 +79,12 @@ export class Trainer {
     if (this.variables.length === 0) {
       throw new RangeError('Trainer: nothing to train — name an adapter, or set valueHead or base.');
     }
-    this.optimizer = tf.train.adam(this.options.learningRate, this.options.beta1, this.options.beta2, this.options.epsilon);
+    this.optimizer = tf.train.adam(
+      this.options.learningRate,
+      this.options.beta1,
+      this.options.beta2,
+      this.options.epsilon,
+    );
   }
 
   get stepCount(): number {
@@ -85,19 +96,29 @@ export class Trainer {
     return this.variables.reduce((sum, variable) => sum + variable.size, 0);
   }
 
-  async step(rows: readonly TokenRow[], loss: LossFunction, forward: Omit<ForwardOptions, 'adapter'> = {}): Promise<TrainStepResult> {
+  async step(
+    rows: readonly TokenRow[],
+    loss: LossFunction,
+    forward: Omit<ForwardOptions, 'adapter'> = {},
+  ): Promise<TrainStepResult> {
     const forwardOptions: ForwardOptions = {
       ...forward,
       adapter: this.options.adapter ?? null,
       ...(this.options.valueHead ? { values: true } : {}),
     };
-    const { value, grads } = tf.variableGrads(() => loss(this.model.forward(rows, forwardOptions), rows), this.variables);
+    const { value, grads } = tf.variableGrads(
+      () => loss(this.model.forward(rows, forwardOptions), rows),
+      this.variables,
+    );
     const norm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(grads).map((grad) => tf.sum(tf.square(grad))))));
     const [lossValue, gradNorm] = await Promise.all([value.data(), norm.data()]);
     const max = this.options.maxGradNorm;
     const scale = max > 0 && (gradNorm[0] as number) > max ? max / (gradNorm[0] as number) : 1;
     tf.tidy(() => {
-      const applied = scale === 1 ? grads : Object.fromEntries(Object.entries(grads).map(([name, grad]) => [name, tf.mul(grad, scale)]));
+      const applied =
+        scale === 1
+          ? grads
+          : Object.fromEntries(Object.entries(grads).map(([name, grad]) => [name, tf.mul(grad, scale)]));
       this.optimizer.applyGradients(applied as unknown as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
     });
     tf.dispose([value, norm, ...Object.values(grads)]);

@@ -18,7 +18,10 @@ export class ValueHead {
   ) {
     const rng = new SeededRng(seed);
     const std = 1 / Math.sqrt(hiddenSize);
-    this.weight = makeVariable(new Float32Array(hiddenSize).map(() => rng.normal() * std * 0.1), [hiddenSize, 1]);
+    this.weight = makeVariable(
+      new Float32Array(hiddenSize).map(() => rng.normal() * std * 0.1),
+      [hiddenSize, 1],
+    );
     this.bias = makeVariable(new Float32Array(1), [1]);
   }
 
@@ -33,7 +36,10 @@ export class ValueHead {
 
   async toTensors(): Promise<NamedTensors> {
     return new Map([
-      ['v_head.summary.weight', { shape: [1, this.hiddenSize], data: Float32Array.from((await this.weight.data()) as Float32Array) }],
+      [
+        'v_head.summary.weight',
+        { shape: [1, this.hiddenSize], data: Float32Array.from((await this.weight.data()) as Float32Array) },
+      ],
       ['v_head.summary.bias', { shape: [1], data: Float32Array.from((await this.bias.data()) as Float32Array) }],
     ]);
   }

@@ -30,10 +30,19 @@ describe('lossMask and actionSpans (ALGORITHMS.md §0)', () => {
   });
 
   it('rejects malformed segments, naming them', () => {
-    expect(() => lossMask({ segments: [{ kind: 'action', tokenCount: 0 }] })).toThrow(/segments\[0\] is an action with 0 tokens/);
-    expect(() => lossMask({ segments: [{ kind: 'prompt', tokenCount: 1 }, { kind: 'prompt', tokenCount: -1 }] })).toThrow(
-      /segments\[1\]\.tokenCount is -1/,
+    expect(() => lossMask({ segments: [{ kind: 'action', tokenCount: 0 }] })).toThrow(
+      /segments\[0\] is an action with 0 tokens/,
     );
-    expect(() => lossMask({ segments: [{ kind: 'tool' as never, tokenCount: 1 }] })).toThrow(/segments\[0\]\.kind is "tool"/);
+    expect(() =>
+      lossMask({
+        segments: [
+          { kind: 'prompt', tokenCount: 1 },
+          { kind: 'prompt', tokenCount: -1 },
+        ],
+      }),
+    ).toThrow(/segments\[1\]\.tokenCount is -1/);
+    expect(() => lossMask({ segments: [{ kind: 'tool' as never, tokenCount: 1 }] })).toThrow(
+      /segments\[0\]\.kind is "tool"/,
+    );
   });
 });

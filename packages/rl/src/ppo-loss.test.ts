@@ -31,7 +31,9 @@ describe('ppoClipLoss (plain numbers)', () => {
 
   it('is −mean(A) at ρ = 1 (on-policy), whatever ε', () => {
     const same = [-1, -2, -3];
-    expect(ppoClipLoss({ logp: same, oldLogp: same, advantages: [2, -1, 0.5], mask: [1, 1, 1] }, { clipEpsilon: 0.05 })).toBeCloseTo(-0.5, 12);
+    expect(
+      ppoClipLoss({ logp: same, oldLogp: same, advantages: [2, -1, 0.5], mask: [1, 1, 1] }, { clipEpsilon: 0.05 }),
+    ).toBeCloseTo(-0.5, 12);
   });
 
   it('refuses an empty mask with a clear error', () => {
@@ -48,20 +50,33 @@ describe('ppoClipLoss (plain numbers)', () => {
   it('names the arrays whose lengths differ', () => {
     const call = () => ppoClipLoss({ logp: [0, 0], oldLogp: [0], advantages: [1, 1], mask: [1, 1] });
     expect(call).toThrow(RangeError);
-    expect(call).toThrow(/oldLogp and logp must have the same length \(logp has 2, oldLogp has 1, advantages has 2, mask has 2\)/);
+    expect(call).toThrow(
+      /oldLogp and logp must have the same length \(logp has 2, oldLogp has 1, advantages has 2, mask has 2\)/,
+    );
   });
 
   it('rejects a mask that is not 0/1, non-finite inputs and bad options', () => {
     expect(() => ppoClipLoss({ logp: [0], oldLogp: [0], advantages: [1], mask: [0.5] })).toThrow(/mask\[0\] is 0.5/);
-    expect(() => ppoClipLoss({ logp: [0], oldLogp: [Number.NEGATIVE_INFINITY], advantages: [1], mask: [1] })).toThrow(/oldLogp\[0\] is -Infinity/);
-    expect(() => ppoClipLoss({ logp: [0], oldLogp: [0], advantages: [1], mask: [1] }, { clipEpsilon: 1.5 })).toThrow(InvalidOptionsError);
-    expect(() => ppoClipLoss({ logp: [0], oldLogp: [0], advantages: [1], mask: [1] }, { dualClip: 0.5 })).toThrow(/dualClip/);
+    expect(() => ppoClipLoss({ logp: [0], oldLogp: [Number.NEGATIVE_INFINITY], advantages: [1], mask: [1] })).toThrow(
+      /oldLogp\[0\] is -Infinity/,
+    );
+    expect(() => ppoClipLoss({ logp: [0], oldLogp: [0], advantages: [1], mask: [1] }, { clipEpsilon: 1.5 })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => ppoClipLoss({ logp: [0], oldLogp: [0], advantages: [1], mask: [1] }, { dualClip: 0.5 })).toThrow(
+      /dualClip/,
+    );
   });
 });
 
 describe('ppoClipLossTf (tensors)', () => {
   it('agrees with the plain version on the hand case and on seeded random batches', () => {
-    const tensors = { logp: tf.tensor1d(logp), oldLogp: tf.tensor1d(oldLogp), advantages: tf.tensor1d(advantages), mask: tf.tensor1d(mask) };
+    const tensors = {
+      logp: tf.tensor1d(logp),
+      oldLogp: tf.tensor1d(oldLogp),
+      advantages: tf.tensor1d(advantages),
+      mask: tf.tensor1d(mask),
+    };
     expect(ppoClipLossTf(tensors).arraySync()).toBeCloseTo(1.12, 5);
     expect(ppoClipLossTf(tensors, { dualClip: 3 }).arraySync()).toBeCloseTo(0.72, 5);
 
@@ -92,7 +107,11 @@ describe('ppoClipLossTf (tensors)', () => {
   it('has zero gradient exactly where the clip (or the dual clip) is active', () => {
     const fixed = { oldLogp: tf.tensor1d(oldLogp), advantages: tf.tensor1d(advantages), mask: tf.tensor1d(mask) };
     const gradient = (options: { dualClip?: number }) =>
-      Array.from(tf.grad((x: tf.Tensor) => ppoClipLossTf({ ...fixed, logp: x }, options))(tf.tensor1d(logp)).dataSync());
+      Array.from(
+        tf
+          .grad((x: tf.Tensor) => ppoClipLossTf({ ...fixed, logp: x }, options))(tf.tensor1d(logp))
+          .dataSync(),
+      );
     // d l / d logp = −A·ρ where unclipped, 0 where clipped; divided by the 5 masked tokens:
     //   t0 clipped → 0; t1 −(1)(0.5)/5 = −0.1; t2 clipped → 0; t3 −(−1)(1.5)/5 = 0.3;
     //   t4 −(−1)(5)/5 = 1 without dual clip, 0 with it (the loss is the constant 3); t5 masked → 0.
@@ -108,7 +127,9 @@ describe('ppoClipLossTf (tensors)', () => {
     expect(() => ppoClipLossTf({ logp: two, oldLogp: tf.tensor1d([0]), advantages: two, mask: two })).toThrow(
       /oldLogp and logp must have the same shape \(logp is \[2\], oldLogp is \[1\]/,
     );
-    expect(() => ppoClipLossTf({ logp: two, oldLogp: two, advantages: two, mask: tf.zeros([2]) })).toThrow(EmptyLossMaskError);
+    expect(() => ppoClipLossTf({ logp: two, oldLogp: two, advantages: two, mask: tf.zeros([2]) })).toThrow(
+      EmptyLossMaskError,
+    );
   });
 });
 
@@ -122,21 +143,37 @@ describe('GSPO (sequence-level ratio, ALGORITHMS.md §0)', () => {
   ];
 
   it('uses the geometric mean of the token ratios', () => {
-    expect(gspoSequenceRatio(sequences[0]!.logp, sequences[0]!.oldLogp, sequences[0]!.mask)).toBeCloseTo(Math.exp(0.2), 12);
+    expect(gspoSequenceRatio(sequences[0]!.logp, sequences[0]!.oldLogp, sequences[0]!.mask)).toBeCloseTo(
+      Math.exp(0.2),
+      12,
+    );
   });
 
   it('matches the hand-computed loss, plain and on tensors', () => {
     expect(gspoLoss(sequences)).toBeCloseTo(-1.4187308, 6);
     const stack = (key: 'logp' | 'oldLogp' | 'mask') => tf.tensor2d(sequences.map((sequence) => sequence[key]));
-    const tensors = { logp: stack('logp'), oldLogp: stack('oldLogp'), mask: stack('mask'), advantages: tf.tensor1d([1, 2]) };
+    const tensors = {
+      logp: stack('logp'),
+      oldLogp: stack('oldLogp'),
+      mask: stack('mask'),
+      advantages: tf.tensor1d([1, 2]),
+    };
     expect(gspoLossTf(tensors).arraySync()).toBeCloseTo(-1.4187308, 5);
   });
 
   it('refuses a sequence without action tokens', () => {
     expect(() => gspoLoss([{ logp: [0], oldLogp: [0], mask: [0], advantage: 1 }])).toThrow(EmptyLossMaskError);
     const zeros = tf.zeros([2, 2]);
-    expect(() => gspoLossTf({ logp: zeros, oldLogp: zeros, mask: tf.tensor2d([[1, 0], [0, 0]]), advantages: tf.tensor1d([1, 1]) })).toThrow(
-      /sequence 1/,
-    );
+    expect(() =>
+      gspoLossTf({
+        logp: zeros,
+        oldLogp: zeros,
+        mask: tf.tensor2d([
+          [1, 0],
+          [0, 0],
+        ]),
+        advantages: tf.tensor1d([1, 1]),
+      }),
+    ).toThrow(/sequence 1/);
   });
 });

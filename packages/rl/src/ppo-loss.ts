@@ -45,7 +45,12 @@ export function ppoClipTokenLoss(logRatio: number, advantage: number, options: P
 export function ppoClipLoss(inputs: PpoLossInputs<Numbers>, options: Partial<PpoLossOptions> = {}): number {
   const settings = validatePpoLossOptions(options);
   const what = 'ppoClipLoss';
-  assertSameLength(what, { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask });
+  assertSameLength(what, {
+    logp: inputs.logp,
+    oldLogp: inputs.oldLogp,
+    advantages: inputs.advantages,
+    mask: inputs.mask,
+  });
   for (const name of ['logp', 'oldLogp', 'advantages'] as const) assertFinite(what, name, inputs[name]);
   const count = assertBinaryMask(what, 'mask', inputs.mask);
   if (count === 0) throw new EmptyLossMaskError(what);
@@ -62,10 +67,19 @@ export function ppoClipLoss(inputs: PpoLossInputs<Numbers>, options: Partial<Ppo
 export function ppoClipLossTf(inputs: PpoLossInputs<tf.Tensor>, options: Partial<PpoLossOptions> = {}): tf.Scalar {
   const settings = validatePpoLossOptions(options);
   const what = 'ppoClipLossTf';
-  assertSameShape(what, { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask });
+  assertSameShape(what, {
+    logp: inputs.logp,
+    oldLogp: inputs.oldLogp,
+    advantages: inputs.advantages,
+    mask: inputs.mask,
+  });
   return tf.tidy(() => {
     const advantages = inputs.advantages.toFloat();
-    const logRatio = tf.clipByValue(tf.sub(inputs.logp, inputs.oldLogp), -settings.logRatioClamp, settings.logRatioClamp);
+    const logRatio = tf.clipByValue(
+      tf.sub(inputs.logp, inputs.oldLogp),
+      -settings.logRatioClamp,
+      settings.logRatioClamp,
+    );
     const ratio = tf.exp(logRatio);
     const clipped = tf.clipByValue(ratio, 1 - settings.clipEpsilon, 1 + settings.clipEpsilon);
     let loss = tf.maximum(tf.neg(tf.mul(ratio, advantages)), tf.neg(tf.mul(clipped, advantages)));
@@ -89,7 +103,12 @@ export interface GspoSequence {
  * GSPO's sequence-level ratio (ALGORITHMS.md §0): ρ_i = exp(mean_t(logp_θ − logp_old)) over the action
  * tokens of sequence i — the geometric mean of the token ratios, so long and short answers are comparable.
  */
-export function gspoSequenceRatio(logp: Numbers, oldLogp: Numbers, mask: Numbers, options: Partial<PpoLossOptions> = {}): number {
+export function gspoSequenceRatio(
+  logp: Numbers,
+  oldLogp: Numbers,
+  mask: Numbers,
+  options: Partial<PpoLossOptions> = {},
+): number {
   const settings = validatePpoLossOptions(options);
   return Math.exp(clampLogRatio(meanLogRatio('gspoSequenceRatio', logp, oldLogp, mask), settings));
 }

@@ -1,5 +1,11 @@
 import { lossMask } from './loss-mask';
-import { checkTreePaths, leafTokenAdvantages, leafTurnAdvantages, sharedTurnWeights, treeAdvantages } from './tree-advantages';
+import {
+  checkTreePaths,
+  leafTokenAdvantages,
+  leafTurnAdvantages,
+  sharedTurnWeights,
+  treeAdvantages,
+} from './tree-advantages';
 
 const rounded = (values: Float64Array) => Array.from(values).map((value) => Number(value.toFixed(5)));
 
@@ -12,7 +18,10 @@ describe('treeAdvantages (Tree-GRPO, ALGORITHMS.md §1)', () => {
     //   → 0.57735, −1.15470, 0.57735. Intra tree 1: all equal → 0.
     // Sum: tree 0 [1.86834, −1.80019, 1.86834]; tree 1 [−0.64550 ×3].
     const [first, second] = treeAdvantages({
-      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }, { reward: 1 }] }, { leaves: [{ reward: 0 }, { reward: 0 }, { reward: 0 }] }],
+      trees: [
+        { leaves: [{ reward: 1 }, { reward: 0 }, { reward: 1 }] },
+        { leaves: [{ reward: 0 }, { reward: 0 }, { reward: 0 }] },
+      ],
     });
     expect(rounded(first!.inter)).toEqual([1.29099, -0.6455, 1.29099]);
     expect(rounded(first!.intra)).toEqual([0.57735, -1.1547, 0.57735]);
@@ -23,14 +32,18 @@ describe('treeAdvantages (Tree-GRPO, ALGORITHMS.md §1)', () => {
 
   it('reduces to twice the GRPO advantage with one tree, and to R/(1+1e-6) twice for one leaf', () => {
     // One tree: inter and intra are the same group. [1, 0]: ±(0.5/0.7071078) = ±0.70711, doubled.
-    expect(rounded(treeAdvantages({ trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }] })[0]!.advantage)).toEqual([1.41421, -1.41421]);
+    expect(rounded(treeAdvantages({ trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }] })[0]!.advantage)).toEqual([
+      1.41421, -1.41421,
+    ]);
     // A lone leaf in a lone tree: both groups of one (mean 0, std 1) → 2 · 0.5/(1 + 1e-6).
     expect(treeAdvantages({ trees: [{ leaves: [{ reward: 0.5 }] }] })[0]!.advantage[0]).toBeCloseTo(0.999999, 6);
   });
 
   it('rejects empty prompts and empty trees', () => {
     expect(() => treeAdvantages({ trees: [] })).toThrow(/trees is empty/);
-    expect(() => treeAdvantages({ trees: [{ leaves: [{ reward: 1 }] }, { leaves: [] }] })).toThrow(/trees\[1\]\.leaves is empty/);
+    expect(() => treeAdvantages({ trees: [{ leaves: [{ reward: 1 }] }, { leaves: [] }] })).toThrow(
+      /trees\[1\]\.leaves is empty/,
+    );
   });
 });
 
@@ -87,9 +100,14 @@ describe('shared-prefix broadcast', () => {
     expect(() => leafTurnAdvantages(tree, [1, 2])).toThrow(RangeError);
     expect(() => leafTurnAdvantages(tree, [1, 2])).toThrow(/advantages and tree\.leaves/);
     expect(() => leafTokenAdvantages([], [1])).toThrow(/advantages and records/);
-    expect(() => checkTreePaths({ leaves: [{ reward: 0, turns: ['a', 'b'] }, { reward: 1, turns: ['c', 'b'] }] })).toThrow(
-      /"b" after "c".*"b" after "a"/,
-    );
+    expect(() =>
+      checkTreePaths({
+        leaves: [
+          { reward: 0, turns: ['a', 'b'] },
+          { reward: 1, turns: ['c', 'b'] },
+        ],
+      }),
+    ).toThrow(/"b" after "c".*"b" after "a"/);
     expect(() => checkTreePaths({ leaves: [{ reward: 0 }] })).toThrow(/leaves\[0\]\.turns is missing/);
   });
 });

@@ -16,7 +16,11 @@ describe('ExampleEnv', () => {
     const env = new ExampleEnv();
     await env.reset({ seed: 1 });
     const result = await env.step('FETCH(everything)');
-    expect(result).toMatchObject({ reward: 0, terminated: false, info: { invalidAction: true, fingerprint: 'INVALID' } });
+    expect(result).toMatchObject({
+      reward: 0,
+      terminated: false,
+      info: { invalidAction: true, fingerprint: 'INVALID' },
+    });
     expect(result.observation).toContain('Unknown tool "FETCH"');
     const missing = await env.step('LOOKUP({"nokey": 1})');
     expect(missing.info.feedback).toMatch(/arguments.key is required/);
@@ -25,7 +29,8 @@ describe('ExampleEnv', () => {
   it('a random agent rarely solves it', async () => {
     const env = new ExampleEnv();
     let successes = 0;
-    for (let seed = 0; seed < 30; seed++) successes += (await runEpisode(env, new RandomAgent(seed), seed)).success ? 1 : 0;
+    for (let seed = 0; seed < 30; seed++)
+      successes += (await runEpisode(env, new RandomAgent(seed), seed)).success ? 1 : 0;
     expect(successes).toBeLessThan(3);
   });
 });

@@ -2,7 +2,20 @@ import { BaseEnv, parseToolCall, type EnvResetOutcome, type EnvStepOutcome } fro
 import type { Action, EnvSpec, ToolSpec } from '@turngym/spec';
 import { validateExampleOptions, type ExampleOptions } from './example-options';
 
-const WORDS = ['amber', 'birch', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kestrel', 'lumen'];
+const WORDS = [
+  'amber',
+  'birch',
+  'cobalt',
+  'delta',
+  'ember',
+  'fjord',
+  'garnet',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kestrel',
+  'lumen',
+];
 
 export const EXAMPLE_TOOLS: readonly ToolSpec[] = [
   {
@@ -54,7 +67,11 @@ export class ExampleEnv extends BaseEnv<string, Action> {
       id: 'turngym/example-v1',
       summary: 'Follow a chain of keys to a secret code and submit it.',
       observationSpace: { type: 'text' },
-      actionSpace: { type: 'tools', tools: EXAMPLE_TOOLS, examples: ['LOOKUP(amber-1)', 'SUBMIT(0000)', 'SUBMIT({"answer": "1234"})'] },
+      actionSpace: {
+        type: 'tools',
+        tools: EXAMPLE_TOOLS,
+        examples: ['LOOKUP(amber-1)', 'SUBMIT(0000)', 'SUBMIT({"answer": "1234"})'],
+      },
       tools: EXAMPLE_TOOLS,
       maxTurns: this.options.maxTurns,
       rewardRange: [0, 1],
@@ -84,7 +101,9 @@ export class ExampleEnv extends BaseEnv<string, Action> {
     this.code = String(this.rng.int(1000, 9999));
     this.store = new Map();
     this.visited = new Set();
-    this.chain.forEach((key, i) => this.store.set(key, i + 1 < this.chain.length ? `see ${this.chain[i + 1]}` : this.code));
+    this.chain.forEach((key, i) =>
+      this.store.set(key, i + 1 < this.chain.length ? `see ${this.chain[i + 1]}` : this.code),
+    );
     for (const decoy of names.slice(chainLength)) {
       this.store.set(decoy, this.rng.bool() ? `see ${this.rng.pick(names)}` : String(this.rng.int(1000, 9999)));
     }
@@ -94,7 +113,12 @@ export class ExampleEnv extends BaseEnv<string, Action> {
   protected onStep(action: Action): EnvStepOutcome<string> {
     const parsed = parseToolCall(action as string, EXAMPLE_TOOLS);
     if (!parsed.ok) {
-      return { observation: `Invalid action: ${parsed.feedback}`, reward: 0, terminated: false, info: { invalidAction: true, feedback: parsed.feedback } };
+      return {
+        observation: `Invalid action: ${parsed.feedback}`,
+        reward: 0,
+        terminated: false,
+        info: { invalidAction: true, feedback: parsed.feedback },
+      };
     }
     const { name, arguments: args } = parsed.call;
     if (name === 'SUBMIT') {
@@ -109,7 +133,11 @@ export class ExampleEnv extends BaseEnv<string, Action> {
     const key = String(args.key).trim();
     const value = this.store.get(key);
     this.visited.add(key);
-    return { observation: value === undefined ? `LOOKUP ${key}: no such key.` : `LOOKUP ${key} = ${value}`, reward: 0, terminated: false };
+    return {
+      observation: value === undefined ? `LOOKUP ${key}: no such key.` : `LOOKUP ${key} = ${value}`,
+      reward: 0,
+      terminated: false,
+    };
   }
 
   /** LOOKUP(next) follows the chain, LOOKUP(visited|decoy|unknown) does not; SUBMIT; INVALID. */

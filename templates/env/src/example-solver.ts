@@ -23,4 +23,3 @@ export class ExampleSolver implements Agent<string, Action> {
     return `LOOKUP(${this.next})`;
   }
 }
-

@@ -13,7 +13,11 @@ export function randomWeights(config: ModelConfig, seed = 1): NamedTensors {
   for (const [name, shape] of expectedTensorShapes(config)) {
     const data = new Float32Array(elementCount(shape));
     for (let i = 0; i < data.length; i++) {
-      data[i] = name.endsWith('norm.weight') ? 1 + 0.3 * rng.normal() : name.endsWith('.bias') ? 0.2 * rng.normal() : 0.3 * rng.normal();
+      data[i] = name.endsWith('norm.weight')
+        ? 1 + 0.3 * rng.normal()
+        : name.endsWith('.bias')
+          ? 0.2 * rng.normal()
+          : 0.3 * rng.normal();
     }
     tensors.set(name, { shape, data });
   }

@@ -14,12 +14,30 @@ export function smallBpeTokenizer(extraTokens = 0): { json: Record<string, unkno
   return {
     json: {
       version: '1.0',
-      added_tokens: special.map((content, index) => ({ id: next + index, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+      added_tokens: special.map((content, index) => ({
+        id: next + index,
+        content,
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: true,
+      })),
       normalizer: null,
       pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
       post_processor: null,
       decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-      model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges },
+      model: {
+        type: 'BPE',
+        dropout: null,
+        unk_token: null,
+        continuing_subword_prefix: null,
+        end_of_word_suffix: null,
+        fuse_unk: false,
+        byte_fallback: false,
+        vocab,
+        merges,
+      },
     },
     config: {
       bos_token: '<|begin|>',
@@ -29,4 +47,3 @@ export function smallBpeTokenizer(extraTokens = 0): { json: Record<string, unkno
     },
   };
 }
-

@@ -20,7 +20,13 @@ interface CpuBackendLike {
 }
 
 /** out[segment(i)] += x[i], rows of `inner` values; ids out of range are dropped, as TensorFlow does. */
-function scatterAdd(out: Float32Array | Int32Array | Uint8Array, x: ArrayLike<number>, ids: ArrayLike<number>, inner: number, numSegments: number): void {
+function scatterAdd(
+  out: Float32Array | Int32Array | Uint8Array,
+  x: ArrayLike<number>,
+  ids: ArrayLike<number>,
+  inner: number,
+  numSegments: number,
+): void {
   for (let i = 0; i < ids.length; i++) {
     const segment = ids[i] as number;
     if (segment < 0 || segment >= numSegments) continue;
@@ -30,7 +36,11 @@ function scatterAdd(out: Float32Array | Int32Array | Uint8Array, x: ArrayLike<nu
   }
 }
 
-function segmentLayout(x: tf.TensorInfo, segmentIds: tf.TensorInfo, numSegments: number): { inner: number; outShape: number[] } {
+function segmentLayout(
+  x: tf.TensorInfo,
+  segmentIds: tf.TensorInfo,
+  numSegments: number,
+): { inner: number; outShape: number[] } {
   const segmentCount = segmentIds.shape.reduce((a, b) => a * b, 1);
   const inner = segmentCount === 0 ? 0 : x.shape.reduce((a, b) => a * b, 1) / segmentCount;
   return { inner, outShape: [numSegments, ...x.shape.slice(segmentIds.shape.length)] };
@@ -128,17 +138,45 @@ export function registerWasmKernels(): void {
       // equal-batch products into batch-1 products when each is big enough to repay the extra calls.
       if (batch > 1 && batch === batchOf(right) && left.shape.length === right.shape.length && M * K * N >= 32768) {
         const flat = (info: tf.TensorInfo, rows: number, cols: number): tf.TensorInfo =>
-          keep(reshape.kernelFunc({ inputs: { x: info }, backend, attrs: { shape: [batch, rows, cols] } }) as tf.TensorInfo);
+          keep(
+            reshape.kernelFunc({
+              inputs: { x: info },
+              backend,
+              attrs: { shape: [batch, rows, cols] },
+            }) as tf.TensorInfo,
+          );
         const a3 = flat(left, M, K);
         const b3 = flat(right, K, N);
         const parts: tf.TensorInfo[] = [];
         for (let i = 0; i < batch; i++) {
-          const ai = keep(slice.kernelFunc({ inputs: { x: a3 }, backend, attrs: { begin: [i, 0, 0], size: [1, M, K] } }) as tf.TensorInfo);
-          const bi = keep(slice.kernelFunc({ inputs: { x: b3 }, backend, attrs: { begin: [i, 0, 0], size: [1, K, N] } }) as tf.TensorInfo);
+          const ai = keep(
+            slice.kernelFunc({
+              inputs: { x: a3 },
+              backend,
+              attrs: { begin: [i, 0, 0], size: [1, M, K] },
+            }) as tf.TensorInfo,
+          );
+          const bi = keep(
+            slice.kernelFunc({
+              inputs: { x: b3 },
+              backend,
+              attrs: { begin: [i, 0, 0], size: [1, K, N] },
+            }) as tf.TensorInfo,
+          );
           parts.push(keep(plainMatMul({ inputs: { a: ai, b: bi }, backend, attrs: plainAttrs }) as tf.TensorInfo));
         }
-        const joined = keep(concat.kernelFunc({ inputs: parts as unknown as tf.NamedTensorInfoMap, backend, attrs: { axis: 0 } }) as tf.TensorInfo);
-        out = reshape.kernelFunc({ inputs: { x: joined }, backend, attrs: { shape: [...left.shape.slice(0, -2), M, N] } }) as tf.TensorInfo;
+        const joined = keep(
+          concat.kernelFunc({
+            inputs: parts as unknown as tf.NamedTensorInfoMap,
+            backend,
+            attrs: { axis: 0 },
+          }) as tf.TensorInfo,
+        );
+        out = reshape.kernelFunc({
+          inputs: { x: joined },
+          backend,
+          attrs: { shape: [...left.shape.slice(0, -2), M, N] },
+        }) as tf.TensorInfo;
       } else if (left === a && right === b) {
         return plainMatMul(args);
       } else {

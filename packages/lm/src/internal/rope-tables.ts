@@ -14,7 +14,9 @@ export function ropeFrequencies(config: ModelConfig): Float64Array {
       const high = scaling.originalMaxPositions / scaling.highFreqFactor;
       if (wavelength > low) f /= scaling.factor;
       else if (wavelength >= high) {
-        const smooth = (scaling.originalMaxPositions / wavelength - scaling.lowFreqFactor) / (scaling.highFreqFactor - scaling.lowFreqFactor);
+        const smooth =
+          (scaling.originalMaxPositions / wavelength - scaling.lowFreqFactor) /
+          (scaling.highFreqFactor - scaling.lowFreqFactor);
         f = (1 - smooth) * (f / scaling.factor) + smooth * f;
       }
     }
@@ -27,7 +29,10 @@ export function ropeFrequencies(config: ModelConfig): Float64Array {
  * cos and signed sin for each position, [count, headDim]: rotate_half(x)·sin is computed as
  * swap_halves(x)·[−sin, sin], which saves a negation per call.
  */
-export function ropeTables(frequencies: Float64Array, positions: ArrayLike<number>): { cos: Float32Array; sin: Float32Array } {
+export function ropeTables(
+  frequencies: Float64Array,
+  positions: ArrayLike<number>,
+): { cos: Float32Array; sin: Float32Array } {
   const half = frequencies.length;
   const headDim = half * 2;
   const cos = new Float32Array(positions.length * headDim);

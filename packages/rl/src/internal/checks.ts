@@ -17,7 +17,9 @@ export function assertSameLength(what: string, arrays: Record<string, Numbers>):
 export function assertFinite(what: string, name: string, values: Numbers): void {
   for (let index = 0; index < values.length; index += 1) {
     if (!Number.isFinite(values[index])) {
-      throw new RangeError(`${what}: ${name}[${index}] is ${String(values[index])}; every value must be a finite number.`);
+      throw new RangeError(
+        `${what}: ${name}[${index}] is ${String(values[index])}; every value must be a finite number.`,
+      );
     }
   }
 }
