@@ -1,15 +1,13 @@
-import type * as Llm from '@turngym/llm';
 import type * as Lm from '@turngym/lm';
 import type * as Server from '@turngym/server';
 import { UsageError } from './cli-errors';
 
 /**
- * @turngym/server, @turngym/llm and @turngym/lm are loaded only by the commands that need them (`serve`,
- * `check --remote`, a chat-model agent, `lm`, `serve-model`), so `turngym list` does not pay for `ws`, `openai`
- * or tfjs at start-up. The types are the packages' own.
+ * @turngym/server and @turngym/lm are loaded only by the commands that need them (`serve`, `check --remote`,
+ * `lm`, `serve-model`), so `turngym list` does not pay for `ws` or tfjs at start-up (chat-model agents load
+ * @turngym/llm through the leaderboard's resolver, also on demand). The types are the packages' own.
  */
 export type ServerModule = typeof Server;
-export type LlmModule = typeof Llm;
 export type LmModule = typeof Lm;
 
 function load<T>(name: string, purpose: string): T {
@@ -27,10 +25,6 @@ function load<T>(name: string, purpose: string): T {
 
 export function loadServer(): ServerModule {
   return load<ServerModule>('@turngym/server', 'This command');
-}
-
-export function loadLlm(): LlmModule {
-  return load<LlmModule>('@turngym/llm', 'A chat-model agent');
 }
 
 export function loadLm(): LmModule {
