@@ -1,13 +1,14 @@
 import {
+  BaseEnv,
   EnvClosedError,
-  InvalidActionTypeError,
   InvalidOptionsError,
   mixSeed,
   parseToolCall,
-  ResetNeededError,
   SeededRng,
+  type EnvResetOutcome,
+  type EnvStepOutcome,
 } from '@turngym/core';
-import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall, ToolSpec } from '@turngym/spec';
+import type { Action, Env, EnvSpec, Info, ToolCall, ToolSpec } from '@turngym/spec';
 import type { BrowserPool } from './browser/browser-pool';
 import { retainSharedBrowserPool } from './browser/shared-browser-pool';
 import { articlePath } from './corpus/article';
@@ -96,8 +97,6 @@ const copyState = (state: NavigationState): NavigationState => ({
   findCursor: state.findCursor ? { ...state.findCursor } : undefined,
 });
 
-const now = (): number => performance.now();
-
 function quote(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
@@ -111,12 +110,8 @@ function quote(text: string, max = 60): string {
  * pool), in `direct` mode linkedom parses the same HTML, and one extraction function turns either DOM into
  * numbered lines with link markers. The navigation state (page, window, history, notes, budget) lives here,
  * not in a tab, so `fork()` is a native snapshot with no browser replay.
- *
- * It implements `Env` directly rather than extending core's `BaseEnv`: a native fork must copy the base's
- * private bookkeeping (seed stream, started/finished), which `BaseEnv` does not expose. The bookkeeping below
- * follows `BaseEnv` exactly (seeding, order errors, action-type errors, info fields).
  */
-export class WikiNavigatorEnv implements Env<string, Action> {
+export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   readonly spec: EnvSpec;
   readonly options: WikiNavigatorOptions;
   private readonly dependencies: WikiNavigatorDependencies;
@@ -130,16 +125,11 @@ export class WikiNavigatorEnv implements Env<string, Action> {
   private retainedPool: BrowserPool | undefined;
   private loader: PageLoader | undefined;
 
-  private seedStream = new SeededRng(0);
-  private episodeSeed: number | undefined;
-  private started = false;
-  private finished = false;
-  private closed = false;
-
   private task: WikiTask | undefined;
   private state: NavigationState = freshState();
 
   constructor(options: Partial<WikiNavigatorOptions> = {}, dependencies: WikiNavigatorDependencies = {}) {
+    super();
     this.options = validateWikiNavigatorOptions(options);
     if (this.options.minHops > this.options.maxHops) {
       throw new InvalidOptionsError('turngym/wiki-navigator', [
@@ -168,10 +158,6 @@ export class WikiNavigatorEnv implements Env<string, Action> {
       packageName: PACKAGE.name,
       packageVersion: PACKAGE.version,
     };
-  }
-
-  get unwrapped(): Env<string, Action> {
-    return this;
   }
 
   /** The corpus (built or read on first use, then shared by every env with the same corpus options). */
@@ -209,53 +195,32 @@ export class WikiNavigatorEnv implements Env<string, Action> {
     return this.state.page;
   }
 
-  async reset(args: ResetArgs = {}): Promise<ResetResult<string>> {
-    this.assertOpen();
-    if (args.seed !== undefined) {
-      if (!Number.isInteger(args.seed)) throw new RangeError(`reset(): seed must be an integer, got ${args.seed}`);
-      this.seedStream = new SeededRng(args.seed);
-    }
-    const seed = args.seed ?? this.seedStream.deriveSeed();
-    if (args.seed !== undefined) this.seedStream.deriveSeed(); // as BaseEnv: reset() after reset({seed}) moves on
-    const start = now();
-    const task = this.chooseTask(seed, args.options);
+  protected async onReset(
+    seed: number,
+    options: Record<string, unknown> | undefined,
+  ): Promise<EnvResetOutcome<string>> {
+    const task = this.chooseTask(seed, options);
     const state = freshState();
     if (task.kind === 'race') {
       state.page = await this.load(articlePath(task.start as string));
       state.visited.push(state.page.view.title);
     }
-    this.episodeSeed = seed;
     this.task = task;
     this.state = state;
-    this.started = true;
-    this.finished = false;
-    const observation = this.observe([]);
-    const info: Info = {
+    return {
+      observation: this.observe([]),
       instructions: this.instructions,
-      anchor: this.anchor(),
-      cost: { toolCalls: 0, llmTokens: 0, wallMs: now() - start },
-      taskId: task.id,
-      taskKind: task.kind,
-      hops: task.hops,
-      split: task.split,
-      toolCallsLeft: this.options.toolBudget,
+      info: {
+        taskId: task.id,
+        taskKind: task.kind,
+        hops: task.hops,
+        split: task.split,
+        toolCallsLeft: this.options.toolBudget,
+      },
     };
-    return { observation, info };
   }
 
-  async step(action: Action): Promise<StepResult<string>> {
-    this.assertOpen();
-    if (!this.started) throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
-    if (this.finished)
-      throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
-    if (
-      typeof action !== 'string' &&
-      !(typeof action === 'object' && action !== null && typeof (action as ToolCall).name === 'string')
-    ) {
-      throw new InvalidActionTypeError(this.spec.id, 'a string or a tool call { name, arguments }', action);
-    }
-    const start = now();
-    const fingerprint = this.fingerprint(action);
+  protected async onStep(action: Action): Promise<EnvStepOutcome<string>> {
     const transition = await this.transition(action as string | ToolCall);
     this.state.toolCalls += 1;
     const task = this.task as WikiTask;
@@ -275,29 +240,20 @@ export class WikiNavigatorEnv implements Env<string, Action> {
       }
     }
     if (terminated || truncated) {
-      this.finished = true;
       info.success ??= false;
       info.goldAnswers = [...task.answers];
       info.goldPath = [...task.goldPath];
     }
     info.page = this.state.page?.view.title ?? null;
     info.toolCallsLeft = this.options.toolBudget - this.state.toolCalls;
-    info.fingerprint = fingerprint;
-    info.anchor = this.anchor();
-    info.cost = { toolCalls: 1, llmTokens: 0, wallMs: now() - start };
-    return { observation: this.observe(feedback), reward, terminated, truncated, info };
+    return { observation: this.observe(feedback), reward, terminated, truncated, info, toolCalls: 1 };
   }
 
   /** A native snapshot: same task, page, window, history, notes and budget; no page is reloaded. */
-  async fork(): Promise<Env<string, Action>> {
-    this.assertOpen();
-    const twin = new WikiNavigatorEnv(this.options, this.dependencies);
-    twin.loadedCorpus = this.loadedCorpus;
-    twin.taskPool = this.taskPool;
-    twin.seedStream = this.seedStream.clone();
-    twin.episodeSeed = this.episodeSeed;
-    twin.started = this.started;
-    twin.finished = this.finished;
+  override async fork(): Promise<Env<string, Action>> {
+    if (this.isClosed) throw new EnvClosedError(this.spec.id);
+    const twin = this.spawn();
+    this.copyEpisodeStateTo(twin);
     twin.task = this.task;
     twin.state = copyState(this.state);
     return twin;
@@ -327,9 +283,14 @@ export class WikiNavigatorEnv implements Env<string, Action> {
     return `${page.view.type}#${line?.section ?? 'empty'}`;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected spawn(): WikiNavigatorEnv {
+    const twin = new WikiNavigatorEnv(this.options, this.dependencies);
+    twin.loadedCorpus = this.loadedCorpus;
+    twin.taskPool = this.taskPool;
+    return twin;
+  }
+
+  protected override async onClose(): Promise<void> {
     this.loader = undefined;
     const pool = this.retainedPool;
     this.retainedPool = undefined;
@@ -338,10 +299,6 @@ export class WikiNavigatorEnv implements Env<string, Action> {
     this.lease = undefined;
     if (pool) await pool.release();
     if (leasing) await (await leasing.catch(() => undefined))?.release();
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new EnvClosedError(this.spec.id);
   }
 
   private chooseTask(seed: number, options: Record<string, unknown> | undefined): WikiTask {
@@ -367,7 +324,7 @@ export class WikiNavigatorEnv implements Env<string, Action> {
         `no ${this.options.split} task with ${this.options.minHops}–${this.options.maxHops} hops${this.options.task === 'qa' ? ` of types ${this.options.questionTypes.join(', ')}` : ''} in ${this.corpus.description.name}`,
       ]);
     }
-    // Mixed first: xoroshiro's first draws from neighbouring small seeds are close, and would pick one task.
+    // A stream of its own for the task choice, so it never depends on other draws from the episode's rng.
     return new SeededRng(mixSeed('wiki-navigator-task', seed)).pick(tasks);
   }
 
@@ -389,7 +346,7 @@ export class WikiNavigatorEnv implements Env<string, Action> {
     if (this.loader) return this.loader;
     this.leasing ??= acquireCorpusServer(this.corpus);
     const lease = await this.leasing;
-    this.assertOpen();
+    if (this.isClosed) throw new EnvClosedError(this.spec.id);
     this.lease = lease;
     const origin = (): string => lease.server.origin;
     if (this.options.mode === 'browser') {

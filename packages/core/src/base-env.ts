@@ -91,10 +91,13 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     this.episodeOptions = args.options === undefined ? undefined : structuredClone(args.options);
     this.rng = new SeededRng(seed);
     this.actionLog = [];
-    this.started = true;
+    // Started only once onReset succeeds: a reset that fails (a page that would not load) leaves no episode
+    // to step into.
+    this.started = false;
     this.finished = false;
     const start = now();
     const outcome = await this.onReset(seed, this.episodeOptions);
+    this.started = true;
     const info: Info = {
       ...outcome.info,
       instructions: outcome.instructions,
