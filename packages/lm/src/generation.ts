@@ -52,6 +52,8 @@ export interface GenerationRequest {
   readonly cache?: KvCache;
   /** This row's sampling seed (overrides the options' seed). */
   readonly seed?: number;
+  /** This row's token limit, at most the options' `maxTokens` (a rollout's remaining budget). */
+  readonly maxTokens?: number;
 }
 
 export interface Generation {
@@ -266,13 +268,18 @@ export function generate(
       );
     }
     if (tokens.length === 0) throw new RangeError(`Request ${i} has an empty prompt.`);
+    const own = request.maxTokens;
+    if (own !== undefined && (!Number.isInteger(own) || own < 0))
+      throw new RangeError(`Request ${i}: maxTokens is ${String(own)}; expected an integer >= 0.`);
     if (tokens.length > limit) throw new ContextLengthError(tokens.length, limit, `prompt of request ${i}`);
     return tokens;
   });
   if (requests.length === 0) return [];
 
   const rngs = requests.map((request, i) => new SeededRng(request.seed ?? mixSeed(options.seed, i)));
-  const budgets = prompts.map((prompt) => Math.min(options.maxTokens, limit - prompt.length + 1));
+  const budgets = prompts.map((prompt, i) =>
+    Math.min(options.maxTokens, requests[i]!.maxTokens ?? Infinity, limit - prompt.length + 1),
+  );
   const generated = prompts.map(() => [] as number[]);
   const logprobs = prompts.map(() => [] as number[]);
   const texts = prompts.map(() => '');

@@ -39,3 +39,48 @@ export {
   type PpoLossOptions,
 } from './ppo-loss-options';
 export { KL_COEFFICIENT, k3KlToken, k3Kl, k3KlTf, type KlInputs } from './k3-kl';
+export { ChatTurnFormat } from './chat-turn-format';
+export {
+  TRAJECTORY_SCHEMA_ID,
+  STOP_REASONS,
+  trajectorySchema,
+  validateTrajectory,
+  appendTrajectories,
+  readTrajectories,
+  type Trajectory,
+  type TurnRecord,
+  type TreePosition,
+  type StopReason,
+} from './trajectory';
+export { rolloutOptionsSchema, validateRolloutOptions, type RolloutOptions } from './rollout-options';
+export {
+  runRollouts,
+  resetPrefix,
+  type RolloutPolicy,
+  type RolloutPrefix,
+  type RolloutStart,
+  type NodeSnapshot,
+} from './rollout-engine';
+export { collectChains, startEpisodes, type ChainRolloutRequest, type EnvFactory } from './chain-rollouts';
+export { collectTrees, type TreeShape, type TreeRolloutRequest, type TreeRollouts } from './tree-rollouts';
+// SFT warm start (issue 9): expert trajectories and behaviour cloning.
+export { SftDataError, ExpertEpisodeError } from './sft-errors';
+export {
+  collectExpertTrajectories,
+  expertActionText,
+  expertTrajectoryOptionsSchema,
+  validateExpertTrajectoryOptions,
+  type ExpertTrajectoryOptions,
+  type ExpertTrajectoryRequest,
+  type ExpertTrajectories,
+  type DroppedExpertEpisode,
+} from './expert-trajectories';
+export {
+  trainSft,
+  sftOptionsSchema,
+  type SftOptions,
+  type SftRequest,
+  type SftStep,
+  type SftEpoch,
+  type SftResult,
+} from './sft';

@@ -1,0 +1,326 @@
+import { mixSeed } from '@turngym/core';
+import { generate, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
+import type { Action, Env, Info } from '@turngym/spec';
+import type { ChatTurnFormat } from './chat-turn-format';
+import type { TokenSegment } from './loss-mask';
+import type { RolloutOptions } from './rollout-options';
+import {
+  TRAJECTORY_SCHEMA_ID,
+  type StopReason,
+  type Trajectory,
+  type TreePosition,
+  type TurnRecord,
+} from './trajectory';
+
+/** The model that acts, and how episodes become tokens. */
+export interface RolloutPolicy {
+  readonly model: LanguageModel;
+  readonly format: ChatTurnFormat;
+}
+
+/** What a rollout has so far: everything a branch copies from the node it starts at. */
+export interface RolloutPrefix {
+  readonly tokens: readonly number[];
+  readonly segments: readonly TokenSegment[];
+  readonly logprobs: readonly number[];
+  readonly turns: readonly TurnRecord[];
+  readonly reward: number;
+  /** Generated tokens and tool calls along the path (for the per-episode budgets). */
+  readonly pathGenerated: number;
+  readonly pathToolCalls: number;
+}
+
+/** A node of a rollout tree: the env and the KV cache at the state before the next action. */
+export interface NodeSnapshot {
+  readonly node: string;
+  /** A fork of the env at this state; fork it again for each branch. */
+  readonly env: Env<string, Action>;
+  /** The keys and values of `prefix.tokens` (their last observation possibly not run yet). */
+  readonly cache: KvCache | undefined;
+  readonly prefix: RolloutPrefix;
+}
+
+/** One rollout to run to its end: a fresh episode, or a branch from a node. */
+export interface RolloutStart {
+  readonly id: string;
+  readonly envId: string;
+  readonly seed: number;
+  readonly group: number;
+  /** Seeds this rollout's sampling (mixed with the turn index). */
+  readonly sampleSeed: number;
+  readonly env: Env<string, Action>;
+  readonly prefix: RolloutPrefix;
+  readonly cache?: KvCache;
+  readonly tree?: TreePosition;
+  /** Snapshot every node this rollout reaches (tree rollouts); names each new node. */
+  readonly snapshots?: {
+    /** The id of the node the rollout starts at, to snapshot it first (a tree's root); omitted for branches. */
+    readonly root?: string;
+    readonly nextNode: () => string;
+    readonly onNode: (snapshot: NodeSnapshot) => void;
+  };
+}
+
+interface LiveRollout {
+  readonly start: RolloutStart;
+  readonly tokens: number[];
+  readonly segments: TokenSegment[];
+  readonly logprobs: number[];
+  readonly turns: TurnRecord[];
+  reward: number;
+  pathGenerated: number;
+  pathToolCalls: number;
+  generated: number;
+  computed: number;
+  toolCalls: number;
+  success: boolean | null;
+  cache: KvCache | undefined;
+  stopReason?: StopReason;
+  error?: string;
+}
+
+function pushSegment(segments: TokenSegment[], kind: TokenSegment['kind'], tokenCount: number): void {
+  segments.push({ kind, tokenCount });
+}
+
+function toolCallsOf(info: Info): number {
+  return info.cost?.toolCalls ?? 0;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The state of a live rollout as a prefix a branch can start from. */
+function prefixOf(live: LiveRollout): RolloutPrefix {
+  return {
+    tokens: [...live.tokens],
+    segments: [...live.segments],
+    logprobs: [...live.logprobs],
+    turns: [...live.turns],
+    reward: live.reward,
+    pathGenerated: live.pathGenerated,
+    pathToolCalls: live.pathToolCalls,
+  };
+}
+
+/**
+ * Resets `env` for a fresh episode and returns its prompt as a prefix (system instructions when asked for,
+ * the task as the user message, the assistant header).
+ */
+export async function resetPrefix(
+  env: Env<string, Action>,
+  seed: number,
+  policy: RolloutPolicy,
+  options: RolloutOptions,
+): Promise<RolloutPrefix> {
+  const { observation, info } = await env.reset({ seed });
+  const system = options.instructions && typeof info.instructions === 'string' ? info.instructions : undefined;
+  const tokens = policy.format.promptTokens(system, cutObservation(policy, observation, options));
+  return {
+    tokens,
+    segments: [{ kind: 'prompt', tokenCount: tokens.length }],
+    logprobs: tokens.map(() => 0),
+    turns: [],
+    reward: 0,
+    pathGenerated: 0,
+    pathToolCalls: 0,
+  };
+}
+
+function cutObservation(policy: RolloutPolicy, observation: string, options: RolloutOptions): string {
+  const limit = options.maxObservationTokens;
+  if (limit === undefined) return observation;
+  const tokenizer = policy.format.tokenizer;
+  const tokens = tokenizer.encode(observation);
+  if (tokens.length <= limit) return observation;
+  return `${tokenizer.decode(tokens.slice(0, limit))} …[cut]`;
+}
+
+/**
+ * Runs rollouts to their ends in lockstep: each round samples the next action of every unfinished rollout
+ * in one batched generation call (each row continuing from its own KV cache, so only new tokens are run),
+ * then steps all their envs concurrently. Budgets are checked before each action; an env that throws ends
+ * its rollout with stopReason `error` (reported, never trained on). Envs of finished rollouts are closed;
+ * snapshots (tree nodes) belong to whoever asked for them.
+ */
+export async function runRollouts(
+  policy: RolloutPolicy,
+  starts: readonly RolloutStart[],
+  options: RolloutOptions,
+): Promise<Trajectory[]> {
+  const { model, format } = policy;
+  const limit = model.config.maxPositions;
+  const live: LiveRollout[] = starts.map((start) => ({
+    start,
+    tokens: [...start.prefix.tokens],
+    segments: [...start.prefix.segments],
+    logprobs: [...start.prefix.logprobs],
+    turns: [...start.prefix.turns],
+    reward: start.prefix.reward,
+    pathGenerated: start.prefix.pathGenerated,
+    pathToolCalls: start.prefix.pathToolCalls,
+    generated: 0,
+    computed: 0,
+    toolCalls: 0,
+    success: null,
+    cache: start.cache,
+  }));
+  // Tokens each prompt (group) has spent in this call: the per-prompt budget.
+  const spent = new Map<number, number>();
+  const snapshot = async (rollout: LiveRollout, node: string): Promise<void> => {
+    const hooks = rollout.start.snapshots;
+    if (!hooks) return;
+    hooks.onNode({
+      node,
+      env: await rollout.start.env.fork(),
+      cache: rollout.cache?.fork(),
+      prefix: prefixOf(rollout),
+    });
+  };
+  await Promise.all(
+    live.map((rollout) => {
+      const root = rollout.start.snapshots?.root;
+      return root === undefined ? undefined : snapshot(rollout, root);
+    }),
+  );
+  const actionTexts = new Map<LiveRollout, string>();
+
+  let active = live;
+  try {
+    while (active.length > 0) {
+      // Budgets, before anything is spent on the next action.
+      const perGroup = new Map<number, number>();
+      for (const rollout of active) perGroup.set(rollout.start.group, (perGroup.get(rollout.start.group) ?? 0) + 1);
+      const requests: { rollout: LiveRollout; request: GenerationRequest }[] = [];
+      for (const rollout of active) {
+        let allowed = Math.min(options.maxActionTokens, options.maxRolloutTokens - rollout.pathGenerated);
+        if (options.promptTokenBudget !== undefined) {
+          const left = options.promptTokenBudget - (spent.get(rollout.start.group) ?? 0);
+          // Shared fairly among the group's rollouts still running, so the group cannot overspend.
+          allowed = Math.min(allowed, Math.floor(left / (perGroup.get(rollout.start.group) as number)));
+          if (left <= 0 || allowed < 1) {
+            rollout.stopReason = 'prompt-tokens';
+            continue;
+          }
+        }
+        if (allowed < 1) rollout.stopReason = 'rollout-tokens';
+        else if (options.maxToolCalls !== undefined && rollout.pathToolCalls >= options.maxToolCalls)
+          rollout.stopReason = 'tool-calls';
+        else if (rollout.tokens.length >= limit) rollout.stopReason = 'context';
+        if (rollout.stopReason) continue;
+        requests.push({
+          rollout,
+          request: {
+            tokens: rollout.tokens,
+            ...(rollout.cache ? { cache: rollout.cache } : {}),
+            seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
+            maxTokens: Math.min(allowed, limit - rollout.tokens.length + 1),
+          },
+        });
+      }
+
+      // One batched generation per `maxBatch` rows.
+      for (let from = 0; from < requests.length; from += options.maxBatch) {
+        const chunk = requests.slice(from, from + options.maxBatch);
+        const generations = generate(
+          model,
+          chunk.map(({ request }) => request),
+          {
+            maxTokens: options.maxActionTokens,
+            temperature: options.temperature,
+            topP: options.topP,
+            adapter: options.adapter ?? null,
+            keepCache: true,
+            seed: options.seed,
+          },
+        );
+        generations.forEach((generation, index) => {
+          const { rollout } = chunk[index]!;
+          rollout.computed += rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + generation.tokens.length;
+          rollout.cache?.dispose();
+          rollout.cache = generation.cache;
+          rollout.tokens.push(...generation.tokens);
+          rollout.logprobs.push(...generation.logprobs);
+          pushSegment(rollout.segments, 'action', generation.tokens.length);
+          rollout.generated += generation.tokens.length;
+          rollout.pathGenerated += generation.tokens.length;
+          const group = rollout.start.group;
+          spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
+          actionTexts.set(rollout, generation.text);
+        });
+      }
+
+      // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
+      await Promise.all(
+        requests.map(async ({ rollout }) => {
+          const action = actionTexts.get(rollout) ?? '';
+          const actionTokens = rollout.segments.at(-1)!.tokenCount;
+          const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.turns.length}`;
+          try {
+            const result = await rollout.start.env.step(action);
+            rollout.reward += result.reward;
+            const calls = toolCallsOf(result.info);
+            rollout.toolCalls += calls;
+            rollout.pathToolCalls += calls;
+            if (typeof result.info.success === 'boolean') rollout.success = result.info.success;
+            const observation = cutObservation(policy, result.observation, options);
+            rollout.turns.push({
+              node,
+              action,
+              observation,
+              reward: result.reward,
+              actionTokens,
+              ...(typeof result.info.fingerprint === 'string' ? { fingerprint: result.info.fingerprint } : {}),
+              ...(typeof result.info.anchor === 'string' ? { anchor: result.info.anchor } : {}),
+            });
+            if (result.terminated || result.truncated) {
+              rollout.stopReason = result.terminated ? 'terminated' : 'truncated';
+              return;
+            }
+            const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
+            const between = format.observationTokens(observation, ended);
+            rollout.tokens.push(...between);
+            rollout.logprobs.push(...between.map(() => 0));
+            pushSegment(rollout.segments, 'observation', between.length);
+            await snapshot(rollout, node);
+          } catch (error) {
+            rollout.stopReason = 'error';
+            rollout.error = message(error);
+          }
+        }),
+      );
+      active = active.filter((rollout) => rollout.stopReason === undefined);
+    }
+  } finally {
+    for (const rollout of live) {
+      rollout.cache?.dispose();
+      rollout.cache = undefined;
+    }
+    await Promise.all(live.map((rollout) => rollout.start.env.close().catch(() => undefined)));
+  }
+  return live.map((rollout) => toTrajectory(rollout));
+}
+
+function toTrajectory(rollout: LiveRollout): Trajectory {
+  const { start } = rollout;
+  return {
+    schema: TRAJECTORY_SCHEMA_ID,
+    id: start.id,
+    envId: start.envId,
+    seed: start.seed,
+    group: start.group,
+    ...(start.tree ? { tree: start.tree } : {}),
+    tokens: rollout.tokens,
+    segments: rollout.segments,
+    logprobs: rollout.logprobs,
+    turns: rollout.turns,
+    reward: rollout.reward,
+    success: rollout.success,
+    stopReason: rollout.stopReason ?? 'truncated',
+    generatedTokens: rollout.generated,
+    computedTokens: rollout.computed,
+    toolCalls: rollout.toolCalls,
+    ...(rollout.error !== undefined ? { error: rollout.error } : {}),
+  };
+}

@@ -1,0 +1,196 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteTokenizer, LanguageModel, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
+import { collectChains } from './chain-rollouts';
+import { ChatTurnFormat } from './chat-turn-format';
+import { lossMask } from './loss-mask';
+import type { RolloutPolicy } from './rollout-engine';
+import { appendTrajectories, readTrajectories, type Trajectory } from './trajectory';
+import { collectTrees } from './tree-rollouts';
+import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
+
+const envFactory =
+  (options: Partial<DigitEnvOptions> = {}) =>
+  async () =>
+    new DigitEnv({ maxTurns: 4, ...options });
+
+describe('rollouts', () => {
+  let policy: RolloutPolicy;
+  const tokenizer = new ByteTokenizer();
+  beforeAll(async () => {
+    await useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu');
+    const model = LanguageModel.create(testConfig({ maxPositions: 512 }), { seed: 7, tokenizer });
+    policy = { model, format: new ChatTurnFormat(tokenizer) };
+  });
+  afterAll(() => policy.model.dispose());
+  afterEach(() => expect(DigitEnv.open).toBe(0));
+
+  const chains = (options: Record<string, unknown> = {}, env: Partial<DigitEnvOptions> = {}) =>
+    collectChains({
+      policy,
+      makeEnv: envFactory(env),
+      envId: 'test/digit-v1',
+      seeds: [3, 4],
+      groupSize: 3,
+      options: { maxActionTokens: 8, seed: 11, ...options },
+    });
+
+  /** The logprobs the model gives the packed sequence: what the trainer will compute as π_old. */
+  async function rescored(trajectory: Trajectory): Promise<number[]> {
+    const { logprobs } = await policy.model.score([{ tokens: trajectory.tokens }]);
+    return logprobs[0]!.map((value) => value ?? 0);
+  }
+
+  it('records each rollout token-in/token-out: the sampled logprobs are what the packed sequence scores', async () => {
+    const trajectories = await chains();
+    expect(trajectories).toHaveLength(6);
+    expect(trajectories.map((trajectory) => trajectory.seed)).toEqual([3, 3, 3, 4, 4, 4]);
+    for (const trajectory of trajectories) {
+      const mask = lossMask(trajectory);
+      expect(mask.length).toBe(trajectory.tokens.length);
+      const scores = await rescored(trajectory);
+      trajectory.tokens.forEach((_, t) => {
+        if (mask[t]) expect(trajectory.logprobs[t]).toBeCloseTo(scores[t]!, 3);
+        else expect(trajectory.logprobs[t]).toBe(0);
+      });
+      // Each action segment is exactly what was sent to the env (plus an end-of-turn token if sampled).
+      let offset = 0;
+      let turn = 0;
+      for (const segment of trajectory.segments) {
+        if (segment.kind === 'action') {
+          const tokens = trajectory.tokens.slice(offset, offset + segment.tokenCount);
+          const text = tokenizer.decode(policy.format.endsTurn(tokens) ? tokens.slice(0, -1) : tokens);
+          expect(text).toBe(trajectory.turns[turn]!.action);
+          turn += 1;
+        }
+        offset += segment.tokenCount;
+      }
+      expect(turn).toBe(trajectory.turns.length);
+      // Observations are the env's, rendered as user turns.
+      const decoded = tokenizer.decode(trajectory.tokens);
+      expect(decoded.startsWith('<|im_start|>system\nReply with the digit.<|im_end|>')).toBe(true);
+      expect(trajectory.generatedTokens).toBe(mask.reduce((sum, bit) => sum + bit, 0));
+    }
+  });
+
+  it('is deterministic for a seed and differs across seeds', async () => {
+    const [a, b, c] = [await chains(), await chains(), await chains({ seed: 12 })];
+    expect(b.map((trajectory) => trajectory.tokens)).toEqual(a.map((trajectory) => trajectory.tokens));
+    expect(c.map((trajectory) => trajectory.tokens)).not.toEqual(a.map((trajectory) => trajectory.tokens));
+  });
+
+  it('omits the instructions when asked and cuts long observations', async () => {
+    const [trajectory] = await chains({ instructions: false, maxObservationTokens: 5 }, { feedback: 'x'.repeat(40) });
+    const text = tokenizer.decode(trajectory!.tokens);
+    expect(text.startsWith('<|im_start|>user\nSay ')).toBe(true);
+    expect(text).toContain('xxxxx …[cut]');
+    expect(text).not.toContain('x'.repeat(6));
+  });
+
+  it('enforces per-rollout token and tool-call budgets and the per-prompt budget', async () => {
+    const byTokens = await chains({ maxRolloutTokens: 12 }, { maxTurns: 20 });
+    for (const trajectory of byTokens) {
+      expect(trajectory.generatedTokens).toBeLessThanOrEqual(12);
+      if (trajectory.stopReason !== 'terminated') expect(trajectory.stopReason).toBe('rollout-tokens');
+    }
+    const byCalls = await chains({ maxToolCalls: 2 }, { maxTurns: 20 });
+    for (const trajectory of byCalls) {
+      expect(trajectory.toolCalls).toBeLessThanOrEqual(2);
+      if (trajectory.stopReason !== 'terminated') expect(trajectory.stopReason).toBe('tool-calls');
+    }
+    const byPrompt = await chains({ promptTokenBudget: 40 }, { maxTurns: 20 });
+    for (const group of [0, 1]) {
+      const spent = byPrompt.filter((t) => t.group === group).reduce((sum, t) => sum + t.generatedTokens, 0);
+      expect(spent).toBeLessThanOrEqual(40);
+      expect(spent).toBeGreaterThan(20);
+    }
+    expect(byPrompt.some((trajectory) => trajectory.stopReason === 'prompt-tokens')).toBe(true);
+  });
+
+  it('reports an env that throws as an errored rollout, closes its env and goes on with the others', async () => {
+    const trajectories = await chains({}, { failAtTurn: 1 });
+    for (const trajectory of trajectories) {
+      if (trajectory.turns.length === 0 || trajectory.stopReason === 'terminated') continue;
+      expect(trajectory.stopReason).toBe('error');
+      expect(trajectory.error).toContain('digit env failed at turn 1');
+    }
+    expect(trajectories.some((trajectory) => trajectory.stopReason === 'error')).toBe(true);
+  });
+
+  it('saves and reads trajectories as schema-checked JSONL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turngym-rollouts-'));
+    try {
+      const trajectories = await chains();
+      await appendTrajectories(join(dir, 'trajectories.jsonl'), trajectories);
+      expect(await readTrajectories(join(dir, 'trajectories.jsonl'))).toEqual(trajectories);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('tree rollouts', () => {
+    const trees = (shape = { trees: 2, branches: 2, rounds: 1 }, seed = 5) =>
+      collectTrees({
+        policy,
+        makeEnv: envFactory({ maxTurns: 6 }),
+        envId: 'test/digit-v1',
+        seeds: [3, 4],
+        shape,
+        options: { maxActionTokens: 8, seed },
+      });
+
+    it('samples M·(1 + N·L) leaves per prompt; a branch shares its parent prefix and generates only the rest', async () => {
+      const result = await trees();
+      expect(result.trajectories).toHaveLength(12);
+      expect(result.prompts.map((prompt) => prompt.trees.map((tree) => tree.leaves.length))).toEqual([
+        [3, 3],
+        [3, 3],
+      ]);
+      for (const leaf of result.trajectories.filter((trajectory) => trajectory.tree!.round > 0)) {
+        const { tree, sharedTurns, branchedFrom } = leaf.tree!;
+        const siblings = result.leaves[leaf.group]![tree]!;
+        const parent = siblings.find((other) =>
+          other.tree!.round === 0
+            ? branchedFrom.endsWith('/n0') || other.turns.some((turn) => turn.node === branchedFrom)
+            : false,
+        )!;
+        // The shared turns are the parent's, node ids included; the tokens up to the branch point match.
+        expect(leaf.turns.slice(0, sharedTurns)).toEqual(parent.turns.slice(0, sharedTurns));
+        const sharedLength = leaf.segments.slice(0, 1 + 2 * sharedTurns).reduce((sum, s) => sum + s.tokenCount, 0);
+        expect(leaf.tokens.slice(0, sharedLength)).toEqual(parent.tokens.slice(0, sharedLength));
+        const ownActions = leaf.turns.slice(sharedTurns).reduce((sum, turn) => sum + turn.actionTokens, 0);
+        expect(leaf.generatedTokens).toBe(ownActions);
+        // A branch continued from a forked KV cache scores like a fresh forward pass of its whole sequence.
+        const scores = await rescored(leaf);
+        const mask = lossMask(leaf);
+        leaf.tokens.forEach((_, t) => {
+          if (mask[t]) expect(leaf.logprobs[t]).toBeCloseTo(scores[t]!, 3);
+        });
+      }
+    });
+
+    it('is deterministic for a seed', async () => {
+      const [a, b] = [await trees(), await trees()];
+      expect(b.trajectories.map((t) => t.tokens)).toEqual(a.trajectories.map((t) => t.tokens));
+    });
+
+    it('with N·L = 0 is M independent chains', async () => {
+      const result = await trees({ trees: 3, branches: 0, rounds: 1 });
+      expect(result.trajectories).toHaveLength(6);
+      expect(result.trajectories.every((trajectory) => trajectory.tree!.round === 0)).toBe(true);
+    });
+
+    it('yields more rollouts per generated token than chains', async () => {
+      const result = await trees();
+      const plain = await chains({ seed: 5 }, { maxTurns: 6 });
+      const perToken = (list: readonly Trajectory[]) =>
+        list.length / list.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
+      expect(perToken(result.trajectories) / perToken(plain)).toBeGreaterThan(1.15);
+    });
+
+    it('rejects a bad shape naming the field', async () => {
+      await expect(trees({ trees: 0, branches: 2, rounds: 1 })).rejects.toThrow('shape.trees is 0');
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { mixSeed, SeededRng } from '@turngym/core';
+import { startEpisodes, type EnvFactory } from './chain-rollouts';
+import { resetPrefix, runRollouts, type NodeSnapshot, type RolloutPolicy, type RolloutStart } from './rollout-engine';
+import { validateRolloutOptions } from './rollout-options';
+import type { RolloutOptions } from './rollout-options';
+import type { Trajectory } from './trajectory';
+import type { PromptTrees } from './tree-advantages';
+
+/** Tree-GRPO's sampling shape (ALGORITHMS.md §1): M trees, N nodes drawn per tree per round, L rounds. */
+export interface TreeShape {
+  /** M: independent chains per prompt, each the first leaf of its tree. */
+  readonly trees: number;
+  /** N: nodes drawn (uniformly, with replacement) from each tree per round, each expanded once. */
+  readonly branches: number;
+  /** L: rounds of draw-and-expand. */
+  readonly rounds: number;
+}
+
+export interface TreeRolloutRequest {
+  readonly policy: RolloutPolicy;
+  readonly makeEnv: EnvFactory;
+  readonly envId: string;
+  /** One env seed per prompt. */
+  readonly seeds: readonly number[];
+  readonly shape: TreeShape;
+  readonly options?: Partial<RolloutOptions>;
+  readonly idPrefix?: string;
+}
+
+export interface TreeRollouts {
+  /** Every leaf, prompt by prompt, tree by tree, in the order sampled. */
+  readonly trajectories: Trajectory[];
+  /** Per prompt, its trees' leaves (rollouts that ended in an env error are left out), for `treeAdvantages`. */
+  readonly prompts: PromptTrees[];
+  /** Per prompt, per tree, the trajectories behind `prompts` (same order as their leaves). */
+  readonly leaves: Trajectory[][][];
+}
+
+function checkShape(shape: TreeShape): void {
+  for (const [field, minimum] of [
+    ['trees', 1],
+    ['branches', 0],
+    ['rounds', 0],
+  ] as const) {
+    const value = shape[field];
+    if (!Number.isInteger(value) || value < minimum) {
+      throw new RangeError(`shape.${field} is ${String(value)}; expected an integer >= ${minimum}.`);
+    }
+  }
+}
+
+/**
+ * Tree rollouts at agent-step nodes (ALGORITHMS.md §1): per prompt, M chains start M trees; then L times,
+ * from each tree N nodes are drawn uniformly with replacement from its root and its non-leaf nodes, and
+ * each drawn node is continued to the end of the episode by the current policy. A branch starts from a
+ * fork of the env at that node and a fork of the KV cache of the prefix, so the prefix is neither
+ * re-generated nor re-computed; only what the branch generates counts against the budget. With N·L = 0
+ * this is exactly `collectChains` with groupSize M.
+ */
+export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRollouts> {
+  const options = validateRolloutOptions(request.options ?? {});
+  checkShape(request.shape);
+  const { shape } = request;
+  const idPrefix = request.idPrefix ? `${request.idPrefix}/` : '';
+  // snapshots[group][tree]: the nodes reached so far, each a fork of the env and of the cache.
+  const snapshots: NodeSnapshot[][][] = request.seeds.map(() => Array.from({ length: shape.trees }, () => []));
+  const counters = request.seeds.map(() => Array.from({ length: shape.trees }, () => 0));
+  const hooksFor = (group: number, tree: number): NonNullable<RolloutStart['snapshots']> => ({
+    nextNode: () => `g${group}/t${tree}/n${++counters[group]![tree]!}`,
+    onNode: (snapshot) => snapshots[group]![tree]!.push(snapshot),
+  });
+  const trajectories: Trajectory[] = [];
+  try {
+    const chains = await startEpisodes(
+      request.seeds.flatMap((seed, group) => Array.from({ length: shape.trees }, (_, tree) => ({ seed, group, tree }))),
+      request.makeEnv,
+      async (env, { seed, group, tree }): Promise<RolloutStart> => ({
+        id: `${idPrefix}g${group}/t${tree}/r0/b0`,
+        envId: request.envId,
+        seed,
+        group,
+        sampleSeed: mixSeed(mixSeed(options.seed, group), tree),
+        env,
+        prefix: await resetPrefix(env, seed, request.policy, options),
+        tree: { tree, branchedFrom: `g${group}/t${tree}/n0`, sharedTurns: 0, round: 0 },
+        snapshots: { ...hooksFor(group, tree), root: `g${group}/t${tree}/n0` },
+      }),
+    );
+    trajectories.push(...(await runRollouts(request.policy, chains, options)));
+
+    for (let round = 1; round <= shape.rounds && shape.branches > 0; round++) {
+      const internal = internalNodes(trajectories);
+      const draws: { snapshot: NodeSnapshot; group: number; tree: number; branch: number }[] = [];
+      request.seeds.forEach((_, group) => {
+        for (let tree = 0; tree < shape.trees; tree++) {
+          // Root ∪ non-leaf nodes: a node some rollout went on from (a leaf has nothing left to branch).
+          const candidates = snapshots[group]![tree]!.filter((snapshot) => internal.has(snapshot.node));
+          if (candidates.length === 0) continue;
+          const rng = new SeededRng(mixSeed(mixSeed(mixSeed(options.seed, group), tree), round));
+          for (let branch = 0; branch < shape.branches; branch++) {
+            draws.push({ snapshot: candidates[rng.int(0, candidates.length - 1)]!, group, tree, branch });
+          }
+        }
+      });
+      const branches = await Promise.all(
+        draws.map(async ({ snapshot, group, tree, branch }): Promise<RolloutStart> => ({
+          id: `${idPrefix}g${group}/t${tree}/r${round}/b${branch}`,
+          envId: request.envId,
+          seed: request.seeds[group]!,
+          group,
+          sampleSeed: mixSeed(mixSeed(mixSeed(mixSeed(options.seed, group), tree), round), branch + 1),
+          env: await snapshot.env.fork(),
+          prefix: snapshot.prefix,
+          ...(snapshot.cache ? { cache: snapshot.cache.fork() } : {}),
+          tree: { tree, branchedFrom: snapshot.node, sharedTurns: snapshot.prefix.turns.length, round },
+          snapshots: hooksFor(group, tree),
+        })),
+      );
+      trajectories.push(...(await runRollouts(request.policy, branches, options)));
+    }
+  } finally {
+    for (const snapshot of snapshots.flat(2)) snapshot.cache?.dispose();
+    await Promise.all(snapshots.flat(2).map((snapshot) => snapshot.env.close().catch(() => undefined)));
+  }
+
+  const leaves = request.seeds.map((_, group) =>
+    Array.from({ length: shape.trees }, (_, tree) =>
+      trajectories.filter(
+        (trajectory) =>
+          trajectory.group === group && trajectory.tree?.tree === tree && trajectory.stopReason !== 'error',
+      ),
+    ),
+  );
+  const prompts: PromptTrees[] = leaves.map((trees) => ({
+    trees: trees
+      .filter((tree) => tree.length > 0)
+      .map((tree) => ({
+        leaves: tree.map((leaf) => ({ reward: leaf.reward, turns: leaf.turns.map((turn) => turn.node) })),
+      })),
+  }));
+  return { trajectories: sortByTree(trajectories), prompts, leaves };
+}
+
+/** Nodes with a child: every tree's root, and each turn's node that a later turn of a rollout follows. */
+function internalNodes(trajectories: readonly Trajectory[]): Set<string> {
+  const internal = new Set<string>();
+  for (const trajectory of trajectories) {
+    if (trajectory.tree && trajectory.turns.length > 0) internal.add(trajectory.tree.branchedFrom);
+    trajectory.turns.slice(0, -1).forEach((turn) => internal.add(turn.node));
+  }
+  return internal;
+}
+
+function sortByTree(trajectories: readonly Trajectory[]): Trajectory[] {
+  return [...trajectories].sort(
+    (a, b) =>
+      a.group - b.group || (a.tree?.tree ?? 0) - (b.tree?.tree ?? 0) || (a.tree?.round ?? 0) - (b.tree?.round ?? 0),
+  );
+}
