@@ -1,9 +1,16 @@
-export { WikiNavigatorEnv, MAX_FIND_LENGTH, MAX_NOTES, type WikiNavigatorDependencies } from './wiki-navigator-env';
+export {
+  WikiNavigatorEnv,
+  MAX_FIND_LENGTH,
+  MAX_NOTES,
+  WIKI_QA_COMPACT_ID,
+  type WikiNavigatorDependencies,
+} from './wiki-navigator-env';
 export {
   wikiNavigatorOptionsSchema,
   validateWikiNavigatorOptions,
   type WikiNavigatorOptions,
   type WikiMode,
+  type ObservationStyle,
   type QuestionType,
 } from './wiki-navigator-options';
 export { QA_TOOLS, RACE_TOOLS } from './wiki-tools';

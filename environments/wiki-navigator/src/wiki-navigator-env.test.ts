@@ -263,7 +263,7 @@ describe('WikiNavigatorEnv (direct mode)', () => {
   it('registers ids that pass the env checker (direct mode, fresh registry)', async () => {
     const registry = new Registry();
     register(registry);
-    expect(registry.list()).toEqual(['turngym/wiki-qa-v1', 'turngym/wiki-race-v1']);
+    expect(registry.list()).toEqual(['turngym/wiki-qa-compact-v1', 'turngym/wiki-qa-v1', 'turngym/wiki-race-v1']);
     for (const id of registry.list()) {
       const report = await checkEnv(id, { registry, options: { ...SMALL, mode: 'direct' } });
       if (!report.passed) throw new Error(formatCheckReport(report));

@@ -15,7 +15,14 @@ import { articlePath } from './corpus/article';
 import type { Corpus } from './corpus/corpus';
 import { loadCorpus } from './corpus/load-corpus';
 import { parseLineRanges } from './navigation/line-ranges';
-import { formatObservation, withoutMarkers, type LoadedPage, type Note } from './navigation/observation';
+import {
+  formatCompactObservation,
+  formatObservation,
+  withoutMarkers,
+  type LoadedPage,
+  type Note,
+} from './navigation/observation';
+import { shownPage } from './navigation/shown-page';
 import type { PageLink } from './page/extract-page';
 import { BrowserPageLoader, DirectPageLoader, PageCache, type PageLoader } from './page/page-loader';
 import {
@@ -28,7 +35,17 @@ import { exactMatch, tokenF1 } from './tasks/answer-metrics';
 import { taskBankFor } from './tasks/task-bank';
 import type { TaskKind, WikiTask } from './tasks/wiki-task';
 import { validateWikiNavigatorOptions, type WikiNavigatorOptions } from './wiki-navigator-options';
-import { QA_EXAMPLES, QA_TOOLS, qaInstructions, RACE_EXAMPLES, RACE_TOOLS, raceInstructions } from './wiki-tools';
+import {
+  COMPACT_QA_EXAMPLES,
+  COMPACT_QA_TOOLS,
+  compactQaInstructions,
+  QA_EXAMPLES,
+  QA_TOOLS,
+  qaInstructions,
+  RACE_EXAMPLES,
+  RACE_TOOLS,
+  raceInstructions,
+} from './wiki-tools';
 
 /** Plain dependencies (DESIGN §4: no decorators in envs). */
 export interface WikiNavigatorDependencies {
@@ -43,6 +60,8 @@ export interface WikiNavigatorDependencies {
 export const MAX_FIND_LENGTH = 200;
 /** Notes kept at most (lines); the observation shows them all. */
 export const MAX_NOTES = 40;
+/** The QA id whose observations are compact (`observation: "compact"`). */
+export const WIKI_QA_COMPACT_ID = 'turngym/wiki-qa-compact-v1';
 
 interface HistoryEntry {
   readonly page: LoadedPage;
@@ -62,6 +81,8 @@ interface NavigationState {
 
 interface Transition {
   feedback: string[];
+  /** A confirmation the compact observation leaves out: the page it opened shows what happened. */
+  quiet?: boolean;
   reward: number;
   terminated: boolean;
   info: Info;
@@ -136,25 +157,40 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         `options.minHops (${this.options.minHops}) must not exceed options.maxHops (${this.options.maxHops})`,
       ]);
     }
-    this.dependencies = dependencies;
     const race = this.options.task === 'race';
-    this.tools = race ? RACE_TOOLS : QA_TOOLS;
+    const compact = this.options.observation === 'compact';
+    if (race && compact) {
+      // A race is won through body links and back-link lists, which a compact page leaves out.
+      throw new InvalidOptionsError('turngym/wiki-navigator', [
+        'options.observation "compact" is for QA (task "qa"); races need the full page: use "full"',
+      ]);
+    }
+    this.dependencies = dependencies;
+    this.tools = race ? RACE_TOOLS : compact ? COMPACT_QA_TOOLS : QA_TOOLS;
     const { toolBudget, windowLines, formatPenalty } = this.options;
     this.instructions = race
       ? raceInstructions(toolBudget, windowLines, formatPenalty)
-      : qaInstructions(toolBudget, windowLines, formatPenalty);
+      : compact
+        ? compactQaInstructions(toolBudget, formatPenalty)
+        : qaInstructions(toolBudget, windowLines, formatPenalty);
     this.spec = {
       specificationVersion: 'v1',
-      id: race ? 'turngym/wiki-race-v1' : 'turngym/wiki-qa-v1',
+      id: race ? 'turngym/wiki-race-v1' : compact ? WIKI_QA_COMPACT_ID : 'turngym/wiki-qa-v1',
       summary: race
         ? 'Reach a target article from a start article by clicking links in an offline encyclopedia.'
-        : 'Answer a (multi-hop) question by searching and reading an offline encyclopedia in a browser.',
+        : compact
+          ? 'Answer a (multi-hop) question by reading an offline encyclopedia, shown compactly (title and infobox).'
+          : 'Answer a (multi-hop) question by searching and reading an offline encyclopedia in a browser.',
       observationSpace: { type: 'text' },
-      actionSpace: { type: 'tools', tools: this.tools, examples: race ? RACE_EXAMPLES : QA_EXAMPLES },
+      actionSpace: {
+        type: 'tools',
+        tools: this.tools,
+        examples: race ? RACE_EXAMPLES : compact ? COMPACT_QA_EXAMPLES : QA_EXAMPLES,
+      },
       tools: this.tools,
       maxTurns: toolBudget,
       rewardRange: [-formatPenalty, 1],
-      docs: race ? RACE_DOCS : QA_DOCS,
+      docs: race ? RACE_DOCS : compact ? COMPACT_QA_DOCS : QA_DOCS,
       packageName: PACKAGE.name,
       packageVersion: PACKAGE.version,
     };
@@ -208,7 +244,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     this.task = task;
     this.state = state;
     return {
-      observation: this.observe([]),
+      observation: this.observe([], true),
       instructions: this.instructions,
       info: {
         taskId: task.id,
@@ -228,7 +264,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     const { terminated } = transition;
     const info: Info = { ...transition.info };
     let truncated = false;
-    const feedback = transition.feedback;
+    const feedback = transition.quiet && this.options.observation === 'compact' ? [] : transition.feedback;
     if (!terminated && this.state.toolCalls >= this.options.toolBudget) {
       truncated = true;
       info.truncatedBy = 'tool-calls';
@@ -328,10 +364,12 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     return new SeededRng(mixSeed('wiki-navigator-task', seed)).pick(tasks);
   }
 
-  private observe(feedback: readonly string[]): string {
+  /** The observation after reset (`first`) or a step; the compact style states the question only once. */
+  private observe(feedback: readonly string[], first = false): string {
     const task = this.task as WikiTask;
-    return formatObservation({
-      header: task.kind === 'race' ? `Race: ${task.question}` : `Question: ${task.question}`,
+    const compact = this.options.observation === 'compact';
+    return (compact ? formatCompactObservation : formatObservation)({
+      header: task.kind === 'race' ? `Race: ${task.question}` : compact && !first ? '' : `Question: ${task.question}`,
       feedback,
       page: this.state.page,
       top: this.state.top,
@@ -373,7 +411,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   private async load(path: string): Promise<LoadedPage> {
     const loader = await this.ensureLoader();
     const view = await loader.load(path);
-    return { path, view };
+    return { path, view: shownPage(view, this.options) };
   }
 
   /** The link a CLICK argument means: `3` / `#3`, else a label (case-insensitive), else a title. */
@@ -388,10 +426,12 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       const link = links[number - 1];
       return link ? { ...link, number } : undefined;
     }
-    const lower = withoutMarkers(text).toLowerCase();
+    // The compact style writes links as [label]; an agent may copy the brackets too.
+    const unbracketed = this.options.observation === 'compact' ? /^\[([^\]]*)\]$/.exec(text)?.[1] : undefined;
+    const lower = (unbracketed ?? withoutMarkers(text)).toLowerCase();
     let index = links.findIndex((link) => link.label.toLowerCase() === lower);
     if (index < 0) {
-      const resolved = this.corpus.resolve(text);
+      const resolved = this.corpus.resolve(unbracketed ?? text);
       index = links.findIndex(
         (link) =>
           link.target.toLowerCase() === lower ||
@@ -410,8 +450,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     if (page.view.kind === 'article') this.state.visited.push(page.view.title);
   }
 
-  private ordinary(feedback: string, info: Info = {}): Transition {
-    return { feedback: [feedback], reward: 0, terminated: false, info: { ...info, feedback } };
+  private ordinary(feedback: string, info: Info = {}, quiet = false): Transition {
+    return { feedback: [feedback], reward: 0, terminated: false, info: { ...info, feedback }, quiet };
   }
 
   private invalid(feedback: string): Transition {
@@ -448,6 +488,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         const count = results.view.links.length;
         return this.ordinary(
           `SEARCH ${quote(query)}: ${count === 0 ? 'no results' : `${count} results`}${notes.length ? ` ${notes.join(' ')}` : ''}.`,
+          {},
+          notes.length === 0,
         );
       }
       case 'NAVIGATE': {
@@ -461,19 +503,20 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         }
         const opened = await this.load(articlePath(title));
         this.open(opened);
-        return this.ordinary(`Opened ${quote(opened.view.title, 100)}.`);
+        return this.ordinary(`Opened ${quote(opened.view.title, 100)}.`, {}, true);
       }
       case 'CLICK': {
         const link = this.findLink(String(args.link));
+        const compact = this.options.observation === 'compact';
         if (!link) {
           return this.ordinary(
-            `CLICK: no link ${quote(String(args.link))} on this page. Links look like [#3 Morrow Bay]: CLICK(3) or CLICK(Morrow Bay).`,
+            `CLICK: no link ${quote(String(args.link))} on this page. ${compact ? 'Links look like [Morrow Bay]: CLICK(Morrow Bay).' : 'Links look like [#3 Morrow Bay]: CLICK(3) or CLICK(Morrow Bay).'}`,
           );
         }
         const target = this.corpus.resolve(link.target);
         if (target === undefined)
           return this.ordinary(
-            `CLICK: [#${link.number} ${link.label}] leads to ${quote(link.target)}, which has no article (a red link).`,
+            `CLICK: ${compact ? `[${link.label}]` : `[#${link.number} ${link.label}]`} leads to ${quote(link.target)}, which has no article (a red link).`,
           );
         const opened = await this.load(articlePath(target));
         this.open(opened);
@@ -481,7 +524,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
           const feedback = `Followed [#${link.number} ${link.label}] and reached the target ${quote(task.target as string, 100)}. You win!`;
           return { feedback: [feedback], reward: 1, terminated: true, info: { success: true, feedback } };
         }
-        return this.ordinary(`Followed [#${link.number} ${link.label}] to ${quote(opened.view.title, 100)}.`);
+        return this.ordinary(`Followed [#${link.number} ${link.label}] to ${quote(opened.view.title, 100)}.`, {}, true);
       }
       case 'FIND': {
         const text = String(args.text).replace(/\s+/g, ' ').trim();
@@ -609,8 +652,19 @@ const QA_DOCS: EnvSpec['docs'] = {
   episodeEnd:
     'Terminates on SUBMIT (info.success = exact match); truncates when the tool-call budget (default 10) is spent.',
   arguments:
-    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), questionTypes, minHops (1), maxHops (4), toolBudget (10), windowLines (30), reward (em), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath.',
-  versionHistory: 'v1: first version.',
+    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), questionTypes, minHops (1), maxHops (4), toolBudget (10), windowLines (30), maxResults (10), reward (em), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath; observation (full) is fixed by the id.',
+  versionHistory: 'v1: first version. Later: maxResults; the compact variant turngym/wiki-qa-compact-v1.',
+};
+
+const COMPACT_QA_DOCS: EnvSpec['docs'] = {
+  ...QA_DOCS,
+  description: `${QA_DOCS.description} The compact variant of turngym/wiki-qa-v1 (same tasks and rewards), sized for small models trained on whole episodes.`,
+  actionSpace:
+    'Tools: SEARCH(query), NAVIGATE(title), CLICK(link label), BACK, SUBMIT(answer); text syntax NAME(arg) or NAME({json}), or function calls.',
+  observationSpace:
+    'Text: the question (on reset only), what the last call did (confirmations of an opened page left out), and the whole page as "# Title" and its infobox rows "Field: value" with links written [label] (search results: titles only); no line numbers, notes or budget line.',
+  arguments: 'Those of turngym/wiki-qa-v1; observation is fixed to "compact".',
+  versionHistory: 'v1: first version (the compact observation of turngym/wiki-qa-v1).',
 };
 
 const RACE_DOCS: EnvSpec['docs'] = {

@@ -1,12 +1,26 @@
 import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { SEARCH_RESULTS } from './server/corpus-server';
 
 export type WikiMode = 'browser' | 'direct';
 export type QuestionType = 'single' | 'bridge' | 'comparison';
+/** How pages are shown: `full` (every line, framed window, question and budget each turn) or `compact`. */
+export type ObservationStyle = 'full' | 'compact';
 
 /** Options of `turngym/wiki-qa-v1` and `turngym/wiki-race-v1` (which fix `task`). */
 export interface WikiNavigatorOptions {
   /** `qa`: answer a question; `race`: reach a target article by clicking. Fixed by the registered ids. */
   task: 'qa' | 'race';
+  /**
+   * `full`: the question, a framed window over every line of the page, notes and budget, each turn.
+   * `compact` (QA only): the question once (on reset), then a whole page as its title and infobox rows —
+   * every fact and link field a question asks about — with links written `[label]`, search results as titles;
+   * no line numbers, budget line or confirmations, and only the tools that act on such a page (SEARCH,
+   * NAVIGATE, CLICK, BACK, SUBMIT). For agents whose context holds the whole episode (small models trained on
+   * packed transcripts). Fixed by the registered ids: `turngym/wiki-qa-compact-v1` is the compact one.
+   */
+  observation: ObservationStyle;
+  /** Search results shown (BM25 order, best first); the corpus server returns at most 10. */
+  maxResults: number;
   /** `direct` (default): HTML fetched over HTTP and parsed by linkedom; `browser`: Chromium through Puppeteer. */
   mode: WikiMode;
   /** `synthetic` (default), or the path of a JSONL corpus (see the README for the format). */
@@ -47,6 +61,8 @@ export const wikiNavigatorOptionsSchema: JSONSchemaType<WikiNavigatorOptions> = 
   required: [],
   properties: {
     task: { type: 'string', enum: ['qa', 'race'], default: 'qa' },
+    observation: { type: 'string', enum: ['full', 'compact'], default: 'full' },
+    maxResults: { type: 'integer', minimum: 1, maximum: SEARCH_RESULTS, default: SEARCH_RESULTS },
     mode: { type: 'string', enum: ['browser', 'direct'], default: 'direct' },
     corpus: { type: 'string', minLength: 1, default: 'synthetic' },
     articles: { type: 'integer', minimum: 50, maximum: 200000, default: 2000 },

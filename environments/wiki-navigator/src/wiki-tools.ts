@@ -62,6 +62,20 @@ export const QA_TOOLS: readonly ToolSpec[] = [
   BACK_TOOL,
   SUBMIT_TOOL,
 ];
+/** Compact pages are whole and short: no window to move, no lines to note (the context keeps every page). */
+export const COMPACT_CLICK_TOOL: ToolSpec = {
+  name: 'CLICK',
+  description: 'Follow a link of the current page, written [Morrow Bay], by its label ("Morrow Bay").',
+  parameters: text('link', 'A link label.'),
+};
+/** `turngym/wiki-qa-compact-v1`: the tools that act on a compact page. */
+export const COMPACT_QA_TOOLS: readonly ToolSpec[] = [
+  SEARCH_TOOL,
+  NAVIGATE_TOOL,
+  COMPACT_CLICK_TOOL,
+  BACK_TOOL,
+  SUBMIT_TOOL,
+];
 /** Races are won by clicking: no search, no typing a title, nothing to submit. */
 export const RACE_TOOLS: readonly ToolSpec[] = [CLICK_TOOL, FIND_TOOL, SCROLL_TOOL, BACK_TOOL];
 
@@ -72,6 +86,14 @@ export const QA_EXAMPLES: readonly string[] = [
   'FIND(Born)',
   'SCROLL(down)',
   'SAVE_LINE_IDS(2-4)',
+  'BACK',
+  'SUBMIT(1843)',
+];
+/** The compact variant's expert follows links by the label it reads (a name to copy, not a number). */
+export const COMPACT_QA_EXAMPLES: readonly string[] = [
+  'NAVIGATE(The Glass Orchard)',
+  'CLICK(Morrow Bay)',
+  'SEARCH(Glass Orchard)',
   'BACK',
   'SUBMIT(1843)',
 ];
@@ -111,5 +133,22 @@ export function raceInstructions(budget: number, windowLines: number, formatPena
     `- SCROLL(down | up | top | bottom | line): move the ${windowLines}-line window over the page.`,
     '- BACK: return to the previous page.',
     `You win (reward 1) when the target article opens. You have ${budget} tool calls; a malformed call costs ${formatPenalty}.`,
+  ].join('\n');
+}
+
+/** The system prompt of `turngym/wiki-qa-compact-v1`. */
+export function compactQaInstructions(budget: number, formatPenalty: number): string {
+  return [
+    'You answer questions by reading an offline encyclopedia.',
+    'Call exactly one tool per turn, written NAME(argument), e.g. NAVIGATE(The Glass Orchard) or CLICK(Morrow Bay).',
+    'A page shows "# Title" and one fact per line, "Field: value"; links look like [Morrow Bay].',
+    'Tools:',
+    '- NAVIGATE(title): open the article with that title.',
+    '- CLICK(link): follow a link of the current page by its label.',
+    '- SEARCH(query): full-text search; the results are article titles, as links.',
+    '- BACK: return to the previous page.',
+    '- SUBMIT(answer): give the final answer, a short span (a name, a year, a number), and end the episode.',
+    `You have ${budget} tool calls. The answer is scored by exact match after SQuAD normalisation.`,
+    `A malformed call, or running out of calls without an answer, costs ${formatPenalty}.`,
   ].join('\n');
 }

@@ -46,11 +46,17 @@ export class RandomNavigator implements Agent<string, Action> {
 
   async act(observation: string, info: Info): Promise<Action> {
     const left = typeof info.toolCallsLeft === 'number' ? info.toolCallsLeft : 10;
-    const windowText = observation
-      .split('\n')
-      .filter((line) => /^L\d+ /.test(line))
-      .join('\n');
-    const links = [...new Set([...windowText.matchAll(/\[#(\d+) /g)].map((match) => Number(match[1])))];
+    // A compact page (wiki-qa-compact-v1) is every line after its `# Title` header, its links `[label]`.
+    const compactHeader = /^# /m.exec(observation);
+    const windowText = compactHeader
+      ? observation.slice(compactHeader.index).split('\n').slice(1).join('\n')
+      : observation
+          .split('\n')
+          .filter((line) => /^L\d+ /.test(line))
+          .join('\n');
+    const links: (number | string)[] = compactHeader
+      ? [...new Set([...windowText.matchAll(/\[([^\]]+)\]/g)].map((match) => match[1] as string))]
+      : [...new Set([...windowText.matchAll(/\[#(\d+) /g)].map((match) => Number(match[1])))];
     if (!this.race) {
       if (!windowText) {
         const words = this.question
@@ -67,7 +73,7 @@ export class RandomNavigator implements Agent<string, Action> {
     }
     const roll = this.rng.next();
     if (links.length > 0 && roll < 0.7) return `CLICK(${this.rng.pick(links)})`;
-    if (roll < 0.85) return 'SCROLL(down)';
+    if (roll < 0.85 && !compactHeader) return 'SCROLL(down)'; // a compact page has no window to scroll
     return 'BACK';
   }
 }

@@ -3,9 +3,12 @@ import { withoutMarkers } from '../navigation/observation';
 import type { WikiTask } from '../tasks/wiki-task';
 import type { WikiNavigatorEnv } from '../wiki-navigator-env';
 
-/** The page title in an observation's window header: `--- Morrow Bay (place) · lines 1–30 of 42 ---`. */
+/**
+ * The page title in an observation's window header: `--- Morrow Bay (place) · lines 1–30 of 42 ---`, or the
+ * compact style's `# Morrow Bay`.
+ */
 export function pageTitleOf(observation: string): string | undefined {
-  const header = /^--- (.*?)(?: \(([^()]*)\))? · lines /m.exec(observation);
+  const header = /^--- (.*?)(?: \(([^()]*)\))? · lines /m.exec(observation) ?? /^# (.*)$/m.exec(observation);
   return header?.[1];
 }
 
@@ -32,6 +35,10 @@ function numberIn(value: string, prefer: 'smaller' | 'larger'): number {
  * through the tools: NAVIGATE to the first article, CLICK along the path (NAVIGATE when the next article is
  * not linked, as between the two sides of a comparison), SAVE_LINE_IDS the evidence lines, SUBMIT the value
  * read (or the winner of a comparison). Races: CLICK along the shortest path.
+ *
+ * With compact observations (whose tools are SEARCH, NAVIGATE, CLICK, BACK, SUBMIT) it saves no notes — the
+ * agent's context holds every page it read — and clicks links by label: every action then copies a name the
+ * observation or the question shows, which is what a small model warm-started on these episodes imitates.
  */
 export class WikiExpert implements Agent<string, Action> {
   readonly name = 'scripted';
@@ -40,6 +47,7 @@ export class WikiExpert implements Agent<string, Action> {
   private saved = new Set<string>();
   private searched = new Set<string>();
   private visited = new Set<string>();
+  private compact = false;
 
   constructor(private readonly env: Env<string, Action>) {}
 
@@ -48,6 +56,7 @@ export class WikiExpert implements Agent<string, Action> {
     const id = episode.info.taskId;
     this.task = typeof id === 'string' ? navigator.taskById(id) : undefined;
     if (!this.task) throw new Error('WikiExpert: the reset info carries no known taskId');
+    this.compact = navigator.options.observation === 'compact';
     this.readings = new Map();
     this.saved = new Set();
     this.searched = new Set();
@@ -69,17 +78,21 @@ export class WikiExpert implements Agent<string, Action> {
       if (evidence.title !== here || evidence.role === 'bridge') continue;
       const key = `${evidence.title}\u0000${evidence.field}`;
       if (this.readings.has(key)) continue;
-      const line = new RegExp(`^L(\\d+) ${escapeRegExp(evidence.field)}: (.*)$`, 'm').exec(observation);
+      // Full lines are numbered (`L4 Born: 1843`); compact ones are not (the group then matches nothing).
+      const number = this.compact ? '()' : 'L(\\d+) ';
+      const line = new RegExp(`^${number}${escapeRegExp(evidence.field)}: (.*)$`, 'm').exec(observation);
       if (!line) {
-        if (this.searched.has(key)) continue; // not on the page at all: give up on this field
+        // Not on the page at all: give up on this field (a compact page is shown whole: nothing to find).
+        if (this.compact || this.searched.has(key)) continue;
         this.searched.add(key);
         return `FIND(${evidence.field}:)`;
       }
-      if (!this.saved.has(key)) {
+      if (!this.compact && !this.saved.has(key)) {
         this.saved.add(key);
         return `SAVE_LINE_IDS(${line[1]})`;
       }
-      this.readings.set(key, withoutMarkers(line[2] as string).trim());
+      const value = line[2] as string;
+      this.readings.set(key, (this.compact ? value.replace(/\[([^\]]*)\]/g, '$1') : withoutMarkers(value)).trim());
     }
     if (position === task.goldPath.length - 1) return this.finish(task);
     const next = task.goldPath[position + 1] as string;
@@ -87,7 +100,7 @@ export class WikiExpert implements Agent<string, Action> {
       task.kind === 'race' ||
       task.evidence.some((evidence) => evidence.title === here && evidence.role === 'bridge')
     ) {
-      const number = visibleLinks(observation).get(next);
+      const number = this.compact ? undefined : visibleLinks(observation).get(next);
       return number === undefined ? `CLICK(${next})` : `CLICK(${number})`;
     }
     return `NAVIGATE(${next})`;

@@ -55,3 +55,30 @@ export function formatObservation(parts: ObservationParts): string {
   out.push(`Tool calls left: ${parts.toolCallsLeft} of ${parts.toolBudget}.`);
   return out.join('\n');
 }
+
+/** Link markers `[#3 Morrow Bay]` as the compact style writes them: `[Morrow Bay]` (links are clicked by label). */
+export function compactLinks(text: string): string {
+  return text.replace(/\[#\d+ ([^\]]*)\]/g, '[$1]');
+}
+
+/**
+ * The compact observation (`observation: "compact"`), for agents whose context holds the whole episode: the
+ * header only when given (the question, on reset), the feedback, and the whole page as `# Title` and its
+ * other lines with links written `[label]` (the article type is left out: the infobox's rows say what it is). No line numbers, window frame, notes or budget line: the
+ * compact tools need none of them, and the context already shows every earlier turn, so each turn adds only
+ * what is new.
+ */
+export function formatCompactObservation(parts: ObservationParts): string {
+  const out: string[] = [];
+  if (parts.header) out.push(parts.header);
+  out.push(...parts.feedback);
+  const page = parts.page;
+  if (page) {
+    const view = page.view;
+    out.push(`# ${view.title}`);
+    view.lines.forEach((line, i) => {
+      if (!(i === 0 && line.region === 'title')) out.push(compactLinks(line.text));
+    });
+  }
+  return out.join('\n');
+}
