@@ -11,6 +11,8 @@ import { registerLmCommand } from './commands/lm-command';
 import { registerNewEnvCommand } from './commands/new-env-command';
 import { registerPlayCommand } from './commands/play-command';
 import { registerQuickstartCommand } from './commands/quickstart-command';
+import { registerReportCommand } from './commands/report-command';
+import { registerTrainCommand } from './commands/train-command';
 import { registerRunCommand } from './commands/run-command';
 import { registerServeCommand } from './commands/serve-command';
 import { registerServeModelCommand } from './commands/serve-model-command';
@@ -45,6 +47,8 @@ export function createProgram(context: CliContext): Command {
   registerNewEnvCommand(program, context);
   registerBenchCommand(program, context);
   registerLeaderboardCommand(program, context);
+  registerReportCommand(program, context);
+  registerTrainCommand(program, context);
   registerQuickstartCommand(program, context);
   return program;
 }

@@ -66,6 +66,10 @@ export {
   type TrainerOptions,
   type LossFunction,
   type TrainStepResult,
+  TRAINER_STATE_FORMAT,
+  TRAINER_STATE_FILES,
+  type TrainerState,
+  type TrainerStateJson,
 } from './trainer';
 export { loadModel, type LoadModelOptions } from './load-model';
 export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';

@@ -1,6 +1,11 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { defineOptions, type JSONSchemaType } from '@turngym/core';
 import type { ForwardOptions, ForwardOutputs, LanguageModel } from './language-model';
+import { CheckpointError } from './lm-errors';
+import type { NamedTensors } from './named-tensors';
+import { readSafetensors, writeSafetensors } from './safetensors';
 import type { TokenRow } from './token-batch';
 
 export interface TrainerOptions {
@@ -44,6 +49,48 @@ export interface TrainStepResult {
   readonly loss: number;
   /** Global gradient norm before clipping. */
   readonly gradNorm: number;
+}
+
+export const TRAINER_STATE_FORMAT = 'turngym.trainer-state/v1';
+
+/** The JSON half of a trainer's state (the tensors are Adam's moments). */
+export interface TrainerStateJson {
+  readonly format: typeof TRAINER_STATE_FORMAT;
+  /** Optimiser steps taken (Adam's t). */
+  readonly steps: number;
+  /** The options the trainer ran with; a resumed trainer must have the same ones. */
+  readonly options: TrainerOptions;
+  /** Shape of each trained variable, in `LanguageModel.trainableVariables` order. */
+  readonly variableShapes: readonly (readonly number[])[];
+}
+
+/**
+ * Everything a trainer holds beyond the model's weights: Adam's first and second moments (tensors
+ * `adam.m.<i>` / `adam.v.<i>`, i indexing the trained variables), its β₁ᵗ/β₂ᵗ accumulators
+ * (`adam.acc_beta1`, `adam.acc_beta2`), the step count and the options.
+ */
+export interface TrainerState {
+  readonly tensors: NamedTensors;
+  readonly json: TrainerStateJson;
+}
+
+/** Files `saveState` writes into its directory. */
+export const TRAINER_STATE_FILES = { json: 'trainer_state.json', tensors: 'optimizer.safetensors' } as const;
+
+/**
+ * tfjs keeps β₁ᵗ and β₂ᵗ in private variables. `setWeights` rebuilds them as pow(β, t + 1), which can
+ * differ in the last bit from the running product a live optimiser has, so a bit-exact resume reads and
+ * writes them directly (tfjs is pinned at 4.22; the state tests fail if these fields move).
+ */
+interface AdamInternals {
+  accBeta1?: tf.Variable;
+  accBeta2?: tf.Variable;
+}
+
+/** The option names whose values differ (an absent adapter counts as null). */
+function differingOptions(a: TrainerOptions, b: TrainerOptions): (keyof TrainerOptions)[] {
+  const keys = Object.keys(trainerOptionsSchema.properties) as (keyof TrainerOptions)[];
+  return keys.filter((key) => (a[key] ?? null) !== (b[key] ?? null));
 }
 
 /** −Σ weight·logπ / Σ weight: supervised fine-tuning on the tokens the rows weight (their loss mask). */
@@ -110,7 +157,12 @@ export class Trainer {
       () => loss(this.model.forward(rows, forwardOptions), rows),
       this.variables,
     );
-    const norm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(grads).map((grad) => tf.sum(tf.square(grad))))));
+    // Summed in the trained variables' own order, not the gradient map's (which follows tfjs's per-process
+    // variable names), so a model rebuilt in another order clips, and so resumes, bit for bit.
+    const ordered = this.variables
+      .map((variable) => grads[variable.name])
+      .filter((grad): grad is tf.Tensor => grad != null);
+    const norm = tf.tidy(() => tf.sqrt(tf.addN(ordered.map((grad) => tf.sum(tf.square(grad))))));
     const [lossValue, gradNorm] = await Promise.all([value.data(), norm.data()]);
     const max = this.options.maxGradNorm;
     const scale = max > 0 && (gradNorm[0] as number) > max ? max / (gradNorm[0] as number) : 1;
@@ -124,6 +176,158 @@ export class Trainer {
     tf.dispose([value, norm, ...Object.values(grads)]);
     this.steps += 1;
     return { loss: lossValue[0] as number, gradNorm: gradNorm[0] as number };
+  }
+
+  /**
+   * The optimiser's state (Adam's moments and β-powers, the step count, the options), copied out of tfjs.
+   * With the model's trained weights it is all a trainer needs to continue bit for bit (`importState`).
+   */
+  async exportState(): Promise<TrainerState> {
+    const [iterations, ...moments] = await this.optimizer.getWeights();
+    iterations?.tensor.dispose();
+    const indexByName = new Map(this.variables.map((variable, index) => [variable.name, index]));
+    const tensors: NamedTensors = new Map();
+    for (const { name, tensor } of moments) {
+      // tfjs names each moment `<variable name>/m` or `/v`; variable names are per-process counters, so
+      // the file names the variable by its position among the trained ones instead.
+      const match = /^(.*)\/([mv])$/.exec(name);
+      const index = match ? indexByName.get(match[1] as string) : undefined;
+      if (!match || index === undefined) {
+        throw new CheckpointError(`Trainer.exportState: Adam holds a moment "${name}" for no trained variable.`);
+      }
+      tensors.set(`adam.${match[2]}.${index}`, {
+        shape: [...tensor.shape],
+        data: Float32Array.from((await tensor.data()) as Float32Array),
+      });
+    }
+    const internals = this.optimizer as unknown as AdamInternals;
+    for (const [key, variable] of [
+      ['adam.acc_beta1', internals.accBeta1],
+      ['adam.acc_beta2', internals.accBeta2],
+    ] as const) {
+      if (variable) tensors.set(key, { shape: [1], data: Float32Array.from((await variable.data()) as Float32Array) });
+    }
+    return {
+      tensors,
+      json: {
+        format: TRAINER_STATE_FORMAT,
+        steps: this.steps,
+        options: { ...this.options, adapter: this.options.adapter ?? null },
+        variableShapes: this.variables.map((variable) => [...variable.shape]),
+      },
+    };
+  }
+
+  /**
+   * Puts a state from `exportState` into this trainer, replacing its own. The trainer must train the same
+   * variables with the same options; load the model's weights (adapter, value head, base) separately.
+   */
+  async importState(state: TrainerState, source = 'trainer state'): Promise<void> {
+    const { json, tensors } = state;
+    if (json.format !== TRAINER_STATE_FORMAT) {
+      throw new CheckpointError(`${source}: format "${String(json.format)}" is not ${TRAINER_STATE_FORMAT}.`);
+    }
+    if (!Number.isInteger(json.steps) || json.steps < 0) {
+      throw new CheckpointError(`${source}: steps must be a non-negative integer, got ${String(json.steps)}.`);
+    }
+    if (typeof json.options !== 'object' || json.options === null || !Array.isArray(json.variableShapes)) {
+      throw new CheckpointError(`${source}: options or variableShapes is missing.`);
+    }
+    const differing = differingOptions(this.options, json.options);
+    if (differing.length > 0) {
+      throw new CheckpointError(
+        `${source}: the trainer was saved with different options (${differing
+          .map(
+            (key) =>
+              `${key}: saved ${JSON.stringify(json.options[key] ?? null)}, now ${JSON.stringify(this.options[key] ?? null)}`,
+          )
+          .join('; ')}); a resumed trainer must use the options it was saved with.`,
+      );
+    }
+    const shapes = json.variableShapes;
+    if (
+      shapes.length !== this.variables.length ||
+      shapes.some((shape, i) => shape.join(',') !== (this.variables[i] as tf.Variable).shape.join(','))
+    ) {
+      throw new CheckpointError(
+        `${source}: the saved trainer trained ${shapes.length} variables of other shapes than the ${this.variables.length} ` +
+          'this one trains (a different model config, LoRA rank or target modules?).',
+      );
+    }
+    const slots: number[] = [];
+    for (let index = 0; index < this.variables.length; index++) {
+      const first = tensors.get(`adam.m.${index}`);
+      const second = tensors.get(`adam.v.${index}`);
+      if (!first !== !second) {
+        throw new CheckpointError(`${source}: tensor "adam.${first ? 'v' : 'm'}.${index}" is missing.`);
+      }
+      if (!first || !second) continue;
+      for (const [name, tensor] of [
+        [`adam.m.${index}`, first],
+        [`adam.v.${index}`, second],
+      ] as const) {
+        if (tensor.shape.join(',') !== (shapes[index] as readonly number[]).join(',')) {
+          throw new CheckpointError(
+            `${source}: tensor "${name}" has shape [${tensor.shape.join(', ')}], expected [${shapes[index]!.join(', ')}].`,
+          );
+        }
+      }
+      slots.push(index);
+    }
+    // Adam keeps moments by slot: the i-th key of the gradient map it is given. `tf.variableGrads` keys that
+    // map by variable name, and names are integer strings, which JavaScript orders numerically; so order the
+    // slots the same way here, under the names the variables have in this process.
+    const byName = Object.fromEntries(slots.map((index) => [(this.variables[index] as tf.Variable).name, index]));
+    const ordered = Object.keys(byName).map((name) => byName[name] as number);
+    const moment = (kind: 'm' | 'v') =>
+      ordered.map((index) => {
+        const tensor = tensors.get(`adam.${kind}.${index}`)!;
+        return { name: `${this.variables[index]!.name}/${kind}`, tensor: tf.tensor(tensor.data, [...tensor.shape]) };
+      });
+    const weights = [
+      { name: 'iter', tensor: tf.scalar(json.steps, 'int32') as tf.Tensor },
+      ...moment('m'),
+      ...moment('v'),
+    ];
+    const current = await this.optimizer.getWeights();
+    tf.dispose(current.map((weight) => weight.tensor));
+    await this.optimizer.setWeights(weights);
+    // The optimiser's variables share the tensors' data (reference-counted), so these copies can go.
+    tf.dispose(weights.map((weight) => weight.tensor));
+    const internals = this.optimizer as unknown as AdamInternals;
+    for (const [key, variable] of [
+      ['adam.acc_beta1', internals.accBeta1],
+      ['adam.acc_beta2', internals.accBeta2],
+    ] as const) {
+      const saved = tensors.get(key);
+      if (saved && variable) tf.tidy(() => variable.assign(tf.scalar(saved.data[0] as number)));
+    }
+    this.steps = json.steps;
+  }
+
+  /** Writes `exportState` to `dir` (trainer_state.json + optimizer.safetensors), creating it. */
+  async saveState(dir: string): Promise<void> {
+    const state = await this.exportState();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, TRAINER_STATE_FILES.tensors), writeSafetensors(state.tensors));
+    writeFileSync(join(dir, TRAINER_STATE_FILES.json), `${JSON.stringify(state.json, null, 2)}\n`);
+  }
+
+  /** Reads a state `saveState` wrote and imports it. */
+  async loadState(dir: string): Promise<void> {
+    const jsonPath = join(dir, TRAINER_STATE_FILES.json);
+    const tensorPath = join(dir, TRAINER_STATE_FILES.tensors);
+    let json: TrainerStateJson;
+    let bytes: Uint8Array;
+    try {
+      json = JSON.parse(readFileSync(jsonPath, 'utf8')) as TrainerStateJson;
+      bytes = readFileSync(tensorPath);
+    } catch (error) {
+      throw new CheckpointError(`Cannot read the trainer state in ${dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    await this.importState({ json, tensors: readSafetensors(bytes, tensorPath).tensors }, jsonPath);
   }
 
   /** Frees the optimiser's moment estimates (the model's variables stay). */

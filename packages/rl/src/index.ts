@@ -84,3 +84,41 @@ export {
   type SftEpoch,
   type SftResult,
 } from './sft';
+export {
+  ppoUpdate,
+  ppoUpdateOptionsSchema,
+  validatePpoUpdateOptions,
+  type PpoUpdateOptions,
+  type PpoUpdateStats,
+  type UpdateSample,
+} from './ppo-update';
+export { evaluatePolicy, type PolicyEvaluation } from './evaluate-policy';
+export { installedEnvRegistry, testSplitOptions } from './env-splits';
+export { RunDirectoryError } from './rl-errors';
+export {
+  RunDirectory,
+  RUN_FILES,
+  type RunInfo,
+  type NewRunInfo,
+  type MetricsRow,
+  type RunFileSizes,
+  type OpenOrCreateOptions,
+} from './run-directory';
+export {
+  saveTrainingCheckpoint,
+  loadTrainingCheckpoint,
+  TRAINING_CHECKPOINT_FORMAT,
+  CHECKPOINT_FILES,
+  type SaveTrainingCheckpointOptions,
+  type ResumedTraining,
+  type JsonValue,
+} from './training-checkpoint';
+export {
+  TrainingProgress,
+  trainingProgressOptionsSchema,
+  DEFAULT_PROGRESS_METRICS,
+  formatMetric,
+  formatDuration,
+  type TrainingProgressOptions,
+  type ProgressOutput,
+} from './training-progress';

@@ -15,3 +15,18 @@ export class EmptyLossMaskError extends TurnGymError {
     );
   }
 }
+
+/**
+ * A run directory that cannot be used as asked: `create` on a directory that already holds a run,
+ * `open` on one that holds none, a resume whose run.json names another run, a metrics file that lost
+ * rows a checkpoint counts on, or metrics appended out of order.
+ */
+export class RunDirectoryError extends TurnGymError {
+  constructor(
+    readonly path: string,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super('RUN_DIRECTORY', `${path}: ${message}`, options);
+  }
+}

@@ -8,6 +8,8 @@ export interface DigitEnvOptions {
   readonly failAtTurn?: number;
   /** Observation after a wrong guess (long ones test observation cutting). */
   readonly feedback?: string;
+  /** Reward 0.2 (and the end) for a wrong guess that has some digit: rewards that vary under a random policy. */
+  readonly partialCredit?: boolean;
 }
 
 /**
@@ -51,6 +53,8 @@ export class DigitEnv extends BaseEnv<string, Action> {
     if (turn === this.options.failAtTurn) throw new Error(`digit env failed at turn ${turn}`);
     const text = String(action);
     if (text.includes(String(this.digit))) return { observation: '', reward: 1, terminated: true, toolCalls: 1 };
+    if (this.options.partialCredit && /[0-9]/.test(text))
+      return { observation: '', reward: 0.2, terminated: true, toolCalls: 1 };
     return {
       observation: this.options.feedback ?? `No. Say ${this.digit}.`,
       reward: 0,

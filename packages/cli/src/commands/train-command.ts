@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import type { CliContext, GlobalOptions } from '../cli-context';
+import { UsageError } from '../cli-errors';
+import { writeLine } from '../cli-io';
+import { loadTrainer, type TrainerName } from '../optional-modules';
+import { collect, parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
+
+interface TrainCommandOptions {
+  env: string;
+  options?: Record<string, unknown>;
+  testOptions?: Record<string, unknown>;
+  checkpoint?: string;
+  runDir?: string;
+  out?: string;
+  seed?: number;
+  iterations?: number;
+  tokenBudget?: number;
+  backend?: string;
+  config?: string;
+  set: string[];
+  quiet?: boolean;
+  json?: boolean;
+}
+
+const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo'];
+
+/** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
+function parseAssignment(text: string): [string, unknown] {
+  const split = text.indexOf('=');
+  if (split <= 0) throw new InvalidArgumentError(`Expected key=value, got "${text}".`);
+  const raw = text.slice(split + 1);
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // a bare string such as `ratio=sequence`
+  }
+  return [text.slice(0, split), value];
+}
+
+/**
+ * `turngym train sft|grpo|tree-grpo --env <id> …`: the reference trainers from the command line. Common
+ * arguments have flags; every other trainer argument (see the trainer's README) is `--set key=value` or
+ * a JSON file (`--config`). Arguments are validated by the trainer's schema, so a typo names the field.
+ */
+export function registerTrainCommand(program: Command, context: CliContext): void {
+  program
+    .command('train')
+    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo')
+    .argument('<algorithm>', ALGORITHMS.join(' | '))
+    .requiredOption('--env <id>', 'environment id, e.g. turngym/math-thought-v1')
+    .option('--options <json>', 'env options for training (a JSON object)', parseJsonObject)
+    .option('--test-options <json>', 'env options for evaluation (default: the test split)', parseJsonObject)
+    .option('--checkpoint <dir>', 'base checkpoint (grpo, tree-grpo: the SFT warm start) or tiny-1m|tiny-8m')
+    .option('--run-dir <dir>', 'metrics, trajectories and checkpoints (grpo, tree-grpo); resumes a run found there')
+    .option('--out <dir>', 'where sft writes the trained checkpoint')
+    .option('--seed <n>', 'seed of the run', parseInteger)
+    .option('--iterations <n>', 'policy iterations (grpo, tree-grpo) or epochs (sft)', parsePositiveInteger)
+    .option('--token-budget <n>', 'stop once this many rollout tokens were generated', parsePositiveInteger)
+    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--config <file.json>', 'trainer arguments as a JSON object (flags override it)')
+    .option('--set <key=value>', 'any other trainer argument (repeatable)', collect, [])
+    .option('--quiet', 'no progress bar')
+    .option('--json', 'print the result as JSON')
+    .action(async (algorithm: string, options: TrainCommandOptions, command: Command) => {
+      if (!ALGORITHMS.includes(algorithm as TrainerName)) {
+        throw new UsageError(`Unknown algorithm "${algorithm}": expected one of ${ALGORITHMS.join(', ')}.`);
+      }
+      const name = algorithm as TrainerName;
+      let args: Record<string, unknown> = {};
+      if (options.config) {
+        try {
+          args = parseJsonObject(readFileSync(options.config, 'utf8'));
+        } catch (error) {
+          throw new UsageError(`--config ${options.config}: ${(error as Error).message}`);
+        }
+      }
+      for (const assignment of options.set) {
+        const [key, value] = parseAssignment(assignment);
+        args[key] = value;
+      }
+      Object.assign(args, {
+        envId: options.env,
+        ...(options.options ? { envOptions: options.options } : {}),
+        ...(options.testOptions ? { testEnvOptions: options.testOptions } : {}),
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.quiet ? { quiet: true } : {}),
+      });
+      const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
+      if (name === 'sft') {
+        if (!options.out && args.out === undefined) throw new UsageError('turngym train sft needs --out <dir>.');
+        if (options.out) args.out = options.out;
+        if (options.iterations !== undefined) args.epochs = options.iterations;
+        const result = await loadTrainer('sft').trainSftWarmStart(args, { registry });
+        const summary = {
+          checkpoint: args.out,
+          episodes: result.episodes,
+          dropped: result.dropped,
+          finalLoss: result.finalLoss,
+          actionAccuracy: result.actionAccuracy,
+          testSuccessRate: result.testSuccessRate,
+        };
+        result.model.dispose();
+        report(context, summary, options.json);
+        return;
+      }
+      if (!options.runDir && args.runDir === undefined)
+        throw new UsageError(`turngym train ${name} needs --run-dir <dir>.`);
+      if (options.runDir) args.runDir = options.runDir;
+      if (options.iterations !== undefined) args.iterations = options.iterations;
+      if (options.tokenBudget !== undefined) args.tokenBudget = options.tokenBudget;
+      const abort = new AbortController();
+      // Ctrl-C finishes the iteration in flight and writes its checkpoint; a second one kills.
+      const stop = (): void => {
+        if (abort.signal.aborted) process.exit(130);
+        abort.abort();
+      };
+      process.once('SIGINT', stop);
+      try {
+        const trainer = loadTrainer(name);
+        const result =
+          name === 'grpo'
+            ? await (trainer as ReturnType<typeof loadTrainer<'grpo'>>).trainGrpo(args, {
+                registry,
+                signal: abort.signal,
+              })
+            : await (trainer as ReturnType<typeof loadTrainer<'tree-grpo'>>).trainTreeGrpo(args, {
+                registry,
+                signal: abort.signal,
+              });
+        result.model.dispose();
+        report(
+          context,
+          {
+            runDir: args.runDir,
+            iterations: result.iterations,
+            generatedTokens: result.generatedTokens,
+            testSuccessRate: result.testSuccessRate,
+          },
+          options.json,
+        );
+      } finally {
+        process.removeListener('SIGINT', stop);
+      }
+    });
+}
+
+function report(context: CliContext, summary: Record<string, unknown>, json: boolean | undefined): void {
+  if (json) {
+    writeLine(context.io.stdout, JSON.stringify(summary));
+    return;
+  }
+  for (const [key, value] of Object.entries(summary)) {
+    const shown = typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(3) : String(value);
+    writeLine(context.io.stdout, `${key.padEnd(18)} ${shown}`);
+  }
+}

@@ -1,0 +1,120 @@
+import { SeededRng } from '@turngym/core';
+import {
+  ByteTokenizer,
+  initializeWeights,
+  LanguageModel,
+  testConfig,
+  tokenCrossEntropyLoss,
+  Trainer,
+  type NamedTensors,
+  type TrainerOptions,
+} from '@turngym/lm';
+import type { RunDirectory } from '../run-directory';
+import { saveTrainingCheckpoint } from '../training-checkpoint';
+import { TRAJECTORY_SCHEMA_ID, type Trajectory } from '../trajectory';
+
+/**
+ * A stand-in for a trainer's main loop, small enough for tests: each iteration draws its batch from a
+ * seeded RNG (whose state the checkpoint carries, like a real trainer's), takes one LoRA step, writes
+ * two trajectories and a metrics row, then checkpoints.
+ */
+
+const TEXT = 'the cat sat on the mat. the dog sat on the log. a bird sang in the tree. '.repeat(3);
+const tokenizer = new ByteTokenizer();
+const TOKENS = tokenizer.encode(TEXT);
+export const TRAINER_OPTIONS: Partial<TrainerOptions> = { adapter: 'policy', learningRate: 2e-2, maxGradNorm: 1 };
+export const RUN_INFO = { algorithm: 'test-sft', envId: 'test/text-v0', seed: 7, args: { iterations: 8, lr: 2e-2 } };
+
+export interface TinySetup {
+  readonly model: LanguageModel;
+  readonly trainer: Trainer;
+}
+
+/** The same model a fresh run and a resumed one start from: a fixed base plus a new adapter. */
+export function tinySetup(): TinySetup {
+  const config = testConfig();
+  const model = LanguageModel.fromTensors(config, initializeWeights(config, 11, 0.2), tokenizer);
+  model.addAdapter('policy', { rank: 2, alpha: 4 });
+  return { model, trainer: new Trainer(model, TRAINER_OPTIONS) };
+}
+
+export interface LoopState {
+  rng: SeededRng;
+  globalStep: number;
+}
+
+export function freshLoopState(): LoopState {
+  return { rng: new SeededRng(RUN_INFO.seed), globalStep: 0 };
+}
+
+export function loopStateFromExtra(extra: unknown): LoopState {
+  const { rng, globalStep } = extra as { rng: number[]; globalStep: number };
+  return { rng: SeededRng.fromState(rng), globalStep };
+}
+
+function trajectory(iteration: number, index: number, tokens: number[], reward: number): Trajectory {
+  return {
+    schema: TRAJECTORY_SCHEMA_ID,
+    id: `${iteration}-${index}`,
+    envId: RUN_INFO.envId,
+    seed: iteration,
+    group: 0,
+    tokens,
+    segments: [
+      { kind: 'prompt', tokenCount: 4 },
+      { kind: 'action', tokenCount: tokens.length - 4 },
+    ],
+    logprobs: tokens.map((_, position) => (position < 4 ? 0 : -1)),
+    turns: [],
+    reward,
+    success: null,
+    stopReason: 'terminated',
+    generatedTokens: tokens.length - 4,
+    computedTokens: tokens.length,
+    toolCalls: 0,
+  };
+}
+
+export interface IterationHooks {
+  /** Runs after an iteration's metrics row is written and before its checkpoint (where a kill goes). */
+  readonly afterMetrics?: (iteration: number) => Promise<void> | void;
+}
+
+/** Runs iterations `from` … `to - 1`, checkpointing after each. */
+export async function runIterations(
+  run: RunDirectory,
+  setup: TinySetup,
+  state: LoopState,
+  from: number,
+  to: number,
+  hooks: IterationHooks = {},
+): Promise<void> {
+  for (let iteration = from; iteration < to; iteration++) {
+    const rows = [0, 1].map(() => {
+      const start = state.rng.int(0, TOKENS.length - 16);
+      return { tokens: TOKENS.slice(start, start + 16) };
+    });
+    const { loss, gradNorm } = await setup.trainer.step(rows, tokenCrossEntropyLoss);
+    state.globalStep += rows.length;
+    await run.appendTrajectories(rows.map((row, index) => trajectory(iteration, index, row.tokens, -loss)));
+    await run.appendMetrics({
+      iteration,
+      global_step: state.globalStep,
+      'charts/episodic_return': -loss,
+      'losses/loss': loss,
+      'losses/grad_norm': gradNorm,
+    });
+    await hooks.afterMetrics?.(iteration);
+    await saveTrainingCheckpoint(run, {
+      iteration,
+      model: setup.model,
+      adapter: 'policy',
+      trainer: setup.trainer,
+      extra: { rng: [...state.rng.state()], globalStep: state.globalStep },
+    });
+  }
+}
+
+export async function adapterWeights(model: LanguageModel): Promise<NamedTensors> {
+  return model.adapter('policy').toTensors();
+}

@@ -1,0 +1,234 @@
+import {
+  defineOptions,
+  formatToolCall,
+  registry as defaultRegistry,
+  type EnvDependencies,
+  type JSONSchemaType,
+  type Registry,
+} from '@turngym/core';
+import type { Action, Agent, Env, Info, Space } from '@turngym/spec';
+import type { ChatTurnFormat } from './chat-turn-format';
+import { cutObservationAsRollouts } from './internal/observation-cut';
+import type { TokenSegment } from './loss-mask';
+import { ExpertEpisodeError } from './sft-errors';
+import { TRAJECTORY_SCHEMA_ID, type Trajectory, type TurnRecord } from './trajectory';
+
+/** Which episodes of which env to record, and how to render them (as rollouts would). */
+export interface ExpertTrajectoryOptions {
+  /** A registered env id, e.g. `turngym/math-thought-v1`. */
+  envId: string;
+  /** The env's options (validated by the registry against the env's schema). */
+  envOptions?: Record<string, unknown>;
+  /** One episode per seed; the seed's index is the trajectory's `group`. */
+  seeds: number[];
+  /** Start with the env's `info.instructions` as the system message: must match the rollouts to come. */
+  instructions: boolean;
+  /** Cut longer observations as rollouts do (same option, same rule); omitted = kept whole. */
+  maxObservationTokens?: number;
+  /** The baseline agent registered with the env that plays: its privileged expert. */
+  agent: string;
+  /** Episodes played at once (each in its own env). */
+  concurrency: number;
+  /** Trajectory ids are `<idPrefix>/g<index of the seed>`. */
+  idPrefix: string;
+}
+
+export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['envId', 'seeds'],
+  properties: {
+    envId: { type: 'string', minLength: 1 },
+    envOptions: { type: 'object', nullable: true, required: [], additionalProperties: true },
+    seeds: { type: 'array', items: { type: 'integer' }, minItems: 1 },
+    instructions: { type: 'boolean', default: true },
+    maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
+    agent: { type: 'string', minLength: 1, default: 'scripted' },
+    concurrency: { type: 'integer', minimum: 1, default: 8 },
+    idPrefix: { type: 'string', default: 'expert' },
+  },
+} as unknown as JSONSchemaType<ExpertTrajectoryOptions>;
+
+export const validateExpertTrajectoryOptions = defineOptions<ExpertTrajectoryOptions>(
+  'collectExpertTrajectories',
+  expertTrajectoryOptionsSchema,
+);
+
+/** The options, plus what is not JSON: the tokenization and where the env comes from. */
+export interface ExpertTrajectoryRequest
+  extends Partial<Omit<ExpertTrajectoryOptions, 'envId' | 'seeds'>>, Pick<ExpertTrajectoryOptions, 'envId' | 'seeds'> {
+  /** The policy's turn format: the same one the rollouts use, so SFT trains the exact sequences they sample. */
+  readonly format: ChatTurnFormat;
+  /** Where `envId` is registered (default: core's process-wide registry). */
+  readonly registry?: Registry;
+  /** Passed to the env's entry point (LLM roles, a browser pool …). */
+  readonly dependencies?: EnvDependencies;
+}
+
+/** An episode the expert did not solve: not trained on. */
+export interface DroppedExpertEpisode {
+  readonly seed: number;
+  readonly group: number;
+  readonly reason: string;
+  readonly turns: number;
+  readonly reward: number;
+}
+
+export interface ExpertTrajectories {
+  /** The solved episodes, in seed order, as rollout records (logprobs 0: no model sampled them). */
+  readonly trajectories: Trajectory[];
+  /** The episodes left out (unsolved or cut short), in seed order. */
+  readonly dropped: DroppedExpertEpisode[];
+}
+
+/**
+ * The text a policy would write for an expert's action, as the rollout engine sends text to the env:
+ * text as it is; a tool call in its text syntax (`NAME({json})`, which `parseToolCall` reads back);
+ * a discrete index as its label (a discrete env takes the label as text), or the number when the option has
+ * no label.
+ */
+export function expertActionText(action: Action, space: Space): string {
+  if (typeof action === 'string') return action;
+  if (typeof action === 'number') {
+    const label = space.type === 'discrete' ? space.labels[action] : undefined;
+    return label !== undefined && label !== '' ? label : String(action);
+  }
+  return formatToolCall({ name: action.name, arguments: action.arguments ?? {} });
+}
+
+/**
+ * Plays the env's scripted expert on each seed and records the episodes the expert solved as trajectories
+ * of the same shape, token for token, as sampled rollouts (`collectChains`): the prompt segment (the
+ * instructions when asked for, the first observation, the assistant header), then per turn an `action`
+ * segment — the action's text and the end of turn, what the policy must learn to write — and, unless the
+ * episode ended there, an `observation` segment. The env is stepped with the action's *text*, so a kept
+ * episode is proof that the text form works for the env, as the policy will have to send it.
+ *
+ * Only episodes that end with `info.success === true` are kept: behaviour cloning copies whatever it is
+ * shown. The others are listed in `dropped` with the reason.
+ */
+export async function collectExpertTrajectories(request: ExpertTrajectoryRequest): Promise<ExpertTrajectories> {
+  const { format, registry = defaultRegistry, dependencies, ...rest } = request;
+  const options = validateExpertTrajectoryOptions({ ...rest, seeds: [...rest.seeds] });
+  const outcomes: (Trajectory | DroppedExpertEpisode)[] = new Array(options.seeds.length);
+  let next = 0;
+  let failed = false;
+  // A few workers, each with its own env reset per seed: envs that are slow to build (a browser, a
+  // sandbox) are built `concurrency` times, not once per seed.
+  const worker = async (): Promise<void> => {
+    if (next >= options.seeds.length) return;
+    const env = (await registry.make(options.envId, {
+      ...(options.envOptions ? { options: options.envOptions } : {}),
+      ...(dependencies ? { dependencies } : {}),
+    })) as Env<string, Action>;
+    try {
+      while (!failed && next < options.seeds.length) {
+        const group = next;
+        next += 1;
+        outcomes[group] = await playExpertEpisode(env, group, options, format, registry);
+      }
+    } catch (error) {
+      // The other workers stop after their current episode.
+      failed = true;
+      throw error;
+    } finally {
+      await env.close();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, options.seeds.length) }, worker));
+  const trajectories: Trajectory[] = [];
+  const dropped: DroppedExpertEpisode[] = [];
+  for (const outcome of outcomes) {
+    if ('schema' in outcome) trajectories.push(outcome);
+    else dropped.push(outcome);
+  }
+  return { trajectories, dropped };
+}
+
+async function playExpertEpisode(
+  env: Env<string, Action>,
+  group: number,
+  options: ExpertTrajectoryOptions,
+  format: ChatTurnFormat,
+  registry: Registry,
+): Promise<Trajectory | DroppedExpertEpisode> {
+  const seed = options.seeds[group] as number;
+  const id = `${options.idPrefix}/g${group}`;
+  const cut = (text: string): string => cutObservationAsRollouts(format.tokenizer, text, options.maxObservationTokens);
+  let agent: Agent<string, Action> | undefined;
+  try {
+    const reset = await env.reset({ seed });
+    agent = registry.makeAgent(options.envId, options.agent, { env, seed }) as Agent<string, Action>;
+    await agent.start({ seed, spec: env.spec, observation: reset.observation, info: reset.info });
+
+    // The prompt exactly as rollout-engine's resetPrefix renders it.
+    const system =
+      options.instructions && typeof reset.info.instructions === 'string' ? reset.info.instructions : undefined;
+    const tokens = format.promptTokens(system, cut(reset.observation));
+    const segments: TokenSegment[] = [{ kind: 'prompt', tokenCount: tokens.length }];
+    const turns: TurnRecord[] = [];
+    let observation = reset.observation;
+    let info: Info = reset.info;
+    let reward = 0;
+    let toolCalls = 0;
+    let actionTokenTotal = 0;
+    for (;;) {
+      const action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      const actionTokens = format.actionTokens(action);
+      tokens.push(...actionTokens);
+      segments.push({ kind: 'action', tokenCount: actionTokens.length });
+      actionTokenTotal += actionTokens.length;
+      const result = await env.step(action);
+      reward += result.reward;
+      toolCalls += result.info.cost?.toolCalls ?? 0;
+      observation = result.observation;
+      info = result.info;
+      const shown = cut(result.observation);
+      turns.push({
+        node: `${id}/${turns.length}`,
+        action,
+        observation: shown,
+        reward: result.reward,
+        actionTokens: actionTokens.length,
+        ...(typeof info.fingerprint === 'string' ? { fingerprint: info.fingerprint } : {}),
+        ...(typeof info.anchor === 'string' ? { anchor: info.anchor } : {}),
+      });
+      if (result.terminated || result.truncated) {
+        if (info.success !== true) {
+          const why = result.truncated
+            ? `truncated${typeof info.truncatedBy === 'string' ? ` (${info.truncatedBy})` : ''} before solving`
+            : info.success === false
+              ? 'ended unsolved (info.success is false)'
+              : 'ended without reporting info.success';
+          return { seed, group, reason: why, turns: turns.length, reward };
+        }
+        return {
+          schema: TRAJECTORY_SCHEMA_ID,
+          id,
+          envId: options.envId,
+          seed,
+          group,
+          tokens,
+          segments,
+          logprobs: tokens.map(() => 0),
+          turns,
+          reward,
+          success: true,
+          stopReason: result.terminated ? 'terminated' : 'truncated',
+          // The expert wrote these tokens; no model ran, so nothing was computed.
+          generatedTokens: actionTokenTotal,
+          computedTokens: 0,
+          toolCalls,
+        };
+      }
+      // The expert's action always ends its turn (actionTokens appends the end of turn).
+      const between = format.observationTokens(shown, true);
+      tokens.push(...between);
+      segments.push({ kind: 'observation', tokenCount: between.length });
+    }
+  } catch (error) {
+    throw new ExpertEpisodeError(options.envId, options.agent, seed, error);
+  } finally {
+    await agent?.close?.();
+  }
+}

@@ -1,0 +1,196 @@
+import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
+import { tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
+import { k3KlTf } from './k3-kl';
+import { lossMask } from './loss-mask';
+import { gspoLossTf, ppoClipLossTf } from './ppo-loss';
+import type { Trajectory } from './trajectory';
+
+/** How the policy is updated from one batch of rollouts (ALGORITHMS.md §0–1). */
+export interface PpoUpdateOptions {
+  /** Passes over the batch. */
+  epochs: number;
+  /** Sequences per gradient step. */
+  minibatchSize: number;
+  /** `token`: token-level PPO-clip, token-mean (GRPO, Tree-GRPO); `sequence`: GSPO's sequence ratio. */
+  ratio: 'token' | 'sequence';
+  /** ε of the clip (0.2). */
+  clipEpsilon: number;
+  /** c of dual-clip PPO (Tree-GRPO: 3); omitted = plain PPO-clip. */
+  dualClip?: number;
+  /** β_KL on the k3 KL to the reference policy (the adapters off): 0.001. */
+  klCoefficient: number;
+  /** Weight of the entropy bonus (Tree-GRPO: 0.001). */
+  entropyCoefficient: number;
+  /** Seeds the minibatch shuffling. */
+  seed: number;
+}
+
+export const ppoUpdateOptionsSchema: JSONSchemaType<PpoUpdateOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    epochs: { type: 'integer', minimum: 1, default: 1 },
+    minibatchSize: { type: 'integer', minimum: 1, default: 8 },
+    ratio: { type: 'string', enum: ['token', 'sequence'], default: 'token' },
+    clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
+    dualClip: { type: 'number', exclusiveMinimum: 1, nullable: true },
+    klCoefficient: { type: 'number', minimum: 0, default: 0.001 },
+    entropyCoefficient: { type: 'number', minimum: 0, default: 0 },
+    seed: { type: 'integer', default: 0 },
+  },
+};
+
+export const validatePpoUpdateOptions = defineOptions<PpoUpdateOptions>('ppo update', ppoUpdateOptionsSchema);
+
+/** One sequence to train on: a rollout (a tree leaf with its shared prefix) and its advantage. */
+export interface UpdateSample {
+  readonly trajectory: Trajectory;
+  /** Broadcast to every action token of the sequence (ALGORITHMS.md §0, §1). */
+  readonly advantage: number;
+}
+
+/** CleanRL's loss metrics, averaged over the gradient steps of the update. */
+export interface PpoUpdateStats {
+  readonly policyLoss: number;
+  /** k3 KL to the reference policy (adapters off). */
+  readonly klRef: number;
+  /** E[(ρ − 1) − log ρ] over action tokens: how far the update moved from the rollout policy. */
+  readonly approxKl: number;
+  /** Fraction of action tokens whose ratio left [1 − ε, 1 + ε]. */
+  readonly clipFraction: number;
+  readonly entropy: number;
+  readonly gradNorm: number;
+  readonly steps: number;
+  /** Action tokens trained on (per epoch). */
+  readonly actionTokens: number;
+}
+
+/** Right-pads per-row numbers to [B, T] (T = the forward's padded length). */
+function padded(rows: readonly (readonly number[])[], length: number): Float32Array {
+  const data = new Float32Array(rows.length * length);
+  rows.forEach((row, b) => data.set(row.slice(0, length), b * length));
+  return data;
+}
+
+/**
+ * The policy-gradient update every GRPO-family trainer shares: π_old is the rollout's own sampling logprob
+ * (exact because rollouts sample at temperature 1 without top-p: the collector records log π(token)), the
+ * reference is the same model with its adapters off, and each sequence's advantage is broadcast to its
+ * action tokens. Loss = PPO-clip (token or GSPO sequence ratio) + β_KL·k3 − c_H·entropy.
+ */
+export async function ppoUpdate(
+  trainer: Trainer,
+  samples: readonly UpdateSample[],
+  input: Partial<PpoUpdateOptions> = {},
+): Promise<PpoUpdateStats> {
+  const options = validatePpoUpdateOptions(input);
+  // A branch that stopped at once still trains its shared prefix with its own advantage (ALGORITHMS.md §1).
+  const usable = samples.filter((sample) => hasAction(sample.trajectory));
+  if (usable.length === 0) throw new RangeError('ppoUpdate: no sample has an action token to train on.');
+  const rows: TokenRow[] = usable.map(({ trajectory }) => ({
+    tokens: trajectory.tokens,
+    weights: Array.from(lossMask(trajectory)),
+  }));
+  // The reference policy: the base model, adapters off — no second copy of the weights.
+  const reference = await trainer.model.score(rows, { adapter: null });
+  const refLogprobs = reference.logprobs.map((row) => row.map((value) => value ?? 0));
+
+  const rng = new SeededRng(options.seed);
+  const totals = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, gradNorm: 0, tokens: 0, steps: 0 };
+  const actionTokens = rows.reduce((sum, row) => sum + row.weights!.reduce((a, b) => a + b, 0), 0);
+  for (let epoch = 0; epoch < options.epochs; epoch++) {
+    const order = rng.shuffle(usable.map((_, index) => index));
+    for (let from = 0; from < order.length; from += options.minibatchSize) {
+      const batch = order.slice(from, from + options.minibatchSize);
+      const batchRows = batch.map((index) => rows[index]!);
+      const side = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, tokens: 0 };
+      const loss = (outputs: ForwardOutputs): tf.Scalar => {
+        const [B, T] = outputs.logprobs.shape;
+        const oldLogp = tf.tensor2d(
+          padded(
+            batch.map((index) => usable[index]!.trajectory.logprobs),
+            T,
+          ),
+          [B, T],
+        );
+        const refLogp = tf.tensor2d(
+          padded(
+            batch.map((index) => refLogprobs[index]!),
+            T,
+          ),
+          [B, T],
+        );
+        const mask = outputs.weights;
+        const policy =
+          options.ratio === 'token'
+            ? ppoClipLossTf(
+                {
+                  logp: outputs.logprobs,
+                  oldLogp,
+                  advantages: tf.mul(
+                    mask,
+                    tf.tensor2d(
+                      batch.map((index) => usable[index]!.advantage),
+                      [B, 1],
+                    ),
+                  ),
+                  mask,
+                },
+                { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
+              )
+            : gspoLossTf(
+                {
+                  logp: outputs.logprobs,
+                  oldLogp,
+                  advantages: tf.tensor1d(batch.map((index) => usable[index]!.advantage)),
+                  mask,
+                },
+                { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
+              );
+        const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
+        const tokens = tf.sum(mask);
+        const entropy = outputs.entropy ? tf.div(tf.sum(tf.mul(outputs.entropy, mask)), tokens) : tf.scalar(0);
+        // Side statistics, read eagerly (they carry no gradient).
+        const logRatio = tf.sub(outputs.logprobs, oldLogp);
+        const ratio = tf.exp(logRatio);
+        side.policyLoss = policy.dataSync()[0]!;
+        side.klRef = kl.dataSync()[0]!;
+        side.entropy = entropy.dataSync()[0]!;
+        side.tokens = tokens.dataSync()[0]!;
+        side.approxKl = tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]! / side.tokens;
+        side.clipped = tf
+          .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
+          .dataSync()[0]!;
+        return tf.sub(
+          tf.add(policy, tf.mul(kl, options.klCoefficient)),
+          tf.mul(entropy, options.entropyCoefficient),
+        ) as tf.Scalar;
+      };
+      const result = await trainer.step(batchRows, loss, options.entropyCoefficient > 0 ? { entropy: true } : {});
+      totals.policyLoss += side.policyLoss;
+      totals.klRef += side.klRef;
+      totals.approxKl += side.approxKl;
+      totals.entropy += side.entropy;
+      totals.clipped += side.clipped;
+      totals.tokens += side.tokens;
+      totals.gradNorm += result.gradNorm;
+      totals.steps += 1;
+    }
+  }
+  const steps = Math.max(1, totals.steps);
+  return {
+    policyLoss: totals.policyLoss / steps,
+    klRef: totals.klRef / steps,
+    approxKl: totals.approxKl / steps,
+    clipFraction: totals.tokens > 0 ? totals.clipped / totals.tokens : 0,
+    entropy: totals.entropy / steps,
+    gradNorm: totals.gradNorm / steps,
+    steps: totals.steps,
+    actionTokens,
+  };
+}
+
+function hasAction(trajectory: Trajectory): boolean {
+  return trajectory.segments.some((segment) => segment.kind === 'action' && segment.tokenCount > 0);
+}

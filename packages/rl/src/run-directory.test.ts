@@ -1,0 +1,129 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidOptionsError } from '@turngym/core';
+import { RunDirectoryError } from './rl-errors';
+import { RunDirectory } from './run-directory';
+import { readTrajectories, TRAJECTORY_SCHEMA_ID, type Trajectory } from './trajectory';
+
+const INFO = { algorithm: 'grpo', envId: 'turngym/math-thought-v1', seed: 3, label: 'baseline', args: { lr: 1e-4 } };
+
+function trajectory(id: string): Trajectory {
+  return {
+    schema: TRAJECTORY_SCHEMA_ID,
+    id,
+    envId: INFO.envId,
+    seed: 3,
+    group: 0,
+    tokens: [1, 2, 3],
+    segments: [
+      { kind: 'prompt', tokenCount: 1 },
+      { kind: 'action', tokenCount: 2 },
+    ],
+    logprobs: [0, -0.5, -0.25],
+    turns: [],
+    reward: 1,
+    success: true,
+    stopReason: 'terminated',
+    generatedTokens: 2,
+    computedTokens: 3,
+    toolCalls: 0,
+  };
+}
+
+describe('RunDirectory', () => {
+  let root: string;
+  let dir: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'turngym-run-'));
+    dir = join(root, 'runs', 'a');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('records run.json and refuses to start a second run in the same directory', async () => {
+    const run = await RunDirectory.create(dir, { ...INFO, startedAt: '2026-11-22T10:00:00.000Z' });
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'))).toEqual({
+      ...INFO,
+      startedAt: '2026-11-22T10:00:00.000Z',
+    });
+    expect(run.info.seed).toBe(3);
+    await expect(RunDirectory.create(dir, INFO)).rejects.toThrow(RunDirectoryError);
+    await expect(RunDirectory.create(dir, INFO)).rejects.toThrow(/already holds a run/);
+    await expect(RunDirectory.create(join(root, 'b'), { ...INFO, seed: 1.5 })).rejects.toThrow(InvalidOptionsError);
+  });
+
+  it('appends one metrics row per iteration, iteration and global_step first, and reads them back', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendMetrics({ 'losses/policy_loss': 0.5, global_step: 8, iteration: 0 });
+    await run.appendMetrics({ iteration: 1, global_step: 16, 'losses/policy_loss': 0.25 });
+    expect(readFileSync(run.metricsPath, 'utf8').split('\n')[0]).toBe(
+      '{"iteration":0,"global_step":8,"losses/policy_loss":0.5}',
+    );
+    expect(await run.readMetrics()).toEqual([
+      { iteration: 0, global_step: 8, 'losses/policy_loss': 0.5 },
+      { iteration: 1, global_step: 16, 'losses/policy_loss': 0.25 },
+    ]);
+    expect(run.lastIteration).toBe(1);
+    await expect(run.appendMetrics({ iteration: 1, global_step: 24 })).rejects.toThrow(/iterations must increase/);
+    expect(await (await RunDirectory.open(dir)).readMetrics()).toHaveLength(2);
+  });
+
+  it.each([
+    ['NaN', NaN],
+    ['Infinity', Infinity],
+    ['-Infinity', -Infinity],
+  ])('rejects a metric of %s, naming it', async (shown, value) => {
+    const run = await RunDirectory.create(dir, INFO);
+    const row = { iteration: 0, global_step: 1, 'charts/episodic_return': 1, 'losses/approx_kl': value };
+    await expect(run.appendMetrics(row)).rejects.toThrow(RangeError);
+    await expect(run.appendMetrics(row)).rejects.toThrow(`metric "losses/approx_kl" is ${shown}`);
+    await expect(run.appendMetrics({ iteration: -1, global_step: 0 })).rejects.toThrow(/"iteration"/);
+    expect(await run.readMetrics()).toEqual([]);
+  });
+
+  it('leaves a torn last line out when reading, and refuses to append after it', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendMetrics({ iteration: 0, global_step: 1 });
+    appendFileSync(run.metricsPath, '{"iteration":1,"glo');
+    const reopened = await RunDirectory.open(dir);
+    expect(await reopened.readMetrics()).toEqual([{ iteration: 0, global_step: 1 }]);
+    await expect(reopened.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toThrow(/torn line/);
+    await reopened.rollBack({ metrics: readFileSync(run.metricsPath, 'utf8').indexOf('\n') + 1, trajectories: 0 });
+    await reopened.appendMetrics({ iteration: 1, global_step: 2 });
+    expect((await reopened.readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
+  });
+
+  it('refuses to roll back to more rows than the files hold', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendMetrics({ iteration: 0, global_step: 1 });
+    await expect(run.rollBack({ metrics: 1000, trajectories: 0 })).rejects.toThrow(/rows it holds are gone/);
+  });
+
+  it('appends trajectories as JSONL', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendTrajectories([trajectory('a'), trajectory('b')]);
+    await run.appendTrajectories([trajectory('c')]);
+    expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('openOrCreate creates a new run, reopens the same one, and refuses another, naming what differs', async () => {
+    const created = await RunDirectory.openOrCreate(dir, INFO);
+    await created.appendMetrics({ iteration: 0, global_step: 1 });
+    const reopened = await RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4 } });
+    expect(reopened.info.startedAt).toBe(created.info.startedAt);
+    expect(reopened.lastIteration).toBe(0);
+    await expect(RunDirectory.openOrCreate(dir, { ...INFO, seed: 4, args: { lr: 1e-3 } })).rejects.toThrow(
+      'seed: stored 3, now 4; args.lr: stored 0.0001, now 0.001',
+    );
+    await expect(RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4, iterations: 200 } })).rejects.toThrow(
+      /args\.iterations: stored absent, now 200/,
+    );
+    const extended = await RunDirectory.openOrCreate(
+      dir,
+      { ...INFO, args: { lr: 1e-4, iterations: 200 } },
+      { ignoreArgs: ['iterations'] },
+    );
+    expect(extended.info.args).toEqual({ lr: 1e-4 });
+    await expect(RunDirectory.open(join(root, 'missing'))).rejects.toThrow(/holds no run/);
+  });
+});

@@ -1,0 +1,297 @@
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { endsCleanly, fsyncPath, sizeOf, writeFileAtomically } from './internal/durable-files';
+import { RunDirectoryError } from './rl-errors';
+import { appendTrajectories, type Trajectory } from './trajectory';
+
+/** What `run.json` records: enough to tell runs apart and to repeat one. */
+export interface RunInfo {
+  /** The trainer, e.g. `grpo` or `tree-grpo`. */
+  readonly algorithm: string;
+  readonly envId: string;
+  readonly seed: number;
+  /** A free-form name for tables and plots. */
+  readonly label?: string;
+  /** The trainer's full arguments as run (JSON), so the run can be repeated and a resume checked. */
+  readonly args: Record<string, unknown>;
+  /** ISO 8601 time the run first started; a resume keeps it. */
+  readonly startedAt: string;
+}
+
+/** `RunInfo` as a trainer gives it: `startedAt` defaults to now. */
+export type NewRunInfo = Omit<RunInfo, 'startedAt'> & { readonly startedAt?: string };
+
+/**
+ * One line of `metrics.jsonl`: the iteration, CleanRL's `global_step` (env steps so far), and numbers
+ * under CleanRL's names (`charts/episodic_return`, `losses/policy_loss`, `losses/approx_kl`, …).
+ */
+export interface MetricsRow {
+  readonly iteration: number;
+  readonly global_step: number;
+  readonly [metric: string]: number;
+}
+
+/** The files of a run directory. */
+export const RUN_FILES = {
+  info: 'run.json',
+  metrics: 'metrics.jsonl',
+  trajectories: 'trajectories.jsonl',
+  checkpoint: 'checkpoint',
+} as const;
+
+/** Byte lengths of the append-only files, as a checkpoint records them. */
+export interface RunFileSizes {
+  readonly metrics: number;
+  readonly trajectories: number;
+}
+
+export interface OpenOrCreateOptions {
+  /** `args` fields that may differ from the stored run.json on a resume (e.g. `iterations`, to extend a run). */
+  readonly ignoreArgs?: readonly string[];
+}
+
+const runInfoSchema: JSONSchemaType<RunInfo> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['algorithm', 'envId', 'seed', 'args', 'startedAt'],
+  properties: {
+    algorithm: { type: 'string', minLength: 1 },
+    envId: { type: 'string', minLength: 1 },
+    seed: { type: 'integer' },
+    label: { type: 'string', nullable: true },
+    args: { type: 'object', required: [], additionalProperties: true },
+    startedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const validateRunInfo = defineOptions<RunInfo>('run.json', runInfoSchema);
+
+/** JSON with object keys sorted, so two equal values compare equal as text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
+  );
+}
+
+function checkMetricsRow(row: MetricsRow): void {
+  const where = `metrics row${Number.isInteger(row.iteration) ? ` for iteration ${row.iteration}` : ''}`;
+  if (!Number.isInteger(row.iteration) || row.iteration < 0) {
+    throw new RangeError(`${where}: "iteration" must be a non-negative integer, got ${String(row.iteration)}.`);
+  }
+  if (typeof row.global_step !== 'number' || !(row.global_step >= 0)) {
+    throw new RangeError(`${where}: "global_step" must be a number ≥ 0, got ${String(row.global_step)}.`);
+  }
+  for (const [name, value] of Object.entries(row)) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new RangeError(
+        `${where}: metric "${name}" is ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))}; ` +
+          'every metric must be a finite number (a NaN or infinite loss means the update diverged: check the learning rate and the loss inputs).',
+      );
+    }
+  }
+}
+
+/** Parses metrics.jsonl text; a last line without its newline is a torn write and is left out. */
+function parseMetrics(text: string, path: string): MetricsRow[] {
+  const lines = text.split('\n');
+  lines.pop(); // '' after the final newline, or the torn tail of a killed write
+  return lines
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => line.trim() !== '')
+    .map(({ line, index }) => {
+      try {
+        return JSON.parse(line) as MetricsRow;
+      } catch (error) {
+        throw new RunDirectoryError(path, `line ${index + 1} is not JSON (${(error as Error).message}).`);
+      }
+    });
+}
+
+/**
+ * A training run's directory: `run.json` (what ran), `metrics.jsonl` (one row per iteration),
+ * `trajectories.jsonl` (every rollout) and `checkpoint/` (see `saveTrainingCheckpoint`). The JSONL files
+ * are append-only, so a checkpoint can record their lengths and a resume can cut them back to exactly
+ * the iterations the checkpoint holds.
+ */
+export class RunDirectory {
+  readonly infoPath: string;
+  readonly metricsPath: string;
+  readonly trajectoriesPath: string;
+  readonly checkpointPath: string;
+  private lastRowIteration: number | null = null;
+  /** Whether a file ends mid-line (a killed write) and must be cut back before anything is appended. */
+  private torn = false;
+
+  private constructor(
+    readonly path: string,
+    readonly info: RunInfo,
+  ) {
+    this.infoPath = join(path, RUN_FILES.info);
+    this.metricsPath = join(path, RUN_FILES.metrics);
+    this.trajectoriesPath = join(path, RUN_FILES.trajectories);
+    this.checkpointPath = join(path, RUN_FILES.checkpoint);
+  }
+
+  /** Starts a run in `path` (created if needed); a directory that already holds a run is an error. */
+  static async create(path: string, info: NewRunInfo): Promise<RunDirectory> {
+    const full = validateRunInfo({ ...info, startedAt: info.startedAt ?? new Date().toISOString() });
+    for (const file of [RUN_FILES.info, RUN_FILES.metrics, RUN_FILES.trajectories, RUN_FILES.checkpoint]) {
+      if (existsSync(join(path, file))) {
+        throw new RunDirectoryError(
+          path,
+          `already holds a run (${file}); resume it with RunDirectory.openOrCreate and loadTrainingCheckpoint, or choose another directory.`,
+        );
+      }
+    }
+    await mkdir(path, { recursive: true });
+    await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
+    const run = new RunDirectory(path, full);
+    await run.refresh();
+    return run;
+  }
+
+  /** Opens an existing run (to resume it, or to read its metrics). */
+  static async open(path: string): Promise<RunDirectory> {
+    const infoPath = join(path, RUN_FILES.info);
+    let text: string;
+    try {
+      text = await readFile(infoPath, 'utf8');
+    } catch (error) {
+      throw new RunDirectoryError(path, `holds no run (${RUN_FILES.info} cannot be read).`, { cause: error });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new RunDirectoryError(path, `${RUN_FILES.info} is not JSON (${(error as Error).message}).`);
+    }
+    const run = new RunDirectory(path, validateRunInfo(parsed));
+    await run.refresh();
+    return run;
+  }
+
+  /**
+   * Opens the run in `path` if there is one, checking that it is this run (same algorithm, env, seed,
+   * label and args, but for `ignoreArgs`), or else creates it. Follow with `loadTrainingCheckpoint`.
+   */
+  static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
+    if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
+    const run = await RunDirectory.open(path);
+    const stored = run.info;
+    const differences: string[] = [];
+    for (const field of ['algorithm', 'envId', 'seed', 'label'] as const) {
+      if ((stored[field] ?? null) !== (info[field] ?? null)) {
+        differences.push(
+          `${field}: stored ${JSON.stringify(stored[field] ?? null)}, now ${JSON.stringify(info[field] ?? null)}`,
+        );
+      }
+    }
+    const ignored = new Set(options.ignoreArgs ?? []);
+    const keys = new Set([...Object.keys(stored.args), ...Object.keys(info.args)]);
+    for (const key of [...keys].sort()) {
+      if (ignored.has(key)) continue;
+      const [before, now] = [canonicalJson(stored.args[key]), canonicalJson(info.args[key])];
+      if (before !== now) differences.push(`args.${key}: stored ${before ?? 'absent'}, now ${now ?? 'absent'}`);
+    }
+    if (differences.length > 0) {
+      throw new RunDirectoryError(
+        path,
+        `holds another run than the one asked to resume (${differences.join('; ')}). Use a new directory, or pass the stored arguments.`,
+      );
+    }
+    return run;
+  }
+
+  /** The iteration of the last complete metrics row, or null before the first. */
+  get lastIteration(): number | null {
+    return this.lastRowIteration;
+  }
+
+  /**
+   * Appends one row to metrics.jsonl. Iterations must increase (one row per iteration), and every value
+   * must be a finite number: a NaN is an error naming the metric, never a silent `null` in the file.
+   */
+  async appendMetrics(row: MetricsRow): Promise<void> {
+    checkMetricsRow(row);
+    this.assertAppendable();
+    if (this.lastRowIteration !== null && row.iteration <= this.lastRowIteration) {
+      throw new RunDirectoryError(
+        this.path,
+        `metrics row for iteration ${row.iteration} comes after iteration ${this.lastRowIteration}: iterations must increase (one row each).`,
+      );
+    }
+    const { iteration, global_step: globalStep, ...metrics } = row;
+    await appendFile(this.metricsPath, `${JSON.stringify({ iteration, global_step: globalStep, ...metrics })}\n`);
+    this.lastRowIteration = iteration;
+  }
+
+  /** Appends rollouts to trajectories.jsonl (one JSON trajectory a line). */
+  async appendTrajectories(trajectories: readonly Trajectory[]): Promise<void> {
+    this.assertAppendable();
+    await appendTrajectories(this.trajectoriesPath, trajectories);
+  }
+
+  /** The complete rows of metrics.jsonl (a torn last line, from a killed write, is left out). */
+  async readMetrics(): Promise<MetricsRow[]> {
+    if (!existsSync(this.metricsPath)) return [];
+    return parseMetrics(await readFile(this.metricsPath, 'utf8'), this.metricsPath);
+  }
+
+  /** Flushes the JSONL files to disk, so a checkpoint never counts rows a power cut could lose. */
+  async sync(): Promise<void> {
+    await fsyncPath(this.metricsPath);
+    await fsyncPath(this.trajectoriesPath);
+  }
+
+  /** Current byte lengths of the JSONL files (what a checkpoint records). */
+  async fileSizes(): Promise<RunFileSizes> {
+    return { metrics: await sizeOf(this.metricsPath), trajectories: await sizeOf(this.trajectoriesPath) };
+  }
+
+  /**
+   * Cuts the JSONL files back to `sizes` (a checkpoint's), dropping rows of iterations after it and any
+   * torn line. A file shorter than `sizes` has lost rows the checkpoint counts on: an error.
+   */
+  async rollBack(sizes: RunFileSizes, why = 'the checkpoint'): Promise<void> {
+    for (const [path, size] of [
+      [this.metricsPath, sizes.metrics],
+      [this.trajectoriesPath, sizes.trajectories],
+    ] as const) {
+      const current = await sizeOf(path);
+      if (current < size) {
+        throw new RunDirectoryError(
+          this.path,
+          `${path} has ${current} bytes but ${why} counts ${size}: rows it holds are gone, so the run cannot resume from it.`,
+        );
+      }
+      if (current > size) await truncate(path, size);
+      if (!(await endsCleanly(path))) {
+        throw new RunDirectoryError(
+          this.path,
+          `${path} cut back to ${size} bytes ends mid-line: ${why} does not match it.`,
+        );
+      }
+    }
+    await this.sync();
+    await this.refresh();
+  }
+
+  private assertAppendable(): void {
+    if (this.torn) {
+      throw new RunDirectoryError(
+        this.path,
+        'a JSONL file ends in a torn line (a run killed mid-write); resume with loadTrainingCheckpoint, which cuts it back, before appending.',
+      );
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const rows = await this.readMetrics();
+    this.lastRowIteration = rows.length > 0 ? (rows[rows.length - 1] as MetricsRow).iteration : null;
+    this.torn = !(await endsCleanly(this.metricsPath)) || !(await endsCleanly(this.trajectoriesPath));
+  }
+}

@@ -1,0 +1,295 @@
+import { InvalidOptionsError, parseToolCall, Registry } from '@turngym/core';
+import { EXAMPLE_TOOLS, ExampleEnv, register } from '@turngym/env-example';
+import { ByteTokenizer, LanguageModel, testConfig, useBackend } from '@turngym/lm';
+import type { Env } from '@turngym/spec';
+import { collectChains } from './chain-rollouts';
+import { ChatTurnFormat } from './chat-turn-format';
+import { collectExpertTrajectories, expertActionText } from './expert-trajectories';
+import { lossMask } from './loss-mask';
+import { resetPrefix } from './rollout-engine';
+import { validateRolloutOptions } from './rollout-options';
+import { trainSft } from './sft';
+import { ExpertEpisodeError, SftDataError } from './sft-errors';
+import { validateTrajectory, type Trajectory } from './trajectory';
+
+const ENV_ID = 'turngym/example-v1';
+const tokenizer = new ByteTokenizer();
+const format = new ChatTurnFormat(tokenizer);
+const registry = new Registry();
+register(registry);
+
+/** The tokens of each segment of a trajectory, in order. */
+function segmentTokens(trajectory: Trajectory): { kind: string; tokens: number[] }[] {
+  let offset = 0;
+  return trajectory.segments.map((segment) => {
+    const tokens = trajectory.tokens.slice(offset, offset + segment.tokenCount);
+    offset += segment.tokenCount;
+    return { kind: segment.kind, tokens };
+  });
+}
+
+beforeAll(async () => {
+  await useBackend('wasm');
+});
+
+describe('collectExpertTrajectories', () => {
+  it('records solved expert episodes token for token as rollouts: loss exactly on the actions and their end of turn', async () => {
+    const seeds = [0, 1, 2, 3, 4, 5];
+    const { trajectories, dropped } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      envOptions: { chainLength: 2 },
+      seeds,
+      format,
+      registry,
+      instructions: true,
+    });
+    expect(dropped).toEqual([]);
+    expect(trajectories.map((trajectory) => [trajectory.seed, trajectory.group])).toEqual(seeds.map((s, i) => [s, i]));
+    for (const trajectory of trajectories) {
+      validateTrajectory(trajectory);
+      expect(trajectory).toMatchObject({ success: true, reward: 1, stopReason: 'terminated', envId: ENV_ID });
+      expect(trajectory.logprobs.every((logprob) => logprob === 0)).toBe(true);
+      // chainLength 2: two lookups and the submission.
+      expect(trajectory.turns.map((turn) => turn.action.replace(/\(.*\)/, ''))).toEqual(['LOOKUP', 'LOOKUP', 'SUBMIT']);
+
+      const pieces = segmentTokens(trajectory);
+      expect(pieces.map((piece) => piece.kind)).toEqual([
+        'prompt',
+        'action',
+        'observation',
+        'action',
+        'observation',
+        'action',
+      ]);
+      const actions = pieces.filter((piece) => piece.kind === 'action');
+      actions.forEach((piece, turn) => {
+        // What the policy must learn to write: the expert's action text, then the end of the turn.
+        expect(tokenizer.decode(piece.tokens)).toBe(`${trajectory.turns[turn]!.action}<|im_end|>`);
+        expect(piece.tokens.length).toBe(trajectory.turns[turn]!.actionTokens);
+      });
+      pieces
+        .filter((piece) => piece.kind === 'observation')
+        .forEach((piece, turn) =>
+          expect(piece.tokens).toEqual(format.observationTokens(trajectory.turns[turn]!.observation, true)),
+        );
+
+      const mask = lossMask(trajectory);
+      const expected = pieces.flatMap((piece) => piece.tokens.map(() => (piece.kind === 'action' ? 1 : 0)));
+      expect(Array.from(mask)).toEqual(expected);
+      expect(trajectory.generatedTokens).toBe(expected.filter((bit) => bit === 1).length);
+    }
+  });
+
+  it('renders the prompt exactly as rollouts do, observation cut included', async () => {
+    const model = LanguageModel.create(testConfig(), { seed: 0, tokenizer });
+    try {
+      for (const instructions of [true, false]) {
+        const options = validateRolloutOptions({ instructions, maxObservationTokens: 12 });
+        const { trajectories } = await collectExpertTrajectories({
+          envId: ENV_ID,
+          seeds: [7],
+          format,
+          registry,
+          instructions,
+          maxObservationTokens: 12,
+        });
+        const env = (await registry.make(ENV_ID)) as Env<string>;
+        const prefix = await resetPrefix(env, 7, { model, format }, options);
+        await env.close();
+        const trajectory = trajectories[0]!;
+        expect(trajectory.tokens.slice(0, prefix.tokens.length)).toEqual(prefix.tokens);
+        expect(trajectory.segments[0]).toEqual(prefix.segments[0]);
+        expect(tokenizer.decode(prefix.tokens)).toContain('Find the code. Start …[cut]');
+        expect(tokenizer.decode(prefix.tokens).includes('You are looking for a secret code')).toBe(instructions);
+        // Cut observations still leave the expert its whole view: it solves the episode.
+        expect(trajectory.turns.at(-1)!.observation).toBe('Correct: that is the code.');
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('keeps only episodes the agent solved and says why the others were dropped', async () => {
+    const seeds = Array.from({ length: 12 }, (_, index) => index);
+    const { trajectories, dropped } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      seeds,
+      format,
+      registry,
+      instructions: false,
+      agent: 'random',
+      concurrency: 3,
+    });
+    expect(trajectories.length + dropped.length).toBe(seeds.length);
+    expect(dropped.length).toBeGreaterThan(6);
+    expect(trajectories.every((trajectory) => trajectory.success === true)).toBe(true);
+    for (const episode of dropped) {
+      expect(episode.reason).toMatch(/^(truncated \(time-limit\) before solving|ended unsolved)/);
+      expect(episode.seed).toBe(seeds[episode.group]);
+    }
+  });
+
+  it('turns tool calls and discrete options into the text the env reads back', () => {
+    const call = { name: 'LOOKUP', arguments: { key: 'amber-12' } };
+    const tools = { type: 'tools', tools: EXAMPLE_TOOLS } as const;
+    const text = expertActionText(call, tools);
+    expect(text).toBe('LOOKUP({"key":"amber-12"})');
+    expect(parseToolCall(text, EXAMPLE_TOOLS)).toEqual({ ok: true, call });
+    const discrete = { type: 'discrete', n: 3, labels: ['greet', 'offer', ''] } as const;
+    expect(expertActionText(1, discrete)).toBe('offer');
+    expect(expertActionText(2, discrete)).toBe('2');
+    expect(expertActionText('SUBMIT(1234)', tools)).toBe('SUBMIT(1234)');
+  });
+
+  it('stops with an error naming the env, agent and seed when the expert cannot play', async () => {
+    const broken = new Registry();
+    broken.register({
+      id: 'test/broken-v1',
+      entryPoint: () => new ExampleEnv(),
+      agents: {
+        scripted: () => ({
+          name: 'scripted',
+          start: async () => undefined,
+          act: async () => {
+            throw new Error('no privileged access here');
+          },
+        }),
+      },
+    });
+    const collecting = collectExpertTrajectories({
+      envId: 'test/broken-v1',
+      seeds: [3, 4],
+      format,
+      registry: broken,
+      instructions: false,
+    });
+    await expect(collecting).rejects.toThrow(ExpertEpisodeError);
+    await expect(collecting).rejects.toThrow(/test\/broken-v1 seed 3: the "scripted" agent's episode failed: no privileged/);
+  });
+});
+
+describe('trainSft', () => {
+  it('refuses bad data and options with errors naming the problem', async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 64 }), { seed: 0, tokenizer });
+    try {
+      const { trajectories } = await collectExpertTrajectories({
+        envId: ENV_ID,
+        seeds: [0],
+        format,
+        registry,
+        instructions: false,
+      });
+      const [trajectory] = trajectories as [Trajectory];
+      await expect(trainSft(model, [], { base: true })).rejects.toThrow(SftDataError);
+      await expect(trainSft(model, [trajectory], { base: true })).rejects.toThrow(
+        `trajectory "expert/g0" has ${trajectory.tokens.length} tokens, more than the model's context (maxPositions = 64)`,
+      );
+      const short = { ...trajectory, id: 'short', tokens: trajectory.tokens.slice(0, 40) };
+      const promptOnly = { ...short, segments: [{ kind: 'prompt' as const, tokenCount: 40 }] };
+      await expect(trainSft(model, [promptOnly], { base: true })).rejects.toThrow(
+        'trajectory "short" has no action tokens',
+      );
+      await expect(trainSft(model, [trajectory], {})).rejects.toThrow(InvalidOptionsError);
+      model.addAdapter('sft');
+      await expect(trainSft(model, [trajectory], { base: true, adapter: 'sft' })).rejects.toThrow(/not both/);
+      await expect(trainSft(model, [trajectory], { base: true, batchSize: 0 })).rejects.toThrow(
+        /trainSft.*batchSize/,
+      );
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('shuffles with its seed, and trains a LoRA adapter without touching the base', async () => {
+    const { trajectories } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      envOptions: { chainLength: 1 },
+      seeds: [0, 1, 2, 3, 4, 5],
+      format,
+      registry,
+      instructions: false,
+    });
+    const run = async (seed: number): Promise<number[]> => {
+      const model = LanguageModel.create(testConfig(), { seed: 3, tokenizer });
+      try {
+        model.addAdapter('sft', { rank: 4, alpha: 8 });
+        const rows = trajectories.slice(0, 2).map((trajectory) => ({ tokens: trajectory.tokens }));
+        const before = await model.score(rows);
+        const losses: number[] = [];
+        const result = await trainSft(model, trajectories, {
+          adapter: 'sft',
+          epochs: 3,
+          batchSize: 2,
+          learningRate: 1e-2,
+          seed,
+          onStep: (step) => losses.push(step.loss),
+        });
+        expect(result.steps).toBe(9);
+        expect(result.epochs.at(-1)!.loss).toBeLessThan(result.epochs[0]!.loss);
+        expect(await model.score(rows)).toEqual(before);
+        return losses;
+      } finally {
+        model.dispose();
+      }
+    };
+    const first = await run(1);
+    expect(await run(1)).toEqual(first);
+    expect(await run(2)).not.toEqual(first);
+  }, 30_000);
+
+  it('teaches a from-scratch model the action format: greedy rollouts on its training seeds succeed', async () => {
+    // chainLength 1: LOOKUP(the key named in the task), then SUBMIT(the code the lookup returned). Key and
+    // code differ per task, so the format alone solves nothing: the model must copy them from its context
+    // (or have memorised them per task — these are its training seeds, as in a warm start).
+    const envOptions = { chainLength: 1, keys: 4 };
+    const seeds = Array.from({ length: 16 }, (_, index) => index);
+    const { trajectories, dropped } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      envOptions,
+      seeds,
+      format,
+      registry,
+      instructions: false,
+    });
+    expect(dropped).toEqual([]);
+    const model = LanguageModel.create(testConfig(), { seed: 1, tokenizer });
+    const greedy = async (): Promise<{ successes: number; wellFormed: number }> => {
+      const chains = await collectChains({
+        policy: { model, format },
+        makeEnv: async () => (await registry.make(ENV_ID, { options: envOptions })) as Env<string>,
+        envId: ENV_ID,
+        seeds,
+        groupSize: 1,
+        options: { temperature: 0, instructions: false, maxActionTokens: 24, maxRolloutTokens: 72 },
+      });
+      const actions = chains.flatMap((chain) => chain.turns.map((turn) => turn.action));
+      return {
+        successes: chains.filter((chain) => chain.success === true).length,
+        wellFormed: actions.filter((action) => parseToolCall(action, EXAMPLE_TOOLS).ok).length / actions.length,
+      };
+    };
+    try {
+      const untrained = await greedy();
+      expect(untrained).toEqual({ successes: 0, wellFormed: 0 });
+
+      const result = await trainSft(model, trajectories, {
+        base: true,
+        epochs: 60,
+        batchSize: 8,
+        learningRate: 1e-2,
+      });
+      const [first, last] = [result.epochs[0]!, result.epochs.at(-1)!];
+      // ln 264 ≈ 5.6 nats per token at the start; the actions are nearly all learnt by the end.
+      expect(first.loss).toBeGreaterThan(4);
+      expect(last.loss).toBeLessThan(0.4);
+      expect(last.accuracy).toBeGreaterThan(0.8);
+
+      const trained = await greedy();
+      expect(trained.wellFormed).toBeGreaterThanOrEqual(0.9);
+      // Both steps right, with keys and codes copied from the context, on at least a quarter of the tasks.
+      expect(trained.successes).toBeGreaterThanOrEqual(4);
+    } finally {
+      model.dispose();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,222 @@
+import * as tf from '@tensorflow/tfjs';
+import { defineOptions, InvalidOptionsError, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
+import { tokenCrossEntropyLoss, Trainer, type LanguageModel, type LossFunction, type TokenRow } from '@turngym/lm';
+import { lossMask } from './loss-mask';
+import { SftDataError } from './sft-errors';
+import type { Trajectory } from './trajectory';
+
+/** Behaviour cloning on trajectories: cross-entropy on the action tokens only. */
+export interface SftOptions {
+  /** Passes over the data. */
+  epochs: number;
+  /** Trajectories per optimiser step (the last batch of an epoch may be smaller). */
+  batchSize: number;
+  /** Adam's step size. */
+  learningRate: number;
+  /** Clip gradients to this global L2 norm; 0 = no clipping. */
+  maxGradNorm: number;
+  /** Seeds the order of the trajectories in each epoch. */
+  seed: number;
+  /** Train this LoRA adapter of the model (add it first with `model.addAdapter`). */
+  adapter?: string;
+  /** Train the base weights: full fine-tuning, e.g. of a tiny model trained from scratch. */
+  base: boolean;
+  /** Refuse trajectories longer than this many tokens (at most the model's context); omitted = the context. */
+  maxTokens?: number;
+}
+
+export const sftOptionsSchema: JSONSchemaType<SftOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    epochs: { type: 'integer', minimum: 1, default: 1 },
+    batchSize: { type: 'integer', minimum: 1, default: 8 },
+    learningRate: { type: 'number', exclusiveMinimum: 0, default: 1e-3 },
+    maxGradNorm: { type: 'number', minimum: 0, default: 1 },
+    seed: { type: 'integer', default: 0 },
+    adapter: { type: 'string', minLength: 1, nullable: true },
+    base: { type: 'boolean', default: false },
+    maxTokens: { type: 'integer', minimum: 1, nullable: true },
+  },
+};
+
+const validateOptions = defineOptions<SftOptions>('trainSft', sftOptionsSchema);
+
+/** Progress after one optimiser step. */
+export interface SftStep {
+  /** 0-based epoch. */
+  readonly epoch: number;
+  /** Steps taken so far, this one included. */
+  readonly step: number;
+  /** This step's batch within its epoch (0-based) and the epoch's batch count. */
+  readonly batch: number;
+  readonly batches: number;
+  /** Mean cross-entropy over the batch's action tokens (nats per token). */
+  readonly loss: number;
+  /** Global gradient norm before clipping. */
+  readonly gradNorm: number;
+  readonly actionTokens: number;
+  /** See `SftEpoch.accuracy`. */
+  readonly accuracy: number;
+}
+
+/** One epoch's figures, measured on the fly during its steps (the weights change between batches). */
+export interface SftEpoch {
+  readonly epoch: number;
+  /** Mean cross-entropy per action token over the epoch (nats). */
+  readonly loss: number;
+  /**
+   * Share of action tokens the model gave probability above 1/2 when predicting them. Such a token is the
+   * greedy choice, so this is a lower bound on greedy (temperature 0) token accuracy, read from the
+   * training forward pass at no extra cost.
+   */
+  readonly accuracy: number;
+  readonly actionTokens: number;
+  readonly steps: number;
+  readonly wallMs: number;
+}
+
+export interface SftResult {
+  readonly epochs: SftEpoch[];
+  readonly steps: number;
+  /** Parameters the optimiser updated. */
+  readonly trainedParameters: number;
+}
+
+/** `SftOptions` with the progress callback, which is not JSON and so not part of the schema. */
+export type SftRequest = Partial<SftOptions> & {
+  readonly onStep?: (step: SftStep) => void;
+};
+
+const LOG_HALF = Math.log(0.5);
+
+/**
+ * Supervised fine-tuning (behaviour cloning) of `model` on trajectories — typically expert ones from
+ * `collectExpertTrajectories`, which have the exact token layout of the rollouts the model will sample:
+ * loss = −Σ mask·log π(token) / Σ mask with mask = `lossMask` (ALGORITHMS.md §0): only the tokens the policy
+ * writes (its actions and their end of turn) are learnt; prompts and observations are context. Trains either
+ * a LoRA adapter (`adapter`) or the base weights (`base`), with Adam and gradient clipping, in seeded random
+ * order. Every trajectory is checked before the first step, so bad data fails at once, naming the trajectory.
+ */
+export async function trainSft(
+  model: LanguageModel,
+  trajectories: readonly Trajectory[],
+  request: SftRequest = {},
+): Promise<SftResult> {
+  const { onStep, ...rest } = request;
+  const options = validateOptions(rest);
+  if ((options.adapter === undefined) === !options.base) {
+    throw new InvalidOptionsError('trainSft', [
+      options.base
+        ? 'set either adapter (train a LoRA adapter) or base (full fine-tuning), not both'
+        : 'set adapter (the name of a LoRA adapter to train) or base: true (full fine-tuning)',
+    ]);
+  }
+  const rows = sftRows(trajectories, model.config.maxPositions, options.maxTokens);
+
+  const trainer = new Trainer(model, {
+    learningRate: options.learningRate,
+    maxGradNorm: options.maxGradNorm,
+    base: options.base,
+    ...(options.adapter !== undefined ? { adapter: options.adapter } : {}),
+  });
+  // The accuracy count is read from the same forward pass as the loss; kept out of the loss's tidy scope.
+  let confident: tf.Scalar | undefined;
+  const loss: LossFunction = (outputs, batch) => {
+    confident = tf.keep(
+      tf.tidy(
+        () =>
+          tf.sum(tf.mul(tf.cast(tf.greater(outputs.logprobs, LOG_HALF), 'float32'), outputs.weights)) as tf.Scalar,
+      ),
+    );
+    return tokenCrossEntropyLoss(outputs, batch);
+  };
+
+  const epochs: SftEpoch[] = [];
+  try {
+    const batches = Math.ceil(rows.length / options.batchSize);
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      const started = performance.now();
+      const order = new SeededRng(mixSeed(options.seed, epoch)).shuffle(rows);
+      let lossSum = 0;
+      let correctSum = 0;
+      let tokenSum = 0;
+      for (let batch = 0; batch < batches; batch++) {
+        const chunk = order.slice(batch * options.batchSize, (batch + 1) * options.batchSize);
+        const result = await trainer.step(
+          chunk.map((row) => row.row),
+          loss,
+        );
+        const correct = ((await confident!.data())[0] as number) ?? 0;
+        confident!.dispose();
+        confident = undefined;
+        const actionTokens = chunk.reduce((sum, row) => sum + row.actionTokens, 0);
+        // The step's loss is a mean over its action tokens; weighting by them gives the epoch's per-token mean.
+        lossSum += result.loss * actionTokens;
+        correctSum += correct;
+        tokenSum += actionTokens;
+        onStep?.({
+          epoch,
+          step: trainer.stepCount,
+          batch,
+          batches,
+          loss: result.loss,
+          gradNorm: result.gradNorm,
+          actionTokens,
+          accuracy: correct / actionTokens,
+        });
+      }
+      epochs.push({
+        epoch,
+        loss: lossSum / tokenSum,
+        accuracy: correctSum / tokenSum,
+        actionTokens: tokenSum,
+        steps: batches,
+        wallMs: performance.now() - started,
+      });
+    }
+    return { epochs, steps: trainer.stepCount, trainedParameters: trainer.parameterCount };
+  } finally {
+    confident?.dispose();
+    trainer.dispose();
+  }
+}
+
+interface SftRow {
+  readonly row: TokenRow;
+  readonly actionTokens: number;
+}
+
+/** Each trajectory as a weighted token row, after checking it can be trained on. */
+function sftRows(trajectories: readonly Trajectory[], context: number, maxTokens: number | undefined): SftRow[] {
+  if (trajectories.length === 0) {
+    throw new SftDataError('trainSft: no trajectories to train on (did the expert solve no episode?).');
+  }
+  const limit = Math.min(context, maxTokens ?? context);
+  const limitName =
+    limit === context ? `the model's context (maxPositions = ${context})` : `maxTokens = ${maxTokens as number}`;
+  return trajectories.map((trajectory) => {
+    const what = `trainSft: trajectory "${trajectory.id}"`;
+    let mask: Uint8Array;
+    try {
+      mask = lossMask(trajectory);
+    } catch (error) {
+      throw new SftDataError(`${what}: ${(error as Error).message}`);
+    }
+    if (mask.length !== trajectory.tokens.length) {
+      throw new SftDataError(`${what}: its segments cover ${mask.length} tokens but it has ${trajectory.tokens.length}.`);
+    }
+    const actionTokens = mask.reduce((sum, value) => sum + value, 0);
+    if (actionTokens === 0) {
+      throw new SftDataError(`${what} has no action tokens: nothing to learn from it.`);
+    }
+    if (trajectory.tokens.length > limit) {
+      throw new SftDataError(
+        `${what} has ${trajectory.tokens.length} tokens, more than ${limitName}. ` +
+          'Drop it, shorten observations (maxObservationTokens), or leave out the instructions.',
+      );
+    }
+    return { row: { tokens: trajectory.tokens, weights: Array.from(mask) }, actionTokens };
+  });
+}

@@ -1,0 +1,184 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CheckpointError, Trainer, type NamedTensors, type TrainerState } from '@turngym/lm';
+import { RunDirectory, type MetricsRow } from './run-directory';
+import { loadTrainingCheckpoint, saveTrainingCheckpoint } from './training-checkpoint';
+import { readTrajectories } from './trajectory';
+import {
+  adapterWeights,
+  freshLoopState,
+  loopStateFromExtra,
+  RUN_INFO,
+  runIterations,
+  tinySetup,
+  TRAINER_OPTIONS,
+  type TinySetup,
+} from './__fixtures__/tiny-training';
+
+class Killed extends Error {}
+
+const kill = (at: number) => (iteration: number) => {
+  if (iteration === at) throw new Killed(`killed in iteration ${iteration}`);
+};
+
+describe('training checkpoints', () => {
+  let dir: string;
+  const setups: TinySetup[] = [];
+  const setup = (): TinySetup => {
+    const made = tinySetup();
+    setups.push(made);
+    return made;
+  };
+
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'turngym-resume-')), 'run');
+  });
+  afterEach(() => {
+    for (const made of setups.splice(0)) {
+      made.trainer.dispose();
+      made.model.dispose();
+    }
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  interface KilledRun {
+    readonly weights: NamedTensors;
+    readonly trainerState: TrainerState;
+    readonly killedRow: MetricsRow;
+  }
+
+  /** Iterations 0–4 checkpointed; iteration 5 killed after its metrics row, before its checkpoint. */
+  async function killedRun(tornTail: boolean): Promise<KilledRun> {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    const first = setup();
+    const state = freshLoopState();
+    await runIterations(run, first, state, 0, 5);
+    const weights = await adapterWeights(first.model);
+    const trainerState = await first.trainer.exportState();
+    await expect(runIterations(run, first, state, 5, 6, { afterMetrics: kill(5) })).rejects.toThrow(Killed);
+    if (tornTail) {
+      // The kill landed in the middle of the next writes.
+      appendFileSync(run.metricsPath, '{"iteration":6,"global_st');
+      appendFileSync(run.trajectoriesPath, '{"schema":"turngym.traj');
+    }
+    const rows = await run.readMetrics();
+    expect(rows.map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4, 5]);
+    return { weights, trainerState, killedRow: rows[5]! };
+  }
+
+  it.each([
+    ['a clean kill', false],
+    ['a kill that tore the last lines', true],
+  ])(
+    'after %s, a resumed run continues at the next iteration with one metrics row per iteration',
+    async (_, tornTail) => {
+      const killed = await killedRun(tornTail);
+
+      const run = await RunDirectory.openOrCreate(dir, RUN_INFO);
+      const second = setup();
+      const resumed = await loadTrainingCheckpoint(run, second.model, second.trainer);
+      expect(resumed?.iteration).toBe(4);
+      expect(await adapterWeights(second.model)).toEqual(killed.weights);
+      expect(await second.trainer.exportState()).toEqual(killed.trainerState);
+      expect(second.trainer.stepCount).toBe(5);
+      expect((await run.readMetrics()).map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4]);
+      expect(readFileSync(run.metricsPath, 'utf8').endsWith('\n')).toBe(true);
+      expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.id)).toEqual(
+        [0, 1, 2, 3, 4].flatMap((iteration) => [`${iteration}-0`, `${iteration}-1`]),
+      );
+
+      await runIterations(run, second, loopStateFromExtra(resumed!.extra), 5, 7);
+      const rows = await run.readMetrics();
+      expect(rows.map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      // Weights, Adam state and the batch RNG all came back: iteration 5 is the one the kill interrupted.
+      expect(rows[5]).toEqual(killed.killedRow);
+    },
+  );
+
+  it('a kill in the middle of a save falls back to the previous checkpoint, and the next save cleans up', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    const first = setup();
+    const state = freshLoopState();
+    await expect(runIterations(run, first, state, 0, 5, { afterMetrics: kill(4) })).rejects.toThrow(Killed);
+    // The save of iteration 4 was killed between its two renames: a half-written temporary and the
+    // previous checkpoint moved aside, no `checkpoint/`.
+    renameSync(run.checkpointPath, join(dir, 'checkpoint.previous'));
+    mkdirSync(join(dir, '.checkpoint-tmp-killed', 'adapter'), { recursive: true });
+    writeFileSync(join(dir, '.checkpoint-tmp-killed', 'adapter', 'adapter_model.safetensors'), 'half');
+
+    const resumedRun = await RunDirectory.open(dir);
+    const second = setup();
+    const resumed = await loadTrainingCheckpoint(resumedRun, second.model, second.trainer);
+    expect(resumed?.iteration).toBe(3);
+    expect((await resumedRun.readMetrics()).map((row) => row.iteration)).toEqual([0, 1, 2, 3]);
+    await runIterations(resumedRun, second, loopStateFromExtra(resumed!.extra), 4, 5);
+    expect(readdirSync(dir).sort()).toEqual(['checkpoint', 'metrics.jsonl', 'run.json', 'trajectories.jsonl']);
+    expect(JSON.parse(readFileSync(join(run.checkpointPath, 'checkpoint.json'), 'utf8')).iteration).toBe(4);
+  });
+
+  it('a run killed before its first checkpoint starts over with empty files', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    await expect(runIterations(run, setup(), freshLoopState(), 0, 3, { afterMetrics: kill(0) })).rejects.toThrow(
+      Killed,
+    );
+    expect(await run.readMetrics()).toHaveLength(1);
+    const resumedRun = await RunDirectory.openOrCreate(dir, RUN_INFO);
+    const second = setup();
+    expect(await loadTrainingCheckpoint(resumedRun, second.model, second.trainer)).toBeNull();
+    expect(await resumedRun.readMetrics()).toEqual([]);
+    expect(readFileSync(resumedRun.trajectoriesPath, 'utf8')).toBe('');
+    expect(resumedRun.lastIteration).toBeNull();
+  });
+
+  it('refuses a checkpoint directory without its manifest instead of starting over', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    await runIterations(run, setup(), freshLoopState(), 0, 1);
+    rmSync(join(run.checkpointPath, 'checkpoint.json'));
+    const second = setup();
+    await expect(loadTrainingCheckpoint(run, second.model, second.trainer)).rejects.toThrow(/has no checkpoint\.json/);
+    expect(await run.readMetrics()).toHaveLength(1);
+  });
+
+  it('refuses a checkpoint for a trainer that trains something else', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    await runIterations(run, setup(), freshLoopState(), 0, 1);
+    const other = setup();
+    other.model.addValueHead();
+    const critic = new Trainer(other.model, { ...TRAINER_OPTIONS, valueHead: true });
+    try {
+      await expect(loadTrainingCheckpoint(run, other.model, critic)).rejects.toThrow(CheckpointError);
+      await expect(loadTrainingCheckpoint(run, other.model, critic)).rejects.toThrow(/"valueHead":false/);
+      // Nothing was cut back: a failed resume leaves the run as it found it.
+      expect(await run.readMetrics()).toHaveLength(1);
+    } finally {
+      critic.dispose();
+    }
+  });
+
+  it('refuses to checkpoint behind the metrics, or state JSON cannot hold', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    const first = setup();
+    await runIterations(run, first, freshLoopState(), 0, 2);
+    await expect(saveTrainingCheckpoint(run, { iteration: 0, trainer: first.trainer })).rejects.toThrow(
+      /already has iteration 1/,
+    );
+    await expect(
+      saveTrainingCheckpoint(run, { iteration: 1, trainer: first.trainer, extra: { counters: { nodes: NaN } } }),
+    ).rejects.toThrow(/extra\.counters\.nodes is NaN/);
+    await expect(
+      saveTrainingCheckpoint(run, { iteration: 1, trainer: first.trainer, adapter: 'critic' }),
+    ).rejects.toThrow(/adapter "critic"/);
+    expect(existsSync(join(dir, 'checkpoint.previous'))).toBe(false);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * SFT warm start, in one file, top to bottom, in CleanRL's shape: behaviour cloning of an env's scripted
+ * expert (its privileged baseline) into a checkpoint, so a tiny model trained from scratch learns the env's
+ * action format before RL. The sequences are built by the same ChatTurnFormat the rollouts use, so the
+ * model is trained on exactly the token layout it will later sample in.
+ */
+import { defineOptions, mixSeed, type JSONSchemaType, type Registry } from '@turngym/core';
+import { loadModel, saveCheckpoint, type BackendName, type LanguageModel } from '@turngym/lm';
+import {
+  ChatTurnFormat,
+  installedEnvRegistry,
+  testSplitOptions,
+  collectExpertTrajectories,
+  evaluatePolicy,
+  RunDirectory,
+  TrainingProgress,
+  trainSft,
+  type RolloutOptions,
+} from '@turngym/rl';
+import type { Action, Env } from '@turngym/spec';
+
+export interface SftArgs {
+  /** The env whose expert to clone, e.g. `turngym/math-thought-v1`. */
+  envId: string;
+  /** Options of the env the expert plays (its train split). */
+  envOptions: Record<string, unknown>;
+  /** Options of the evaluation env; default: `envOptions` with `split: 'test'` where the env has splits. */
+  testEnvOptions?: Record<string, unknown>;
+  /** A built-in config to train from scratch (`tiny-1m`, …) or a checkpoint directory to fine-tune. */
+  checkpoint: string;
+  backend: BackendName;
+  seed: number;
+  /** Where the trained checkpoint is written (config.json, model.safetensors, tokenizer.json). */
+  out: string;
+  /** Where metrics go (default: `<out>/run`). */
+  runDir?: string;
+  /** Expert episodes to clone (train seeds 1000… so they never overlap RL's draws by construction of splits). */
+  episodes: number;
+  epochs: number;
+  batchSize: number;
+  learningRate: number;
+  /** Show the env's instructions as the system prompt (must match what RL will use). */
+  instructions: boolean;
+  maxObservationTokens?: number;
+  /** Greedy evaluation episodes on test seeds after training (0 = none). */
+  evalEpisodes: number;
+  maxActionTokens: number;
+  maxRolloutTokens: number;
+  quiet: boolean;
+}
+
+export const sftArgsSchema: JSONSchemaType<SftArgs> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['envId', 'out'],
+  properties: {
+    envId: { type: 'string', minLength: 1 },
+    envOptions: { type: 'object', default: {}, required: [] },
+    testEnvOptions: { type: 'object', nullable: true, required: [] },
+    checkpoint: { type: 'string', minLength: 1, default: 'tiny-1m' },
+    backend: { type: 'string', enum: ['auto', 'tensorflow', 'wasm', 'cpu'], default: 'auto' },
+    seed: { type: 'integer', default: 1 },
+    out: { type: 'string', minLength: 1 },
+    runDir: { type: 'string', minLength: 1, nullable: true },
+    episodes: { type: 'integer', minimum: 1, default: 512 },
+    epochs: { type: 'integer', minimum: 1, default: 4 },
+    batchSize: { type: 'integer', minimum: 1, default: 16 },
+    learningRate: { type: 'number', exclusiveMinimum: 0, default: 3e-3 },
+    instructions: { type: 'boolean', default: false },
+    maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
+    evalEpisodes: { type: 'integer', minimum: 0, default: 64 },
+    maxActionTokens: { type: 'integer', minimum: 1, default: 48 },
+    maxRolloutTokens: { type: 'integer', minimum: 1, default: 256 },
+    quiet: { type: 'boolean', default: false },
+  },
+};
+
+export const validateSftArgs = defineOptions<SftArgs>('sft', sftArgsSchema);
+
+export interface SftHooks {
+  readonly registry?: Registry;
+}
+
+export interface SftWarmStartResult {
+  readonly model: LanguageModel;
+  readonly episodes: number;
+  readonly dropped: number;
+  readonly finalLoss: number;
+  readonly actionAccuracy: number;
+  /** Greedy success rate on the test seeds (NaN without evaluation). */
+  readonly testSuccessRate: number;
+}
+
+export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks = {}): Promise<SftWarmStartResult> {
+  const args = validateSftArgs(input);
+
+  // TRY NOT TO MODIFY: envs, model, run directory
+  const registry = hooks.registry ?? installedEnvRegistry();
+  const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
+  const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
+  const format = new ChatTurnFormat(model.tokenizer);
+  const run = await RunDirectory.create(args.runDir ?? `${args.out}/run`, {
+    algorithm: 'sft',
+    envId: args.envId,
+    seed: args.seed,
+    args: { ...args },
+  });
+
+  // ALGO LOGIC: the expert's episodes on train seeds, as token records (loss on its action tokens only).
+  const seeds = Array.from({ length: args.episodes }, (_, i) => mixSeed(args.seed, i) >>> 1);
+  const expert = await collectExpertTrajectories({
+    envId: args.envId,
+    envOptions: args.envOptions,
+    seeds,
+    format,
+    instructions: args.instructions,
+    ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    registry,
+  });
+
+  // ALGO LOGIC: behaviour cloning, −Σ mask·log π(token) / Σ mask, full fine-tuning of the base weights.
+  const progress = new TrainingProgress({ total: args.epochs, start: 0, quiet: args.quiet, label: 'sft' });
+  const result = await trainSft(model, expert.trajectories, {
+    epochs: args.epochs,
+    batchSize: args.batchSize,
+    learningRate: args.learningRate,
+    seed: args.seed,
+    base: true,
+  });
+  for (const epoch of result.epochs) {
+    await run.appendMetrics({
+      iteration: epoch.epoch,
+      global_step: (epoch.epoch + 1) * expert.trajectories.length,
+      'losses/sft_loss': epoch.loss,
+      'charts/action_token_accuracy': epoch.accuracy,
+      'time/training_s': epoch.wallMs / 1000,
+      'charts/training_tokens_per_second': epoch.actionTokens / Math.max(epoch.wallMs / 1000, 1e-9),
+    });
+    progress.update(epoch.epoch + 1, { loss: epoch.loss, accuracy: epoch.accuracy });
+  }
+  progress.stop();
+
+  // TRY NOT TO MODIFY: evaluation and the checkpoint RL starts from
+  let testSuccessRate = Number.NaN;
+  if (args.evalEpisodes > 0) {
+    const rollout: Partial<RolloutOptions> = {
+      maxActionTokens: args.maxActionTokens,
+      maxRolloutTokens: args.maxRolloutTokens,
+      instructions: args.instructions,
+      ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    };
+    const evaluation = await evaluatePolicy({
+      policy: { model, format },
+      makeEnv: async () => (await registry.make(args.envId, { options: testEnvOptions })) as Env<string, Action>,
+      envId: args.envId,
+      seeds: Array.from({ length: args.evalEpisodes }, (_, i) => i),
+      options: rollout,
+    });
+    testSuccessRate = evaluation.successRate;
+    await run.appendMetrics({
+      iteration: args.epochs,
+      global_step: args.epochs * expert.trajectories.length,
+      'eval/success_rate': evaluation.successRate,
+      'eval/episodic_return': evaluation.meanReturn,
+    });
+  }
+  await saveCheckpoint(model, args.out);
+  const last = result.epochs.at(-1);
+  return {
+    model,
+    episodes: expert.trajectories.length,
+    dropped: expert.dropped.length,
+    finalLoss: last?.loss ?? Number.NaN,
+    actionAccuracy: last?.accuracy ?? Number.NaN,
+    testSuccessRate,
+  };
+}
