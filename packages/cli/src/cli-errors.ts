@@ -34,6 +34,8 @@ const BAD_INPUT_CODES = new Set([
   'INVALID_SUITE',
   'RUN_MISMATCH',
   'INVALID_RESULT',
+  // @turngym/report: a run directory the command line named is missing or has a malformed file.
+  'INVALID_RUN',
 ]);
 
 export const EXIT_OK = 0;

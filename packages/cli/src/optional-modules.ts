@@ -1,4 +1,5 @@
 import type * as Lm from '@turngym/lm';
+import type * as Report from '@turngym/report';
 import type * as Server from '@turngym/server';
 import { UsageError } from './cli-errors';
 
@@ -6,9 +7,11 @@ import { UsageError } from './cli-errors';
  * @turngym/server and @turngym/lm are loaded only by the commands that need them (`serve`, `check --remote`,
  * `lm`, `serve-model`), so `turngym list` does not pay for `ws` or tfjs at start-up (chat-model agents load
  * @turngym/llm through the leaderboard's resolver, also on demand). The types are the packages' own.
+ * @turngym/report (`report`) is loaded the same way: it reads trajectories through @turngym/rl (tfjs).
  */
 export type ServerModule = typeof Server;
 export type LmModule = typeof Lm;
+export type ReportModule = typeof Report;
 
 function load<T>(name: string, purpose: string): T {
   try {
@@ -29,4 +32,26 @@ export function loadServer(): ServerModule {
 
 export function loadLm(): LmModule {
   return load<LmModule>('@turngym/lm', 'This command');
+}
+
+export function loadReport(): ReportModule {
+  return load<ReportModule>('@turngym/report', 'turngym report');
+}
+
+/** The reference trainers (`turngym train`), each its own package, loaded only by `train`. */
+export interface TrainerModules {
+  sft: typeof import('@turngym/trainer-sft');
+  grpo: typeof import('@turngym/trainer-grpo');
+  'tree-grpo': typeof import('@turngym/trainer-tree-grpo');
+}
+export type TrainerName = keyof TrainerModules;
+
+const TRAINER_PACKAGES: Record<TrainerName, string> = {
+  sft: '@turngym/trainer-sft',
+  grpo: '@turngym/trainer-grpo',
+  'tree-grpo': '@turngym/trainer-tree-grpo',
+};
+
+export function loadTrainer<N extends TrainerName>(name: N): TrainerModules[N] {
+  return load<TrainerModules[N]>(TRAINER_PACKAGES[name], `turngym train ${name}`);
 }

@@ -1,0 +1,186 @@
+import {
+  aggregateSeeds,
+  groupRuns,
+  interpolate,
+  learningCurves,
+  metricNames,
+  metricSeries,
+  thinSeries,
+  type RunSeries,
+} from './learning-curves';
+import type { MetricRow } from './metrics-file';
+import { summarizeGroups } from './summary-table';
+
+function row(iteration: number, values: Record<string, number>): MetricRow {
+  return {
+    iteration,
+    global_step: 10 * (iteration + 1),
+    values: { iteration, global_step: 10 * (iteration + 1), ...values },
+  };
+}
+
+function run(algorithm: string, seed: number, rows: MetricRow[], label?: string): RunSeries {
+  return { info: { algorithm, envId: 'turngym/example-v1', seed, ...(label ? { label } : {}) }, metrics: rows };
+}
+
+describe('groupRuns', () => {
+  it('groups by (algorithm, envId, label), sorted, with runs by seed', () => {
+    const runs = [run('grpo', 2, []), run('tree-grpo', 0, []), run('grpo', 0, []), run('grpo', 1, [], 'lr=3e-4')];
+    const groups = groupRuns(runs);
+    expect(groups.map((group) => [group.name, group.runs.map((member) => member.info.seed)])).toEqual([
+      ['grpo · turngym/example-v1', [0, 2]],
+      ['grpo · turngym/example-v1 · lr=3e-4', [1]],
+      ['tree-grpo · turngym/example-v1', [0]],
+    ]);
+  });
+});
+
+describe('mean ± std across seeds', () => {
+  it('is the mean and the sample std (n − 1) where seeds share x', () => {
+    const band = aggregateSeeds([
+      [
+        [10, 1],
+        [20, 4],
+      ],
+      [
+        [10, 2],
+        [20, 6],
+      ],
+      [
+        [10, 3],
+        [20, 8],
+      ],
+    ]);
+    expect(band).toEqual([
+      { x: 10, mean: 2, std: 1, n: 3 },
+      { x: 20, mean: 6, std: 2, n: 3 },
+    ]);
+  });
+
+  it('interpolates seeds logged at other x values, and never extends a seed past its range', () => {
+    // Seed A at budget 0 and 100; seed B at 50 and 150. At 50: A reads 5 (halfway 0 → 10), B reads 20.
+    const band = aggregateSeeds([
+      [
+        [0, 0],
+        [100, 10],
+      ],
+      [
+        [50, 20],
+        [150, 40],
+      ],
+    ]);
+    expect(band.map((point) => [point.x, point.mean, point.n])).toEqual([
+      [0, 0, 1],
+      [50, 12.5, 2],
+      [100, 20, 2], // A: 10, B: 30 (halfway 20 → 40)
+      [150, 40, 1],
+    ]);
+    expect(band[1]!.std).toBeCloseTo(Math.sqrt(((5 - 12.5) ** 2 + (20 - 12.5) ** 2) / 1), 12);
+    expect(band[0]!.std).toBe(0);
+  });
+
+  it('resamples onto an even grid when the seeds have more x values than the chart can show', () => {
+    const series = Array.from({ length: 1000 }, (_, index): [number, number] => [index, 2 * index]);
+    const band = aggregateSeeds([series], 11);
+    expect(band.map((point) => point.x)).toEqual(
+      [0, 99.9, 199.8, 299.7, 399.6, 499.5, 599.4, 699.3, 799.2, 899.1, 999].map((x) => expect.closeTo(x, 9)),
+    );
+    expect(band[1]!.mean).toBeCloseTo(199.8, 9);
+  });
+
+  it('interpolates linearly inside a series and is undefined outside it', () => {
+    const series: [number, number][] = [
+      [0, 0],
+      [10, 100],
+      [20, 0],
+    ];
+    expect(interpolate(series, 5)).toBe(50);
+    expect(interpolate(series, 15)).toBe(50);
+    expect(interpolate(series, 20)).toBe(0);
+    expect(interpolate(series, 21)).toBeUndefined();
+    expect(interpolate(series, -1)).toBeUndefined();
+  });
+
+  it('thins a long seed line to the cap, keeping both ends', () => {
+    const series = Array.from({ length: 1000 }, (_, index): [number, number] => [index, index]);
+    const thin = thinSeries(series, 10);
+    expect(thin).toHaveLength(10);
+    expect(thin[0]).toEqual([0, 0]);
+    expect(thin[9]).toEqual([999, 999]);
+  });
+});
+
+describe('metric series and names', () => {
+  it('takes the lines that have the metric, against the chosen x, the later line winning a repeated x', () => {
+    const rows = [
+      row(0, { 'eval/success_rate': 0.1 }),
+      row(1, {}),
+      row(2, { 'eval/success_rate': 0.3 }),
+      row(2, { 'eval/success_rate': 0.4 }),
+    ];
+    expect(metricSeries(rows, 'eval/success_rate', 'iteration')).toEqual([
+      [0, 0.1],
+      [2, 0.4],
+    ]);
+    expect(metricSeries(rows, 'eval/success_rate', 'global_step')).toEqual([
+      [10, 0.1],
+      [30, 0.4],
+    ]);
+    expect(metricSeries(rows, 'eval/success_rate', 'budget/generated_tokens')).toEqual([]);
+  });
+
+  it('lists known metrics first and unknown names after, alphabetically, without the axes', () => {
+    const runs = [
+      run('grpo', 0, [
+        row(0, { 'zeta/thing': 1, 'losses/policy_loss': 1, 'charts/SPS': 3, 'alpha/new': 2, 'eval/success_rate': 0 }),
+      ]),
+    ];
+    expect(metricNames(runs)).toEqual([
+      'eval/success_rate',
+      'losses/policy_loss',
+      'charts/SPS',
+      'alpha/new',
+      'zeta/thing',
+    ]);
+  });
+
+  it('draws a curve per group with a thin line per seed that logged the metric', () => {
+    const runs = [
+      run('grpo', 0, [row(0, { m: 1 }), row(1, { m: 3 })]),
+      run('grpo', 1, [row(0, { m: 3 }), row(1, { m: 5 })]),
+      run('sft', 0, [row(0, {})]),
+    ];
+    const [curves] = learningCurves(groupRuns(runs), ['m'], 'iteration');
+    expect(curves!.groups).toHaveLength(1); // sft never logged m
+    expect(curves!.groups[0]!.band).toEqual([
+      { x: 0, mean: 2, std: Math.SQRT2, n: 2 },
+      { x: 1, mean: 4, std: Math.SQRT2, n: 2 },
+    ]);
+    expect(curves!.groups[0]!.seeds.map((seed) => seed.seed)).toEqual([0, 1]);
+  });
+});
+
+describe('summarizeGroups', () => {
+  it('takes each seed’s last evaluation and ranks groups by its mean', () => {
+    const runs = [
+      run('grpo', 0, [row(0, { 'eval/success_rate': 0.2 }), row(4, { 'eval/success_rate': 0.5 }), row(5, {})]),
+      run('grpo', 1, [row(4, { 'eval/success_rate': 0.7 })]),
+      run('grpo', 2, [row(4, {})]), // no evaluation yet
+      run('tree-grpo', 0, [row(4, { 'eval/success_rate': 0.9 })]),
+      run('sft', 0, [row(1, {})]),
+    ];
+    const rows = summarizeGroups(groupRuns(runs));
+    expect(rows.map((summary) => [summary.name.split(' ')[0], summary.seeds, summary.evalSuccess])).toEqual([
+      ['tree-grpo', 1, { mean: 0.9, std: 0, n: 1 }],
+      ['grpo', 3, { mean: 0.6, std: expect.closeTo(Math.sqrt(0.02), 12), n: 2 }],
+      ['sft', 1, null],
+    ]);
+    expect(rows[1]!.lastIteration).toBe(5);
+    // Final global steps 60, 50, 50: mean 160/3, sample std √(100/3).
+    expect(rows[1]!.globalStep).toEqual({
+      mean: expect.closeTo(160 / 3, 12),
+      std: expect.closeTo(Math.sqrt(100 / 3), 12),
+      n: 3,
+    });
+  });
+});

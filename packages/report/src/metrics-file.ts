@@ -1,0 +1,72 @@
+import { readJsonlLines } from './internal/jsonl-lines';
+import { InvalidRunError } from './report-errors';
+
+/** The x axes a learning curve can be drawn against. */
+export const X_AXES = ['global_step', 'iteration', 'budget/generated_tokens'] as const;
+export type XAxis = (typeof X_AXES)[number];
+
+/** One line of `<run>/metrics.jsonl`: an iteration's numbers, keyed by their CleanRL-style names. */
+export interface MetricRow {
+  readonly iteration: number;
+  readonly global_step: number;
+  /** Every finite number on the line, `iteration` and `global_step` included (so any of them can be an x). */
+  readonly values: Readonly<Record<string, number>>;
+}
+
+/**
+ * Reads a line of metrics. `iteration` and `global_step` must be numbers; of the other fields only finite
+ * numbers are kept: a trainer writes `null` for a value it could not compute (a NaN has no JSON), and a
+ * string field (a phase name) is not a curve. Unknown names are kept: every numeric field can be plotted.
+ */
+export function parseMetricLine(line: string, where: string): MetricRow {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (error) {
+    throw new InvalidRunError(`${where}: not JSON (${(error as Error).message}).`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidRunError(
+      `${where}: expected a JSON object of metrics, got ${Array.isArray(parsed) ? 'an array' : typeof parsed}.`,
+    );
+  }
+  const record = parsed as Record<string, unknown>;
+  for (const field of ['iteration', 'global_step'] as const) {
+    const value = record[field];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new InvalidRunError(
+        `${where}: "${field}" must be a number >= 0 (got ${JSON.stringify(value) ?? 'nothing'}).`,
+      );
+    }
+  }
+  const values: Record<string, number> = {};
+  for (const [name, value] of Object.entries(record)) {
+    if (typeof value === 'number' && Number.isFinite(value)) values[name] = value;
+  }
+  return { iteration: record.iteration as number, global_step: record.global_step as number, values };
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads `metrics.jsonl` line by line; blank lines are skipped, anything else malformed names its line.
+ * A last line cut short (no newline, not JSON) is a write in progress or a killed one, and is left out.
+ */
+export async function readMetrics(path: string): Promise<MetricRow[]> {
+  const rows: MetricRow[] = [];
+  for await (const { text, number, torn } of readJsonlLines(path)) {
+    try {
+      rows.push(parseMetricLine(text, `${path}:${number}`));
+    } catch (error) {
+      if (!torn || parses(text)) throw error;
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,210 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CHROMIUM_ARGS, findChromium, isHeadlessShell } from '@turngym/env-wiki-navigator';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { HOSTILE_ACTION, writeFakeExperiment } from './__fixtures__/fake-runs';
+import { writeReport } from './render-report';
+
+// The page is checked in a real browser. Skipped where no Chromium is installed, unless
+// TURNGYM_REQUIRE_CHROMIUM=1 (CI) makes that a failure. TURNGYM_SCREENSHOT_DIR keeps the screenshots.
+const chromium = findChromium();
+const describeBrowser = chromium ? describe : describe.skip;
+if (!chromium && process.env.TURNGYM_REQUIRE_CHROMIUM === '1') {
+  test('Chromium is installed (TURNGYM_REQUIRE_CHROMIUM=1)', () => {
+    throw new Error('no Chromium found; set TURNGYM_CHROMIUM or install chromium');
+  });
+}
+
+describeBrowser('the training report in Chromium', () => {
+  let root: string;
+  let profile: string;
+  let screenshots: string;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  const count = (selector: string): Promise<number> => page.$$eval(selector, (nodes) => nodes.length);
+  const chart = (metric: string): string => `.chart-card[data-metric="${metric}"]`;
+  const selectOption = async (id: string, label: RegExp): Promise<void> => {
+    const options = await page.$$eval(`#${id} option`, (nodes) =>
+      nodes.map((node) => ({ value: (node as HTMLOptionElement).value, text: node.textContent ?? '' })),
+    );
+    const option = options.find((candidate) => label.test(candidate.text));
+    if (!option)
+      throw new Error(`#${id} has no option matching ${String(label)}: ${options.map((o) => o.text).join(' | ')}`);
+    await page.select(`#${id}`, option.value);
+  };
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'turngym-report-browser-'));
+    profile = mkdtempSync(join(tmpdir(), 'turngym-chromium-'));
+    screenshots = process.env.TURNGYM_SCREENSHOT_DIR ?? join(root, 'screenshots');
+    mkdirSync(screenshots, { recursive: true });
+    writeFakeExperiment(join(root, 'runs'));
+    const file = join(root, 'report.html');
+    await writeReport(file, { runs: [join(root, 'runs')], title: 'Fake runs' });
+    browser = await puppeteer.launch({
+      executablePath: chromium!,
+      headless: isHeadlessShell(chromium!) ? 'shell' : true,
+      args: [...CHROMIUM_ARGS, `--user-data-dir=${profile}`],
+    });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1400, height: 1000 });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${String(error)}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warn') problems.push(`console: ${message.text()}`);
+    });
+    page.on('request', (request) => {
+      if (!request.url().startsWith('file:')) problems.push(`request: ${request.url()}`);
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('draws a chart per logged metric, unknown names included, known names first', async () => {
+    const metrics = await page.$$eval('.chart-card', (cards) =>
+      cards.map((card) => (card as HTMLElement).dataset.metric),
+    );
+    expect(metrics).toEqual([
+      'eval/success_rate',
+      'charts/success_rate',
+      'charts/episodic_return',
+      'losses/policy_loss',
+      'budget/generated_tokens',
+      'custom/odd_metric',
+    ]);
+    expect(await count('svg.curve-chart')).toBe(6);
+  });
+
+  it('draws per group a mean line and a std band, and a thin line per seed', async () => {
+    // Two groups: grpo (3 seeds) and tree-grpo (2 seeds).
+    expect(await count(`${chart('charts/success_rate')} path.mean`)).toBe(2);
+    expect(await count(`${chart('charts/success_rate')} path.band`)).toBe(2);
+    expect(await count(`${chart('charts/success_rate')} path.seed-line`)).toBe(5);
+    // Only the grpo runs logged the made-up metric.
+    expect(await count(`${chart('custom/odd_metric')} path.mean`)).toBe(1);
+    expect(await count(`${chart('custom/odd_metric')} path.seed-line`)).toBe(3);
+    // Evaluations at iterations 4 and 9: a two-point mean per group.
+    const evalMeans = await page.$$eval(`${chart('eval/success_rate')} path.mean`, (paths) =>
+      paths.map((path) => (path.getAttribute('d') ?? '').split('L').length),
+    );
+    expect(evalMeans).toEqual([2, 2]);
+  });
+
+  it('has a legend and a summary table ranked by final eval success', async () => {
+    const legend = await page.$$eval('.legend-item', (items) =>
+      items.map((item) => [
+        item.querySelector('.legend-name')!.textContent,
+        item.querySelector('.legend-seeds')!.textContent,
+      ]),
+    );
+    expect(legend).toEqual([
+      ['grpo · turngym/example-v1', '3 seeds'],
+      ['tree-grpo · turngym/example-v1', '2 seeds'],
+    ]);
+    const rows = await page.$$eval('.summary-table tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)),
+    );
+    // Final eval success (iteration 9): 0.1 + 0.72 + 0.05·seed → grpo 0.87 ± 0.05, tree-grpo 0.845 ± 0.0354.
+    expect(rows).toEqual([
+      ['grpo · turngym/example-v1', '3', '0.87 ± 0.05'],
+      ['tree-grpo · turngym/example-v1', '2', '0.845 ± 0.0354'],
+    ]);
+  });
+
+  it('hides a group everywhere when its legend entry is clicked, and shows values on hover', async () => {
+    await page.click('.legend-item[data-group="0"]');
+    expect(await count('.curve[data-group="0"][style*="display: none"]')).toBe(6);
+    await page.click('.legend-item[data-group="0"]');
+    expect(await count('.curve[data-group="0"][style*="display: none"]')).toBe(0);
+    const box = (await page.$(`${chart('charts/success_rate')} rect.overlay`))!;
+    const bounds = (await box.boundingBox())!;
+    await page.mouse.move(bounds.x + bounds.width / 2, bounds.y + bounds.height / 2);
+    expect(await page.$eval('#tooltip', (tooltip) => (tooltip as HTMLElement).hidden)).toBe(false);
+    expect(await page.$eval('#tooltip', (tooltip) => tooltip.textContent)).toMatch(
+      /grpo · turngym\/example-v1: .* ± .* \(3 seeds\)/,
+    );
+    await page.mouse.move(1, 1);
+  });
+
+  it('draws a tree run’s prompt group as trees: shared prefixes once, leaves coloured by reward', async () => {
+    await selectOption('viewer-run', /tree-grpo-s0/);
+    // 10 iterations, 8 kept, spread from the first to the last; the last is shown first.
+    expect(
+      await page.$$eval('#viewer-iteration option', (options) => options.map((option) => option.textContent)),
+    ).toEqual([0, 1, 3, 4, 5, 6, 8, 9].map((iteration) => `iteration ${iteration}`));
+    expect(
+      await page.$eval('#viewer-iteration', (select) => (select as HTMLSelectElement).selectedOptions[0]!.textContent),
+    ).toBe('iteration 9');
+    await selectOption('viewer-group', /^group 0 /);
+    expect(await count('svg.rollout-tree')).toBe(1);
+    // M = 2 trees of 1 root + 7 turns; 6 leaves; 14 edges, 2 of them shared (root → n1 in each tree).
+    expect(await count('svg.rollout-tree rect.tree-root')).toBe(2);
+    expect(await count('svg.rollout-tree circle.tree-node')).toBe(14);
+    expect(await count('svg.rollout-tree circle.leaf')).toBe(6);
+    expect(await count('svg.rollout-tree path.tree-edge')).toBe(14);
+    expect(await count('svg.rollout-tree path.tree-edge.shared')).toBe(2);
+    const fills = await page.$$eval('svg.rollout-tree circle.leaf', (leaves) =>
+      leaves.map((leaf) => getComputedStyle(leaf).fill),
+    );
+    // Rewards at iteration 9 are 1 where (tree + leaf + 9) % 3 == 0: leaves (0,0), (1,2) green, the rest red.
+    expect(fills).toEqual([
+      'rgb(31, 138, 91)',
+      'rgb(192, 57, 43)',
+      'rgb(192, 57, 43)',
+      'rgb(192, 57, 43)',
+      'rgb(192, 57, 43)',
+      'rgb(31, 138, 91)',
+    ]);
+    await page.screenshot({ path: join(screenshots, 'report-tree.png'), fullPage: true });
+  });
+
+  it('shows a node’s action and observation on click, as text, never as markup', async () => {
+    // The second leaf of tree 0 is branch A's answer: a model that wrote HTML and a script.
+    const leaves = await page.$$('svg.rollout-tree circle.leaf');
+    await leaves[1]!.click();
+    expect(await page.$eval('#node-detail .text-block.action pre', (pre) => pre.textContent)).toBe(HOSTILE_ACTION);
+    expect(await page.$eval('#node-detail', (detail) => detail.textContent)).toMatch(
+      /rollout it9\/g0\/t0\/r1\/b0 ends here/,
+    );
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await count('img')).toBe(0);
+    // The path from the root to the node is marked: root, n1, n4, n5.
+    expect(await count('svg.rollout-tree .tree-node.on-path, svg.rollout-tree .tree-root.on-path')).toBe(4);
+    // A shared node says how many rollouts pass through it.
+    const shared = await page.$$('svg.rollout-tree circle.tree-node');
+    await shared[0]!.click();
+    expect(await page.$eval('#node-detail .text-block.action pre', (pre) => pre.textContent)).toBe('t0 first move');
+    expect(await page.$eval('#node-detail', (detail) => detail.textContent)).toMatch(/2 rollouts through here/);
+    await page.screenshot({ path: join(screenshots, 'report-node.png'), fullPage: true });
+  });
+
+  it('lists a chain run’s group as rollouts and shows a rollout’s turns on click', async () => {
+    await selectOption('viewer-run', /grpo-s1 /);
+    await selectOption('viewer-iteration', /^iteration 4$/);
+    await selectOption('viewer-group', /^group 1 /);
+    expect(await count('svg.rollout-tree')).toBe(0);
+    expect(await page.$$eval('.rollout-item .rollout-id', (ids) => ids.map((id) => id.textContent))).toEqual([
+      'it4/g1/r0',
+      'it4/g1/r1',
+      'it4/g1/r2',
+      'it4/g1/r3',
+    ]);
+    await page.click('.rollout-item:nth-child(2)');
+    expect(
+      await page.$$eval('#node-detail .text-block.action pre', (pres) => pres.map((pre) => pre.textContent)),
+    ).toEqual(['chain 1 look', 'chain 1 answer']);
+  });
+
+  it('made no console errors and no network requests', () => {
+    expect(problems).toEqual([]);
+  });
+});

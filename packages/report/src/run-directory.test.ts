@@ -1,0 +1,200 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fakeTrajectory, writeFakeExperiment, writeFakeRun } from './__fixtures__/fake-runs';
+import { renderReport } from './render-report';
+import { InvalidRunError } from './report-errors';
+import { MAX_TURN_TEXT, readSelectedRollouts, scanTrajectoryIterations, spreadIterations } from './rollout-records';
+import { findRunDirectories, readRun } from './run-directory';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'turngym-report-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const READ = { rolloutIterations: 8, rolloutGroups: 8 };
+
+async function errorOf(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('finding runs', () => {
+  it('takes a run directory itself, or finds the runs below a parent, each once', async () => {
+    const dirs = writeFakeExperiment(join(root, 'runs'));
+    const nested = join(root, 'runs', 'sweep', 'lr-small');
+    writeFakeRun({ dir: nested, algorithm: 'grpo', seed: 5, iterations: 1, groups: 1, tree: false });
+    const found = await findRunDirectories([join(root, 'runs'), dirs[0]!]);
+    expect(found.map((run) => run.name)).toEqual([
+      'runs/grpo-s0',
+      'runs/grpo-s1',
+      'runs/grpo-s2',
+      'runs/sweep/lr-small',
+      'runs/tree-grpo-s0',
+      'runs/tree-grpo-s1',
+    ]);
+  });
+
+  it('names a missing directory, a file, and a directory without runs', async () => {
+    const missing = join(root, 'nope');
+    expect((await errorOf(findRunDirectories([missing]))).message).toBe(`${missing}: no such directory.`);
+    writeFileSync(join(root, 'file.txt'), 'x');
+    expect((await errorOf(findRunDirectories([join(root, 'file.txt')]))).message).toMatch(/file\.txt: not a directory/);
+    mkdirSync(join(root, 'empty'));
+    const error = await errorOf(findRunDirectories([join(root, 'empty')]));
+    expect(error).toBeInstanceOf(InvalidRunError);
+    expect(error.message).toMatch(/empty: no run\.json in it or in its subdirectories/);
+  });
+});
+
+describe('reading a run', () => {
+  const runDir = (): string => {
+    const dir = join(root, 'run');
+    writeFakeRun({ dir, algorithm: 'grpo', seed: 0, iterations: 3, groups: 1, tree: false });
+    return dir;
+  };
+
+  it('needs metrics.jsonl and names it when it is missing', async () => {
+    const dir = runDir();
+    rmSync(join(dir, 'metrics.jsonl'));
+    const error = await errorOf(readRun({ dir, name: 'run' }, READ));
+    expect(error).toBeInstanceOf(InvalidRunError);
+    expect(error.message).toBe(
+      `${join(dir, 'metrics.jsonl')}: missing (a trainer writes one line per iteration there).`,
+    );
+  });
+
+  it('names the file and line of a malformed metrics line', async () => {
+    const dir = runDir();
+    appendFileSync(join(dir, 'metrics.jsonl'), '\n{"iteration": 3, "global_step": \n');
+    const error = await errorOf(readRun({ dir, name: 'run' }, READ));
+    expect(error.message).toMatch(new RegExp(`^${join(dir, 'metrics.jsonl')}:5: not JSON \\(`));
+  });
+
+  it('names a metrics line without an iteration', async () => {
+    const dir = runDir();
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"global_step": 40, "charts/SPS": 3}\n');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toBe(
+      `${join(dir, 'metrics.jsonl')}:4: "iteration" must be a number >= 0 (got nothing).`,
+    );
+  });
+
+  it('leaves out a torn last line (a write cut short) but not a torn line in the middle', async () => {
+    const dir = runDir();
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"iteration": 3, "global_st');
+    appendFileSync(join(dir, 'trajectories.jsonl'), '{"schema": "turngym.traj');
+    const run = await readRun({ dir, name: 'run' }, READ);
+    expect(run.metrics.map((row) => row.iteration)).toEqual([0, 1, 2]);
+    expect([...run.rollouts!.iterations.keys()]).toEqual([0, 1, 2]);
+    appendFileSync(join(dir, 'metrics.jsonl'), '\n');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toMatch(/metrics\.jsonl:4: not JSON/);
+  });
+
+  it('names the line of a trajectory that fails its schema or has no iteration in its id', async () => {
+    const dir = runDir();
+    const file = join(dir, 'trajectories.jsonl');
+    // After 12 good lines (3 iterations × 4 chains), so line 13.
+    appendFileSync(file, '{"schema": "turngym.trajectory/v1", "id": "it3/g0/r0"}\n');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toMatch(
+      new RegExp(`^${file}:13: trajectory\\.envId is required`),
+    );
+    writeFileSync(file, `${JSON.stringify(fakeTrajectory({ id: 'g0/r0', group: 0, turns: [], reward: 0 }))}\n`);
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toBe(
+      `${file}:1: trajectory id "g0/r0" does not start with it<iteration>/ (e.g. "it3/g0/t0/r0/b0").`,
+    );
+  });
+
+  it('names a run.json that is not JSON or misses a field', async () => {
+    const dir = runDir();
+    writeFileSync(join(dir, 'run.json'), '{"algorithm": "grpo", "envId": "x", "seed": 1, "args": {}}');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toBe(
+      `${join(dir, 'run.json')}: run.json.startedAt is required.`,
+    );
+  });
+});
+
+describe('which rollouts the viewer keeps', () => {
+  it('spreads the iterations over the run, first and last included', () => {
+    expect(spreadIterations([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 4)).toEqual([0, 3, 6, 9]);
+    expect(spreadIterations([5, 1, 3], 8)).toEqual([1, 3, 5]);
+    expect(spreadIterations([0, 1, 2], 1)).toEqual([2]);
+    expect(spreadIterations([0, 1, 2], 0)).toEqual([]);
+  });
+
+  it('keeps the selected iterations and the first groups, and clips long text', async () => {
+    const dir = join(root, 'run');
+    writeFakeRun({ dir, algorithm: 'grpo', seed: 0, iterations: 6, groups: 3, tree: false });
+    const long = fakeTrajectory({
+      id: 'it5/g0/r9',
+      group: 0,
+      turns: [{ node: 'a', action: 'x'.repeat(MAX_TURN_TEXT + 10) }],
+      reward: 1,
+    });
+    appendFileSync(join(dir, 'trajectories.jsonl'), `${JSON.stringify(long)}\n`);
+    const file = join(dir, 'trajectories.jsonl');
+    const selected = await readSelectedRollouts(file, { iterations: new Set([0, 5]), maxGroups: 2 });
+    expect([...selected.iterations.keys()]).toEqual([0, 5]);
+    expect(new Set(selected.iterations.get(5)!.map((record) => record.group))).toEqual(new Set([0, 1]));
+    expect(selected.hiddenGroups.get(5)).toBe(1);
+    const action = selected.iterations.get(5)!.at(-1)!.turns[0]!.action;
+    expect(action).toBe(`${'x'.repeat(MAX_TURN_TEXT)}\n… (10 more characters in trajectories.jsonl)`);
+  });
+
+  it('chooses among the iterations that have rollouts, not those that have metrics', async () => {
+    const dir = join(root, 'run');
+    writeFakeRun({ dir, algorithm: 'grpo', seed: 0, iterations: 10, groups: 1, tree: false });
+    // A trainer that saves rollouts every third iteration, and died after iteration 10's rollouts.
+    const lines = readFileSync(join(dir, 'trajectories.jsonl'), 'utf8').trim().split('\n');
+    const every3 = lines.filter((line) => Number(/"id":"it(\d+)\//.exec(line)![1]) % 3 === 0);
+    const late = fakeTrajectory({ id: 'it10/g0/r0', group: 0, turns: [], reward: 0 });
+    writeFileSync(join(dir, 'trajectories.jsonl'), `${[...every3, JSON.stringify(late)].join('\n')}\n`);
+    expect(await scanTrajectoryIterations(join(dir, 'trajectories.jsonl'))).toEqual([0, 3, 6, 9, 10]);
+    const run = await readRun({ dir, name: 'run' }, { rolloutIterations: 3, rolloutGroups: 8 });
+    expect([...run.rollouts!.iterations.keys()]).toEqual([0, 6, 10]);
+  });
+});
+
+describe('renderReport', () => {
+  it('renders a run that has not logged a metrics line yet, with its rollouts so far', async () => {
+    const dir = join(root, 'fresh');
+    writeFakeRun({ dir, algorithm: 'grpo', seed: 0, iterations: 2, groups: 1, tree: false });
+    writeFileSync(join(dir, 'metrics.jsonl'), '');
+    const html = await renderReport({ runs: [dir] });
+    const data = JSON.parse(/id="report-data">([^]*?)<\/script>/.exec(html)![1]!);
+    expect(data.charts).toEqual([]);
+    expect(data.rollouts[0].iterations.map((iteration: { iteration: number }) => iteration.iteration)).toEqual([0, 1]);
+  });
+
+  it('refuses an x axis no run logged', async () => {
+    writeFakeExperiment(root);
+    await expect(renderReport({ runs: [root], xAxis: 'iteration' })).resolves.toMatch(/^<!doctype html>/);
+    const dir = join(root, 'tree-grpo-s0');
+    writeFileSync(join(dir, 'metrics.jsonl'), '{"iteration": 0, "global_step": 8}\n');
+    expect((await errorOf(renderReport({ runs: [dir], xAxis: 'budget/generated_tokens' }))).message).toBe(
+      'Invalid options for report: xAxis: no run logged "budget/generated_tokens" in its metrics.jsonl',
+    );
+  });
+
+  it('refuses a metric no run logged, listing those that were', async () => {
+    writeFakeExperiment(root);
+    const error = await errorOf(renderReport({ runs: [root], metrics: ['charts/success_rate', 'eval/nope'] }));
+    expect(error.message).toMatch(
+      /^Invalid options for report: metrics: no run logged "eval\/nope"; logged: eval\/success_rate, /,
+    );
+  });
+
+  it('embeds model text so that it cannot close the script element', async () => {
+    writeFakeExperiment(root);
+    const html = await renderReport({ runs: [root], title: 'A <b>bold</b> title' });
+    expect(html).toContain('<title>A &lt;b&gt;bold&lt;/b&gt; title</title>');
+    expect(html).not.toContain('<img src=x');
+    expect(html.match(/<\/script>/g)).toHaveLength(2); // the data element's and the script's own
+    expect(html).toContain('\\u003cimg src=x onerror=');
+    expect(html).not.toMatch(/<(link|img|iframe)\b|src="http/); // nothing is fetched
+  });
+});
