@@ -75,6 +75,8 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    // The library refuses an empty list; a reply that is only its end-of-turn token decodes to ''.
+    if (ids.length === 0) return '';
     return this.core.decode([...ids], {
       skip_special_tokens: options.skipSpecialTokens ?? false,
       clean_up_tokenization_spaces: false,

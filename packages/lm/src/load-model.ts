@@ -8,6 +8,8 @@ export interface LoadModelOptions {
   readonly backend?: BackendName;
   /** Seed for a built-in config's fresh weights. */
   readonly seed?: number;
+  /** Load a checkpoint's base weights as trainable variables (full fine-tuning); built-in configs always are. */
+  readonly trainable?: boolean;
 }
 
 /**
@@ -19,5 +21,5 @@ export async function loadModel(checkpoint: string, options: LoadModelOptions = 
   if (checkpoint in TINY_CONFIGS) {
     return LanguageModel.create(TINY_CONFIGS[checkpoint as TinyConfigName], { seed: options.seed ?? 0 });
   }
-  return loadCheckpoint(checkpoint, { trainable: false });
+  return loadCheckpoint(checkpoint, { trainable: options.trainable ?? false });
 }

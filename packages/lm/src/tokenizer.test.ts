@@ -33,6 +33,8 @@ describe('ByteTokenizer', () => {
     const text = tokenizer.applyChatTemplate(messages) + 'Sure — 3 × 4 = 12.\n\tok';
     expect(hf.encode(text)).toEqual(tokenizer.encode(text));
     expect(hf.decode(tokenizer.encode(text))).toBe(text);
+    // A reply that is only its end-of-turn token has empty text, as with the byte tokenizer.
+    expect(hf.decode([])).toBe(tokenizer.decode([]));
     expect(hf.vocabSize).toBe(259);
     expect(hf.eosTokenIds).toEqual([258]);
     expect(hf.applyChatTemplate(messages)).toBe(tokenizer.applyChatTemplate(messages));

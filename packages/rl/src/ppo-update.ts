@@ -167,7 +167,8 @@ export async function ppoUpdate(
           tf.mul(entropy, options.entropyCoefficient),
         ) as tf.Scalar;
       };
-      const result = await trainer.step(batchRows, loss, options.entropyCoefficient > 0 ? { entropy: true } : {});
+      // Entropy is always read: a collapsing policy shows there first, bonus or not.
+      const result = await trainer.step(batchRows, loss, { entropy: true });
       totals.policyLoss += side.policyLoss;
       totals.klRef += side.klRef;
       totals.approxKl += side.approxKl;

@@ -180,104 +180,109 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
   let testSuccessRate = Number.NaN;
   let finished = start;
 
-  for (let iteration = start; iteration < args.iterations; iteration++) {
-    if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
-    const started = performance.now();
+  // The bar's redraw timer would keep the process alive: stop it however the loop ends.
+  try {
+    for (let iteration = start; iteration < args.iterations; iteration++) {
+      if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
+      const started = performance.now();
 
-    // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
-    const seeds = Array.from({ length: args.promptsPerIteration }, () => rng.int(0, 2 ** 31 - 1));
-    const trajectories = await collectChains({
-      policy,
-      makeEnv: makeEnv(args.envOptions),
-      envId: args.envId,
-      seeds,
-      groupSize: args.groupSize,
-      options: { ...rollout, seed: mixSeed(args.seed, iteration) },
-      idPrefix: `it${iteration}`,
-    });
-    const rolloutSeconds = (performance.now() - started) / 1000;
-    const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
-    generatedTokens += spent;
-
-    // ALGO LOGIC: group-relative advantages, A_i = (R_i − mean_g R) / (std_g R + 1e-6) (ALGORITHMS.md §0).
-    // A rollout the env failed on is reported, never scored: it leaves its group.
-    const samples: UpdateSample[] = [];
-    seeds.forEach((_, group) => {
-      const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
-      if (members.length < 2) return;
-      const advantages = groupAdvantages(members.map((member) => member.reward));
-      members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
-    });
-
-    // ALGO LOGIC: PPO-clip (or GSPO) on the action tokens + β_KL·k3 KL to the adapters-off reference.
-    const updateStarted = performance.now();
-    const stats = samples.some((sample) => sample.advantage !== 0)
-      ? await ppoUpdate(trainer, samples, {
-          epochs: args.updateEpochs,
-          minibatchSize: args.minibatchSize,
-          ratio: args.ratio,
-          clipEpsilon: args.clipEpsilon,
-          klCoefficient: args.klCoefficient,
-          entropyCoefficient: args.entropyCoefficient,
-          seed: mixSeed(args.seed, iteration),
-        })
-      : null; // every group tied: no signal this iteration, and no reason to move
-    const trainingSeconds = (performance.now() - updateStarted) / 1000;
-
-    // TRY NOT TO MODIFY: evaluation, logging, checkpoint
-    const metrics: Record<string, number> = {
-      'charts/episodic_return': mean(trajectories.map((t) => t.reward)),
-      'charts/success_rate': mean(trajectories.map((t) => (t.success === true ? 1 : 0))),
-      'charts/episode_turns': mean(trajectories.map((t) => t.turns.length)),
-      'charts/SPS': trajectories.reduce((sum, t) => sum + t.turns.length, 0) / rolloutSeconds,
-      'charts/rollout_tokens_per_second': spent / rolloutSeconds,
-      'charts/env_errors': trajectories.filter((t) => t.stopReason === 'error').length,
-      'budget/generated_tokens': generatedTokens,
-      'budget/rollouts': trajectories.length,
-      'budget/rollouts_per_1k_tokens': (1000 * trajectories.length) / Math.max(spent, 1),
-      'time/rollout_s': rolloutSeconds,
-      'time/training_s': trainingSeconds,
-    };
-    if (stats) {
-      Object.assign(metrics, {
-        'losses/policy_loss': stats.policyLoss,
-        'losses/kl_ref': stats.klRef,
-        'losses/approx_kl': stats.approxKl,
-        'losses/clipfrac': stats.clipFraction,
-        'losses/entropy': stats.entropy,
-        'losses/grad_norm': stats.gradNorm,
-        'charts/training_tokens_per_second': (stats.actionTokens * args.updateEpochs) / Math.max(trainingSeconds, 1e-9),
-      });
-    }
-    const last =
-      iteration === args.iterations - 1 || (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget);
-    if ((iteration + 1) % args.evalEvery === 0 || last) {
-      const evaluation = await evaluatePolicy({
+      // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
+      const seeds = Array.from({ length: args.promptsPerIteration }, () => rng.int(0, 2 ** 31 - 1));
+      const trajectories = await collectChains({
         policy,
-        makeEnv: makeEnv(testEnvOptions),
+        makeEnv: makeEnv(args.envOptions),
         envId: args.envId,
-        seeds: testSeeds,
-        options: { ...rollout, seed: args.seed },
+        seeds,
+        groupSize: args.groupSize,
+        options: { ...rollout, seed: mixSeed(args.seed, iteration) },
+        idPrefix: `it${iteration}`,
       });
-      testSuccessRate = evaluation.successRate;
-      metrics['eval/success_rate'] = evaluation.successRate;
-      metrics['eval/episodic_return'] = evaluation.meanReturn;
+      const rolloutSeconds = (performance.now() - started) / 1000;
+      const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
+      generatedTokens += spent;
+
+      // ALGO LOGIC: group-relative advantages, A_i = (R_i − mean_g R) / (std_g R + 1e-6) (ALGORITHMS.md §0).
+      // A rollout the env failed on is reported, never scored: it leaves its group.
+      const samples: UpdateSample[] = [];
+      seeds.forEach((_, group) => {
+        const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
+        if (members.length < 2) return;
+        const advantages = groupAdvantages(members.map((member) => member.reward));
+        members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
+      });
+
+      // ALGO LOGIC: PPO-clip (or GSPO) on the action tokens + β_KL·k3 KL to the adapters-off reference.
+      const updateStarted = performance.now();
+      const stats = samples.some((sample) => sample.advantage !== 0)
+        ? await ppoUpdate(trainer, samples, {
+            epochs: args.updateEpochs,
+            minibatchSize: args.minibatchSize,
+            ratio: args.ratio,
+            clipEpsilon: args.clipEpsilon,
+            klCoefficient: args.klCoefficient,
+            entropyCoefficient: args.entropyCoefficient,
+            seed: mixSeed(args.seed, iteration),
+          })
+        : null; // every group tied: no signal this iteration, and no reason to move
+      const trainingSeconds = (performance.now() - updateStarted) / 1000;
+
+      // TRY NOT TO MODIFY: evaluation, logging, checkpoint
+      const metrics: Record<string, number> = {
+        'charts/episodic_return': mean(trajectories.map((t) => t.reward)),
+        'charts/success_rate': mean(trajectories.map((t) => (t.success === true ? 1 : 0))),
+        'charts/episode_turns': mean(trajectories.map((t) => t.turns.length)),
+        'charts/SPS': trajectories.reduce((sum, t) => sum + t.turns.length, 0) / rolloutSeconds,
+        'charts/rollout_tokens_per_second': spent / rolloutSeconds,
+        'charts/env_errors': trajectories.filter((t) => t.stopReason === 'error').length,
+        'budget/generated_tokens': generatedTokens,
+        'budget/rollouts': trajectories.length,
+        'budget/rollouts_per_1k_tokens': (1000 * trajectories.length) / Math.max(spent, 1),
+        'time/rollout_s': rolloutSeconds,
+        'time/training_s': trainingSeconds,
+      };
+      if (stats) {
+        Object.assign(metrics, {
+          'losses/policy_loss': stats.policyLoss,
+          'losses/kl_ref': stats.klRef,
+          'losses/approx_kl': stats.approxKl,
+          'losses/clipfrac': stats.clipFraction,
+          'losses/entropy': stats.entropy,
+          'losses/grad_norm': stats.gradNorm,
+          'charts/training_tokens_per_second':
+            (stats.actionTokens * args.updateEpochs) / Math.max(trainingSeconds, 1e-9),
+        });
+      }
+      const last =
+        iteration === args.iterations - 1 || (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget);
+      if ((iteration + 1) % args.evalEvery === 0 || last) {
+        const evaluation = await evaluatePolicy({
+          policy,
+          makeEnv: makeEnv(testEnvOptions),
+          envId: args.envId,
+          seeds: testSeeds,
+          options: { ...rollout, seed: args.seed },
+        });
+        testSuccessRate = evaluation.successRate;
+        metrics['eval/success_rate'] = evaluation.successRate;
+        metrics['eval/episodic_return'] = evaluation.meanReturn;
+      }
+      await run.appendMetrics({ iteration, global_step: generatedTokens, ...metrics });
+      if (args.trajectoriesEvery > 0 && iteration % args.trajectoriesEvery === 0)
+        await run.appendTrajectories(trajectories);
+      await saveTrainingCheckpoint(run, {
+        iteration,
+        model,
+        adapter: ADAPTER,
+        trainer,
+        extra: { generatedTokens, rng: [...rng.state()] },
+      });
+      finished = iteration + 1;
+      progress.update(iteration + 1, metrics);
+      if (hooks.signal?.aborted) break;
     }
-    await run.appendMetrics({ iteration, global_step: generatedTokens, ...metrics });
-    if (args.trajectoriesEvery > 0 && iteration % args.trajectoriesEvery === 0)
-      await run.appendTrajectories(trajectories);
-    await saveTrainingCheckpoint(run, {
-      iteration,
-      model,
-      adapter: ADAPTER,
-      trainer,
-      extra: { generatedTokens, rng: [...rng.state()] },
-    });
-    finished = iteration + 1;
-    progress.update(iteration + 1, metrics);
-    if (hooks.signal?.aborted) break;
+  } finally {
+    progress.stop();
   }
-  progress.stop();
   trainer.dispose();
   return { iterations: finished, generatedTokens, testSuccessRate, model };
 }

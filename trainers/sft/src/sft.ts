@@ -97,7 +97,7 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
   // TRY NOT TO MODIFY: envs, model, run directory
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
-  const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
+  const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed, trainable: true });
   const format = new ChatTurnFormat(model.tokenizer);
   const run = await RunDirectory.create(args.runDir ?? `${args.out}/run`, {
     algorithm: 'sft',
@@ -119,14 +119,29 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
   });
 
   // ALGO LOGIC: behaviour cloning, −Σ mask·log π(token) / Σ mask, full fine-tuning of the base weights.
-  const progress = new TrainingProgress({ total: args.epochs, start: 0, quiet: args.quiet, label: 'sft' });
-  const result = await trainSft(model, expert.trajectories, {
-    epochs: args.epochs,
-    batchSize: args.batchSize,
-    learningRate: args.learningRate,
-    seed: args.seed,
-    base: true,
+  const progress = new TrainingProgress({
+    total: args.epochs,
+    start: 0,
+    quiet: args.quiet,
+    label: 'sft',
+    logEvery: 1,
+    show: { loss: 'losses/sft_loss' },
   });
+  let result: Awaited<ReturnType<typeof trainSft>>;
+  try {
+    result = await trainSft(model, expert.trajectories, {
+      epochs: args.epochs,
+      batchSize: args.batchSize,
+      learningRate: args.learningRate,
+      seed: args.seed,
+      base: true,
+      onStep: (step) => {
+        if (step.batch === step.batches - 1) progress.update(step.epoch + 1, { 'losses/sft_loss': step.loss });
+      },
+    });
+  } finally {
+    progress.stop();
+  }
   for (const epoch of result.epochs) {
     await run.appendMetrics({
       iteration: epoch.epoch,
@@ -136,9 +151,7 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       'time/training_s': epoch.wallMs / 1000,
       'charts/training_tokens_per_second': epoch.actionTokens / Math.max(epoch.wallMs / 1000, 1e-9),
     });
-    progress.update(epoch.epoch + 1, { loss: epoch.loss, accuracy: epoch.accuracy });
   }
-  progress.stop();
 
   // TRY NOT TO MODIFY: evaluation and the checkpoint RL starts from
   let testSuccessRate = Number.NaN;

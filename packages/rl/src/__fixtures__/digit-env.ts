@@ -8,6 +8,8 @@ export interface DigitEnvOptions {
   readonly failAtTurn?: number;
   /** Observation after a wrong guess (long ones test observation cutting). */
   readonly feedback?: string;
+  /** Always this digit (a task whose format alone can be learned). */
+  readonly fixedDigit?: number;
   /** Reward 0.2 (and the end) for a wrong guess that has some digit: rewards that vary under a random policy. */
   readonly partialCredit?: boolean;
 }
@@ -43,7 +45,7 @@ export class DigitEnv extends BaseEnv<string, Action> {
   }
 
   protected onReset(): EnvResetOutcome<string> {
-    this.digit = this.rng.int(0, 9);
+    this.digit = this.options.fixedDigit ?? this.rng.int(0, 9);
     this.guesses = 0;
     return { observation: `Say ${this.digit}.`, instructions: 'Reply with the digit.' };
   }
@@ -52,9 +54,10 @@ export class DigitEnv extends BaseEnv<string, Action> {
     const turn = this.guesses++;
     if (turn === this.options.failAtTurn) throw new Error(`digit env failed at turn ${turn}`);
     const text = String(action);
-    if (text.includes(String(this.digit))) return { observation: '', reward: 1, terminated: true, toolCalls: 1 };
+    if (text.includes(String(this.digit)))
+      return { observation: '', reward: 1, terminated: true, toolCalls: 1, info: { success: true } };
     if (this.options.partialCredit && /[0-9]/.test(text))
-      return { observation: '', reward: 0.2, terminated: true, toolCalls: 1 };
+      return { observation: '', reward: 0.2, terminated: true, toolCalls: 1, info: { success: false } };
     return {
       observation: this.options.feedback ?? `No. Say ${this.digit}.`,
       reward: 0,

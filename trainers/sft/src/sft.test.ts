@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from '@turngym/core';
+import { isBackendAvailable, loadCheckpoint, testConfig, useBackend } from '@turngym/lm';
+import { ChatTurnFormat, evaluatePolicy } from '@turngym/rl';
+import type { Agent } from '@turngym/spec';
+import { DigitEnv } from '../../../packages/rl/src/__fixtures__/digit-env';
+import { trainSftWarmStart } from './sft';
+
+/** The test env's expert: reads the digit from "Say 7." and says it in its own format. */
+function digitExpert(): Agent<string, string> {
+  let digit = '';
+  return {
+    name: 'scripted',
+    start: async ({ observation }) => {
+      digit = /Say (\d)/.exec(observation)![1]!;
+    },
+    act: async () => `It is ${digit}.`,
+  };
+}
+
+// A smoke test with a tiny budget: the warm start clones the expert's action format well enough to solve
+// held-out episodes that the untrained model does not, and writes a checkpoint that loads. (The math and wiki warm starts are benchmarks.)
+describe('trainSftWarmStart', () => {
+  let dir: string;
+  const registry = new Registry();
+  registry.register({
+    id: 'test/digit-v1',
+    entryPoint: () => new DigitEnv({ maxTurns: 2, fixedDigit: 7 }),
+    agents: { scripted: () => digitExpert() },
+  });
+  beforeAll(async () => {
+    await useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu');
+    dir = await mkdtemp(join(tmpdir(), 'turngym-sft-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('clones the expert into a checkpoint that solves held-out episodes', async () => {
+    const out = join(dir, 'warm');
+    const base = join(dir, 'base');
+    // An untrained test-sized model as the starting checkpoint.
+    const { LanguageModel, ByteTokenizer, saveCheckpoint } = await import('@turngym/lm');
+    const untrained = LanguageModel.create(testConfig({ maxPositions: 128 }), {
+      seed: 1,
+      tokenizer: new ByteTokenizer(),
+    });
+    await saveCheckpoint(untrained, base);
+    const before = await evaluatePolicy({
+      policy: { model: untrained, format: new ChatTurnFormat(untrained.tokenizer) },
+      makeEnv: async () => new DigitEnv({ maxTurns: 2, fixedDigit: 7 }),
+      envId: 'test/digit-v1',
+      seeds: Array.from({ length: 40 }, (_, i) => i),
+      options: { maxActionTokens: 12 },
+    });
+    expect(before.successRate).toBeLessThan(0.3);
+    untrained.dispose();
+    const common = {
+      envId: 'test/digit-v1',
+      backend: 'wasm' as const,
+      seed: 2,
+      evalEpisodes: 40,
+      maxActionTokens: 12,
+      quiet: true,
+    };
+    const result = await trainSftWarmStart(
+      { ...common, checkpoint: base, out, episodes: 32, epochs: 8, batchSize: 8, learningRate: 1e-2 },
+      { registry },
+    );
+    expect(result.episodes).toBe(32);
+    expect(result.dropped).toBe(0);
+    expect(result.actionAccuracy).toBeGreaterThan(0.8);
+    expect(result.testSuccessRate).toBeGreaterThan(0.9);
+    result.model.dispose();
+    expect(existsSync(join(out, 'model.safetensors'))).toBe(true);
+    const reloaded = await loadCheckpoint(out);
+    expect(reloaded.config.hiddenSize).toBe(32);
+    reloaded.dispose();
+    const metrics = (await readFile(join(out, 'run', 'metrics.jsonl'), 'utf8')).trim().split('\n');
+    expect(metrics).toHaveLength(9);
+    expect(JSON.parse(metrics.at(-1)!)['eval/success_rate']).toBe(result.testSuccessRate);
+  }, 180_000);
+
+  it('names the field of a bad argument', async () => {
+    await expect(
+      trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), epochs: 0 }, { registry }),
+    ).rejects.toThrow(/epochs/);
+  });
+});
