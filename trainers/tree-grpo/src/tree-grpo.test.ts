@@ -5,7 +5,7 @@ import { Registry } from '@turngym/core';
 import { ByteTokenizer, LanguageModel, saveCheckpoint, testConfig, useBackend, isBackendAvailable } from '@turngym/lm';
 import { readTrajectories } from '@turngym/rl';
 import { DigitEnv } from '../../../packages/rl/src/__fixtures__/digit-env';
-import { trainTreeGrpo, type TreeTreeGrpoArgs } from './tree-grpo';
+import { trainTreeGrpo, type TreeGrpoArgs } from './tree-grpo';
 
 // A smoke test with a tiny budget (CleanRL's practice): the loop runs end to end, writes what it promises,
 // and a stopped run resumes exactly where it stopped. Learning itself is shown by the benchmark runs.
