@@ -1,0 +1,106 @@
+/**
+ * The learning experiments of issue 9, in the shape of the Tree-GRPO paper's Table 3: a tiny model is
+ * warm-started by SFT on the env's scripted expert, then trained with GRPO (chains) and with Tree-GRPO
+ * (M=2, N=2, L=1) from that same checkpoint, each run stopping at the same generated-token budget, at two
+ * budgets and several seeds. The test-split success rate (greedy, fixed test seeds) is compared with the
+ * SFT start.
+ */
+export interface Experiment {
+  /** Directory name under the runs root. */
+  readonly name: string;
+  readonly envId: string;
+  readonly envOptions: Record<string, unknown>;
+  /** `turngym train sft` arguments (`--set key=value`). */
+  readonly sft: Record<string, unknown>;
+  /** Arguments shared by both RL algorithms. */
+  readonly rl: Record<string, unknown>;
+  readonly grpo: Record<string, unknown>;
+  readonly treeGrpo: Record<string, unknown>;
+  /** Generated-token budgets of one RL run. */
+  readonly budgets: readonly number[];
+  readonly seeds: readonly number[];
+}
+
+const shared = { backend: 'wasm', instructions: false, evalEpisodes: 100, evalEvery: 5, trajectoriesEvery: 5 };
+
+export const EXPERIMENTS: readonly Experiment[] = [
+  {
+    name: 'math',
+    envId: 'turngym/math-thought-v1',
+    envOptions: { difficulties: [1], kinds: ['arithmetic'] },
+    sft: { episodes: 384, epochs: 10, batchSize: 16, learningRate: 3e-3, evalEpisodes: 100 },
+    rl: {
+      ...shared,
+      iterations: 200,
+      promptsPerIteration: 8,
+      maxActionTokens: 32,
+      maxRolloutTokens: 160,
+      loraRank: 16,
+      loraAlpha: 32,
+      learningRate: 2e-3,
+      minibatchSize: 8,
+    },
+    grpo: { groupSize: 4 },
+    treeGrpo: { trees: 2, branches: 2, rounds: 1 },
+    budgets: [12_000, 36_000],
+    seeds: [1, 2, 3],
+  },
+  {
+    name: 'wiki',
+    envId: 'turngym/wiki-qa-compact-v1',
+    envOptions: { questionTypes: ['bridge', 'comparison'], minHops: 2, maxHops: 3 },
+    sft: {
+      episodes: 256,
+      epochs: 6,
+      // A 2–3-hop episode is ~540 tokens: the attention of 8 of them at once outgrows wasm's heap.
+      batchSize: 4,
+      learningRate: 3e-3,
+      evalEpisodes: 100,
+      maxActionTokens: 48,
+      maxRolloutTokens: 192,
+    },
+    rl: {
+      ...shared,
+      iterations: 200,
+      promptsPerIteration: 6,
+      maxActionTokens: 48,
+      maxRolloutTokens: 192,
+      loraRank: 16,
+      loraAlpha: 32,
+      learningRate: 2e-3,
+      minibatchSize: 3,
+    },
+    grpo: { groupSize: 4 },
+    treeGrpo: { trees: 2, branches: 2, rounds: 1 },
+    budgets: [16_000],
+    seeds: [1, 2, 3],
+  },
+];
+
+/** One RL run of an experiment. */
+export interface RunSpec {
+  readonly experiment: Experiment;
+  readonly algorithm: 'grpo' | 'tree-grpo';
+  readonly budget: number;
+  readonly seed: number;
+  /** `<root>/<experiment>/<algorithm>-b<budget>-s<seed>` */
+  readonly dir: string;
+}
+
+export function runSpecs(root: string, experiment: Experiment): RunSpec[] {
+  const specs: RunSpec[] = [];
+  for (const budget of experiment.budgets) {
+    for (const seed of experiment.seeds) {
+      for (const algorithm of ['grpo', 'tree-grpo'] as const) {
+        specs.push({
+          experiment,
+          algorithm,
+          budget,
+          seed,
+          dir: `${root}/${experiment.name}/${algorithm}-b${budget}-s${seed}`,
+        });
+      }
+    }
+  }
+  return specs;
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * Runs the learning experiments (see experiments.ts) through the `turngym train` CLI, a process per run,
+ * `--jobs` at a time (one per core by default): first each experiment's SFT warm start, then its RL runs.
+ * A finished run (its last metrics row has an evaluation at the token budget) is skipped, and a stopped one
+ * resumes from its checkpoint, so the script can be re-run after an interruption.
+ *
+ *   node benchmarks/learning/dist/run-learning.js [--root runs] [--only math] [--jobs 2]
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
+
+const CLI = join(__dirname, '..', '..', '..', 'packages', 'cli', 'dist', 'bin.js');
+
+function flag(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+function sets(args: Record<string, unknown>): string[] {
+  return Object.entries(args).flatMap(([key, value]) => [
+    '--set',
+    `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  ]);
+}
+
+function train(args: string[], log: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stderr.write(`▶ turngym train ${args.slice(0, 3).join(' ')} … (log: ${log})\n`);
+    const child = spawn(process.execPath, [CLI, 'train', ...args, '--quiet', '--json'], { stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      require('node:fs').writeFileSync(log, output);
+      if (code === 0) resolve();
+      else reject(new Error(`turngym train ${args.slice(0, 3).join(' ')} exited with ${code}; see ${log}`));
+    });
+  });
+}
+
+function sftDir(root: string, experiment: Experiment): string {
+  return join(root, experiment.name, 'sft');
+}
+
+async function warmStart(root: string, experiment: Experiment): Promise<void> {
+  const out = sftDir(root, experiment);
+  if (existsSync(join(out, 'model.safetensors'))) return;
+  await train(
+    [
+      'sft',
+      '--env',
+      experiment.envId,
+      '--options',
+      JSON.stringify(experiment.envOptions),
+      '--out',
+      out,
+      '--seed',
+      '1',
+      '--backend',
+      'wasm',
+      ...sets({ ...experiment.sft, instructions: false }),
+    ],
+    `${out}.log`,
+  );
+}
+
+function finished(spec: RunSpec): boolean {
+  const metrics = join(spec.dir, 'metrics.jsonl');
+  if (!existsSync(metrics)) return false;
+  const rows = readFileSync(metrics, 'utf8').trim().split('\n');
+  const last = JSON.parse(rows.at(-1) ?? '{}') as Record<string, number>;
+  return last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
+}
+
+async function rlRun(root: string, spec: RunSpec): Promise<void> {
+  if (finished(spec)) return;
+  const { experiment } = spec;
+  await train(
+    [
+      spec.algorithm,
+      '--env',
+      experiment.envId,
+      '--options',
+      JSON.stringify(experiment.envOptions),
+      '--checkpoint',
+      sftDir(root, experiment),
+      '--run-dir',
+      spec.dir,
+      '--seed',
+      String(spec.seed),
+      '--token-budget',
+      String(spec.budget),
+      ...sets({ ...experiment.rl, ...(spec.algorithm === 'grpo' ? experiment.grpo : experiment.treeGrpo) }),
+    ],
+    `${spec.dir}.log`,
+  );
+}
+
+async function pool<T>(items: readonly T[], jobs: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: Error[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await work(item).catch((error: Error) => failures.push(error));
+      }
+    }),
+  );
+  if (failures.length > 0) throw new Error(failures.map((failure) => failure.message).join('\n'));
+}
+
+async function main(): Promise<void> {
+  const root = flag('root') ?? 'runs';
+  const only = flag('only');
+  const jobs = Number(flag('jobs') ?? availableParallelism());
+  const experiments = EXPERIMENTS.filter((experiment) => !only || experiment.name === only);
+  require('node:fs').mkdirSync(root, { recursive: true });
+  // Warm starts first (each experiment's RL runs need its checkpoint), then every RL run in one pool.
+  await pool(experiments, jobs, (experiment) => warmStart(root, experiment));
+  await pool(
+    experiments.flatMap((experiment) => runSpecs(root, experiment)),
+    jobs,
+    (spec) => rlRun(root, spec),
+  );
+  process.stderr.write(`done: summarize with node benchmarks/learning/dist/summarize-learning.js --root ${root}\n`);
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});
