@@ -8,7 +8,7 @@
  *   node benchmarks/learning/dist/run-learning.js [--root runs] [--only math] [--jobs 2]
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
@@ -36,7 +36,7 @@ function train(args: string[], log: string): Promise<void> {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      require('node:fs').writeFileSync(log, output);
+      writeFileSync(log, output);
       if (code === 0) resolve();
       else reject(new Error(`turngym train ${args.slice(0, 3).join(' ')} exited with ${code}; see ${log}`));
     });
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const only = flag('only');
   const jobs = Number(flag('jobs') ?? availableParallelism());
   const experiments = EXPERIMENTS.filter((experiment) => !only || experiment.name === only);
-  require('node:fs').mkdirSync(root, { recursive: true });
+  mkdirSync(root, { recursive: true });
   // Warm starts first (each experiment's RL runs need its checkpoint), then every RL run in one pool.
   await pool(experiments, jobs, (experiment) => warmStart(root, experiment));
   await pool(
