@@ -1,10 +1,11 @@
-import { InvalidOptionsError, parseToolCall, Registry } from '@turngym/core';
+import { InvalidOptionsError, parseToolCall, Registry, SeededRng } from '@turngym/core';
 import { EXAMPLE_TOOLS, ExampleEnv, register } from '@turngym/env-example';
 import { ByteTokenizer, LanguageModel, testConfig, useBackend } from '@turngym/lm';
 import type { Env } from '@turngym/spec';
 import { collectChains } from './chain-rollouts';
 import { ChatTurnFormat } from './chat-turn-format';
 import { collectExpertTrajectories, expertActionText } from './expert-trajectories';
+import { sftBatches } from './internal/sft-batches';
 import { lossMask } from './loss-mask';
 import { resetPrefix } from './rollout-engine';
 import { validateRolloutOptions } from './rollout-options';
@@ -84,14 +85,14 @@ describe('collectExpertTrajectories', () => {
     const model = LanguageModel.create(testConfig(), { seed: 0, tokenizer });
     try {
       for (const instructions of [true, false]) {
-        const options = validateRolloutOptions({ instructions, maxObservationTokens: 12 });
+        const options = validateRolloutOptions({ instructions, maxObservationTokens: 20 });
         const { trajectories } = await collectExpertTrajectories({
           envId: ENV_ID,
           seeds: [7],
           format,
           registry,
           instructions,
-          maxObservationTokens: 12,
+          maxObservationTokens: 20,
         });
         const env = (await registry.make(ENV_ID)) as Env<string>;
         const prefix = await resetPrefix(env, 7, { model, format }, options);
@@ -99,10 +100,11 @@ describe('collectExpertTrajectories', () => {
         const trajectory = trajectories[0]!;
         expect(trajectory.tokens.slice(0, prefix.tokens.length)).toEqual(prefix.tokens);
         expect(trajectory.segments[0]).toEqual(prefix.segments[0]);
-        expect(tokenizer.decode(prefix.tokens)).toContain('Find the code. Start …[cut]');
+        expect(tokenizer.decode(prefix.tokens)).toContain('<|im_start|>user\nFind the code. Start …[cut]<|im_end|>');
         expect(tokenizer.decode(prefix.tokens).includes('You are looking for a secret code')).toBe(instructions);
-        // Cut observations still leave the expert its whole view: it solves the episode.
-        expect(trajectory.turns.at(-1)!.observation).toBe('Correct: that is the code.');
+        // The record shows the cut observations; the expert still saw them whole and solved the task.
+        expect(trajectory.turns.at(-1)!.observation).toBe('Correct: that is the …[cut]');
+        expect(trajectory.success).toBe(true);
       }
     } finally {
       model.dispose();
@@ -164,7 +166,31 @@ describe('collectExpertTrajectories', () => {
       instructions: false,
     });
     await expect(collecting).rejects.toThrow(ExpertEpisodeError);
-    await expect(collecting).rejects.toThrow(/test\/broken-v1 seed 3: the "scripted" agent's episode failed: no privileged/);
+    await expect(collecting).rejects.toThrow(
+      /test\/broken-v1 seed 3: the "scripted" agent's episode failed: no privileged/,
+    );
+  });
+});
+
+describe('sftBatches', () => {
+  // Lengths spread like expert episodes of a few turns (100–250 tokens).
+  const items = Array.from({ length: 50 }, (_, index) => ({ index, length: 100 + ((index * 37) % 150) }));
+  const batches = (groupByLength: boolean, seed: number): (typeof items)[] =>
+    sftBatches(items, (item) => item.length, 4, groupByLength, new SeededRng(seed));
+  const padded = (list: (typeof items)[]): number =>
+    list.reduce((sum, batch) => sum + batch.length * Math.max(...batch.map((item) => item.length)), 0);
+
+  it.each([false, true])('visits every trajectory once per epoch in a seeded order (groupByLength %s)', (group) => {
+    const epoch = batches(group, 5);
+    expect(epoch.flat().map((item) => item.index)).toEqual(expect.arrayContaining(items.map((item) => item.index)));
+    expect(epoch.flat()).toHaveLength(items.length);
+    expect(epoch.every((batch) => batch.length >= 1 && batch.length <= 4)).toBe(true);
+    expect(batches(group, 5)).toEqual(epoch);
+    expect(batches(group, 6)).not.toEqual(epoch);
+  });
+
+  it('grouping by length pads less', () => {
+    expect(padded(batches(true, 5))).toBeLessThan(0.9 * padded(batches(false, 5)));
   });
 });
 
@@ -185,6 +211,19 @@ describe('trainSft', () => {
         `trajectory "expert/g0" has ${trajectory.tokens.length} tokens, more than the model's context (maxPositions = 64)`,
       );
       const short = { ...trajectory, id: 'short', tokens: trajectory.tokens.slice(0, 40) };
+      await expect(trainSft(model, [short], { base: true })).rejects.toThrow(
+        `trajectory "short": its segments cover ${trajectory.tokens.length} tokens but it has 40`,
+      );
+      const fits = {
+        ...short,
+        segments: [
+          { kind: 'prompt' as const, tokenCount: 30 },
+          { kind: 'action' as const, tokenCount: 10 },
+        ],
+      };
+      await expect(trainSft(model, [fits], { base: true, maxTokens: 30 })).rejects.toThrow(
+        'trajectory "short" has 40 tokens, more than maxTokens = 30',
+      );
       const promptOnly = { ...short, segments: [{ kind: 'prompt' as const, tokenCount: 40 }] };
       await expect(trainSft(model, [promptOnly], { base: true })).rejects.toThrow(
         'trajectory "short" has no action tokens',
@@ -192,9 +231,35 @@ describe('trainSft', () => {
       await expect(trainSft(model, [trajectory], {})).rejects.toThrow(InvalidOptionsError);
       model.addAdapter('sft');
       await expect(trainSft(model, [trajectory], { base: true, adapter: 'sft' })).rejects.toThrow(/not both/);
-      await expect(trainSft(model, [trajectory], { base: true, batchSize: 0 })).rejects.toThrow(
-        /trainSft.*batchSize/,
+      await expect(trainSft(model, [trajectory], { base: true, batchSize: 0 })).rejects.toThrow(/trainSft.*batchSize/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('its loss is the mean cross-entropy of the action tokens alone', async () => {
+    const { trajectories } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      seeds: [0, 1, 2],
+      format,
+      registry,
+      instructions: false,
+    });
+    const model = LanguageModel.create(testConfig(), { seed: 4, tokenizer });
+    try {
+      // Scored before the update: the first step's loss is over these weights.
+      const { logprobs } = await model.score(trajectories.map((trajectory) => ({ tokens: trajectory.tokens })));
+      const actionLogprobs = trajectories.flatMap((trajectory, row) =>
+        Array.from(lossMask(trajectory)).flatMap((bit, t) => (bit ? [logprobs[row]![t]!] : [])),
       );
+      const steps: number[] = [];
+      const result = await trainSft(model, trajectories, {
+        base: true,
+        batchSize: 3,
+        onStep: (step) => steps.push(step.loss),
+      });
+      expect(result.epochs[0]!.actionTokens).toBe(actionLogprobs.length);
+      expect(steps[0]).toBeCloseTo(-actionLogprobs.reduce((sum, value) => sum + value, 0) / actionLogprobs.length, 4);
     } finally {
       model.dispose();
     }

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { defineOptions, InvalidOptionsError, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tokenCrossEntropyLoss, Trainer, type LanguageModel, type LossFunction, type TokenRow } from '@turngym/lm';
+import { sftBatches } from './internal/sft-batches';
 import { lossMask } from './loss-mask';
 import { SftDataError } from './sft-errors';
 import type { Trajectory } from './trajectory';
@@ -23,6 +24,13 @@ export interface SftOptions {
   base: boolean;
   /** Refuse trajectories longer than this many tokens (at most the model's context); omitted = the context. */
   maxTokens?: number;
+  /**
+   * Batch trajectories of similar length together (still in seeded random order): a batch is padded to its
+   * longest row, so mixed lengths waste compute. Each run of `batchSize × 8` shuffled trajectories is
+   * sorted by length and cut into batches, and the batches are shuffled (so an epoch may have a few more,
+   * smaller batches).
+   */
+  groupByLength: boolean;
 }
 
 export const sftOptionsSchema: JSONSchemaType<SftOptions> = {
@@ -38,6 +46,7 @@ export const sftOptionsSchema: JSONSchemaType<SftOptions> = {
     adapter: { type: 'string', minLength: 1, nullable: true },
     base: { type: 'boolean', default: false },
     maxTokens: { type: 'integer', minimum: 1, nullable: true },
+    groupByLength: { type: 'boolean', default: false },
   },
 };
 
@@ -126,8 +135,7 @@ export async function trainSft(
   const loss: LossFunction = (outputs, batch) => {
     confident = tf.keep(
       tf.tidy(
-        () =>
-          tf.sum(tf.mul(tf.cast(tf.greater(outputs.logprobs, LOG_HALF), 'float32'), outputs.weights)) as tf.Scalar,
+        () => tf.sum(tf.mul(tf.cast(tf.greater(outputs.logprobs, LOG_HALF), 'float32'), outputs.weights)) as tf.Scalar,
       ),
     );
     return tokenCrossEntropyLoss(outputs, batch);
@@ -135,15 +143,21 @@ export async function trainSft(
 
   const epochs: SftEpoch[] = [];
   try {
-    const batches = Math.ceil(rows.length / options.batchSize);
     for (let epoch = 0; epoch < options.epochs; epoch++) {
       const started = performance.now();
-      const order = new SeededRng(mixSeed(options.seed, epoch)).shuffle(rows);
+      const epochBatches = sftBatches(
+        rows,
+        (row) => row.row.tokens.length,
+        options.batchSize,
+        options.groupByLength,
+        new SeededRng(mixSeed(options.seed, epoch)),
+      );
+      const batches = epochBatches.length;
       let lossSum = 0;
       let correctSum = 0;
       let tokenSum = 0;
       for (let batch = 0; batch < batches; batch++) {
-        const chunk = order.slice(batch * options.batchSize, (batch + 1) * options.batchSize);
+        const chunk = epochBatches[batch] as SftRow[];
         const result = await trainer.step(
           chunk.map((row) => row.row),
           loss,
@@ -172,7 +186,7 @@ export async function trainSft(
         loss: lossSum / tokenSum,
         accuracy: correctSum / tokenSum,
         actionTokens: tokenSum,
-        steps: batches,
+        steps: epochBatches.length,
         wallMs: performance.now() - started,
       });
     }
@@ -205,7 +219,9 @@ function sftRows(trajectories: readonly Trajectory[], context: number, maxTokens
       throw new SftDataError(`${what}: ${(error as Error).message}`);
     }
     if (mask.length !== trajectory.tokens.length) {
-      throw new SftDataError(`${what}: its segments cover ${mask.length} tokens but it has ${trajectory.tokens.length}.`);
+      throw new SftDataError(
+        `${what}: its segments cover ${mask.length} tokens but it has ${trajectory.tokens.length}.`,
+      );
     }
     const actionTokens = mask.reduce((sum, value) => sum + value, 0);
     if (actionTokens === 0) {
