@@ -1,7 +1,9 @@
+import { availableParallelism } from 'node:os';
 import {
   LanguageModel,
   TINY_CONFIGS,
   Trainer,
+  backendInfo,
   isBackendAvailable,
   parameterCount,
   tf,
@@ -13,9 +15,10 @@ import {
 
 /**
  * @turngym/lm throughput: training tokens/s (forward + backward + Adam, full fine-tuning) and generation
- * tokens/s at batch 1 and 16, for each tiny config on wasm and cpu; achieved GFLOP/s against a plain
- * matmul measured on the same backend in the same run (goal: training at tiny-8m ≥ 40% of it); and
- * tfjs bytes per parameter during training (weights + Adam moments + the step's peak activations).
+ * tokens/s at batch 1 and 16, for each tiny config on wasm (one thread, then one per core: `wasm ×n`) and cpu;
+ * achieved GFLOP/s against a plain matmul measured on the same backend in the same run (goal: training at
+ * tiny-8m ≥ 40% of it); and tfjs bytes per parameter during training (weights + Adam moments + the step's
+ * peak activations).
  * The cpu backend is ~30× slower than wasm, so it trains on a smaller batch (stated in the table).
  */
 const fmt = (n: number, digits = 0): string =>
@@ -105,13 +108,21 @@ export async function lmThroughput(options: { durationMs: number }): Promise<str
     '|---|---|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   const ceilings: string[] = [];
-  for (const backend of ['wasm', 'cpu'] as const) {
+  const cores = Math.min(availableParallelism(), 8);
+  const variants: { backend: 'wasm' | 'cpu'; threads: number }[] = [
+    { backend: 'wasm', threads: 1 },
+    ...(cores > 1 ? [{ backend: 'wasm' as const, threads: cores }] : []),
+    { backend: 'cpu', threads: 1 },
+  ];
+  for (const { backend, threads } of variants) {
     if (!isBackendAvailable(backend)) continue;
-    await useBackend(backend);
+    await useBackend(backend, { threads });
+    const info = backendInfo();
+    const label = backend === 'wasm' ? `wasm ×${info.threads}` : backend;
     const fast = backend !== 'cpu';
     const ceilingSize = fast ? 1024 : 384;
     const ceiling = await matmulCeiling(ceilingSize, Math.min(options.durationMs, 2000));
-    ceilings.push(`${backend}: ${fmt(ceiling, 1)} GFLOP/s (${ceilingSize}³ float32 matmul, median)`);
+    ceilings.push(`${label}: ${fmt(ceiling, 1)} GFLOP/s (${ceilingSize}³ float32 matmul, median)`);
     for (const name of Object.keys(TINY_CONFIGS) as TinyConfigName[]) {
       const config = TINY_CONFIGS[name];
       const [batch, length] = fast ? [8, 128] : [1, 32];
@@ -120,7 +131,7 @@ export async function lmThroughput(options: { durationMs: number }): Promise<str
       const single = await generation(config, 1, generated);
       const batched = await generation(config, 16, generated);
       lines.push(
-        `| ${backend} | ${name} | ${fmt(parameterCount(config) / 1e6, 1)}M | ${batch}×${length} | ${fmt(train.tokensPerSecond)} | ${fmt(train.gflops, 1)} | ` +
+        `| ${label} | ${name} | ${fmt(parameterCount(config) / 1e6, 1)}M | ${batch}×${length} | ${fmt(train.tokensPerSecond)} | ${fmt(train.gflops, 1)} | ` +
           `${fmt((100 * train.gflops) / ceiling)}% | ${fmt(train.bytesPerParameter, 1)} | ${fmt(single, 1)} | ${fmt(batched, 1)} |`,
       );
     }

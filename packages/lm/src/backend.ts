@@ -1,5 +1,14 @@
+import { availableParallelism } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
+import { defineOptions, InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 import { registerCpuKernels, registerWasmKernels } from './internal/fast-kernels';
+import {
+  MAX_WASM_THREADS,
+  restartWasmRegistration,
+  startSingleThreadedWasm,
+  startThreadedWasm,
+  wasmThreadsCount,
+} from './internal/wasm-threads';
 import { BackendUnavailableError } from './lm-errors';
 
 /** `tensorflow` = @tensorflow/tfjs-node-gpu or -node (optional peers); `auto` picks the fastest installed. */
@@ -7,8 +16,44 @@ export type BackendName = 'tensorflow' | 'wasm' | 'cpu' | 'auto';
 
 export const BACKEND_NAMES: readonly BackendName[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
 
-/** Reserved for backend settings (wasm threads are not enabled yet: tfjs disables them in Node). */
-export type BackendOptions = Record<string, never>;
+export interface BackendOptions {
+  /**
+   * wasm only (other backends ignore it): threads for the wasm kernels. 1 = the single-threaded SIMD build;
+   * n > 1 = the threaded SIMD build on n worker_threads (at most 8, tfjs's pool); `auto` = the cores Node
+   * reports (os.availableParallelism()). Unset: keep the running wasm backend's threads, or start with
+   * TURNGYM_LM_THREADS (a number or `auto`), else 1. If the threaded build fails to start, wasm runs on one
+   * thread with a warning (code TURNGYM_WASM_THREADS). Choose before the wasm backend holds tensors:
+   * changing the count restarts it.
+   */
+  threads?: number | 'auto';
+}
+
+export const backendOptionsSchema: JSONSchemaType<BackendOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    threads: {
+      type: ['integer', 'string'],
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: MAX_WASM_THREADS },
+        { type: 'string', enum: ['auto'] },
+      ],
+      nullable: true,
+    },
+  },
+} as JSONSchemaType<BackendOptions>;
+
+const validateOptions = defineOptions<BackendOptions>('useBackend', backendOptionsSchema);
+
+/** The backend in use and how it runs (see `backendInfo`). */
+export interface BackendInfo {
+  readonly name: string;
+  /** Threads the kernels run on; null where the backend keeps its own pool (tensorflow). */
+  readonly threads: number | null;
+  /** Whether the kernels use SIMD; null where tfjs cannot tell (tensorflow). */
+  readonly simd: boolean | null;
+}
 
 /** Loads the TensorFlow C binding if one is installed; returns the package name, or null. */
 function loadTensorflowBinding(): string | null {
@@ -53,15 +98,75 @@ export function isBackendAvailable(name: Exclude<BackendName, 'auto'>): boolean 
   }
 }
 
+/** TURNGYM_LM_THREADS: a thread count or `auto`; unset = 1. */
+function threadsFromEnvironment(): number | 'auto' {
+  const text = process.env.TURNGYM_LM_THREADS?.trim();
+  if (!text) return 1;
+  if (text === 'auto') return 'auto';
+  const threads = Number(text);
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_WASM_THREADS) {
+    throw new InvalidOptionsError('TURNGYM_LM_THREADS', [
+      `must be an integer from 1 to ${MAX_WASM_THREADS} or "auto" (got "${text}")`,
+    ]);
+  }
+  return threads;
+}
+
+/** The thread count to run wasm on; undefined = keep the running wasm backend as it is. */
+function wasmThreads(threads: BackendOptions['threads']): number | undefined {
+  const request = threads ?? (tf.findBackend('wasm') === null ? threadsFromEnvironment() : undefined);
+  return request === 'auto' ? Math.min(availableParallelism(), MAX_WASM_THREADS) : request;
+}
+
+/** Starts (or restarts, for another thread count) the wasm backend; keeps a running one that fits. */
+async function startWasm(threads: number | undefined): Promise<void> {
+  const running = tf.findBackend('wasm');
+  if (running !== null) {
+    if (threads === undefined || wasmThreadsCount() === threads) {
+      if (tf.getBackend() !== 'wasm' && !(await tf.setBackend('wasm')))
+        throw new BackendUnavailableError('tfjs could not start the "wasm" backend.');
+      return;
+    }
+    const held = running.numDataIds();
+    if (held > 0) {
+      throw new BackendUnavailableError(
+        `The wasm backend runs on ${wasmThreadsCount()} thread(s) and holds ${held} tensor(s); choose threads: ${threads} before making tensors on it (or dispose them first).`,
+      );
+    }
+    restartWasmRegistration();
+  }
+  if ((threads ?? 1) > 1) {
+    try {
+      await startThreadedWasm(threads as number);
+      return;
+    } catch (error) {
+      process.emitWarning(
+        `wasm threads failed to start (${(error as Error).message}); running the wasm backend on one thread.`,
+        { code: 'TURNGYM_WASM_THREADS' },
+      );
+      restartWasmRegistration();
+    }
+  }
+  try {
+    await startSingleThreadedWasm();
+  } catch (error) {
+    throw new BackendUnavailableError(`tfjs could not start the "wasm" backend: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
 /**
  * Makes `name` tfjs's backend for this process (tfjs has one global backend) and returns the backend
  * actually in use. `auto` (the default, or TURNGYM_LM_BACKEND): tensorflow when installed, else wasm,
- * else cpu. Variables made on another backend move over on their next use.
+ * else cpu. Variables made on another backend move over on their next use. `options.threads` sets the
+ * wasm backend's threads (see BackendOptions; `backendInfo()` says what runs).
  */
 export async function useBackend(
   name: BackendName = 'auto',
-  _options: BackendOptions = {},
+  options: BackendOptions = {},
 ): Promise<Exclude<BackendName, 'auto'>> {
+  const { threads } = validateOptions(options);
   let chosen = name;
   if (chosen === 'auto') {
     const fromEnvironment = process.env.TURNGYM_LM_BACKEND as BackendName | undefined;
@@ -78,6 +183,7 @@ export async function useBackend(
   } else if (chosen === 'wasm') {
     if (!loadWasm())
       throw new BackendUnavailableError('Backend "wasm" needs @tensorflow/tfjs-backend-wasm, which failed to load.');
+    await startWasm(wasmThreads(threads));
   } else if (chosen === 'cpu') {
     registerCpuKernels();
   } else {
@@ -98,4 +204,14 @@ export async function useBackend(
 /** The backend tfjs is using now. */
 export function currentBackend(): string {
   return tf.getBackend();
+}
+
+/** The backend tfjs is using now, with its thread count and whether it uses SIMD. */
+export function backendInfo(): BackendInfo {
+  const name = tf.getBackend();
+  if (name === 'wasm') {
+    return { name, threads: wasmThreadsCount(), simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+  }
+  if (name === 'cpu') return { name, threads: 1, simd: false };
+  return { name, threads: null, simd: null };
 }

@@ -21,10 +21,13 @@ export { referenceForward, type ReferenceInput, type ReferenceOutput } from './r
 export {
   useBackend,
   currentBackend,
+  backendInfo,
   isBackendAvailable,
   BACKEND_NAMES,
+  backendOptionsSchema,
   type BackendName,
   type BackendOptions,
+  type BackendInfo,
 } from './backend';
 export {
   causalAttention,
@@ -63,13 +66,13 @@ export {
   Trainer,
   trainerOptionsSchema,
   tokenCrossEntropyLoss,
-  type TrainerOptions,
-  type LossFunction,
-  type TrainStepResult,
   TRAINER_STATE_FORMAT,
   TRAINER_STATE_FILES,
   type TrainerState,
   type TrainerStateJson,
+  type TrainerOptions,
+  type LossFunction,
+  type TrainStepResult,
 } from './trainer';
 export { loadModel, type LoadModelOptions } from './load-model';
 export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';
