@@ -208,22 +208,26 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
         const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
         if (members.length < 2) return;
         const advantages = groupAdvantages(members.map((member) => member.reward));
+        // A tied group has A = 0 everywhere: no policy-gradient signal, so it is not trained on (DAPO's
+        // dynamic-sampling filter); its rollouts still count against the budget.
+        if (advantages.every((advantage) => advantage === 0)) return;
         members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
       });
 
       // ALGO LOGIC: PPO-clip (or GSPO) on the action tokens + β_KL·k3 KL to the adapters-off reference.
       const updateStarted = performance.now();
-      const stats = samples.some((sample) => sample.advantage !== 0)
-        ? await ppoUpdate(trainer, samples, {
-            epochs: args.updateEpochs,
-            minibatchSize: args.minibatchSize,
-            ratio: args.ratio,
-            clipEpsilon: args.clipEpsilon,
-            klCoefficient: args.klCoefficient,
-            entropyCoefficient: args.entropyCoefficient,
-            seed: mixSeed(args.seed, iteration),
-          })
-        : null; // every group tied: no signal this iteration, and no reason to move
+      const stats =
+        samples.length > 0
+          ? await ppoUpdate(trainer, samples, {
+              epochs: args.updateEpochs,
+              minibatchSize: args.minibatchSize,
+              ratio: args.ratio,
+              clipEpsilon: args.clipEpsilon,
+              klCoefficient: args.klCoefficient,
+              entropyCoefficient: args.entropyCoefficient,
+              seed: mixSeed(args.seed, iteration),
+            })
+          : null; // every group tied: no signal this iteration
       const trainingSeconds = (performance.now() - updateStarted) / 1000;
 
       // TRY NOT TO MODIFY: evaluation, logging, checkpoint

@@ -214,7 +214,8 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
       const samples: UpdateSample[] = [];
       sampled.prompts.forEach((prompt, group) => {
         const leaves = sampled.leaves[group]!.filter((tree) => tree.length > 0);
-        if (leaves.flat().length < 2) return;
+        // All leaves tied: A = 0 everywhere, no signal; not trained on (its rollouts still count as spent).
+        if (leaves.flat().length < 2 || leaves.flat().every((leaf) => leaf.reward === leaves[0]![0]!.reward)) return;
         treeAdvantages(prompt).forEach((tree, treeIndex) =>
           tree.advantage.forEach((advantage, leaf) =>
             samples.push({ trajectory: leaves[treeIndex]![leaf]!, advantage }),
@@ -224,18 +225,19 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
 
       // ALGO LOGIC: PPO-clip (or GSPO) on the action tokens + β_KL·k3 KL to the adapters-off reference.
       const updateStarted = performance.now();
-      const stats = samples.some((sample) => sample.advantage !== 0)
-        ? await ppoUpdate(trainer, samples, {
-            epochs: args.updateEpochs,
-            minibatchSize: args.minibatchSize,
-            ratio: 'token',
-            clipEpsilon: args.clipEpsilon,
-            dualClip: args.dualClip,
-            klCoefficient: args.klCoefficient,
-            entropyCoefficient: args.entropyCoefficient,
-            seed: mixSeed(args.seed, iteration),
-          })
-        : null; // every group tied: no signal this iteration, and no reason to move
+      const stats =
+        samples.length > 0
+          ? await ppoUpdate(trainer, samples, {
+              epochs: args.updateEpochs,
+              minibatchSize: args.minibatchSize,
+              ratio: 'token',
+              clipEpsilon: args.clipEpsilon,
+              dualClip: args.dualClip,
+              klCoefficient: args.klCoefficient,
+              entropyCoefficient: args.entropyCoefficient,
+              seed: mixSeed(args.seed, iteration),
+            })
+          : null; // every group tied: no signal this iteration
       const trainingSeconds = (performance.now() - updateStarted) / 1000;
 
       // TRY NOT TO MODIFY: evaluation, logging, checkpoint
