@@ -45,7 +45,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     },
     grpo: { groupSize: 4 },
     treeGrpo: { trees: 2, branches: 2, rounds: 1 },
-    budgets: [8_000, 20_000],
+    budgets: [8_000],
     seeds: [1, 2, 3],
   },
   {

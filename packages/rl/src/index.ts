@@ -86,6 +86,7 @@ export {
 } from './sft';
 export {
   ppoUpdate,
+  packMinibatches,
   ppoUpdateOptionsSchema,
   validatePpoUpdateOptions,
   type PpoUpdateOptions,

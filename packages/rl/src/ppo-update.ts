@@ -9,8 +9,13 @@ import type { Trajectory } from './trajectory';
 export interface PpoUpdateOptions {
   /** Passes over the batch. */
   epochs: number;
-  /** Sequences per gradient step. */
+  /** Most sequences per gradient step. */
   minibatchSize: number;
+  /**
+   * Most padded tokens (sequences × the longest) per forward pass: long leaves go fewer at a time, since
+   * attention keeps B·heads·T² floats per layer for the backward pass and wasm's heap is bounded.
+   */
+  minibatchTokens: number;
   /** `token`: token-level PPO-clip, token-mean (GRPO, Tree-GRPO); `sequence`: GSPO's sequence ratio. */
   ratio: 'token' | 'sequence';
   /** ε of the clip (0.2). */
@@ -32,6 +37,7 @@ export const ppoUpdateOptionsSchema: JSONSchemaType<PpoUpdateOptions> = {
   properties: {
     epochs: { type: 'integer', minimum: 1, default: 1 },
     minibatchSize: { type: 'integer', minimum: 1, default: 8 },
+    minibatchTokens: { type: 'integer', minimum: 1, default: 2048 },
     ratio: { type: 'string', enum: ['token', 'sequence'], default: 'token' },
     clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
     dualClip: { type: 'number', exclusiveMinimum: 1, nullable: true },
@@ -93,16 +99,26 @@ export async function ppoUpdate(
     weights: Array.from(lossMask(trajectory)),
   }));
   // The reference policy: the base model, adapters off — no second copy of the weights.
-  const reference = await trainer.model.score(rows, { adapter: null });
-  const refLogprobs = reference.logprobs.map((row) => row.map((value) => value ?? 0));
+  const lengths = rows.map((row) => row.tokens.length);
+  const refLogprobs: number[][] = new Array(rows.length);
+  for (const batch of packMinibatches(
+    rows.map((_, index) => index),
+    lengths,
+    options,
+  )) {
+    const reference = await trainer.model.score(
+      batch.map((index) => rows[index]!),
+      { adapter: null },
+    );
+    batch.forEach((index, b) => (refLogprobs[index] = reference.logprobs[b]!.map((value) => value ?? 0)));
+  }
 
   const rng = new SeededRng(options.seed);
   const totals = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, gradNorm: 0, tokens: 0, steps: 0 };
   const actionTokens = rows.reduce((sum, row) => sum + row.weights!.reduce((a, b) => a + b, 0), 0);
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     const order = rng.shuffle(usable.map((_, index) => index));
-    for (let from = 0; from < order.length; from += options.minibatchSize) {
-      const batch = order.slice(from, from + options.minibatchSize);
+    for (const batch of packMinibatches(order, lengths, options)) {
       const batchRows = batch.map((index) => rows[index]!);
       const side = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, tokens: 0 };
       const loss = (outputs: ForwardOutputs): tf.Scalar => {
@@ -190,6 +206,36 @@ export async function ppoUpdate(
     steps: totals.steps,
     actionTokens,
   };
+}
+
+/**
+ * Splits `order` into consecutive minibatches of at most `minibatchSize` sequences and at most
+ * `minibatchTokens` padded tokens (a sequence longer than that goes alone).
+ */
+export function packMinibatches(
+  order: readonly number[],
+  lengths: readonly number[],
+  options: Pick<PpoUpdateOptions, 'minibatchSize' | 'minibatchTokens'>,
+): number[][] {
+  const batches: number[][] = [];
+  let current: number[] = [];
+  let longest = 0;
+  for (const index of order) {
+    const length = lengths[index]!;
+    const widest = Math.max(longest, length);
+    if (
+      current.length > 0 &&
+      (current.length >= options.minibatchSize || widest * (current.length + 1) > options.minibatchTokens)
+    ) {
+      batches.push(current);
+      current = [];
+      longest = 0;
+    }
+    current.push(index);
+    longest = Math.max(longest, length);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 function hasAction(trajectory: Trajectory): boolean {
