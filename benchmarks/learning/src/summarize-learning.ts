@@ -130,6 +130,9 @@ async function main(): Promise<void> {
       );
     }
   }
+  // Hand-written reading of the results (what they show and what they do not) goes below the tables.
+  const notes = join(__dirname, '..', 'NOTES.md');
+  if (existsSync(notes)) lines.push(readFileSync(notes, 'utf8').trim(), '');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${lines.join('\n')}\n`);
   process.stdout.write(`written: ${out}\n`);
