@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: throughput benchmarks, each reported against a baseline measured in the same run.
- * Flags: --duration <ms per benchmark> (default 3000), --only <name> (slow sections such as `lm` run only
- * when named), --write <markdown file>.
+ * Flags: --duration <ms per benchmark> (default 3000), --only <name> (slow sections such as `lm` and
+ * `rollouts` run only when named), --write <markdown file>; for `rollouts`, --math-checkpoint <dir> and
+ * --wiki-checkpoint <dir> act with warm-started models (e.g. runs/math/sft) instead of an untrained tiny-1m.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
+import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
 import { serverThroughput } from './server-throughput';
@@ -130,6 +132,20 @@ const sections: Section[] = [
     title:
       'tfjs decoder LM: training and generation per backend and tiny config (goal: training at 8M ≥ 40% of the matmul ceiling)',
     run: (durationMs) => lmThroughput({ durationMs }),
+  },
+  {
+    name: 'rollouts',
+    slow: true,
+    title:
+      'GRPO-family rollouts and training, tiny-1m on wasm: chains (G=4) vs Tree-GRPO trees (M=2, N=2, L=1) (goal: trees ≥ 1.4× the rollouts per generated token)',
+    run: (durationMs) => {
+      const math = flag('math-checkpoint');
+      const wiki = flag('wiki-checkpoint');
+      return rolloutThroughput({
+        durationMs,
+        checkpoints: { ...(math ? { math } : {}), ...(wiki ? { wiki } : {}) },
+      });
+    },
   },
 ];
 
