@@ -237,7 +237,9 @@ export async function runRollouts(
         );
         generations.forEach((generation, index) => {
           const { rollout } = chunk[index]!;
-          rollout.computed += rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + generation.tokens.length;
+          // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
+          rollout.computed +=
+            rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + Math.max(0, generation.tokens.length - 1);
           rollout.cache?.dispose();
           rollout.cache = generation.cache;
           rollout.tokens.push(...generation.tokens);

@@ -71,6 +71,9 @@ describe('rollouts', () => {
       const decoded = tokenizer.decode(trajectory.tokens);
       expect(decoded.startsWith('<|im_start|>system\nReply with the digit.<|im_end|>')).toBe(true);
       expect(trajectory.generatedTokens).toBe(mask.reduce((sum, bit) => sum + bit, 0));
+      // A chain runs every token of its sequence once, except the last one it sampled (nothing reads it).
+      if (trajectory.segments.at(-1)!.kind === 'action')
+        expect(trajectory.computedTokens).toBe(trajectory.tokens.length - 1);
     }
   });
 
