@@ -8,7 +8,7 @@ import {
 } from '@turngym/core';
 import type { Action, Agent, Env, Info, Space } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
-import { cutObservationAsRollouts } from './internal/observation-cut';
+import { cutObservation } from './internal/observation-cut';
 import type { TokenSegment } from './loss-mask';
 import { ExpertEpisodeError } from './sft-errors';
 import { TRAJECTORY_SCHEMA_ID, type Trajectory, type TurnRecord } from './trajectory';
@@ -154,7 +154,7 @@ async function playExpertEpisode(
 ): Promise<Trajectory | DroppedExpertEpisode> {
   const seed = options.seeds[group] as number;
   const id = `${options.idPrefix}/g${group}`;
-  const cut = (text: string): string => cutObservationAsRollouts(format.tokenizer, text, options.maxObservationTokens);
+  const cut = (text: string): string => cutObservation(format.tokenizer, text, options.maxObservationTokens);
   let agent: Agent<string, Action> | undefined;
   try {
     const reset = await env.reset({ seed });

@@ -2,6 +2,7 @@ import { mixSeed } from '@turngym/core';
 import { generate, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
 import type { Action, Env, Info } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
+import { cutObservation } from './internal/observation-cut';
 import type { TokenSegment } from './loss-mask';
 import type { RolloutOptions } from './rollout-options';
 import {
@@ -116,7 +117,10 @@ export async function resetPrefix(
 ): Promise<RolloutPrefix> {
   const { observation, info } = await env.reset({ seed });
   const system = options.instructions && typeof info.instructions === 'string' ? info.instructions : undefined;
-  const tokens = policy.format.promptTokens(system, cutObservation(policy, observation, options));
+  const tokens = policy.format.promptTokens(
+    system,
+    cutObservation(policy.format.tokenizer, observation, options.maxObservationTokens),
+  );
   return {
     tokens,
     segments: [{ kind: 'prompt', tokenCount: tokens.length }],
@@ -126,15 +130,6 @@ export async function resetPrefix(
     pathGenerated: 0,
     pathToolCalls: 0,
   };
-}
-
-function cutObservation(policy: RolloutPolicy, observation: string, options: RolloutOptions): string {
-  const limit = options.maxObservationTokens;
-  if (limit === undefined) return observation;
-  const tokenizer = policy.format.tokenizer;
-  const tokens = tokenizer.encode(observation);
-  if (tokens.length <= limit) return observation;
-  return `${tokenizer.decode(tokens.slice(0, limit))} …[cut]`;
 }
 
 /**
@@ -266,7 +261,11 @@ export async function runRollouts(
             rollout.toolCalls += calls;
             rollout.pathToolCalls += calls;
             if (typeof result.info.success === 'boolean') rollout.success = result.info.success;
-            const observation = cutObservation(policy, result.observation, options);
+            const observation = cutObservation(
+              policy.format.tokenizer,
+              result.observation,
+              options.maxObservationTokens,
+            );
             rollout.turns.push({
               node,
               action,

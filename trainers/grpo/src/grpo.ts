@@ -5,7 +5,7 @@
  *
  * `ratio: 'sequence'` turns it into GSPO (sequence-level ratio, same advantages).
  */
-import { defineOptions, mixSeed, SeededRng, type JSONSchemaType, type Registry } from '@turngym/core';
+import { defineOptions, mean, mixSeed, SeededRng, type JSONSchemaType, type Registry } from '@turngym/core';
 import { loadModel, Trainer, type BackendName, type LanguageModel } from '@turngym/lm';
 import {
   ChatTurnFormat,
@@ -289,10 +289,6 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
   }
   trainer.dispose();
   return { iterations: finished, generatedTokens, testSuccessRate, model };
-}
-
-function mean(values: readonly number[]): number {
-  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 export type { Trajectory };

@@ -4,7 +4,7 @@
  * intra + inter tree advantages broadcast over each leaf's tokens, dual-clip PPO with KL to the
  * adapters-off reference and an entropy bonus, evaluation, logging, checkpoint).
  */
-import { defineOptions, mixSeed, SeededRng, type JSONSchemaType, type Registry } from '@turngym/core';
+import { defineOptions, mean, mixSeed, SeededRng, type JSONSchemaType, type Registry } from '@turngym/core';
 import { loadModel, Trainer, type BackendName, type LanguageModel } from '@turngym/lm';
 import {
   ChatTurnFormat,
@@ -299,10 +299,6 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
   }
   trainer.dispose();
   return { iterations: finished, generatedTokens, testSuccessRate, model };
-}
-
-function mean(values: readonly number[]): number {
-  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 export type { Trajectory };

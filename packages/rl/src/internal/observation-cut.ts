@@ -1,12 +1,10 @@
 import type { Tokenizer } from '@turngym/lm';
 
 /**
- * Cuts an observation to `limit` tokens the way sampled rollouts do (rollout-engine.ts `cutObservation`):
- * the first `limit` tokens decoded, then ` …[cut]`. A duplicate of that private rule, kept here so expert
- * trajectories (SFT data) show the model exactly the text it will see in rollouts; if the engine exports
- * its rule, this file should go and both should call that one.
+ * Cuts an observation to `limit` tokens: the first `limit` tokens decoded, then ` …[cut]`. The one rule for
+ * sampled rollouts and expert trajectories alike, so SFT data shows the model exactly the text rollouts will.
  */
-export function cutObservationAsRollouts(tokenizer: Tokenizer, observation: string, limit: number | undefined): string {
+export function cutObservation(tokenizer: Tokenizer, observation: string, limit: number | undefined): string {
   if (limit === undefined) return observation;
   const tokens = tokenizer.encode(observation);
   if (tokens.length <= limit) return observation;
