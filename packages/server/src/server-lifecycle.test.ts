@@ -74,16 +74,17 @@ describe('capacity', () => {
 
 describe('idle reaper', () => {
   it('closes sessions idle for idleTimeoutMs (code 1001) and their envs, and spares busy ones', async () => {
-    const server = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], idleTimeoutMs: 80 });
+    // Client and server share this process, so the timeout leaves room for a stall on a loaded machine
+    // between the busy session's reset reply and its step.
+    const server = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], idleTimeoutMs: 250 });
     const idle = await WsClient.open(`${server.url}/ws`);
     const busy = await WsClient.open(`${server.url}/ws`);
-    await idle.request({ type: 'reset' });
-    await busy.request({ type: 'reset' });
-    const steps = busy.request({ type: 'step', data: { text: 'sleep:300' } });
+    await Promise.all([idle.request({ type: 'reset' }), busy.request({ type: 'reset' })]);
+    const steps = busy.request({ type: 'step', data: { text: 'sleep:700' } });
     expect(await idle.closed).toEqual({ code: 1001, reason: 'idle timeout' });
     await eventually(() => server.liveSessions() === 1);
     // A step that takes longer than the idle timeout is not idleness.
-    expect((await steps).data.observation.text).toBe('echo: sleep:300');
+    expect((await steps).data.observation.text).toBe('echo: sleep:700');
     busy.close();
     await eventually(() => server.liveSessions() === 0);
     await server.close();
