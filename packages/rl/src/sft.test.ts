@@ -265,6 +265,43 @@ describe('trainSft', () => {
     }
   });
 
+  it('awaits onEpoch after each epoch, before the next one starts', async () => {
+    const { trajectories } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      seeds: [0, 1, 2, 3],
+      format,
+      registry,
+      instructions: false,
+    });
+    const model = LanguageModel.create(testConfig(), { seed: 4, tokenizer });
+    try {
+      const seen: string[] = [];
+      await trainSft(model, trajectories, {
+        base: true,
+        epochs: 3,
+        batchSize: 2,
+        onStep: (step) => seen.push(`step ${step.step}`),
+        onEpoch: async (epoch) => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          seen.push(`epoch ${epoch.epoch} (${epoch.steps} steps)`);
+        },
+      });
+      expect(seen).toEqual([
+        'step 1',
+        'step 2',
+        'epoch 0 (2 steps)',
+        'step 3',
+        'step 4',
+        'epoch 1 (2 steps)',
+        'step 5',
+        'step 6',
+        'epoch 2 (2 steps)',
+      ]);
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('shuffles with its seed, and trains a LoRA adapter without touching the base', async () => {
     const { trajectories } = await collectExpertTrajectories({
       envId: ENV_ID,

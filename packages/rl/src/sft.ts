@@ -93,9 +93,14 @@ export interface SftResult {
   readonly trainedParameters: number;
 }
 
-/** `SftOptions` with the progress callback, which is not JSON and so not part of the schema. */
+/** `SftOptions` with the progress callbacks, which are not JSON and so not part of the schema. */
 export type SftRequest = Partial<SftOptions> & {
   readonly onStep?: (step: SftStep) => void;
+  /**
+   * After each epoch, awaited before the next begins: a long run writes its metrics, saves a checkpoint
+   * or evaluates the model here, so stopping it early loses at most the epoch in progress.
+   */
+  readonly onEpoch?: (epoch: SftEpoch) => void | Promise<void>;
 };
 
 const LOG_HALF = Math.log(0.5);
@@ -113,7 +118,7 @@ export async function trainSft(
   trajectories: readonly Trajectory[],
   request: SftRequest = {},
 ): Promise<SftResult> {
-  const { onStep, ...rest } = request;
+  const { onStep, onEpoch, ...rest } = request;
   const options = validateOptions(rest);
   if ((options.adapter === undefined) === !options.base) {
     throw new InvalidOptionsError('trainSft', [
@@ -181,14 +186,16 @@ export async function trainSft(
           accuracy: correct / actionTokens,
         });
       }
-      epochs.push({
+      const summary: SftEpoch = {
         epoch,
         loss: lossSum / tokenSum,
         accuracy: correctSum / tokenSum,
         actionTokens: tokenSum,
         steps: epochBatches.length,
         wallMs: performance.now() - started,
-      });
+      };
+      epochs.push(summary);
+      await onEpoch?.(summary);
     }
     return { epochs, steps: trainer.stepCount, trainedParameters: trainer.parameterCount };
   } finally {

@@ -65,7 +65,7 @@ describe('trainSftWarmStart', () => {
       quiet: true,
     };
     const result = await trainSftWarmStart(
-      { ...common, checkpoint: base, out, episodes: 32, epochs: 8, batchSize: 8, learningRate: 1e-2 },
+      { ...common, checkpoint: base, out, episodes: 32, epochs: 8, batchSize: 8, learningRate: 1e-2, evalEvery: 4 },
       { registry },
     );
     expect(result.episodes).toBe(32);
@@ -78,8 +78,11 @@ describe('trainSftWarmStart', () => {
     expect(reloaded.config.hiddenSize).toBe(32);
     reloaded.dispose();
     const metrics = (await readFile(join(out, 'run', 'metrics.jsonl'), 'utf8')).trim().split('\n');
-    expect(metrics).toHaveLength(9);
-    expect(JSON.parse(metrics.at(-1)!)['eval/success_rate']).toBe(result.testSuccessRate);
+    // A row per epoch as it ends; epochs 4 and 8 (iterations 3 and 7) carry an evaluation, the last the result's.
+    const rows = metrics.map((line) => JSON.parse(line) as Record<string, number>);
+    expect(rows.map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(rows.flatMap((row) => ('eval/success_rate' in row ? [row.iteration] : []))).toEqual([3, 7]);
+    expect(rows.at(-1)!['eval/success_rate']).toBe(result.testSuccessRate);
   }, 180_000);
 
   it('names the field of a bad argument', async () => {

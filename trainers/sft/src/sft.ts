@@ -15,6 +15,7 @@ import {
   RunDirectory,
   TrainingProgress,
   trainSft,
+  type MetricsRow,
   type RolloutOptions,
 } from '@turngym/rl';
 import type { Action, Env } from '@turngym/spec';
@@ -44,6 +45,8 @@ export interface SftArgs {
   maxObservationTokens?: number;
   /** Greedy evaluation episodes on test seeds after training (0 = none). */
   evalEpisodes: number;
+  /** Also evaluate after every this many epochs (0 = only at the end): a long run shows when copying sets in. */
+  evalEvery: number;
   maxActionTokens: number;
   maxRolloutTokens: number;
   quiet: boolean;
@@ -69,6 +72,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     instructions: { type: 'boolean', default: false },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
     evalEpisodes: { type: 'integer', minimum: 0, default: 64 },
+    evalEvery: { type: 'integer', minimum: 0, default: 0 },
     maxActionTokens: { type: 'integer', minimum: 1, default: 48 },
     maxRolloutTokens: { type: 'integer', minimum: 1, default: 256 },
     quiet: { type: 'boolean', default: false },
@@ -118,13 +122,33 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
     registry,
   });
 
+  // TRY NOT TO MODIFY: greedy evaluation on the test seeds
+  const evaluate = async (): Promise<{ successRate: number; meanReturn: number }> => {
+    const rollout: Partial<RolloutOptions> = {
+      maxActionTokens: args.maxActionTokens,
+      maxRolloutTokens: args.maxRolloutTokens,
+      instructions: args.instructions,
+      ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    };
+    return evaluatePolicy({
+      policy: { model, format },
+      makeEnv: async () => (await registry.make(args.envId, { options: testEnvOptions })) as Env<string, Action>,
+      envId: args.envId,
+      seeds: Array.from({ length: args.evalEpisodes }, (_, i) => i),
+      options: rollout,
+    });
+  };
+  let testSuccessRate = Number.NaN;
+
   // ALGO LOGIC: behaviour cloning, −Σ mask·log π(token) / Σ mask, full fine-tuning of the base weights.
+  const stepsPerEpoch = Math.ceil(expert.trajectories.length / args.batchSize);
   const progress = new TrainingProgress({
-    total: args.epochs,
+    // Length grouping may cut an epoch into a few more batches than this; the bar then ends a little late.
+    total: args.epochs * stepsPerEpoch,
     start: 0,
     quiet: args.quiet,
     label: 'sft',
-    logEvery: 1,
+    logEvery: Math.max(1, Math.round(stepsPerEpoch / 4)),
     show: { loss: 'losses/sft_loss' },
   });
   let result: Awaited<ReturnType<typeof trainSft>>;
@@ -137,49 +161,34 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       base: true,
       // Batches of similar length: less padding, about a quarter less compute on math, more on wiki.
       groupByLength: true,
-      onStep: (step) => {
-        if (step.batch === step.batches - 1) progress.update(step.epoch + 1, { 'losses/sft_loss': step.loss });
+      onStep: (step) => progress.update(Math.min(step.step, progress.options.total), { 'losses/sft_loss': step.loss }),
+      // Each epoch's figures as it ends (with its evaluation, every evalEvery epochs and after the last),
+      // and its weights: a long run stopped early keeps its last finished epoch.
+      onEpoch: async (epoch) => {
+        const done = epoch.epoch + 1;
+        const row: { -readonly [K in keyof MetricsRow]: MetricsRow[K] } = {
+          iteration: epoch.epoch,
+          global_step: done * expert.trajectories.length,
+          'losses/sft_loss': epoch.loss,
+          'charts/action_token_accuracy': epoch.accuracy,
+          'time/training_s': epoch.wallMs / 1000,
+          'charts/training_tokens_per_second': epoch.actionTokens / Math.max(epoch.wallMs / 1000, 1e-9),
+        };
+        if (args.evalEpisodes > 0 && (done === args.epochs || (args.evalEvery > 0 && done % args.evalEvery === 0))) {
+          const evaluation = await evaluate();
+          testSuccessRate = evaluation.successRate;
+          row['eval/success_rate'] = evaluation.successRate;
+          row['eval/episodic_return'] = evaluation.meanReturn;
+        }
+        await run.appendMetrics(row);
+        await saveCheckpoint(model, args.out);
       },
     });
   } finally {
     progress.stop();
   }
-  for (const epoch of result.epochs) {
-    await run.appendMetrics({
-      iteration: epoch.epoch,
-      global_step: (epoch.epoch + 1) * expert.trajectories.length,
-      'losses/sft_loss': epoch.loss,
-      'charts/action_token_accuracy': epoch.accuracy,
-      'time/training_s': epoch.wallMs / 1000,
-      'charts/training_tokens_per_second': epoch.actionTokens / Math.max(epoch.wallMs / 1000, 1e-9),
-    });
-  }
 
-  // TRY NOT TO MODIFY: evaluation and the checkpoint RL starts from
-  let testSuccessRate = Number.NaN;
-  if (args.evalEpisodes > 0) {
-    const rollout: Partial<RolloutOptions> = {
-      maxActionTokens: args.maxActionTokens,
-      maxRolloutTokens: args.maxRolloutTokens,
-      instructions: args.instructions,
-      ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
-    };
-    const evaluation = await evaluatePolicy({
-      policy: { model, format },
-      makeEnv: async () => (await registry.make(args.envId, { options: testEnvOptions })) as Env<string, Action>,
-      envId: args.envId,
-      seeds: Array.from({ length: args.evalEpisodes }, (_, i) => i),
-      options: rollout,
-    });
-    testSuccessRate = evaluation.successRate;
-    await run.appendMetrics({
-      iteration: args.epochs,
-      global_step: args.epochs * expert.trajectories.length,
-      'eval/success_rate': evaluation.successRate,
-      'eval/episodic_return': evaluation.meanReturn,
-    });
-  }
-  await saveCheckpoint(model, args.out);
+  // The checkpoint RL starts from is the last epoch's, saved above.
   const last = result.epochs.at(-1);
   return {
     model,
