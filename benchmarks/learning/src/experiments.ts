@@ -10,8 +10,12 @@ export interface Experiment {
   readonly name: string;
   readonly envId: string;
   readonly envOptions: Record<string, unknown>;
-  /** `turngym train sft` arguments (`--set key=value`). */
-  readonly sft: Record<string, unknown>;
+  /**
+   * The warm start: `turngym train sft` stages (`--set key=value` arguments, `seed` included), each
+   * continuing from the previous stage's checkpoint (the first from tiny-1m). The last stage's checkpoint,
+   * in `<experiment>/sft`, is where RL starts; earlier ones go to `<experiment>/sft-<stage>`.
+   */
+  readonly sft: readonly Record<string, unknown>[];
   /** Arguments shared by both RL algorithms. */
   readonly rl: Record<string, unknown>;
   readonly grpo: Record<string, unknown>;
@@ -31,7 +35,12 @@ export const EXPERIMENTS: readonly Experiment[] = [
     // (the same warm start on turngym/math-thought-v1 reached 1% test success).
     envId: 'turngym/math-thought-calc-v1',
     envOptions: { difficulties: [1], kinds: ['arithmetic'] },
-    sft: { episodes: 384, epochs: 8, batchSize: 16, learningRate: 3e-3, evalEpisodes: 100 },
+    sft: [
+      // The format (action-token accuracy 0.81) but hardly any copying: 2% test success.
+      { seed: 1, episodes: 384, epochs: 8, batchSize: 16, learningRate: 3e-3, evalEpisodes: 100 },
+      // Copying numbers sets in only after many more steps: 1,536 more, on 2,048 fresh expert episodes.
+      { seed: 3, episodes: 2048, epochs: 6, batchSize: 8, learningRate: 2e-3, evalEpisodes: 50, evalEvery: 1 },
+    ],
     rl: {
       ...shared,
       iterations: 200,
@@ -52,16 +61,18 @@ export const EXPERIMENTS: readonly Experiment[] = [
     name: 'wiki',
     envId: 'turngym/wiki-qa-compact-v1',
     envOptions: { questionTypes: ['bridge', 'comparison'], minHops: 2, maxHops: 3 },
-    sft: {
-      episodes: 256,
-      epochs: 6,
-      // A 2–3-hop episode is ~540 tokens: the attention of 8 of them at once outgrows wasm's heap.
-      batchSize: 4,
-      learningRate: 3e-3,
-      evalEpisodes: 100,
-      maxActionTokens: 48,
-      maxRolloutTokens: 192,
-    },
+    sft: [
+      {
+        episodes: 256,
+        epochs: 6,
+        // A 2–3-hop episode is ~540 tokens: the attention of 8 of them at once outgrows wasm's heap.
+        batchSize: 4,
+        learningRate: 3e-3,
+        evalEpisodes: 100,
+        maxActionTokens: 48,
+        maxRolloutTokens: 192,
+      },
+    ],
     rl: {
       ...shared,
       iterations: 200,

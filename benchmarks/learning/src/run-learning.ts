@@ -43,30 +43,40 @@ function train(args: string[], log: string): Promise<void> {
   });
 }
 
-function sftDir(root: string, experiment: Experiment): string {
-  return join(root, experiment.name, 'sft');
+function sftDir(root: string, experiment: Experiment, stage = experiment.sft.length - 1): string {
+  return join(root, experiment.name, stage === experiment.sft.length - 1 ? 'sft' : `sft-${stage + 1}`);
 }
 
+/** The warm start's stages in turn, each from the last one's checkpoint; a stage already saved is kept. */
 async function warmStart(root: string, experiment: Experiment): Promise<void> {
-  const out = sftDir(root, experiment);
-  if (existsSync(join(out, 'model.safetensors'))) return;
-  await train(
-    [
-      'sft',
-      '--env',
-      experiment.envId,
-      '--options',
-      JSON.stringify(experiment.envOptions),
-      '--out',
-      out,
-      '--seed',
-      '1',
-      '--backend',
-      'wasm',
-      ...sets({ ...experiment.sft, instructions: false }),
-    ],
-    `${out}.log`,
-  );
+  for (let stage = 0; stage < experiment.sft.length; stage++) {
+    const out = sftDir(root, experiment, stage);
+    if (existsSync(join(out, 'model.safetensors')) && existsSync(`${out}.done`)) continue;
+    const { seed = 1, ...args } = experiment.sft[stage]!;
+    await train(
+      [
+        'sft',
+        '--env',
+        experiment.envId,
+        '--options',
+        JSON.stringify(experiment.envOptions),
+        '--out',
+        out,
+        '--seed',
+        String(seed),
+        '--backend',
+        'wasm',
+        ...sets({
+          ...(stage > 0 ? { checkpoint: sftDir(root, experiment, stage - 1) } : {}),
+          ...args,
+          instructions: false,
+        }),
+      ],
+      `${out}.log`,
+    );
+    // The checkpoint is rewritten after every epoch: only this marker says the stage ran to its end.
+    writeFileSync(`${out}.done`, '');
+  }
 }
 
 function finished(spec: RunSpec): boolean {
