@@ -8,6 +8,11 @@ export interface ServerThroughputRow {
   /** `loopback`: one connection per session (OpenEnv's model); `loopback-multiplexed`: all on one `/mux` connection. */
   mode: 'in-process' | 'loopback' | 'loopback-multiplexed';
   sessions: number;
+  /**
+   * Steps/s the sessions were asked for altogether, each on its own fixed schedule; undefined = saturated
+   * (each session sends its next step as soon as the last one returns).
+   */
+  offeredStepsPerSecond?: number | undefined;
   stepsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -63,16 +68,30 @@ async function startServerThread(): Promise<{ url: string; stop(): Promise<void>
   };
 }
 
-/** One session's closed loop: episodes with the scripted expert until the deadline; each step's latency recorded. */
+/**
+ * A session's send schedule at a fixed offered load: one step every `intervalMs`, starting at `phaseMs`. A step
+ * whose turn has come while the last one is still out leaves as soon as that one returns, so a server that
+ * falls behind shows as lower steps/s, and its queueing as the late replies' latency.
+ */
+interface Pace {
+  readonly intervalMs: number;
+  readonly phaseMs: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One session's loop: episodes with the scripted expert until the deadline; each step's latency recorded. */
 async function drive(
   env: Env<string, Action>,
   agent: Agent<string, Action>,
   firstSeed: number,
   deadline: number,
   latencies: number[],
+  pace?: Pace,
 ): Promise<number> {
   let steps = 0;
   let seed = firstSeed;
+  let due = performance.now() + (pace?.phaseMs ?? 0);
   while (performance.now() < deadline) {
     const reset = await env.reset({ seed });
     await agent.start({ seed, spec: env.spec, observation: reset.observation, info: reset.info });
@@ -80,6 +99,10 @@ async function drive(
     let info = reset.info;
     for (;;) {
       const action = await agent.act(observation, info);
+      if (pace) {
+        if (due > performance.now()) await sleep(due - performance.now());
+        due += pace.intervalMs;
+      }
       const started = performance.now();
       const result = await env.step(action);
       latencies.push(performance.now() - started);
@@ -98,13 +121,20 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
-/** Runs `sessions` concurrent loops: a warm-up (JIT, connections), then the timed window. */
+/**
+ * Runs `sessions` concurrent loops: a warm-up (JIT, connections), then the timed window. With `offered`
+ * steps/s the sessions' schedules are spread evenly over one interval.
+ */
 async function measure(
   mode: ServerThroughputRow['mode'],
   sessions: number,
   durationMs: number,
   open: () => Promise<Env<string, Action>>,
+  offered?: number,
 ): Promise<ServerThroughputRow> {
+  const intervalMs = offered ? (1000 * sessions) / offered : 0;
+  const pace = (i: number): Pace | undefined =>
+    offered ? { intervalMs, phaseMs: (i * intervalMs) / sessions } : undefined;
   const envs = await Promise.all(Array.from({ length: sessions }, open));
   // The expert looks each problem up by info.taskId in a local env with the same options (privileged, no I/O).
   const agents = envs.map(() => new MathThoughtExpert(new MathThoughtEnv({ calculator: false })));
@@ -112,14 +142,14 @@ async function measure(
     const warmup = Math.min(1000, durationMs / 3);
     let deadline = performance.now() + warmup;
     await Promise.all(
-      envs.map((env, i) => drive(env, agents[i] as Agent<string, Action>, 1_000_000 * (i + 1), deadline, [])),
+      envs.map((env, i) => drive(env, agents[i] as Agent<string, Action>, 1_000_000 * (i + 1), deadline, [], pace(i))),
     );
     const latencies: number[] = [];
     const started = performance.now();
     deadline = started + durationMs;
     const steps = await Promise.all(
       envs.map((env, i) =>
-        drive(env, agents[i] as Agent<string, Action>, 1_000_000 * (i + 1) + 500_000, deadline, latencies),
+        drive(env, agents[i] as Agent<string, Action>, 1_000_000 * (i + 1) + 500_000, deadline, latencies, pace(i)),
       ),
     );
     const elapsed = (performance.now() - started) / 1000;
@@ -127,6 +157,7 @@ async function measure(
     return {
       mode,
       sessions,
+      offeredStepsPerSecond: offered,
       stepsPerSecond: steps.reduce((sum, n) => sum + n, 0) / elapsed,
       p50Ms: percentile(sorted, 0.5),
       p99Ms: percentile(sorted, 0.99),
@@ -148,26 +179,33 @@ export async function serverThroughput(options: {
   sessions: number[];
   /** Also measure RemoteEnvs sharing one `/mux` connection (default true). */
   multiplexed?: boolean;
+  /**
+   * Also measure each mode at this offered load (steps/s over all sessions), for the session counts in
+   * `paced` (default none). Saturated loops measure the most steps/s, but their latency is mostly
+   * the queue they build (Little's law: sessions ÷ throughput); a fixed load gives the latency at that rate.
+   */
+  offeredStepsPerSecond?: number;
+  paced?: number[];
 }): Promise<ServerThroughputRow[]> {
   const registry = new Registry();
   register(registry);
+  const loads = (sessions: number): (number | undefined)[] =>
+    options.offeredStepsPerSecond && options.paced?.includes(sessions)
+      ? [undefined, options.offeredStepsPerSecond]
+      : [undefined];
   const rows: ServerThroughputRow[] = [];
-  for (const sessions of options.sessions) {
-    rows.push(await measure('in-process', sessions, options.durationMs, () => registry.make(MATH_THOUGHT_ID)));
-  }
+  const each = async (mode: ServerThroughputRow['mode'], open: () => Promise<Env<string, Action>>): Promise<void> => {
+    for (const sessions of options.sessions) {
+      for (const offered of loads(sessions))
+        rows.push(await measure(mode, sessions, options.durationMs, open, offered));
+    }
+  };
+  await each('in-process', () => registry.make(MATH_THOUGHT_ID));
   const server = await startServerThread();
   try {
-    for (const sessions of options.sessions) {
-      rows.push(await measure('loopback', sessions, options.durationMs, () => RemoteEnv.connect(server.url)));
-    }
+    await each('loopback', () => RemoteEnv.connect(server.url));
     if (options.multiplexed ?? true) {
-      for (const sessions of options.sessions) {
-        rows.push(
-          await measure('loopback-multiplexed', sessions, options.durationMs, () =>
-            RemoteEnv.connect(server.url, { multiplex: true }),
-          ),
-        );
-      }
+      await each('loopback-multiplexed', () => RemoteEnv.connect(server.url, { multiplex: true }));
     }
   } finally {
     await server.stop();
