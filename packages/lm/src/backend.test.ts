@@ -50,6 +50,31 @@ describe('backends', () => {
     wasm.b.forEach((value, i) => expect(value).toBeCloseTo(cpu.b[i]!, 5));
   });
 
+  it('batched matmuls (split into batch-1 products on wasm) equal cpu, transposed or not', async () => {
+    // [6, 32, 48] × [6, 48, 24]: big enough (M·K·N ≥ 32768) for wasm's batch-1 split, with a leading batch of 2 × 3.
+    const values = (n: number, seed: number): Float32Array =>
+      Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37 + seed) * 0.5);
+    const products = async (): Promise<number[][]> => {
+      const a = tf.tensor4d(values(6 * 32 * 48, 1), [2, 3, 32, 48]);
+      const b = tf.tensor4d(values(6 * 48 * 24, 2), [2, 3, 48, 24]);
+      const at = tf.transpose(a, [0, 1, 3, 2]);
+      const bt = tf.transpose(b, [0, 1, 3, 2]);
+      const results = [tf.matMul(a, b), tf.matMul(at, b, true, false), tf.matMul(a, bt, false, true)];
+      const out = await Promise.all(results.map(async (tensor) => Array.from(await tensor.data())));
+      tf.dispose([a, b, at, bt, ...results]);
+      return out;
+    };
+    await useBackend('cpu');
+    const cpu = await products();
+    if (!isBackendAvailable('wasm')) return;
+    await useBackend('wasm');
+    const wasm = await products();
+    for (const [k, product] of wasm.entries()) {
+      expect(product).toHaveLength(6 * 32 * 24);
+      product.forEach((value, i) => expect(value).toBeCloseTo(cpu[k]![i]!, 4));
+    }
+  });
+
   it('refuses the tensorflow backend when no binding is installed, naming the packages', async () => {
     if (isBackendAvailable('tensorflow')) return;
     await expect(useBackend('tensorflow')).rejects.toThrow(BackendUnavailableError);

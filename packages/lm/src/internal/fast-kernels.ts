@@ -97,10 +97,9 @@ export function registerWasmKernels(): void {
 
   const batchMatMul = tf.getKernel('BatchMatMul', 'wasm');
   const transpose = tf.getKernel('Transpose', 'wasm');
-  const slice = tf.getKernel('Slice', 'wasm');
   const concat = tf.getKernel('Concat', 'wasm');
   const reshape = tf.getKernel('Reshape', 'wasm');
-  if (!batchMatMul || !transpose || !slice || !concat || !reshape) return;
+  if (!batchMatMul || !transpose || !concat || !reshape) return;
   const plainMatMul = batchMatMul.kernelFunc;
   const transposeFunc = transpose.kernelFunc;
   tf.unregisterKernel('BatchMatMul', 'wasm');
@@ -147,22 +146,19 @@ export function registerWasmKernels(): void {
           );
         const a3 = flat(left, M, K);
         const b3 = flat(right, K, N);
+        // Batch entry i as its own tensor. wasm's Slice kernel reads its whole input out of the heap on every
+        // call (readSync copies it), which made this loop quadratic in the batch; this copies the entry alone.
+        const entry = (info: tf.TensorInfo, i: number, rows: number, cols: number): tf.TensorInfo => {
+          const out = keep(wasm.makeOutput([1, rows, cols], info.dtype));
+          // Read the views after makeOutput: growing the heap detaches views taken before it.
+          const size = rows * cols;
+          wasm.typedArrayFromHeap(out).set(wasm.typedArrayFromHeap(info).subarray(i * size, (i + 1) * size));
+          return out;
+        };
         const parts: tf.TensorInfo[] = [];
         for (let i = 0; i < batch; i++) {
-          const ai = keep(
-            slice.kernelFunc({
-              inputs: { x: a3 },
-              backend,
-              attrs: { begin: [i, 0, 0], size: [1, M, K] },
-            }) as tf.TensorInfo,
-          );
-          const bi = keep(
-            slice.kernelFunc({
-              inputs: { x: b3 },
-              backend,
-              attrs: { begin: [i, 0, 0], size: [1, K, N] },
-            }) as tf.TensorInfo,
-          );
+          const ai = entry(a3, i, M, K);
+          const bi = entry(b3, i, K, N);
           parts.push(keep(plainMatMul({ inputs: { a: ai, b: bi }, backend, attrs: plainAttrs }) as tf.TensorInfo));
         }
         const joined = keep(
