@@ -31,18 +31,24 @@ export const EXPERIMENTS: readonly Experiment[] = [
   {
     name: 'math',
     // With the calculator a step is copying numbers into <calc>…</calc> and the result into the answer,
-    // which a 1M-parameter byte model learns from 384 expert episodes; mental arithmetic it does not
-    // (the same warm start on turngym/math-thought-v1 reached 1% test success).
+    // which a 1M-parameter byte model learns to do in a few thousand optimiser steps; mental arithmetic it
+    // does not (a 384-episode warm start on turngym/math-thought-v1 reached 1% test success).
     envId: 'turngym/math-thought-calc-v1',
     envOptions: { difficulties: [1], kinds: ['arithmetic'] },
     sft: [
       // The format (action-token accuracy 0.81) but hardly any copying: 2% test success.
       { seed: 1, episodes: 384, epochs: 8, batchSize: 16, learningRate: 3e-3, evalEpisodes: 100 },
       // Copying numbers sets in only after many more steps: 1,536 more, on 2,048 fresh expert episodes.
+      // The model learns where each number comes from (loss 0.39 → 0.15) but still swaps digits and
+      // operators: 0–6% test success along the way.
       { seed: 3, episodes: 2048, epochs: 6, batchSize: 8, learningRate: 2e-3, evalEpisodes: 50, evalEvery: 1 },
+      { seed: 5, episodes: 2048, epochs: 6, batchSize: 8, learningRate: 2e-3, evalEpisodes: 50, evalEvery: 2 },
     ],
     rl: {
       ...shared,
+      // The warm start's evaluation episodes (test seeds 0–49), so the start and the RL runs are scored alike.
+      evalEpisodes: 50,
+      evalEvery: 10,
       iterations: 200,
       promptsPerIteration: 4,
       maxActionTokens: 32,
@@ -54,7 +60,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     },
     grpo: { groupSize: 4 },
     treeGrpo: { trees: 2, branches: 2, rounds: 1 },
-    budgets: [8_000],
+    budgets: [12_000, 36_000],
     seeds: [1, 2, 3],
   },
   {

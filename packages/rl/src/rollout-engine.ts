@@ -210,7 +210,8 @@ export async function runRollouts(
             tokens: rollout.tokens,
             ...(rollout.cache ? { cache: rollout.cache } : {}),
             seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
-            maxTokens: Math.min(allowed, limit - rollout.tokens.length + 1),
+            // A trajectory fits the model's context whole, so the trainer can score every token of it.
+            maxTokens: Math.min(allowed, limit - rollout.tokens.length),
           },
         });
       }
@@ -281,6 +282,12 @@ export async function runRollouts(
             }
             const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
             const between = format.observationTokens(observation, ended);
+            if (rollout.tokens.length + between.length >= limit) {
+              // No room for another action: the observation's tokens would only be context for nothing (the
+              // turn keeps its text), and would push the trajectory past what the trainer can score.
+              rollout.stopReason = 'context';
+              return;
+            }
             rollout.tokens.push(...between);
             rollout.logprobs.push(...between.map(() => 0));
             pushSegment(rollout.segments, 'observation', between.length);

@@ -111,6 +111,20 @@ describe('rollouts', () => {
     expect(byPrompt.some((trajectory) => trajectory.stopReason === 'prompt-tokens')).toBe(true);
   });
 
+  it('stops a rollout at the context limit with a trajectory the trainer can score whole', async () => {
+    // ~110-token observations and 20 turns overrun the model's 512 positions, in the middle of an observation
+    // or of an action, depending on the rollout.
+    const long = await chains({ maxRolloutTokens: 1000 }, { maxTurns: 20, feedback: 'x'.repeat(100) });
+    const limit = policy.model.config.maxPositions;
+    expect(long.some((trajectory) => trajectory.stopReason === 'context')).toBe(true);
+    for (const trajectory of long) {
+      expect(trajectory.tokens.length).toBeLessThanOrEqual(limit);
+      if (trajectory.stopReason !== 'terminated') expect(trajectory.stopReason).toBe('context');
+      if (trajectory.stopReason === 'context') expect(trajectory.segments.at(-1)!.kind).toBe('action');
+    }
+    await expect(policy.model.score(long.map((trajectory) => ({ tokens: trajectory.tokens })))).resolves.toBeDefined();
+  });
+
   it('reports an env that throws as an errored rollout, closes its env and goes on with the others', async () => {
     const trajectories = await chains({}, { failAtTurn: 1 });
     for (const trajectory of trajectories) {
