@@ -52,7 +52,17 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
   for (let stage = 0; stage < experiment.sft.length; stage++) {
     const out = sftDir(root, experiment, stage);
     if (existsSync(join(out, 'model.safetensors')) && existsSync(`${out}.done`)) continue;
-    const { seed = 1, ...args } = experiment.sft[stage]!;
+    const { seed = 1, from, ...args } = experiment.sft[stage]!;
+    // `from: '<experiment>'` starts from that experiment's warm start under the same root.
+    const checkpoint =
+      typeof from === 'string'
+        ? sftDir(
+            root,
+            EXPERIMENTS.find((other) => other.name === from)!,
+          )
+        : stage > 0
+          ? sftDir(root, experiment, stage - 1)
+          : undefined;
     await train(
       [
         'sft',
@@ -67,7 +77,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
         '--backend',
         'wasm',
         ...sets({
-          ...(stage > 0 ? { checkpoint: sftDir(root, experiment, stage - 1) } : {}),
+          ...(checkpoint ? { checkpoint } : {}),
           ...args,
           instructions: false,
         }),
@@ -131,8 +141,23 @@ async function main(): Promise<void> {
   const jobs = Number(flag('jobs') ?? availableParallelism());
   const experiments = EXPERIMENTS.filter((experiment) => !only || experiment.name === only);
   mkdirSync(root, { recursive: true });
-  // Warm starts first (each experiment's RL runs need its checkpoint), then every RL run in one pool.
-  await pool(experiments, jobs, (experiment) => warmStart(root, experiment));
+  // Warm starts first, one after another (a warm start may start from an earlier experiment's), then every RL
+  // run in one pool.
+  for (const experiment of experiments) {
+    for (const from of experiment.sft.map((stage) => stage.from).filter((name) => typeof name === 'string')) {
+      if (
+        !existsSync(
+          `${sftDir(
+            root,
+            EXPERIMENTS.find((other) => other.name === from)!,
+          )}.done`,
+        )
+      ) {
+        throw new Error(`${experiment.name}'s warm start starts from ${String(from)}'s: run that one first`);
+      }
+    }
+    await warmStart(root, experiment);
+  }
   await pool(
     experiments.flatMap((experiment) => runSpecs(root, experiment)),
     jobs,
