@@ -1,4 +1,9 @@
-import { packMinibatches } from './ppo-update';
+import { ByteTokenizer, LanguageModel, Trainer, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
+import { collectChains } from './chain-rollouts';
+import { ChatTurnFormat } from './chat-turn-format';
+import { lossMask } from './loss-mask';
+import { packMinibatches, ppoUpdate } from './ppo-update';
+import { DigitEnv } from './__fixtures__/digit-env';
 
 describe('packMinibatches', () => {
   it('keeps the order and caps sequences and padded tokens per minibatch', () => {
@@ -19,5 +24,50 @@ describe('packMinibatches', () => {
       [2],
       [0, 1],
     ]);
+  });
+});
+
+describe('ppoUpdate', () => {
+  const tokenizer = new ByteTokenizer();
+  beforeAll(() => useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu'));
+
+  it('raises the likelihood of the rollouts with a positive advantage and lowers the others', async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
+    try {
+      const policy = { model, format: new ChatTurnFormat(tokenizer) };
+      // Rows of different lengths, so minibatches are packed and shuffled: each advantage must follow its row.
+      const trajectories = await collectChains({
+        policy,
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [1, 2, 3],
+        groupSize: 2,
+        options: { maxActionTokens: 6, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      const samples = trajectories.map((trajectory, i) => ({ trajectory, advantage: i % 2 === 0 ? 1 : -1 }));
+      const actionLogprob = async (): Promise<number[]> => {
+        const { logprobs } = await model.score(
+          trajectories.map((trajectory) => ({ tokens: trajectory.tokens })),
+          { adapter: 'policy' },
+        );
+        return trajectories.map((trajectory, row) =>
+          Array.from(lossMask(trajectory)).reduce((sum, bit, t) => sum + (bit ? logprobs[row]![t]! : 0), 0),
+        );
+      };
+      const before = await actionLogprob();
+      for (let round = 0; round < 3; round++) {
+        await ppoUpdate(trainer, samples, { minibatchSize: 2, seed: round, klCoefficient: 0 });
+      }
+      const after = await actionLogprob();
+      after.forEach((value, i) => {
+        if (samples[i]!.advantage > 0) expect(value).toBeGreaterThan(before[i]!);
+        else expect(value).toBeLessThan(before[i]!);
+      });
+    } finally {
+      trainer.dispose();
+      model.dispose();
+    }
   });
 });
