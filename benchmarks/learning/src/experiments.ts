@@ -61,7 +61,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     },
     grpo: { groupSize: 4 },
     treeGrpo: { trees: 2, branches: 2, rounds: 1 },
-    budgets: [12_000, 36_000, 100_000],
+    budgets: [12_000, 36_000],
     seeds: [1, 2, 3],
   },
   {

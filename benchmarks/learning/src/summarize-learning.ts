@@ -129,12 +129,16 @@ async function main(): Promise<void> {
       );
     }
     lines.push('');
-    const dirs = results.map((run) => run.spec.dir);
+    // The page groups runs by algorithm and env: runs of one budget only, or it would average a 12k run into a
+    // 36k one. The largest budget's runs hold the longest curves.
+    const largest = Math.max(...results.map((run) => run.spec.budget));
+    const dirs = results.filter((run) => run.spec.budget === largest).map((run) => run.spec.dir);
     if (dirs.length > 0) {
       const page = join(dirname(out), 'learning', `${experiment.name}.html`);
       await writeReport(page, { runs: dirs, title: `TurnGym learning: ${experiment.name}` });
       lines.push(
-        `Learning curves and rollout trees: [learning/${experiment.name}.html](learning/${experiment.name}.html).`,
+        `Learning curves and rollout trees of the ${largest.toLocaleString('en-US')}-token runs: ` +
+          `[learning/${experiment.name}.html](learning/${experiment.name}.html).`,
         '',
       );
     }
