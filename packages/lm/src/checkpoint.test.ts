@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from './backend';
@@ -43,6 +43,27 @@ describe('checkpoints', () => {
       a.forEach((row, t) => expect(maxAbsDifference(row, b[t]!)).toBe(0));
     } finally {
       model.dispose();
+      loaded.dispose();
+    }
+  });
+
+  it('saves over an older checkpoint: the newer weights load, and no temporary file is left behind', async () => {
+    const config = testConfig();
+    const { ByteTokenizer } = await import('./byte-tokenizer');
+    const older = LanguageModel.fromTensors(config, randomWeights(config, 1), new ByteTokenizer());
+    const newer = LanguageModel.fromTensors(config, randomWeights(config, 2), new ByteTokenizer());
+    await saveCheckpoint(older, dir);
+    const before = readdirSync(dir).sort();
+    await saveCheckpoint(newer, dir);
+    expect(readdirSync(dir).sort()).toEqual(before);
+    const loaded = await loadCheckpoint(dir);
+    try {
+      const tokens = [72, 105, 33];
+      const [a, b] = await Promise.all([newer.logits({ tokens }), loaded.logits({ tokens })]);
+      a.forEach((row, t) => expect(maxAbsDifference(row, b[t]!)).toBe(0));
+    } finally {
+      older.dispose();
+      newer.dispose();
       loaded.dispose();
     }
   });

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomically } from '@turngym/core';
 import { HfTokenizer } from './hf-tokenizer';
 import { LanguageModel } from './language-model';
 import { CheckpointError } from './lm-errors';
@@ -113,22 +114,26 @@ export interface SaveCheckpointOptions {
   readonly extras?: boolean;
 }
 
-/** Writes an HF checkpoint directory that `loadCheckpoint` and `transformers` both read. */
+/**
+ * Writes an HF checkpoint directory that `loadCheckpoint` and `transformers` both read. Each file is replaced
+ * whole (written aside, then renamed), so a process killed while saving over an older checkpoint leaves every
+ * file either old or new, never torn.
+ */
 export async function saveCheckpoint(
   model: LanguageModel,
   dir: string,
   options: SaveCheckpointOptions = {},
 ): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'config.json'), `${JSON.stringify(configToHf(model.config), null, 2)}\n`);
-  writeFileSync(
+  await writeFileAtomically(join(dir, 'config.json'), `${JSON.stringify(configToHf(model.config), null, 2)}\n`);
+  await writeFileAtomically(
     join(dir, 'model.safetensors'),
     writeSafetensors(await model.toTensors(), { dtype: options.dtype ?? 'F32', metadata: { format: 'pt' } }),
   );
   const { tokenizerJson, tokenizerConfig } = model.tokenizer.toHfFiles();
-  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson));
-  writeFileSync(join(dir, 'tokenizer_config.json'), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);
-  writeFileSync(
+  await writeFileAtomically(join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson));
+  await writeFileAtomically(join(dir, 'tokenizer_config.json'), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);
+  await writeFileAtomically(
     join(dir, 'generation_config.json'),
     `${JSON.stringify({ eos_token_id: [...model.tokenizer.eosTokenIds], pad_token_id: model.tokenizer.padTokenId }, null, 2)}\n`,
   );
@@ -142,8 +147,8 @@ export async function saveCheckpoint(
 export async function saveAdapter(model: LanguageModel, name: string, dir: string): Promise<void> {
   const adapter = model.adapter(name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'adapter_config.json'), `${JSON.stringify(adapter.peftConfig(), null, 2)}\n`);
-  writeFileSync(join(dir, 'adapter_model.safetensors'), writeSafetensors(await adapter.toTensors()));
+  await writeFileAtomically(join(dir, 'adapter_config.json'), `${JSON.stringify(adapter.peftConfig(), null, 2)}\n`);
+  await writeFileAtomically(join(dir, 'adapter_model.safetensors'), writeSafetensors(await adapter.toTensors()));
 }
 
 /** Loads a PEFT adapter directory into the model under `name` (default: the directory's name). */
@@ -166,7 +171,7 @@ export function loadAdapter(model: LanguageModel, dir: string, name?: string): v
 export async function saveValueHead(model: LanguageModel, dir: string): Promise<void> {
   if (!model.valueHead) throw new RangeError('saveValueHead: the model has no value head.');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'value_head.safetensors'), writeSafetensors(await model.valueHead.toTensors()));
+  await writeFileAtomically(join(dir, 'value_head.safetensors'), writeSafetensors(await model.valueHead.toTensors()));
 }
 
 export function loadValueHead(model: LanguageModel, dir: string): void {

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
-import { endsCleanly, fsyncPath, sizeOf, writeFileAtomically } from './internal/durable-files';
+import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
 import { appendTrajectories, type Trajectory } from './trajectory';
 

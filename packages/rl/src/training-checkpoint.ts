@@ -12,7 +12,7 @@ import {
   type NamedTensors,
   type Trainer,
 } from '@turngym/lm';
-import { fsyncPath, fsyncTree } from './internal/durable-files';
+import { fsyncPath, fsyncTree } from '@turngym/core';
 import type { RunDirectory, RunFileSizes } from './run-directory';
 
 export const TRAINING_CHECKPOINT_FORMAT = 'turngym.training-checkpoint/v1';
