@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { endsCleanly } from '@turngym/core';
 
 export interface JsonlLine {
   readonly text: string;
@@ -13,22 +13,9 @@ export interface JsonlLine {
   readonly torn: boolean;
 }
 
-async function endsWithNewline(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return true;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The non-blank lines of a JSONL file, streamed (a trajectories file can be far larger than memory wants). */
 export async function* readJsonlLines(path: string): AsyncGenerator<JsonlLine> {
-  const clean = await endsWithNewline(path);
+  const clean = await endsCleanly(path);
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let held: { text: string; number: number } | undefined;
   let number = 0;
