@@ -47,6 +47,13 @@ function sftDir(root: string, experiment: Experiment, stage = experiment.sft.len
   return join(root, experiment.name, stage === experiment.sft.length - 1 ? 'sft' : `sft-${stage + 1}`);
 }
 
+/** The final warm-start checkpoint of the experiment named `name` (a stage's `from`). */
+function warmStartOf(root: string, name: string): string {
+  const experiment = EXPERIMENTS.find((other) => other.name === name);
+  if (!experiment) throw new Error(`no experiment named ${name} to start from`);
+  return sftDir(root, experiment);
+}
+
 /** The warm start's stages in turn, each from the last one's checkpoint; a stage already saved is kept. */
 async function warmStart(root: string, experiment: Experiment): Promise<void> {
   for (let stage = 0; stage < experiment.sft.length; stage++) {
@@ -55,14 +62,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
     const { seed = 1, from, ...args } = experiment.sft[stage]!;
     // `from: '<experiment>'` starts from that experiment's warm start under the same root.
     const checkpoint =
-      typeof from === 'string'
-        ? sftDir(
-            root,
-            EXPERIMENTS.find((other) => other.name === from)!,
-          )
-        : stage > 0
-          ? sftDir(root, experiment, stage - 1)
-          : undefined;
+      typeof from === 'string' ? warmStartOf(root, from) : stage > 0 ? sftDir(root, experiment, stage - 1) : undefined;
     await train(
       [
         'sft',
@@ -144,16 +144,9 @@ async function main(): Promise<void> {
   // Warm starts first, one after another (a warm start may start from an earlier experiment's), then every RL
   // run in one pool.
   for (const experiment of experiments) {
-    for (const from of experiment.sft.map((stage) => stage.from).filter((name) => typeof name === 'string')) {
-      if (
-        !existsSync(
-          `${sftDir(
-            root,
-            EXPERIMENTS.find((other) => other.name === from)!,
-          )}.done`,
-        )
-      ) {
-        throw new Error(`${experiment.name}'s warm start starts from ${String(from)}'s: run that one first`);
+    for (const from of experiment.sft.map((stage) => stage.from)) {
+      if (typeof from === 'string' && !existsSync(`${warmStartOf(root, from)}.done`)) {
+        throw new Error(`${experiment.name}'s warm start starts from ${from}'s: run that one first`);
       }
     }
     await warmStart(root, experiment);

@@ -15,7 +15,6 @@ import {
   RunDirectory,
   TrainingProgress,
   trainSft,
-  type MetricsRow,
   type RolloutOptions,
 } from '@turngym/rl';
 import type { Action, Env } from '@turngym/spec';
@@ -166,21 +165,22 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       // and its weights: a long run stopped early keeps its last finished epoch.
       onEpoch: async (epoch) => {
         const done = epoch.epoch + 1;
-        const row: { -readonly [K in keyof MetricsRow]: MetricsRow[K] } = {
+        const evaluation =
+          args.evalEpisodes > 0 && (done === args.epochs || (args.evalEvery > 0 && done % args.evalEvery === 0))
+            ? await evaluate()
+            : undefined;
+        if (evaluation) testSuccessRate = evaluation.successRate;
+        await run.appendMetrics({
           iteration: epoch.epoch,
           global_step: done * expert.trajectories.length,
           'losses/sft_loss': epoch.loss,
           'charts/action_token_accuracy': epoch.accuracy,
           'time/training_s': epoch.wallMs / 1000,
           'charts/training_tokens_per_second': epoch.actionTokens / Math.max(epoch.wallMs / 1000, 1e-9),
-        };
-        if (args.evalEpisodes > 0 && (done === args.epochs || (args.evalEvery > 0 && done % args.evalEvery === 0))) {
-          const evaluation = await evaluate();
-          testSuccessRate = evaluation.successRate;
-          row['eval/success_rate'] = evaluation.successRate;
-          row['eval/episodic_return'] = evaluation.meanReturn;
-        }
-        await run.appendMetrics(row);
+          ...(evaluation
+            ? { 'eval/success_rate': evaluation.successRate, 'eval/episodic_return': evaluation.meanReturn }
+            : {}),
+        });
         await saveCheckpoint(model, args.out);
       },
     });
