@@ -70,4 +70,42 @@ describe('ppoUpdate', () => {
       model.dispose();
     }
   });
+  it('stops the update once approx_kl passes targetKl, and not before it', async () => {
+    // Two identical policies (same seeds) learn from the same rollouts, one with the trust region.
+    const fresh = () => {
+      const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+      model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+      // A large step size, so the policy leaves the rollouts' behind after the first step.
+      return { model, trainer: new Trainer(model, { adapter: 'policy', learningRate: 5e-2, maxGradNorm: 1 }) };
+    };
+    const plain = fresh();
+    const guarded = fresh();
+    try {
+      const trajectories = await collectChains({
+        policy: { model: plain.model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [1, 2, 3],
+        groupSize: 2,
+        options: { maxActionTokens: 6, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      const samples = trajectories.map((trajectory, i) => ({ trajectory, advantage: i % 2 === 0 ? 1 : -1 }));
+      const update = { epochs: 4, minibatchSize: 2, klCoefficient: 0 };
+      const full = await ppoUpdate(plain.trainer, samples, update);
+      expect(full.steps).toBe(12);
+      expect(full.stoppedEarly).toBe(false);
+      expect(full.approxKl).toBeGreaterThan(1e-3);
+
+      const cut = await ppoUpdate(guarded.trainer, samples, { ...update, targetKl: 1e-3 });
+      expect(cut.stoppedEarly).toBe(true);
+      // The first minibatch is on-policy (approx_kl ≈ 0), so it never stops the update alone.
+      expect(cut.steps).toBeGreaterThanOrEqual(2);
+      expect(cut.steps).toBeLessThan(12);
+    } finally {
+      for (const { model, trainer } of [plain, guarded]) {
+        trainer.dispose();
+        model.dispose();
+      }
+    }
+  });
 });

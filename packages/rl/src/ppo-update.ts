@@ -26,6 +26,12 @@ export interface PpoUpdateOptions {
   klCoefficient: number;
   /** Weight of the entropy bonus (Tree-GRPO: 0.001). */
   entropyCoefficient: number;
+  /**
+   * CleanRL's `target_kl`: once a minibatch's approx_kl (measured by its forward, before its step) exceeds
+   * this, the update stops after that step. Off-policy minibatches late in an update are where one step can
+   * push a token far past the clip range through parameters it shares with others; omitted = no early stop.
+   */
+  targetKl?: number;
   /** Seeds the minibatch shuffling. */
   seed: number;
 }
@@ -43,6 +49,7 @@ export const ppoUpdateOptionsSchema: JSONSchemaType<PpoUpdateOptions> = {
     dualClip: { type: 'number', exclusiveMinimum: 1, nullable: true },
     klCoefficient: { type: 'number', minimum: 0, default: 0.001 },
     entropyCoefficient: { type: 'number', minimum: 0, default: 0 },
+    targetKl: { type: 'number', exclusiveMinimum: 0, nullable: true },
     seed: { type: 'integer', default: 0 },
   },
 };
@@ -68,8 +75,12 @@ export interface PpoUpdateStats {
   readonly entropy: number;
   readonly gradNorm: number;
   readonly steps: number;
+  /** Whether `targetKl` cut the update short. */
+  readonly stoppedEarly: boolean;
   /** Action tokens trained on (per epoch). */
   readonly actionTokens: number;
+  /** Action tokens through all the gradient steps taken (epochs × actionTokens unless stopped early). */
+  readonly trainedTokens: number;
 }
 
 /** Right-pads per-row numbers to [B, T] (T = the forward's padded length). */
@@ -116,7 +127,8 @@ export async function ppoUpdate(
   const rng = new SeededRng(options.seed);
   const totals = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, gradNorm: 0, tokens: 0, steps: 0 };
   const actionTokens = rows.reduce((sum, row) => sum + row.weights!.reduce((a, b) => a + b, 0), 0);
-  for (let epoch = 0; epoch < options.epochs; epoch++) {
+  let stoppedEarly = false;
+  for (let epoch = 0; epoch < options.epochs && !stoppedEarly; epoch++) {
     const order = rng.shuffle(usable.map((_, index) => index));
     for (const batch of packMinibatches(order, lengths, options)) {
       const batchRows = batch.map((index) => rows[index]!);
@@ -193,6 +205,10 @@ export async function ppoUpdate(
       totals.tokens += side.tokens;
       totals.gradNorm += result.gradNorm;
       totals.steps += 1;
+      if (options.targetKl !== undefined && side.approxKl > options.targetKl) {
+        stoppedEarly = true;
+        break;
+      }
     }
   }
   const steps = Math.max(1, totals.steps);
@@ -204,7 +220,9 @@ export async function ppoUpdate(
     entropy: totals.entropy / steps,
     gradNorm: totals.gradNorm / steps,
     steps: totals.steps,
+    stoppedEarly,
     actionTokens,
+    trainedTokens: totals.tokens,
   };
 }
 

@@ -62,6 +62,10 @@ export interface GrpoArgs {
   /** Passes over each batch, and sequences per gradient step. */
   updateEpochs: number;
   minibatchSize: number;
+  /** Most padded tokens per gradient step (attention memory grows with B·T²; wasm's heap is bounded). */
+  minibatchTokens: number;
+  /** CleanRL's target_kl: stop an update once a minibatch's approx_kl exceeds it; omitted = never. */
+  targetKl?: number;
   /** `token`: PPO-clip per token (GRPO); `sequence`: GSPO's sequence-level ratio. */
   ratio: 'token' | 'sequence';
   clipEpsilon: number;
@@ -103,6 +107,8 @@ export const grpoArgsSchema: JSONSchemaType<GrpoArgs> = {
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 2e-3 },
     updateEpochs: { type: 'integer', minimum: 1, default: 1 },
     minibatchSize: { type: 'integer', minimum: 1, default: 8 },
+    minibatchTokens: { type: 'integer', minimum: 1, default: 2048 },
+    targetKl: { type: 'number', exclusiveMinimum: 0, nullable: true },
     ratio: { type: 'string', enum: ['token', 'sequence'], default: 'token' },
     clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
     klCoefficient: { type: 'number', minimum: 0, default: 0.001 },
@@ -221,6 +227,8 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
           ? await ppoUpdate(trainer, samples, {
               epochs: args.updateEpochs,
               minibatchSize: args.minibatchSize,
+              minibatchTokens: args.minibatchTokens,
+              ...(args.targetKl !== undefined ? { targetKl: args.targetKl } : {}),
               ratio: args.ratio,
               clipEpsilon: args.clipEpsilon,
               klCoefficient: args.klCoefficient,
@@ -252,8 +260,8 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
           'losses/clipfrac': stats.clipFraction,
           'losses/entropy': stats.entropy,
           'losses/grad_norm': stats.gradNorm,
-          'charts/training_tokens_per_second':
-            (stats.actionTokens * args.updateEpochs) / Math.max(trainingSeconds, 1e-9),
+          'losses/update_steps': stats.steps,
+          'charts/training_tokens_per_second': stats.trainedTokens / Math.max(trainingSeconds, 1e-9),
         });
       }
       const last =

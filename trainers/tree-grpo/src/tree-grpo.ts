@@ -65,6 +65,10 @@ export interface TreeGrpoArgs {
   /** Passes over each batch, and sequences per gradient step. */
   updateEpochs: number;
   minibatchSize: number;
+  /** Most padded tokens per gradient step (attention memory grows with B·T²; wasm's heap is bounded). */
+  minibatchTokens: number;
+  /** CleanRL's target_kl: stop an update once a minibatch's approx_kl exceeds it; omitted = never. */
+  targetKl?: number;
   clipEpsilon: number;
   /** c of dual-clip PPO (the reference uses 3). */
   dualClip: number;
@@ -108,6 +112,8 @@ export const treeGrpoArgsSchema: JSONSchemaType<TreeGrpoArgs> = {
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 2e-3 },
     updateEpochs: { type: 'integer', minimum: 1, default: 1 },
     minibatchSize: { type: 'integer', minimum: 1, default: 8 },
+    minibatchTokens: { type: 'integer', minimum: 1, default: 2048 },
+    targetKl: { type: 'number', exclusiveMinimum: 0, nullable: true },
     clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
     dualClip: { type: 'number', exclusiveMinimum: 1, default: 3 },
     klCoefficient: { type: 'number', minimum: 0, default: 0.001 },
@@ -230,6 +236,8 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
           ? await ppoUpdate(trainer, samples, {
               epochs: args.updateEpochs,
               minibatchSize: args.minibatchSize,
+              minibatchTokens: args.minibatchTokens,
+              ...(args.targetKl !== undefined ? { targetKl: args.targetKl } : {}),
               ratio: 'token',
               clipEpsilon: args.clipEpsilon,
               dualClip: args.dualClip,
@@ -262,8 +270,8 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
           'losses/clipfrac': stats.clipFraction,
           'losses/entropy': stats.entropy,
           'losses/grad_norm': stats.gradNorm,
-          'charts/training_tokens_per_second':
-            (stats.actionTokens * args.updateEpochs) / Math.max(trainingSeconds, 1e-9),
+          'losses/update_steps': stats.steps,
+          'charts/training_tokens_per_second': stats.trainedTokens / Math.max(trainingSeconds, 1e-9),
         });
       }
       const last =
