@@ -57,21 +57,42 @@ export interface RolloutThroughputOptions {
 }
 
 interface EnvCase {
+  /** Which warm-started checkpoint (`checkpoints`) acts on this case. */
   readonly key: 'math' | 'wiki';
+  /** The row label in the tables. */
+  readonly label: string;
   readonly envId: string;
   readonly envOptions: Record<string, unknown>;
+  /** Seeds this case's prompt draws. */
+  readonly promptSeed: number;
+  /** The untrained model's rollout caps, where they differ from the short default. */
+  readonly untrainedCaps?: Partial<RolloutOptions>;
 }
 
 const CASES: readonly EnvCase[] = [
   {
     key: 'math',
+    label: 'math-thought-v1',
     envId: 'turngym/math-thought-v1',
     envOptions: { difficulties: [1], kinds: ['arithmetic'] },
+    promptSeed: 1,
   },
   {
     key: 'wiki',
+    label: 'wiki-qa-compact-v1',
     envId: 'turngym/wiki-qa-compact-v1',
     envOptions: { questionTypes: ['bridge', 'comparison'], minHops: 2, maxHops: 3 },
+    promptSeed: 2,
+  },
+  {
+    // The tree's saving grows with episode length (`expectedRatio`): the same env with twice the rollout cap,
+    // so the untrained model's episodes run ~8 turns instead of ~4 — about the length of the paper's agents.
+    key: 'math',
+    label: 'math-thought-v1, long episodes',
+    envId: 'turngym/math-thought-v1',
+    envOptions: { difficulties: [1], kinds: ['arithmetic'] },
+    promptSeed: 3,
+    untrainedCaps: { maxRolloutTokens: 128 },
   },
 ];
 
@@ -345,7 +366,7 @@ async function iterate(
   tally.rolloutMs += performance.now() - started;
   tally.rolloutCpuMs += cpuMs(cpuStarted);
   progress(
-    `${envCase.key} ${method} ${iteration < 0 ? 'warm-up' : `#${iteration}`}: ${trajectories.length} rollouts in ${fmt((performance.now() - started) / 1000, 1)} s (CPU ${fmt(cpuMs(cpuStarted) / 1000, 1)} s)`,
+    `${envCase.label} ${method} ${iteration < 0 ? 'warm-up' : `#${iteration}`}: ${trajectories.length} rollouts in ${fmt((performance.now() - started) / 1000, 1)} s (CPU ${fmt(cpuMs(cpuStarted) / 1000, 1)} s)`,
   );
   tally.envMs += clock.busyMs;
   tally.envSteps += clock.steps;
@@ -363,7 +384,7 @@ async function iterate(
   const longest = Math.max(...usable.map((sample) => sample.trajectory.tokens.length));
   if (usable.length * longest ** 2 > ONE_BATCH_LIMIT || MINIBATCH * longest ** 2 > MINIBATCH_LIMIT) {
     tally.skippedUpdates.push(`${usable.length} sequences of up to ${longest} tokens`);
-    progress(`${envCase.key} ${method}: update skipped (${usable.length} sequences of up to ${longest} tokens)`);
+    progress(`${envCase.label} ${method}: update skipped (${usable.length} sequences of up to ${longest} tokens)`);
     return;
   }
   const before = { ...run.training };
@@ -380,7 +401,7 @@ async function iterate(
   tally.trainMs += performance.now() - updateStarted;
   tally.trainCpuMs += cpuMs(updateCpu);
   progress(
-    `${envCase.key} ${method} ${iteration < 0 ? 'warm-up' : `#${iteration}`}: update of ${usable.length} sequences in ${fmt((performance.now() - updateStarted) / 1000, 1)} s (CPU ${fmt(cpuMs(updateCpu) / 1000, 1)} s)`,
+    `${envCase.label} ${method} ${iteration < 0 ? 'warm-up' : `#${iteration}`}: update of ${usable.length} sequences in ${fmt((performance.now() - updateStarted) / 1000, 1)} s (CPU ${fmt(cpuMs(updateCpu) / 1000, 1)} s)`,
   );
   tally.referenceMs += run.training.referenceMs - before.referenceMs;
   tally.gradientMs += run.training.gradientMs - before.gradientMs;
@@ -425,7 +446,7 @@ async function measureCase(envCase: EnvCase, checkpoint: string | undefined, dur
   // wasm memory. A warm-started model ends its own turns and reads whole observations: the SFT runs' caps.
   const caps: Partial<RolloutOptions> = checkpoint
     ? { maxActionTokens: 48, maxRolloutTokens: 192 }
-    : { maxActionTokens: 16, maxRolloutTokens: 64, maxObservationTokens: 24 };
+    : { maxActionTokens: 16, maxRolloutTokens: 64, maxObservationTokens: 24, ...envCase.untrainedCaps };
   const rolloutOptions = (iteration: number): Partial<RolloutOptions> => ({
     ...caps,
     instructions: false,
@@ -447,7 +468,7 @@ async function measureCase(envCase: EnvCase, checkpoint: string | undefined, dur
     warmUp.model.dispose();
   }
   const runs = { chains: await openRun(checkpoint ?? 'tiny-1m'), trees: await openRun(checkpoint ?? 'tiny-1m') };
-  const rng = new SeededRng(mixSeed(9, envCase.key === 'math' ? 1 : 2));
+  const rng = new SeededRng(mixSeed(9, envCase.promptSeed));
   const started = performance.now();
   let iteration = 0;
   try {
@@ -516,11 +537,14 @@ export async function rolloutThroughput(options: RolloutThroughputOptions): Prom
   const loadBefore = loadavg();
   const results: CaseResult[] = [];
   for (const envCase of CASES) {
-    results.push(await measureCase(envCase, options.checkpoints?.[envCase.key], options.durationMs));
+    const checkpoint = options.checkpoints?.[envCase.key];
+    // A warm-started model ends its own turns, so the long-episode case would repeat the short one.
+    if (checkpoint && envCase.untrainedCaps) continue;
+    results.push(await measureCase(envCase, checkpoint, options.durationMs));
   }
   const loadAfter = loadavg();
   const info = backendInfo();
-  const label = (result: CaseResult): string => result.envCase.envId.replace('turngym/', '');
+  const label = (result: CaseResult): string => result.envCase.label;
   const methodLabel = (method: Method): string =>
     method === 'chains'
       ? `chains (G=${GROUP_SIZE})`
