@@ -5,10 +5,15 @@
  * A finished run (its last metrics row has an evaluation at the token budget) is skipped, and a stopped one
  * resumes from its checkpoint, so the script can be re-run after an interruption.
  *
+ * A run at a larger budget continues a copy of the same algorithm and seed's run at the next smaller one:
+ * nothing a run does depends on its budget (constant step size; the last iteration's extra evaluation
+ * changes no state; resuming restores adapter, Adam and RNG), so the copy ends where a fresh run would,
+ * for the cost of the difference.
+ *
  *   node benchmarks/learning/dist/run-learning.js [--root runs] [--only math] [--jobs 2]
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
@@ -97,8 +102,9 @@ function finished(spec: RunSpec): boolean {
   return last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
 }
 
-async function rlRun(root: string, spec: RunSpec): Promise<void> {
+async function rlRun(root: string, spec: RunSpec, shorter?: RunSpec): Promise<void> {
   if (finished(spec)) return;
+  if (shorter && !existsSync(spec.dir) && finished(shorter)) cpSync(shorter.dir, spec.dir, { recursive: true });
   const { experiment } = spec;
   await train(
     [
@@ -151,11 +157,16 @@ async function main(): Promise<void> {
     }
     await warmStart(root, experiment);
   }
-  await pool(
-    experiments.flatMap((experiment) => runSpecs(root, experiment)),
-    jobs,
-    (spec) => rlRun(root, spec),
-  );
+  // One job per algorithm and seed, its budgets in increasing order, each continuing the one before.
+  const chains = new Map<string, RunSpec[]>();
+  for (const spec of experiments.flatMap((experiment) => runSpecs(root, experiment))) {
+    const key = `${spec.experiment.name}/${spec.algorithm}/${spec.seed}`;
+    chains.set(key, [...(chains.get(key) ?? []), spec]);
+  }
+  await pool([...chains.values()], jobs, async (specs) => {
+    const ordered = [...specs].sort((a, b) => a.budget - b.budget);
+    for (const [index, spec] of ordered.entries()) await rlRun(root, spec, ordered[index - 1]);
+  });
   process.stderr.write(`done: summarize with node benchmarks/learning/dist/summarize-learning.js --root ${root}\n`);
 }
 
