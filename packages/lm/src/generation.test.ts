@@ -113,6 +113,29 @@ describe.each(backends)('generation on %s', (backend) => {
     expect(() => model.generate([{ cache: node }])).toThrow(/disposed/);
   });
 
+  it('rows that end at different steps get what they would alone, and caches that continue them', () => {
+    // Eight rows ending after 1…8 tokens: finished rows first stay in the batch (masked), then leave it.
+    const many = Array.from({ length: 8 }, (_, i) => randomTokens(2 + ((i * 3) % 7), 256, 50 + i));
+    const requests = many.map((tokens, i) => ({ tokens, maxTokens: i + 1, seed: 70 + i }));
+    const batched = model.generate(requests, { maxTokens: 8, keepCache: true, stopTokenIds: [] });
+    const observation = randomTokens(2, 256, 49);
+    batched.forEach((result, i) => {
+      const [alone] = model.generate([requests[i]!], { maxTokens: 8, stopTokenIds: [] });
+      expect(result.tokens).toEqual(alone!.tokens);
+      result.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - alone!.logprobs[t]!)).toBeLessThan(1e-4));
+      // The row's own cache continues the episode as a fresh prefill of the whole history would.
+      const history = [...many[i]!, ...result.tokens, ...observation];
+      const [cached] = model.generate([{ tokens: history, cache: result.cache!, seed: 5 }], {
+        maxTokens: 3,
+        stopTokenIds: [],
+      });
+      const [fresh] = model.generate([{ tokens: history, seed: 5 }], { maxTokens: 3, stopTokenIds: [] });
+      expect(cached!.tokens).toEqual(fresh!.tokens);
+      cached!.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - fresh!.logprobs[t]!)).toBeLessThan(1e-4));
+      result.cache!.dispose();
+    });
+  });
+
   it('returns caches that continue a multi-turn episode with the right logprobs', async () => {
     const [turn] = model.generate([{ tokens: prompts[0]! }], {
       maxTokens: 4,

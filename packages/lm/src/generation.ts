@@ -179,13 +179,20 @@ function extractRow(
   nextLogits: Float32Array | null,
 ): KvCache {
   const slots = state.valid[row]!.flatMap((ok, s) => (ok ? [s] : []));
-  const layers = tf.tidy(() => {
-    const index = tf.tensor1d(slots, 'int32');
-    return state.layers.map(({ k, v }) => ({
-      k: tf.gather(tf.slice(k, [row, 0, 0, 0], [1, -1, -1, -1]), index, 2) as tf.Tensor4D,
-      v: tf.gather(tf.slice(v, [row, 0, 0, 0], [1, -1, -1, -1]), index, 2) as tf.Tensor4D,
-    }));
-  });
+  const layers = tf.tidy(() =>
+    state.layers.map(({ k, v }) => {
+      // One gather of the row's valid slots from a [B·heads·T, headDim] view (a reshape copies nothing):
+      // wasm's Slice on the 4-D state read the whole batch's cache back to JS for every finished row.
+      const [, heads, T, headDim] = k.shape;
+      const index = tf.tensor1d(
+        Array.from({ length: heads }, (_, h) => slots.map((slot) => (row * heads + h) * T + slot)).flat(),
+        'int32',
+      );
+      const pick = (part: tf.Tensor4D): tf.Tensor4D =>
+        tf.reshape(tf.gather(tf.reshape(part, [-1, headDim]), index, 0), [1, heads, slots.length, headDim]);
+      return { k: pick(k), v: pick(v) };
+    }),
+  );
   return new KvCache(tokens, slots.length, layers, adapter, nextLogits);
 }
 
@@ -313,7 +320,8 @@ export function generate(
       throw new RangeError(`Request ${i}: its cache has no logits; add tokens after it.`);
   });
 
-  let active = prompts.map((_, i) => i);
+  // The request row at each position of the batch state; finished rows stay until the next compaction.
+  let rows = prompts.map((_, i) => i);
   const closeRow = (row: number, position: number, reason: 'stop' | 'length'): void => {
     finish[row] = reason;
     if (options.keepCache) {
@@ -323,7 +331,8 @@ export function generate(
 
   for (;;) {
     const next: number[] = [];
-    active.forEach((row, position) => {
+    rows.forEach((row, position) => {
+      if (finish[row] !== null) return;
       if (budgets[row]! <= 0) {
         closeRow(row, position, 'length');
         return;
@@ -351,13 +360,19 @@ export function generate(
       next.push(position);
     });
     if (next.length === 0) break;
-    if (next.length < active.length) state = selectRows(state, next);
-    active = next.map((position) => active[position]!);
+    // Dropping finished rows copies the whole cache (a gather per layer). Done each time a row finished, that
+    // is one copy per row, which took half of a tree rollout's time (its rows end at scattered turns); done
+    // once a quarter of the state is finished rows, it is O(log B) copies per call, and the finished rows
+    // ride along meanwhile (an empty chunk: masked, no position) for at most a third more compute.
+    if (next.length <= rows.length * 0.75) {
+      state = selectRows(state, next);
+      rows = next.map((position) => rows[position]!);
+    }
     const ran = runChunk(
       model,
       state,
-      active.map((row) => [generated[row]!.at(-1)!]),
-      active.map((row) => prompts[row]!.length + generated[row]!.length - 1),
+      rows.map((row) => (finish[row] === null ? [generated[row]!.at(-1)!] : [])),
+      rows.map((row) => (finish[row] === null ? prompts[row]!.length + generated[row]!.length - 1 : 0)),
       adapter,
     );
     disposeLayers(state.layers);
