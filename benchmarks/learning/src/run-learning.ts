@@ -17,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
+import { evaluateStart } from './start-evaluation';
 
 const CLI = join(__dirname, '..', '..', '..', 'packages', 'cli', 'dist', 'bin.js');
 
@@ -156,6 +157,10 @@ async function main(): Promise<void> {
       }
     }
     await warmStart(root, experiment);
+    const start = await evaluateStart(sftDir(root, experiment), experiment);
+    process.stderr.write(
+      `${experiment.name}: warm start ${start.successRate.toFixed(3)} on ${start.episodes} test tasks (the RL runs' evaluation)\n`,
+    );
   }
   // One job per algorithm and seed, its budgets in increasing order, each continuing the one before.
   const chains = new Map<string, RunSpec[]>();

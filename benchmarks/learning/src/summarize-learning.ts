@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { mean, sampleStd } from '@turngym/core';
 import { writeReport } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type RunSpec } from './experiments';
+import { readStartEvaluation } from './start-evaluation';
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -76,8 +77,11 @@ async function main(): Promise<void> {
     '',
   ];
   for (const experiment of EXPERIMENTS) {
+    // The start as the RL runs measure themselves (run-learning.js writes it); the SFT stage's own last
+    // evaluation only where that is missing.
+    const start = readStartEvaluation(join(root, experiment.name, 'sft'));
     const sftRows = readRows(join(root, experiment.name, 'sft', 'run', 'metrics.jsonl'));
-    const sftSuccess = lastWith(sftRows, 'eval/success_rate');
+    const sftSuccess = start?.successRate ?? lastWith(sftRows, 'eval/success_rate');
     const results = runSpecs(root, experiment)
       .map(result)
       .filter((run): run is RunResult => run !== undefined);
@@ -89,7 +93,8 @@ async function main(): Promise<void> {
     const stages = experiment.sft.map((stage) => `${String(stage.episodes)} episodes × ${String(stage.epochs)} epochs`);
     lines.push(
       `SFT warm start (${origin}; ${stages.join(', then ')}): test success **${sftSuccess?.toFixed(3) ?? '—'}** ` +
-        `on ${String(experiment.rl.evalEpisodes)} test tasks.`,
+        `on ${String(start?.episodes ?? experiment.rl.evalEpisodes)} test tasks` +
+        (start ? ', evaluated as the RL runs evaluate themselves.' : " (the SFT run's own evaluation)."),
       '',
     );
     lines.push(
