@@ -98,7 +98,9 @@ async function main(): Promise<void> {
       '',
     );
     lines.push(
-      '| token budget | GRPO (chains, G=4) | Tree-GRPO (M=2, N=2, L=1) | rollouts / 1k tokens, chains → trees | iterations, chains → trees |',
+      `| token budget | GRPO (chains, G=${String(experiment.grpo.groupSize)}) | Tree-GRPO (M=${String(experiment.treeGrpo.trees)}, ` +
+        `N=${String(experiment.treeGrpo.branches)}, L=${String(experiment.treeGrpo.rounds)}) | ` +
+        'rollouts / 1k tokens, chains → trees | iterations, chains → trees |',
       '| --- | --- | --- | --- | --- |',
     );
     for (const budget of experiment.budgets) {
