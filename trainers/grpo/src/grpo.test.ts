@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from '@turngym/core';
@@ -91,6 +91,23 @@ describe('trainGrpo', () => {
         ),
       );
     expect(b.map(comparable)).toEqual(a.map(comparable));
+  });
+
+  it('continues a copy of a run in another directory as the run itself (the learning runner extends budgets so)', async () => {
+    const first = join(dir, 'run-first');
+    (await trainGrpo(args(first, { iterations: 2 }), { registry })).model.dispose();
+    const copy = join(dir, 'run-copy');
+    await cp(first, copy, { recursive: true });
+    (await trainGrpo(args(copy), { registry })).model.dispose();
+    const whole = join(dir, 'run-whole-2');
+    (await trainGrpo(args(whole), { registry })).model.dispose();
+    const comparable = (row: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(row).filter(
+          ([name]) => !name.startsWith('time/') && !name.includes('per_second') && name !== 'charts/SPS',
+        ),
+      );
+    expect((await metrics(copy)).map(comparable)).toEqual((await metrics(whole)).map(comparable));
   });
 
   it('stops at the token budget', async () => {

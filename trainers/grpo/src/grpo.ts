@@ -171,8 +171,8 @@ export async function trainGrpo(input: Partial<GrpoArgs>, hooks: TrainerHooks = 
   const run = await RunDirectory.openOrCreate(
     args.runDir,
     { algorithm: 'grpo', envId: args.envId, seed: args.seed, args: { ...args } },
-    // Extending or watching a run differently is still the same run.
-    { ignoreArgs: ['iterations', 'tokenBudget', 'quiet', 'evalEvery', 'trajectoriesEvery'] },
+    // Extending or watching a run differently, or moving or copying its directory, is still the same run.
+    { ignoreArgs: ['runDir', 'iterations', 'tokenBudget', 'quiet', 'evalEvery', 'trajectoriesEvery'] },
   );
   const resumed = await loadTrainingCheckpoint<{ generatedTokens: number; rng: number[] }>(run, model, trainer);
   let start = 0;
