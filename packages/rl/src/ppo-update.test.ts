@@ -31,22 +31,29 @@ describe('ppoUpdate', () => {
   const tokenizer = new ByteTokenizer();
   beforeAll(() => useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu'));
 
+  /**
+   * Six rollouts of the digit env, alternately given advantage +1 and −1. Rows of different lengths, so
+   * minibatches are packed and shuffled: each advantage must follow its row.
+   */
+  async function digitSamples(model: LanguageModel) {
+    const trajectories = await collectChains({
+      policy: { model, format: new ChatTurnFormat(tokenizer) },
+      makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+      envId: 'test/digit-v1',
+      seeds: [1, 2, 3],
+      groupSize: 2,
+      options: { maxActionTokens: 6, seed: 3, instructions: false, adapter: 'policy' },
+    });
+    return trajectories.map((trajectory, i) => ({ trajectory, advantage: i % 2 === 0 ? 1 : -1 }));
+  }
+
   it('raises the likelihood of the rollouts with a positive advantage and lowers the others', async () => {
     const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
     model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
     const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
     try {
-      const policy = { model, format: new ChatTurnFormat(tokenizer) };
-      // Rows of different lengths, so minibatches are packed and shuffled: each advantage must follow its row.
-      const trajectories = await collectChains({
-        policy,
-        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
-        envId: 'test/digit-v1',
-        seeds: [1, 2, 3],
-        groupSize: 2,
-        options: { maxActionTokens: 6, seed: 3, instructions: false, adapter: 'policy' },
-      });
-      const samples = trajectories.map((trajectory, i) => ({ trajectory, advantage: i % 2 === 0 ? 1 : -1 }));
+      const samples = await digitSamples(model);
+      const trajectories = samples.map((sample) => sample.trajectory);
       const actionLogprob = async (): Promise<number[]> => {
         const { logprobs } = await model.score(
           trajectories.map((trajectory) => ({ tokens: trajectory.tokens })),
@@ -81,15 +88,7 @@ describe('ppoUpdate', () => {
     const plain = fresh();
     const guarded = fresh();
     try {
-      const trajectories = await collectChains({
-        policy: { model: plain.model, format: new ChatTurnFormat(tokenizer) },
-        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
-        envId: 'test/digit-v1',
-        seeds: [1, 2, 3],
-        groupSize: 2,
-        options: { maxActionTokens: 6, seed: 3, instructions: false, adapter: 'policy' },
-      });
-      const samples = trajectories.map((trajectory, i) => ({ trajectory, advantage: i % 2 === 0 ? 1 : -1 }));
+      const samples = await digitSamples(plain.model);
       const update = { epochs: 4, minibatchSize: 2, klCoefficient: 0 };
       const full = await ppoUpdate(plain.trainer, samples, update);
       expect(full.steps).toBe(12);
