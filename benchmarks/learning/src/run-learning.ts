@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
-import { evaluateStart } from './start-evaluation';
+import { cachedScore, finalScoreFile, startScoreFile } from './test-scores';
 
 const CLI = join(__dirname, '..', '..', '..', 'packages', 'cli', 'dist', 'bin.js');
 
@@ -95,12 +95,21 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
   }
 }
 
-function finished(spec: RunSpec): boolean {
+function lastRow(spec: RunSpec): Record<string, number> | undefined {
   const metrics = join(spec.dir, 'metrics.jsonl');
-  if (!existsSync(metrics)) return false;
+  if (!existsSync(metrics)) return undefined;
   const rows = readFileSync(metrics, 'utf8').trim().split('\n');
-  const last = JSON.parse(rows.at(-1) ?? '{}') as Record<string, number>;
-  return last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
+  return JSON.parse(rows.at(-1) ?? '{}') as Record<string, number>;
+}
+
+function finished(spec: RunSpec): boolean {
+  const last = lastRow(spec);
+  return last !== undefined && last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
+}
+
+/** The success rate of a finished run's last evaluation. */
+function finalEvaluation(spec: RunSpec): number | undefined {
+  return finished(spec) ? lastRow(spec)!['eval/success_rate'] : undefined;
 }
 
 async function rlRun(root: string, spec: RunSpec, shorter?: RunSpec): Promise<void> {
@@ -157,7 +166,7 @@ async function main(): Promise<void> {
       }
     }
     await warmStart(root, experiment);
-    const start = await evaluateStart(sftDir(root, experiment), experiment);
+    const start = await cachedScore(startScoreFile(sftDir(root, experiment)), experiment, sftDir(root, experiment));
     process.stderr.write(
       `${experiment.name}: warm start ${start.successRate.toFixed(3)} on ${start.episodes} test tasks (the RL runs' evaluation)\n`,
     );
@@ -170,7 +179,21 @@ async function main(): Promise<void> {
   }
   await pool([...chains.values()], jobs, async (specs) => {
     const ordered = [...specs].sort((a, b) => a.budget - b.budget);
-    for (const [index, spec] of ordered.entries()) await rlRun(root, spec, ordered[index - 1]);
+    for (const [index, spec] of ordered.entries()) {
+      await rlRun(root, spec, ordered[index - 1]);
+      if (!finished(spec)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
+      // Task-by-task outcomes of the final policy, for the comparison with the start.
+      const score = await cachedScore(
+        finalScoreFile(spec.dir),
+        spec.experiment,
+        sftDir(root, spec.experiment),
+        join(spec.dir, 'checkpoint', 'adapter'),
+      );
+      const own = finalEvaluation(spec);
+      if (own !== undefined && Math.abs(own - score.successRate) > 1e-9) {
+        throw new Error(`${spec.dir}: re-scored ${score.successRate}, but the run's own last evaluation says ${own}`);
+      }
+    }
   });
   process.stderr.write(`done: summarize with node benchmarks/learning/dist/summarize-learning.js --root ${root}\n`);
 }

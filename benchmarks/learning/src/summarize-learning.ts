@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { mean, sampleStd } from '@turngym/core';
 import { writeReport } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type RunSpec } from './experiments';
-import { readStartEvaluation } from './start-evaluation';
+import { finalScoreFile, gainedAndLost, readScore, signTestP, startScoreFile, type TestScore } from './test-scores';
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -45,6 +45,8 @@ interface RunResult {
   readonly generatedTokens: number;
   readonly rolloutsPer1k: number;
   readonly wallSeconds: number;
+  /** The final policy task by task (run-learning.js scores it after the run). */
+  readonly final: TestScore | undefined;
 }
 
 function result(spec: RunSpec): RunResult | undefined {
@@ -58,6 +60,7 @@ function result(spec: RunSpec): RunResult | undefined {
     testSuccess,
     iterations: rows.length,
     generatedTokens: last['budget/generated_tokens']!,
+    final: readScore(finalScoreFile(spec.dir)),
     rolloutsPer1k: (1000 * rollouts) / last['budget/generated_tokens']!,
     wallSeconds: rows.reduce((sum, row) => sum + (row['time/rollout_s'] ?? 0) + (row['time/training_s'] ?? 0), 0),
   };
@@ -79,7 +82,7 @@ async function main(): Promise<void> {
   for (const experiment of EXPERIMENTS) {
     // The start as the RL runs measure themselves (run-learning.js writes it); the SFT stage's own last
     // evaluation only where that is missing.
-    const start = readStartEvaluation(join(root, experiment.name, 'sft'));
+    const start = readScore(startScoreFile(join(root, experiment.name, 'sft')));
     const sftRows = readRows(join(root, experiment.name, 'sft', 'run', 'metrics.jsonl'));
     const sftSuccess = start?.successRate ?? lastWith(sftRows, 'eval/success_rate');
     const results = runSpecs(root, experiment)
@@ -126,16 +129,27 @@ async function main(): Promise<void> {
     }
     lines.push('');
     lines.push(
-      '| run | test success | Δ vs SFT | iterations | generated tokens | wall (s) |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | iterations | generated tokens | wall (s) |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const run of results) {
       const delta = sftSuccess === undefined ? '—' : (run.testSuccess - sftSuccess).toFixed(3);
+      let flips = '—';
+      if (start && run.final) {
+        const { gained, lost } = gainedAndLost(start, run.final);
+        flips = `${gained} / ${lost} (sign test p = ${signTestP(gained, lost).toFixed(3)})`;
+      }
       lines.push(
-        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
+        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${flips} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
       );
     }
-    lines.push('');
+    lines.push(
+      '',
+      "Gained / lost: test tasks the run's final policy solves and the warm start did not, and the other way round " +
+        '(the same greedy episodes, so every other task has the same outcome). The sign test asks how likely so ' +
+        'lopsided a split is if each changed task were a coin flip (two-sided, exact).',
+      '',
+    );
     // The page groups runs by algorithm and env: runs of one budget only, or it would average a 12k run into a
     // 36k one. The largest budget's runs hold the longest curves.
     const largest = Math.max(...results.map((run) => run.spec.budget));
