@@ -107,11 +107,6 @@ function finished(spec: RunSpec): boolean {
   return last !== undefined && last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
 }
 
-/** The success rate of a finished run's last evaluation. */
-function finalEvaluation(spec: RunSpec): number | undefined {
-  return finished(spec) ? lastRow(spec)!['eval/success_rate'] : undefined;
-}
-
 async function rlRun(root: string, spec: RunSpec, shorter?: RunSpec): Promise<void> {
   if (finished(spec)) return;
   if (shorter && !existsSync(spec.dir) && finished(shorter)) cpSync(shorter.dir, spec.dir, { recursive: true });
@@ -182,15 +177,18 @@ async function main(): Promise<void> {
     for (const [index, spec] of ordered.entries()) {
       await rlRun(root, spec, ordered[index - 1]);
       if (!finished(spec)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
-      // Task-by-task outcomes of the final policy, for the comparison with the start.
+      // Task-by-task outcomes of the final policy, for the comparison with the start. A larger budget's run
+      // starts as a copy of this directory, score included: the tag (the last iteration) tells them apart.
+      const last = lastRow(spec)!;
       const score = await cachedScore(
         finalScoreFile(spec.dir),
         spec.experiment,
         sftDir(root, spec.experiment),
         join(spec.dir, 'checkpoint', 'adapter'),
+        `iteration ${last.iteration}`,
       );
-      const own = finalEvaluation(spec);
-      if (own !== undefined && Math.abs(own - score.successRate) > 1e-9) {
+      const own = last['eval/success_rate']!;
+      if (Math.abs(own - score.successRate) > 1e-9) {
         throw new Error(`${spec.dir}: re-scored ${score.successRate}, but the run's own last evaluation says ${own}`);
       }
     }

@@ -14,6 +14,8 @@ export interface TestScore {
   readonly meanReturn: number;
   /** Per test seed 0, 1, …: '1' where the episode succeeded. */
   readonly wins: string;
+  /** What the score is of, beyond the paths (a run's last iteration): a saved score of something else is stale. */
+  readonly tag?: string;
 }
 
 const ADAPTER = 'policy';
@@ -62,16 +64,17 @@ export async function scoreOnTestTasks(
   }
 }
 
-/** `file` if it holds a score over the experiment's test tasks, else a fresh score written there. */
+/** `file` if it holds a score of the same thing (`tag`) over the experiment's test tasks, else a fresh score written there. */
 export async function cachedScore(
   file: string,
   experiment: Experiment,
   checkpoint: string,
   adapter: string | null = null,
+  tag?: string,
 ): Promise<TestScore> {
   const saved = readScore(file);
-  if (saved && saved.episodes === Number(experiment.rl.evalEpisodes)) return saved;
-  const score = await scoreOnTestTasks(experiment, checkpoint, adapter);
+  if (saved && saved.episodes === Number(experiment.rl.evalEpisodes) && saved.tag === tag) return saved;
+  const score = { ...(await scoreOnTestTasks(experiment, checkpoint, adapter)), ...(tag ? { tag } : {}) };
   writeFileSync(file, `${JSON.stringify(score, null, 2)}\n`);
   return score;
 }
