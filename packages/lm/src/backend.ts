@@ -156,16 +156,28 @@ async function startWasm(threads: number | undefined): Promise<void> {
   }
 }
 
+/** The last backend switch asked for; the next one starts after it settles. */
+let switching: Promise<unknown> = Promise.resolve();
+
 /**
  * Makes `name` tfjs's backend for this process (tfjs has one global backend) and returns the backend
  * actually in use. `auto` (the default, or TURNGYM_LM_BACKEND): tensorflow when installed, else wasm,
  * else cpu. Variables made on another backend move over on their next use. `options.threads` sets the
  * wasm backend's threads (see BackendOptions; `backendInfo()` says what runs).
  */
-export async function useBackend(
+export function useBackend(
   name: BackendName = 'auto',
   options: BackendOptions = {},
 ): Promise<Exclude<BackendName, 'auto'>> {
+  // One switch at a time: two callers that both found wasm unstarted would both start its module, and the
+  // second start fails ("could not start the wasm module"). Each call waits for the one before, then finds
+  // the backend already running. A failed switch does not block the next.
+  const switched = switching.then(() => switchBackend(name, options));
+  switching = switched.catch(() => undefined);
+  return switched;
+}
+
+async function switchBackend(name: BackendName, options: BackendOptions): Promise<Exclude<BackendName, 'auto'>> {
   const { threads } = validateOptions(options);
   let chosen = name;
   if (chosen === 'auto') {
