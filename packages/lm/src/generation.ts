@@ -179,20 +179,20 @@ function extractRow(
   nextLogits: Float32Array | null,
 ): KvCache {
   const slots = state.valid[row]!.flatMap((ok, s) => (ok ? [s] : []));
-  const layers = tf.tidy(() =>
-    state.layers.map(({ k, v }) => {
-      // One gather of the row's valid slots from a [B·heads·T, headDim] view (a reshape copies nothing):
-      // wasm's Slice on the 4-D state read the whole batch's cache back to JS for every finished row.
-      const [, heads, T, headDim] = k.shape;
-      const index = tf.tensor1d(
-        Array.from({ length: heads }, (_, h) => slots.map((slot) => (row * heads + h) * T + slot)).flat(),
-        'int32',
-      );
-      const pick = (part: tf.Tensor4D): tf.Tensor4D =>
-        tf.reshape(tf.gather(tf.reshape(part, [-1, headDim]), index, 0), [1, heads, slots.length, headDim]);
-      return { k: pick(k), v: pick(v) };
-    }),
-  );
+  if (state.layers.length === 0) return new KvCache(tokens, slots.length, [], adapter, nextLogits);
+  // One gather of the row's valid slots from a [B·heads·T, headDim] view (a reshape copies nothing): wasm's
+  // Slice on the 4-D state read the whole batch's cache back to JS for every finished row. Every layer's
+  // cache has the same shape, so one index serves them all.
+  const [, heads, T, headDim] = state.layers[0]!.k.shape;
+  const layers = tf.tidy(() => {
+    const index = tf.tensor1d(
+      Array.from({ length: heads }, (_, h) => slots.map((slot) => (row * heads + h) * T + slot)).flat(),
+      'int32',
+    );
+    const pick = (part: tf.Tensor4D): tf.Tensor4D =>
+      tf.reshape(tf.gather(tf.reshape(part, [-1, headDim]), index, 0), [1, heads, slots.length, headDim]);
+    return state.layers.map(({ k, v }) => ({ k: pick(k), v: pick(v) }));
+  });
   return new KvCache(tokens, slots.length, layers, adapter, nextLogits);
 }
 
