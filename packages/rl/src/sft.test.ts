@@ -265,6 +265,57 @@ describe('trainSft', () => {
     }
   });
 
+  it('observationWeight also trains the env text, and still reports the action tokens alone', async () => {
+    const { trajectories } = await collectExpertTrajectories({
+      envId: ENV_ID,
+      seeds: [0, 1, 2, 3],
+      format,
+      registry,
+      instructions: false,
+    });
+    const rows = trajectories.map((trajectory) => ({ tokens: trajectory.tokens }));
+    /** Mean log π of the tokens the policy did not write (the first, unscored, left out). */
+    const envTextLogprob = async (model: LanguageModel): Promise<number> => {
+      const { logprobs } = await model.score(rows);
+      const values = trajectories.flatMap((trajectory, row) =>
+        Array.from(lossMask(trajectory)).flatMap((bit, t) => (!bit && t > 0 ? [logprobs[row]![t]!] : [])),
+      );
+      return values.reduce((sum, value) => sum + value, 0) / values.length;
+    };
+    const train = async (observationWeight: number): Promise<{ losses: number[]; before: number; after: number }> => {
+      const model = LanguageModel.create(testConfig(), { seed: 5, tokenizer });
+      try {
+        const before = await envTextLogprob(model);
+        const losses: number[] = [];
+        await trainSft(model, trajectories, {
+          base: true,
+          epochs: 4,
+          batchSize: 2,
+          learningRate: 1e-2,
+          observationWeight,
+          onStep: (step) => losses.push(step.loss),
+        });
+        return { losses, before, after: await envTextLogprob(model) };
+      } finally {
+        model.dispose();
+      }
+    };
+    const actionsOnly = await train(0);
+    const withText = await train(0.5);
+    // Same weights before the first update, and the reported loss is over the action tokens either way.
+    expect(withText.losses[0]).toBeCloseTo(actionsOnly.losses[0]!, 5);
+    expect(withText.after - withText.before).toBeGreaterThan(0.5);
+    expect(withText.after).toBeGreaterThan(actionsOnly.after + 0.5);
+    const model = LanguageModel.create(testConfig(), { seed: 5, tokenizer });
+    try {
+      await expect(trainSft(model, trajectories, { base: true, observationWeight: 1 })).rejects.toThrow(
+        /observationWeight/,
+      );
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+
   it('awaits onEpoch after each epoch, before the next one starts', async () => {
     const { trajectories } = await collectExpertTrajectories({
       envId: ENV_ID,

@@ -6,7 +6,7 @@ import { lossMask } from './loss-mask';
 import { SftDataError } from './sft-errors';
 import type { Trajectory } from './trajectory';
 
-/** Behaviour cloning on trajectories: cross-entropy on the action tokens only. */
+/** Behaviour cloning on trajectories: cross-entropy on the action tokens (and optionally the env's text). */
 export interface SftOptions {
   /** Passes over the data. */
   epochs: number;
@@ -31,6 +31,14 @@ export interface SftOptions {
    * smaller batches).
    */
   groupByLength: boolean;
+  /**
+   * Loss weight of the tokens the policy did not write (prompt, observations), relative to its action
+   * tokens' 1: language modelling of the env's text as an auxiliary loss. 0 (default) = behaviour cloning
+   * alone. Why: where actions copy text from far back (a title from the question), the action tokens alone
+   * teach copying slowly; observations often copy too (a page's title repeats the title just navigated to),
+   * so they give the same skill many more examples. Below 1, so the action tokens stay told apart by weight.
+   */
+  observationWeight: number;
 }
 
 export const sftOptionsSchema: JSONSchemaType<SftOptions> = {
@@ -47,6 +55,7 @@ export const sftOptionsSchema: JSONSchemaType<SftOptions> = {
     base: { type: 'boolean', default: false },
     maxTokens: { type: 'integer', minimum: 1, nullable: true },
     groupByLength: { type: 'boolean', default: false },
+    observationWeight: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
   },
 };
 
@@ -61,7 +70,7 @@ export interface SftStep {
   /** This step's batch within its epoch (0-based) and the epoch's batch count. */
   readonly batch: number;
   readonly batches: number;
-  /** Mean cross-entropy over the batch's action tokens (nats per token). */
+  /** Mean cross-entropy over the batch's action tokens (nats per token), whatever `observationWeight`. */
   readonly loss: number;
   /** Global gradient norm before clipping. */
   readonly gradNorm: number;
@@ -109,7 +118,8 @@ const LOG_HALF = Math.log(0.5);
  * Supervised fine-tuning (behaviour cloning) of `model` on trajectories — typically expert ones from
  * `collectExpertTrajectories`, which have the exact token layout of the rollouts the model will sample:
  * loss = −Σ mask·log π(token) / Σ mask with mask = `lossMask` (ALGORITHMS.md §0): only the tokens the policy
- * writes (its actions and their end of turn) are learnt; prompts and observations are context. Trains either
+ * writes (its actions and their end of turn) are learnt; prompts and observations are context, unless
+ * `observationWeight` gives them a weight of their own. The loss reported is the action tokens' alone. Trains either
  * a LoRA adapter (`adapter`) or the base weights (`base`), with Adam and gradient clipping, in seeded random
  * order. Every trajectory is checked before the first step, so bad data fails at once, naming the trajectory.
  */
@@ -127,7 +137,7 @@ export async function trainSft(
         : 'set adapter (the name of a LoRA adapter to train) or base: true (full fine-tuning)',
     ]);
   }
-  const rows = sftRows(trajectories, model.config.maxPositions, options.maxTokens);
+  const rows = sftRows(trajectories, model.config.maxPositions, options.maxTokens, options.observationWeight);
 
   const trainer = new Trainer(model, {
     learningRate: options.learningRate,
@@ -135,13 +145,17 @@ export async function trainSft(
     base: options.base,
     ...(options.adapter !== undefined ? { adapter: options.adapter } : {}),
   });
-  // The accuracy count is read from the same forward pass as the loss; kept out of the loss's tidy scope.
-  let confident: tf.Scalar | undefined;
+  // The action tokens' summed cross-entropy and accuracy count are read from the same forward pass as the
+  // loss; kept out of the loss's tidy scope. Action tokens are the ones weighted 1 (observationWeight < 1).
+  let actionStats: tf.Tensor1D | undefined;
   const loss: LossFunction = (outputs, batch) => {
-    confident = tf.keep(
-      tf.tidy(
-        () => tf.sum(tf.mul(tf.cast(tf.greater(outputs.logprobs, LOG_HALF), 'float32'), outputs.weights)) as tf.Scalar,
-      ),
+    actionStats = tf.keep(
+      tf.tidy(() => {
+        const action = tf.cast(tf.equal(outputs.weights, 1), 'float32');
+        const confident = tf.sum(tf.mul(tf.cast(tf.greater(outputs.logprobs, LOG_HALF), 'float32'), action));
+        const crossEntropy = tf.neg(tf.sum(tf.mul(outputs.logprobs, action)));
+        return tf.stack([crossEntropy, confident]) as tf.Tensor1D;
+      }),
     );
     return tokenCrossEntropyLoss(outputs, batch);
   };
@@ -167,12 +181,11 @@ export async function trainSft(
           chunk.map((row) => row.row),
           loss,
         );
-        const correct = ((await confident!.data())[0] as number) ?? 0;
-        confident!.dispose();
-        confident = undefined;
+        const [crossEntropy = 0, correct = 0] = await actionStats!.data();
+        actionStats!.dispose();
+        actionStats = undefined;
         const actionTokens = chunk.reduce((sum, row) => sum + row.actionTokens, 0);
-        // The step's loss is a mean over its action tokens; weighting by them gives the epoch's per-token mean.
-        lossSum += result.loss * actionTokens;
+        lossSum += crossEntropy;
         correctSum += correct;
         tokenSum += actionTokens;
         onStep?.({
@@ -180,7 +193,7 @@ export async function trainSft(
           step: trainer.stepCount,
           batch,
           batches,
-          loss: result.loss,
+          loss: crossEntropy / actionTokens,
           gradNorm: result.gradNorm,
           actionTokens,
           accuracy: correct / actionTokens,
@@ -199,7 +212,7 @@ export async function trainSft(
     }
     return { epochs, steps: trainer.stepCount, trainedParameters: trainer.parameterCount };
   } finally {
-    confident?.dispose();
+    actionStats?.dispose();
     trainer.dispose();
   }
 }
@@ -210,7 +223,12 @@ interface SftRow {
 }
 
 /** Each trajectory as a weighted token row, after checking it can be trained on. */
-function sftRows(trajectories: readonly Trajectory[], context: number, maxTokens: number | undefined): SftRow[] {
+function sftRows(
+  trajectories: readonly Trajectory[],
+  context: number,
+  maxTokens: number | undefined,
+  observationWeight: number,
+): SftRow[] {
   if (trajectories.length === 0) {
     throw new SftDataError('trainSft: no trajectories to train on (did the expert solve no episode?).');
   }
@@ -240,6 +258,7 @@ function sftRows(trajectories: readonly Trajectory[], context: number, maxTokens
           'Drop it, shorten observations (maxObservationTokens), or leave out the instructions.',
       );
     }
-    return { row: { tokens: trajectory.tokens, weights: Array.from(mask) }, actionTokens };
+    const weights = Array.from(mask, (bit) => (bit ? 1 : observationWeight));
+    return { row: { tokens: trajectory.tokens, weights }, actionTokens };
   });
 }

@@ -39,6 +39,11 @@ export interface SftArgs {
   epochs: number;
   batchSize: number;
   learningRate: number;
+  /**
+   * Loss weight of the env's text (prompt, observations) next to the actions' 1 (see `@turngym/rl`'s
+   * `SftOptions.observationWeight`): teaches copying where actions copy titles from far back. 0 = none.
+   */
+  observationWeight: number;
   /** Show the env's instructions as the system prompt (must match what RL will use). */
   instructions: boolean;
   maxObservationTokens?: number;
@@ -68,6 +73,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     epochs: { type: 'integer', minimum: 1, default: 4 },
     batchSize: { type: 'integer', minimum: 1, default: 16 },
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 3e-3 },
+    observationWeight: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
     instructions: { type: 'boolean', default: false },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
     evalEpisodes: { type: 'integer', minimum: 0, default: 64 },
@@ -156,6 +162,7 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       epochs: args.epochs,
       batchSize: args.batchSize,
       learningRate: args.learningRate,
+      observationWeight: args.observationWeight,
       seed: args.seed,
       base: true,
       // Batches of similar length: less padding, about a quarter less compute on math, more on wiki.
