@@ -65,7 +65,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
   for (let stage = 0; stage < experiment.sft.length; stage++) {
     const out = sftDir(root, experiment, stage);
     if (existsSync(join(out, 'model.safetensors')) && existsSync(`${out}.done`)) continue;
-    const { seed = 1, from, ...args } = experiment.sft[stage]!;
+    const { seed = 1, from, envOptions = experiment.envOptions, ...args } = experiment.sft[stage]!;
     // `from: '<experiment>'` starts from that experiment's warm start under the same root.
     const checkpoint =
       typeof from === 'string' ? warmStartOf(root, from) : stage > 0 ? sftDir(root, experiment, stage - 1) : undefined;
@@ -75,7 +75,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
         '--env',
         experiment.envId,
         '--options',
-        JSON.stringify(experiment.envOptions),
+        JSON.stringify(envOptions),
         '--out',
         out,
         '--seed',
