@@ -119,9 +119,10 @@ const LOG_HALF = Math.log(0.5);
  * `collectExpertTrajectories`, which have the exact token layout of the rollouts the model will sample:
  * loss = −Σ mask·log π(token) / Σ mask with mask = `lossMask` (ALGORITHMS.md §0): only the tokens the policy
  * writes (its actions and their end of turn) are learnt; prompts and observations are context, unless
- * `observationWeight` gives them a weight of their own. The loss reported is the action tokens' alone. Trains either
- * a LoRA adapter (`adapter`) or the base weights (`base`), with Adam and gradient clipping, in seeded random
- * order. Every trajectory is checked before the first step, so bad data fails at once, naming the trajectory.
+ * `observationWeight` gives them a weight of their own (the loss reported stays the action tokens' alone).
+ * Trains either a LoRA adapter (`adapter`) or the base weights (`base`), with Adam and gradient clipping, in
+ * seeded random order. Every trajectory is checked before the first step, so bad data fails at once, naming
+ * the trajectory.
  */
 export async function trainSft(
   model: LanguageModel,
