@@ -194,17 +194,23 @@ describe('sftBatches', () => {
   });
 });
 
+/** Solved expert episodes of the example env, rendered without instructions (as the warm starts below train). */
+function expertEpisodes(seeds: number[], envOptions?: Record<string, unknown>) {
+  return collectExpertTrajectories({
+    envId: ENV_ID,
+    ...(envOptions ? { envOptions } : {}),
+    seeds,
+    format,
+    registry,
+    instructions: false,
+  });
+}
+
 describe('trainSft', () => {
   it('refuses bad data and options with errors naming the problem', async () => {
     const model = LanguageModel.create(testConfig({ maxPositions: 64 }), { seed: 0, tokenizer });
     try {
-      const { trajectories } = await collectExpertTrajectories({
-        envId: ENV_ID,
-        seeds: [0],
-        format,
-        registry,
-        instructions: false,
-      });
+      const { trajectories } = await expertEpisodes([0]);
       const [trajectory] = trajectories as [Trajectory];
       await expect(trainSft(model, [], { base: true })).rejects.toThrow(SftDataError);
       await expect(trainSft(model, [trajectory], { base: true })).rejects.toThrow(
@@ -238,13 +244,7 @@ describe('trainSft', () => {
   });
 
   it('its loss is the mean cross-entropy of the action tokens alone', async () => {
-    const { trajectories } = await collectExpertTrajectories({
-      envId: ENV_ID,
-      seeds: [0, 1, 2],
-      format,
-      registry,
-      instructions: false,
-    });
+    const { trajectories } = await expertEpisodes([0, 1, 2]);
     const model = LanguageModel.create(testConfig(), { seed: 4, tokenizer });
     try {
       // Scored before the update: the first step's loss is over these weights.
@@ -266,13 +266,7 @@ describe('trainSft', () => {
   });
 
   it('observationWeight also trains the env text, and still reports the action tokens alone', async () => {
-    const { trajectories } = await collectExpertTrajectories({
-      envId: ENV_ID,
-      seeds: [0, 1, 2, 3],
-      format,
-      registry,
-      instructions: false,
-    });
+    const { trajectories } = await expertEpisodes([0, 1, 2, 3]);
     const rows = trajectories.map((trajectory) => ({ tokens: trajectory.tokens }));
     /** Mean log π of the tokens the policy did not write (the first, unscored, left out). */
     const envTextLogprob = async (model: LanguageModel): Promise<number> => {
@@ -317,13 +311,7 @@ describe('trainSft', () => {
   }, 60_000);
 
   it('awaits onEpoch after each epoch, before the next one starts', async () => {
-    const { trajectories } = await collectExpertTrajectories({
-      envId: ENV_ID,
-      seeds: [0, 1, 2, 3],
-      format,
-      registry,
-      instructions: false,
-    });
+    const { trajectories } = await expertEpisodes([0, 1, 2, 3]);
     const model = LanguageModel.create(testConfig(), { seed: 4, tokenizer });
     try {
       const seen: string[] = [];
@@ -354,14 +342,7 @@ describe('trainSft', () => {
   });
 
   it('shuffles with its seed, and trains a LoRA adapter without touching the base', async () => {
-    const { trajectories } = await collectExpertTrajectories({
-      envId: ENV_ID,
-      envOptions: { chainLength: 1 },
-      seeds: [0, 1, 2, 3, 4, 5],
-      format,
-      registry,
-      instructions: false,
-    });
+    const { trajectories } = await expertEpisodes([0, 1, 2, 3, 4, 5], { chainLength: 1 });
     const run = async (seed: number): Promise<number[]> => {
       const model = LanguageModel.create(testConfig(), { seed: 3, tokenizer });
       try {
