@@ -14,8 +14,7 @@ export interface Experiment {
    * The warm start: `turngym train sft` stages (`--set key=value` arguments, `seed` included), each
    * continuing from the previous stage's checkpoint (the first from tiny-1m, or with `from: '<experiment>'`
    * from that experiment's warm start). The last stage's checkpoint, in `<experiment>/sft`, is where RL
-   * starts; earlier ones go to `<experiment>/sft-<stage>`. A stage's `envOptions` replace the experiment's for
-   * that stage (a curriculum); the last stage should train on the experiment's own.
+   * starts; earlier ones go to `<experiment>/sft-<stage>`.
    */
   readonly sft: readonly Record<string, unknown>[];
   /** Arguments shared by both RL algorithms. */

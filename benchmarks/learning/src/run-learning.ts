@@ -13,9 +13,10 @@
  *   node benchmarks/learning/dist/run-learning.js [--root runs] [--only math] [--jobs 2]
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { readMetrics } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
 import { cachedScore, finalScoreFile, startScoreFile } from './test-scores';
 
@@ -65,7 +66,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
   for (let stage = 0; stage < experiment.sft.length; stage++) {
     const out = sftDir(root, experiment, stage);
     if (existsSync(join(out, 'model.safetensors')) && existsSync(`${out}.done`)) continue;
-    const { seed = 1, from, envOptions = experiment.envOptions, ...args } = experiment.sft[stage]!;
+    const { seed = 1, from, ...args } = experiment.sft[stage]!;
     // `from: '<experiment>'` starts from that experiment's warm start under the same root.
     const checkpoint =
       typeof from === 'string' ? warmStartOf(root, from) : stage > 0 ? sftDir(root, experiment, stage - 1) : undefined;
@@ -75,7 +76,7 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
         '--env',
         experiment.envId,
         '--options',
-        JSON.stringify(envOptions),
+        JSON.stringify(experiment.envOptions),
         '--out',
         out,
         '--seed',
@@ -95,21 +96,22 @@ async function warmStart(root: string, experiment: Experiment): Promise<void> {
   }
 }
 
-function lastRow(spec: RunSpec): Record<string, number> | undefined {
+/** The run's last metrics line (a line cut short by a killed run left out), if it logged any. */
+async function lastRow(spec: RunSpec): Promise<Readonly<Record<string, number>> | undefined> {
   const metrics = join(spec.dir, 'metrics.jsonl');
-  if (!existsSync(metrics)) return undefined;
-  const rows = readFileSync(metrics, 'utf8').trim().split('\n');
-  return JSON.parse(rows.at(-1) ?? '{}') as Record<string, number>;
+  return existsSync(metrics) ? (await readMetrics(metrics)).at(-1)?.values : undefined;
 }
 
-function finished(spec: RunSpec): boolean {
-  const last = lastRow(spec);
+/** Whether a run whose last metrics line is `last` reached its budget and evaluated its final policy. */
+function finished(spec: RunSpec, last: Readonly<Record<string, number>> | undefined): boolean {
   return last !== undefined && last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
 }
 
 async function rlRun(root: string, spec: RunSpec, shorter?: RunSpec): Promise<void> {
-  if (finished(spec)) return;
-  if (shorter && !existsSync(spec.dir) && finished(shorter)) cpSync(shorter.dir, spec.dir, { recursive: true });
+  if (finished(spec, await lastRow(spec))) return;
+  if (shorter && !existsSync(spec.dir) && finished(shorter, await lastRow(shorter))) {
+    cpSync(shorter.dir, spec.dir, { recursive: true });
+  }
   const { experiment } = spec;
   await train(
     [
@@ -176,10 +178,10 @@ async function main(): Promise<void> {
     const ordered = [...specs].sort((a, b) => a.budget - b.budget);
     for (const [index, spec] of ordered.entries()) {
       await rlRun(root, spec, ordered[index - 1]);
-      if (!finished(spec)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
+      const last = await lastRow(spec);
+      if (!last || !finished(spec, last)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
       // Task-by-task outcomes of the final policy, for the comparison with the start. A larger budget's run
       // starts as a copy of this directory, score included: the tag (the last iteration) tells them apart.
-      const last = lastRow(spec)!;
       const score = await cachedScore(
         finalScoreFile(spec.dir),
         spec.experiment,
