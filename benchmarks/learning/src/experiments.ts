@@ -84,7 +84,9 @@ export const EXPERIMENTS: readonly Experiment[] = [
     // with the env's text weighted 0.3 beside the actions (observationWeight): each page's title line copies
     // the title the action just named, so copying gets many more examples than the actions alone give.
     // Action-token loss over the seven stages run: 2.53, 1.55, 1.43, 1.31, 1.19, 1.06, 0.96; without the text
-    // loss 2.46, 1.61, 1.53. 0% test success so far: the greedy titles are letters copied from nowhere (NOTES.md).
+    // loss 2.46, 1.61, 1.53. 0% test success so far: the greedy titles are letters copied from nowhere. What is
+    // missing is copying by content (finding a title at whatever distance it sits); drills for it that ran a
+    // few hundred steps did not form it (NOTES.md, fourth round).
     sft: Array.from({ length: 14 }, (_, stage) => ({
       ...(stage === 0 ? { from: 'math' } : {}),
       seed: 101 + stage,
