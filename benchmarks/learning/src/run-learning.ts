@@ -103,7 +103,10 @@ async function lastRow(spec: RunSpec): Promise<Readonly<Record<string, number>> 
 }
 
 /** Whether a run whose last metrics line is `last` reached its budget and evaluated its final policy. */
-function finished(spec: RunSpec, last: Readonly<Record<string, number>> | undefined): boolean {
+function finished(
+  spec: RunSpec,
+  last: Readonly<Record<string, number>> | undefined,
+): last is Readonly<Record<string, number>> {
   return last !== undefined && last['budget/generated_tokens']! >= spec.budget && 'eval/success_rate' in last;
 }
 
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
     for (const [index, spec] of ordered.entries()) {
       await rlRun(root, spec, ordered[index - 1]);
       const last = await lastRow(spec);
-      if (!last || !finished(spec, last)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
+      if (!finished(spec, last)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
       // Task-by-task outcomes of the final policy, for the comparison with the start. A larger budget's run
       // starts as a copy of this directory, score included: the tag (the last iteration) tells them apart.
       const score = await cachedScore(
