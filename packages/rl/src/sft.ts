@@ -36,7 +36,9 @@ export interface SftOptions {
    * tokens' 1: language modelling of the env's text as an auxiliary loss. 0 (default) = behaviour cloning
    * alone. Why: where actions copy text from far back (a title from the question), the action tokens alone
    * teach copying slowly; observations often copy too (a page's title repeats the title just navigated to),
-   * so they give the same skill many more examples. Below 1, so the action tokens stay told apart by weight.
+   * so they give copying more examples. On wiki it lowered the action-token loss faster, but did not by itself
+   * make tiny-1m copy titles from far back (benchmarks/learning/NOTES.md). Below 1, so the action tokens stay
+   * told apart by weight.
    */
   observationWeight: number;
 }

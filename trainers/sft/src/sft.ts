@@ -41,7 +41,7 @@ export interface SftArgs {
   learningRate: number;
   /**
    * Loss weight of the env's text (prompt, observations) next to the actions' 1 (see `@turngym/rl`'s
-   * `SftOptions.observationWeight`): teaches copying where actions copy titles from far back. 0 = none.
+   * `SftOptions.observationWeight`): more copying examples where actions copy titles from far back. 0 = none.
    */
   observationWeight: number;
   /** Show the env's instructions as the system prompt (must match what RL will use). */
