@@ -55,6 +55,11 @@ export interface TreeGrpoArgs {
   maxActionTokens: number;
   maxRolloutTokens: number;
   maxObservationTokens?: number;
+  /**
+   * Most episodes in one batched generation (rollouts and evaluation). wasm's heap grows with the batch and
+   * never shrinks: 100 wiki episodes of ~450 tokens at 64 a batch aborted it, at 16 it peaked at 1.6 GiB.
+   */
+  maxBatch: number;
   /** Show the env's instructions as the system prompt (a model warm-started by SFT may do without). */
   instructions: boolean;
   /** LoRA rank and alpha (the update is scaled by alpha / rank). */
@@ -106,6 +111,7 @@ export const treeGrpoArgsSchema: JSONSchemaType<TreeGrpoArgs> = {
     maxActionTokens: { type: 'integer', minimum: 1, default: 48 },
     maxRolloutTokens: { type: 'integer', minimum: 1, default: 256 },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
+    maxBatch: { type: 'integer', minimum: 1, default: 64 },
     instructions: { type: 'boolean', default: false },
     loraRank: { type: 'integer', minimum: 1, default: 16 },
     loraAlpha: { type: 'number', exclusiveMinimum: 0, default: 32 },
@@ -166,6 +172,7 @@ export async function trainTreeGrpo(input: Partial<TreeGrpoArgs>, hooks: Trainer
     maxActionTokens: args.maxActionTokens,
     maxRolloutTokens: args.maxRolloutTokens,
     ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    maxBatch: args.maxBatch,
     instructions: args.instructions,
     adapter: ADAPTER,
     // π_old is the sampling logprob, which is log π only at temperature 1 without top-p.
