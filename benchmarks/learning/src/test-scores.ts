@@ -48,6 +48,7 @@ export async function scoreOnTestTasks(
         maxActionTokens: Number(experiment.rl.maxActionTokens),
         maxRolloutTokens: Number(experiment.rl.maxRolloutTokens),
         instructions: experiment.rl.instructions === true,
+        ...(experiment.rl.maxBatch !== undefined ? { maxBatch: Number(experiment.rl.maxBatch) } : {}),
         ...(adapter ? { adapter: ADAPTER } : {}),
       },
     });
