@@ -47,6 +47,8 @@ export interface SftArgs {
   /** Show the env's instructions as the system prompt (must match what RL will use). */
   instructions: boolean;
   maxObservationTokens?: number;
+  /** Most test episodes in one batched generation: wasm's heap grows with the batch (see GRPO's maxBatch). */
+  maxBatch: number;
   /** Greedy evaluation episodes on test seeds after training (0 = none). */
   evalEpisodes: number;
   /** Also evaluate after every this many epochs (0 = only at the end): a long run shows when copying sets in. */
@@ -76,6 +78,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     observationWeight: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
     instructions: { type: 'boolean', default: false },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
+    maxBatch: { type: 'integer', minimum: 1, default: 64 },
     evalEpisodes: { type: 'integer', minimum: 0, default: 64 },
     evalEvery: { type: 'integer', minimum: 0, default: 0 },
     maxActionTokens: { type: 'integer', minimum: 1, default: 48 },
@@ -134,6 +137,7 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       maxRolloutTokens: args.maxRolloutTokens,
       instructions: args.instructions,
       ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+      maxBatch: args.maxBatch,
     };
     return evaluatePolicy({
       policy: { model, format },
@@ -168,9 +172,10 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
       // Batches of similar length: less padding, about a quarter less compute on math, more on wiki.
       groupByLength: true,
       onStep: (step) => progress.update(Math.min(step.step, progress.options.total), { 'losses/sft_loss': step.loss }),
-      // Each epoch's figures as it ends (with its evaluation, every evalEvery epochs and after the last),
-      // and its weights: a long run stopped early keeps its last finished epoch.
+      // Each epoch's weights as it ends, then its figures (with its evaluation, every evalEvery epochs and after
+      // the last): a long run stopped early, or one whose evaluation crashes, keeps its last finished epoch.
       onEpoch: async (epoch) => {
+        await saveCheckpoint(model, args.out);
         const done = epoch.epoch + 1;
         const evaluation =
           args.evalEpisodes > 0 && (done === args.epochs || (args.evalEvery > 0 && done % args.evalEvery === 0))
@@ -188,7 +193,6 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
             ? { 'eval/success_rate': evaluation.successRate, 'eval/episodic_return': evaluation.meanReturn }
             : {}),
         });
-        await saveCheckpoint(model, args.out);
       },
     });
   } finally {
