@@ -10,14 +10,13 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { generateSyntheticArticles, type Article } from '@turngym/env-wiki-navigator';
+import { generateSyntheticArticles, splitLinks, type Article } from '@turngym/env-wiki-navigator';
 
-/** `[[Target|label]]` → `[label]`, `[[Target]]` → `[Target]`: the compact observation's link style. */
+/** Links as the compact observation writes them: `[label]`. */
 function compactValue(value: string): string {
-  return value.replace(
-    /\[\[([^\]|[]+?)(?:\|([^\][]*?))?\]\]/g,
-    (_, target: string, label?: string) => `[${(label ?? target).trim()}]`,
-  );
+  return splitLinks(value)
+    .map((part) => (typeof part === 'string' ? part : `[${part.label}]`))
+    .join('');
 }
 
 export function compactPage(article: Article): string {

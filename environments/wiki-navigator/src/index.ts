@@ -21,6 +21,7 @@ export {
   articlePath,
   normalizeTitle,
   parseLinks,
+  splitLinks,
   stripLinks,
   type Article,
   type ArticleSection,
