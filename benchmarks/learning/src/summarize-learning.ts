@@ -7,7 +7,7 @@
  *   node benchmarks/learning/dist/summarize-learning.js [--root runs] [--out docs/benchmarks/learning.md]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { mean, sampleStd } from '@turngym/core';
 import { writeReport } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type RunSpec } from './experiments';
@@ -90,9 +90,12 @@ async function main(): Promise<void> {
       .filter((run): run is RunResult => run !== undefined);
     if (sftSuccess === undefined && results.length === 0) continue;
     lines.push(`## ${experiment.name}: \`${experiment.envId}\` ${JSON.stringify(experiment.envOptions)}`, '');
-    const origin = experiment.sft[0]?.from
-      ? `from the ${String(experiment.sft[0].from)} warm start`
-      : 'tiny-1m from scratch';
+    const first = experiment.sft[0];
+    const origin = first?.from
+      ? `from the ${String(first.from)} warm start`
+      : typeof first?.checkpoint === 'string'
+        ? `from \`${relative(join(__dirname, '..', '..', '..'), first.checkpoint)}\``
+        : 'tiny-1m from scratch';
     const stages = experiment.sft.map((stage) => `${String(stage.episodes)} episodes × ${String(stage.epochs)} epochs`);
     lines.push(
       `SFT warm start (${origin}; ${stages.join(', then ')}): test success **${sftSuccess?.toFixed(3) ?? '—'}** ` +
