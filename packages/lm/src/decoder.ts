@@ -66,7 +66,16 @@ export function runDecoder(
   config: ModelConfig,
   parameters: DecoderParameters,
   input: DecoderInput,
-  options: { adapter?: LoraAdapter; keepCache?: boolean } = {},
+  options: {
+    adapter?: LoraAdapter;
+    keepCache?: boolean;
+    /**
+     * Free each layer's intermediate tensors when the layer ends (inference only). Otherwise every one of them
+     * lives until the caller's tf.tidy ends: ~280 KB per token for tiny-1m, so 64 wiki episodes of ~450 tokens
+     * outgrew wasm's 4 GiB heap.
+     */
+    releaseLayers?: boolean;
+  } = {},
 ): DecoderOutput {
   const [B, T] = input.tokens.shape;
   const N = B * T;
@@ -82,39 +91,51 @@ export function runDecoder(
   let x = tf.reshape(tf.gather(parameters.embed, tf.reshape(input.tokens, [N])), [N, hiddenSize]) as tf.Tensor2D;
   for (let layer = 0; layer < config.numLayers; layer++) {
     const weights = parameters.layers[layer]!;
-    const h = rmsNorm(x, weights.inputNorm, config.rmsNormEps);
-    const q = rotary(tf.reshape(project(h, parameters, layer, 'q_proj', adapter), [N, numHeads, headDim]), cos, sin);
-    const k = rotary(tf.reshape(project(h, parameters, layer, 'k_proj', adapter), [N, numKvHeads, headDim]), cos, sin);
-    const v = project(h, parameters, layer, 'v_proj', adapter);
+    const runLayer = (): tf.Tensor[] => {
+      const h = rmsNorm(x, weights.inputNorm, config.rmsNormEps);
+      const q = rotary(tf.reshape(project(h, parameters, layer, 'q_proj', adapter), [N, numHeads, headDim]), cos, sin);
+      const k = rotary(
+        tf.reshape(project(h, parameters, layer, 'k_proj', adapter), [N, numKvHeads, headDim]),
+        cos,
+        sin,
+      );
+      const v = project(h, parameters, layer, 'v_proj', adapter);
 
-    // Query head h uses key/value head floor(h / group) (HF's repeat_kv): lay queries out as
-    // [B, kvHeads, group·T, headDim] so one batched matmul serves each group without copying keys.
-    const queries = tf.reshape(
-      tf.transpose(tf.reshape(tf.mul(q, scale), [B, T, numKvHeads, group, headDim]), [0, 2, 3, 1, 4]),
-      [B, numKvHeads, group * T, headDim],
-    );
-    let keys = tf.transpose(tf.reshape(k, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
-    let values = tf.transpose(tf.reshape(v, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
-    const past = input.past?.[layer];
-    if (past) {
-      keys = tf.concat([past.k, keys], 2);
-      values = tf.concat([past.v, values], 2);
-    }
-    if (options.keepCache) present.push({ k: keys, v: values });
+      // Query head h uses key/value head floor(h / group) (HF's repeat_kv): lay queries out as
+      // [B, kvHeads, group·T, headDim] so one batched matmul serves each group without copying keys.
+      const queries = tf.reshape(
+        tf.transpose(tf.reshape(tf.mul(q, scale), [B, T, numKvHeads, group, headDim]), [0, 2, 3, 1, 4]),
+        [B, numKvHeads, group * T, headDim],
+      );
+      let keys = tf.transpose(tf.reshape(k, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
+      let values = tf.transpose(tf.reshape(v, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
+      const past = input.past?.[layer];
+      if (past) {
+        keys = tf.concat([past.k, keys], 2);
+        values = tf.concat([past.v, values], 2);
+      }
 
-    // [B, kvHeads, group·T, S] is [B, heads, T, S] in memory, so the [B, 1, T, S] mask broadcasts.
-    const scores = tf.add(tf.reshape(tf.matMul(queries, keys, false, true), [B, numHeads, T, S]), input.mask);
-    const probabilities = tf.reshape(tf.softmax(scores), [B, numKvHeads, group * T, S]);
-    const attended = tf.reshape(
-      tf.transpose(tf.reshape(tf.matMul(probabilities, values), [B, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
-      [N, numHeads * headDim],
-    ) as tf.Tensor2D;
-    x = tf.add(x, project(attended, parameters, layer, 'o_proj', adapter));
+      // [B, kvHeads, group·T, S] is [B, heads, T, S] in memory, so the [B, 1, T, S] mask broadcasts.
+      const scores = tf.add(tf.reshape(tf.matMul(queries, keys, false, true), [B, numHeads, T, S]), input.mask);
+      const probabilities = tf.reshape(tf.softmax(scores), [B, numKvHeads, group * T, S]);
+      const attended = tf.reshape(
+        tf.transpose(tf.reshape(tf.matMul(probabilities, values), [B, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
+        [N, numHeads * headDim],
+      ) as tf.Tensor2D;
+      let out = tf.add(x, project(attended, parameters, layer, 'o_proj', adapter)) as tf.Tensor2D;
 
-    const m = rmsNorm(x, weights.postNorm, config.rmsNormEps);
-    const gate = project(m, parameters, layer, 'gate_proj', adapter);
-    const up = project(m, parameters, layer, 'up_proj', adapter);
-    x = tf.add(x, project(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), parameters, layer, 'down_proj', adapter));
+      const m = rmsNorm(out, weights.postNorm, config.rmsNormEps);
+      const gate = project(m, parameters, layer, 'gate_proj', adapter);
+      const up = project(m, parameters, layer, 'up_proj', adapter);
+      out = tf.add(
+        out,
+        project(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), parameters, layer, 'down_proj', adapter),
+      ) as tf.Tensor2D;
+      return options.keepCache ? [out, keys, values] : [out];
+    };
+    const [out, keys, values] = options.releaseLayers ? tf.tidy(runLayer) : runLayer();
+    x = out as tf.Tensor2D;
+    if (options.keepCache) present.push({ k: keys as tf.Tensor4D, v: values as tf.Tensor4D });
   }
   const hidden = rmsNorm(x, parameters.finalNorm, config.rmsNormEps);
   return options.keepCache ? { hidden, present } : { hidden };

@@ -131,7 +131,7 @@ function runChunk(
         mask: tf.tensor4d(mask, [B, 1, T, S]),
         ...(past > 0 ? { past: state.layers } : {}),
       },
-      { keepCache: true, ...(resolved ? { adapter: resolved } : {}) },
+      { keepCache: true, releaseLayers: true, ...(resolved ? { adapter: resolved } : {}) },
     );
     const last = tf.reshape(
       tf.slice(tf.reshape(output.hidden, [B, T, config.hiddenSize]), [0, T - 1, 0], [B, 1, config.hiddenSize]),
