@@ -20,9 +20,9 @@ const EXTRACT_IN_PAGE = `(${extractPage.toString()})(document)`;
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 16 });
 
-function fetchText(url: string, timeoutMs: number): Promise<string> {
+function fetchText(url: string, timeoutMs: number, agent: Agent | false = keepAlive): Promise<string> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { agent: keepAlive, timeout: timeoutMs }, (response) => {
+    const outgoing = request(url, { agent, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -96,9 +96,11 @@ export class DirectPageLoader implements PageLoader {
     try {
       html = await fetchText(url, this.timeoutMs);
     } catch (error) {
-      // One retry, as in browser mode: a dropped keep-alive socket is the usual cause.
+      // One retry, as in browser mode: a dropped keep-alive socket is the usual cause. A trainer's synchronous
+      // generation can block the event loop past the server's keep-alive timeout, so every pooled socket may be
+      // stale at once: the retry opens a connection of its own.
       try {
-        html = await fetchText(url, this.timeoutMs);
+        html = await fetchText(url, this.timeoutMs, false);
       } catch {
         throw new EnvFaultError(`direct page load of ${path} failed: ${(error as Error).message}`, { cause: error });
       }
