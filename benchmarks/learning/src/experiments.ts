@@ -122,7 +122,8 @@ export const EXPERIMENTS: readonly Experiment[] = [
       learningRate: 5e-4,
       minibatchSize: 4,
       targetKl: 0.02,
-      // 64 wiki episodes in one batched generation abort wasm (its heap grows with the batch; see maxBatch).
+      // 64 wiki episodes in one batched generation aborted wasm before generation freed each layer's
+      // intermediates (commit c91c2e2); the runs were made at 16, and a different batch would give other samples.
       maxBatch: 16,
     },
     grpo: { groupSize: 8 },

@@ -57,7 +57,8 @@ export interface TreeGrpoArgs {
   maxObservationTokens?: number;
   /**
    * Most episodes in one batched generation (rollouts and evaluation). wasm's heap grows with the batch and
-   * never shrinks: 100 wiki episodes of ~450 tokens at 64 a batch aborted it, at 16 it peaked at 1.6 GiB.
+   * never shrinks: 100 wiki episodes of ~450 tokens at 64 a batch peak at ~2 GiB of its 4 (before generation
+   * freed each layer's intermediates, they aborted it).
    */
   maxBatch: number;
   /** Show the env's instructions as the system prompt (a model warm-started by SFT may do without). */
