@@ -123,7 +123,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
       minibatchSize: 4,
       targetKl: 0.02,
       // 64 wiki episodes in one batched generation aborted wasm before generation freed each layer's
-      // intermediates (commit c91c2e2); the runs were made at 16, and a different batch would give other samples.
+      // intermediates (commit c91c2e2); the runs in docs/benchmarks/learning.md were made at 16.
       maxBatch: 16,
     },
     grpo: { groupSize: 8 },
