@@ -122,6 +122,44 @@ describe.each(backends)('LoRA, value head and training on %s', (backend) => {
     }
   });
 
+  it('a step accumulated over parts, each loss weighted by its share, is the step on the whole batch', async () => {
+    const fresh = () => {
+      const model = LanguageModel.fromTensors(config, initializeWeights(config, 1, 0.2), tokenizer);
+      model.addAdapter('actor', { rank: 4, alpha: 8, seed: 3 });
+      // No clipping, so the reported norm is the raw gradient's and a wrong scale shows in it.
+      return { model, trainer: new Trainer(model, { adapter: 'actor', learningRate: 2e-2, maxGradNorm: 0 }) };
+    };
+    const whole = fresh();
+    const split = fresh();
+    try {
+      // Rows with different numbers of weighted tokens, so a plain sum or mean of the parts' means differs
+      // (a row's first token is never scored).
+      const weighted = rows.map((row, i) => ({ ...row, weights: row.tokens.map((_, t) => (t >= 1 + 6 * i ? 1 : 0)) }));
+      const tokens = (part: typeof weighted) =>
+        part.reduce((sum, row) => sum + row.weights.reduce((a, b) => a + b, 0), 0);
+      const share = (part: typeof weighted) => (outputs: Parameters<typeof tokenCrossEntropyLoss>[0]) =>
+        tf.mul(tokenCrossEntropyLoss(outputs, part), tokens(part) / tokens(weighted)) as tf.Scalar;
+      for (let step = 0; step < 2; step++) {
+        const one = await whole.trainer.step(weighted, tokenCrossEntropyLoss);
+        const parts = [weighted.slice(0, 1), weighted.slice(1)].map((part) => ({ rows: part, loss: share(part) }));
+        const many = await split.trainer.stepAccumulated(parts);
+        expect(many.loss).toBeCloseTo(one.loss, 5);
+        expect(many.gradNorm).toBeCloseTo(one.gradNorm, 4);
+      }
+      const [a, b] = await Promise.all([
+        whole.model.adapter('actor').toTensors(),
+        split.model.adapter('actor').toTensors(),
+      ]);
+      for (const [name, tensor] of a) expect(maxAbsDifference(tensor.data, b.get(name)!.data)).toBeLessThan(1e-5);
+      await expect(split.trainer.stepAccumulated([])).rejects.toThrow(/no parts/);
+    } finally {
+      for (const { model, trainer } of [whole, split]) {
+        trainer.dispose();
+        model.dispose();
+      }
+    }
+  });
+
   it('full fine-tuning with a value-head loss lowers both losses', async () => {
     const model = LanguageModel.create(config, { seed: 2 });
     try {

@@ -143,29 +143,60 @@ export class Trainer {
     return this.variables.reduce((sum, variable) => sum + variable.size, 0);
   }
 
+  /** One optimiser step on one batch: forward with the trained adapter, the caller's loss, backward, Adam. */
   async step(
     rows: readonly TokenRow[],
     loss: LossFunction,
     forward: Omit<ForwardOptions, 'adapter'> = {},
   ): Promise<TrainStepResult> {
+    return this.stepAccumulated([{ rows, loss }], forward);
+  }
+
+  /**
+   * One optimiser step whose gradient is summed over several forward passes (gradient accumulation): a big
+   * minibatch in pieces that each fit in memory. The step's loss is the sum of the parts' losses, so a caller
+   * that wants a mean over the whole minibatch weights each part's loss by its share. Clipping sees the
+   * summed gradient; one part is exactly `step`.
+   */
+  async stepAccumulated(
+    parts: readonly { readonly rows: readonly TokenRow[]; readonly loss: LossFunction }[],
+    forward: Omit<ForwardOptions, 'adapter'> = {},
+  ): Promise<TrainStepResult> {
+    if (parts.length === 0) throw new RangeError('Trainer.stepAccumulated: no parts to take a step on.');
     const forwardOptions: ForwardOptions = {
       ...forward,
       adapter: this.options.adapter ?? null,
       ...(this.options.valueHead ? { values: true } : {}),
     };
-    const { value, grads } = tf.variableGrads(
-      () => loss(this.model.forward(rows, forwardOptions), rows),
-      this.variables,
-    );
+    let lossTotal = 0;
+    let summed: tf.NamedTensorMap | null = null;
+    for (const part of parts) {
+      const { value, grads } = tf.variableGrads(
+        () => part.loss(this.model.forward(part.rows, forwardOptions), part.rows),
+        this.variables,
+      );
+      lossTotal += (await value.data())[0] as number;
+      value.dispose();
+      if (summed === null) {
+        summed = grads;
+        continue;
+      }
+      for (const [name, grad] of Object.entries(grads)) {
+        const before = summed[name];
+        summed[name] = before ? tf.add(before, grad) : grad;
+        if (before) tf.dispose([before, grad]);
+      }
+    }
+    const grads = summed!;
     // Summed in the trained variables' own order, not the gradient map's (which follows tfjs's per-process
     // variable names), so a model rebuilt in another order clips, and so resumes, bit for bit.
     const ordered = this.variables
       .map((variable) => grads[variable.name])
       .filter((grad): grad is tf.Tensor => grad != null);
     const norm = tf.tidy(() => tf.sqrt(tf.addN(ordered.map((grad) => tf.sum(tf.square(grad))))));
-    const [lossValue, gradNorm] = await Promise.all([value.data(), norm.data()]);
+    const gradNorm = (await norm.data())[0] as number;
     const max = this.options.maxGradNorm;
-    const scale = max > 0 && (gradNorm[0] as number) > max ? max / (gradNorm[0] as number) : 1;
+    const scale = max > 0 && gradNorm > max ? max / gradNorm : 1;
     tf.tidy(() => {
       const applied =
         scale === 1
@@ -173,9 +204,9 @@ export class Trainer {
           : Object.fromEntries(Object.entries(grads).map(([name, grad]) => [name, tf.mul(grad, scale)]));
       this.optimizer.applyGradients(applied as unknown as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
     });
-    tf.dispose([value, norm, ...Object.values(grads)]);
+    tf.dispose([norm, ...Object.values(grads)]);
     this.steps += 1;
-    return { loss: lossValue[0] as number, gradNorm: gradNorm[0] as number };
+    return { loss: lossTotal, gradNorm };
   }
 
   /**

@@ -77,6 +77,43 @@ describe('ppoUpdate', () => {
       model.dispose();
     }
   });
+  it('a minibatch run in several forward passes takes the step one pass would', async () => {
+    // minibatchTokens bounds memory, not the step: cutting it to one sequence per pass changes nothing.
+    const fresh = () => {
+      const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+      model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+      return { model, trainer: new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 0 }) };
+    };
+    const onePass = fresh();
+    const passes = fresh();
+    try {
+      const samples = await digitSamples(onePass.model);
+      const shortest = Math.min(...samples.map((sample) => sample.trajectory.tokens.length));
+      const update = { epochs: 2, minibatchSize: 6, klCoefficient: 0.1, seed: 4 };
+      const a = await ppoUpdate(onePass.trainer, samples, { ...update, minibatchTokens: 100_000 });
+      const b = await ppoUpdate(passes.trainer, samples, { ...update, minibatchTokens: shortest });
+      expect(b.steps).toBe(2);
+      expect(a.steps).toBe(2);
+      for (const key of ['policyLoss', 'klRef', 'approxKl', 'entropy', 'gradNorm'] as const) {
+        expect(b[key]).toBeCloseTo(a[key], 5);
+      }
+      expect(b.trainedTokens).toBe(a.trainedTokens);
+      const rows = samples.map(({ trajectory }) => ({ tokens: trajectory.tokens }));
+      const [x, y] = await Promise.all([
+        onePass.model.score(rows, { adapter: 'policy' }),
+        passes.model.score(rows, { adapter: 'policy' }),
+      ]);
+      x.logprobs.forEach((row, r) =>
+        row.forEach((value, t) => expect(y.logprobs[r]![t] ?? 0).toBeCloseTo(value ?? 0, 4)),
+      );
+    } finally {
+      for (const { model, trainer } of [onePass, passes]) {
+        trainer.dispose();
+        model.dispose();
+      }
+    }
+  });
+
   it('stops the update once approx_kl passes targetKl, and not before it', async () => {
     // Two identical policies (same seeds) learn from the same rollouts, one with the trust region.
     const fresh = () => {

@@ -9,11 +9,12 @@ import type { Trajectory } from './trajectory';
 export interface PpoUpdateOptions {
   /** Passes over the batch. */
   epochs: number;
-  /** Most sequences per gradient step. */
+  /** Sequences per optimiser step (the last step of an epoch takes what is left). */
   minibatchSize: number;
   /**
-   * Most padded tokens (sequences × the longest) per forward pass: long leaves go fewer at a time, since
-   * attention keeps B·heads·T² floats per layer for the backward pass and wasm's heap is bounded.
+   * Most padded tokens (sequences × the longest) per forward pass: a minibatch longer than this is run in
+   * several passes whose gradients are summed before its one step (gradient accumulation), since attention
+   * keeps B·heads·T² floats per layer for the backward pass and wasm's heap is bounded.
    */
   minibatchTokens: number;
   /** `token`: token-level PPO-clip, token-mean (GRPO, Tree-GRPO); `sequence`: GSPO's sequence ratio. */
@@ -128,84 +129,100 @@ export async function ppoUpdate(
   const totals = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, gradNorm: 0, tokens: 0, steps: 0 };
   const actionTokens = rows.reduce((sum, row) => sum + row.weights!.reduce((a, b) => a + b, 0), 0);
   let stoppedEarly = false;
+  const tokensOf = (index: number): number => rows[index]!.weights!.reduce((sum, weight) => sum + weight, 0);
   for (let epoch = 0; epoch < options.epochs && !stoppedEarly; epoch++) {
     const order = rng.shuffle(usable.map((_, index) => index));
-    for (const batch of packMinibatches(order, lengths, options)) {
-      const batchRows = batch.map((index) => rows[index]!);
+    for (let first = 0; first < order.length; first += options.minibatchSize) {
+      // One optimiser step per minibatch; its gradient is accumulated over forward passes of at most
+      // minibatchTokens padded tokens, so the step size and the memory bound are separate choices.
+      const minibatch = order.slice(first, first + options.minibatchSize);
+      const stepTokens = minibatch.reduce((sum, index) => sum + tokensOf(index), 0);
       const side = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, tokens: 0 };
-      const loss = (outputs: ForwardOutputs): tf.Scalar => {
-        const [B, T] = outputs.logprobs.shape;
-        const oldLogp = tf.tensor2d(
-          padded(
-            batch.map((index) => usable[index]!.trajectory.logprobs),
-            T,
-          ),
-          [B, T],
-        );
-        const refLogp = tf.tensor2d(
-          padded(
-            batch.map((index) => refLogprobs[index]!),
-            T,
-          ),
-          [B, T],
-        );
-        const mask = outputs.weights;
-        const policy =
-          options.ratio === 'token'
-            ? ppoClipLossTf(
-                {
-                  logp: outputs.logprobs,
-                  oldLogp,
-                  advantages: tf.mul(
-                    mask,
-                    tf.tensor2d(
-                      batch.map((index) => usable[index]!.advantage),
-                      [B, 1],
+      const parts = packMinibatches(minibatch, lengths, {
+        minibatchSize: minibatch.length,
+        minibatchTokens: options.minibatchTokens,
+      }).map((batch) => {
+        // Each pass's token means (and GSPO's sequence mean) weighted by its share of the minibatch: the
+        // summed loss is the minibatch's own mean.
+        const tokenShare = batch.reduce((sum, index) => sum + tokensOf(index), 0) / Math.max(stepTokens, 1e-9);
+        const sequenceShare = batch.length / minibatch.length;
+        const policyShare = options.ratio === 'token' ? tokenShare : sequenceShare;
+        const loss = (outputs: ForwardOutputs): tf.Scalar => {
+          const [B, T] = outputs.logprobs.shape;
+          const oldLogp = tf.tensor2d(
+            padded(
+              batch.map((index) => usable[index]!.trajectory.logprobs),
+              T,
+            ),
+            [B, T],
+          );
+          const refLogp = tf.tensor2d(
+            padded(
+              batch.map((index) => refLogprobs[index]!),
+              T,
+            ),
+            [B, T],
+          );
+          const mask = outputs.weights;
+          const policy =
+            options.ratio === 'token'
+              ? ppoClipLossTf(
+                  {
+                    logp: outputs.logprobs,
+                    oldLogp,
+                    advantages: tf.mul(
+                      mask,
+                      tf.tensor2d(
+                        batch.map((index) => usable[index]!.advantage),
+                        [B, 1],
+                      ),
                     ),
-                  ),
-                  mask,
-                },
-                { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
-              )
-            : gspoLossTf(
-                {
-                  logp: outputs.logprobs,
-                  oldLogp,
-                  advantages: tf.tensor1d(batch.map((index) => usable[index]!.advantage)),
-                  mask,
-                },
-                { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
-              );
-        const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
-        const tokens = tf.sum(mask);
-        const entropy = outputs.entropy ? tf.div(tf.sum(tf.mul(outputs.entropy, mask)), tokens) : tf.scalar(0);
-        // Side statistics, read eagerly (they carry no gradient).
-        const logRatio = tf.sub(outputs.logprobs, oldLogp);
-        const ratio = tf.exp(logRatio);
-        side.policyLoss = policy.dataSync()[0]!;
-        side.klRef = kl.dataSync()[0]!;
-        side.entropy = entropy.dataSync()[0]!;
-        side.tokens = tokens.dataSync()[0]!;
-        side.approxKl = tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]! / side.tokens;
-        side.clipped = tf
-          .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
-          .dataSync()[0]!;
-        return tf.sub(
-          tf.add(policy, tf.mul(kl, options.klCoefficient)),
-          tf.mul(entropy, options.entropyCoefficient),
-        ) as tf.Scalar;
-      };
+                    mask,
+                  },
+                  { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
+                )
+              : gspoLossTf(
+                  {
+                    logp: outputs.logprobs,
+                    oldLogp,
+                    advantages: tf.tensor1d(batch.map((index) => usable[index]!.advantage)),
+                    mask,
+                  },
+                  { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
+                );
+          const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
+          const tokens = tf.sum(mask);
+          const entropy = outputs.entropy ? tf.div(tf.sum(tf.mul(outputs.entropy, mask)), tokens) : tf.scalar(0);
+          // Side statistics, read eagerly (they carry no gradient).
+          const logRatio = tf.sub(outputs.logprobs, oldLogp);
+          const ratio = tf.exp(logRatio);
+          side.policyLoss += policy.dataSync()[0]! * policyShare;
+          side.klRef += kl.dataSync()[0]! * tokenShare;
+          side.entropy += entropy.dataSync()[0]! * tokenShare;
+          side.tokens += tokens.dataSync()[0]!;
+          side.approxKl += tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]!;
+          side.clipped += tf
+            .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
+            .dataSync()[0]!;
+          return tf.add(
+            tf.mul(policy, policyShare),
+            tf.mul(tf.sub(tf.mul(kl, options.klCoefficient), tf.mul(entropy, options.entropyCoefficient)), tokenShare),
+          ) as tf.Scalar;
+        };
+        return { rows: batch.map((index) => rows[index]!), loss };
+      });
       // Entropy is always read: a collapsing policy shows there first, bonus or not.
-      const result = await trainer.step(batchRows, loss, { entropy: true });
+      const result = await trainer.stepAccumulated(parts, { entropy: true });
+      const approxKl = side.approxKl / Math.max(side.tokens, 1e-9);
       totals.policyLoss += side.policyLoss;
       totals.klRef += side.klRef;
-      totals.approxKl += side.approxKl;
+      totals.approxKl += approxKl;
       totals.entropy += side.entropy;
       totals.clipped += side.clipped;
       totals.tokens += side.tokens;
       totals.gradNorm += result.gradNorm;
       totals.steps += 1;
-      if (options.targetKl !== undefined && side.approxKl > options.targetKl) {
+      if (options.targetKl !== undefined && approxKl > options.targetKl) {
         stoppedEarly = true;
         break;
       }
@@ -227,8 +244,8 @@ export async function ppoUpdate(
 }
 
 /**
- * Splits `order` into consecutive minibatches of at most `minibatchSize` sequences and at most
- * `minibatchTokens` padded tokens (a sequence longer than that goes alone).
+ * Splits `order` into consecutive batches of at most `minibatchSize` sequences and at most `minibatchTokens`
+ * padded tokens (a sequence longer than that goes alone): the forward passes of a scoring or of one step.
  */
 export function packMinibatches(
   order: readonly number[],

@@ -71,7 +71,10 @@ export interface TreeGrpoArgs {
   /** Passes over each batch, and sequences per gradient step. */
   updateEpochs: number;
   minibatchSize: number;
-  /** Most padded tokens per gradient step (attention memory grows with B·T²; wasm's heap is bounded). */
+  /**
+   * Most padded tokens per forward pass (attention memory grows with B·T²; wasm's heap is bounded): a bigger
+   * minibatch is run in several passes whose gradients are summed before its one step.
+   */
   minibatchTokens: number;
   /** CleanRL's target_kl: stop an update once a minibatch's approx_kl exceeds it; omitted = never. */
   targetKl?: number;
