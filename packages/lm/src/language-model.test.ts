@@ -1,3 +1,4 @@
+import * as tf from '@tensorflow/tfjs';
 import { ByteTokenizer } from './byte-tokenizer';
 import { useBackend, isBackendAvailable } from './backend';
 import { attentionFromFunction, packedAttention } from './attention-mask';
@@ -131,6 +132,24 @@ describe.each(backends)('LanguageModel on %s', (backend) => {
       for (let i = 0; i < action.length; i++) {
         expect(Math.abs(packed.logprobs[0]![s + c + i]! - withAction.logprobs[0]![s + i]!)).toBeLessThan(1e-4);
       }
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('score, which frees each layer as it ends, reads exactly the logprobs forward computes', async () => {
+    const config = testConfig({ numLayers: 4, maxPositions: 256 });
+    const model = LanguageModel.fromTensors(config, randomWeights(config, 3), new ByteTokenizer());
+    try {
+      const rows = [0, 1].map((seed) => ({ tokens: randomTokens(60 - 10 * seed, config.vocabSize, seed) }));
+      const outputs = model.forward(rows);
+      const viaForward = (await outputs.logprobs.array()) as number[][];
+      tf.dispose(outputs as unknown as tf.TensorContainer);
+      const { logprobs } = await model.score(rows);
+      logprobs.forEach((row, b) => {
+        expect(row).toHaveLength(rows[b]!.tokens.length);
+        row.forEach((value, t) => (t === 0 ? expect(value).toBeNull() : expect(value).toBe(viaForward[b]![t])));
+      });
     } finally {
       model.dispose();
     }

@@ -145,6 +145,15 @@ export class LanguageModel {
    * and attention patterns. Differentiable: trainers call it inside their loss function.
    */
   forward(rows: readonly TokenRow[], options: ForwardOptions = {}): ForwardOutputs {
+    return this.forwardPass(rows, options, false);
+  }
+
+  /**
+   * `forward`, where `release` frees each layer's intermediate tensors as the layer ends: for reading out
+   * (`score`), never under a gradient, which needs them. It bounds a scoring's memory by one layer's
+   * intermediates instead of all of them (~280 KB per token for tiny-1m), as generation does.
+   */
+  private forwardPass(rows: readonly TokenRow[], options: ForwardOptions, release: boolean): ForwardOutputs {
     const batch = prepareBatch(rows, this.config.maxPositions, this.tokenizer.padTokenId);
     const { batchSize: B, length: T } = batch;
     if (options.values && !this.head) throw new RangeError('forward({ values: true }) needs addValueHead() first.');
@@ -160,7 +169,7 @@ export class LanguageModel {
           sin: tf.tensor2d(tables.sin, [B * T, this.config.headDim]),
           mask: tf.tensor4d(batch.mask, [B, 1, T, T]),
         },
-        adapter ? { adapter } : {},
+        { ...(adapter ? { adapter } : {}), releaseLayers: release },
       );
       const scored = tf.tensor2d(batch.scored, [B, T]);
       const predictors = tf.gather(hidden, tf.tensor1d(batch.sources, 'int32'));
@@ -198,7 +207,7 @@ export class LanguageModel {
     rows: readonly TokenRow[],
     options: Omit<ForwardOptions, 'entropy'> = {},
   ): Promise<{ logprobs: (number | null)[][]; values?: number[][] }> {
-    const outputs = this.forward(rows, options);
+    const outputs = this.forwardPass(rows, options, true);
     try {
       const [logprobs, scored] = (await Promise.all([outputs.logprobs.array(), outputs.scored.array()])) as [
         number[][],
