@@ -170,22 +170,28 @@ export class Trainer {
     };
     let lossTotal = 0;
     let summed: tf.NamedTensorMap | null = null;
-    for (const part of parts) {
-      const { value, grads } = tf.variableGrads(
-        () => part.loss(this.model.forward(part.rows, forwardOptions), part.rows),
-        this.variables,
-      );
-      lossTotal += (await value.data())[0] as number;
-      value.dispose();
-      if (summed === null) {
-        summed = grads;
-        continue;
+    try {
+      for (const part of parts) {
+        const { value, grads } = tf.variableGrads(
+          () => part.loss(this.model.forward(part.rows, forwardOptions), part.rows),
+          this.variables,
+        );
+        lossTotal += (await value.data())[0] as number;
+        value.dispose();
+        if (summed === null) {
+          summed = grads;
+          continue;
+        }
+        for (const [name, grad] of Object.entries(grads)) {
+          const before = summed[name];
+          summed[name] = before ? tf.add(before, grad) : grad;
+          if (before) tf.dispose([before, grad]);
+        }
       }
-      for (const [name, grad] of Object.entries(grads)) {
-        const before = summed[name];
-        summed[name] = before ? tf.add(before, grad) : grad;
-        if (before) tf.dispose([before, grad]);
-      }
+    } catch (error) {
+      // A part that failed (a row too long, a loss that threw) takes no step and leaks no gradient.
+      if (summed) tf.dispose(Object.values(summed));
+      throw error;
     }
     const grads = summed!;
     // Summed in the trained variables' own order, not the gradient map's (which follows tfjs's per-process
