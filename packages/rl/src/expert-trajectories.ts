@@ -1,6 +1,8 @@
 import {
   defineOptions,
   formatToolCall,
+  mixSeed,
+  SeededRng,
   registry as defaultRegistry,
   type EnvDependencies,
   type JSONSchemaType,
@@ -31,6 +33,13 @@ export interface ExpertTrajectoryOptions {
   concurrency: number;
   /** Trajectory ids are `<idPrefix>/g<index of the seed>`. */
   idPrefix: string;
+  /**
+   * DART (Laskey et al., 2017): the chance, per expert action, that a corrupted copy of it (one character
+   * changed, dropped or repeated) is sent first. The env answers the mistake, and the expert then acts from
+   * that answer, so the episode shows a recovery. The corrupted tokens are a `disturbance` segment: in the
+   * sequence, never trained on. An episode whose disturbance ends it is dropped. 0 = the expert's own episodes.
+   */
+  disturbance: number;
 }
 
 export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptions> = {
@@ -46,6 +55,7 @@ export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptio
     agent: { type: 'string', minLength: 1, default: 'scripted' },
     concurrency: { type: 'integer', minimum: 1, default: 8 },
     idPrefix: { type: 'string', default: 'expert' },
+    disturbance: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
   },
 } as unknown as JSONSchemaType<ExpertTrajectoryOptions>;
 
@@ -94,6 +104,23 @@ export function expertActionText(action: Action, space: Space): string {
     return label !== undefined && label !== '' ? label : String(action);
   }
   return formatToolCall({ name: action.name, arguments: action.arguments ?? {} });
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * One seeded typo in an action's text: a character replaced by another letter, dropped, or repeated. It is
+ * the kind of slip a sampled policy makes when it copies a name, so the recovery shown is one it will need.
+ */
+export function disturbActionText(text: string, rng: SeededRng): string {
+  if (text.length === 0) return LETTERS[rng.int(0, LETTERS.length - 1)] as string;
+  const at = rng.int(0, text.length - 1);
+  const kind = rng.int(0, 2);
+  if (kind === 1 && text.length > 1) return text.slice(0, at) + text.slice(at + 1);
+  if (kind === 2) return text.slice(0, at + 1) + text.slice(at);
+  let letter = LETTERS[rng.int(0, LETTERS.length - 1)] as string;
+  if (letter === text[at]?.toLowerCase()) letter = LETTERS[(LETTERS.indexOf(letter) + 1) % LETTERS.length] as string;
+  return text.slice(0, at) + letter + text.slice(at + 1);
 }
 
 /**
@@ -172,8 +199,37 @@ async function playExpertEpisode(
     let reward = 0;
     let toolCalls = 0;
     let actionTokenTotal = 0;
+    const disturbances = new SeededRng(mixSeed(seed, 0xda27));
     for (;;) {
-      const action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      let action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      if (options.disturbance > 0 && disturbances.next() < options.disturbance) {
+        const slip = disturbActionText(action, disturbances);
+        const slipTokens = format.actionTokens(slip);
+        tokens.push(...slipTokens);
+        segments.push({ kind: 'disturbance', tokenCount: slipTokens.length });
+        const result = await env.step(slip);
+        reward += result.reward;
+        toolCalls += result.info.cost?.toolCalls ?? 0;
+        observation = result.observation;
+        info = result.info;
+        const shown = cut(result.observation);
+        turns.push({
+          node: `${id}/${turns.length}`,
+          action: slip,
+          observation: shown,
+          reward: result.reward,
+          actionTokens: slipTokens.length,
+          disturbed: true,
+        });
+        if (result.terminated || result.truncated) {
+          return { seed, group, reason: 'a disturbance ended the episode', turns: turns.length, reward };
+        }
+        const between = format.observationTokens(shown, true);
+        tokens.push(...between);
+        segments.push({ kind: 'observation', tokenCount: between.length });
+        // The expert acts again from the env's answer to the slip: the correction is what is trained on.
+        action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      }
       const actionTokens = format.actionTokens(action);
       tokens.push(...actionTokens);
       segments.push({ kind: 'action', tokenCount: actionTokens.length });

@@ -3,9 +3,19 @@
  * stored token-in/token-out as segments in sequence order; prompts, observations (tool results) and
  * Self-AC's critic prompts (§2) were not sampled from the policy, so their mask is 0.
  */
-export type SegmentKind = 'prompt' | 'observation' | 'action' | 'critic-prompt';
+export type SegmentKind = 'prompt' | 'observation' | 'action' | 'critic-prompt' | 'disturbance';
 
-export const SEGMENT_KINDS: readonly SegmentKind[] = ['prompt', 'observation', 'action', 'critic-prompt'];
+/**
+ * `disturbance`: an expert action the recorder deliberately corrupted (DART, `collectExpertTrajectories`'
+ * `disturbance`), kept in the sequence so the policy sees a mistake and the env's answer, never trained on.
+ */
+export const SEGMENT_KINDS: readonly SegmentKind[] = [
+  'prompt',
+  'observation',
+  'action',
+  'critic-prompt',
+  'disturbance',
+];
 
 export interface TokenSegment {
   readonly kind: SegmentKind;

@@ -81,6 +81,50 @@ describe('collectExpertTrajectories', () => {
     }
   });
 
+  it('disturbance records DART recoveries: a slip the env answers, never trained on, then the expert again', async () => {
+    const request = {
+      envId: ENV_ID,
+      envOptions: { chainLength: 2 },
+      seeds: Array.from({ length: 12 }, (_, i) => i),
+      format,
+      registry,
+      instructions: false,
+      disturbance: 0.5,
+    };
+    const first = await collectExpertTrajectories(request);
+    // Same seeds, same slips: the recorder draws them from each episode's seed.
+    expect(await collectExpertTrajectories(request)).toEqual(first);
+    const disturbed = first.trajectories.filter((t) => t.segments.some((segment) => segment.kind === 'disturbance'));
+    expect(disturbed.length).toBeGreaterThan(0);
+    for (const trajectory of first.trajectories) {
+      validateTrajectory(trajectory);
+      expect(trajectory.success).toBe(true);
+      const pieces = segmentTokens(trajectory);
+      const mask = lossMask(trajectory);
+      let offset = 0;
+      pieces.forEach((piece, index) => {
+        if (piece.kind === 'disturbance') {
+          // The env answered the slip, and the expert's next action is trained on.
+          expect(pieces[index + 1]!.kind).toBe('observation');
+          expect(pieces[index + 2]!.kind).toBe('action');
+          expect(Array.from(mask.slice(offset, offset + piece.tokens.length)).every((bit) => bit === 0)).toBe(true);
+        }
+        offset += piece.tokens.length;
+      });
+      // Turns record every env step, slips marked; each slip's text is the tokens in its segment.
+      const slips = pieces.filter((piece) => piece.kind === 'disturbance');
+      const slipTurns = trajectory.turns.filter((turn) => turn.disturbed === true);
+      expect(slipTurns).toHaveLength(slips.length);
+      slipTurns.forEach((turn, i) => expect(tokenizer.decode(slips[i]!.tokens)).toBe(`${turn.action}<|im_end|>`));
+      const next = trajectory.turns.findIndex((turn) => turn.disturbed === true);
+      if (next >= 0) expect(trajectory.turns[next + 1]!.action).not.toBe(trajectory.turns[next]!.action);
+    }
+    // Without it, the expert's own episodes, exactly.
+    const plain = await collectExpertTrajectories({ ...request, disturbance: 0 });
+    expect(plain.trajectories.every((t) => t.segments.every((segment) => segment.kind !== 'disturbance'))).toBe(true);
+    await expect(collectExpertTrajectories({ ...request, disturbance: 1 })).rejects.toThrow(/disturbance/);
+  });
+
   it('renders the prompt exactly as rollouts do, observation cut included', async () => {
     const model = LanguageModel.create(testConfig(), { seed: 0, tokenizer });
     try {

@@ -262,6 +262,12 @@ function sftRows(
       );
     }
     const weights = Array.from(mask, (bit) => (bit ? 1 : observationWeight));
+    // A deliberately corrupted action is context to recover from, never text to imitate, at any weight.
+    let offset = 0;
+    for (const segment of trajectory.segments) {
+      if (segment.kind === 'disturbance') weights.fill(0, offset, offset + segment.tokenCount);
+      offset += segment.tokenCount;
+    }
     return { row: { tokens: trajectory.tokens, weights }, actionTokens };
   });
 }

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { compileValidator, type JSONSchemaType } from '@turngym/core';
-import type { TokenSegment } from './loss-mask';
+import { SEGMENT_KINDS, type TokenSegment } from './loss-mask';
 
 export const TRAJECTORY_SCHEMA_ID = 'turngym.trajectory/v1';
 
@@ -42,6 +42,8 @@ export interface TurnRecord {
   readonly actionTokens: number;
   readonly fingerprint?: string;
   readonly anchor?: string;
+  /** An expert action corrupted on purpose (its tokens are a `disturbance` segment, never trained on). */
+  readonly disturbed?: boolean;
 }
 
 /** Where a tree rollout sits in its tree (absent for chains). */
@@ -102,6 +104,7 @@ const turnSchema: JSONSchemaType<TurnRecord> = {
     actionTokens: { type: 'integer', minimum: 0 },
     fingerprint: { type: 'string', nullable: true },
     anchor: { type: 'string', nullable: true },
+    disturbed: { type: 'boolean', nullable: true },
   },
 };
 
@@ -152,7 +155,7 @@ export const trajectorySchema: JSONSchemaType<Trajectory> = {
         additionalProperties: false,
         required: ['kind', 'tokenCount'],
         properties: {
-          kind: { type: 'string', enum: ['prompt', 'observation', 'action', 'critic-prompt'] },
+          kind: { type: 'string', enum: [...SEGMENT_KINDS] },
           tokenCount: { type: 'integer', minimum: 0 },
         },
       },

@@ -44,6 +44,12 @@ export interface SftArgs {
    * `SftOptions.observationWeight`): more copying examples where actions copy titles from far back. 0 = none.
    */
   observationWeight: number;
+  /**
+   * DART: the chance per expert action that the recorded episode first shows a one-character slip of it and
+   * the env's answer, then the expert's action (see `@turngym/rl`'s `ExpertTrajectoryOptions.disturbance`).
+   * The policy learns to recover from the mistakes it will make; slips are never trained on. 0 = none.
+   */
+  disturbance: number;
   /** Show the env's instructions as the system prompt (must match what RL will use). */
   instructions: boolean;
   maxObservationTokens?: number;
@@ -76,6 +82,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     batchSize: { type: 'integer', minimum: 1, default: 16 },
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 3e-3 },
     observationWeight: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
+    disturbance: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
     instructions: { type: 'boolean', default: false },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
     maxBatch: { type: 'integer', minimum: 1, default: 64 },
@@ -127,6 +134,7 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
     format,
     instructions: args.instructions,
     ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    disturbance: args.disturbance,
     registry,
   });
 
