@@ -40,6 +40,8 @@ export interface ExpertTrajectoryOptions {
    * sequence, never trained on. An episode whose disturbance ends it is dropped. 0 = the expert's own episodes.
    */
   disturbance: number;
+  /** Drop an episode longer than this many tokens (listed in `dropped`); omitted = keep every length. */
+  maxTokens?: number;
 }
 
 export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptions> = {
@@ -56,6 +58,7 @@ export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptio
     concurrency: { type: 'integer', minimum: 1, default: 8 },
     idPrefix: { type: 'string', default: 'expert' },
     disturbance: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
+    maxTokens: { type: 'integer', minimum: 1, nullable: true },
   },
 } as unknown as JSONSchemaType<ExpertTrajectoryOptions>;
 
@@ -256,6 +259,10 @@ async function playExpertEpisode(
             : info.success === false
               ? 'ended unsolved (info.success is false)'
               : 'ended without reporting info.success';
+          return { seed, group, reason: why, turns: turns.length, reward };
+        }
+        if (options.maxTokens !== undefined && tokens.length > options.maxTokens) {
+          const why = `longer than maxTokens (${tokens.length} > ${options.maxTokens} tokens)`;
           return { seed, group, reason: why, turns: turns.length, reward };
         }
         return {

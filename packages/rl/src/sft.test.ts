@@ -123,6 +123,14 @@ describe('collectExpertTrajectories', () => {
     const plain = await collectExpertTrajectories({ ...request, disturbance: 0 });
     expect(plain.trajectories.every((t) => t.segments.every((segment) => segment.kind !== 'disturbance'))).toBe(true);
     await expect(collectExpertTrajectories({ ...request, disturbance: 1 })).rejects.toThrow(/disturbance/);
+    // Slips lengthen episodes; a cap drops the long ones with the reason, and keeps the rest whole.
+    const lengths = first.trajectories.map((t) => t.tokens.length).sort((a, b) => a - b);
+    const cap = lengths[Math.floor(lengths.length / 2)]!;
+    const capped = await collectExpertTrajectories({ ...request, maxTokens: cap });
+    expect(capped.trajectories).toEqual(first.trajectories.filter((t) => t.tokens.length <= cap));
+    expect(capped.dropped.filter((d) => /longer than maxTokens/.test(d.reason))).toHaveLength(
+      first.trajectories.length - capped.trajectories.length,
+    );
   });
 
   it('renders the prompt exactly as rollouts do, observation cut included', async () => {

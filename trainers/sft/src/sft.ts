@@ -135,6 +135,8 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
     instructions: args.instructions,
     ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
     disturbance: args.disturbance,
+    // A slip can open a wrong page, so a disturbed episode can outgrow the context: it is dropped, not refused.
+    ...(args.disturbance > 0 ? { maxTokens: model.config.maxPositions } : {}),
     registry,
   });
 
