@@ -203,41 +203,12 @@ async function playExpertEpisode(
     let toolCalls = 0;
     let actionTokenTotal = 0;
     const disturbances = new SeededRng(mixSeed(seed, 0xda27));
-    for (;;) {
-      let action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
-      if (options.disturbance > 0 && disturbances.next() < options.disturbance) {
-        const slip = disturbActionText(action, disturbances);
-        const slipTokens = format.actionTokens(slip);
-        tokens.push(...slipTokens);
-        segments.push({ kind: 'disturbance', tokenCount: slipTokens.length });
-        const result = await env.step(slip);
-        reward += result.reward;
-        toolCalls += result.info.cost?.toolCalls ?? 0;
-        observation = result.observation;
-        info = result.info;
-        const shown = cut(result.observation);
-        turns.push({
-          node: `${id}/${turns.length}`,
-          action: slip,
-          observation: shown,
-          reward: result.reward,
-          actionTokens: slipTokens.length,
-          disturbed: true,
-        });
-        if (result.terminated || result.truncated) {
-          return { seed, group, reason: 'a disturbance ended the episode', turns: turns.length, reward };
-        }
-        const between = format.observationTokens(shown, true);
-        tokens.push(...between);
-        segments.push({ kind: 'observation', tokenCount: between.length });
-        // The expert acts again from the env's answer to the slip: the correction is what is trained on.
-        action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
-      }
-      const actionTokens = format.actionTokens(action);
-      tokens.push(...actionTokens);
-      segments.push({ kind: 'action', tokenCount: actionTokens.length });
-      actionTokenTotal += actionTokens.length;
-      const result = await env.step(action);
+    // Sends one action's text to the env and records it: its tokens as a segment of `kind`, and its turn.
+    const play = async (text: string, kind: 'action' | 'disturbance') => {
+      const textTokens = format.actionTokens(text);
+      tokens.push(...textTokens);
+      segments.push({ kind, tokenCount: textTokens.length });
+      const result = await env.step(text);
       reward += result.reward;
       toolCalls += result.info.cost?.toolCalls ?? 0;
       observation = result.observation;
@@ -245,13 +216,31 @@ async function playExpertEpisode(
       const shown = cut(result.observation);
       turns.push({
         node: `${id}/${turns.length}`,
-        action,
+        action: text,
         observation: shown,
         reward: result.reward,
-        actionTokens: actionTokens.length,
+        actionTokens: textTokens.length,
         ...(typeof info.fingerprint === 'string' ? { fingerprint: info.fingerprint } : {}),
         ...(typeof info.anchor === 'string' ? { anchor: info.anchor } : {}),
+        ...(kind === 'disturbance' ? { disturbed: true } : {}),
       });
+      return { result, shown, tokenCount: textTokens.length };
+    };
+    for (;;) {
+      let action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      if (options.disturbance > 0 && disturbances.next() < options.disturbance) {
+        const slip = await play(disturbActionText(action, disturbances), 'disturbance');
+        if (slip.result.terminated || slip.result.truncated) {
+          return { seed, group, reason: 'a disturbance ended the episode', turns: turns.length, reward };
+        }
+        const between = format.observationTokens(slip.shown, true);
+        tokens.push(...between);
+        segments.push({ kind: 'observation', tokenCount: between.length });
+        // The expert acts again from the env's answer to the slip: the correction is what is trained on.
+        action = expertActionText(await agent.act(observation, info), env.spec.actionSpace);
+      }
+      const { result, shown, tokenCount } = await play(action, 'action');
+      actionTokenTotal += tokenCount;
       if (result.terminated || result.truncated) {
         if (info.success !== true) {
           const why = result.truncated
