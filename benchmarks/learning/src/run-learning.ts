@@ -18,7 +18,14 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { readMetrics } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type Experiment, type RunSpec } from './experiments';
-import { cachedScore, finalScoreFile, startScoreFile } from './test-scores';
+import {
+  cachedScore,
+  finalSampledFile,
+  finalScoreFile,
+  SAMPLES_PER_TASK,
+  startSampledFile,
+  startScoreFile,
+} from './test-scores';
 
 const CLI = join(__dirname, '..', '..', '..', 'packages', 'cli', 'dist', 'bin.js');
 
@@ -167,8 +174,17 @@ async function main(): Promise<void> {
     }
     await warmStart(root, experiment);
     const start = await cachedScore(startScoreFile(sftDir(root, experiment)), experiment, sftDir(root, experiment));
+    const sampled = await cachedScore(
+      startSampledFile(sftDir(root, experiment)),
+      experiment,
+      sftDir(root, experiment),
+      null,
+      undefined,
+      SAMPLES_PER_TASK,
+    );
     process.stderr.write(
-      `${experiment.name}: warm start ${start.successRate.toFixed(3)} on ${start.episodes} test tasks (the RL runs' evaluation)\n`,
+      `${experiment.name}: warm start ${start.successRate.toFixed(3)} on ${start.episodes} test tasks (the RL runs' evaluation), ` +
+        `${sampled.successRate.toFixed(3)} sampled (${SAMPLES_PER_TASK} per task)\n`,
     );
   }
   // One job per algorithm and seed, its budgets in increasing order, each continuing the one before.
@@ -196,6 +212,15 @@ async function main(): Promise<void> {
       if (Math.abs(own - score.successRate) > 1e-9) {
         throw new Error(`${spec.dir}: re-scored ${score.successRate}, but the run's own last evaluation says ${own}`);
       }
+      // What GRPO optimises: the success of sampled episodes, with the start's sampling seed.
+      await cachedScore(
+        finalSampledFile(spec.dir),
+        spec.experiment,
+        sftDir(root, spec.experiment),
+        join(spec.dir, 'checkpoint', 'adapter'),
+        `iteration ${last.iteration}`,
+        SAMPLES_PER_TASK,
+      );
     }
   });
   process.stderr.write(`done: summarize with node benchmarks/learning/dist/summarize-learning.js --root ${root}\n`);

@@ -11,7 +11,16 @@ import { dirname, join, relative } from 'node:path';
 import { mean, sampleStd } from '@turngym/core';
 import { writeReport } from '@turngym/report';
 import { EXPERIMENTS, runSpecs, type RunSpec } from './experiments';
-import { finalScoreFile, gainedAndLost, readScore, signTestP, startScoreFile, type TestScore } from './test-scores';
+import {
+  finalSampledFile,
+  finalScoreFile,
+  gainedAndLost,
+  readScore,
+  signTestP,
+  startSampledFile,
+  startScoreFile,
+  type TestScore,
+} from './test-scores';
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -47,6 +56,8 @@ interface RunResult {
   readonly wallSeconds: number;
   /** The final policy task by task (run-learning.js scores it after the run). */
   readonly final: TestScore | undefined;
+  /** The final policy's sampled episodes (temperature 1), if run-learning.js scored them. */
+  readonly sampled: TestScore | undefined;
 }
 
 function result(spec: RunSpec): RunResult | undefined {
@@ -61,6 +72,7 @@ function result(spec: RunSpec): RunResult | undefined {
     iterations: rows.length,
     generatedTokens: last['budget/generated_tokens']!,
     final: readScore(finalScoreFile(spec.dir)),
+    sampled: readScore(finalSampledFile(spec.dir)),
     rolloutsPer1k: (1000 * rollouts) / last['budget/generated_tokens']!,
     wallSeconds: rows.reduce((sum, row) => sum + (row['time/rollout_s'] ?? 0) + (row['time/training_s'] ?? 0), 0),
   };
@@ -83,6 +95,7 @@ async function main(): Promise<void> {
     // The start as the RL runs measure themselves (run-learning.js writes it); the SFT stage's own last
     // evaluation only where that is missing.
     const start = readScore(startScoreFile(join(root, experiment.name, 'sft')));
+    const startSampled = readScore(startSampledFile(join(root, experiment.name, 'sft')));
     const sftRows = readRows(join(root, experiment.name, 'sft', 'run', 'metrics.jsonl'));
     const sftSuccess = start?.successRate ?? lastWith(sftRows, 'eval/success_rate');
     const results = runSpecs(root, experiment)
@@ -100,7 +113,11 @@ async function main(): Promise<void> {
     lines.push(
       `SFT warm start (${origin}; ${stages.join(', then ')}): test success **${sftSuccess?.toFixed(3) ?? '—'}** ` +
         `on ${String(start?.episodes ?? experiment.rl.evalEpisodes)} test tasks` +
-        (start ? ', evaluated as the RL runs evaluate themselves.' : " (the SFT run's own evaluation)."),
+        (start ? ', evaluated as the RL runs evaluate themselves.' : " (the SFT run's own evaluation).") +
+        (startSampled
+          ? ` Sampled at temperature 1 (${String(startSampled.samples)} episodes per test task): ` +
+            `**${startSampled.successRate.toFixed(3)}**.`
+          : ''),
       '',
     );
     lines.push(
@@ -132,8 +149,8 @@ async function main(): Promise<void> {
     }
     lines.push('');
     lines.push(
-      '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | iterations | generated tokens | wall (s) |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
+      '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | sampled success (Δ vs SFT) | iterations | generated tokens | wall (s) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const run of results) {
       const delta = sftSuccess === undefined ? '—' : (run.testSuccess - sftSuccess).toFixed(3);
@@ -142,15 +159,21 @@ async function main(): Promise<void> {
         const { gained, lost } = gainedAndLost(start, run.final);
         flips = `${gained} / ${lost} (sign test p = ${signTestP(gained, lost).toFixed(3)})`;
       }
+      const sampled = run.sampled
+        ? `${run.sampled.successRate.toFixed(3)}` +
+          (startSampled ? ` (${(run.sampled.successRate - startSampled.successRate).toFixed(3)})` : '')
+        : '—';
       lines.push(
-        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${flips} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
+        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${flips} | ${sampled} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
       );
     }
     lines.push(
       '',
       "Gained / lost: test tasks the run's final policy solves and the warm start did not, and the other way round " +
         '(the same greedy episodes, so every other task has the same outcome). The sign test asks how likely so ' +
-        'lopsided a split is if each changed task were a coin flip (two-sided, exact).',
+        'lopsided a split is if each changed task were a coin flip (two-sided, exact). Sampled success: the ' +
+        'same test tasks, several episodes each at temperature 1 with one sampling seed for every policy — ' +
+        "what GRPO optimises, which can move when the greedy episodes do not ('—' where not scored).",
       '',
     );
     // The page groups runs by algorithm and env: runs of one budget only, or it would average a 12k run into a

@@ -1,4 +1,9 @@
-import { gainedAndLost, signTestP, type TestScore } from './test-scores';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteTokenizer, LanguageModel, saveCheckpoint, testConfig } from '@turngym/lm';
+import type { Experiment } from './experiments';
+import { cachedScore, gainedAndLost, scoreOnTestTasks, signTestP, type TestScore } from './test-scores';
 
 const score = (wins: string): TestScore => ({
   checkpoint: 'x',
@@ -23,5 +28,50 @@ describe('comparing a run with its start task by task', () => {
     expect(signTestP(4, 0)).toBeCloseTo(0.125, 12);
     expect(signTestP(5, 5)).toBe(1);
     expect(signTestP(0, 0)).toBe(1);
+  });
+});
+
+describe('sampled scores', () => {
+  const experiment: Experiment = {
+    name: 'math',
+    envId: 'turngym/math-thought-calc-v1',
+    envOptions: { difficulties: [1], kinds: ['arithmetic'] },
+    sft: [],
+    rl: { evalEpisodes: 3, maxActionTokens: 8, maxRolloutTokens: 24, instructions: false, maxBatch: 8 },
+    grpo: {},
+    treeGrpo: {},
+    budgets: [],
+    seeds: [],
+  };
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-scores-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('scores every test task several times at temperature 1, and a greedy score once', async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 512 }), { seed: 3, tokenizer: new ByteTokenizer() });
+    await saveCheckpoint(model, join(dir, 'tiny'));
+    model.dispose();
+    const sampled = await scoreOnTestTasks(experiment, join(dir, 'tiny'), null, 2);
+    expect(sampled).toMatchObject({ episodes: 6, samples: 2 });
+    expect(sampled.wins).toMatch(/^[01]{6}$/);
+    const greedy = await scoreOnTestTasks(experiment, join(dir, 'tiny'));
+    expect(greedy.episodes).toBe(3);
+    expect(greedy.samples).toBeUndefined();
+  });
+
+  it('a saved score is reused only for the same kind of score', async () => {
+    const file = join(dir, 'final-sampled.json');
+    const saved = { checkpoint: 'x', adapter: null, episodes: 6, successRate: 0.5, meanReturn: 0.5, wins: '101010' };
+    writeFileSync(file, JSON.stringify({ ...saved, samples: 2, tag: 'iteration 9' }));
+    // Served from the file: the checkpoint does not even exist.
+    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9', 2)).resolves.toMatchObject({
+      successRate: 0.5,
+      samples: 2,
+    });
+    // A greedy score, or another number of samples, is not that file's: it is scored afresh (and fails here).
+    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9')).rejects.toThrow();
+    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9', 4)).rejects.toThrow();
   });
 });

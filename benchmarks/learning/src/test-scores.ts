@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAdapter, loadModel } from '@turngym/lm';
-import { ChatTurnFormat, evaluatePolicy, installedEnvRegistry, testSplitOptions } from '@turngym/rl';
+import { ChatTurnFormat, collectChains, installedEnvRegistry, testSplitOptions } from '@turngym/rl';
 import type { Experiment } from './experiments';
 
 /** A policy scored on an experiment's test tasks, task by task. */
@@ -12,13 +12,19 @@ export interface TestScore {
   readonly episodes: number;
   readonly successRate: number;
   readonly meanReturn: number;
-  /** Per test seed 0, 1, …: '1' where the episode succeeded. */
+  /** Per test seed 0, 1, … (and per sample of a seed, samples of one seed together): '1' where it succeeded. */
   readonly wins: string;
+  /** Episodes sampled at temperature 1 per test task; absent = one greedy episode per task. */
+  readonly samples?: number;
   /** What the score is of, beyond the paths (a run's last iteration): a saved score of something else is stale. */
   readonly tag?: string;
 }
 
 const ADAPTER = 'policy';
+/** The sampling seed of sampled scores: every policy is scored on the same draws. */
+const SAMPLING_SEED = 1;
+/** Episodes per test task in a sampled score. */
+export const SAMPLES_PER_TASK = 4;
 
 /**
  * Scores a policy exactly as the RL trainers evaluate theirs: greedy, test seeds 0 … evalEpisodes − 1, the RL
@@ -26,39 +32,48 @@ const ADAPTER = 'policy';
  * harder than 0–199), so the start an RL run is compared with is scored here; and a run's final policy is
  * scored again to get its task-by-task outcomes, which the trainers' metrics do not keep (its success rate
  * must equal the run's own last evaluation). An RL run's adapter starts with B = 0, so the checkpoint alone
- * is the run's policy at iteration 0.
+ * is the run's policy at iteration 0. With `samples`, each test task gets that many episodes at temperature 1
+ * instead (one sampling seed for every policy).
  */
 export async function scoreOnTestTasks(
   experiment: Experiment,
   checkpoint: string,
   adapter: string | null = null,
+  samples?: number,
 ): Promise<TestScore> {
-  const episodes = Number(experiment.rl.evalEpisodes);
+  const tasks = Number(experiment.rl.evalEpisodes);
   const registry = installedEnvRegistry();
   const options = testSplitOptions(registry, experiment.envId, experiment.envOptions);
   const model = await loadModel(checkpoint, { backend: 'wasm' });
   try {
     if (adapter) loadAdapter(model, adapter, ADAPTER);
-    const evaluation = await evaluatePolicy({
+    // Greedy is what the trainers' own evaluations do (evaluatePolicy's settings); sampled at temperature 1,
+    // with a fixed sampling seed, is the policy GRPO optimises, which can move when its greedy episodes do not.
+    const trajectories = await collectChains({
       policy: { model, format: new ChatTurnFormat(model.tokenizer) },
       makeEnv: () => registry.make(experiment.envId, { options }),
       envId: experiment.envId,
-      seeds: Array.from({ length: episodes }, (_, seed) => seed),
+      seeds: Array.from({ length: tasks }, (_, seed) => seed),
+      groupSize: samples ?? 1,
+      idPrefix: 'eval',
       options: {
         maxActionTokens: Number(experiment.rl.maxActionTokens),
         maxRolloutTokens: Number(experiment.rl.maxRolloutTokens),
         instructions: experiment.rl.instructions === true,
         ...(experiment.rl.maxBatch !== undefined ? { maxBatch: Number(experiment.rl.maxBatch) } : {}),
         ...(adapter ? { adapter: ADAPTER } : {}),
+        ...(samples === undefined ? { temperature: 0, topP: 1 } : { temperature: 1, topP: 1, seed: SAMPLING_SEED }),
       },
     });
+    const wins = trajectories.map((trajectory) => (trajectory.success === true ? 1 : 0));
     return {
       checkpoint,
       adapter,
-      episodes,
-      successRate: evaluation.successRate,
-      meanReturn: evaluation.meanReturn,
-      wins: evaluation.trajectories.map((trajectory) => (trajectory.success === true ? '1' : '0')).join(''),
+      episodes: trajectories.length,
+      successRate: wins.reduce<number>((sum, win) => sum + win, 0) / trajectories.length,
+      meanReturn: trajectories.reduce((sum, trajectory) => sum + trajectory.reward, 0) / trajectories.length,
+      wins: wins.join(''),
+      ...(samples === undefined ? {} : { samples }),
     };
   } finally {
     model.dispose();
@@ -72,10 +87,12 @@ export async function cachedScore(
   checkpoint: string,
   adapter: string | null = null,
   tag?: string,
+  samples?: number,
 ): Promise<TestScore> {
   const saved = readScore(file);
-  if (saved && saved.episodes === Number(experiment.rl.evalEpisodes) && saved.tag === tag) return saved;
-  const score = { ...(await scoreOnTestTasks(experiment, checkpoint, adapter)), ...(tag ? { tag } : {}) };
+  const episodes = Number(experiment.rl.evalEpisodes) * (samples ?? 1);
+  if (saved && saved.episodes === episodes && saved.samples === samples && saved.tag === tag) return saved;
+  const score = { ...(await scoreOnTestTasks(experiment, checkpoint, adapter, samples)), ...(tag ? { tag } : {}) };
   writeFileSync(file, `${JSON.stringify(score, null, 2)}\n`);
   return score;
 }
@@ -87,6 +104,9 @@ export function readScore(file: string): TestScore | undefined {
 /** Where the warm start's score and a run's final score are kept. */
 export const startScoreFile = (sftDir: string): string => join(sftDir, 'start-eval.json');
 export const finalScoreFile = (runDir: string): string => join(runDir, 'final-eval.json');
+/** Where the sampled scores (`SAMPLES_PER_TASK` episodes per test task at temperature 1) are kept. */
+export const startSampledFile = (sftDir: string): string => join(sftDir, 'start-sampled.json');
+export const finalSampledFile = (runDir: string): string => join(runDir, 'final-sampled.json');
 
 /** Test tasks a policy solves that the start did not, and the other way round. */
 export function gainedAndLost(start: TestScore, end: TestScore): { gained: number; lost: number } {
