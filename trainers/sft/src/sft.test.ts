@@ -89,5 +89,9 @@ describe('trainSftWarmStart', () => {
     await expect(
       trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), epochs: 0 }, { registry }),
     ).rejects.toThrow(/epochs/);
+    // A slip on every action would leave no expert action to clone.
+    await expect(
+      trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), disturbance: 1 }, { registry }),
+    ).rejects.toThrow(/disturbance/);
   });
 });
