@@ -57,7 +57,7 @@ export const expertTrajectoryOptionsSchema: JSONSchemaType<ExpertTrajectoryOptio
     agent: { type: 'string', minLength: 1, default: 'scripted' },
     concurrency: { type: 'integer', minimum: 1, default: 8 },
     idPrefix: { type: 'string', default: 'expert' },
-    disturbance: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
+    disturbance: { type: 'number', minimum: 0, maximum: 1, default: 0 },
     maxTokens: { type: 'integer', minimum: 1, nullable: true },
   },
 } as unknown as JSONSchemaType<ExpertTrajectoryOptions>;

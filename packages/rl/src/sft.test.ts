@@ -122,7 +122,7 @@ describe('collectExpertTrajectories', () => {
     // Without it, the expert's own episodes, exactly.
     const plain = await collectExpertTrajectories({ ...request, disturbance: 0 });
     expect(plain.trajectories.every((t) => t.segments.every((segment) => segment.kind !== 'disturbance'))).toBe(true);
-    await expect(collectExpertTrajectories({ ...request, disturbance: 1 })).rejects.toThrow(/disturbance/);
+    await expect(collectExpertTrajectories({ ...request, disturbance: 30 })).rejects.toThrow(/disturbance/);
     // Slips lengthen episodes; a cap drops the long ones with the reason, and keeps the rest whole.
     const lengths = first.trajectories.map((t) => t.tokens.length).sort((a, b) => a - b);
     const cap = lengths[Math.floor(lengths.length / 2)]!;

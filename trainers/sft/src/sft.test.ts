@@ -89,9 +89,9 @@ describe('trainSftWarmStart', () => {
     await expect(
       trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), epochs: 0 }, { registry }),
     ).rejects.toThrow(/epochs/);
-    // A slip on every action would leave no expert action to clone.
+    // A chance, not a percentage.
     await expect(
-      trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), disturbance: 1 }, { registry }),
+      trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), disturbance: 30 }, { registry }),
     ).rejects.toThrow(/disturbance/);
   });
 });

@@ -82,7 +82,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     batchSize: { type: 'integer', minimum: 1, default: 16 },
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 3e-3 },
     observationWeight: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
-    disturbance: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0 },
+    disturbance: { type: 'number', minimum: 0, maximum: 1, default: 0 },
     instructions: { type: 'boolean', default: false },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
     maxBatch: { type: 'integer', minimum: 1, default: 64 },
