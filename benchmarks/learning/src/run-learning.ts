@@ -178,9 +178,9 @@ async function main(): Promise<void> {
       startSampledFile(sftDir(root, experiment)),
       experiment,
       sftDir(root, experiment),
-      null,
-      undefined,
-      SAMPLES_PER_TASK,
+      {
+        samples: SAMPLES_PER_TASK,
+      },
     );
     process.stderr.write(
       `${experiment.name}: warm start ${start.successRate.toFixed(3)} on ${start.episodes} test tasks (the RL runs' evaluation), ` +
@@ -201,26 +201,17 @@ async function main(): Promise<void> {
       if (!finished(spec, last)) throw new Error(`${spec.dir} ended before its budget; see ${spec.dir}.log`);
       // Task-by-task outcomes of the final policy, for the comparison with the start. A larger budget's run
       // starts as a copy of this directory, score included: the tag (the last iteration) tells them apart.
-      const score = await cachedScore(
-        finalScoreFile(spec.dir),
-        spec.experiment,
-        sftDir(root, spec.experiment),
-        join(spec.dir, 'checkpoint', 'adapter'),
-        `iteration ${last.iteration}`,
-      );
+      const policy = { adapter: join(spec.dir, 'checkpoint', 'adapter'), tag: `iteration ${last.iteration}` };
+      const score = await cachedScore(finalScoreFile(spec.dir), spec.experiment, sftDir(root, spec.experiment), policy);
       const own = last['eval/success_rate']!;
       if (Math.abs(own - score.successRate) > 1e-9) {
         throw new Error(`${spec.dir}: re-scored ${score.successRate}, but the run's own last evaluation says ${own}`);
       }
       // What GRPO optimises: the success of sampled episodes, with the start's sampling seed.
-      await cachedScore(
-        finalSampledFile(spec.dir),
-        spec.experiment,
-        sftDir(root, spec.experiment),
-        join(spec.dir, 'checkpoint', 'adapter'),
-        `iteration ${last.iteration}`,
-        SAMPLES_PER_TASK,
-      );
+      await cachedScore(finalSampledFile(spec.dir), spec.experiment, sftDir(root, spec.experiment), {
+        ...policy,
+        samples: SAMPLES_PER_TASK,
+      });
     }
   });
   process.stderr.write(`done: summarize with node benchmarks/learning/dist/summarize-learning.js --root ${root}\n`);

@@ -66,12 +66,16 @@ describe('sampled scores', () => {
     const saved = { checkpoint: 'x', adapter: null, episodes: 6, successRate: 0.5, meanReturn: 0.5, wins: '101010' };
     writeFileSync(file, JSON.stringify({ ...saved, samples: 2, tag: 'iteration 9' }));
     // Served from the file: the checkpoint does not even exist.
-    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9', 2)).resolves.toMatchObject({
+    await expect(
+      cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9', samples: 2 }),
+    ).resolves.toMatchObject({
       successRate: 0.5,
       samples: 2,
     });
     // A greedy score, or another number of samples, is not that file's: it is scored afresh (and fails here).
-    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9')).rejects.toThrow();
-    await expect(cachedScore(file, experiment, join(dir, 'missing'), null, 'iteration 9', 4)).rejects.toThrow();
+    await expect(cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9' })).rejects.toThrow();
+    await expect(
+      cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9', samples: 4 }),
+    ).rejects.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAdapter, loadModel } from '@turngym/lm';
-import { ChatTurnFormat, collectChains, installedEnvRegistry, testSplitOptions } from '@turngym/rl';
+import { ChatTurnFormat, collectChains, evaluatePolicy, installedEnvRegistry, testSplitOptions } from '@turngym/rl';
 import type { Experiment } from './experiments';
 
 /** A policy scored on an experiment's test tasks, task by task. */
@@ -47,24 +47,30 @@ export async function scoreOnTestTasks(
   const model = await loadModel(checkpoint, { backend: 'wasm' });
   try {
     if (adapter) loadAdapter(model, adapter, ADAPTER);
-    // Greedy is what the trainers' own evaluations do (evaluatePolicy's settings); sampled at temperature 1,
-    // with a fixed sampling seed, is the policy GRPO optimises, which can move when its greedy episodes do not.
-    const trajectories = await collectChains({
+    const request = {
       policy: { model, format: new ChatTurnFormat(model.tokenizer) },
       makeEnv: () => registry.make(experiment.envId, { options }),
       envId: experiment.envId,
       seeds: Array.from({ length: tasks }, (_, seed) => seed),
-      groupSize: samples ?? 1,
-      idPrefix: 'eval',
-      options: {
-        maxActionTokens: Number(experiment.rl.maxActionTokens),
-        maxRolloutTokens: Number(experiment.rl.maxRolloutTokens),
-        instructions: experiment.rl.instructions === true,
-        ...(experiment.rl.maxBatch !== undefined ? { maxBatch: Number(experiment.rl.maxBatch) } : {}),
-        ...(adapter ? { adapter: ADAPTER } : {}),
-        ...(samples === undefined ? { temperature: 0, topP: 1 } : { temperature: 1, topP: 1, seed: SAMPLING_SEED }),
-      },
-    });
+    };
+    const rollout = {
+      maxActionTokens: Number(experiment.rl.maxActionTokens),
+      maxRolloutTokens: Number(experiment.rl.maxRolloutTokens),
+      instructions: experiment.rl.instructions === true,
+      ...(experiment.rl.maxBatch !== undefined ? { maxBatch: Number(experiment.rl.maxBatch) } : {}),
+      ...(adapter ? { adapter: ADAPTER } : {}),
+    };
+    // Greedy is the trainers' own evaluation; sampled at temperature 1, with a fixed sampling seed, is the
+    // policy GRPO optimises, which can move when its greedy episodes do not.
+    const trajectories =
+      samples === undefined
+        ? (await evaluatePolicy({ ...request, options: rollout })).trajectories
+        : await collectChains({
+            ...request,
+            groupSize: samples,
+            idPrefix: 'eval',
+            options: { ...rollout, temperature: 1, topP: 1, seed: SAMPLING_SEED },
+          });
     const wins = trajectories.map((trajectory) => (trajectory.success === true ? 1 : 0));
     return {
       checkpoint,
@@ -85,9 +91,7 @@ export async function cachedScore(
   file: string,
   experiment: Experiment,
   checkpoint: string,
-  adapter: string | null = null,
-  tag?: string,
-  samples?: number,
+  { adapter = null, tag, samples }: { adapter?: string | null; tag?: string; samples?: number } = {},
 ): Promise<TestScore> {
   const saved = readScore(file);
   const episodes = Number(experiment.rl.evalEpisodes) * (samples ?? 1);
