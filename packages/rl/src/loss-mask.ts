@@ -58,18 +58,21 @@ export function recordLength(record: TokenRecord): number {
   return length;
 }
 
-/** The spans of the record's actions, in order. */
-export function actionSpans(record: TokenRecord): ActionSpan[] {
+/** The tokens of each segment of one kind, `start` and `end` inclusive, in order (checked as `recordLength`). */
+export function segmentSpans(record: TokenRecord, kind: SegmentKind): { start: number; end: number }[] {
   recordLength(record);
-  const spans: ActionSpan[] = [];
+  const spans: { start: number; end: number }[] = [];
   let offset = 0;
   for (const segment of record.segments) {
-    if (segment.kind === 'action') {
-      spans.push({ turn: spans.length, start: offset, end: offset + segment.tokenCount - 1 });
-    }
+    if (segment.kind === kind) spans.push({ start: offset, end: offset + segment.tokenCount - 1 });
     offset += segment.tokenCount;
   }
   return spans;
+}
+
+/** The spans of the record's actions, in order. */
+export function actionSpans(record: TokenRecord): ActionSpan[] {
+  return segmentSpans(record, 'action').map((span, turn) => ({ turn, ...span }));
 }
 
 /** The 0/1 loss mask of the record: 1 on action tokens, 0 elsewhere. */

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { defineOptions, InvalidOptionsError, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tokenCrossEntropyLoss, Trainer, type LanguageModel, type LossFunction, type TokenRow } from '@turngym/lm';
 import { sftBatches } from './internal/sft-batches';
-import { lossMask } from './loss-mask';
+import { lossMask, segmentSpans } from './loss-mask';
 import { SftDataError } from './sft-errors';
 import type { Trajectory } from './trajectory';
 
@@ -263,11 +263,7 @@ function sftRows(
     }
     const weights = Array.from(mask, (bit) => (bit ? 1 : observationWeight));
     // A deliberately corrupted action is context to recover from, never text to imitate, at any weight.
-    let offset = 0;
-    for (const segment of trajectory.segments) {
-      if (segment.kind === 'disturbance') weights.fill(0, offset, offset + segment.tokenCount);
-      offset += segment.tokenCount;
-    }
+    for (const span of segmentSpans(trajectory, 'disturbance')) weights.fill(0, span.start, span.end + 1);
     return { row: { tokens: trajectory.tokens, weights }, actionTokens };
   });
 }
