@@ -3,7 +3,7 @@ import { collectChains } from './chain-rollouts';
 import { ChatTurnFormat } from './chat-turn-format';
 import { lossMask } from './loss-mask';
 import { packMinibatches, ppoUpdate } from './ppo-update';
-import { DigitEnv } from './__fixtures__/digit-env';
+import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
 
 describe('packMinibatches', () => {
   it('keeps the order and caps sequences and padded tokens per minibatch', () => {
@@ -35,10 +35,10 @@ describe('ppoUpdate', () => {
    * Six rollouts of the digit env, alternately given advantage +1 and −1. Rows of different lengths, so
    * minibatches are packed and shuffled: each advantage must follow its row.
    */
-  async function digitSamples(model: LanguageModel) {
+  async function digitSamples(model: LanguageModel, env: Partial<DigitEnvOptions> = {}) {
     const trajectories = await collectChains({
       policy: { model, format: new ChatTurnFormat(tokenizer) },
-      makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+      makeEnv: async () => new DigitEnv({ maxTurns: 3, ...env }),
       envId: 'test/digit-v1',
       seeds: [1, 2, 3],
       groupSize: 2,
@@ -77,42 +77,51 @@ describe('ppoUpdate', () => {
       model.dispose();
     }
   });
-  it('a minibatch run in several forward passes takes the step one pass would', async () => {
-    // minibatchTokens bounds memory, not the step: cutting it to one sequence per pass changes nothing.
-    const fresh = () => {
-      const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
-      model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
-      return { model, trainer: new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 0 }) };
-    };
-    const onePass = fresh();
-    const passes = fresh();
-    try {
-      const samples = await digitSamples(onePass.model);
-      const shortest = Math.min(...samples.map((sample) => sample.trajectory.tokens.length));
-      const update = { epochs: 2, minibatchSize: 6, klCoefficient: 0.1, seed: 4 };
-      const a = await ppoUpdate(onePass.trainer, samples, { ...update, minibatchTokens: 100_000 });
-      const b = await ppoUpdate(passes.trainer, samples, { ...update, minibatchTokens: shortest });
-      expect(b.steps).toBe(2);
-      expect(a.steps).toBe(2);
-      for (const key of ['policyLoss', 'klRef', 'approxKl', 'entropy', 'gradNorm'] as const) {
-        expect(b[key]).toBeCloseTo(a[key], 5);
+  it.each(['token', 'sequence'] as const)(
+    'a minibatch run in several forward passes takes the step one pass would (%s ratio)',
+    async (ratio) => {
+      // minibatchTokens bounds memory, not the step: cutting it to one sequence per pass changes nothing,
+      // whether the policy term is a token mean (PPO-clip) or a sequence mean (GSPO).
+      const fresh = () => {
+        const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+        model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+        return { model, trainer: new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 0 }) };
+      };
+      const onePass = fresh();
+      const passes = fresh();
+      try {
+        // Partial credit ends an episode at the first digit guessed, so episodes last different numbers of turns.
+        const samples = await digitSamples(onePass.model, { partialCredit: true });
+        const shortest = Math.min(...samples.map((sample) => sample.trajectory.tokens.length));
+        // Sequences with different numbers of action tokens, so a token mean and a sequence mean weight the
+        // passes differently: each ratio must use its own share.
+        const actionCounts = samples.map(({ trajectory }) => lossMask(trajectory).reduce((sum, w) => sum + w, 0));
+        expect(new Set(actionCounts).size).toBeGreaterThan(1);
+        const update = { epochs: 2, minibatchSize: 6, klCoefficient: 0.1, entropyCoefficient: 0.01, ratio, seed: 4 };
+        const a = await ppoUpdate(onePass.trainer, samples, { ...update, minibatchTokens: 100_000 });
+        const b = await ppoUpdate(passes.trainer, samples, { ...update, minibatchTokens: shortest });
+        expect(b.steps).toBe(2);
+        expect(a.steps).toBe(2);
+        for (const key of ['policyLoss', 'klRef', 'approxKl', 'entropy', 'gradNorm'] as const) {
+          expect(b[key]).toBeCloseTo(a[key], 5);
+        }
+        expect(b.trainedTokens).toBe(a.trainedTokens);
+        const rows = samples.map(({ trajectory }) => ({ tokens: trajectory.tokens }));
+        const [x, y] = await Promise.all([
+          onePass.model.score(rows, { adapter: 'policy' }),
+          passes.model.score(rows, { adapter: 'policy' }),
+        ]);
+        x.logprobs.forEach((row, r) =>
+          row.forEach((value, t) => expect(y.logprobs[r]![t] ?? 0).toBeCloseTo(value ?? 0, 4)),
+        );
+      } finally {
+        for (const { model, trainer } of [onePass, passes]) {
+          trainer.dispose();
+          model.dispose();
+        }
       }
-      expect(b.trainedTokens).toBe(a.trainedTokens);
-      const rows = samples.map(({ trajectory }) => ({ tokens: trajectory.tokens }));
-      const [x, y] = await Promise.all([
-        onePass.model.score(rows, { adapter: 'policy' }),
-        passes.model.score(rows, { adapter: 'policy' }),
-      ]);
-      x.logprobs.forEach((row, r) =>
-        row.forEach((value, t) => expect(y.logprobs[r]![t] ?? 0).toBeCloseTo(value ?? 0, 4)),
-      );
-    } finally {
-      for (const { model, trainer } of [onePass, passes]) {
-        trainer.dispose();
-        model.dispose();
-      }
-    }
-  });
+    },
+  );
 
   it('stops the update once approx_kl passes targetKl, and not before it', async () => {
     // Two identical policies (same seeds) learn from the same rollouts, one with the trust region.

@@ -137,7 +137,7 @@ export async function ppoUpdate(
       // minibatchTokens padded tokens, so the step size and the memory bound are separate choices.
       const minibatch = order.slice(first, first + options.minibatchSize);
       const stepTokens = minibatch.reduce((sum, index) => sum + tokensOf(index), 0);
-      const side = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, tokens: 0 };
+      const side: PassStats = { policyLoss: 0, klRef: 0, approxKl: 0, clipped: 0, entropy: 0, tokens: 0 };
       const parts = packMinibatches(minibatch, lengths, {
         minibatchSize: minibatch.length,
         minibatchTokens: options.minibatchTokens,
@@ -147,68 +147,16 @@ export async function ppoUpdate(
         const tokenShare = batch.reduce((sum, index) => sum + tokensOf(index), 0) / Math.max(stepTokens, 1e-9);
         const sequenceShare = batch.length / minibatch.length;
         const policyShare = options.ratio === 'token' ? tokenShare : sequenceShare;
-        const loss = (outputs: ForwardOutputs): tf.Scalar => {
-          const [B, T] = outputs.logprobs.shape;
-          const oldLogp = tf.tensor2d(
-            padded(
-              batch.map((index) => usable[index]!.trajectory.logprobs),
-              T,
-            ),
-            [B, T],
-          );
-          const refLogp = tf.tensor2d(
-            padded(
-              batch.map((index) => refLogprobs[index]!),
-              T,
-            ),
-            [B, T],
-          );
-          const mask = outputs.weights;
-          const policy =
-            options.ratio === 'token'
-              ? ppoClipLossTf(
-                  {
-                    logp: outputs.logprobs,
-                    oldLogp,
-                    advantages: tf.mul(
-                      mask,
-                      tf.tensor2d(
-                        batch.map((index) => usable[index]!.advantage),
-                        [B, 1],
-                      ),
-                    ),
-                    mask,
-                  },
-                  { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
-                )
-              : gspoLossTf(
-                  {
-                    logp: outputs.logprobs,
-                    oldLogp,
-                    advantages: tf.tensor1d(batch.map((index) => usable[index]!.advantage)),
-                    mask,
-                  },
-                  { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) },
-                );
-          const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
-          const tokens = tf.sum(mask);
-          const entropy = outputs.entropy ? tf.div(tf.sum(tf.mul(outputs.entropy, mask)), tokens) : tf.scalar(0);
-          // Side statistics, read eagerly (they carry no gradient).
-          const logRatio = tf.sub(outputs.logprobs, oldLogp);
-          const ratio = tf.exp(logRatio);
-          side.policyLoss += policy.dataSync()[0]! * policyShare;
-          side.klRef += kl.dataSync()[0]! * tokenShare;
-          side.entropy += entropy.dataSync()[0]! * tokenShare;
-          side.tokens += tokens.dataSync()[0]!;
-          side.approxKl += tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]!;
-          side.clipped += tf
-            .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
-            .dataSync()[0]!;
-          return tf.add(
-            tf.mul(policy, policyShare),
-            tf.mul(tf.sub(tf.mul(kl, options.klCoefficient), tf.mul(entropy, options.entropyCoefficient)), tokenShare),
-          ) as tf.Scalar;
-        };
+        const loss = passLoss(
+          {
+            samples: batch.map((index) => usable[index]!),
+            reference: batch.map((index) => refLogprobs[index]!),
+            policyShare,
+            tokenShare,
+          },
+          options,
+          side,
+        );
         return { rows: batch.map((index) => rows[index]!), loss };
       });
       // Entropy is always read: a collapsing policy shows there first, bonus or not.
@@ -240,6 +188,72 @@ export async function ppoUpdate(
     stoppedEarly,
     actionTokens,
     trainedTokens: totals.tokens,
+  };
+}
+
+/** A step's side statistics, summed over its forward passes (read eagerly: they carry no gradient). */
+interface PassStats {
+  policyLoss: number;
+  klRef: number;
+  /** Summed over action tokens; the step divides by `tokens`. */
+  approxKl: number;
+  clipped: number;
+  entropy: number;
+  tokens: number;
+}
+
+/** One forward pass of a step: its sequences, their reference logprobs, and its share of the step's means. */
+interface PassInput {
+  readonly samples: readonly UpdateSample[];
+  readonly reference: readonly (readonly number[])[];
+  /** The pass's share of the policy term's mean: of action tokens (token ratio) or of sequences (GSPO). */
+  readonly policyShare: number;
+  /** The pass's share of the minibatch's action tokens, which weights the KL and entropy token means. */
+  readonly tokenShare: number;
+}
+
+/**
+ * The loss of one forward pass: PPO-clip (or GSPO) + β_KL·k3 − c_H·entropy, each weighted by the pass's
+ * share so that the passes' summed loss is the minibatch's own mean. Adds the pass's statistics to `side`.
+ */
+function passLoss(pass: PassInput, options: PpoUpdateOptions, side: PassStats): (outputs: ForwardOutputs) => tf.Scalar {
+  const clip = { clipEpsilon: options.clipEpsilon, ...(options.dualClip ? { dualClip: options.dualClip } : {}) };
+  return (outputs) => {
+    const [B, T] = outputs.logprobs.shape;
+    const oldLogp = tf.tensor2d(
+      padded(
+        pass.samples.map((sample) => sample.trajectory.logprobs),
+        T,
+      ),
+      [B, T],
+    );
+    const refLogp = tf.tensor2d(padded(pass.reference, T), [B, T]);
+    const mask = outputs.weights;
+    const advantages = pass.samples.map((sample) => sample.advantage);
+    const policy =
+      options.ratio === 'token'
+        ? ppoClipLossTf(
+            { logp: outputs.logprobs, oldLogp, advantages: tf.mul(mask, tf.tensor2d(advantages, [B, 1])), mask },
+            clip,
+          )
+        : gspoLossTf({ logp: outputs.logprobs, oldLogp, advantages: tf.tensor1d(advantages), mask }, clip);
+    const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
+    const tokens = tf.sum(mask);
+    const entropy = outputs.entropy ? tf.div(tf.sum(tf.mul(outputs.entropy, mask)), tokens) : tf.scalar(0);
+    const logRatio = tf.sub(outputs.logprobs, oldLogp);
+    const ratio = tf.exp(logRatio);
+    side.policyLoss += policy.dataSync()[0]! * pass.policyShare;
+    side.klRef += kl.dataSync()[0]! * pass.tokenShare;
+    side.entropy += entropy.dataSync()[0]! * pass.tokenShare;
+    side.tokens += tokens.dataSync()[0]!;
+    side.approxKl += tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]!;
+    side.clipped += tf
+      .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
+      .dataSync()[0]!;
+    return tf.add(
+      tf.mul(policy, pass.policyShare),
+      tf.mul(tf.sub(tf.mul(kl, options.klCoefficient), tf.mul(entropy, options.entropyCoefficient)), pass.tokenShare),
+    ) as tf.Scalar;
   };
 }
 
