@@ -193,7 +193,13 @@ async function main(): Promise<void> {
     const key = `${spec.experiment.name}/${spec.algorithm}/${spec.seed}`;
     chains.set(key, [...(chains.get(key) ?? []), spec]);
   }
-  await pool([...chains.values()], jobs, async (specs) => {
+  // Within a seed, the tree chain first: at equal tokens it runs about twice the iterations (and evaluations)
+  // of the chain one, so a pool that took the seeds' GRPO chains first would start the longest job last.
+  const order = [...chains.values()].sort(
+    (a, b) =>
+      a[0]!.seed - b[0]!.seed || Number(b[0]!.algorithm === 'tree-grpo') - Number(a[0]!.algorithm === 'tree-grpo'),
+  );
+  await pool(order, jobs, async (specs) => {
     const ordered = [...specs].sort((a, b) => a.budget - b.budget);
     for (const [index, spec] of ordered.entries()) {
       await rlRun(root, spec, ordered[index - 1]);
