@@ -148,6 +148,26 @@ async function main(): Promise<void> {
       );
     }
     lines.push('');
+    // What GRPO optimises, by seed: on wiki it moved where greedy success did not (NOTES.md, sixth round).
+    if (startSampled && results.some((run) => run.sampled)) {
+      lines.push(
+        `Sampled success (temperature 1, ${String(startSampled.samples)} episodes per test task; the warm start: ` +
+          `${startSampled.successRate.toFixed(3)}):`,
+        '',
+        '| token budget | GRPO | Tree-GRPO |',
+        '| --- | --- | --- |',
+      );
+      for (const budget of experiment.budgets) {
+        const sampledOf = (algorithm: string) =>
+          results
+            .filter((run) => run.spec.budget === budget && run.spec.algorithm === algorithm && run.sampled)
+            .map((run) => run.sampled!.successRate);
+        lines.push(
+          `| ${budget.toLocaleString('en-US')} | ${cell(sampledOf('grpo'))} | ${cell(sampledOf('tree-grpo'))} |`,
+        );
+      }
+      lines.push('');
+    }
     lines.push(
       '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | sampled success (Δ vs SFT) | iterations | generated tokens | wall (s) |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
