@@ -57,8 +57,9 @@ describe('mean ± std across seeds', () => {
     ]);
   });
 
-  it('interpolates seeds logged at other x values, and never extends a seed past its range', () => {
+  it('interpolates seeds logged at other x values, only over the range every seed covers', () => {
     // Seed A at budget 0 and 100; seed B at 50 and 150. At 50: A reads 5 (halfway 0 → 10), B reads 20.
+    // Outside 50 … 100 only one seed is there: its value alone would make a cliff at either end.
     const band = aggregateSeeds([
       [
         [0, 0],
@@ -70,13 +71,22 @@ describe('mean ± std across seeds', () => {
       ],
     ]);
     expect(band.map((point) => [point.x, point.mean, point.n])).toEqual([
-      [0, 0, 1],
       [50, 12.5, 2],
       [100, 20, 2], // A: 10, B: 30 (halfway 20 → 40)
-      [150, 40, 1],
     ]);
-    expect(band[1]!.std).toBeCloseTo(Math.sqrt(((5 - 12.5) ** 2 + (20 - 12.5) ** 2) / 1), 12);
-    expect(band[0]!.std).toBe(0);
+    expect(band[0]!.std).toBeCloseTo(Math.sqrt(((5 - 12.5) ** 2 + (20 - 12.5) ** 2) / 1), 12);
+  });
+
+  it('has no band where the seeds never overlap, and one seed is its own curve with std 0', () => {
+    const early: [number, number][] = [
+      [0, 1],
+      [10, 2],
+    ];
+    expect(aggregateSeeds([early, [[20, 5]]])).toEqual([]);
+    expect(aggregateSeeds([early])).toEqual([
+      { x: 0, mean: 1, std: 0, n: 1 },
+      { x: 10, mean: 2, std: 0, n: 1 },
+    ]);
   });
 
   it('resamples onto an even grid when the seeds have more x values than the chart can show', () => {

@@ -21,7 +21,7 @@ export interface RunGroup<R extends RunSeries = RunSeries> {
   readonly runs: R[];
 }
 
-/** A point of a group's curve: the mean over the seeds that cover `x`, their sample std, and how many. */
+/** A point of a group's curve: the mean over the group's seeds at `x`, their sample std, and how many. */
 export interface BandPoint {
   readonly x: number;
   readonly mean: number;
@@ -124,28 +124,30 @@ export function interpolate(series: readonly Point[], x: number): number | undef
 /**
  * Mean ± std across seeds at each x. Seeds are logged at their own x values (a token budget is never hit
  * exactly alike), so the grid is the union of their x values (evenly spaced between the extremes when that
- * is more than `maxPoints`) and each seed is read by linear interpolation, only inside its own range: a
- * seed that stopped early leaves the mean rather than being extended. The std is the sample std (n − 1),
- * 0 where one seed covers x; `n` says how many did.
+ * is more than `maxPoints`) and each seed is read by linear interpolation. The band covers only the range
+ * every seed covers, from the latest first x to the earliest last x: where fewer seeds are averaged, the
+ * mean jumps to whichever seeds remain — a seed that ends a few hundred tokens after the others would draw
+ * the curve's last point as that one seed, a cliff that is not learning. Seed lines still show every seed
+ * whole. The std is the sample std (n − 1), 0 for one seed; `n` is the number of seeds. No band when the
+ * seeds' ranges do not overlap.
  */
 export function aggregateSeeds(seeds: readonly (readonly Point[])[], maxPoints = MAX_CURVE_POINTS): BandPoint[] {
-  const xs = [...new Set(seeds.flatMap((series) => series.map(([x]) => x)))].sort((a, b) => a - b);
-  if (xs.length === 0) return [];
+  const ranges = seeds.filter((series) => series.length > 0);
+  if (ranges.length === 0) return [];
+  const start = Math.max(...ranges.map((series) => series[0]![0]));
+  const end = Math.min(...ranges.map((series) => series[series.length - 1]![0]));
+  if (start > end) return [];
+  const xs = [...new Set(ranges.flatMap((series) => series.map(([x]) => x)))]
+    .filter((x) => x >= start && x <= end)
+    .sort((a, b) => a - b);
   const grid =
     xs.length <= maxPoints
       ? xs
-      : Array.from(
-          { length: maxPoints },
-          (_, index) => xs[0]! + ((xs[xs.length - 1]! - xs[0]!) * index) / (maxPoints - 1),
-        );
-  const band: BandPoint[] = [];
-  for (const x of grid) {
-    const values = seeds
-      .map((series) => interpolate(series, x))
-      .filter((value): value is number => value !== undefined);
-    if (values.length > 0) band.push({ x, mean: mean(values), std: sampleStd(values), n: values.length });
-  }
-  return band;
+      : Array.from({ length: maxPoints }, (_, index) => start + ((end - start) * index) / (maxPoints - 1));
+  return grid.map((x) => {
+    const values = ranges.map((series) => interpolate(series, x)!);
+    return { x, mean: mean(values), std: sampleStd(values), n: values.length };
+  });
 }
 
 /** At most `maxPoints` points of a series, evenly strided, always keeping the last. */
