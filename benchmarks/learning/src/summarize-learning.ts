@@ -54,6 +54,9 @@ interface RunResult {
   readonly generatedTokens: number;
   readonly rolloutsPer1k: number;
   readonly wallSeconds: number;
+  /** Turns per training episode over the first and the last few iterations: a policy that learnt to answer
+   * without acting (on wiki, guessing one of a comparison's two names) shows as episodes of ~1 turn. */
+  readonly turns: { readonly first: number; readonly last: number } | undefined;
   /** The final policy task by task (run-learning.js scores it after the run). */
   readonly final: TestScore | undefined;
   /** The final policy's sampled episodes (temperature 1), if run-learning.js scored them. */
@@ -75,7 +78,17 @@ function result(spec: RunSpec): RunResult | undefined {
     sampled: readScore(finalSampledFile(spec.dir)),
     rolloutsPer1k: (1000 * rollouts) / last['budget/generated_tokens']!,
     wallSeconds: rows.reduce((sum, row) => sum + (row['time/rollout_s'] ?? 0) + (row['time/training_s'] ?? 0), 0),
+    turns: turnsFirstAndLast(rows),
   };
+}
+
+/** Iterations averaged at each end for the turns-per-episode column. */
+const TURN_WINDOW = 5;
+
+function turnsFirstAndLast(rows: readonly Row[]): RunResult['turns'] {
+  const turns = rows.map((row) => row['charts/episode_turns']).filter((value) => value !== undefined);
+  if (turns.length === 0) return undefined;
+  return { first: mean(turns.slice(0, TURN_WINDOW)), last: mean(turns.slice(-TURN_WINDOW)) };
 }
 
 async function main(): Promise<void> {
@@ -169,8 +182,8 @@ async function main(): Promise<void> {
       lines.push('');
     }
     lines.push(
-      '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | sampled success (Δ vs SFT) | iterations | generated tokens | wall (s) |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| run | test success | Δ vs SFT | test tasks gained / lost vs SFT | sampled success (Δ vs SFT) | turns / episode, first → last | iterations | generated tokens | wall (s) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const run of results) {
       const delta = sftSuccess === undefined ? '—' : (run.testSuccess - sftSuccess).toFixed(3);
@@ -183,8 +196,9 @@ async function main(): Promise<void> {
         ? `${run.sampled.successRate.toFixed(3)}` +
           (startSampled ? ` (${(run.sampled.successRate - startSampled.successRate).toFixed(3)})` : '')
         : '—';
+      const turns = run.turns ? `${run.turns.first.toFixed(2)} → ${run.turns.last.toFixed(2)}` : '—';
       lines.push(
-        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${flips} | ${sampled} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
+        `| ${run.spec.algorithm} b${run.spec.budget} s${run.spec.seed} | ${run.testSuccess.toFixed(3)} | ${delta} | ${flips} | ${sampled} | ${turns} | ${run.iterations} | ${run.generatedTokens} | ${run.wallSeconds.toFixed(0)} |`,
       );
     }
     lines.push(
@@ -193,7 +207,9 @@ async function main(): Promise<void> {
         '(the same greedy episodes, so every other task has the same outcome). The sign test asks how likely so ' +
         'lopsided a split is if each changed task were a coin flip (two-sided, exact). Sampled success: the ' +
         'same test tasks, several episodes each at temperature 1 with one sampling seed for every policy — ' +
-        "what GRPO optimises, which can move when the greedy episodes do not ('—' where not scored).",
+        "what GRPO optimises, which can move when the greedy episodes do not ('—' where not scored). Turns / " +
+        `episode: the training rollouts' mean over the first and the last ${String(TURN_WINDOW)} iterations; ` +
+        'a run near 1 turn has learnt to answer at once without acting.',
       '',
     );
     // The page groups runs by algorithm and env: runs of one budget only, or it would average a 12k run into a
