@@ -115,6 +115,8 @@ async function main(): Promise<void> {
       .map(result)
       .filter((run): run is RunResult => run !== undefined);
     if (sftSuccess === undefined && results.length === 0) continue;
+    const runsOf = (budget: number, algorithm: string) =>
+      results.filter((run) => run.spec.budget === budget && run.spec.algorithm === algorithm);
     lines.push(`## ${experiment.name}: \`${experiment.envId}\` ${JSON.stringify(experiment.envOptions)}`, '');
     const first = experiment.sft[0];
     const origin = first?.from
@@ -140,9 +142,7 @@ async function main(): Promise<void> {
       '| --- | --- | --- | --- | --- |',
     );
     for (const budget of experiment.budgets) {
-      const of = (algorithm: string) =>
-        results.filter((run) => run.spec.budget === budget && run.spec.algorithm === algorithm);
-      const [chains, trees] = [of('grpo'), of('tree-grpo')];
+      const [chains, trees] = [runsOf(budget, 'grpo'), runsOf(budget, 'tree-grpo')];
       lines.push(
         `| ${budget.toLocaleString('en-US')} | ${cell(chains.map((run) => run.testSuccess))} | ${cell(trees.map((run) => run.testSuccess))} | ` +
           `${cell(
@@ -172,9 +172,7 @@ async function main(): Promise<void> {
       );
       for (const budget of experiment.budgets) {
         const sampledOf = (algorithm: string) =>
-          results
-            .filter((run) => run.spec.budget === budget && run.spec.algorithm === algorithm && run.sampled)
-            .map((run) => run.sampled!.successRate);
+          runsOf(budget, algorithm).flatMap((run) => (run.sampled ? [run.sampled.successRate] : []));
         lines.push(
           `| ${budget.toLocaleString('en-US')} | ${cell(sampledOf('grpo'))} | ${cell(sampledOf('tree-grpo'))} |`,
         );
