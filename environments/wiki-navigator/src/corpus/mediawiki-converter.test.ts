@@ -137,3 +137,111 @@ describe('MediaWiki XML → JSONL corpus', () => {
     expect(() => readJsonlCorpus(join(dir, 'no-such-file.jsonl'))).toThrow(/no file at/);
   });
 });
+
+/** One `<revision>` as a `pages-meta-history` dump writes it (contributor and comment included as noise). */
+const revision = (fields: {
+  id?: number;
+  parentid?: number;
+  timestamp?: string;
+  text?: string;
+  deleted?: boolean;
+}): string =>
+  [
+    '<revision>',
+    fields.id === undefined ? '' : `<id>${fields.id}</id>`,
+    fields.parentid === undefined ? '' : `<parentid>${fields.parentid}</parentid>`,
+    fields.timestamp === undefined ? '' : `<timestamp>${fields.timestamp}</timestamp>`,
+    '<contributor><username>Editor</username><id>99999</id></contributor><comment>edit</comment>',
+    '<model>wikitext</model><format>text/x-wiki</format>',
+    fields.deleted
+      ? '<text bytes="120" deleted="deleted" />'
+      : `<text bytes="${(fields.text ?? '').length}" xml:space="preserve">${(fields.text ?? '')
+          .replace(/&/g, '&amp;')
+          .replace(/</g, '&lt;')}</text>`,
+    '<sha1>x</sha1></revision>',
+  ].join('');
+const historyPage = (title: string, revisions: string[], redirect?: string): string =>
+  `<page><title>${title}</title><ns>0</ns><id>7</id>${redirect ? `<redirect title="${redirect}" />` : ''}${revisions.join('\n')}</page>`;
+
+const HISTORY_DUMP = `<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">
+<siteinfo><sitename>Test</sitename></siteinfo>
+${historyPage('Oldest first', [
+  revision({ id: 10, timestamp: '2001-01-01T00:00:00Z', text: "'''Oldest first''' was FIRSTDRAFT." }),
+  revision({ id: 11, parentid: 10, timestamp: '2002-01-01T00:00:00Z', text: "'''Oldest first''' was SECONDDRAFT." }),
+  revision({ id: 12, parentid: 11, timestamp: '2003-01-01T00:00:00Z', text: "'''Oldest first''' is FINAL." }),
+])}
+${historyPage('Shuffled', [
+  revision({ id: 21, timestamp: '2002-01-01T00:00:00Z', text: "'''Shuffled''' was SECONDDRAFT." }),
+  revision({ id: 22, timestamp: '2010-06-01T12:00:00Z', text: "'''Shuffled''' is FINAL." }),
+  revision({ id: 20, timestamp: '2001-01-01T00:00:00Z', text: "'''Shuffled''' was FIRSTDRAFT." }),
+])}
+${historyPage('Same second', [
+  revision({ id: 31, timestamp: '2005-05-05T05:05:05Z', text: "'''Same second''' is FINAL." }),
+  revision({ id: 30, timestamp: '2005-05-05T05:05:05Z', text: "'''Same second''' was FIRSTDRAFT." }),
+])}
+${historyPage('No timestamps', [
+  revision({ text: "'''No timestamps''' was FIRSTDRAFT." }),
+  revision({ text: "'''No timestamps''' is FINAL." }),
+])}
+${historyPage('Became a redirect', [
+  revision({ id: 40, timestamp: '2001-01-01T00:00:00Z', text: "'''Became a redirect''' was FIRSTDRAFT." }),
+  revision({ id: 41, timestamp: '2002-01-01T00:00:00Z', text: '#REDIRECT [[Oldest first]]' }),
+])}
+${historyPage('Was a redirect', [
+  revision({ id: 50, timestamp: '2001-01-01T00:00:00Z', text: '#REDIRECT [[Shuffled]]' }),
+  revision({ id: 51, timestamp: '2002-01-01T00:00:00Z', text: "'''Was a redirect''' is FINAL." }),
+])}
+${historyPage('Blanked', [
+  revision({ id: 60, timestamp: '2001-01-01T00:00:00Z', text: "'''Blanked''' was FIRSTDRAFT." }),
+  revision({ id: 61, timestamp: '2002-01-01T00:00:00Z', text: '' }),
+])}
+${historyPage('Hidden', [
+  revision({ id: 70, timestamp: '2001-01-01T00:00:00Z', text: "'''Hidden''' was FIRSTDRAFT." }),
+  revision({ id: 71, timestamp: '2002-01-01T00:00:00Z', deleted: true }),
+])}
+${historyPage('Hidden in the past', [
+  revision({ id: 80, timestamp: '2001-01-01T00:00:00Z', deleted: true }),
+  revision({ id: 81, timestamp: '2002-01-01T00:00:00Z', text: "'''Hidden in the past''' is FINAL." }),
+])}
+</mediawiki>`;
+
+describe('MediaWiki history dumps (several revisions per page)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-history-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const convert = async (
+    name: string,
+    contents: string | Buffer,
+  ): Promise<{ stats: unknown; lines: Array<Record<string, unknown>> }> => {
+    writeFileSync(join(dir, name), contents);
+    const stats = await convertMediaWikiFile(join(dir, name), join(dir, `${name}.jsonl`));
+    const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { stats, lines };
+  };
+
+  it.each([
+    ['plain', 'history.xml', HISTORY_DUMP],
+    ['gzip', 'history.xml.gz', gzipSync(HISTORY_DUMP)],
+  ])('keeps only the latest revision of each page (%s)', async (_kind, name, contents) => {
+    const { stats, lines } = await convert(name, contents);
+    // Blanked and Hidden: their latest revision has no text, so they are skipped, not rebuilt from an older one.
+    expect(stats).toEqual({ articles: 6, redirects: 1, skipped: 2 });
+    const leads = Object.fromEntries(lines.filter((line) => 'lead' in line).map((line) => [line.title, line.lead]));
+    expect(leads).toEqual({
+      'Oldest first': 'Oldest first is FINAL.',
+      Shuffled: 'Shuffled is FINAL.',
+      'Same second': 'Same second is FINAL.',
+      'No timestamps': 'No timestamps is FINAL.',
+      'Was a redirect': 'Was a redirect is FINAL.',
+      'Hidden in the past': 'Hidden in the past is FINAL.',
+    });
+    expect(lines).toContainEqual({ title: 'Became a redirect', redirect: 'Oldest first' });
+    expect(JSON.stringify(lines)).not.toMatch(/DRAFT/);
+  });
+});

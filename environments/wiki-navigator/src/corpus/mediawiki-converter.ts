@@ -16,7 +16,7 @@ export interface MediaWikiConversionOptions {
 export interface MediaWikiConversionStats {
   articles: number;
   redirects: number;
-  /** Pages outside the namespaces, or with no text. */
+  /** Pages outside the namespaces, or whose latest revision has no text (blanked, or hidden by the wiki). */
   skipped: number;
 }
 
@@ -133,17 +133,51 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
   return { title, type, infobox, lead, sections };
 }
 
+/** One `<revision>` as read so far: what decides whether it is the page's latest, and its wikitext. */
+interface RevisionRead {
+  /** MediaWiki's revision id (`<id>` inside `<revision>`), NaN when absent. */
+  id: number;
+  /** `<timestamp>` in ms since the epoch, NaN when absent or unparsable. */
+  timestamp: number;
+  /** Position among the page's revisions, for the last tie-break. */
+  order: number;
+  text: string;
+  /** `<text deleted="deleted" />`: the wiki hid this revision's text (RevisionDelete); the dump has none. */
+  textDeleted: boolean;
+  /** False while reading a `<text>` this revision cannot win with (an older timestamp): its text is not kept. */
+  keepText: boolean;
+}
+
 interface PageBuffer {
   title: string;
   ns: number;
   redirect: string | undefined;
-  text: string;
+  /** The latest revision seen so far; a page holds at most this one and the one being read. */
+  latest: RevisionRead | undefined;
+  revisions: number;
 }
 
 /**
- * Streams a MediaWiki XML export (`Special:Export` or a `pages-articles` dump) into the JSONL corpus format:
- * sax reads the XML page by page (constant memory), wtf_wikipedia turns each page's wikitext into title,
- * infobox, lead, sections and links; redirects become `{"title", "redirect"}` lines.
+ * Whether revision `a` is later than `b`. A history dump (`pages-meta-history`) lists each page's revisions
+ * oldest first, but an export or a merged dump need not, so the order is decided, not assumed: by
+ * `<timestamp>`; when timestamps tie or one is missing, by revision id (MediaWiki hands ids out in save
+ * order); when that ties too, the one later in the document wins.
+ */
+function isLaterRevision(a: RevisionRead, b: RevisionRead): boolean {
+  if (!Number.isNaN(a.timestamp) && !Number.isNaN(b.timestamp) && a.timestamp !== b.timestamp)
+    return a.timestamp > b.timestamp;
+  if (!Number.isNaN(a.id) && !Number.isNaN(b.id) && a.id !== b.id) return a.id > b.id;
+  return a.order > b.order;
+}
+
+/**
+ * Streams a MediaWiki XML export (`Special:Export`, a `pages-articles` dump or a `pages-meta-history` dump)
+ * into the JSONL corpus format: sax reads the XML page by page (constant memory), wtf_wikipedia turns each
+ * page's wikitext into title, infobox, lead, sections and links; redirects become `{"title", "redirect"}`
+ * lines. A page with several revisions is converted from its latest one only (see `isLaterRevision`);
+ * older revisions' text is dropped as soon as a later one is read. When the latest revision's text is
+ * empty (the page was blanked) or deleted (`<text deleted="deleted" />`), the page is skipped: an older
+ * revision is what the page no longer says, or what the wiki chose to hide.
  */
 export async function convertMediaWikiDump(
   input: Readable,
@@ -154,45 +188,92 @@ export async function convertMediaWikiDump(
   const stats: MediaWikiConversionStats = { articles: 0, redirects: 0, skipped: 0 };
   const pending: string[] = [];
   let page: PageBuffer | undefined;
-  let field: 'title' | 'ns' | 'text' | undefined;
+  let revision: RevisionRead | undefined;
+  // Open elements inside the page: `<id>`, `<timestamp>` and `<text>` count only directly under `<revision>`
+  // (a contributor has an `<id>`, an upload a `<timestamp>`, an extra content slot a `<text>`).
+  const open: string[] = [];
+  let field: 'title' | 'ns' | 'id' | 'timestamp' | 'text' | undefined;
+  let fieldText = '';
   let done = false;
 
   const parser = saxParser(true, { trim: false });
   parser.onopentag = (tag) => {
-    if (tag.name === 'page') page = { title: '', ns: 0, redirect: undefined, text: '' };
-    else if (page && (tag.name === 'title' || tag.name === 'ns' || tag.name === 'text')) field = tag.name;
-    else if (page && tag.name === 'redirect') page.redirect = tag.attributes.title;
+    const parent = open[open.length - 1];
+    if (tag.name === 'page') {
+      page = { title: '', ns: 0, redirect: undefined, latest: undefined, revisions: 0 };
+      open.length = 0;
+    } else if (!page) {
+      return;
+    } else if (parent === 'page' && (tag.name === 'title' || tag.name === 'ns')) {
+      field = tag.name;
+    } else if (parent === 'page' && tag.name === 'redirect') {
+      page.redirect = tag.attributes.title;
+    } else if (parent === 'page' && tag.name === 'revision') {
+      revision = { id: NaN, timestamp: NaN, order: page.revisions++, text: '', textDeleted: false, keepText: true };
+    } else if (parent === 'revision' && revision && (tag.name === 'id' || tag.name === 'timestamp')) {
+      field = tag.name;
+    } else if (parent === 'revision' && revision && tag.name === 'text') {
+      field = 'text';
+      revision.textDeleted = tag.attributes.deleted !== undefined;
+      // Timestamps come before the text in MediaWiki's schema, so an older revision's text need not be read.
+      const latest = page.latest;
+      revision.keepText = !(
+        latest &&
+        !Number.isNaN(revision.timestamp) &&
+        !Number.isNaN(latest.timestamp) &&
+        revision.timestamp < latest.timestamp
+      );
+    }
+    if (page) open.push(tag.name);
+    fieldText = '';
   };
   const onText = (text: string): void => {
     if (!page || !field) return;
-    if (field === 'ns') page.ns = Number(text.trim() || 0);
-    else page[field] += text;
+    if (field === 'text') {
+      if (revision?.keepText) revision.text += text;
+    } else {
+      fieldText += text;
+    }
   };
   parser.ontext = onText;
   parser.oncdata = onText;
   parser.onclosetag = (name) => {
-    if (name === 'title' || name === 'ns' || name === 'text') field = undefined;
+    if (page) open.pop();
+    if (field && name === field) {
+      if (field === 'title' && page) page.title += fieldText;
+      else if (field === 'ns' && page) page.ns = Number(fieldText.trim() || 0);
+      else if (field === 'id' && revision) revision.id = Number(fieldText.trim() || NaN);
+      else if (field === 'timestamp' && revision) revision.timestamp = Date.parse(fieldText.trim());
+      field = undefined;
+      fieldText = '';
+    }
+    if (name === 'revision' && page && revision) {
+      if (!page.latest || isLaterRevision(revision, page.latest)) page.latest = revision;
+      revision = undefined;
+      return;
+    }
     if (name !== 'page' || !page || done) return;
     const current = page;
     page = undefined;
+    open.length = 0;
     if (!namespaces.has(current.ns) || !current.title.trim()) {
       stats.skipped += 1;
       return;
     }
+    const text = current.latest && !current.latest.textDeleted ? current.latest.text : '';
     const redirectTarget =
-      current.redirect ??
-      (/^\s*#redirect/i.test(current.text) ? (/\[\[([^\]|#]+)/.exec(current.text)?.[1] ?? undefined) : undefined);
+      current.redirect ?? (/^\s*#redirect/i.test(text) ? (/\[\[([^\]|#]+)/.exec(text)?.[1] ?? undefined) : undefined);
     if (redirectTarget) {
       const redirect: Redirect = { title: current.title.trim(), redirect: redirectTarget.trim() };
       pending.push(formatJsonlLine(redirect));
       stats.redirects += 1;
       return;
     }
-    if (!current.text.trim()) {
+    if (!text.trim()) {
       stats.skipped += 1;
       return;
     }
-    pending.push(formatJsonlLine(wikitextToArticle(current.title.trim(), current.text)));
+    pending.push(formatJsonlLine(wikitextToArticle(current.title.trim(), text)));
     stats.articles += 1;
     if (options.maxArticles !== undefined && stats.articles >= options.maxArticles) done = true;
   };
