@@ -38,7 +38,7 @@ describe('runSuite', () => {
     out = temporaryDirectory();
     faults.envFault.clear();
     faults.crash.clear();
-    faults.delayMs = 0;
+    faults.hold = undefined;
   });
   afterEach(() => rmSync(out, { recursive: true, force: true }));
 
@@ -230,22 +230,28 @@ describe('runSuite', () => {
 
   it('resumes a run killed with SIGKILL in another process', async () => {
     const count = 60;
-    const child = spawn(process.execPath, [join(__dirname, '__fixtures__', 'suite-child.js'), out, String(count)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, '__fixtures__', 'suite-child.js'), out, String(count), '10'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const journalPath = join(out, 'runs', 'kill-v1--faulty', 'episodes.jsonl');
-    const lines = (): number =>
-      existsSync(journalPath) ? readFileSync(journalPath, 'utf8').split('\n').filter(Boolean).length : 0;
-    const deadline = Date.now() + 20_000;
-    while (lines() < 10 && Date.now() < deadline && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    // The child says when 10 episodes are journaled and its agents are stopped mid-episode: kill it then.
+    const paused = await new Promise<boolean>((resolve) => {
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('paused 10\n')) resolve(true);
+      });
+      void exited.then(() => resolve(false));
+    });
     child.kill('SIGKILL');
     await exited;
-    const before = lines();
-    expect({ before, stderr }).toMatchObject({ before: expect.any(Number), stderr: '' });
+    const journalPath = join(out, 'runs', 'kill-v1--faulty', 'episodes.jsonl');
+    const before = existsSync(journalPath) ? readFileSync(journalPath, 'utf8').split('\n').filter(Boolean).length : 0;
+    expect({ paused, stderr }).toEqual({ paused: true, stderr: '' });
     expect(before).toBeGreaterThanOrEqual(10);
     expect(before).toBeLessThan(count);
 

@@ -6,11 +6,14 @@ import { ExampleSolver, register as registerExample } from '@turngym/env-example
 import type { Action, Agent, AgentEpisodeStart } from '@turngym/spec';
 import { validateSuite, type LoadedSuite, type SuiteEntry } from '../suite';
 
-/** Seeds on which the `faulty` agent throws, and how: shared with the test that sets them. */
-export const faults: { envFault: Set<number>; crash: Set<number>; delayMs: number } = {
+/**
+ * Seeds on which the `faulty` agent throws, and how: shared with the test that sets them. While `hold` is
+ * set, every action waits on it (a run paused at a known point, e.g. for a kill from outside).
+ */
+export const faults: { envFault: Set<number>; crash: Set<number>; hold: Promise<void> | undefined } = {
   envFault: new Set(),
   crash: new Set(),
-  delayMs: 0,
+  hold: undefined,
 };
 
 /**
@@ -28,7 +31,7 @@ class FaultyAgent implements Agent<string, Action> {
   }
 
   async act(observation: string): Promise<Action> {
-    if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
+    if (faults.hold) await faults.hold;
     if (faults.crash.has(this.seed)) throw new Error(`simulated crash on seed ${this.seed}`);
     if (faults.envFault.has(this.seed)) throw new EnvFaultError(`simulated env fault on seed ${this.seed}`);
     return this.solver.act(observation);
