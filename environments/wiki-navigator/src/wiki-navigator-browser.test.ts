@@ -138,19 +138,27 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       const victim = pool.browserPid as number;
       const action = await expert.act(expected.observation, expected.info);
       expect(action).toMatch(/^CLICK\(/);
-      const pending = browser.step(action);
-      const deadline = Date.now() + 10_000;
-      while (pool.stats().busyPages === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setImmediate(resolve));
-      process.kill(victim, 'SIGKILL'); // mid-step: the page load is in flight
-      const recovered = await pending;
+      // Mid-step: the step's page task has its page and is about to load; the browser dies under it.
+      const withPage = pool.withPage.bind(pool);
+      let killed = 0;
+      const spy = jest.spyOn(pool, 'withPage').mockImplementation((task) =>
+        withPage(async (page) => {
+          if (killed++ === 0) process.kill(victim, 'SIGKILL');
+          return task(page);
+        }),
+      );
+      let recovered: StepResult<string>;
+      try {
+        recovered = await browser.step(action);
+      } finally {
+        spy.mockRestore();
+      }
       expected = await direct.step(action);
       expect(recovered.observation).toBe(expected.observation);
+      expect(killed).toBe(2); // the task that met the dead browser, and its retry
       expect(pool.stats().launches).toBe(launches + 1);
       expect(pool.stats().retries).toBeGreaterThan(0);
-      for (let i = 0; i < 50 && processesInGroups([victim]).length > 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await pool.settled(); // the dead browser's shutdown runs beside the retry
       expect(processesInGroups([victim])).toEqual([]); // the crashed browser's helpers were killed too
     } finally {
       await browser.close();

@@ -107,6 +107,7 @@ export class BrowserPool {
   private references = 0;
   private closed = false;
   private readonly groups: number[] = [];
+  private readonly shutdowns = new Set<Promise<void>>();
   private counters = { launches: 0, pagesCreated: 0, pagesRecycled: 0, retries: 0, tasks: 0 };
 
   constructor(options: BrowserPoolOptions = {}) {
@@ -130,6 +131,15 @@ export class BrowserPool {
 
   stats(): BrowserPoolStats {
     return { ...this.counters, openPages: this.pageCount, busyPages: this.busy.size, waiting: this.waiters.length };
+  }
+
+  /**
+   * Resolves once every browser shutdown started so far has finished: its process group killed and reaped
+   * (or still alive after 5 s), its profile removed. A crashed browser is shut down in the background while
+   * the retry goes on, so callers that count leftover processes after a crash wait on this first.
+   */
+  async settled(): Promise<void> {
+    while (this.shutdowns.size > 0) await Promise.all(this.shutdowns);
   }
 
   /** Proportional memory of the browser and all its helper processes (0 when not running). */
@@ -347,7 +357,13 @@ export class BrowserPool {
     void this.shutdown(running);
   }
 
-  private async shutdown(running: Running): Promise<void> {
+  private shutdown(running: Running): Promise<void> {
+    const shutdown = this.shutdownNow(running).finally(() => this.shutdowns.delete(shutdown));
+    this.shutdowns.add(shutdown);
+    return shutdown;
+  }
+
+  private async shutdownNow(running: Running): Promise<void> {
     if (this.running === running) this.running = undefined;
     try {
       await withTimeout(running.browser.close(), 5_000, 'closing the browser');
@@ -356,8 +372,9 @@ export class BrowserPool {
     }
     if (running.pid > 0) {
       killProcessGroup(running.pid);
-      // Give the kernel a moment to reap; callers (and tests) then see no live process in the group.
-      for (let i = 0; i < 50 && processesInGroups([running.pid]).length > 0; i++)
+      // Wait for the kernel to reap (helpers are not our children, so /proc is the only place to see them
+      // go); callers (and tests) then see no live process in the group. Bounded for a process stuck in D.
+      for (let i = 0; i < 250 && processesInGroups([running.pid]).length > 0; i++)
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
     rmSync(running.userDataDir, { recursive: true, force: true });
