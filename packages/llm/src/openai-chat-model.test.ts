@@ -190,6 +190,8 @@ describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', 
   });
 
   it('times out a slow server as a retryable error, and a retry can then succeed', async () => {
+    // The timeout is the feature under test: the held request can never beat it, and the retry (answered at
+    // once) has a whole second on loopback, so a loaded machine does not fail this test.
     const { server } = await serve(['late'], { faults: { delayFirst: 1, delayMs: 10_000 } });
     const error = await client(server, { timeoutMs: 100, maxRetries: 0 })
       .complete({ messages: [{ role: 'user', content: 'x' }] })
@@ -198,18 +200,27 @@ describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', 
     expect((error as Error).message).toMatch(/no response within 100 ms \(timeoutMs\)/);
 
     const { server: again } = await serve(['late'], { faults: { delayFirst: 1, delayMs: 10_000 } });
-    const response = await client(again, { timeoutMs: 100, maxRetries: 1 }).complete({
+    const response = await client(again, { timeoutMs: 1000, maxRetries: 1 }).complete({
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(response.message.content).toBe('late');
+    expect(again.requestCount).toBe(2);
   });
 
   it('stops at once when the caller aborts', async () => {
-    const { server } = await serve(['late'], { faults: { delayMs: 10_000 } });
     const controller = new AbortController();
+    // The caller aborts once the server holds the request; the model answers only when the server sees the
+    // client go, so no reply can win the race.
+    const { server } = await serve(
+      (request) =>
+        new Promise((resolve) => {
+          request.signal?.addEventListener('abort', () => resolve('late'));
+          controller.abort();
+        }),
+    );
     const pending = client(server).complete({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
-    await expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false });
+    await expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false, attempts: 1 });
+    expect(server.requestCount).toBe(1);
   });
 
   it('reports a model failure behind the server as a 500 with the cause', async () => {

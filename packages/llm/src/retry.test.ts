@@ -45,14 +45,28 @@ describe('withRetries', () => {
   });
 
   it('turns an abort during the backoff into an aborted error', async () => {
-    const controller = new AbortController();
-    const pending = withRetries(
-      async () => Promise.reject(retryable({ retryAfterMs: 10_000 })),
-      { ...policy, maxDelayMs: 60_000 },
-      controller.signal,
-    );
-    setTimeout(() => controller.abort(), 10);
-    await expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false });
+    // The backoff is a timer: a fake clock puts the abort inside it, whatever the machine's speed.
+    jest.useFakeTimers();
+    try {
+      const controller = new AbortController();
+      let attempts = 0;
+      const pending = withRetries(
+        async () => {
+          attempts += 1;
+          throw retryable({ retryAfterMs: 10_000 });
+        },
+        { ...policy, maxDelayMs: 60_000 },
+        controller.signal,
+      );
+      const outcome = expect(pending).rejects.toMatchObject({ failure: 'aborted', isRetryable: false, attempts: 1 });
+      await jest.advanceTimersByTimeAsync(9_999); // one attempt failed; its retry is 1 ms away
+      expect({ attempts, timers: jest.getTimerCount() }).toEqual({ attempts: 1, timers: 1 });
+      controller.abort();
+      await outcome;
+      expect({ attempts, timers: jest.getTimerCount() }).toEqual({ attempts: 1, timers: 0 });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
