@@ -367,13 +367,28 @@ describe('trainSft', () => {
     const model = LanguageModel.create(testConfig(), { seed: 4, tokenizer });
     try {
       const seen: string[] = [];
+      // Each onEpoch holds until a step runs (a trainer that does not wait: the step lands before the epoch
+      // line and the test fails at once) or 200 ms pass. A waiting trainer passes at any speed; the timer
+      // only bounds how long a non-waiting one has to show itself.
+      let release: (() => void) | undefined;
       await trainSft(model, trajectories, {
         base: true,
         epochs: 3,
         batchSize: 2,
-        onStep: (step) => seen.push(`step ${step.step}`),
+        onStep: (step) => {
+          seen.push(`step ${step.step}`);
+          release?.();
+        },
         onEpoch: async (epoch) => {
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              clearTimeout(timer);
+              release = undefined;
+              resolve();
+            };
+            const timer = setTimeout(done, 200);
+            release = done;
+          });
           seen.push(`epoch ${epoch.epoch} (${epoch.steps} steps)`);
         },
       });
