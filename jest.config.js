@@ -34,7 +34,7 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>'],
-  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts', '<rootDir>/scripts/*.test.js'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // The CLI ships a build-time copy of templates/env; jest must see only the original package.
   modulePathIgnorePatterns: ['<rootDir>/packages/cli/template'],

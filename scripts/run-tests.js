@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: build every package (the CLI and packaging tests run the built output), run jest, and end
-// with one plain summary line ("N passed, N failed, N skipped") that any CI log reader understands.
+// with one plain summary line ("N passed, N failed, N skipped") that any CI log reader understands. In CI
+// (CI=true, or a TURNGYM_REQUIRE_* flag as .ci/run sets) a skipped test fails the run: see test-summary.js.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { countLine, skipFailure, skippedNote, summarize } = require('./test-summary');
 
 const root = join(__dirname, '..');
 const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' });
@@ -17,27 +19,35 @@ if (build.status !== 0) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'turngym-jest-'));
-const results = join(dir, 'results.json');
+const resultsFile = join(dir, 'results.json');
+const args = process.argv.slice(2);
 const jest = run(process.execPath, [
   require.resolve('jest/bin/jest'),
   '--ci',
   '--json',
-  `--outputFile=${results}`,
-  ...process.argv.slice(2),
+  `--outputFile=${resultsFile}`,
+  ...args,
 ]);
-let summary;
+let results;
 try {
-  summary = JSON.parse(readFileSync(results, 'utf8'));
+  results = JSON.parse(readFileSync(resultsFile, 'utf8'));
 } catch {
-  summary = undefined;
+  results = undefined;
 }
 rmSync(dir, { recursive: true, force: true });
-if (summary) {
-  const skipped = summary.numPendingTests + summary.numTodoTests;
-  console.log(`\ntests: ${summary.numPassedTests} passed, ${summary.numFailedTests} failed, ${skipped} skipped`);
-  if (summary.numTotalTests === 0) {
+if (results) {
+  const summary = summarize(results, root);
+  console.log(`\n${countLine(summary)}`);
+  if (summary.total === 0) {
     console.error('no test ran');
     process.exit(1);
   }
+  const failure = skipFailure(summary, { env: process.env, args });
+  if (failure) {
+    console.error(failure);
+    process.exit(1);
+  }
+  const note = skippedNote(summary);
+  if (note) console.log(note);
 }
 process.exit(jest.status ?? 1);

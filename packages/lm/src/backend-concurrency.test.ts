@@ -1,7 +1,8 @@
-import { isBackendAvailable, useBackend } from './backend';
+import { useBackend } from './backend';
+import { wasmTestsRun } from './__fixtures__/wasm-tests';
 
 // A file of its own: the race needs a process (a jest module registry) where wasm has not started yet.
-const wasm = isBackendAvailable('wasm') ? it : it.skip;
+const wasm = wasmTestsRun() ? it : it.skip;
 
 describe('useBackend called concurrently', () => {
   wasm('starts wasm once for callers that do not wait for each other', async () => {

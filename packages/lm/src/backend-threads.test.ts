@@ -3,13 +3,14 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { InvalidOptionsError } from '@turngym/core';
-import { backendInfo, isBackendAvailable, useBackend } from './backend';
+import { backendInfo, useBackend } from './backend';
 import { LanguageModel } from './language-model';
 import { BackendUnavailableError } from './lm-errors';
 import { testConfig } from './tiny-configs';
 import { maxAbsDifference, randomTokens } from './__fixtures__/random-weights';
+import { wasmTestsRun } from './__fixtures__/wasm-tests';
 
-const describeWasm = isBackendAvailable('wasm') ? describe : describe.skip;
+const describeWasm = wasmTestsRun() ? describe : describe.skip;
 
 /** Numbers only, every tensor disposed: the wasm backend must hold nothing to change its thread count. */
 async function products(): Promise<{ plain: Float32Array; transposed: Float32Array }> {

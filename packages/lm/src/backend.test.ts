@@ -1,6 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { isBackendAvailable, useBackend } from './backend';
 import { BackendUnavailableError } from './lm-errors';
+import { wasmTestPlan, wasmTestsRun } from './__fixtures__/wasm-tests';
+
+const itOnWasm = wasmTestsRun() ? it : it.skip;
 
 /** The embedding gradient (gather → UnsortedSegmentSum) and a transposed matmul gradient, as numbers. */
 async function gradients(): Promise<{ embed: number[]; a: number[]; b: number[] }> {
@@ -37,12 +40,11 @@ async function gradients(): Promise<{ embed: number[]; a: number[]; b: number[] 
 }
 
 describe('backends', () => {
-  it('the scatter-add and transposed-matmul kernels give the same gradients on cpu and wasm', async () => {
+  itOnWasm('the scatter-add and transposed-matmul kernels give the same gradients on cpu and wasm', async () => {
     await useBackend('cpu');
     const cpu = await gradients();
     // Rows 0, 2 (three times), 3 are looked up; row 1 gets nothing.
     expect(cpu.embed).toEqual([3, 4, 0, 0, 15, 18, 7, 8]);
-    if (!isBackendAvailable('wasm')) return;
     await useBackend('wasm');
     const wasm = await gradients();
     expect(wasm.embed).toEqual(cpu.embed);
@@ -50,7 +52,7 @@ describe('backends', () => {
     wasm.b.forEach((value, i) => expect(value).toBeCloseTo(cpu.b[i]!, 5));
   });
 
-  it('batched matmuls (split into batch-1 products on wasm) equal cpu, transposed or not', async () => {
+  itOnWasm('batched matmuls (split into batch-1 products on wasm) equal cpu, transposed or not', async () => {
     // [6, 32, 48] × [6, 48, 24]: big enough (M·K·N ≥ 32768) for wasm's batch-1 split, with a leading batch of 2 × 3.
     const values = (n: number, seed: number): Float32Array =>
       Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37 + seed) * 0.5);
@@ -66,7 +68,6 @@ describe('backends', () => {
     };
     await useBackend('cpu');
     const cpu = await products();
-    if (!isBackendAvailable('wasm')) return;
     await useBackend('wasm');
     const wasm = await products();
     for (const [k, product] of wasm.entries()) {
@@ -75,11 +76,17 @@ describe('backends', () => {
     }
   });
 
-  it('refuses the tensorflow backend when no binding is installed, naming the packages', async () => {
-    if (isBackendAvailable('tensorflow')) return;
-    await expect(useBackend('tensorflow')).rejects.toThrow(BackendUnavailableError);
-    await expect(useBackend('tensorflow')).rejects.toThrow(/@tensorflow\/tfjs-node-gpu or @tensorflow\/tfjs-node/);
-  });
+  // The tensorflow binding is an optional peer (CI does not install it): one of these two runs on any machine.
+  if (isBackendAvailable('tensorflow')) {
+    it('uses the tensorflow binding where one is installed', async () => {
+      expect(await useBackend('tensorflow')).toBe('tensorflow');
+    });
+  } else {
+    it('refuses the tensorflow backend when no binding is installed, naming the packages', async () => {
+      await expect(useBackend('tensorflow')).rejects.toThrow(BackendUnavailableError);
+      await expect(useBackend('tensorflow')).rejects.toThrow(/@tensorflow\/tfjs-node-gpu or @tensorflow\/tfjs-node/);
+    });
+  }
 
   it('auto picks wasm here (no tensorflow binding) and honours TURNGYM_LM_BACKEND', async () => {
     const saved = process.env.TURNGYM_LM_BACKEND;
@@ -94,5 +101,15 @@ describe('backends', () => {
       if (saved === undefined) delete process.env.TURNGYM_LM_BACKEND;
       else process.env.TURNGYM_LM_BACKEND = saved;
     }
+  });
+});
+
+describe('the wasm tests where the wasm backend does not load', () => {
+  it('run where it loads, skip on a developer machine, and fail under TURNGYM_REQUIRE_WASM=1 (CI)', () => {
+    expect(wasmTestPlan(true, { TURNGYM_REQUIRE_WASM: '1' })).toBe('run');
+    expect(wasmTestPlan(true, {})).toBe('run');
+    expect(wasmTestPlan(false, {})).toBe('skip');
+    expect(wasmTestPlan(false, { TURNGYM_REQUIRE_WASM: '0' })).toBe('skip');
+    expect(wasmTestPlan(false, { TURNGYM_REQUIRE_WASM: '1' })).toBe('fail');
   });
 });

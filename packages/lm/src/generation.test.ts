@@ -1,12 +1,13 @@
-import { isBackendAvailable, useBackend } from './backend';
+import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import * as tf from '@tensorflow/tfjs';
 import { LanguageModel } from './language-model';
 import { ContextLengthError } from './lm-errors';
 import { testConfig } from './tiny-configs';
 import { randomTokens, randomWeights } from './__fixtures__/random-weights';
+import { backendsUnderTest } from './__fixtures__/wasm-tests';
 
-const backends = (['cpu', 'wasm'] as const).filter((name) => isBackendAvailable(name));
+const backends = backendsUnderTest();
 
 describe.each(backends)('generation on %s', (backend) => {
   let model: LanguageModel;

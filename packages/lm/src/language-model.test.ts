@@ -1,15 +1,16 @@
 import * as tf from '@tensorflow/tfjs';
 import { ByteTokenizer } from './byte-tokenizer';
-import { useBackend, isBackendAvailable } from './backend';
+import { useBackend } from './backend';
 import { attentionFromFunction, packedAttention } from './attention-mask';
 import { LanguageModel } from './language-model';
 import { referenceForward } from './reference-forward';
 import { testConfig } from './tiny-configs';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { maxAbsDifference, randomTokens, randomWeights } from './__fixtures__/random-weights';
+import { backendsUnderTest } from './__fixtures__/wasm-tests';
 import type { ModelConfig } from './model-config';
 
-const backends = (['cpu', 'wasm'] as const).filter((name) => isBackendAvailable(name));
+const backends = backendsUnderTest();
 
 describe.each(backends)('LanguageModel on %s', (backend) => {
   beforeAll(async () => {

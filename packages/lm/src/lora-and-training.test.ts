@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { SeededRng } from '@turngym/core';
-import { isBackendAvailable, useBackend } from './backend';
+import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { loadAdapter, loadValueHead, saveAdapter, saveValueHead } from './checkpoint';
 import { initializeWeights, projectionPath } from './hf-weights';
@@ -14,8 +14,9 @@ import { referenceForward } from './reference-forward';
 import { testConfig } from './tiny-configs';
 import { tokenCrossEntropyLoss, Trainer } from './trainer';
 import { maxAbsDifference, randomTokens, randomWeights } from './__fixtures__/random-weights';
+import { backendsUnderTest } from './__fixtures__/wasm-tests';
 
-const backends = (['cpu', 'wasm'] as const).filter((name) => isBackendAvailable(name));
+const backends = backendsUnderTest();
 
 /** Gives every LoRA pair of `adapter` random A and B (a fresh adapter has B = 0 and changes nothing). */
 async function randomizeAdapter(model: LanguageModel, name: string, seed: number): Promise<NamedTensors> {

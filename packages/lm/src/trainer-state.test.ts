@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { isBackendAvailable, useBackend } from './backend';
+import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { initializeWeights } from './hf-weights';
 import { LanguageModel } from './language-model';
@@ -10,8 +10,9 @@ import { CheckpointError } from './lm-errors';
 import type { NamedTensors } from './named-tensors';
 import { testConfig } from './tiny-configs';
 import { tokenCrossEntropyLoss, Trainer, type LossFunction, type TrainerOptions } from './trainer';
+import { backendsUnderTest } from './__fixtures__/wasm-tests';
 
-const backends = (['cpu', 'wasm'] as const).filter((name) => isBackendAvailable(name));
+const backends = backendsUnderTest();
 
 const tokenizer = new ByteTokenizer();
 const text = 'the cat sat on the mat. the dog sat on the log. ';
