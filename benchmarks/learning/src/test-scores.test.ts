@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteTokenizer, LanguageModel, saveCheckpoint, testConfig } from '@turngym/lm';
+import { ByteTokenizer, CheckpointError, LanguageModel, saveCheckpoint, testConfig } from '@turngym/lm';
 import type { Experiment } from './experiments';
 import { cachedScore, gainedAndLost, scoreOnTestTasks, signTestP, type TestScore } from './test-scores';
 
@@ -73,9 +73,11 @@ describe('sampled scores', () => {
       samples: 2,
     });
     // A greedy score, or another number of samples, is not that file's: it is scored afresh (and fails here).
-    await expect(cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9' })).rejects.toThrow();
+    await expect(cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9' })).rejects.toThrow(
+      CheckpointError,
+    );
     await expect(
       cachedScore(file, experiment, join(dir, 'missing'), { tag: 'iteration 9', samples: 4 }),
-    ).rejects.toThrow();
+    ).rejects.toThrow(/missing does not exist/);
   });
 });
