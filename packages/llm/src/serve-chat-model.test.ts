@@ -176,6 +176,6 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
   it('closes idempotently, and a closed server refuses connections', async () => {
     const url = server.baseURL;
     await Promise.all([server.close(), server.close()]);
-    await expect(fetch(`${url}/models`)).rejects.toThrow();
+    await expect(fetch(`${url}/models`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
   });
 });

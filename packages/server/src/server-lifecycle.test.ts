@@ -106,7 +106,7 @@ describe('graceful shutdown', () => {
     for (const client of clients) expect((await client.closed).code).toBe(1001);
     expect(server.liveSessions()).toBe(0);
     expect(openEnvs.count).toBe(0);
-    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    await expect(fetch(`${server.url}/health`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     await server.close();
   });
 });
