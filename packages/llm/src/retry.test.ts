@@ -81,4 +81,39 @@ describe('backoffDelay', () => {
       expect(delay).toBeGreaterThanOrEqual(ceiling * 0.75);
     }
   });
+
+  // Only the jitter varies at the cap: equal delays would mean retries in lockstep, the thing jitter prevents.
+  const capped = { maxRetries: 10, baseDelayMs: 1000, maxDelayMs: 1000 };
+  const delays = (backoff: typeof backoffDelay, rng?: SeededRng): number[] =>
+    Array.from({ length: 20 }, () => backoff(capped, 4, rng));
+
+  it('jitters each retry differently, across most of its 25% band', () => {
+    const seeded = delays(backoffDelay, new SeededRng(1));
+    expect(new Set(seeded).size).toBe(20);
+    expect(Math.max(...seeded) - Math.min(...seeded)).toBeGreaterThan(150);
+    expect(new Set(delays(backoffDelay)).size).toBe(20); // the default, per-process generator
+  });
+
+  it('jitters differently for other seeds and for other processes (seeded from the process id)', () => {
+    const one = delays(backoffDelay, new SeededRng(1));
+    const two = delays(backoffDelay, new SeededRng(2));
+    expect(two.filter((delay, i) => delay === one[i])).toEqual([]);
+    // The module's generator as another process would seed it: reloaded with another process id.
+    const inProcess = (pid: number): number[] => {
+      const real = Object.getOwnPropertyDescriptor(process, 'pid')!;
+      Object.defineProperty(process, 'pid', { ...real, value: pid });
+      try {
+        let backoff: typeof backoffDelay | undefined;
+        jest.isolateModules(() => {
+          backoff = (require('./retry') as typeof import('./retry')).backoffDelay;
+        });
+        return delays(backoff!);
+      } finally {
+        Object.defineProperty(process, 'pid', real);
+      }
+    };
+    const first = inProcess(4242);
+    expect(inProcess(4242)).toEqual(first);
+    expect(inProcess(4243).filter((delay, i) => delay === first[i])).toEqual([]);
+  });
 });
