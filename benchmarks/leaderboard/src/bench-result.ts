@@ -22,7 +22,7 @@ export interface EpisodeMetrics {
 
 export interface EpisodeError {
   seed: number;
-  /** The error's code: `LLM_CALL`, `ENV_FAULT`. */
+  /** The error's code: `LLM_CALL`, `ENV_FAULT`, `ROLE_UNUSABLE`. */
   code: string;
   message: string;
   /** Whether the same episode may succeed if run again (a timeout, a 5xx): a resume runs it again. */

@@ -247,7 +247,14 @@ export function resolveSuiteAgent(spec: string, settings: ChatAgentSettings = {}
   return new ChatModelSuiteAgent(trimmed, llm, backend, model, settings);
 }
 
-/** Errors that end one episode, not the run: a model call that failed, an env-side fault. */
+/** The codes of errors that void one episode (recorded as errored, excluded from scores), not the run. */
+const EPISODE_ERROR_CODES: ReadonlySet<string> = new Set([
+  'LLM_CALL', // the agent's model call failed after its retries
+  'ENV_FAULT', // an env-side browser, sandbox or model call failed
+  'ROLE_UNUSABLE', // an env-side LLM role answered but never usably (the seller's judge, buyer or executor)
+]);
+
+/** Errors that end one episode, not the run: a model call that failed, an env-side fault, an unusable role. */
 export function isEpisodeError(error: unknown): boolean {
-  return TurnGymError.isInstance(error) && (error.code === 'LLM_CALL' || error.code === 'ENV_FAULT');
+  return TurnGymError.isInstance(error) && EPISODE_ERROR_CODES.has(error.code);
 }

@@ -61,6 +61,7 @@ export {
   type PersonaObjection,
 } from './seller-data';
 export { SellerDataError } from './seller-data-error';
+export { RoleUnusableError, type RoleUnusableDetails } from './role-unusable-error';
 export {
   buildTaskSet,
   taskIndexForSeed,

@@ -11,15 +11,16 @@ export interface JudgeVerdict {
   readonly verdict: Verdict;
 }
 
-/** A verdict as recorded in `info.judge`: a ruling, or "no decision" when the judge's answers were unreadable. */
+/**
+ * A verdict as recorded in `info.judge`. There is no "no decision": a judge whose answers stay unreadable voids
+ * the episode (`RoleUnusableError`) instead of letting it run on to a lost sale.
+ */
 export interface JudgeRecord {
-  readonly decision: Verdict | 'no-decision';
+  readonly decision: Verdict;
   readonly score?: number;
   readonly reasoning?: string;
   /** Calls to an LLM judge this turn (1 + retries). */
   readonly attempts?: number;
-  /** Why the last answer was rejected, for a no-decision. */
-  readonly error?: string;
 }
 
 /** The JSON an LLM judge must answer; extra fields are tolerated, as models add them. */

@@ -106,6 +106,21 @@ export function judgeRetryMessages(previous: readonly ChatMessage[], answer: str
   ];
 }
 
+/**
+ * What a buyer or executor retry adds when the role said nothing: its empty answer and a reminder of what to
+ * write, so the retried request differs (and is cached apart) and user and assistant turns still alternate.
+ */
+export function emptyReplyRetryMessages(previous: readonly ChatMessage[], answer: string): ChatMessage[] {
+  return [
+    ...previous,
+    { role: 'assistant', content: answer },
+    {
+      role: 'user',
+      content: '(That answer was empty. Reply with what you say, in one to three sentences, and nothing else.)',
+    },
+  ];
+}
+
 /** The executor: product facts, the dialogue from the seller's side, and the meta-action to follow strictly. */
 export function executorMessages(
   product: Product,

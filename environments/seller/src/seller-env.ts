@@ -7,7 +7,7 @@ import {
   type EnvResetOutcome,
   type EnvStepOutcome,
 } from '@turngym/core';
-import type { Action, EnvSpec, Info } from '@turngym/spec';
+import type { Action, ChatMessage, EnvSpec, Info } from '@turngym/spec';
 import { readBuyerReply } from './buyer-reply-reader';
 import { BuyerSimulator, cloneBuyerState, createBuyerState, type BuyerState, type SellerMove } from './buyer-simulator';
 import { classifyUtterance, type Classification } from './intent-classifier';
@@ -19,6 +19,7 @@ import {
   buyerMessages,
   executorMessages,
   judgeMessages,
+  emptyReplyRetryMessages,
   judgeRetryMessages,
   productCard,
   type DialogueMessage,
@@ -26,6 +27,7 @@ import {
 import { loadSellerData, type SellerData } from './seller-data';
 import { cloneNotes, emptyNotes, noteCues, noteEvents, type SellerNotes } from './seller-notes';
 import { validateSellerOptions, validateSellerResetOptions, type SellerOptions } from './seller-options';
+import { RoleUnusableError } from './role-unusable-error';
 import { SellerRoles, type LlmRole } from './seller-roles';
 import { buildTaskSet, taskIndexForSeed, type SellerTask, type SellerTaskSet } from './seller-tasks';
 import { executeMetaAction } from './simulated-executor';
@@ -214,9 +216,9 @@ export class SellerEnv extends BaseEnv<string, Action> {
         rewards: `+1 when the judge rules "buy"; -1 when it rules "refuse" or when ${rounds} rounds pass without a "buy"; 0 otherwise; minus formatPenalty (${this.options.formatPenalty}) on a malformed step.`,
         startingState:
           'The task the seed selects (a hash of the seed) within the split, or reset options taskId / personaId + productId. The simulated buyer draws its noise (initial propensity, patience, decision threshold) from the seed.',
-        episodeEnd: `Terminates at a "buy" or "refuse" verdict, or after ${rounds} rounds (options.rounds) with reward -1. An LLM role that fails after its retries throws EnvFaultError: the episode is void (errored), not a lost sale.`,
+        episodeEnd: `Terminates at a "buy" or "refuse" verdict, or after ${rounds} rounds (options.rounds) with reward -1. An LLM role that fails after its retries throws EnvFaultError, and one that answers but never usably (a judge whose verdicts never parse, a buyer or executor that says nothing) throws RoleUnusableError (ROLE_UNUSABLE): either way the episode is void (errored), not a lost sale.`,
         arguments:
-          'mode (fixed by the id), split (train), rounds (8), formatPenalty (0.1), noise (0.1), actions (the nine), customActions ([]), maxUtteranceChars (1000), buyer / judge / executor ("simulated" | "scripted" | "openai:<model>" | "local:<checkpoint>"), llm {baseURL, apiKeyVariable, timeoutMs, maxRetries, retryBaseDelayMs, temperature 0, maxTokens 256, cache true, cachePath, judgeRetries 2}, roleEndpoints {buyer, judge, executor}, dataDir. make(id, { dependencies: { buyer, judge, executor } }) takes ChatModel objects.',
+          'mode (fixed by the id), split (train), rounds (8), formatPenalty (0.1), noise (0.1), actions (the nine), customActions ([]), maxUtteranceChars (1000), buyer / judge / executor ("simulated" | "scripted" | "openai:<model>" | "local:<checkpoint>"), llm {baseURL, apiKeyVariable, timeoutMs, maxRetries, retryBaseDelayMs, temperature 0, maxTokens 256, cache true, cachePath, judgeRetries 2, replyRetries 2}, roleEndpoints {buyer, judge, executor}, dataDir. make(id, { dependencies: { buyer, judge, executor } }) takes ChatModel objects.',
         versionHistory: 'v1: first version.',
       },
       packageName: PACKAGE_NAME,
@@ -437,7 +439,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
       const record = judged.record;
       if (record.score !== undefined) episode.lastScore = record.score;
 
-      const decision: Verdict | 'no-decision' = record.decision;
+      const decision: Verdict = record.decision;
       let outcome: SellerOutcome | undefined;
       let reward = 0 - penalty; // not -penalty: -0 is a surprise in records and tests
       if (decision === 'buy') outcome = 'buy';
@@ -501,16 +503,16 @@ export class SellerEnv extends BaseEnv<string, Action> {
       const output = executeMetaAction(action.behavesAs, product, episode.notes);
       return { text: output.text, move: output.move, tokens: 0 };
     }
-    const said = await executor.say(
+    // An executor that writes nothing is the env's fault, not the commander's: asked again, then the episode is
+    // void (a template line in its place would score another executor than the one named).
+    const said = await this.askUntilUsable(
+      executor,
       executorMessages(product, episode.task.persona.appearance, episode.dialogue, action),
-      this.seed as number,
+      this.options.llm.replyRetries,
+      (answer) => nonEmpty(answer.slice(0, this.options.maxUtteranceChars)),
+      emptyReplyRetryMessages,
     );
-    const text = said.text.replace(CONTROL, ' ').slice(0, this.options.maxUtteranceChars).trim();
-    if (text === '') {
-      // An executor that writes nothing is the env's fault, not the commander's: fall back to the template.
-      const output = executeMetaAction(action.behavesAs, product, episode.notes);
-      return { text: output.text, move: output.move, tokens: said.tokens };
-    }
+    const text = said.value;
     // The executor follows the meta-action strictly; what it pitched is read from its words.
     const pitched = classifyUtterance(text, { product, pending: episode.notes.pending }).move.pitched;
     return { text, move: { intent: action.behavesAs, pitched: pitched.slice(0, 2) }, tokens: said.tokens };
@@ -524,13 +526,15 @@ export class SellerEnv extends BaseEnv<string, Action> {
       noteEvents(episode.notes, reply.events);
       return { text: reply.text, tokens: 0 };
     }
-    const said = await buyer.say(
+    const said = await this.askUntilUsable(
+      buyer,
       buyerMessages(episode.task.persona, episode.task.product, episode.dialogue),
-      this.seed as number,
+      this.options.llm.replyRetries,
+      nonEmpty,
+      emptyReplyRetryMessages,
     );
-    const text = said.text.replace(CONTROL, ' ').trim() || '...';
-    noteCues(episode.notes, readBuyerReply(text));
-    return { text, tokens: said.tokens };
+    noteCues(episode.notes, readBuyerReply(said.value));
+    return { text: said.value, tokens: said.tokens };
   }
 
   private async judge(episode: Episode): Promise<{ record: JudgeRecord; tokens: number }> {
@@ -554,26 +558,69 @@ export class SellerEnv extends BaseEnv<string, Action> {
     return this.judgeWithLlm(judge, episode);
   }
 
-  /** An LLM judge: its JSON is validated; a malformed answer is retried, then recorded as "no decision". */
+  /** An LLM judge: its JSON is validated; a malformed answer is retried, and a judge that never answers usably voids the episode. */
   private async judgeWithLlm(judge: LlmRole, episode: Episode): Promise<{ record: JudgeRecord; tokens: number }> {
-    let messages = judgeMessages(episode.task.product, episode.dialogue);
-    let tokens = 0;
-    let error = '';
-    const attempts = this.options.llm.judgeRetries + 1;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      const said = await judge.say(messages, this.seed as number);
-      tokens += said.tokens;
-      const parsed = parseJudgeVerdict(said.text);
-      if (parsed.ok) {
-        const { verdict } = parsed;
-        return {
-          record: { decision: verdict.verdict, score: verdict.score, reasoning: verdict.reasoning, attempts: attempt },
-          tokens,
-        };
-      }
-      error = parsed.error;
-      messages = judgeRetryMessages(messages, said.text, parsed.error);
-    }
-    return { record: { decision: 'no-decision', attempts, error }, tokens };
+    const said = await this.askUntilUsable(
+      judge,
+      judgeMessages(episode.task.product, episode.dialogue),
+      this.options.llm.judgeRetries,
+      (answer) => {
+        const parsed = parseJudgeVerdict(answer);
+        return parsed.ok ? { ok: true, value: parsed.verdict } : parsed;
+      },
+      judgeRetryMessages,
+    );
+    const { verdict } = said.value;
+    return {
+      record: { decision: verdict, score: said.value.score, reasoning: said.value.reasoning, attempts: said.attempts },
+      tokens: said.tokens,
+    };
   }
+
+  /**
+   * One LLM role's usable answer this turn: `read` accepts or rejects it; a rejected one is asked again up to
+   * `retries` times, `retryMessages` showing the role its answer and what was wrong (so the request differs and
+   * the cache keeps it apart). When every attempt is rejected the episode is void: `RoleUnusableError`, which
+   * runners record as errored — the turn has no verdict or no words to score.
+   */
+  private async askUntilUsable<T>(
+    role: LlmRole,
+    messages: ChatMessage[],
+    retries: number,
+    read: (answer: string) => Reading<T>,
+    retryMessages: (previous: readonly ChatMessage[], answer: string, problem: string) => ChatMessage[],
+  ): Promise<{ value: T; tokens: number; attempts: number }> {
+    let tokens = 0;
+    let asked = messages;
+    let lastReply = '';
+    let problem = '';
+    const attempts = retries + 1;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const said = await role.say(asked, this.seed as number);
+      tokens += said.tokens;
+      const reading = read(said.text);
+      if (reading.ok) return { value: reading.value, tokens, attempts: attempt };
+      lastReply = said.text;
+      problem = reading.error;
+      asked = retryMessages(asked, said.text, reading.error);
+    }
+    throw new RoleUnusableError({
+      envId: this.spec.id,
+      role: role.name,
+      model: role.model.id,
+      attempts,
+      lastReply,
+      problem,
+      // A sampled role may answer usably when the episode is played again; at temperature 0 it answers the same.
+      isRetryable: role.temperature > 0,
+    });
+  }
+}
+
+type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A buyer's or executor's line: control characters blanked; nothing left is unusable. */
+function nonEmpty(answer: string): Reading<string> {
+  const text = answer.replace(CONTROL, ' ').trim();
+  return text === '' ? { ok: false, error: 'empty reply' } : { ok: true, value: text };
 }

@@ -18,6 +18,7 @@ import {
 import type { Env } from '@turngym/spec';
 import { META_ACTION_CATALOGUE, type Intent } from './meta-actions';
 import { register } from './register';
+import { RoleUnusableError } from './role-unusable-error';
 import { JUDGE_SYSTEM_PROMPT } from './role-prompts';
 import { SELLER_COMMANDER_ID, SELLER_ID } from './seller-env';
 
@@ -166,9 +167,55 @@ describe('LLM roles through the real openai client and an OpenAI-compatible serv
     await env.close();
   });
 
-  it('retries a malformed judge verdict, then records "no decision" and plays on', async () => {
+  it('retries a malformed judge verdict; a judge that never answers usably voids the episode (ROLE_UNUSABLE), never a lost sale', async () => {
     backend = new ScriptedChatModel(
       rolePlay(() => 'They will surely buy!'),
+      { id: 'role-play' },
+    );
+    await server.close();
+    server = await serveChatModel(backend, { modelName: 'role-play' });
+    const sink = new MemoryRecordSink();
+    const env = await registry.make(SELLER_COMMANDER_ID, {
+      options: llmOptions({ judgeRetries: 2 }),
+      record: { sink, agent: 'test' },
+    });
+    await env.reset({ seed: 5, options: { taskId: 0 } });
+    const error = await env.step(0).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(RoleUnusableError);
+    expect(error).toMatchObject({
+      code: 'ROLE_UNUSABLE',
+      isRetryable: false,
+      role: 'judge',
+      model: 'openai:role-play',
+      attempts: 3,
+      lastReply: 'They will surely buy!',
+      problem: 'no JSON object in the answer',
+    });
+    expect((error as Error).message).toMatch(
+      /judge role \(openai:role-play\) gave no usable answer in 3 attempts \(last: no JSON object in the answer; it said "They will surely buy!"\)\. The episode is void/,
+    );
+    // executor + buyer + 3 judge attempts; each retry showed the judge its rejected answer.
+    expect(server.requestCount).toBe(5);
+    const retries = backend.requests.filter((request) => system(request) === JUDGE_SYSTEM_PROMPT);
+    expect(retries.map((request) => request.messages.length)).toEqual([2, 4, 6]);
+    expect(lastUser(retries[1] as ChatRequest)).toContain('That answer was not valid (no JSON object in the answer)');
+    // The episode cannot go on, and a runner sees the error, not a reward of -1 at the round limit.
+    await expect(env.step(1)).rejects.toThrow(ResetNeededError);
+    const agent = registry.makeAgent(SELLER_COMMANDER_ID, 'scripted', { env, seed: 0 });
+    await expect(runEpisode(env, agent, 2)).rejects.toThrow(RoleUnusableError);
+    await env.close();
+    for (const record of sink.records) expect(record).toMatchObject({ complete: false, steps: [], totalReward: 0 });
+  });
+
+  it('a judge that answers usably on its last retry plays on: only exhausted retries void the episode', async () => {
+    let judgeCalls = 0;
+    backend = new ScriptedChatModel(
+      rolePlay((request) =>
+        ++judgeCalls % 3 === 0 ? judgeLine(request) : 'I think they like it, so: {"verdict": "maybe"}',
+      ),
       { id: 'role-play' },
     );
     await server.close();
@@ -177,16 +224,7 @@ describe('LLM roles through the real openai client and an OpenAI-compatible serv
     await env.reset({ seed: 5, options: { taskId: 0 } });
     const step = await env.step(0);
     expect(step).toMatchObject({ reward: 0, terminated: false });
-    expect(step.info.judge).toEqual({ decision: 'no-decision', attempts: 3, error: 'no JSON object in the answer' });
-    // executor + buyer + 3 judge attempts; each retry showed the judge its rejected answer.
-    expect(server.requestCount).toBe(5);
-    const retries = backend.requests.filter((request) => system(request) === JUDGE_SYSTEM_PROMPT);
-    expect(retries.map((request) => request.messages.length)).toEqual([2, 4, 6]);
-    expect(lastUser(retries[1] as ChatRequest)).toContain('That answer was not valid (no JSON object in the answer)');
-    // The episode goes on; with no decision by the round limit it is a lost sale like any other.
-    let last = step;
-    for (let round = 1; round < 8 && !last.terminated; round++) last = await env.step(4);
-    expect(last).toMatchObject({ reward: -1, terminated: true, info: { outcome: 'round-limit', success: false } });
+    expect(step.info.judge).toMatchObject({ decision: 'continue', score: 2, attempts: 3 });
     await env.close();
   });
 
@@ -259,6 +297,61 @@ describe('roles as plain dependency objects', () => {
     const calls = buyer.requests.length + judge.requests.length;
     expect(await play(env, 4, [0, 3, 7])).toEqual(first);
     expect(buyer.requests.length + judge.requests.length).toBe(calls);
+    await env.close();
+  });
+
+  /** `rolePlay`, except that `role` answers `reply(n)` on its n-th call (1-based). */
+  function silent(role: 'buyer' | 'executor', reply: (call: number) => string): ScriptedChatModel {
+    const play = rolePlay();
+    let calls = 0;
+    return new ScriptedChatModel(
+      (request) => {
+        const prompt = system(request);
+        const asked =
+          role === 'buyer' ? prompt.includes('a salesperson stops you') : prompt.startsWith('You are a salesperson');
+        return asked ? reply(++calls) : play(request);
+      },
+      { id: `silent-${role}` },
+    );
+  }
+
+  it('a buyer that says nothing is asked again; one that never speaks voids the episode instead of saying "..."', async () => {
+    const once = silent('buyer', (call) => (call === 1 ? ' \u0000 ' : 'Oh, hello.'));
+    const env = await registry.make(SELLER_COMMANDER_ID, { dependencies: { buyer: once } });
+    await env.reset({ seed: 3, options: { taskId: 0 } });
+    const step = await env.step(0);
+    expect(step.observation).toMatch(/\nBuyer: Oh, hello\.$/);
+    const asked = once.requests.filter((request) => system(request).includes('a salesperson stops you'));
+    expect(asked).toHaveLength(2);
+    expect(lastUser(asked[1] as ChatRequest)).toContain('That answer was empty');
+    await env.close();
+
+    const mute = silent('buyer', () => '');
+    const voided = await registry.make(SELLER_COMMANDER_ID, {
+      dependencies: { buyer: mute },
+      options: { llm: { replyRetries: 1 } },
+    });
+    await voided.reset({ seed: 3, options: { taskId: 0 } });
+    await expect(voided.step(0)).rejects.toMatchObject({
+      code: 'ROLE_UNUSABLE',
+      role: 'buyer',
+      attempts: 2,
+      problem: 'empty reply',
+    });
+    await voided.close();
+  });
+
+  it('an executor that never speaks voids the episode instead of falling back to the template', async () => {
+    const executor = silent('executor', () => '');
+    const env = await registry.make(SELLER_COMMANDER_ID, { dependencies: { executor } });
+    await env.reset({ seed: 3, options: { taskId: 0 } });
+    const error = await env.step(0).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(RoleUnusableError);
+    expect(error).toMatchObject({ role: 'executor', model: 'silent-executor', attempts: 3, problem: 'empty reply' });
+    expect(TurnGymError.isInstance(error) && error.code).toBe('ROLE_UNUSABLE');
     await env.close();
   });
 

@@ -40,8 +40,13 @@ export interface LlmSettings extends RoleEndpoint {
   cache: boolean;
   /** A JSONL file for the cache, so that re-runs buy no answer twice. Omitted: memory only. */
   cachePath?: string;
-  /** Extra calls when an LLM judge answers malformed JSON, before the turn is recorded as "no decision". */
+  /**
+   * Extra calls when an LLM judge answers malformed JSON (each shows it the rejected answer and why); when all
+   * fail, the episode is void (`RoleUnusableError`), not a lost sale.
+   */
   judgeRetries: number;
+  /** Extra calls when an LLM buyer or executor answers nothing; when all do, the episode is void as above. */
+  replyRetries: number;
 }
 
 export interface SellerOptions {
@@ -137,6 +142,7 @@ export const sellerOptionsSchema: JSONSchemaType<SellerOptions> = {
         cache: { type: 'boolean', default: true },
         cachePath: { type: 'string', minLength: 1, nullable: true },
         judgeRetries: { type: 'integer', minimum: 0, maximum: 10, default: 2 },
+        replyRetries: { type: 'integer', minimum: 0, maximum: 10, default: 2 },
       },
     },
     roleEndpoints: {
