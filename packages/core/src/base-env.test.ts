@@ -1,7 +1,8 @@
 import { ExampleEnv } from '@turngym/env-example';
+import { SeededRng } from './seeded-rng';
 
 describe('BaseEnv', () => {
-  it('reset() without a seed continues a deterministic stream of episode seeds', async () => {
+  it('reset() without a seed after reset({ seed }) continues a deterministic stream of episode seeds', async () => {
     const a = new ExampleEnv();
     const b = new ExampleEnv();
     const firsts = [
@@ -16,6 +17,37 @@ describe('BaseEnv', () => {
     ];
     expect(seconds).toEqual(firsts);
     expect(new Set(firsts).size).toBe(3);
+  });
+
+  it('two fresh envs reset without seeds draw different seeds from OS entropy, and report them', async () => {
+    const a = await new ExampleEnv().reset();
+    const b = await new ExampleEnv().reset();
+    expect(Number.isInteger(a.info.seed)).toBe(true);
+    expect(Number.isInteger(b.info.seed)).toBe(true);
+    // Two 32-bit draws from OS entropy collide once in 2^32 runs; the old fixed start collided every time.
+    expect(a.info.seed).not.toBe(b.info.seed);
+  });
+
+  it('replaying with the reported seed gives the same episode', async () => {
+    const env = new ExampleEnv();
+    const seedless = [await env.reset(), await env.reset()];
+    for (const original of seedless) {
+      const replay = await new ExampleEnv().reset({ seed: original.info.seed as number });
+      expect(replay.observation).toBe(original.observation);
+      expect(replay.info.seed).toBe(original.info.seed);
+    }
+  });
+
+  it('an explicit seed is reported as given, and the stream after it is the same as before entropy seeding', async () => {
+    const env = new ExampleEnv();
+    const first = await env.reset({ seed: 11 });
+    const next = await env.reset();
+    expect(first.info.seed).toBe(11);
+    // Pinned: reset({ seed: 11 }) then reset() draws the stream's second seed, as before entropy seeding.
+    const stream = new SeededRng(11);
+    stream.deriveSeed();
+    expect(next.info.seed).toBe(stream.deriveSeed());
+    expect(next.observation).toBe((await new ExampleEnv().reset({ seed: next.info.seed as number })).observation);
   });
 
   it('the default fork replays to the same state and then diverges independently', async () => {
@@ -54,7 +86,7 @@ describe('BaseEnv native fork support', () => {
       }
     }
     const env = new SnapshotEnv();
-    await env.reset(); // no seed: drawn from the construction-time stream
+    await env.reset(); // no seed: drawn from an entropy-seeded stream, which the fork must share
     const fork = await env.fork();
     expect(fork.seed).toBe(env.seed);
     expect(fork.turn).toBe(env.turn);

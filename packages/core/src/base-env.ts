@@ -1,6 +1,6 @@
 import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall } from '@turngym/spec';
 import { EnvClosedError, InvalidActionTypeError, ResetNeededError } from './errors';
-import { SeededRng } from './seeded-rng';
+import { entropySeed, SeededRng } from './seeded-rng';
 
 /** What an env's `onReset` returns. */
 export interface EnvResetOutcome<Obs> {
@@ -30,8 +30,11 @@ const now = (): number => performance.now();
 /**
  * The base class most environments extend. It owns the bookkeeping every env needs so that env code
  * holds only task logic:
- * - seeding: `reset({ seed })` gives `this.rng`, a stream for this episode; `reset()` without a seed draws
- *   the next episode seed from a stream seeded at construction (0) or by the last explicit seed;
+ * - seeding (Gymnasium's rule): `reset({ seed })` gives `this.rng`, a stream for this episode; `reset()` without
+ *   a seed draws the next episode seed from a stream seeded by the last explicit seed or, when no seed was
+ *   ever given, from OS entropy on the first seedless reset (a fixed start would give every process and every
+ *   connection the same task sequence). `info.seed` on every reset is the seed actually used, so
+ *   `reset({ seed: info.seed })` replays the episode;
  * - order checks (step before reset / after the end / after close raise typed errors);
  * - action *type* checks against the action space (malformed *content* is the env's ordinary step);
  * - `info.fingerprint`, `info.anchor`, `info.cost` and `info.success` on every step;
@@ -45,7 +48,8 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
 
   /** The random stream of the current episode. */
   protected rng: SeededRng = new SeededRng(0);
-  private seedStream = new SeededRng(0);
+  /** Episode seeds for seedless resets; undefined until the first reset (explicit seed or OS entropy). */
+  private seedStream: SeededRng | undefined;
   private episodeSeed: number | undefined;
   private episodeOptions: Record<string, unknown> | undefined;
   private actionLog: Act[] = [];
@@ -85,6 +89,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
       if (!Number.isInteger(args.seed)) throw new RangeError(`reset(): seed must be an integer, got ${args.seed}`);
       this.seedStream = new SeededRng(args.seed);
     }
+    this.seedStream ??= new SeededRng(entropySeed());
     const seed = args.seed ?? this.seedStream.deriveSeed();
     if (args.seed !== undefined) this.seedStream.deriveSeed(); // keep reset() after reset({seed}) moving on
     this.episodeSeed = seed;
@@ -100,6 +105,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     this.started = true;
     const info: Info = {
       ...outcome.info,
+      seed,
       instructions: outcome.instructions,
       anchor: this.anchor(),
       cost: { toolCalls: 0, llmTokens: outcome.llmTokens ?? 0, wallMs: now() - start },
@@ -143,7 +149,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   async fork(): Promise<Env<Obs, Act>> {
     this.assertOpen();
     const twin = await this.spawn();
-    twin.seedStream = this.seedStream.clone();
+    twin.seedStream = this.seedStream?.clone();
     if (this.started) {
       const savedStream = twin.seedStream;
       await twin.reset({
@@ -162,7 +168,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
    *   const twin = await this.spawn(); this.copyEpisodeStateTo(twin); twin.board = this.board.clone();
    */
   protected copyEpisodeStateTo(twin: BaseEnv<Obs, Act>): void {
-    twin.seedStream = this.seedStream.clone();
+    twin.seedStream = this.seedStream?.clone();
     twin.rng = this.rng.clone();
     twin.episodeSeed = this.episodeSeed;
     twin.episodeOptions = this.episodeOptions === undefined ? undefined : structuredClone(this.episodeOptions);

@@ -1,5 +1,6 @@
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
 import { xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
+import { randomInt } from 'node:crypto';
 
 /**
  * The only source of randomness in TurnGym (`Math.random()` is banned outside tests): xoroshiro128+ from
@@ -102,6 +103,14 @@ export class SeededRng {
   deriveSeed(): number {
     return this.uint32() | 0;
   }
+}
+
+/**
+ * A 32-bit seed from OS entropy: the one unseeded draw TurnGym makes, where no seed was ever given (an env's
+ * first seedless reset, as Gymnasium does). Whatever it seeds must report the seed so the run can be replayed.
+ */
+export function entropySeed(): number {
+  return randomInt(-0x80000000, 0x80000000);
 }
 
 /** Mixes several numbers into one 32-bit seed (FNV-1a over their decimal text), for seed = f(task, episode). */

@@ -9,7 +9,10 @@ import type { Info } from './info';
 export type Action = string | ToolCall | number;
 
 export interface ResetArgs {
-  /** Same seed ⇒ same episode. Omitted: the env draws one from its own seeded stream. */
+  /**
+   * Same seed ⇒ same episode. Omitted: the env draws one from its own stream, seeded by the last explicit seed
+   * or, if none was ever given, from OS entropy; `info.seed` reports the seed used either way.
+   */
   seed?: number;
   /** Per-episode options the env documents (e.g. a task id). */
   options?: Record<string, unknown>;

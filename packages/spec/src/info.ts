@@ -13,6 +13,11 @@ export interface Cost {
  * and the episode records as long as they are JSON.
  */
 export interface Info {
+  /**
+   * The episode's seed, set on every reset: the one given, or the one the env drew when none was (from OS
+   * entropy on an env's first seedless reset). `reset({ seed })` with it replays the episode.
+   */
+  seed?: number;
   /** The system prompt: how to act in this env. Set on reset. */
   instructions?: string;
   /** What this step spent. */
