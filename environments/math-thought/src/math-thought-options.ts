@@ -1,4 +1,4 @@
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, type ClientOptions, type JSONSchemaType } from '@turngym/core';
 import { DIFFICULTY_LEVELS, PROBLEM_KINDS, type ProblemKind } from './problem';
 import type { Split } from './task-split';
 
@@ -48,6 +48,20 @@ export const mathThoughtOptionsSchema: JSONSchemaType<MathThoughtOptions> = {
     formatPenalty: { type: 'number', minimum: 0, maximum: 1, default: 0.2 },
     maxFactorChars: { type: 'integer', minimum: 16, maximum: 100000, default: 2000 },
   },
+};
+
+/**
+ * What a client of the env server may set: the task mix, not where tasks are read from. `source` only names
+ * the two built-in sets, since a path would have the server read (and show) any JSONL file.
+ */
+export const mathThoughtClientOptions: ClientOptions<MathThoughtOptions> = {
+  split: true,
+  source: { enum: ['generated', 'sample'] },
+  kinds: true,
+  difficulties: true,
+  maxTurns: true,
+  formatPenalty: true,
+  maxFactorChars: true,
 };
 
 export const validateMathThoughtOptions = defineOptions<MathThoughtOptions>(

@@ -1,7 +1,7 @@
 import type { Registry } from '@turngym/core';
 import { MathThoughtEnv, MATH_THOUGHT_CALC_ID, MATH_THOUGHT_ID } from './math-thought-env';
 import { MathThoughtExpert } from './math-thought-expert';
-import { mathThoughtOptionsSchema, type MathThoughtOptions } from './math-thought-options';
+import { mathThoughtClientOptions, mathThoughtOptionsSchema, type MathThoughtOptions } from './math-thought-options';
 import { MathThoughtRandomAgent } from './math-thought-random-agent';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './package-info';
 
@@ -16,6 +16,7 @@ export function register(registry: Registry): void {
       entryPoint: (options) => new MathThoughtEnv(options),
       optionsSchema: mathThoughtOptionsSchema,
       fixedOptions: { calculator },
+      clientOptions: mathThoughtClientOptions,
       agents: {
         scripted: ({ env }) => new MathThoughtExpert(env),
         random: ({ seed }) => new MathThoughtRandomAgent(seed),

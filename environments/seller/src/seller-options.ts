@@ -1,4 +1,4 @@
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, type ClientOptions, type JSONSchemaType } from '@turngym/core';
 import { CATALOGUE_IDS, DEFAULT_META_ACTIONS, INTENTS, type Intent } from './meta-actions';
 import type { SellerSplit } from './seller-tasks';
 
@@ -154,6 +154,20 @@ export const sellerOptionsSchema: JSONSchemaType<SellerOptions> = {
     },
     dataDir: { type: 'string', minLength: 1, nullable: true },
   },
+};
+
+/**
+ * What a client of the env server may set: the game's rules. Not the roles (a model spec may name a local
+ * checkpoint or a paid API), `llm`/`roleEndpoints` (URLs, key variables, a cache file) or `dataDir`.
+ */
+export const sellerClientOptions: ClientOptions<SellerOptions> = {
+  split: true,
+  rounds: true,
+  formatPenalty: true,
+  noise: true,
+  actions: true,
+  customActions: { maxItems: 32 },
+  maxUtteranceChars: true,
 };
 
 export const validateSellerOptions = defineOptions<SellerOptions>('turngym/seller', sellerOptionsSchema);

@@ -3,7 +3,11 @@ import type { BrowserPool } from './browser/browser-pool';
 import { RandomNavigator } from './agents/random-navigator';
 import { WikiExpert } from './agents/wiki-expert';
 import { WIKI_QA_COMPACT_ID, WikiNavigatorEnv } from './wiki-navigator-env';
-import { wikiNavigatorOptionsSchema, type WikiNavigatorOptions } from './wiki-navigator-options';
+import {
+  wikiNavigatorClientOptions,
+  wikiNavigatorOptionsSchema,
+  type WikiNavigatorOptions,
+} from './wiki-navigator-options';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const manifest = require('../package.json') as { name: string; version: string };
@@ -30,6 +34,7 @@ export function register(registry: Registry): void {
         ),
       optionsSchema: wikiNavigatorOptionsSchema,
       fixedOptions,
+      clientOptions: wikiNavigatorClientOptions,
       agents: {
         scripted: ({ env }) => new WikiExpert(env),
         random: ({ seed }) => new RandomNavigator(seed),

@@ -1,4 +1,4 @@
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, type ClientOptions, type JSONSchemaType } from '@turngym/core';
 import { SEARCH_RESULTS } from './server/corpus-server';
 
 export type WikiMode = 'browser' | 'direct';
@@ -86,6 +86,25 @@ export const wikiNavigatorOptionsSchema: JSONSchemaType<WikiNavigatorOptions> = 
     pageTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000, default: 15000 },
     executablePath: { type: 'string', nullable: true, minLength: 1 },
   },
+};
+
+/**
+ * What a client of the env server may set: the tasks and the episode's rules on the synthetic world, at most
+ * 5,000 articles (built in ~0.5 s). Not the corpus file, the browser (mode, executable, pool), caches or
+ * timeouts, which are the server's resources.
+ */
+export const wikiNavigatorClientOptions: ClientOptions<WikiNavigatorOptions> = {
+  maxResults: true,
+  articles: { maximum: 5000 },
+  corpusSeed: true,
+  split: true,
+  questionTypes: true,
+  minHops: true,
+  maxHops: true,
+  toolBudget: true,
+  windowLines: true,
+  reward: true,
+  formatPenalty: true,
 };
 
 export const validateWikiNavigatorOptions = defineOptions<WikiNavigatorOptions>(

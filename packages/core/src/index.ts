@@ -28,6 +28,7 @@ export {
   registry,
   type AgentContext,
   type AgentFactory,
+  type ClientOptions,
   type EnvDependencies,
   type EnvRegistration,
   type MakeOptions,

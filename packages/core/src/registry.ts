@@ -23,6 +23,14 @@ export interface AgentContext {
 
 export type AgentFactory = (context: AgentContext) => Agent<any, any>;
 
+/**
+ * Options a remote client may set through the env server (`env_options`), each with `true` (the option's own
+ * schema) or a JSON Schema that narrows it (a smaller range, a few safe values). The server refuses every
+ * option not listed, before the env is built: an option that names a file, a URL, a corpus, a model or a size
+ * past the env's small range stays the operator's (`turngym serve --client-options` widens the list).
+ */
+export type ClientOptions<O> = { readonly [K in keyof O]?: true | Readonly<Record<string, unknown>> };
+
 export interface EnvRegistration<O = any> {
   /** `[namespace/]name-vN`. */
   readonly id: string;
@@ -32,6 +40,8 @@ export interface EnvRegistration<O = any> {
   readonly optionsSchema?: JSONSchemaType<O>;
   /** Options fixed by this id (a variant of the same entry point, Gymnasium's `kwargs`). */
   readonly fixedOptions?: Partial<O>;
+  /** Options a client of the env server may set (default: none). */
+  readonly clientOptions?: ClientOptions<O>;
   /** Baseline agents: `scripted` (an expert with privileged access) and `random`. */
   readonly agents?: Readonly<Record<string, AgentFactory>>;
   /** The npm package that registered it. */

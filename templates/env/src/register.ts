@@ -12,6 +12,8 @@ export function register(registry: Registry): void {
     id: 'turngym/example-v1',
     entryPoint: (options) => new ExampleEnv(options),
     optionsSchema: exampleOptionsSchema,
+    // Options a client of `turngym serve` may set; list none that names a file, a URL or a large size.
+    clientOptions: { keys: true, chainLength: true, maxTurns: true },
     agents: {
       scripted: () => new ExampleSolver(),
       random: ({ seed }) => new RandomAgent(seed),
