@@ -30,10 +30,12 @@ export {
   playEpisodes,
   runAgentEpisodes,
   type AgentSource,
+  type AgentEpisodes,
   type AgentEpisodesOptions,
   type EpisodeResult,
   type PlayEpisodesOptions,
 } from './run-agent-episodes';
+export { DEFAULT_MAX_CONSECUTIVE_ERRORS } from './error-streak';
 export { resolveSuiteAgent, isEpisodeError, type ChatAgentSettings, type SuiteAgent } from './suite-agent';
 export {
   preflightSuite,

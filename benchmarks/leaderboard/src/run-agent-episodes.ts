@@ -1,4 +1,6 @@
 import {
+  describeError,
+  EPISODE_RECORD_SCHEMA_ID,
   MemoryRecordSink,
   runEpisode,
   type EnvDependencies,
@@ -8,7 +10,10 @@ import {
   type Registry,
 } from '@turngym/core';
 import type { Agent, Env } from '@turngym/spec';
+import type { EpisodeError } from './bench-result';
+import { ErrorStreak } from './error-streak';
 import type { PlannedEpisode } from './suite';
+import { isEpisodeError } from './suite-agent';
 
 /** Where the agents of a run come from: one fresh agent per episode, all from the same source. */
 export interface AgentSource {
@@ -47,6 +52,46 @@ export interface PlayEpisodesOptions {
 }
 
 /**
+ * The records of an episode that failed: the recorder's incomplete record gets the error; an episode that
+ * failed before its reset returned has none, so one is written with the error and no steps.
+ */
+function erroredRecords(
+  records: EpisodeRecord[],
+  env: Env<any, any>,
+  run: PlayEpisodesOptions,
+  episode: PlannedEpisode,
+  error: unknown,
+): EpisodeRecord[] {
+  const description = describeError(error);
+  if (records.length > 0)
+    return records.map((record) => (record.complete ? record : { ...record, error: description }));
+  return [
+    {
+      schema: EPISODE_RECORD_SCHEMA_ID,
+      episodeId: `${env.spec.id}#${episode.seed}.failed`,
+      envId: env.spec.id,
+      envVersion: env.spec.packageVersion ?? null,
+      seed: episode.seed,
+      resetOptions: episode.resetOptions ?? null,
+      agent: run.agent.name,
+      startedAt: new Date().toISOString(),
+      instructions: null,
+      initialObservation: null,
+      steps: [],
+      turns: 0,
+      totalReward: 0,
+      success: false,
+      terminated: false,
+      truncated: false,
+      complete: false,
+      cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+      forkOf: null,
+      error: description,
+    },
+  ];
+}
+
+/**
  * Plays planned episodes with up to `concurrency` envs at once. Each episode plays its own seed (and reset
  * options) whatever the concurrency, so results do not depend on scheduling. The first error that is not an
  * episode error stops the remaining work and is rethrown once every env is closed.
@@ -81,7 +126,8 @@ export async function playEpisodes(run: PlayEpisodesOptions): Promise<void> {
           const broken = env;
           env = undefined;
           await broken.close().catch(() => {});
-          result = { status: 'errored', episode, error, records: buffer.records.splice(0) };
+          const records = run.record ? erroredRecords(buffer.records.splice(0), broken, run, episode, error) : [];
+          result = { status: 'errored', episode, error, records };
         } finally {
           await agent.close?.();
         }
@@ -111,17 +157,31 @@ export interface AgentEpisodesOptions {
   options?: Record<string, unknown>;
   /** Episodes in flight at once; each has its own env instance. */
   concurrency?: number;
-  /** Where the recorder writes every episode. */
+  /** Where the recorder writes every episode, the errored ones too (incomplete, with the error). */
   sink?: RecordSink;
-  onEpisode?: (outcome: EpisodeOutcome) => void;
+  /** Stop after this many episodes in a row failed (default 10, as `turngym bench`). */
+  maxConsecutiveErrors?: number;
+  /** Called as each episode ends, errored ones included. */
+  onEpisode?: (result: EpisodeResult) => void;
+}
+
+export interface AgentEpisodes {
+  /** The episodes that ended, in seed order. */
+  outcomes: EpisodeOutcome[];
+  /** The episodes that failed for an infrastructure reason (an LLM call, an env fault), in seed order. */
+  errors: EpisodeError[];
 }
 
 /**
- * `turngym run`: `episodes` episodes from seed `seed` with up to `concurrency` envs at once; the outcomes in
- * seed order. The first error stops the remaining work and is rethrown once every env is closed.
+ * `turngym run`: `episodes` episodes from seed `seed` with up to `concurrency` envs at once. An episode that
+ * fails for an infrastructure reason (bench's `isEpisodeError`) is recorded and counted, and the run goes on;
+ * `maxConsecutiveErrors` failures in a row stop it with a `RunAbortedError`, the episodes so far recorded.
+ * Any other error stops the remaining work and is rethrown once every env is closed.
  */
-export async function runAgentEpisodes(run: AgentEpisodesOptions): Promise<EpisodeOutcome[]> {
+export async function runAgentEpisodes(run: AgentEpisodesOptions): Promise<AgentEpisodes> {
   const outcomes: EpisodeOutcome[] = [];
+  const errors: EpisodeError[] = [];
+  const streak = new ErrorStreak(run.maxConsecutiveErrors);
   await playEpisodes({
     registry: run.registry,
     envId: run.envId,
@@ -130,12 +190,23 @@ export async function runAgentEpisodes(run: AgentEpisodesOptions): Promise<Episo
     ...(run.options ? { options: run.options } : {}),
     ...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
     record: run.sink !== undefined,
+    isEpisodeError,
     onEpisode: (result) => {
-      if (result.status !== 'ok') return; // unreachable: no episode errors without isEpisodeError
       for (const record of result.records) run.sink?.write(record);
-      outcomes.push(result.outcome);
-      run.onEpisode?.(result.outcome);
+      if (result.status === 'ok') outcomes.push(result.outcome);
+      else errors.push({ seed: result.episode.seed, ...describeError(result.error) });
+      run.onEpisode?.(result);
+      const abort = streak.note(
+        result,
+        () =>
+          `${outcomes.length + errors.length} of ${run.episodes} episodes ran` +
+          (run.sink ? '; their records are written.' : '.'),
+      );
+      if (abort) throw abort;
     },
   });
-  return outcomes.sort((a, b) => a.seed - b.seed);
+  return {
+    outcomes: outcomes.sort((a, b) => a.seed - b.seed),
+    errors: errors.sort((a, b) => a.seed - b.seed),
+  };
 }

@@ -1,10 +1,11 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { TurnGymError, type EnvDependencies, type EpisodeRecord, type Registry } from '@turngym/core';
+import { describeError, type EnvDependencies, type EpisodeRecord, type Registry } from '@turngym/core';
 import { validateBenchResult, type BenchResult } from './bench-result';
 import { buildBenchResult } from './build-result';
 import { DEFAULT_RESAMPLES } from './bootstrap';
-import { PreflightError, RunAbortedError, RunMismatchError } from './leaderboard-errors';
+import { PreflightError, RunMismatchError } from './leaderboard-errors';
+import { ErrorStreak } from './error-streak';
 import { preflightSuite, type PreflightOptions, type PreflightPlan } from './preflight';
 import { RUN_MANIFEST_SCHEMA_ID, RunDirectory, type JournalEntry, type RunManifest } from './run-directory';
 import { playEpisodes, type EpisodeResult } from './run-agent-episodes';
@@ -105,11 +106,6 @@ function describeMismatch(existing: RunManifest, wanted: RunManifest): string | 
   return undefined;
 }
 
-function errorOf(error: unknown): { code: string; message: string; retryable: boolean } {
-  if (TurnGymError.isInstance(error)) return { code: error.code, message: error.message, retryable: error.isRetryable };
-  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error), retryable: false };
-}
-
 /**
  * Runs one agent on one suite: preflight (nothing runs if the agent, an endpoint or the suite's options are
  * wrong), then every planned episode that an earlier attempt has not finished, envs in suite order and up to
@@ -186,8 +182,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
     directory.noteAttempt({ ...attempt, elapsedMs: now - started });
   };
 
-  const maxConsecutive = options.maxConsecutiveErrors ?? 10;
-  let consecutive = 0;
+  const streak = new ErrorStreak(options.maxConsecutiveErrors);
   try {
     for (const env of plan.envs) {
       const remaining = env.episodes.filter((episode) => !journal.has(episode.key));
@@ -218,7 +213,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
             status: result.status,
             ...(result.status === 'ok'
               ? { outcome: result.outcome }
-              : { error: { seed: episode.seed, ...errorOf(result.error) } }),
+              : { error: { seed: episode.seed, ...describeError(result.error) } }),
             recordIds: records.map((record) => record.episodeId),
             finishedAt: new Date().toISOString(),
           };
@@ -226,20 +221,14 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
           journal.set(episode.key, entry);
           done += 1;
           noteAttempt(false);
-          if (result.status === 'errored') {
-            errored += 1;
-            consecutive += 1;
-          } else {
-            consecutive = 0;
-          }
+          if (result.status === 'errored') errored += 1;
           options.onEpisode?.({ envId: env.envId, entry, done, total, errored });
-          if (result.status === 'errored' && consecutive >= maxConsecutive) {
-            throw new RunAbortedError(
-              `${consecutive} episodes in a row failed (last: ${errorOf(result.error).message.replace(/\s*\n\s*/g, ' ')}). ` +
-                `${done} of ${total} episodes are saved in ${directory.directory}; run the same command again to resume.`,
-              { cause: result.error },
-            );
-          }
+          const abort = streak.note(
+            result,
+            () =>
+              `${done} of ${total} episodes are saved in ${directory.directory}; run the same command again to resume.`,
+          );
+          if (abort) throw abort;
         },
       });
     }

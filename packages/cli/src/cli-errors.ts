@@ -21,6 +21,8 @@ const BAD_INPUT_CODES = new Set([
   'ENV_CLOSED',
   'INVALID_ACTION_TYPE',
   'PLUGIN_LOAD',
+  // --out names a file that holds something other than episode records.
+  'NOT_EPISODE_FILE',
   'INVALID_MODEL_SPEC',
   // @turngym/lm: a checkpoint, tokenizer, adapter, backend or prompt the command line named is wrong.
   'INVALID_CHECKPOINT',

@@ -11,10 +11,14 @@ export function formatEstimate(value: number, interval: Interval, digits = 3): s
   return `${fixed(value, digits)} [${fixed(interval.low, digits)}, ${fixed(interval.high, digits)}]`;
 }
 
-/** The human-readable summary of `turngym run`. */
-export function formatRunSummary(summary: RunSummary): string {
+/**
+ * The human-readable summary of `turngym run`. `errored` episodes (an LLM call or the env failed) are
+ * counted apart: they are in no rate.
+ */
+export function formatRunSummary(summary: RunSummary, errored: number): string {
   const rows: [string, string][] = [
     ['episodes', String(summary.episodes)],
+    ['errored', errored > 0 ? `${errored}  (not scored; recorded as incomplete, with the error)` : '0'],
     [
       'success rate',
       `${formatEstimate(summary.successRate, summary.successInterval)}  (${summary.successes}/${summary.episodes}, 95% Wilson)`,

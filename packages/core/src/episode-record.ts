@@ -1,6 +1,6 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidRecordError } from './errors';
+import { InvalidRecordError, NotEpisodeFileError, type ErrorDescription } from './errors';
 import { compileValidator } from './schema-validation';
 
 export const EPISODE_RECORD_SCHEMA_ID = 'turngym.episode/v1';
@@ -39,6 +39,11 @@ export interface EpisodeRecord {
   cost: { toolCalls: number; llmTokens: number; wallMs: number };
   /** Set on episodes continued from a fork: the parent and the turn it was forked at. */
   forkOf: { episodeId: string; turn: number } | null;
+  /**
+   * Set on an episode that failed for an infrastructure reason (the env or the agent threw: a crashed browser,
+   * an LLM endpoint down); such a record is incomplete. Optional, so records written before it stay valid.
+   */
+  error?: ErrorDescription;
 }
 
 const anyValue = {};
@@ -120,6 +125,12 @@ export const episodeRecordSchema = {
       required: ['episodeId', 'turn'],
       properties: { episodeId: { type: 'string' }, turn: { type: 'integer', minimum: 0 } },
     },
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message', 'retryable'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, retryable: { type: 'boolean' } },
+    },
   },
 } as const;
 
@@ -135,14 +146,61 @@ export interface RecordSink {
   write(record: EpisodeRecord): void;
 }
 
-/** Appends one line per episode, synchronously, so a crash loses at most the episode in flight. */
+/**
+ * Appends one line per episode, synchronously, so a crash loses at most the episode in flight. An existing
+ * file must already be an episode file: appending to anything else would bury the user's data under records.
+ */
 export class JsonlRecordSink implements RecordSink {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
+    assertEpisodeFileOrAbsent(path);
   }
 
   write(record: EpisodeRecord): void {
     appendFileSync(this.path, `${JSON.stringify(record)}\n`);
+  }
+}
+
+/** The first line of a file, read in chunks: an episode file may be large, and only its first record is judged. */
+function firstLine(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(1 << 16);
+    const parts: Buffer[] = [];
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      const newline = chunk.subarray(0, read).indexOf(0x0a);
+      parts.push(Buffer.from(chunk.subarray(0, newline === -1 ? read : newline)));
+      if (newline !== -1) break;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Throws `NotEpisodeFileError` unless `path` is absent, empty, or starts with a valid episode record. */
+function assertEpisodeFileOrAbsent(path: string): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (size === 0) return;
+  const line = firstLine(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    throw new NotEpisodeFileError(path, 'its first line is not JSON');
+  }
+  try {
+    validateEpisodeRecord(parsed);
+  } catch (error) {
+    throw new NotEpisodeFileError(path, `its first line is not an episode record: ${(error as Error).message}`);
   }
 }
 

@@ -15,6 +15,7 @@
  * | INVALID_ACTION_TYPE | InvalidActionTypeError| no        | an action of the wrong JavaScript type         |
  * | PLUGIN_LOAD         | PluginLoadError       | no        | an env package failed to load or register      |
  * | INVALID_RECORD      | InvalidRecordError    | no        | an episode record fails its schema             |
+ * | NOT_EPISODE_FILE    | NotEpisodeFileError   | no        | appending records to a file that holds others  |
  * | ENV_FAULT           | EnvFaultError         | yes       | a browser/sandbox/LLM role crashed mid-episode |
  */
 const MARKER = Symbol.for('turngym.error');
@@ -30,6 +31,7 @@ export type ErrorCode =
   | 'INVALID_ACTION_TYPE'
   | 'PLUGIN_LOAD'
   | 'INVALID_RECORD'
+  | 'NOT_EPISODE_FILE'
   | 'ENV_FAULT'
   | (string & {});
 
@@ -126,8 +128,34 @@ export class InvalidRecordError extends TurnGymError {
   }
 }
 
+export class NotEpisodeFileError extends TurnGymError {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(
+      'NOT_EPISODE_FILE',
+      `${path} exists and is not a TurnGym episode file (${reason}); records are appended only to an episode ` +
+        'file, so choose another path or move that file away.',
+    );
+  }
+}
+
 export class EnvFaultError extends TurnGymError {
   constructor(message: string, options: { cause?: unknown; isRetryable?: boolean } = {}) {
     super('ENV_FAULT', message, { isRetryable: true, ...options });
   }
+}
+
+/** An error as records and results keep it: JSON, without the stack. */
+export interface ErrorDescription {
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/** The code, message and retryability of any thrown value (`UNKNOWN`, not retryable, for a non-TurnGym one). */
+export function describeError(error: unknown): ErrorDescription {
+  if (TurnGymError.isInstance(error)) return { code: error.code, message: error.message, retryable: error.isRetryable };
+  return { code: 'UNKNOWN', message: error instanceof Error ? error.message : String(error), retryable: false };
 }

@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EPISODE_RECORD_SCHEMA_ID, JsonlRecordSink, readEpisodeRecords, type EpisodeRecord } from './episode-record';
+import { NotEpisodeFileError } from './errors';
+
+const record = (seed: number): EpisodeRecord => ({
+  schema: EPISODE_RECORD_SCHEMA_ID,
+  episodeId: `test#${seed}`,
+  envId: 'test/env-v1',
+  envVersion: null,
+  seed,
+  resetOptions: null,
+  agent: null,
+  startedAt: new Date(0).toISOString(),
+  instructions: null,
+  initialObservation: 'start',
+  steps: [],
+  turns: 0,
+  totalReward: 0,
+  success: false,
+  terminated: false,
+  truncated: false,
+  complete: false,
+  cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+  forkOf: null,
+});
+
+describe('JsonlRecordSink', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'turngym-record-sink-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('creates an absent file and appends to an episode file', () => {
+    const path = join(directory, 'nested', 'records.jsonl');
+    new JsonlRecordSink(path).write(record(1));
+    new JsonlRecordSink(path).write(record(2));
+    expect(readEpisodeRecords(path).map((each) => each.seed)).toEqual([1, 2]);
+  });
+
+  it('refuses an existing file that is not an episode file, leaving it untouched', () => {
+    const long = `${JSON.stringify({ ...record(3), schema: 'other/v1' })}${' '.repeat(200_000)}\n`;
+    for (const content of ['name,score\nada,3\n', '{"rows": []}\n', long]) {
+      const path = join(directory, 'data.jsonl');
+      writeFileSync(path, content);
+      expect(() => new JsonlRecordSink(path)).toThrow(NotEpisodeFileError);
+      expect(() => new JsonlRecordSink(path)).toThrow(/data\.jsonl exists and is not a TurnGym episode file/);
+      expect(readFileSync(path, 'utf8')).toBe(content);
+    }
+  });
+
+  it('keeps an errored episode: the error field is part of the schema', () => {
+    const path = join(directory, 'records.jsonl');
+    const error = { code: 'ENV_FAULT', message: 'the browser crashed', retryable: true };
+    new JsonlRecordSink(path).write({ ...record(4), error });
+    expect(readEpisodeRecords(path)[0]?.error).toEqual(error);
+  });
+});

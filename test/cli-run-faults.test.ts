@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readEpisodeRecords } from '@turngym/core';
+import { runBuiltCli } from './helpers/run-built-cli';
+
+// An env whose infrastructure fails (EnvFaultError, like a crashed browser) on the seeds its options name.
+const FIXTURE = join(__dirname, 'fixtures', 'faulty-env');
+const ID = 'fixture/faulty-v1';
+
+function run(args: readonly string[], faults: { faultySeeds: number[]; faultAt?: 'reset' | 'step' }) {
+  return runBuiltCli([
+    '--plugin',
+    FIXTURE,
+    'run',
+    ID,
+    '--agent',
+    'random',
+    ...args,
+    '--options',
+    JSON.stringify(faults),
+  ]);
+}
+
+describe('turngym run when episodes fail for an infrastructure reason', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'turngym-cli-run-faults-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('records a failed episode as incomplete with its error, goes on, and prints the errored count', async () => {
+    const out = join(directory, 'step-faults.jsonl');
+    const result = await run(['--episodes', '5', '--out', out], { faultySeeds: [1, 3] });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^episodes\s+3$/m);
+    expect(result.stdout).toMatch(/^errored\s+2\b/m);
+    expect(result.stderr).toContain('warning: seed 1 errored (ENV_FAULT): the browser crashed on seed 1');
+    const records = readEpisodeRecords(out).sort((a, b) => (a.seed as number) - (b.seed as number));
+    expect(records.map((record) => [record.seed, record.complete])).toEqual([
+      [0, true],
+      [1, false],
+      [2, true],
+      [3, false],
+      [4, true],
+    ]);
+    expect(records[1]).toMatchObject({
+      initialObservation: 'Say done.',
+      error: { code: 'ENV_FAULT', message: 'the browser crashed on seed 1', retryable: true },
+    });
+    expect(records[0]?.error).toBeUndefined();
+  });
+
+  it('an episode whose reset failed gets a record with no steps; --json lists the errored episodes', async () => {
+    const out = join(directory, 'reset-faults.jsonl');
+    const result = await run(['--episodes', '3', '--out', out, '--json'], { faultySeeds: [1], faultAt: 'reset' });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { summary: { episodes: number }; errored: number; errors: unknown[] };
+    expect(report.summary.episodes).toBe(2);
+    expect(report.errored).toBe(1);
+    const error = { code: 'ENV_FAULT', message: 'the page for seed 1 did not load', retryable: true };
+    expect(report.errors).toEqual([{ seed: 1, ...error }]);
+    const failed = readEpisodeRecords(out).filter((record) => !record.complete);
+    expect(failed).toEqual([expect.objectContaining({ envId: ID, seed: 1, steps: [], complete: false, error })]);
+  });
+
+  it('stops after --max-consecutive-errors failures in a row, keeping the records so far', async () => {
+    const out = join(directory, 'streak.jsonl');
+    const result = await run(['--episodes', '10', '--max-consecutive-errors', '3', '--out', out], {
+      faultySeeds: [1, 3, 4, 5, 6, 7, 8, 9],
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: 3 episodes in a row failed \(last: the browser crashed on seed 5\)/m);
+    // Seeds 0–5 ran (1 failed alone, then 3, 4, 5 in a row); 6–9 never started.
+    expect(readEpisodeRecords(out).map((record) => record.seed)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('turngym run --out', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'turngym-cli-run-out-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('refuses an existing file that is not an episode file, and leaves it as it was', async () => {
+    for (const content of ['name,score\nada,3\n', '{"some": "other json"}\n']) {
+      const out = join(directory, 'not-records.jsonl');
+      writeFileSync(out, content);
+      const result = await run(['--episodes', '2', '--out', out], { faultySeeds: [] });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: \S+not-records\.jsonl exists and is not a TurnGym episode file/m);
+      expect(readFileSync(out, 'utf8')).toBe(content);
+    }
+  });
+
+  it('appends to an existing episode file', async () => {
+    const out = join(directory, 'records.jsonl');
+    const earlier = {
+      schema: 'turngym.episode/v1',
+      episodeId: 'earlier',
+      envId: ID,
+      envVersion: null,
+      seed: 7,
+      resetOptions: null,
+      agent: null,
+      startedAt: new Date(0).toISOString(),
+      instructions: null,
+      initialObservation: 'Say done.',
+      steps: [],
+      turns: 0,
+      totalReward: 0,
+      success: false,
+      terminated: false,
+      truncated: false,
+      complete: false,
+      cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+      forkOf: null,
+    };
+    writeFileSync(out, `${JSON.stringify(earlier)}\n`);
+    expect((await run(['--episodes', '2', '--out', out], { faultySeeds: [] })).code).toBe(0);
+    expect(readEpisodeRecords(out).map((record) => record.seed)).toEqual([7, 0, 1]);
+  });
+});
