@@ -62,17 +62,41 @@ function expected(forms: readonly Form[]): string {
   return forms.map((form) => `{"${form}": …}`).join(' or ');
 }
 
-/** The `action` schema `/schema` publishes for an env: its space's forms, tool names and examples in the text. */
+/**
+ * The `action` schema `/schema` publishes for an env: one flat object schema, as pydantic emits an action model
+ * (`properties`, `required`), since generic OpenEnv clients read `properties` to build an action. The fields
+ * of every form the space accepts are its properties; `required` holds what every form needs (`text` for text
+ * spaces). That exactly one form is sent, the description says and `decodeAction` enforces.
+ */
 export function actionSchema(spec: EnvSpec): Record<string, unknown> {
   const space = spec.actionSpace;
-  const hints: string[] = [`Action of ${spec.id} (${space.type} space).`];
+  const forms = formsOf(space);
+  const hints: string[] = [`Action of ${spec.id} (${space.type} space): send exactly one of ${expected(forms)}.`];
   if (space.type === 'tools')
     hints.push(
       `Tools: ${space.tools.map((tool) => tool.name).join(', ')} (schemas in /metadata and the session spec).`,
     );
   if (space.type === 'discrete') hints.push(`Options: ${space.labels.map((label, i) => `${i}=${label}`).join(', ')}.`);
   if (space.type !== 'discrete' && space.examples?.length) hints.push(`Text examples: ${space.examples.join(' | ')}.`);
-  return { title: 'TurnGymAction', description: hints.join(' '), oneOf: formsOf(space).map((form) => FORMS[form]) };
+  const properties: Record<string, unknown> = {};
+  for (const form of forms) {
+    const { properties: fields, description } = FORMS[form] as {
+      properties: Record<string, object>;
+      description: string;
+    };
+    for (const [name, schema] of Object.entries(fields)) {
+      if (name in properties) continue;
+      properties[name] = name === form ? { ...schema, description } : schema;
+    }
+  }
+  return {
+    type: 'object',
+    title: 'TurnGymAction',
+    description: hints.join(' '),
+    additionalProperties: false,
+    properties,
+    required: forms.length === 1 ? [...((FORMS[forms[0] as Form] as { required: string[] }).required ?? [])] : [],
+  };
 }
 
 /** TurnGym action → wire action. */
@@ -108,7 +132,7 @@ export function decodeAction(data: unknown, spec: EnvSpec, loc: readonly (string
     const shown = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
     throw new InvalidRequestError(
       `Invalid action: expected an object ${expected(formsOf(spec.actionSpace))}, got ${shown}`,
-      [{ type: 'type', loc: [...loc], msg: `${loc.join('.')} must be object` }],
+      [{ type: 'dict_type', loc: [...loc], msg: `${loc.join('.')} must be object` }],
     );
   }
   const record = data as Record<string, unknown>;
@@ -117,7 +141,7 @@ export function decodeAction(data: unknown, spec: EnvSpec, loc: readonly (string
   if (!form) {
     throw new InvalidRequestError(`Invalid action: expected ${expected(allowed)}`, [
       {
-        type: 'required',
+        type: 'missing',
         loc: [...loc],
         msg: `${loc.join('.')} needs one of the keys ${allowed.map((f) => `"${f}"`).join(', ')}`,
       },

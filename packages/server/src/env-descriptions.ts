@@ -1,5 +1,6 @@
 import type { EnvSpec, ToolSpec } from '@turngym/spec';
 import { actionSchema } from './action-codec';
+import { ENV_ROUTES, type EnvRoute } from './routes';
 
 /** `GET /metadata`: OpenEnv's EnvironmentMetadata (its model forbids other keys, so there are none). */
 export function metadataOf(spec: EnvSpec): Record<string, unknown> {
@@ -44,25 +45,33 @@ export function readmeOf(spec: EnvSpec): string {
   return lines.join('\n');
 }
 
-export const OBSERVATION_SCHEMA = {
-  title: 'TurnGymObservation',
-  description:
-    'Text envs send {"text": ...}, others {"value": <JSON>}. The step info is the top-level "metadata" of the observation reply.',
-  oneOf: [
-    { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' } } },
-    { type: 'object', additionalProperties: false, required: ['value'], properties: { value: {} } },
-  ],
-};
+/**
+ * `/schema`'s observation: a flat object schema (pydantic's shape, as for the action). Text envs send
+ * `{"text": ...}`, others `{"value": <JSON>}`; the step's info is the reply's top-level `metadata`.
+ */
+export function observationSchema(spec: EnvSpec): Record<string, unknown> {
+  return {
+    type: 'object',
+    title: 'TurnGymObservation',
+    description:
+      'Text envs send {"text": ...}, others {"value": <JSON>}. The step info is the top-level "metadata" of the observation reply.',
+    properties: {
+      text: { type: 'string', description: 'The observation of a text env.' },
+      value: { description: 'The observation of any other env, as JSON.' },
+    },
+    required: spec.observationSpace.type === 'text' ? ['text'] : [],
+  };
+}
 
 export const STATE_SCHEMA = {
   title: 'TurnGymState',
   type: 'object',
   properties: {
-    episode_id: { type: ['string', 'null'] },
+    episode_id: { type: 'string', description: "The client's episode_id, else <session_id>:<resets>." },
     step_count: { type: 'integer', minimum: 0 },
     env_id: { type: 'string' },
     session_id: { type: 'string' },
-    seed: { type: ['integer', 'null'] },
+    seed: { type: ['integer', 'null'], description: 'The seed the last reset used (sent, or drawn by the env).' },
     done: { type: 'boolean' },
   },
   required: ['episode_id', 'step_count'],
@@ -70,7 +79,7 @@ export const STATE_SCHEMA = {
 
 /** `GET /schema`: OpenEnv's SchemaResponse. */
 export function schemaOf(spec: EnvSpec): Record<string, unknown> {
-  return { action: actionSchema(spec), observation: OBSERVATION_SCHEMA, state: STATE_SCHEMA };
+  return { action: actionSchema(spec), observation: observationSchema(spec), state: STATE_SCHEMA };
 }
 
 /** MCP tools of an env: its own tools, or one `act` tool taking the raw text (or index). */
@@ -109,7 +118,7 @@ export function openApiOf(spec: EnvSpec, serverVersion: string): Record<string, 
     type: 'object',
     required: ['observation', 'reward', 'done'],
     properties: {
-      observation: OBSERVATION_SCHEMA,
+      observation: observationSchema(spec),
       reward: { type: ['number', 'null'] },
       done: { type: 'boolean' },
       metadata: { type: 'object' },
@@ -117,59 +126,123 @@ export function openApiOf(spec: EnvSpec, serverVersion: string): Record<string, 
       truncated: { type: 'boolean' },
     },
   };
-  return {
-    openapi: '3.1.0',
-    info: { title: `TurnGym env server: ${spec.id}`, version: serverVersion, description: spec.summary },
-    paths: {
-      '/health': { get: { summary: 'Health check', responses: { '200': { description: 'healthy' } } } },
-      '/metadata': {
-        get: { summary: 'Environment metadata', responses: { '200': { description: 'EnvironmentMetadata' } } },
-      },
-      '/schema': {
-        get: {
-          summary: 'Action, observation and state schemas',
-          responses: { '200': { description: 'SchemaResponse' } },
-        },
-      },
-      '/reset': {
-        post: {
-          summary: 'Reset a fresh env (stateless)',
-          requestBody: json({
+  // FastAPI's HTTPValidationError: what every 422 carries.
+  const validationError = {
+    description: 'Validation Error',
+    ...json({
+      type: 'object',
+      properties: {
+        detail: {
+          type: 'array',
+          items: {
             type: 'object',
-            properties: { seed: { type: 'integer' }, episode_id: { type: 'string' } },
-          }),
-          responses: { '200': { description: 'observation', ...json(observationReply) } },
-        },
-      },
-      '/step': {
-        post: {
-          summary: 'Reset a fresh env and apply one action (stateless)',
-          requestBody: json({
-            type: 'object',
-            required: ['action'],
-            properties: { action: actionSchema(spec), seed: { type: 'integer' } },
-          }),
-          responses: {
-            '200': { description: 'observation', ...json(observationReply) },
-            '422': { description: 'invalid action' },
+            required: ['type', 'loc', 'msg'],
+            properties: {
+              type: { type: 'string' },
+              loc: { type: 'array', items: { type: ['string', 'integer'] } },
+              msg: { type: 'string' },
+              input: {},
+            },
           },
         },
       },
-      '/envs': {
-        get: { summary: 'Served env ids and specs (TurnGym)', responses: { '200': { description: 'envs' } } },
+    }),
+  };
+  const envPaths: Record<EnvRoute, Record<string, unknown>> = {
+    health: { get: { summary: 'Health check', responses: { '200': { description: 'healthy' } } } },
+    metadata: {
+      get: { summary: 'Environment metadata', responses: { '200': { description: 'EnvironmentMetadata' } } },
+    },
+    schema: {
+      get: {
+        summary: 'Action, observation and state schemas',
+        responses: { '200': { description: 'SchemaResponse' } },
       },
-      '/mcp': {
-        post: {
-          summary: 'MCP JSON-RPC 2.0: tools/list, tools/call (stateless)',
-          responses: { '200': { description: 'JSON-RPC response' } },
-        },
+    },
+    state: {
+      get: {
+        summary: 'State of a fresh env (stateless; a WebSocket session answers `{"type":"state"}` with its own)',
+        responses: { '200': { description: 'State', ...json(STATE_SCHEMA) } },
       },
-      '/ws': {
-        get: {
-          summary: 'WebSocket session (reset, step, state, close; TurnGym: session, fork, fingerprint, anchor)',
-          responses: { '101': { description: 'upgrade' } },
+    },
+    reset: {
+      post: {
+        summary: 'Reset a fresh env (stateless)',
+        requestBody: json({
+          type: 'object',
+          properties: { seed: { type: 'integer' }, episode_id: { type: 'string' } },
+        }),
+        responses: { '200': { description: 'observation', ...json(observationReply) }, '422': validationError },
+      },
+    },
+    step: {
+      post: {
+        summary: 'Reset a fresh env and apply one action (stateless)',
+        requestBody: json({
+          type: 'object',
+          required: ['action'],
+          properties: { action: actionSchema(spec), seed: { type: 'integer' } },
+        }),
+        responses: {
+          '200': { description: 'observation', ...json(observationReply) },
+          '422': validationError,
         },
       },
     },
+    'openapi.json': {
+      get: { summary: 'This OpenAPI document', responses: { '200': { description: 'OpenAPI 3.1' } } },
+    },
+    mcp: {
+      post: {
+        summary: 'MCP JSON-RPC 2.0: tools/list, tools/call (stateless)',
+        responses: { '200': { description: 'JSON-RPC response' } },
+      },
+    },
+    ws: {
+      get: {
+        summary: 'WebSocket session (reset, step, state, close; TurnGym: session, fork, fingerprint, anchor)',
+        responses: { '101': { description: 'upgrade' } },
+      },
+    },
+    mux: {
+      get: {
+        summary: 'WebSocket carrying many sessions, one per channel (TurnGym)',
+        responses: { '101': { description: 'upgrade' } },
+      },
+    },
+  };
+  const envId = { name: 'env_id', in: 'path', required: true, schema: { type: 'string' } };
+  const sessionId = { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } };
+  const paths: Record<string, unknown> = {};
+  for (const route of ENV_ROUTES) paths[`/${route}`] = envPaths[route];
+  // Every env route again under /envs/<env id>/ (the id percent-encoded or not).
+  for (const route of ENV_ROUTES) {
+    const operations: Record<string, unknown> = {};
+    for (const [method, operation] of Object.entries(envPaths[route]))
+      operations[method] = { ...(operation as object), parameters: [envId] };
+    paths[`/envs/{env_id}/${route}`] = operations;
+  }
+  paths['/envs'] = {
+    get: { summary: 'Served env ids and specs (TurnGym)', responses: { '200': { description: 'envs' } } },
+  };
+  paths['/sessions/{session_id}/fingerprint'] = {
+    post: {
+      summary: "Fingerprint of an action in a session's current state (TurnGym; RemoteEnv's synchronous hook)",
+      parameters: [sessionId],
+      requestBody: json({ type: 'object', required: ['action'], properties: { action: actionSchema(spec) } }),
+      responses: { '200': { description: '{fingerprint}' }, '422': validationError },
+    },
+  };
+  paths['/sessions/{session_id}/anchor'] = {
+    get: {
+      summary: "Anchor of a session's current state (TurnGym)",
+      parameters: [sessionId],
+      responses: { '200': { description: '{anchor}' } },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: `TurnGym env server: ${spec.id}`, version: serverVersion, description: spec.summary },
+    paths,
   };
 }

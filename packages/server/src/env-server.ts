@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { ClientOptionsPolicy } from './client-options';
 import { toErrorData } from './error-mapping';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
 import { validateQuery } from './message-schemas';
@@ -60,6 +61,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly muxConnections = new Set<MuxConnection>();
   private reaper: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Connections that answered the last ping (or sent anything) since it left. */
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly clientOptions: ClientOptionsPolicy;
   private stopping: Promise<void> | undefined;
   private boundPort = 0;
 
@@ -67,7 +72,9 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     private readonly settings: ServeSettings,
     private readonly registry: Registry,
     readonly logger?: Logger,
+    private readonly onSessionClosed?: (session: { sessionId: string; envId: string }) => void,
   ) {
+    this.clientOptions = new ClientOptionsPolicy(settings.clientOptions);
     this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
     this.http = createServer((request, response) => this.onRequest(request, response));
     // The WS layer's own cap is generous: frames between the limit and it get a VALIDATION_ERROR reply.
@@ -110,6 +117,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     for (const id of this.settings.ids) {
       const env = await this.registry.make(id);
       try {
+        this.clientOptions.add(env.spec.id, this.registry.get(id));
         this.specs.set(env.spec.id, env.spec);
         this.registered.set(env.spec.id, id);
         this.aliases.set(id, env.spec.id);
@@ -132,6 +140,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     );
     this.reaper = setInterval(() => this.reap(), Math.max(10, Math.min(1000, Math.floor(horizon / 4))));
     this.reaper.unref();
+    if (this.settings.heartbeatMs > 0) {
+      this.heartbeat = setInterval(() => this.beat(), this.settings.heartbeatMs);
+      this.heartbeat.unref();
+    }
   }
 
   // ---- SessionHost / HttpContext ----
@@ -167,14 +179,27 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return this.sessions.get(sessionId);
   }
 
-  buildEnv(config: SessionConfig): Promise<Env<unknown, Action>> {
-    return this.registry.make(this.registered.get(this.resolveEnvId(config.envId)) as string, makeOptionsOf(config));
+  /**
+   * Builds an env for a config. The client's `env_options` pass the allow-list first (a refusal is a
+   * VALIDATION_ERROR at `loc`), so an option the operator did not allow never reaches the env.
+   */
+  async buildEnv(
+    config: SessionConfig,
+    loc: readonly (string | number)[] = ['env_options'],
+  ): Promise<Env<unknown, Action>> {
+    const canonical = this.resolveEnvId(config.envId);
+    this.clientOptions.check(canonical, config.envOptions, loc);
+    return this.registry.make(this.registered.get(canonical) as string, makeOptionsOf(config));
   }
 
-  async withEnv<T>(config: SessionConfig, body: (env: Env<unknown, Action>) => Promise<T>): Promise<T> {
+  async withEnv<T>(
+    config: SessionConfig,
+    body: (env: Env<unknown, Action>) => Promise<T>,
+    loc: readonly (string | number)[] = ['body', 'env_options'],
+  ): Promise<T> {
     this.claimSlot();
     try {
-      const env = await this.buildEnv(config);
+      const env = await this.buildEnv(config, loc);
       try {
         return await body(env);
       } finally {
@@ -197,7 +222,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     this.claimSlot();
     let env: Env<unknown, Action>;
     try {
-      env = await this.buildEnv(canonical);
+      env = await this.buildEnv(canonical, ['data', 'env_options']);
     } finally {
       this.transient -= 1;
     }
@@ -223,6 +248,11 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
 
   sessionClosed(session: Session): void {
     this.sessions.delete(session.id);
+    try {
+      this.onSessionClosed?.({ sessionId: session.id, envId: session.envId });
+    } catch (error) {
+      this.logger?.warn(`onSessionClosed failed: ${String(error)}`);
+    }
   }
 
   // ---- lifecycle ----
@@ -235,6 +265,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
       if (this.reaper) clearInterval(this.reaper);
+      if (this.heartbeat) clearInterval(this.heartbeat);
       const listening = new Promise<void>((resolve) => this.http.close(() => resolve()));
       // Connections being set up finish first (their envs then close with everything else).
       await Promise.allSettled([...this.inflight]);
@@ -279,6 +310,31 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
         void session.close(CLOSE_CODES.goingAway, 'idle timeout');
       }
     }
+  }
+
+  /**
+   * The `ws` library's heartbeat: a connection that neither answered the last ping nor sent a frame since is
+   * cut (its 'close' ends its sessions). A peer that vanished without a FIN (a killed VM, a pulled cable) would
+   * otherwise hold its session until the idle timeout. Any frame counts as life, so a client busy streaming
+   * messages is never cut for a pong stuck behind them.
+   */
+  private beat(): void {
+    for (const client of this.wss.clients) {
+      if (!this.alive.has(client)) {
+        client.terminate();
+        continue;
+      }
+      this.alive.delete(client);
+      client.ping();
+    }
+  }
+
+  /** Starts the heartbeat bookkeeping of a new connection. */
+  private watch(ws: WebSocket): void {
+    this.alive.add(ws);
+    const live = (): void => void this.alive.add(ws);
+    ws.on('pong', live);
+    ws.on('message', live);
   }
 
   /** Counts an env about to exist outside `sessions`; throws CAPACITY_REACHED when there is no room. */
@@ -343,13 +399,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     const envId = route.envId ?? query.env ?? (this.settings.ids[0] as string);
     if (route.route === 'mux') {
       this.wss.handleUpgrade(request, socket, head, (ws) => {
+        this.watch(ws);
         const mux = new MuxConnection(this, ws, envId);
         this.muxConnections.add(mux);
         ws.once('close', () => this.muxConnections.delete(mux));
       });
       return;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.track(this.onConnection(ws, envId, query.session)));
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      this.watch(ws);
+      this.track(this.onConnection(ws, envId, query.session));
+    });
   }
 
   /** A new `/ws` connection: claims a fork, or builds a fresh env (OpenEnv: one env per connection). */

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TurnGymError } from '@turngym/core';
 import type { Action, Env, EnvSpec, ToolCall } from '@turngym/spec';
 import { decodeAction } from './action-codec';
 import { metadataOf, mcpToolsOf, openApiOf, schemaOf } from './env-descriptions';
 import { toErrorData } from './error-mapping';
+import { checkJsonDepth } from './json-depth';
 import {
   validateFingerprintBody,
   validateJsonRpc,
@@ -29,6 +31,7 @@ export interface HttpContext {
   servedSpecs(): EnvSpec[];
   session(sessionId: string): Session | undefined;
   /** Builds a short-lived env for a stateless request, counted against capacity while it lives. */
+  /** The client's `env_options` pass the allow-list first (a refusal: 422 naming the option). */
   withEnv<T>(config: SessionConfig, body: (env: Env<unknown, Action>) => Promise<T>): Promise<T>;
 }
 
@@ -105,6 +108,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
 async function readJson(request: IncomingMessage, limit: number, emptyAs: unknown): Promise<unknown> {
   const text = await readBody(request, limit);
   if (text.trim() === '') return emptyAs;
+  checkJsonDepth(text, ['body']);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -178,8 +182,15 @@ export async function handleHttp(
       case 'openapi.json':
         return sendJson(response, 200, openApiOf(spec, context.serverVersion));
       case 'state':
-        // Stateless, like OpenEnv's GET /state: the state of a fresh env.
-        return sendJson(response, 200, { episode_id: null, step_count: 0, env_id: canonical, seed: null, done: false });
+        // Stateless, like OpenEnv's GET /state: the state of a fresh env, whose episode gets a fresh id as
+        // OpenEnv's envs give theirs (State.episode_id), so a generic client always reads a string there.
+        return sendJson(response, 200, {
+          episode_id: randomUUID(),
+          step_count: 0,
+          env_id: canonical,
+          seed: null,
+          done: false,
+        });
       case 'reset': {
         const data = validateResetBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
         const reply = await context.withEnv(configFor(canonical, data), async (env) =>

@@ -1,6 +1,7 @@
 /** @turngym/server — an OpenEnv-compatible env server (WebSocket + HTTP) with TurnGym's extensions, and RemoteEnv. */
 export { serveEnvs, type ServerHandle } from './serve-envs';
 export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './server-options';
+export type { ClientOptionsWidening } from './client-options';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';
 export { listRemoteEnvs, type RemoteEnvListing } from './list-remote-envs';
 export { actionSchema, encodeAction, decodeAction } from './action-codec';

@@ -1,5 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import { toErrorData } from './error-mapping';
+import { checkJsonDepth } from './json-depth';
 import { validateMessage, validateMuxFrame } from './message-schemas';
 import { CLOSE_CODES, MAX_UNREAD_BYTES, type ErrorData, type MuxEnvelope, type OpenData } from './protocol';
 import type { Reply, Session } from './session';
@@ -61,9 +62,16 @@ export class MuxConnection {
       : Array.isArray(raw)
         ? raw.reduce((sum, part) => sum + part.length, 0)
         : raw.byteLength;
+    const text = textOf(raw);
+    try {
+      checkJsonDepth(text, ['frame']);
+    } catch (error) {
+      this.post(null, { type: 'error', data: toErrorData(error) });
+      return;
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(textOf(raw));
+      parsed = JSON.parse(text);
     } catch (error) {
       this.post(null, {
         type: 'error',

@@ -116,7 +116,7 @@ describe('error replies', () => {
     const state = await client.request({ type: 'state', data: {} });
     expect(state.data).toMatchObject({
       code: 'VALIDATION_ERROR',
-      errors: [{ type: 'additionalProperties', loc: ['data'] }],
+      errors: [{ type: 'extra_forbidden', loc: ['data'], input: {} }],
     });
     const reset = await client.request({ type: 'reset', data: { sede: 1 } });
     expect(reset.data.errors).toEqual([
@@ -126,7 +126,9 @@ describe('error replies', () => {
       }),
     ]);
     const seed = await client.request({ type: 'reset', data: { seed: 1.5 } });
-    expect(seed.data.errors).toEqual([expect.objectContaining({ type: 'type', loc: ['data', 'seed'] })]);
+    expect(seed.data.errors).toEqual([
+      expect.objectContaining({ type: 'int_type', loc: ['data', 'seed'], input: 1.5 }),
+    ]);
     await client.request({ type: 'reset', data: { seed: 1 } });
     const action = await client.request({ type: 'step', data: { txt: 'LOOKUP(a)' } });
     expect(action.data).toMatchObject({
@@ -134,7 +136,7 @@ describe('error replies', () => {
       message: expect.stringContaining('{"text": …} or {"tool": …}'),
     });
     const noData = await client.request({ type: 'step' });
-    expect(noData.data.errors).toEqual([expect.objectContaining({ type: 'required', loc: ['data'] })]);
+    expect(noData.data.errors).toEqual([expect.objectContaining({ type: 'missing', loc: ['data'] })]);
     const args = await client.request({ type: 'step', data: { tool: 'LOOKUP', arguments: 'key' } });
     expect(args.data.errors).toEqual([expect.objectContaining({ loc: ['data', 'arguments'] })]);
   });
@@ -266,10 +268,18 @@ describe('HTTP routes', () => {
     expect((await body(get('/envs/test/echo-v1/metadata'))).name).toBe('test/echo-v1');
     const schema = await body(get('/schema'));
     expect(Object.keys(schema).sort()).toEqual(['action', 'observation', 'state']);
-    expect(schema.action.oneOf.map((form: { title: string }) => form.title)).toEqual(['TextAction', 'ToolCallAction']);
-    expect(
-      (await body(get('/schema?env=test/choice-v1'))).action.oneOf.map((form: { title: string }) => form.title),
-    ).toEqual(['IndexAction', 'TextAction']);
+    // Flat object schemas, as pydantic emits them: a generic client builds an action from `properties`.
+    expect(schema.action).toMatchObject({ type: 'object', required: [] });
+    expect(schema.action).not.toHaveProperty('oneOf');
+    expect(Object.keys(schema.action.properties)).toEqual(['text', 'metadata', 'tool', 'arguments', 'id']);
+    expect(schema.observation).toMatchObject({ type: 'object', required: ['text'], properties: { text: {} } });
+    const choice = (await body(get('/schema?env=test/choice-v1'))).action;
+    expect(Object.keys(choice.properties)).toEqual(['index', 'metadata', 'text']);
+    expect((await body(get('/schema?env=test/echo-v1'))).action).toMatchObject({
+      type: 'object',
+      required: ['text'],
+      properties: { text: { type: 'string' } },
+    });
     expect((await body(get('/envs'))).envs.map((env: { id: string }) => env.id)).toEqual(ALL_IDS);
     expect(typeof (await body(get('/openapi.json'))).info.version).toBe('string');
   });
@@ -296,7 +306,7 @@ describe('HTTP routes', () => {
     expect((await body(invalid)).detail).toEqual([expect.objectContaining({ loc: ['body', 'action'] })]);
     const missing = await post('/step', {});
     expect((await body(missing)).detail).toEqual([
-      expect.objectContaining({ type: 'required', loc: ['body', 'action'] }),
+      { type: 'missing', loc: ['body', 'action'], msg: 'body.action is required', input: {} },
     ]);
     const broken = await post('/reset', '{oops');
     expect(broken.status).toBe(422);

@@ -27,11 +27,13 @@ export const PROTOCOL_ERROR_CODES: readonly ProtocolErrorCode[] = [
 
 /** One problem in a VALIDATION_ERROR, in pydantic's shape (`errors` on WS, `detail` on HTTP 422). */
 export interface ValidationDetail {
-  /** The failed JSON Schema keyword, e.g. `required`, `type`, `additionalProperties`. */
+  /** pydantic 2's word for the problem: `missing`, `extra_forbidden`, `int_type`, `string_type`, `enum` … */
   readonly type: string;
   /** Path to the field, e.g. `["data", "seed"]`. */
   readonly loc: readonly (string | number)[];
   readonly msg: string;
+  /** The offending value, as pydantic echoes it (left out when its JSON is over 1 KiB). */
+  readonly input?: unknown;
 }
 
 /** `data` of an `error` reply. */
@@ -82,9 +84,13 @@ export interface ObservationData {
   readonly anchor?: string;
 }
 
-/** `data` of a `state` reply: OpenEnv's `State` (`episode_id`, `step_count`) plus TurnGym's keys. */
+/**
+ * `data` of a `state` reply: OpenEnv's `State` (`episode_id`, `step_count`) plus TurnGym's keys. `episode_id`
+ * is the client's (`reset`'s `episode_id`) or `<session_id>:<resets>`; `seed` is the seed the last reset used
+ * (the client's, or the one the env reports in `info.seed`).
+ */
 export interface StateData {
-  readonly episode_id: string | null;
+  readonly episode_id: string;
   readonly step_count: number;
   readonly env_id: string;
   readonly session_id: string;

@@ -14,7 +14,73 @@ function pathParts(instancePath: string): (string | number)[] {
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 }
 
-/** ajv's errors in pydantic's shape (`{type, loc, msg}`), each message naming the field as core words it. */
+/** pydantic 2's error `type` for a failed JSON Schema keyword, so generic OpenEnv clients read the same words. */
+function pydanticType(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'missing';
+    case 'additionalProperties':
+      return 'extra_forbidden';
+    case 'type': {
+      const expected = Array.isArray(params.type) ? String(params.type[0]) : String(params.type);
+      const words: Record<string, string> = {
+        string: 'string_type',
+        integer: 'int_type',
+        number: 'float_type',
+        boolean: 'bool_type',
+        object: 'dict_type',
+        array: 'list_type',
+        null: 'none_required',
+      };
+      return words[expected] ?? 'value_error';
+    }
+    case 'enum':
+      return 'enum';
+    case 'const':
+      return 'literal_error';
+    case 'minimum':
+      return 'greater_than_equal';
+    case 'maximum':
+      return 'less_than_equal';
+    case 'exclusiveMinimum':
+      return 'greater_than';
+    case 'exclusiveMaximum':
+      return 'less_than';
+    case 'minLength':
+      return 'string_too_short';
+    case 'maxLength':
+      return 'string_too_long';
+    case 'minItems':
+    case 'minProperties':
+      return 'too_short';
+    case 'maxItems':
+    case 'maxProperties':
+      return 'too_long';
+    case 'pattern':
+      return 'string_pattern_mismatch';
+    case 'multipleOf':
+      return 'multiple_of';
+    default:
+      return 'value_error';
+  }
+}
+
+/** Largest `input` echoed back (JSON characters): pydantic echoes the value, but a client's megabyte stays home. */
+const MAX_ECHOED_INPUT = 1024;
+
+/** `{input}` when the value is small enough to echo, else nothing. */
+export function echoedInput(value: unknown): { input?: unknown } {
+  if (value === undefined) return {};
+  try {
+    const text = JSON.stringify(value);
+    return text !== undefined && text.length <= MAX_ECHOED_INPUT ? { input: value } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** ajv's errors in pydantic's shape (`{type, loc, msg, input}`), each message naming the field as core words it. */
 export function validationDetails(
   errors: readonly ErrorObject[] | null | undefined,
   loc: readonly (string | number)[],
@@ -32,7 +98,17 @@ export function validationDetails(
           ? [String(params.additionalProperty)]
           : [];
     const msg = describeErrors([error], base)[0] ?? `${base} is invalid`;
-    details.push({ type: error.keyword, loc: [...loc, ...pathParts(error.instancePath), ...extra], msg });
+    // pydantic's input: the extra field's value, the object a required field is missing from, else the value.
+    const input =
+      error.keyword === 'additionalProperties'
+        ? (error.data as Record<string, unknown> | undefined)?.[String(params.additionalProperty)]
+        : error.data;
+    details.push({
+      type: pydanticType(error),
+      loc: [...loc, ...pathParts(error.instancePath), ...extra],
+      msg,
+      ...echoedInput(input),
+    });
   }
   if (details.length === 0 && (errors?.length ?? 0) > 0)
     details.push({ type: 'value_error', loc: [...loc], msg: `${base} does not match any allowed shape` });

@@ -1,4 +1,5 @@
 import { defineOptions, type JSONSchemaType, type Logger, type Registry } from '@turngym/core';
+import type { ClientOptionsWidening } from './client-options';
 
 /** The JSON part of `serveEnvs` options, validated with ajv (defaults filled). */
 export interface ServeSettings {
@@ -12,6 +13,17 @@ export interface ServeSettings {
   maxSessions: number;
   /** Close a session after this long without a message (ms); 0 never does. */
   idleTimeoutMs: number;
+  /**
+   * WebSocket ping interval (ms): a connection that answered neither the last ping nor sent anything since is
+   * cut, so a peer that vanished without closing frees its sessions within two intervals. 0: no pings.
+   */
+  heartbeatMs: number;
+  /**
+   * Env options clients may set beyond what each env declares safe (its registration's `clientOptions`):
+   * option names, `["*"]` for all, or a JSON Schema whose `properties` add or replace options. Default: only
+   * the env's own safe subset.
+   */
+  clientOptions?: ClientOptionsWidening;
   /** Bearer token every route but /health requires; unset: no auth. */
   token?: string;
   /**
@@ -27,6 +39,8 @@ export interface ServeSettings {
 
 export interface ServeOptions extends Partial<Omit<ServeSettings, 'ids'>> {
   ids: string[];
+  /** Called once a session's env is closed (client gone, idle, dead peer, shutdown): for metrics and tests. */
+  onSessionClosed?: (session: { sessionId: string; envId: string }) => void;
   /** Where the ids are registered (default: core's process-wide registry). */
   registry?: Registry;
   /** Where faults that reach no client go (an env whose close() throws …). Default: silent. */
@@ -43,6 +57,19 @@ export const serveSettingsSchema: JSONSchemaType<ServeSettings> = {
     host: { type: 'string', minLength: 1, default: '127.0.0.1' },
     maxSessions: { type: 'integer', minimum: 1, maximum: 1000000, default: 256 },
     idleTimeoutMs: { type: 'integer', minimum: 0, default: 600000 },
+    heartbeatMs: { type: 'integer', minimum: 0, maximum: 3600000, default: 10000 },
+    clientOptions: {
+      type: ['array', 'object'],
+      nullable: true,
+      anyOf: [
+        { type: 'array', items: { type: 'string', minLength: 1 } },
+        {
+          type: 'object',
+          required: ['properties'],
+          properties: { properties: { type: 'object', required: [] } },
+        },
+      ],
+    } as never,
     token: { type: 'string', minLength: 1, nullable: true },
     maxFrameBytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 1048576 },
     forkTtlMs: { type: 'integer', minimum: 1, default: 60000 },

@@ -3,6 +3,7 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import type { RawData } from 'ws';
 import { decodeAction } from './action-codec';
 import { toErrorData } from './error-mapping';
+import { checkJsonDepth } from './json-depth';
 import { inProcessSessions } from './internal/in-process-sessions';
 import { validateMessage } from './message-schemas';
 import { encodeReset, encodeStep } from './observation-codec';
@@ -20,8 +21,11 @@ import { configData, mergeConfig, sameConfig, type SessionConfig } from './sessi
 export interface SessionHost {
   /** The canonical id of a served env; throws NameNotFoundError (FACTORY_ERROR) for any other. */
   resolveEnvId(id: string): string;
-  /** Builds an env for a config (served ids only); throws FACTORY/VALIDATION errors. */
-  buildEnv(config: SessionConfig): Promise<Env<unknown, Action>>;
+  /**
+   * Builds an env for a config (served ids only); throws FACTORY/VALIDATION errors, and a VALIDATION_ERROR at
+   * `loc` for an env option clients may not set.
+   */
+  buildEnv(config: SessionConfig, loc?: readonly (string | number)[]): Promise<Env<unknown, Action>>;
   /** Registers a forked env as a new, unclaimed session; throws CapacityReachedError when full. */
   fork(parent: Session): Promise<ForkData>;
   /** Called once the session's env is closed. */
@@ -33,7 +37,7 @@ export interface SessionHost {
 
 /** Episode bookkeeping for OpenEnv's `state` message. */
 export interface EpisodeState {
-  episodeId: string | null;
+  episodeId: string;
   stepCount: number;
   seed: number | null;
   done: boolean;
@@ -98,7 +102,7 @@ export class Session {
     readonly id: string,
     private config: SessionConfig,
     private env: Env<unknown, Action>,
-    readonly state: EpisodeState = { episodeId: null, stepCount: 0, seed: null, done: false, resets: 0 },
+    readonly state: EpisodeState = { episodeId: `${id}:0`, stepCount: 0, seed: null, done: false, resets: 0 },
   ) {
     inProcessSessions().set(id, {
       fingerprint: (action) => this.env.fingerprint(action),
@@ -184,9 +188,16 @@ export class Session {
       });
       return;
     }
+    const text = textOf(raw);
     let message: unknown;
     try {
-      message = JSON.parse(textOf(raw));
+      checkJsonDepth(text, []);
+    } catch (error) {
+      this.sendError(toErrorData(error));
+      return;
+    }
+    try {
+      message = JSON.parse(text);
     } catch (error) {
       this.sendError({ message: `Invalid JSON: ${(error as Error).message}`, code: 'INVALID_JSON' });
       return;
@@ -229,10 +240,14 @@ export class Session {
           ...(data.options === undefined ? {} : { options: data.options }),
         });
         this.state.resets += 1;
+        // The seed the env reports using (`info.seed`: a seedless reset draws one), so the episode can be replayed.
+        const reported = (result.info as { seed?: unknown } | undefined)?.seed;
         const unwrappedSeed = (this.env.unwrapped as { seed?: unknown } | undefined)?.seed;
         this.state.episodeId = data.episode_id ?? `${this.id}:${this.state.resets}`;
         this.state.stepCount = 0;
-        this.state.seed = data.seed ?? (typeof unwrappedSeed === 'number' ? unwrappedSeed : null);
+        this.state.seed =
+          data.seed ??
+          (typeof reported === 'number' ? reported : typeof unwrappedSeed === 'number' ? unwrappedSeed : null);
         this.state.done = false;
         return { type: 'observation', data: encodeReset(result, () => this.env.anchor()) };
       }
@@ -298,11 +313,11 @@ export class Session {
       ...(data.budget === undefined ? {} : { budget: data.budget }),
     });
     if (sameConfig(next, this.config)) return;
-    const env = await this.host.buildEnv(next);
+    const env = await this.host.buildEnv(next, ['data', 'env_options']);
     const previous = this.env;
     this.env = env;
     this.config = next;
-    this.state.episodeId = null;
+    this.state.episodeId = `${this.id}:${this.state.resets}`;
     this.state.stepCount = 0;
     this.state.seed = null;
     this.state.done = false;

@@ -132,6 +132,7 @@ export function testRegistry(): Registry {
     id: 'turngym/example-v1',
     entryPoint: (options) => new CountedExampleEnv(options),
     optionsSchema: exampleOptionsSchema,
+    clientOptions: { keys: true, chainLength: true, maxTurns: true },
     agents: { scripted: () => new ExampleSolver(), random: ({ seed }) => new RandomAgent(seed) },
   });
   registry.register({ id: 'test/echo-v1', entryPoint: () => new EchoEnv() });
