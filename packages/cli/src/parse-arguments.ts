@@ -34,6 +34,14 @@ export function parsePositiveInteger(text: string): number {
   return value;
 }
 
+/** A duration or count where 0 means "off" (`--idle-timeout 0`). */
+export function parseNonNegativeInteger(text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isSafeInteger(value) || value < 0)
+    throw new InvalidArgumentError('Expected an integer ≥ 0.');
+  return value;
+}
+
 /** A TCP port; 0 asks the OS for a free one. */
 export function parsePort(text: string): number {
   const value = Number(text.trim());

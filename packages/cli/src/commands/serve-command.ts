@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../cli-context';
 import { writeLine } from '../cli-io';
 import { loadServer } from '../optional-modules';
-import { parsePort, parsePositiveInteger } from '../parse-arguments';
+import { parseNonNegativeInteger, parsePort, parsePositiveInteger } from '../parse-arguments';
+import { parseClientOptions, resolveServeToken, SERVER_TOKEN_VARIABLE } from '../serve-arguments';
 import { untilSignal } from '../until-signal';
 
 interface ServeOptions {
@@ -10,6 +11,10 @@ interface ServeOptions {
   host: string;
   maxSessions?: number;
   token?: string;
+  tokenFile?: string;
+  idleTimeout?: number;
+  heartbeat?: number;
+  clientOptions?: ReturnType<typeof parseClientOptions>;
 }
 
 export function registerServeCommand(program: Command, context: CliContext): void {
@@ -20,10 +25,32 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .option('--port <port>', 'TCP port (0: any free port)', parsePort, 8000)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--max-sessions <n>', 'most concurrent sessions (connections)', parsePositiveInteger)
-    .option('--token <token>', 'require this bearer token from clients')
+    .option(
+      '--token <token>',
+      `require this bearer token from clients (visible in the process list: prefer --token-file or ${SERVER_TOKEN_VARIABLE})`,
+    )
+    .option('--token-file <path>', 'require the bearer token on the first line of this file')
+    .option(
+      '--idle-timeout <ms>',
+      'close a session after this long without a message (0: never)',
+      parseNonNegativeInteger,
+    )
+    .option(
+      '--heartbeat <ms>',
+      'ping every connection this often; one that stays silent two intervals is cut (0: no pings)',
+      parseNonNegativeInteger,
+    )
+    .option(
+      '--client-options <spec>',
+      "env options clients may set beyond each env's safe ones: names (source,articles), *, a JSON Schema, or a .json file",
+      parseClientOptions,
+    )
     .action(async (ids: string[], options: ServeOptions, command: Command) => {
       const { registry, logger } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       for (const id of ids) registry.get(id); // an unknown id fails in one line before the server loads
+      const token = resolveServeToken(options);
+      if (options.token !== undefined)
+        logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);
       const { serveEnvs } = loadServer();
       const signal = untilSignal();
       const server = await serveEnvs({
@@ -33,7 +60,10 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         port: options.port,
         host: options.host,
         ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
-        ...(options.token ? { token: options.token } : {}),
+        ...(token ? { token } : {}),
+        ...(options.idleTimeout === undefined ? {} : { idleTimeoutMs: options.idleTimeout }),
+        ...(options.heartbeat === undefined ? {} : { heartbeatMs: options.heartbeat }),
+        ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
       });
       const wsUrl = server.url.replace(/^http/, 'ws');
       writeLine(context.io.stdout, `serving ${ids.join(', ')} at ${server.url} (WebSocket sessions: ${wsUrl}/ws)`);
