@@ -3,7 +3,7 @@ import type { Action, Env, EnvSpec, Info, ToolCall } from '@turngym/spec';
 import { parseCodingAction } from './action-parser';
 import { validateCodingOptions, validateCodingResetOptions, type CodingOptions } from './coding-options';
 import { CODING_TOOLS } from './coding-tools';
-import { formatProblems, formatRunReport, formatTestReport } from './observations';
+import { boundObservation, formatProblems, formatRunReport, formatTestReport } from './observations';
 import type { EvaluationResult, SandboxLimits } from './sandbox/evaluation';
 import { SandboxPool } from './sandbox/sandbox-pool';
 import { hiddenScore, hiddenTestsRequest, SNIPPET_MODULE, visibleTestsRequest } from './task-evaluation';
@@ -363,7 +363,7 @@ export class CodingEnv extends BaseEnv<string, Action> {
       lines.push('', `Format penalty -${penalty}: the submitted code does not compile or cannot be loaded.`);
     state.failing = bucketOf(result);
     return {
-      observation: lines.join('\n'),
+      observation: boundObservation(lines.join('\n')),
       reward,
       terminated: true,
       info: { ...info, success, hiddenPassed: passed, hiddenTotal: total, malformed },

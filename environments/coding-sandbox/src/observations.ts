@@ -1,6 +1,21 @@
 import type { EvaluationResult, TestOutcome } from './sandbox/evaluation';
 
 const MAX_DETAILED_FAILURES = 8;
+/**
+ * The most characters of one observation. Every field of a result is already bounded inside the sandbox; this bounds
+ * their sum (eight failures in detail, load errors, two output streams), so no program can hand the agent a flood.
+ */
+export const MAX_OBSERVATION_CHARS = 32000;
+
+/** `text` cut to `max` characters with a note saying how much was cut (the sandbox's notes read the same). */
+export function truncateText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…[truncated ${text.length - max} chars]` : text;
+}
+
+/** An observation within `MAX_OBSERVATION_CHARS`. */
+export function boundObservation(text: string): string {
+  return truncateText(text, MAX_OBSERVATION_CHARS);
+}
 
 function indent(text: string, prefix = '  '): string {
   return text
@@ -81,7 +96,7 @@ export function formatTestReport(title: string, result: EvaluationResult, snippe
   const problems = formatProblems(result);
   if (problems.length > 0) sections.push(problems.join('\n'));
   sections.push(...formatOutput(result));
-  return sections.join('\n\n');
+  return boundObservation(sections.join('\n\n'));
 }
 
 /** The report of a RUN: status, value or error, output. */
@@ -96,5 +111,5 @@ export function formatRunReport(target: string, result: EvaluationResult): strin
   if (problems.length > 0) sections.push(problems.join('\n'));
   const output = formatOutput(result);
   sections.push(...(output.length > 0 ? output : ['(no output)']));
-  return sections.join('\n\n');
+  return boundObservation(sections.join('\n\n'));
 }

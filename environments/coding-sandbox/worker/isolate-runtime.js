@@ -63,6 +63,21 @@
   const MAX_VALUE_CHARS = 600;
   const MAX_ITEMS = 30;
   const MAX_DEPTH = 4;
+  // Every string that leaves the isolate is cut here, before it is copied out: whatever a program puts in an error's
+  // name, message or stack, a test title or a value, the worker and the host receive at most these many characters
+  // of it (the worker bounds the whole result once more; see `boundResult` in sandbox-worker.js).
+  const MAX_NAME_CHARS = 200;
+  const MAX_MESSAGE_CHARS = 2000;
+  const MAX_STACK_CHARS = 4000;
+  const MAX_TITLE_CHARS = 300;
+  const MAX_SHOWN_CHARS = MAX_VALUE_CHARS * 2 + 100;
+  // Untrusted test files may register this many tests; the rest are counted and reported, not listed.
+  const MAX_TESTS = 1000;
+
+  /** `text` (a string) cut to `max` characters, with a note saying how much was cut. */
+  function clip(text, max) {
+    return text.length > max ? `${apply(stringSlice, text, [0, max])}…[truncated ${text.length - max} chars]` : text;
+  }
 
   /** Appends to an array by definition, so an inherited index setter cannot intercept it. */
   function push(list, value) {
@@ -124,7 +139,7 @@
       case 'undefined':
         return 'undefined';
       case 'symbol':
-        return apply(symbolToString, value, []);
+        return clip(apply(symbolToString, value, []), MAX_VALUE_CHARS);
       case 'function': {
         let source = '';
         try {
@@ -139,6 +154,7 @@
         } catch {
           // no readable name
         }
+        name = clip(name, MAX_NAME_CHARS);
         return apply(stringSlice, source, [0, 5]) === 'class'
           ? `[class ${name || '(anonymous)'}]`
           : `[Function${name ? `: ${name}` : ' (anonymous)'}]`;
@@ -160,13 +176,15 @@
   }
 
   function inspectObject(value, depth, seen) {
-    if (value instanceof ErrorCtor) return `${safeString(value.name)}: ${safeString(value.message)}`;
+    if (value instanceof ErrorCtor)
+      return `${clip(safeString(value.name), MAX_NAME_CHARS)}: ${clip(safeString(value.message), MAX_VALUE_CHARS)}`;
     const tag = tagOf(value);
     if (tag === 'Date') {
       const time = apply(dateGetTime, value, []);
       return numberIsNaN(time) ? 'Invalid Date' : apply(dateToISOString, value, []);
     }
-    if (tag === 'RegExp') return `/${apply(regExpSource, value, [])}/${apply(regExpFlags, value, [])}`;
+    if (tag === 'RegExp')
+      return `/${clip(apply(regExpSource, value, []), MAX_VALUE_CHARS)}/${apply(regExpFlags, value, [])}`;
     const parts = [];
     let more = 0;
     if (tag === 'Map' || tag === 'Set') {
@@ -200,7 +218,7 @@
         break;
       }
       const key = keys[i];
-      const label = /^[A-Za-z_$][\w$]*$/.test(key) ? key : quote(key);
+      const label = clip(/^[A-Za-z_$][\w$]*$/.test(key) ? key : quote(key), MAX_NAME_CHARS);
       push(parts, `${label}: ${inspect(value[key], depth + 1, seen)}`);
     }
     let prefix = '';
@@ -211,7 +229,7 @@
         ctor && typeof ctor.value === 'function'
           ? safeString(getOwnPropertyDescriptor(ctor.value, 'name')?.value ?? '')
           : '';
-      if (name) prefix = `${name} `;
+      if (name) prefix = `${clip(name, MAX_NAME_CHARS)} `;
     }
     return `${prefix}{${join(parts, more)}}`;
   }
@@ -225,7 +243,8 @@
 
   function show(value) {
     try {
-      return inspect(value, 0, new MapCtor());
+      // The last cut catches what the parts above do not bound one by one (a huge BigInt, a long key).
+      return clip(inspect(value, 0, new MapCtor()), MAX_SHOWN_CHARS);
     } catch {
       return '[uninspectable value]';
     }
@@ -555,8 +574,61 @@
     defineProperty(G, name, { value: unavailable(name), writable: true, configurable: true });
   }
   // Less attack surface, and nothing that schedules work after the call returns (FinalizationRegistry callbacks,
-  // Atomics.waitAsync) or shares memory across calls.
+  // Atomics.waitAsync) or shares memory across calls. Memory that grows after it is created (a growable
+  // SharedArrayBuffer, WebAssembly.Memory#grow) goes with them; Intl, below.
   for (const name of ['WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef']) delete G[name];
+
+  // ---- memory the isolate's limit does not see ----------------------------------------------------------------------
+  // isolated-vm's memoryLimit counts the V8 heap and what its ArrayBuffer allocator hands out. Two built-ins allocate
+  // around both (measured under a 32 MB limit; README, "Threat model"):
+  // - A resizable ArrayBuffer (`maxByteLength`) is reserved by V8 up front and committed page by page on `resize()`,
+  //   never through the allocator: one buffer resized to 256 MB was held, 8× the limit. Deleting `resize` would stop
+  //   the growth but not the reservations (10,000 buffers of 4 GB `maxByteLength` reserved 40 TB of address space).
+  //   So a resizable buffer is charged its whole `maxByteLength` when it is created, by a counted (and, being
+  //   calloc'd, untouched) buffer of that size that lives exactly as long as it does: `resize()` keeps working within
+  //   the limit, and asking for more than the limit fails at once with "Array buffer allocation failed".
+  // - Intl objects are ICU's C++ objects: 20 `Intl.Segmenter#segment` results over a 10 MB string held 260 MB, and
+  //   20,000 `Intl.v8BreakIterator`s 100 MB, with a 3 MB heap. Their sizes depend on ICU internals, so they cannot
+  //   be charged honestly; no task needs them, so `Intl` is removed. `localeCompare` and `toLocaleString` still
+  //   work: their ICU objects live only for the call.
+  const ArrayBufferCtor = ArrayBuffer;
+  const construct = Reflect.construct;
+  const mathTrunc = Math.trunc;
+  const NumberCtor = Number;
+  const weakMapSet = WeakMap.prototype.set;
+  const charges = new WeakMap();
+  const CountedArrayBuffer = function ArrayBuffer(length, options) {
+    if (new.target === undefined) throw new TypeError("Constructor ArrayBuffer requires 'new'");
+    const maxByteLength =
+      options !== null && (typeof options === 'object' || typeof options === 'function')
+        ? options.maxByteLength
+        : undefined;
+    if (maxByteLength === undefined) return construct(ArrayBufferCtor, [length], new.target);
+    // Converted once, here: a getter or valueOf cannot show this check one size and V8 another.
+    const max = NumberCtor(maxByteLength);
+    const bytes = numberIsNaN(max) ? 0 : mathTrunc(max);
+    // First the charge (it throws a RangeError past the limit, before anything is reserved), then the buffer.
+    const charge = bytes > 0 ? new ArrayBufferCtor(bytes) : undefined;
+    const buffer = construct(ArrayBufferCtor, [length, { maxByteLength: max }], new.target);
+    if (charge !== undefined) apply(weakMapSet, charges, [buffer, charge]);
+    return buffer;
+  };
+  // The original constructor must not stay reachable: not from the global, not from `buffer.constructor`.
+  defineProperty(CountedArrayBuffer, 'prototype', { value: ArrayBufferCtor.prototype, writable: false });
+  defineProperty(CountedArrayBuffer, 'length', { value: 1 });
+  defineProperty(CountedArrayBuffer, 'isView', {
+    value: ArrayBufferCtor.isView,
+    writable: true,
+    configurable: true,
+  });
+  defineProperty(CountedArrayBuffer, Symbol.species, getOwnPropertyDescriptor(ArrayBufferCtor, Symbol.species));
+  defineProperty(ArrayBufferCtor.prototype, 'constructor', {
+    value: CountedArrayBuffer,
+    writable: true,
+    configurable: true,
+  });
+  defineProperty(G, 'ArrayBuffer', { value: CountedArrayBuffer, writable: true, configurable: true });
+  delete G.Intl;
   defineProperty(G, 'console', { value: freeze(consoleObject), writable: true, configurable: true });
 
   // ---- modules: CommonJS over the virtual file system -------------------------------------------------------------
@@ -664,14 +736,24 @@
   }
 
   function registerTrusted(name, body) {
-    push(tests, { name: StringCtor(name), body, suite: testApi.suite });
+    push(tests, { name: clip(StringCtor(name), MAX_TITLE_CHARS), body, suite: testApi.suite });
   }
 
+  let untrustedTests = 0;
+  let droppedTests = 0;
+  let droppedSuite = '';
   // Global test() registers only while a visible (untrusted) test file loads: code imported by a hidden suite
   // cannot add tests to it.
   function registerGlobal(name, body) {
     if (!testApi.registering || testApi.trustedSuite || typeof body !== 'function') return;
-    push(tests, { name: testApi.prefix + safeString(name), body, suite: testApi.suite });
+    if (untrustedTests >= MAX_TESTS) {
+      // Listing (and reporting) a million tests would be a flood of its own; the excess is counted and reported.
+      if (droppedTests === 0) droppedSuite = testApi.suite;
+      droppedTests += 1;
+      return;
+    }
+    untrustedTests += 1;
+    push(tests, { name: testApi.prefix + clip(safeString(name), MAX_TITLE_CHARS), body, suite: testApi.suite });
   }
   const test = (name, body) => registerGlobal(name, body);
   test.skip = () => {};
@@ -680,7 +762,7 @@
   const describe = (name, body) => {
     if (!testApi.registering || typeof body !== 'function') return;
     const saved = testApi.prefix;
-    testApi.prefix = `${saved}${safeString(name)} › `;
+    testApi.prefix = `${clip(`${saved}${safeString(name)}`, MAX_TITLE_CHARS)} › `;
     try {
       body();
     } finally {
@@ -702,17 +784,19 @@
   // ---- results: JSON text built here, from primitives only --------------------------------------------------------
   function describeError(error) {
     if (apply(weakSetHas, failures, [error])) {
-      return `{"kind":"assertion","matcher":${quote(error.matcher)},"expected":${quote(error.expected)},"actual":${quote(error.actual)},"note":${quote(error.note)}}`;
+      // Rendered values are bounded by show(), but a message passed through (assert.fail's) is not.
+      const field = (value, max) => quote(clip(safeString(value), max));
+      return `{"kind":"assertion","matcher":${field(error.matcher, MAX_NAME_CHARS)},"expected":${field(error.expected, MAX_MESSAGE_CHARS)},"actual":${field(error.actual, MAX_MESSAGE_CHARS)},"note":${field(error.note, MAX_MESSAGE_CHARS)}}`;
     }
     let name = 'Error';
     let message = '';
     let stack = '';
     if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
       try {
-        name = safeString(error.name);
-        message = safeString(error.message);
+        name = clip(safeString(error.name), MAX_NAME_CHARS);
+        message = clip(safeString(error.message), MAX_MESSAGE_CHARS);
         const raw = error.stack;
-        stack = typeof raw === 'string' ? apply(stringSlice, raw, [0, 4000]) : '';
+        stack = typeof raw === 'string' ? clip(raw, MAX_STACK_CHARS) : '';
       } catch {
         name = 'Error';
         message = show(error);
@@ -721,7 +805,7 @@
       name = 'thrown value';
       message = show(error);
     }
-    return `{"kind":"error","name":${quote(name)},"message":${quote(apply(stringSlice, message, [0, 2000]))},"stack":${quote(stack)}}`;
+    return `{"kind":"error","name":${quote(name)},"message":${quote(message)},"stack":${quote(stack)}}`;
   }
 
   // ---- the API the worker drives ----------------------------------------------------------------------------------
@@ -775,14 +859,14 @@
         testApi.prefix = '';
       }
     },
-    /** The registered tests, as JSON: [{"name", "suite"}, …]. */
+    /** The registered tests, as JSON: {"tests": [{"name", "suite"}, …], "dropped", "droppedSuite"}. */
     listTests() {
-      let text = '[';
+      let text = '{"tests":[';
       for (let i = 0; i < tests.length; i++) {
         const entry = tests[i];
         text += `${i === 0 ? '' : ','}{"name":${quote(entry.name)},"suite":${quote(entry.suite)}}`;
       }
-      return `${text}]`;
+      return `${text}],"dropped":${droppedTests},"droppedSuite":${quote(droppedSuite)}}`;
     },
     /** Runs one test: it passes exactly when its body returns without throwing. */
     runTest(index) {

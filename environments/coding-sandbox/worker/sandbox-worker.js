@@ -324,7 +324,19 @@ function runTests(request, result) {
         return;
       }
       const listing = session.call('listTests', [], undefined);
-      if (listing.ok) current.push(...JSON.parse(listing.value));
+      if (!listing.ok) {
+        // The list itself could not be built (the registrations filled the memory): say so, never "no test ran".
+        if (listed.length === 0) result.fatal = failureMessage(listing.reason, limits, listing.timeout);
+        else pushNotRun(next, listing.reason);
+        return;
+      }
+      const listingValue = JSON.parse(listing.value);
+      current.push(...listingValue.tests);
+      if (listingValue.dropped > 0 && first)
+        result.loadErrors.push({
+          path: listingValue.droppedSuite,
+          message: `${listingValue.dropped} more tests were registered than the sandbox runs (${current.length} at most); they were not run`,
+        });
       if (listed.length === 0) listed = current;
       else if (current.length !== listed.length) {
         // After a restart the suites re-ran and listed different tests: nothing reliable remains to run.
@@ -445,6 +457,8 @@ const MISSING_APIS =
   /^(process|require|module|exports|fetch|XMLHttpRequest|WebSocket|Buffer|global|window|document|navigator|setTimeout|setInterval|setImmediate|queueMicrotask|performance|structuredClone|TextEncoder|TextDecoder|URL|URLSearchParams|crypto|Deno|Bun|WebAssembly|SharedArrayBuffer|Atomics|FinalizationRegistry|WeakRef) is not defined$/;
 
 function hintFor(name, message) {
+  if (name === 'ReferenceError' && message === 'Intl is not defined')
+    return ' (the sandbox has no Intl: its objects live outside the memory limit; localeCompare and toLocaleString work)';
   if (name === 'ReferenceError' && MISSING_APIS.test(message))
     return ' (the sandbox has only the JavaScript language: no Node.js or browser APIs, no file system, network, processes or timers)';
   if (/Array buffer allocation failed/.test(message)) return ' (the sandbox memory limit was reached)';
@@ -477,6 +491,56 @@ function formatDetail(detail, trustedPath) {
 
 // ---- the message loop ------------------------------------------------------------------------------------------------
 
+// ---- the bound on what goes back to the host ---------------------------------------------------------------------------
+// The runtime cuts every field inside the isolate; this is the second line, at the worker's own boundary: no field of a
+// result, and not the whole of it, may exceed these, whatever the isolate (or a bug in the runtime) handed out.
+const FIELD_CHARS = {
+  path: 300,
+  name: 800,
+  suite: 300,
+  message: 6000,
+  expected: 2500,
+  actual: 2500,
+  value: 2500,
+  error: 6000,
+};
+const FATAL_CHARS = 1000;
+/** Characters of all fields together, besides stdout and stderr (which `outputChars` bounds, each). */
+const RESULT_CHARS = 200000;
+
+function clip(text, max) {
+  const value = typeof text === 'string' ? text : String(text);
+  return value.length > max ? `${value.slice(0, max)}…[truncated ${value.length - max} chars]` : value;
+}
+
+function boundResult(result, limits) {
+  let left = RESULT_CHARS;
+  const bound = (entry) => {
+    if (!entry) return entry;
+    const copy = { ...entry };
+    for (const [key, max] of Object.entries(FIELD_CHARS)) {
+      if (typeof copy[key] !== 'string') continue;
+      // Paths and suites identify a test (the score counts the hidden suite's): they are only ever cut per field.
+      const room = key === 'path' || key === 'suite' ? max : Math.max(0, Math.min(max, left));
+      copy[key] = clip(copy[key], room);
+      if (key !== 'path' && key !== 'suite') left -= Math.min(copy[key].length, left);
+    }
+    return copy;
+  };
+  result.compileErrors = result.compileErrors.map(bound);
+  result.loadErrors = result.loadErrors.map(bound);
+  result.tests = result.tests.map(bound);
+  if (result.run) result.run = bound(result.run);
+  if (result.fatal !== undefined) result.fatal = clip(result.fatal, FATAL_CHARS);
+  for (const stream of ['stdout', 'stderr']) {
+    if (result[stream].length > limits.outputChars) {
+      result[`${stream}Dropped`] += result[stream].length - limits.outputChars;
+      result[stream] = result[stream].slice(0, limits.outputChars);
+    }
+  }
+  return result;
+}
+
 function evaluate(request) {
   const result = {
     compileErrors: [],
@@ -489,7 +553,7 @@ function evaluate(request) {
   };
   if (request.job.type === 'tests') runTests(request, result);
   else runProgram(request, result);
-  return result;
+  return boundResult(result, request.limits);
 }
 
 process.on('message', (message) => {

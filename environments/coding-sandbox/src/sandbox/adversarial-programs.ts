@@ -10,6 +10,7 @@ export type Threat =
   | 'recursion'
   | 'memory'
   | 'output'
+  | 'observation'
   | 'async';
 
 /**
@@ -32,6 +33,11 @@ const NOT_DEFINED = /is not defined \(the sandbox has only the JavaScript langua
 const TIME = /time limit exceeded/;
 const MEMORY = /memory limit exceeded|the sandbox memory limit was reached|grew past what the sandbox allows/;
 const MEMORY_OR_TIME = /memory limit exceeded|time limit exceeded|the sandbox memory limit was reached/;
+/** Every field that leaves the sandbox is cut with this note (the security suite also bounds the whole result). */
+const TRUNCATED = /…\[truncated \d+ chars\]/;
+const MEMORY_LIMIT_REACHED = /Array buffer allocation failed \(the sandbox memory limit was reached\)/;
+// 2 MB: well inside the 32 MB limit the suite and the soak use, so the field is built and must be cut on the way out.
+const HUGE = "'z'.repeat(2e6)";
 // A builtin that allocates in one go ignores the time limit: it either aborts V8 (the worker restarts) or the watchdog
 // kills the worker first, depending on how fast the machine is. Both stop it.
 const MEMORY_OR_KILLED = /memory limit exceeded|time limit exceeded: the program did not stop .*killed/;
@@ -237,6 +243,128 @@ export const ADVERSARIAL_PROGRAMS: readonly AdversarialProgram[] = [
     threat: 'output',
     code: "for (let i = 0; i < 2000; i++) console.error('e'.repeat(100));",
     expect: /stderr \(first \d+ of \d+ characters; the rest was cut\)/,
+  },
+  // ---- huge fields: every string that reaches the observation is cut, with a note saying how much
+  {
+    name: 'error with a huge name',
+    threat: 'observation',
+    code: `const e = new Error('m');\ne.name = ${HUGE};\nthrow e;`,
+    expect: TRUNCATED,
+  },
+  {
+    name: 'error with a huge message',
+    threat: 'observation',
+    code: `throw new Error(${HUGE});`,
+    expect: TRUNCATED,
+  },
+  {
+    name: 'error with a huge stack',
+    threat: 'observation',
+    code: `const e = new Error('m');\nObject.defineProperty(e, 'stack', { value: ${HUGE} });\nthrow e;`,
+    expect: /RUN \(code\): threw\.\n {2}Error: m/,
+  },
+  {
+    name: 'error with a huge custom field',
+    threat: 'observation',
+    code: `const e: any = new Error('m');\ne.detail = ${HUGE};\nthrow e;`,
+    expect: /RUN \(code\): threw\.\n {2}Error: m/,
+  },
+  {
+    name: 'thrown object with huge fields',
+    threat: 'observation',
+    code: `throw { name: ${HUGE}, message: ${HUGE} };`,
+    expect: TRUNCATED,
+  },
+  { name: 'thrown huge string', threat: 'observation', code: `throw ${HUGE};`, expect: /"z+"… \(2000000 chars\)/ },
+  { name: 'error as the value', threat: 'observation', code: `new Error(${HUGE})`, expect: TRUNCATED },
+  { name: 'symbol as the value', threat: 'observation', code: `Symbol(${HUGE})`, expect: TRUNCATED },
+  { name: 'regexp as the value', threat: 'observation', code: "new RegExp('z'.repeat(1e5))", expect: TRUNCATED },
+  { name: 'BigInt as the value', threat: 'observation', code: '10n ** 100000n', expect: TRUNCATED },
+  {
+    name: 'function with a huge name',
+    threat: 'observation',
+    code: `const f = () => 0;\nObject.defineProperty(f, 'name', { value: ${HUGE} });\nf`,
+    expect: TRUNCATED,
+  },
+  {
+    name: 'instance of a class with a huge name',
+    threat: 'observation',
+    code: `class A {}\nObject.defineProperty(A, 'name', { value: ${HUGE} });\nnew A()`,
+    expect: TRUNCATED,
+  },
+  { name: 'object with a huge key', threat: 'observation', code: `({ [${HUGE}]: 1 })`, expect: TRUNCATED },
+  {
+    name: 'unhandled rejection with a huge message',
+    threat: 'observation',
+    code: `Promise.reject(new Error(${HUGE}));`,
+    expect: /unhandled promise rejection: z{900}/,
+  },
+  // ---- memory that grows after it is created, or lives outside the V8 heap
+  {
+    name: 'resizable ArrayBuffer resized past the limit',
+    threat: 'memory',
+    code: 'const b = new ArrayBuffer(1, { maxByteLength: 2 ** 28 });\nb.resize(2 ** 28);\nb.byteLength',
+    expect: MEMORY_LIMIT_REACHED,
+  },
+  {
+    name: 'resizable ArrayBuffers that each stay under the limit',
+    threat: 'memory',
+    code: 'const keep: ArrayBuffer[] = [];\nfor (let i = 0; i < 64; i++) { const b = new ArrayBuffer(1, { maxByteLength: 2 ** 22 }); b.resize(2 ** 22); keep.push(b); }\nkeep.length',
+    expect: MEMORY_LIMIT_REACHED,
+  },
+  {
+    name: 'address space reserved by resizable ArrayBuffers',
+    threat: 'memory',
+    code: 'const keep: ArrayBuffer[] = [];\nfor (let i = 0; i < 1e5; i++) keep.push(new ArrayBuffer(0, { maxByteLength: 2 ** 32 }));\nkeep.length',
+    expect: MEMORY_LIMIT_REACHED,
+  },
+  {
+    name: 'the original ArrayBuffer through buffer.constructor',
+    threat: 'memory',
+    code: 'const AB = new Uint8Array(1).buffer.constructor as any;\nconst b = new AB(1, { maxByteLength: 2 ** 28 });\nb.resize(2 ** 28);\nb.byteLength',
+    expect: MEMORY_LIMIT_REACHED,
+  },
+  {
+    name: 'maxByteLength that changes between reads',
+    threat: 'memory',
+    code: 'let reads = 0;\nconst options = { get maxByteLength() { return reads++ === 0 ? 16 : 2 ** 28; } };\nconst b = new ArrayBuffer(1, options);\nb.resize(2 ** 28);\nb.byteLength',
+    expect: /RangeError: Invalid length parameter|RangeError: .*length/,
+  },
+  {
+    name: 'ArrayBuffer copies until full',
+    threat: 'memory',
+    code: 'const b = new ArrayBuffer(1 << 24);\nconst keep: ArrayBuffer[] = [];\nfor (;;) keep.push(b.slice(0));',
+    expect: /the sandbox memory limit was reached|memory limit exceeded|time limit exceeded/,
+  },
+  {
+    name: 'growable SharedArrayBuffer',
+    threat: 'memory',
+    code: 'const b = new SharedArrayBuffer(1, { maxByteLength: 2 ** 28 });\nb.grow(2 ** 28);',
+    expect: NOT_DEFINED,
+  },
+  {
+    name: 'WebAssembly.Memory grow',
+    threat: 'memory',
+    code: 'const m = new WebAssembly.Memory({ initial: 1, maximum: 4096 });\nm.grow(4000);',
+    expect: NOT_DEFINED,
+  },
+  {
+    name: 'Intl.Segmenter holding copies of a string',
+    threat: 'memory',
+    code: "const s = 'x'.repeat(1e7);\nconst keep: unknown[] = [];\nfor (let i = 0; i < 20; i++) keep.push(new Intl.Segmenter('en').segment(s));",
+    expect: /Intl is not defined \(the sandbox has no Intl/,
+  },
+  {
+    name: 'Intl formatters until full',
+    threat: 'memory',
+    code: "const keep: unknown[] = [];\nfor (;;) keep.push(new Intl.DateTimeFormat('en', { dateStyle: 'full' }));",
+    expect: /Intl is not defined/,
+  },
+  {
+    name: 'locale-aware string methods still work',
+    threat: 'memory',
+    code: "['b', 'a'].sort((x, y) => x.localeCompare(y)).join() + ' ' + (1234.5).toLocaleString('en-US')",
+    expect: /=> "a,b 1,234\.5"/,
   },
   // ---- timers and promises that would outlive the call
   {

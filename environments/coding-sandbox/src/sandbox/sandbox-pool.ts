@@ -23,6 +23,11 @@ export interface SandboxPoolStats {
   kills: number;
   /** Workers started, including the first ones. */
   starts: number;
+  /**
+   * The most resident memory a worker reported after an evaluation (MB): what a program managed to hold beyond the
+   * isolate's limit shows here (the security suite bounds it).
+   */
+  peakWorkerRssMb: number;
 }
 
 interface Pending {
@@ -58,7 +63,7 @@ export class SandboxPool {
   private readonly queue: Pending[] = [];
   private files: WorkerFiles | undefined;
   private closed = false;
-  readonly stats: SandboxPoolStats = { evaluations: 0, crashes: 0, kills: 0, starts: 0 };
+  readonly stats: SandboxPoolStats = { evaluations: 0, crashes: 0, kills: 0, starts: 0, peakWorkerRssMb: 0 };
 
   constructor(options: SandboxPoolOptions = {}) {
     this.size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
@@ -132,6 +137,7 @@ export class SandboxPool {
     }
     this.stats.evaluations += 1;
     if (reply.kind === 'result') {
+      this.stats.peakWorkerRssMb = Math.max(this.stats.peakWorkerRssMb, reply.rssMb);
       if (reply.rssMb > this.recycleRssMb || worker.evaluations >= this.maxEvaluations) this.retire(worker);
       pending.resolve(reply.result);
     } else {

