@@ -2,7 +2,8 @@
 //
 // It is a plain script (not a module): the sandbox worker compiles it once per isolate and runs it in each new
 // context; its completion value is the dispatch function the worker drives (through a Reference it takes before the
-// first line of untrusted code runs, so untrusted code can neither replace nor reach it).
+// first line of untrusted code runs, so untrusted code can neither replace nor reach it). The file is the outer
+// function; the worker calls it with the factory of node:assert (`node-assert.js`), so neither is ever a global.
 //
 // Why it is written the way it is:
 // - Untrusted code shares this realm, so it can patch any built-in (`Array.prototype.push`, `JSON.stringify`,
@@ -13,7 +14,8 @@
 //   a private function handed only to trusted modules; untrusted code cannot add, remove or rename them.
 // - Strict mode everywhere: a strict function never exposes itself or its receiver through stack-trace APIs
 //   (`Error.prepareStackTrace` + CallSite#getFunction), so the harness's closures stay out of reach.
-(function () {
+// eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the worker calls this function expression
+(function (createNodeAssert) {
   'use strict';
 
   // ---- captured intrinsics --------------------------------------------------------------------------------
@@ -488,40 +490,34 @@
     return freeze(new Assertion(actual, false));
   }
 
-  // ---- assert: the subset of node:assert that tests and programs use -------------------------------------------
-  function assertFail(message, expected, actual) {
-    fail(message, false, expected, actual);
+  // ---- assert: Node's own node:assert (node-assert.js), its failures reported like expect()'s ------------------------
+  // Task suites written for Node (MultiPL-E's `assert.deepEqual`) get Node's verdicts. An AssertionError stays an
+  // ordinary Error that code can catch and inspect, as in Node; the report of a failed test comes from a record made
+  // when the error was created, so code that later changes the error's fields cannot change the report.
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSetMethod = WeakMap.prototype.set;
+  const assertionFailures = new WeakMap();
+  const nodeAssert = createNodeAssert(
+    freeze({
+      inspect: show,
+      onAssertionError(error, name, actual, expected, message) {
+        const record = ObjectCreate(null);
+        defineProperty(record, 'matcher', { value: `assert.${safeString(name)}` });
+        defineProperty(record, 'expected', { value: show(expected) });
+        defineProperty(record, 'actual', { value: show(actual) });
+        defineProperty(record, 'note', { value: message == null ? '' : safeString(message) });
+        apply(weakSetAdd, failures, [record]);
+        apply(weakMapSetMethod, assertionFailures, [error, record]);
+      },
+    }),
+  );
+  const assert = nodeAssert.assert;
+  /** What a test's thrown value is reported as: an AssertionError's record, or the value itself. */
+  function asFailure(error) {
+    const record =
+      error !== null && typeof error === 'object' ? apply(weakMapGet, assertionFailures, [error]) : undefined;
+    return record === undefined ? error : record;
   }
-  const assert = function assert(value, message) {
-    if (!value) assertFail('assert', 'a truthy value', show(value), message);
-  };
-  assert.ok = assert;
-  assert.equal = (actual, expected) => {
-    if (!(actual == expected)) assertFail('assert.equal', show(expected), show(actual));
-  };
-  assert.notEqual = (actual, expected) => {
-    if (actual == expected) assertFail('assert.notEqual', `not ${show(expected)}`, show(actual));
-  };
-  assert.strictEqual = (actual, expected) => {
-    if (!objectIs(actual, expected)) assertFail('assert.strictEqual', show(expected), show(actual));
-  };
-  assert.notStrictEqual = (actual, expected) => {
-    if (objectIs(actual, expected)) assertFail('assert.notStrictEqual', `not ${show(expected)}`, show(actual));
-  };
-  assert.deepEqual = (actual, expected) => {
-    if (!equals(actual, expected, false, new MapCtor())) assertFail('assert.deepEqual', show(expected), show(actual));
-  };
-  assert.deepStrictEqual = (actual, expected) => {
-    if (!equals(actual, expected, true, new MapCtor()))
-      assertFail('assert.deepStrictEqual', show(expected), show(actual));
-  };
-  assert.notDeepStrictEqual = (actual, expected) => {
-    if (equals(actual, expected, true, new MapCtor()))
-      assertFail('assert.notDeepStrictEqual', `not ${show(expected)}`, show(actual));
-  };
-  assert.throws = (fn) => expect(fn).toThrow();
-  assert.fail = (message) => assertFail('assert.fail', 'no call to assert.fail', safeString(message ?? 'failed'));
-  freeze(assert);
 
   // ---- console capture: bounded inside the isolate, so a flood never crosses the boundary ------------------------
   let outputLimit = 2000;
@@ -636,8 +632,8 @@
   const BUILTINS = new MapCtor([
     ['assert', assert],
     ['node:assert', assert],
-    ['assert/strict', assert],
-    ['node:assert/strict', assert],
+    ['assert/strict', nodeAssert.strict],
+    ['node:assert/strict', nodeAssert.strict],
   ]);
   // Names tests use as globals.
   const testApi = ObjectCreate(null);
@@ -874,7 +870,8 @@
       try {
         apply(entry.body, undefined, []);
         return '{"status":"pass"}';
-      } catch (error) {
+      } catch (caught) {
+        const error = asFailure(caught);
         const detail = describeError(error);
         return `{"status":${apply(weakSetHas, failures, [error]) ? '"fail"' : '"error"'},"detail":${detail}}`;
       }
@@ -915,4 +912,4 @@
     if (typeof fn !== 'function') throw new ErrorCtor(`unknown sandbox operation ${operation}`);
     return apply(fn, api, [a, b, c, d]);
   };
-})();
+});

@@ -16,6 +16,7 @@
 'use strict';
 
 const { readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 
 const [isolatedVmPath, sucrasePath, runtimePath] = process.argv.slice(2);
 if (!isolatedVmPath || !sucrasePath || !runtimePath) {
@@ -26,7 +27,10 @@ if (!isolatedVmPath || !sucrasePath || !runtimePath) {
 const ivm = require(isolatedVmPath);
 /** @type {typeof import('sucrase')} */
 const sucrase = require(sucrasePath);
-const runtimeSource = readFileSync(runtimePath, 'utf8');
+/** A file that holds one function expression (`(function … {…});`), as an expression. */
+const asExpression = (path) => readFileSync(path, 'utf8').trimEnd().replace(/;$/, '');
+// The runtime is a function of node:assert's factory (node-assert.js, beside it): one script, no globals between them.
+const runtimeSource = `(${asExpression(runtimePath)})(${asExpression(join(dirname(runtimePath), 'node-assert.js'))});`;
 
 const TRANSPILE_CACHE_LIMIT = 2000;
 /** @type {Map<string, { code?: string, error?: string }>} */
@@ -518,13 +522,17 @@ function boundResult(result, limits) {
   const bound = (entry) => {
     if (!entry) return entry;
     const copy = { ...entry };
+    let charged = 0;
     for (const [key, max] of Object.entries(FIELD_CHARS)) {
       if (typeof copy[key] !== 'string') continue;
       // Paths and suites identify a test (the score counts the hidden suite's): they are only ever cut per field.
-      const room = key === 'path' || key === 'suite' ? max : Math.max(0, Math.min(max, left));
-      copy[key] = clip(copy[key], room);
-      if (key !== 'path' && key !== 'suite') left -= Math.min(copy[key].length, left);
+      const room = key === 'path' || key === 'suite' ? max : Math.min(max, left - charged);
+      copy[key] = clip(copy[key], Math.max(0, room));
+      charged += copy[key].length;
     }
+    // The entry's whole JSON is charged (keys, status, path and the notes), so the budget bounds what is sent; once it
+    // is spent, an entry is only its skeleton (about 100 characters), and there are at most 1000 untrusted tests.
+    left = Math.max(0, left - JSON.stringify(copy).length);
     return copy;
   };
   result.compileErrors = result.compileErrors.map(bound);
