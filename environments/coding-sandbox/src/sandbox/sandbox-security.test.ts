@@ -17,6 +17,8 @@ const run = async (code: string, files: Record<string, string> = {}): Promise<st
 // What the host receives of one evaluation, whatever the program: every field is cut inside the sandbox, and the
 // worker bounds the whole result (200,000 characters besides the two output streams).
 const RESULT_CHARS_BOUND = 200_000 + 2 * limits.outputChars + 10_000;
+// Once that is spent, each further test is only its skeleton (about 100 characters), and a file registers at most 1000.
+const MANY_TESTS_CHARS_BOUND = RESULT_CHARS_BOUND + 1000 * 120;
 const resultChars = (result: EvaluationResult): number => JSON.stringify(result).length;
 
 describe('every adversarial program is stopped or harmless, with a clear message and a bounded result', () => {
@@ -80,7 +82,7 @@ describe('what a program hands back and holds is bounded', () => {
 
   it('cuts a huge test title and a huge describe title, and still runs the test', async () => {
     const { result } = await testRun(
-      "describe('d'.repeat(1e7), () => { test('t'.repeat(1e7), () => { throw new Error('no'); }); });",
+      "describe('d'.repeat(2e6), () => { test('t'.repeat(2e6), () => { throw new Error('no'); }); });",
     );
     expect(result.tests).toHaveLength(1);
     expect(result.tests[0]?.status).toBe('error');
@@ -101,8 +103,18 @@ describe('what a program hands back and holds is bounded', () => {
     expect(resultChars(result)).toBeLessThan(RESULT_CHARS_BOUND);
   });
 
+  it('bounds the whole result when many tests each fail with a long (already cut) message', async () => {
+    const { result } = await testRun(
+      "for (let i = 0; i < 1000; i++) test('t' + i, () => { throw new Error('m'.repeat(5000)); });",
+    );
+    expect(result.tests).toHaveLength(1000);
+    expect(result.tests.every((test) => test.status === 'error')).toBe(true);
+    expect(resultChars(result)).toBeLessThan(MANY_TESTS_CHARS_BOUND);
+    expect(result.tests[999]?.message).toMatch(/^…\[truncated \d+ chars\]$/);
+  });
+
   it('cuts a huge assertion message and reports the test as failed', async () => {
-    const { result } = await testRun("test('a', () => { require('assert').fail('f'.repeat(1e7)); });");
+    const { result } = await testRun("test('a', () => { require('assert').fail('f'.repeat(2e6)); });");
     expect(result.tests[0]?.status).toBe('fail');
     expect(JSON.stringify(result.tests[0])).toMatch(/…\[truncated \d+ chars\]/);
     expect(resultChars(result)).toBeLessThan(10_000);
@@ -110,10 +122,10 @@ describe('what a program hands back and holds is bounded', () => {
 
   it('cuts huge errors thrown by tests and by loading a test file', async () => {
     const { result } = await testRun(
-      "test('a', () => { const e = new Error('m'); e.name = 'n'.repeat(1e7); throw e; });\nthrow { name: 'x', message: 'm'.repeat(1e7) };",
+      "test('a', () => { const e = new Error('m'); e.name = 'n'.repeat(2e6); throw e; });\nthrow { name: 'x', message: 'm'.repeat(2e6) };",
     );
-    expect(result.loadErrors[0]?.message).toMatch(/^x: m{2000}…\[truncated 9998000 chars\]/);
-    expect(result.tests[0]?.message).toMatch(/^n{200}…\[truncated 9999800 chars\]: m/);
+    expect(result.loadErrors[0]?.message).toMatch(/^x: m{2000}…\[truncated 1998000 chars\]/);
+    expect(result.tests[0]?.message).toMatch(/^n{200}…\[truncated 1999800 chars\]: m/);
     expect(resultChars(result)).toBeLessThan(10_000);
   });
 });
