@@ -16,6 +16,7 @@
 'use strict';
 
 const { readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 
 const [isolatedVmPath, sucrasePath, runtimePath] = process.argv.slice(2);
 if (!isolatedVmPath || !sucrasePath || !runtimePath) {
@@ -26,7 +27,10 @@ if (!isolatedVmPath || !sucrasePath || !runtimePath) {
 const ivm = require(isolatedVmPath);
 /** @type {typeof import('sucrase')} */
 const sucrase = require(sucrasePath);
-const runtimeSource = readFileSync(runtimePath, 'utf8');
+/** A file that holds one function expression (`(function … {…});`), as an expression. */
+const asExpression = (path) => readFileSync(path, 'utf8').trimEnd().replace(/;$/, '');
+// The runtime is a function of node:assert's factory (node-assert.js, beside it): one script, no globals between them.
+const runtimeSource = `(${asExpression(runtimePath)})(${asExpression(join(dirname(runtimePath), 'node-assert.js'))});`;
 
 const TRANSPILE_CACHE_LIMIT = 2000;
 /** @type {Map<string, { code?: string, error?: string }>} */
