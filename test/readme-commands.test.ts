@@ -1,0 +1,257 @@
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readEpisodeRecords, runEpisode } from '@turngym/core';
+import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
+import { ScriptedChatModel, serveChatModel, type ChatModelServer, type ChatRequest } from '@turngym/llm';
+import type { Action } from '@turngym/spec';
+import { REPO_ROOT } from './helpers/run-built-cli';
+
+// Every command of the root README's "Using it" section, run as written through the `turngym` bin that
+// `npx turngym` runs (packages/cli/bin/turngym.js), from an empty working directory. The commands are read from
+// README.md, so the README and this test cannot drift. Two rewrites only, because fixed ports may be taken:
+// `--port 8000` becomes `--port 0`, and the model URL http://127.0.0.1:8000/v1 becomes a local model server's.
+
+const BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'turngym.js');
+const README_MODEL_URL = 'http://127.0.0.1:8000/v1';
+
+/** A line of `sh` as argv: quotes group, `#` outside quotes starts a comment. Enough for a README. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  for (const char of line) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else word += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      word ??= '';
+    } else if (char === ' ' || char === '\t') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (char === '#' && word === undefined) {
+      break;
+    } else {
+      word = (word ?? '') + char;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** The `npx turngym …` commands of the "Using it" section as written, without `npx turngym`. */
+function readmeCommands(): string[][] {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = /^## Using it\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('README.md has no ```sh block under "## Using it"');
+  return block
+    .split('\n')
+    .map(shellWords)
+    .filter((words) => words.length > 0)
+    .map((words) => {
+      if (words[0] !== 'npx' || words[1] !== 'turngym') throw new Error(`not a turngym command: ${words.join(' ')}`);
+      return words.slice(2);
+    });
+}
+
+/** The two rewrites: a free port for `serve`, the local model server for the README's model URL. */
+function withLocalPorts(args: readonly string[], modelUrl: string): string[] {
+  return args.map((word, i) => {
+    if (word === README_MODEL_URL) return modelUrl;
+    return args[i - 1] === '--port' && word === '8000' ? '0' : word;
+  });
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function spawnBin(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, bin = BIN) {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.on('error', () => {});
+  const finished = new Promise<Finished>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, finished, stdout: () => stdout };
+}
+
+/** What a person would type to solve `turngym play turngym/example-v1` on `seed`: the expert's actions. */
+async function exampleSolution(seed: number): Promise<string> {
+  const env = new ExampleEnv();
+  const solver = new ExampleSolver();
+  const actions: Action[] = [];
+  const recording = {
+    name: solver.name,
+    start: solver.start.bind(solver),
+    act: async (observation: string) => {
+      const action = await solver.act(observation);
+      actions.push(action);
+      return action;
+    },
+  };
+  await runEpisode(env, recording, seed);
+  await env.close();
+  return `${actions.map(String).join('\n')}\n`;
+}
+
+/** A model that ends every episode at once: it calls the SUBMIT tool where there is one, else answers 0. */
+function submitAtOnce(request: ChatRequest) {
+  const submit = request.tools?.find((tool) => tool.name === 'SUBMIT');
+  if (!submit) return 'Answer: 0';
+  const required = (submit.parameters as { required?: string[] }).required ?? [];
+  return { name: 'SUBMIT', arguments: Object.fromEntries(required.map((name) => [name, '0'])) };
+}
+
+/** `serve`: it runs until a signal. Listening and answering /health is success; SIGINT must close it cleanly. */
+async function serveAndStop(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Finished> {
+  const server = spawnBin(args, cwd, env);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      server.child.stdout.on('data', () => {
+        const found = /^serving \S+ at (http:\/\/\S+)/m.exec(server.stdout())?.[1];
+        if (found) resolve(found);
+      });
+      void server.finished.then((result) => reject(new Error(`serve exited (${result.code}): ${result.stderr}`)));
+    });
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+  } finally {
+    server.child.kill('SIGINT');
+  }
+  return server.finished;
+}
+
+describe('the root README "Using it" commands work as written', () => {
+  const commands = readmeCommands();
+  let work: string;
+  let model: ChatModelServer;
+  const results = new Map<string, Finished>();
+  const key = (args: readonly string[]): string => args.join(' ');
+
+  beforeAll(async () => {
+    if (!existsSync(join(REPO_ROOT, 'packages', 'cli', 'dist', 'bin.js'))) {
+      throw new Error('the CLI is not built: npm run build (or npx tsc -b packages/cli) first');
+    }
+    work = mkdtempSync(join(tmpdir(), 'turngym-readme-'));
+    model = await serveChatModel(new ScriptedChatModel(submitAtOnce, { id: 'my-model' }), { modelName: 'my-model' });
+    const env = { ...process.env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test' };
+    const runOne = async (args: readonly string[]): Promise<void> => {
+      const resolved = withLocalPorts(args, model.baseURL);
+      if (resolved[0] === 'serve') {
+        results.set(key(args), await serveAndStop(resolved, work, env));
+        return;
+      }
+      const seed = resolved.includes('--seed') ? Number(resolved[resolved.indexOf('--seed') + 1]) : 0;
+      const input = resolved[0] === 'play' ? await exampleSolution(seed) : '';
+      const running = spawnBin(resolved, work, env);
+      running.child.stdin.end(input);
+      results.set(key(args), await running.finished);
+    };
+    // Two at a time (2 cores); `leaderboard` reads what `bench` wrote, so it runs after the others.
+    const inTurn = async (batch: readonly string[][], lanes: number): Promise<void> => {
+      const queue = [...batch];
+      const lane = async (): Promise<void> => {
+        for (let args = queue.shift(); args; args = queue.shift()) await runOne(args);
+      };
+      await Promise.all(Array.from({ length: lanes }, lane));
+    };
+    await inTurn(
+      commands.filter((args) => args[0] !== 'leaderboard'),
+      2,
+    );
+    await inTurn(
+      commands.filter((args) => args[0] === 'leaderboard'),
+      1,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await model?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('has the commands this test knows how to check', () => {
+    expect(commands.map((args) => args[0])).toEqual([
+      'list',
+      'info',
+      'play',
+      'run',
+      'run',
+      'check',
+      'serve',
+      'bench',
+      'leaderboard',
+      'new-env',
+    ]);
+  });
+
+  /** Beyond exit code 0: what each command must have done. */
+  const checks: Record<string, (result: Finished, args: readonly string[]) => void> = {
+    list: (result) => expect(result.stdout).toMatch(/^turngym\/math-thought-v1 /m),
+    info: (result) => expect(result.stdout).toContain('Description'),
+    play: (result) => expect(result.stdout).toMatch(/Episode over \(terminated\): success/),
+    run: (result, args) => {
+      expect(result.stdout).toMatch(/^errored\s+0$/m);
+      const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : undefined;
+      if (out) expect(readEpisodeRecords(join(work, out))).toHaveLength(Number(args[args.indexOf('--episodes') + 1]));
+    },
+    check: (result) => expect(result.stdout).toMatch(/all \d+ checks passed/),
+    serve: (result) => expect(result.stderr).toContain('SIGINT: closing the server'),
+    bench: (result) => expect(result.stdout).toMatch(/^episodes \(errored\)\s+\d+ \(0\)$/m),
+    leaderboard: (result) => expect(result.stdout).toMatch(/^written: .*index\.html/m),
+    'new-env': (result, args) => {
+      expect(result.stdout).toContain(`Created @turngym/env-${args[1]}`);
+      expect(existsSync(join(work, 'environments', args[1] as string, 'package.json'))).toBe(true);
+    },
+  };
+
+  it.each(commands.map((args) => [`turngym ${key(args)}`, args] as const))('%s', (_name, args) => {
+    const result = results.get(key(args));
+    expect(result).toBeDefined();
+    const { code, stdout, stderr } = result as Finished;
+    expect({ code, stderr: code === 0 ? '' : stderr, stdout: code === 0 ? '' : stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '',
+    });
+    checks[args[0] as string]?.(result as Finished, args);
+    if (args.some((word) => word.startsWith('openai:'))) expect(model.requestCount).toBeGreaterThan(0);
+  });
+});
+
+describe('the turngym bin', () => {
+  it('is a committed file, not a build output: npm links bins at install, before `prepare` builds dist/', () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'cli', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(join(REPO_ROOT, 'packages', 'cli', manifest.bin.turngym as string)).toBe(BIN);
+    const ignored = readFileSync(join(REPO_ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toContain('dist/');
+    expect(BIN).not.toMatch(/[\\/]dist[\\/]/);
+  });
+
+  it('says how to build when the CLI is not built yet', async () => {
+    const unbuilt = mkdtempSync(join(tmpdir(), 'turngym-unbuilt-'));
+    try {
+      mkdirSync(join(unbuilt, 'bin'));
+      copyFileSync(BIN, join(unbuilt, 'bin', 'turngym.js'));
+      const result = await spawnBin(['list'], unbuilt, process.env, join(unbuilt, 'bin', 'turngym.js')).finished;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^error: the turngym CLI is not built \(.*dist[\\/]bin\.js is missing\)\. Build it: /,
+      );
+    } finally {
+      rmSync(unbuilt, { recursive: true, force: true });
+    }
+  });
+});
