@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createChatModel } from '@turngym/llm';
-import { CLI, errorLines, runBuiltCli } from './helpers/run-built-cli';
+import { assertCliBuilt, CLI, errorLines, runBuiltCli } from './helpers/run-built-cli';
 
 // The tfjs LM from the command line: `lm generate`, `lm score`, `serve-model` (queried with the real openai
 // client through @turngym/llm), and `local:<checkpoint>` as an agent spec. tiny-1m on the cpu backend: an
 // untrained model, so these tests are about the plumbing, not the text.
 describe('turngym lm and serve-model', () => {
+  beforeAll(assertCliBuilt); // these tests spawn the built CLI themselves
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'turngym-cli-lm-'));

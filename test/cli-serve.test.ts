@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { CLI, errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
+import { assertCliBuilt, CLI, errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
 
 const ID = 'turngym/example-v1';
 
 describe('turngym serve + check --remote', () => {
+  beforeAll(assertCliBuilt); // these tests spawn the built CLI themselves
   it('serves an env that passes the checker over the wire, and closes on SIGTERM', async () => {
     const server = spawn(process.execPath, [CLI, 'serve', ID, '--port', '0', '--max-sessions', '8'], {
       cwd: REPO_ROOT,

@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { checkEnv, formatCheckReport, loadPlugins, Registry } from '@turngym/core';
+import { assertBuiltUpToDate, builtPackageDirs } from './helpers/built-output';
 
 // Every env package in the workspace, discovered the way the CLI discovers installed packages
 // (node_modules/@turngym/env-*, built by `npm test` before jest runs), must pass the env checker.
+// The discovered packages run from dist/: it must be newer than their sources.
+assertBuiltUpToDate(builtPackageDirs([], { plugins: true }));
 const registry = new Registry();
 const plugins = loadPlugins(registry, { searchFrom: [join(__dirname, '..')] });
 

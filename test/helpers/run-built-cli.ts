@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertBuiltUpToDate, builtPackageDirs } from './built-output';
 
 export const REPO_ROOT = join(__dirname, '..', '..');
 export const CLI = join(REPO_ROOT, 'packages', 'cli', 'dist', 'bin.js');
@@ -11,6 +11,19 @@ export interface CliResult {
   stderr: string;
 }
 
+let cliBuildChecked = false;
+
+/**
+ * Throws "run npm run build" unless the CLI, every package it loads and every env plugin it discovers were
+ * built after their sources last changed. Checked once per test file; `runBuiltCli` calls it, and a test that
+ * spawns `CLI` itself calls it first (e.g. in `beforeAll`).
+ */
+export function assertCliBuilt(): void {
+  if (cliBuildChecked) return;
+  assertBuiltUpToDate(builtPackageDirs(['packages/cli'], { plugins: true }));
+  cliBuildChecked = true;
+}
+
 /**
  * Runs the built `turngym` command as a child process (`node packages/cli/dist/bin.js …`), feeding `input`
  * to its stdin. Asynchronous on purpose: a test may serve a model or an env from this process meanwhile.
@@ -19,9 +32,7 @@ export function runBuiltCli(
   args: readonly string[],
   options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
-  if (!existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: build first (cd ${REPO_ROOT} && npx tsc -b packages/cli templates/env)`);
-  }
+  assertCliBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
