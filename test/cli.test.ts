@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readEpisodeRecords, runEpisode } from '@turngym/core';
@@ -235,8 +235,18 @@ describe('turngym quickstart', () => {
       expect(scripted?.metrics.success.mean).toBe(1);
       expect(existsSync(join(out, 'index.html'))).toBe(true);
       expect(existsSync(join(out, 'leaderboard.md'))).toBe(true);
+      // Each finished episode is logged with the time it finished: a run done again would log new times.
+      const episodeLogs = (): string[] =>
+        ['random', 'scripted'].map((agent) =>
+          readFileSync(join(out, 'runs', `quick-v1--${agent}`, 'episodes.jsonl'), 'utf8'),
+        );
+      const logged = episodeLogs();
+      expect(logged.map((log) => log.match(/"finishedAt":/g)?.length)).toEqual([160, 160]);
       const table = await runBuiltCli(['quickstart', '--out', out]);
       expect(table.stdout).toMatch(/^turngym\/math-thought-v1\s+0% \[0–0\]\s+100% \[100–100\]$/m);
+      expect(table.stderr).toContain('reusing quick-v1--random: all 160 episodes are done');
+      expect(table.stderr).toContain('reusing quick-v1--scripted: all 160 episodes are done');
+      expect(episodeLogs()).toEqual(logged);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
