@@ -34,8 +34,11 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
   override async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.flush(false);
     const result = await this.env.reset(args);
+    // A seedless reset's seed is the one the env reports (info.seed: BaseEnv, and a remote env over the wire),
+    // so the record can be replayed; an env that reports none may still expose it on the unwrapped env.
     const unwrappedSeed = (this.unwrapped as { seed?: unknown }).seed;
-    const seed = args.seed ?? (typeof unwrappedSeed === 'number' ? unwrappedSeed : null);
+    const reported = typeof result.info.seed === 'number' ? result.info.seed : unwrappedSeed;
+    const seed = args.seed ?? (typeof reported === 'number' ? reported : null);
     this.counter += 1;
     this.current = {
       schema: EPISODE_RECORD_SCHEMA_ID,

@@ -76,6 +76,26 @@ describe('standard wrappers', () => {
     expect(sink.records[1]?.forkOf?.episodeId).toBe(sink.records[0]?.episodeId);
   });
 
+  it('EpisodeRecorder records the seed a seedless reset reported, also from an env that exposes no seed', async () => {
+    const sink = new MemoryRecordSink();
+    const inner = new ExampleEnv();
+    // Like a remote env: the seed arrives only in info.seed.
+    const opaque: Env = {
+      spec: inner.spec,
+      reset: (args) => inner.reset(args),
+      step: (action) => inner.step(action),
+      fork: () => inner.fork(),
+      fingerprint: (action) => inner.fingerprint(action),
+      anchor: () => inner.anchor(),
+      close: () => inner.close(),
+    };
+    const env = new EpisodeRecorder(opaque, { sink });
+    const reset = await env.reset();
+    await env.close();
+    expect(typeof reset.info.seed).toBe('number');
+    expect(sink.records.map((record) => record.seed)).toEqual([reset.info.seed]);
+  });
+
   it('a record that breaks the schema is rejected naming the field', () => {
     expect(() => validateEpisodeRecord({ schema: 'turngym.episode/v1' })).toThrow(/record.episodeId is required/);
   });
