@@ -6,7 +6,7 @@ import { readEpisodeRecords, runEpisode } from '@turngym/core';
 import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
 import { ScriptedChatModel, serveChatModel, type ChatModelServer, type ChatRequest } from '@turngym/llm';
 import type { Action } from '@turngym/spec';
-import { REPO_ROOT } from './helpers/run-built-cli';
+import { assertCliBuilt, REPO_ROOT } from './helpers/run-built-cli';
 
 // Every command of the root README's "Using it" section, run as written through the `turngym` bin that
 // `npx turngym` runs (packages/cli/bin/turngym.js), from an empty working directory. The commands are read from
@@ -139,9 +139,7 @@ describe('the root README "Using it" commands work as written', () => {
   const key = (args: readonly string[]): string => args.join(' ');
 
   beforeAll(async () => {
-    if (!existsSync(join(REPO_ROOT, 'packages', 'cli', 'dist', 'bin.js'))) {
-      throw new Error('the CLI is not built: npm run build (or npx tsc -b packages/cli) first');
-    }
+    assertCliBuilt(); // built, and since its sources (and its packages' and plugins') last changed
     work = mkdtempSync(join(tmpdir(), 'turngym-readme-'));
     model = await serveChatModel(new ScriptedChatModel(submitAtOnce, { id: 'my-model' }), { modelName: 'my-model' });
     const env = { ...process.env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test' };
