@@ -61,6 +61,9 @@
   const functionToString = Function.prototype.toString;
   const mapDelete = Map.prototype.delete;
   const indirectEval = eval;
+  const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const deleteProperty = Reflect.deleteProperty;
 
   const MAX_VALUE_CHARS = 600;
   const MAX_ITEMS = 30;
@@ -804,6 +807,107 @@
     return `{"kind":"error","name":${quote(name)},"message":${quote(message)},"stack":${quote(stack)}}`;
   }
 
+  // ---- async tests: a returned promise or thenable, or a `done` callback, is awaited ------------------------------
+  // isolated-vm runs the microtask queue to its end inside every call, under the call's timeout, and the sandbox has
+  // no timers and no host callbacks. So when `runTest` returns, a test's promise has settled or never will: the
+  // worker asks for the verdict in a second call (`testVerdict`), and a test still pending then did not finish. An
+  // endless chain of continuations is cut by the call's time limit, like an endless loop.
+  const PASS = '{"status":"pass"}';
+  const PENDING = '{"status":"pending"}';
+  // A `constructor` without `Symbol.species`: `then` on a promise that has it as an own property makes its derived
+  // promise with the intrinsic Promise, so no getter, species or constructor the program planted runs.
+  const NO_SPECIES = freeze(ObjectCreate(null));
+  /** The test whose verdict the worker has not taken yet (a null-prototype record: verdict, passed, takesDone). */
+  let runningTest = null;
+
+  function unfinished(message) {
+    return `{"status":"unfinished","message":${quote(message)}}`;
+  }
+
+  function failureVerdict(caught) {
+    try {
+      const error = asFailure(caught);
+      const detail = describeError(error);
+      return `{"status":${apply(weakSetHas, failures, [error]) ? '"fail"' : '"error"'},"detail":${detail}}`;
+    } catch {
+      return `{"status":"error","detail":${describeError(new ErrorCtor('the test failed with a value that cannot be reported'))}}`;
+    }
+  }
+
+  function errorVerdict(message) {
+    return `{"status":"error","detail":${describeError(new ErrorCtor(message))}}`;
+  }
+
+  /**
+   * Records what a test showed. Fail-closed: a failure replaces a pass (a `done` called twice, a rejection after a
+   * `done()`), and the first failure stays; nothing turns a failure back into a pass.
+   */
+  function settle(record, verdict, passed) {
+    if (record.verdict === '' || (record.passed && !passed)) {
+      record.verdict = verdict;
+      record.passed = passed;
+    }
+  }
+
+  /**
+   * Calls back when `value` settles, if it is a genuine promise whose `constructor` can be set aside for the call:
+   * then only the intrinsic `then` runs, so a patched `Promise.prototype.then`, a `constructor` getter or a species
+   * cannot see or forge the outcome. False for anything else (nothing is registered, the object is left as it was).
+   */
+  function observePromise(value, onFulfilled, onRejected) {
+    let saved;
+    try {
+      saved = getOwnPropertyDescriptor(value, 'constructor');
+      defineProperty(value, 'constructor', { value: NO_SPECIES, writable: true, configurable: true });
+    } catch {
+      return false; // not extensible, or a non-configurable constructor: not observable this way
+    }
+    let observed = false;
+    try {
+      apply(promiseThen, value, [onFulfilled, onRejected]);
+      observed = true;
+    } catch {
+      // not a promise (the intrinsic then checks the brand before anything else)
+    }
+    try {
+      if (saved === undefined) deleteProperty(value, 'constructor');
+      else defineProperty(value, 'constructor', saved);
+    } catch {
+      // a proxy that refuses: its own affair
+    }
+    return observed;
+  }
+
+  /** Settles `record` when a test's returned object settles (a non-thenable object passes, as in Jest). */
+  function awaitReturned(value, record) {
+    const onFulfilled = () => settle(record, PASS, true);
+    const onRejected = (reason) => settle(record, failureVerdict(reason), false);
+    if (observePromise(value, onFulfilled, onRejected)) return;
+    // Not a genuine promise (a thenable, or a promise the program made unobservable): adopt it as `await` does — its
+    // `then` is read once (a throwing getter rejects) and called once, with resolve/reject functions of which only the
+    // first call counts — into a promise of our own, which is observable.
+    let resolveOwn;
+    const own = new PromiseCtor((resolve) => {
+      resolveOwn = resolve;
+    });
+    resolveOwn(value);
+    if (!observePromise(own, onFulfilled, onRejected))
+      settle(record, errorVerdict('the sandbox could not wait for this test'), false);
+  }
+
+  /** The verdict of the running test, once; a test still pending did not finish. */
+  function takeVerdict() {
+    const record = runningTest;
+    runningTest = null;
+    if (record === null) return errorVerdict('no test is waiting for its verdict');
+    if (record.verdict !== '') return record.verdict;
+    return unfinished(
+      record.takesDone
+        ? 'did not finish: done() was never called (the sandbox has no timers, so nothing was left that could call it)'
+        : "did not finish: the test's promise never settled (the sandbox has no timers, so nothing was left that could settle it)",
+    );
+  }
+
   // ---- the API the worker drives ----------------------------------------------------------------------------------
   const api = {
     configure(limit) {
@@ -864,17 +968,56 @@
       }
       return `${text}],"dropped":${droppedTests},"droppedSuite":${quote(droppedSuite)}}`;
     },
-    /** Runs one test: it passes exactly when its body returns without throwing. */
+    /**
+     * Runs one test. A synchronous test passes exactly when its body returns without throwing; a test that returns a
+     * promise or thenable passes when it fulfils, and one that takes a `done` parameter when `done()` is called with
+     * no error. For those the answer is `{"status":"pending"}`, and the verdict comes from `testVerdict`.
+     */
     runTest(index) {
       const entry = tests[index];
+      const record = ObjectCreate(null);
+      record.verdict = '';
+      record.passed = false;
+      record.takesDone = false;
+      runningTest = record;
+      let waits = false;
       try {
-        apply(entry.body, undefined, []);
-        return '{"status":"pass"}';
+        let takesDone = false;
+        try {
+          takesDone = entry.body.length > 0;
+        } catch {
+          // an unreadable length: called without done
+        }
+        record.takesDone = takesDone;
+        if (takesDone) {
+          waits = true;
+          let calls = 0;
+          const done = (reason) => {
+            calls += 1;
+            if (calls > 1) settle(record, errorVerdict('done() was called more than once'), false);
+            else if (reason) settle(record, failureVerdict(reason), false);
+            else settle(record, PASS, true);
+          };
+          const returned = apply(entry.body, undefined, [done]);
+          if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
+            if (typeof returned.then === 'function')
+              settle(record, errorVerdict('a test cannot both take a done callback and return a promise'), false);
+          }
+        } else {
+          const returned = apply(entry.body, undefined, []);
+          if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
+            waits = true;
+            awaitReturned(returned, record);
+          } else settle(record, PASS, true);
+        }
       } catch (caught) {
-        const error = asFailure(caught);
-        const detail = describeError(error);
-        return `{"status":${apply(weakSetHas, failures, [error]) ? '"fail"' : '"error"'},"detail":${detail}}`;
+        settle(record, failureVerdict(caught), false);
       }
+      return waits ? PENDING : takeVerdict();
+    },
+    /** The verdict of the test `runTest` answered "pending" for; its microtasks have all run by now. */
+    testVerdict() {
+      return takeVerdict();
     },
     /** Runs a file as the main module. */
     runFile(path) {

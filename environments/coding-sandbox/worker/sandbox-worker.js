@@ -210,7 +210,9 @@ function prepareModules(files, trustedFiles, compileErrors) {
 function snippetModule(snippets) {
   const lines = [snippets.setup, ''];
   snippets.tests.forEach((code, index) => {
-    lines.push(`__register(${JSON.stringify(snippetName(code, index))}, function () {`, code, '});');
+    // A snippet that awaits is an async test (the runtime awaits it); the others stay plain functions.
+    const kind = /\bawait\b/.test(code) ? 'async function' : 'function';
+    lines.push(`__register(${JSON.stringify(snippetName(code, index))}, ${kind} () {`, code, '});');
   });
   return lines.join('\n');
 }
@@ -360,7 +362,12 @@ function runTests(request, result) {
           next = listed.length;
           break;
         }
-        const outcome = session.call('runTest', [next], budget);
+        let outcome = session.call('runTest', [next], budget);
+        if (outcome.ok && outcome.value === '{"status":"pending"}') {
+          // An async test: its continuations ran inside that call (under its timeout); only the verdict is left to
+          // read, and reading it runs no code of the test's (the microtask queue is empty), so it is not charged.
+          outcome = session.call('testVerdict', [], undefined);
+        }
         if (outcome.ok) {
           const parsed = JSON.parse(outcome.value);
           result.tests.push({ ...entry, ...testOutcome(parsed, trustedPath) });
@@ -443,6 +450,7 @@ function mergeOutput(result, output) {
 
 function testOutcome(parsed, trustedPath) {
   if (parsed.status === 'pass') return { status: 'pass' };
+  if (parsed.status === 'unfinished') return { status: 'error', message: parsed.message };
   const detail = parsed.detail;
   if (detail.kind === 'assertion') {
     return {

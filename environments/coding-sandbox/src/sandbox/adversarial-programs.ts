@@ -20,9 +20,14 @@ export type Threat =
 export interface AdversarialProgram {
   readonly name: string;
   readonly threat: Threat;
-  /** Run as a RUN snippet (TypeScript; its last expression is reported). */
+  /** Run as a RUN snippet (TypeScript; its last expression is reported), or as a test file (`asTestFile`). */
   readonly code: string;
-  /** Must match the observation (`formatRunReport`). */
+  /**
+   * `code` is a test file (`attack.test.ts`) run by RUN_TESTS, for attacks on the test runner itself: `expect` then
+   * matches the test report (`formatTestReport`).
+   */
+  readonly asTestFile?: true;
+  /** Must match the observation (`formatRunReport`, or `formatTestReport` for a test file). */
   readonly expect: RegExp;
   /** Slow to stop (a worker restart or kill): the short soak in the default test suite runs it less often. */
   readonly slow?: boolean;
@@ -40,6 +45,12 @@ const MEMORY_LIMIT_REACHED = /Array buffer allocation failed \(the sandbox memor
 const HUGE = "'z'.repeat(2e6)";
 // A builtin that allocates in one go ignores the time limit: it either aborts V8 (the worker restarts) or the watchdog
 // kills the worker first, depending on how fast the machine is. Both stop it.
+/** A test report of one test that did not pass, with `detail` in it. */
+const NONE_OF_ONE_PASSED = (detail: RegExp): RegExp =>
+  new RegExp(
+    `^RUN_TESTS: 0 of 1 test passed\\.\\n\\n(ERROR|FAIL|TIMEOUT) attack\\.test\\.ts › t\\n[\\s\\S]*${detail.source}`,
+  );
+const UNFINISHED = /did not finish: the test's promise never settled/;
 const MEMORY_OR_KILLED = /memory limit exceeded|time limit exceeded: the program did not stop .*killed/;
 
 /** The security corpus: every kind of attack the README's threat model names. */
@@ -409,5 +420,91 @@ export const ADVERSARIAL_PROGRAMS: readonly AdversarialProgram[] = [
     threat: 'async',
     code: 'new FinalizationRegistry(() => {})',
     expect: NOT_DEFINED,
+  },
+  // ---- async tests and hostile thenables against the test runner (RUN_TESTS on a test file): none may pass a
+  // failing test, hang the run or reach the host; a test still pending once its continuations ran did not finish
+  {
+    name: 'async test that fails after an await',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', async () => { await null; expect(1).toBe(2); });",
+    expect: NONE_OF_ONE_PASSED(/expected: 2\n {2}actual: {3}1/),
+  },
+  {
+    name: 'async test that never settles',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', async () => { await new Promise(() => {}); expect(1).toBe(2); });",
+    expect: NONE_OF_ONE_PASSED(UNFINISHED),
+  },
+  {
+    name: 'thenable whose then getter throws',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', () => ({ get then() { throw new Error('getter'); } }));",
+    expect: NONE_OF_ONE_PASSED(/Error: getter/),
+  },
+  {
+    name: 'thenable that rejects, then resolves synchronously many times',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', () => ({ then(resolve: any, reject: any) { reject(new Error('first')); for (let i = 0; i < 1e5; i++) resolve(); } }));",
+    expect: NONE_OF_ONE_PASSED(/Error: first/),
+  },
+  {
+    name: 'thenable that never calls back',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', () => ({ then() {} }));",
+    expect: NONE_OF_ONE_PASSED(UNFINISHED),
+  },
+  {
+    name: 'thenable that resolves with itself forever',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', () => { const t: any = { then(resolve: any) { resolve(t); } }; return t; });",
+    expect: NONE_OF_ONE_PASSED(TIME),
+  },
+  {
+    name: 'Promise.prototype.then patched to resolve everything',
+    threat: 'async',
+    asTestFile: true,
+    code: "Promise.prototype.then = function (this: any, resolve: any) { resolve(); return this; } as any;\ntest('t', async () => { throw new Error('no'); });",
+    expect: NONE_OF_ONE_PASSED(/Error: no/),
+  },
+  {
+    name: "a species on Promise.prototype's constructor",
+    threat: 'async',
+    asTestFile: true,
+    code: "Object.defineProperty(Promise.prototype, 'constructor', { get() { return { [Symbol.species]: function (executor: any) { executor(() => {}, () => {}); } }; } });\ntest('t', async () => { throw new Error('no'); });",
+    expect: NONE_OF_ONE_PASSED(/Error: no/),
+  },
+  {
+    name: 'done called twice',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', (done: any) => { done(); done(); });",
+    expect: NONE_OF_ONE_PASSED(/done\(\) was called more than once/),
+  },
+  {
+    name: 'done never called',
+    threat: 'async',
+    asTestFile: true,
+    code: "test('t', (done: any) => {});",
+    expect: NONE_OF_ONE_PASSED(/did not finish: done\(\) was never called/),
+  },
+  {
+    name: "a later test settles an earlier test's promise",
+    threat: 'async',
+    asTestFile: true,
+    code: "let settleEarlier: any;\ntest('a', () => new Promise((resolve) => { settleEarlier = resolve; }));\ntest('b', () => { settleEarlier(); });",
+    expect: /RUN_TESTS: 1 of 2 tests passed\.\n\nERROR attack\.test\.ts › a\n {2}did not finish/,
+  },
+  {
+    name: 'async test rejecting with a huge message',
+    threat: 'observation',
+    asTestFile: true,
+    code: `test('t', async () => { await null; throw new Error(${HUGE}); });`,
+    expect: NONE_OF_ONE_PASSED(TRUNCATED),
   },
 ];

@@ -1,6 +1,6 @@
-import { formatRunReport } from '../observations';
+import { formatRunReport, formatTestReport } from '../observations';
 import { ADVERSARIAL_PROGRAMS, type AdversarialProgram } from './adversarial-programs';
-import type { SandboxLimits } from './evaluation';
+import type { EvaluationResult, SandboxLimits } from './evaluation';
 import { SandboxPool } from './sandbox-pool';
 
 export interface SoakOptions {
@@ -45,6 +45,24 @@ const BENIGN = {
   },
 };
 
+/** Runs one corpus program as the agent would (RUN, or RUN_TESTS on its test file) and returns what it would see. */
+export async function observeAdversarial(
+  pool: SandboxPool,
+  program: AdversarialProgram,
+  limits: SandboxLimits,
+): Promise<{ result: EvaluationResult; observation: string }> {
+  if (program.asTestFile) {
+    const result = await pool.evaluate({
+      files: { 'attack.test.ts': program.code },
+      job: { type: 'tests', testFiles: ['attack.test.ts'] },
+      limits,
+    });
+    return { result, observation: formatTestReport('RUN_TESTS', result, '__tests__.ts') };
+  }
+  const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
+  return { result, observation: formatRunReport('(code)', result) };
+}
+
 function memory(): { heap: number; rss: number } {
   (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
@@ -79,8 +97,7 @@ export async function runAdversarialSoak(options: SoakOptions): Promise<SoakRepo
       for (const program of ADVERSARIAL_PROGRAMS) if (!program.slow || pass % slowEvery === 0) schedule.push(program);
     }
     for (const [index, program] of schedule.slice(0, options.runs).entries()) {
-      const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
-      const observation = formatRunReport('(code)', result);
+      const { observation } = await observeAdversarial(pool, program, limits);
       if (!program.expect.test(observation)) unexpected.push(`${program.name}: ${observation.slice(0, 300)}`);
       if ((index + 1) % benignEvery === 0) await benign();
     }

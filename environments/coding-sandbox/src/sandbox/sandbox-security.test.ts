@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { formatRunReport, formatTestReport, MAX_OBSERVATION_CHARS } from '../observations';
 import { ADVERSARIAL_PROGRAMS } from './adversarial-programs';
+import { observeAdversarial } from './adversarial-soak';
 import type { EvaluationResult, SandboxLimits } from './evaluation';
 import { SandboxPool } from './sandbox-pool';
 
@@ -25,8 +26,7 @@ describe('every adversarial program is stopped or harmless, with a clear message
   it.each(ADVERSARIAL_PROGRAMS.map((program) => [`${program.threat}: ${program.name}`, program] as const))(
     '%s',
     async (_label, program) => {
-      const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
-      const observation = formatRunReport('(code)', result);
+      const { result, observation } = await observeAdversarial(pool, program, limits);
       expect(observation).toMatch(program.expect);
       expect(observation.length).toBeLessThanOrEqual(MAX_OBSERVATION_CHARS + 40);
       expect(resultChars(result)).toBeLessThan(RESULT_CHARS_BOUND);
@@ -44,8 +44,8 @@ describe('what a program hands back and holds is bounded', () => {
     const before = heapUsedMb();
     const held: string[] = [];
     for (const program of programs) {
-      const result = await pool.evaluate({ files: {}, job: { type: 'run', code: program.code }, limits });
-      held.push(JSON.stringify(result), formatRunReport('(code)', result));
+      const { result, observation } = await observeAdversarial(pool, program, limits);
+      held.push(JSON.stringify(result), observation);
     }
     expect(heapUsedMb() - before).toBeLessThan(16);
     expect(held.join('').length).toBeLessThan(programs.length * 8000);
@@ -203,6 +203,38 @@ describe('reward forgery', () => {
     });
     expect(result.tests.map((test) => test.status)).toEqual(['fail', 'fail', 'fail']);
     expect(result.tests[0]).toMatchObject({ expected: '3', actual: '-1' });
+  });
+
+  it('cannot make awaiting hidden tests pass by patching Promise or returning hostile thenables', async () => {
+    // The runtime reads a test's promise with the intrinsic `then` and a `constructor` of its own, so a patched
+    // `then`, a `constructor` getter or a species never sees the verdict; a thenable decides only the value awaited.
+    const hostile = [
+      'Promise.prototype.then = function (this: any, resolve: any) { resolve(3); return this; } as any;',
+      "Object.defineProperty(Promise.prototype, 'constructor', { get() { return { [Symbol.species]: function (executor: any) { executor(() => {}, () => {}); } }; } });",
+      'export const add = (a: number, b: number): any => ({ then(resolve: any) { resolve(3); resolve(a - b); } });',
+      'export const never = (): any => ({ then() {} });',
+      "export const throwing = (): any => ({ get then() { throw new Error('no then'); } });",
+    ].join('\n');
+    const result = await pool.evaluate({
+      files: { 'solution.ts': hostile },
+      job: {
+        type: 'tests',
+        snippets: {
+          setup: "import { add, never, throwing } from './solution';",
+          tests: [
+            'expect(await add(1, 1)).toBe(2);',
+            'expect(await never()).toBe(2);',
+            'expect(await throwing()).toBe(2);',
+            'await null;\nexpect(add(1, 1)).toBe(2);',
+          ],
+        },
+      },
+      limits,
+    });
+    expect(result.tests.map((test) => test.status)).toEqual(['fail', 'error', 'error', 'fail']);
+    expect(result.tests[0]).toMatchObject({ expected: '2', actual: '3' });
+    expect(result.tests[1]?.message).toMatch(/^did not finish/);
+    expect(result.tests[2]?.message).toMatch(/^Error: no then/);
   });
 
   it('cannot reach the trusted test module from its own imports', async () => {
