@@ -1,4 +1,4 @@
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, type ClientOptions, type JSONSchemaType } from '@turngym/core';
 
 /** Options of the coding environments (`turngym/coding-sandbox-v1`, `turngym/coding-fix-v1`). */
 export interface CodingOptions {
@@ -52,6 +52,27 @@ export const codingOptionsSchema: JSONSchemaType<CodingOptions> = {
     maxFileChars: { type: 'integer', minimum: 100, maximum: 1000000, default: 20000 },
     maxFiles: { type: 'integer', minimum: 1, maximum: 200, default: 30 },
   },
+};
+
+/**
+ * What a client of the env server may set: which task (split, difficulty, id), the episode's rules, and the sandbox's
+ * budgets only at or below their defaults. Not `tasksFile` (a path: the server would read any JSONL file and show its
+ * tasks, and its errors would tell whether a file exists), and not `memoryLimitMb`: each distinct limit is an isolate
+ * of its own in every worker, so even lowered limits would let a client fill the workers with isolates. `taskKind` is
+ * fixed by each id.
+ */
+export const codingClientOptions: ClientOptions<CodingOptions> = {
+  split: true,
+  difficulty: true,
+  taskId: true,
+  maxTurns: true,
+  allOrNothing: true,
+  formatPenalty: true,
+  timeLimitMs: { maximum: 1000 },
+  totalTimeLimitMs: { maximum: 5000 },
+  outputLimit: { maximum: 2000 },
+  maxFileChars: { maximum: 20000 },
+  maxFiles: { maximum: 30 },
 };
 
 export const validateCodingOptions = defineOptions<CodingOptions>('coding environment', codingOptionsSchema);

@@ -1,7 +1,7 @@
 import { RandomAgent, type Registry } from '@turngym/core';
 import { CODING_FIX_ID, CODING_FUNCTION_ID, CodingEnv, type CodingDependencies } from './coding-env';
 import { CodingExpert } from './coding-expert';
-import { codingOptionsSchema, type CodingOptions } from './coding-options';
+import { codingClientOptions, codingOptionsSchema, type CodingOptions } from './coding-options';
 import type { SandboxPool } from './sandbox/sandbox-pool';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -23,6 +23,7 @@ export function register(registry: Registry): void {
       entryPoint: (options, dependencies) => new CodingEnv(options, dependenciesOf(dependencies)),
       optionsSchema: codingOptionsSchema,
       fixedOptions: { taskKind },
+      clientOptions: codingClientOptions,
       agents: {
         scripted: ({ env }) => new CodingExpert((env.unwrapped as CodingEnv | undefined)?.tasks),
         random: ({ seed }) => new RandomAgent(seed),
