@@ -1,4 +1,6 @@
+import { TurnGymError } from '@turngym/core';
 import OpenAI from 'openai';
+import type { ChatModel } from './chat-model';
 import { ScriptedChatModel } from './scripted-chat-model';
 import { serveChatModel, type ChatModelServer } from './serve-chat-model';
 
@@ -141,6 +143,34 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
       /body\.messages must NOT have fewer than 1 items/,
     );
     expect(backend.requests).toHaveLength(0);
+  });
+
+  it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {
+    let calls = 0;
+    // As @turngym/lm's generation throws it (ContextLengthError, code CONTEXT_LENGTH_EXCEEDED).
+    const tooLong: ChatModel = {
+      id: 'tiny-lm',
+      complete: () => {
+        calls += 1;
+        return Promise.reject(
+          new TurnGymError('CONTEXT_LENGTH_EXCEEDED', 'The prompt has 1080 tokens, more than the limit 1024.'),
+        );
+      },
+    };
+    const longServer = await serveChatModel(tooLong, { modelName: 'tiny' });
+    try {
+      const retrying = new OpenAI({ baseURL: longServer.baseURL, apiKey: 'unused', maxRetries: 2 });
+      const failure = retrying.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'x' }] });
+      await expect(failure).rejects.toMatchObject({
+        status: 400,
+        code: 'context_length_exceeded',
+        param: 'messages',
+        message: expect.stringMatching(/1080 tokens/),
+      });
+      expect(calls).toBe(1);
+    } finally {
+      await longServer.close();
+    }
   });
 
   it('answers unknown routes with 404 and the wrong method with 405', async () => {

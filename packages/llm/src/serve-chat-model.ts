@@ -148,11 +148,17 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Maps a model's failure onto a status: an upstream HTTP status passes through, retryable faults are 503. */
+/**
+ * Maps a model's failure onto a status: an upstream HTTP status passes through, a prompt past the model's context
+ * is the client's 400 (OpenAI's `context_length_exceeded`, which clients do not retry: the same prompt would fail
+ * again), retryable faults are 503.
+ */
 function modelFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof LLMCallError && error.status !== undefined)
     return new HttpError(error.status, message, errorType(error.status), 'upstream_error');
+  if (TurnGymError.isInstance(error) && error.code === 'CONTEXT_LENGTH_EXCEEDED')
+    return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (TurnGymError.isInstance(error) && error.isRetryable)
     return new HttpError(503, message, 'server_error', 'model_unavailable');
   return new HttpError(500, message, 'server_error', 'model_error');
