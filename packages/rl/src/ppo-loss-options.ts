@@ -6,7 +6,9 @@ export interface PpoLossOptions {
   clipEpsilon: number;
   /**
    * c of dual-clip PPO: for a negative advantage the per-token loss is capped at −c·A, so a huge ratio on
-   * a bad action cannot blow the update up. Tree-GRPO uses c = 3 (ALGORITHMS.md §1); unset = plain PPO.
+   * a bad action cannot blow the update up (Ye et al. 2020, "Mastering Complex Control in MOBA Games with
+   * Deep RL", eq. 5: for A < 0, max(min(ρ·A, clip(ρ)·A), c·A), c > 1). Tree-GRPO uses c = 3
+   * (ALGORITHMS.md §1); unset = plain PPO.
    */
   dualClip?: number;
   /**

@@ -74,20 +74,23 @@ export function ppoClipLossTf(inputs: PpoLossInputs<tf.Tensor>, options: Partial
     mask: inputs.mask,
   });
   return tf.tidy(() => {
-    const advantages = inputs.advantages.toFloat();
-    const logRatio = tf.clipByValue(
-      tf.sub(inputs.logp, inputs.oldLogp),
-      -settings.logRatioClamp,
-      settings.logRatioClamp,
-    );
-    const ratio = tf.exp(logRatio);
-    const clipped = tf.clipByValue(ratio, 1 - settings.clipEpsilon, 1 + settings.clipEpsilon);
-    let loss = tf.maximum(tf.neg(tf.mul(ratio, advantages)), tf.neg(tf.mul(clipped, advantages)));
-    if (settings.dualClip !== undefined) {
-      const cap = tf.mul(advantages, -settings.dualClip);
-      loss = tf.where(tf.less(advantages, 0), tf.minimum(loss, cap), loss);
-    }
+    const loss = ppoClipTokenLossTf(tf.sub(inputs.logp, inputs.oldLogp), inputs.advantages, settings);
     return maskedTokenMeanTf(what, loss, inputs.mask);
+  });
+}
+
+/**
+ * `ppoClipTokenLoss` elementwise on tensors: log-ratios and advantages of one shape in, unreduced losses out.
+ * The token, turn and sequence losses differ only in what the log-ratio sums over; they share this.
+ */
+export function ppoClipTokenLossTf(logRatio: tf.Tensor, advantages: tf.Tensor, options: PpoLossOptions): tf.Tensor {
+  return tf.tidy(() => {
+    const advantage = advantages.toFloat();
+    const ratio = tf.exp(tf.clipByValue(logRatio, -options.logRatioClamp, options.logRatioClamp));
+    const clipped = tf.clipByValue(ratio, 1 - options.clipEpsilon, 1 + options.clipEpsilon);
+    const loss = tf.maximum(tf.neg(tf.mul(ratio, advantage)), tf.neg(tf.mul(clipped, advantage)));
+    if (options.dualClip === undefined) return loss;
+    return tf.where(tf.less(advantage, 0), tf.minimum(loss, tf.mul(advantage, -options.dualClip)), loss);
   });
 }
 
@@ -151,14 +154,7 @@ export function gspoLossTf(inputs: PpoLossInputs<tf.Tensor>, options: Partial<Pp
       if (count === 0) throw new EmptyLossMaskError(`${what}: sequence ${index}`);
     });
     const meanLog = tf.div(tf.sum(tf.mul(tf.sub(inputs.logp, inputs.oldLogp), mask), 1), perSequence);
-    const ratio = tf.exp(tf.clipByValue(meanLog, -settings.logRatioClamp, settings.logRatioClamp));
-    const advantages = inputs.advantages.toFloat();
-    const clipped = tf.clipByValue(ratio, 1 - settings.clipEpsilon, 1 + settings.clipEpsilon);
-    let loss = tf.maximum(tf.neg(tf.mul(ratio, advantages)), tf.neg(tf.mul(clipped, advantages)));
-    if (settings.dualClip !== undefined) {
-      loss = tf.where(tf.less(advantages, 0), tf.minimum(loss, tf.mul(advantages, -settings.dualClip)), loss);
-    }
-    return tf.mean(loss) as tf.Scalar;
+    return tf.mean(ppoClipTokenLossTf(meanLog, inputs.advantages, settings)) as tf.Scalar;
   });
 }
 
