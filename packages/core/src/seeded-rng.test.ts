@@ -50,6 +50,22 @@ describe('SeededRng', () => {
     expect(() => rng.weighted([0, 0])).toThrow(RangeError);
   });
 
+  it('gamma samples are positive, reproducible, and have mean and variance equal to the shape', () => {
+    for (const shape of [0.3, 1, 2.5]) {
+      const rng = new SeededRng(11);
+      const draws = Array.from({ length: 20000 }, () => rng.gamma(shape));
+      expect(draws.every((x) => x > 0 && Number.isFinite(x))).toBe(true);
+      const mean = draws.reduce((sum, x) => sum + x, 0) / draws.length;
+      const variance = draws.reduce((sum, x) => sum + (x - mean) ** 2, 0) / draws.length;
+      expect(Math.abs(mean - shape)).toBeLessThan(0.05 * Math.max(1, shape));
+      expect(Math.abs(variance - shape)).toBeLessThan(0.1 * Math.max(1, shape));
+      const again = new SeededRng(11);
+      expect(Array.from({ length: 5 }, () => again.gamma(shape))).toEqual(draws.slice(0, 5));
+    }
+    expect(() => new SeededRng(1).gamma(0)).toThrow(RangeError);
+    expect(() => new SeededRng(1).gamma(Number.NaN)).toThrow(RangeError);
+  });
+
   it('mixSeed is stable and sensitive to every part', () => {
     expect(mixSeed('task', 1)).toBe(mixSeed('task', 1));
     expect(mixSeed('task', 1)).not.toBe(mixSeed('task', 2));

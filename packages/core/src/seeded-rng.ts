@@ -99,6 +99,26 @@ export class SeededRng {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
+  /**
+   * A Gamma(shape, 1) sample (Marsaglia & Tsang 2000, "A simple method for generating gamma variables"), the
+   * building block of Dirichlet noise (AlphaZero's root exploration). Shapes below 1 use the boost
+   * Gamma(a) = Gamma(a + 1) · U^(1/a), since the squeeze needs a ≥ 1.
+   */
+  gamma(shape: number): number {
+    if (!(shape > 0) || !Number.isFinite(shape)) throw new RangeError(`gamma(shape) needs a shape > 0, got ${shape}`);
+    if (shape < 1) return this.gamma(shape + 1) * Math.pow(1 - this.next(), 1 / shape);
+    const d = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (;;) {
+      const x = this.normal();
+      const v = (1 + c * x) ** 3;
+      if (v <= 0) continue;
+      const u = 1 - this.next(); // in (0, 1]: log(u) stays finite
+      if (u < 1 - 0.0331 * x ** 4) return d * v;
+      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+    }
+  }
+
   /** A seed for an independent sub-stream, drawn from this stream. */
   deriveSeed(): number {
     return this.uint32() | 0;
