@@ -123,3 +123,18 @@ export {
   type TrainingProgressOptions,
   type ProgressOutput,
 } from './training-progress';
+// Tree search over any env with fork() and a finite action list (UCT / AlphaZero's PUCT).
+export {
+  TreeSearch,
+  SearchNode,
+  type SearchAction,
+  type SearchState,
+  type SearchStart,
+  type SearchChild,
+  type EdgeStatistics,
+  type SimulationPolicy,
+  type TreeSearchHooks,
+  type TreeSearchResult,
+} from './tree-search';
+export { treeSearchOptionsSchema, validateTreeSearchOptions, type TreeSearchOptions } from './tree-search-options';
+export { TreeSearchError } from './tree-search-error';
