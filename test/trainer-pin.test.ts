@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { Registry } from '@turngym/core';
+import { ByteTokenizer, LanguageModel, saveCheckpoint, testConfig, useBackend } from '@turngym/lm';
+import { trainGrpo } from '@turngym/trainer-grpo';
+import { trainTreeGrpo } from '@turngym/trainer-tree-grpo';
+import { DigitEnv } from '../packages/rl/src/__fixtures__/digit-env';
+import pinned from './fixtures/trainer-pin.json';
+
+/**
+ * Nothing changes for users when trainer code moves (issue 23, item 9): a fixed-seed 3-iteration GRPO and
+ * Tree-GRPO run on the cpu backend must write byte-identical checkpoints, metrics and trajectories to the
+ * ones recorded in fixtures/trainer-pin.json (see its `producedBy` for the commit that wrote them). Only
+ * what differs between two identical runs is left out: the metrics `time/*`, `charts/SPS` and `*_per_second`,
+ * and the JSON keys in `UNPINNED`. A deliberate change of what a trainer writes must update the fixture in the same commit
+ * and say why (set TURNGYM_PIN_PRINT=1 to print the new digests).
+ */
+
+/**
+ * JSON keys that differ between two identical runs: wall-clock times, the temporary directories in run.json's
+ * args, and checkpoint.json's byte length of metrics.jsonl (which holds the wall-clock metrics).
+ */
+const UNPINNED = new Set(['savedAt', 'startedAt', 'runDir', 'checkpoint', 'metrics']);
+
+function isWallClockMetric(name: string): boolean {
+  return name.startsWith('time/') || name === 'charts/SPS' || name.endsWith('per_second');
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    });
+}
+
+/** sha256 of every file of a run directory, with wall-clock values taken out first. */
+function runDigests(runDir: string): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const path of filesUnder(runDir)) {
+    const name = relative(runDir, path).split('\\').join('/');
+    const bytes = readFileSync(path);
+    if (name === 'metrics.jsonl') {
+      const rows = bytes
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) =>
+          JSON.stringify(
+            Object.fromEntries(
+              Object.entries(JSON.parse(line) as Record<string, number>).filter(([key]) => !isWallClockMetric(key)),
+            ),
+          ),
+        );
+      digests[name] = sha256(rows.join('\n'));
+    } else if (name.endsWith('.json')) {
+      const json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+      digests[name] = sha256(JSON.stringify(json, (key, value: unknown) => (UNPINNED.has(key) ? undefined : value)));
+    } else {
+      digests[name] = sha256(bytes);
+    }
+  }
+  return digests;
+}
+
+// The cpu backend is plain JavaScript: the same bytes on every machine (wasm's SIMD and the native
+// backend may round differently), at the price of speed.
+jest.setTimeout(120_000);
+
+describe('trainers pinned byte for byte (fixed seed, 3 iterations, cpu)', () => {
+  let dir: string;
+  let checkpoint: string;
+  // A test env whose rewards vary under an untrained policy (0, 0.2 or 1), so groups are not tied.
+  const registry = new Registry();
+  registry.register({ id: 'test/digit-v1', entryPoint: () => new DigitEnv({ maxTurns: 3, partialCredit: true }) });
+  const common = {
+    envId: 'test/digit-v1',
+    backend: 'cpu' as const,
+    seed: 5,
+    iterations: 3,
+    promptsPerIteration: 2,
+    maxActionTokens: 4,
+    maxRolloutTokens: 12,
+    minibatchSize: 3,
+    evalEvery: 2,
+    evalEpisodes: 2,
+    trajectoriesEvery: 1,
+    quiet: true,
+  };
+
+  beforeAll(async () => {
+    await useBackend('cpu');
+    dir = await mkdtemp(join(tmpdir(), 'turngym-trainer-pin-'));
+    checkpoint = join(dir, 'base');
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 3, tokenizer: new ByteTokenizer() });
+    await saveCheckpoint(model, checkpoint);
+    model.dispose();
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  function expectPinned(algorithm: keyof typeof pinned.runs, runDir: string): void {
+    const digests = runDigests(runDir);
+    if (process.env.TURNGYM_PIN_PRINT) {
+      process.stdout.write(`${algorithm}: ${JSON.stringify(digests, null, 2)}\n`);
+      process.stdout.write(readFileSync(join(runDir, 'metrics.jsonl'), 'utf8'));
+    }
+    expect(digests).toEqual(pinned.runs[algorithm]);
+  }
+
+  it('GRPO writes the recorded checkpoint, metrics and trajectories', async () => {
+    const runDir = join(dir, 'grpo');
+    const result = await trainGrpo({ ...common, checkpoint, runDir, groupSize: 2 }, { registry });
+    result.model.dispose();
+    expectPinned('grpo', runDir);
+  });
+
+  it('Tree-GRPO writes the recorded checkpoint, metrics and trajectories', async () => {
+    const runDir = join(dir, 'tree-grpo');
+    const result = await trainTreeGrpo(
+      { ...common, checkpoint, runDir, trees: 2, branches: 1, rounds: 1 },
+      { registry },
+    );
+    result.model.dispose();
+    expectPinned('tree-grpo', runDir);
+  });
+});
