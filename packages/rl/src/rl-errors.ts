@@ -30,3 +30,21 @@ export class RunDirectoryError extends TurnGymError {
     super('RUN_DIRECTORY', `${path}: ${message}`, options);
   }
 }
+
+/**
+ * A distribution over a discrete action set asked for on a row where no action is legal (an all-zero legal
+ * mask). Softmax over nothing is 0/0, the same bug as an empty loss mask one level down: a mask built for
+ * another state, or a state the search should have treated as terminal.
+ */
+export class EmptyActionSetError extends TurnGymError {
+  constructor(
+    readonly what: string,
+    readonly row: number,
+  ) {
+    super(
+      'EMPTY_ACTION_SET',
+      `${what}: row ${row} has no legal action (its legal mask is all 0), so its policy is undefined. ` +
+        'A state with no legal action is terminal; leave it out of the batch.',
+    );
+  }
+}
