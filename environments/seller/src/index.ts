@@ -22,14 +22,7 @@ export {
 } from './meta-actions';
 export { MetaActionSet, type MetaActionParse } from './meta-action-set';
 export { SellerExpert } from './seller-expert';
-export {
-  MctsBot,
-  MctsNode,
-  type MctsOptions,
-  type MctsDecision,
-  type MctsChildStats,
-  type RolloutPolicy,
-} from './mcts-bot';
+export { MctsBot, type MctsNode, type MctsOptions, type MctsDecision, type MctsChildStats } from './mcts-bot';
 export { MctsAgent } from './mcts-agent';
 export { FixedRewardDemoEnv, FIXED_REWARD_DEMO_ID } from './fixed-reward-demo-env';
 export {

@@ -1,8 +1,8 @@
 import { RandomAgent, runEpisode, SeededRng, summarize, type EpisodeOutcome, type Interval } from '@turngym/core';
 import type { Action, Agent } from '@turngym/spec';
+import type { SimulationPolicy } from '@turngym/rl';
 import { searchFixedSequence, type SequenceTask } from './fixed-sequence-search';
 import { MctsAgent } from './mcts-agent';
-import type { RolloutPolicy } from './mcts-bot';
 import { SellerEnv } from './seller-env';
 import { SellerExpert } from './seller-expert';
 
@@ -79,7 +79,7 @@ function row(policy: string, detail: string, outcomes: readonly EpisodeOutcome[]
 
 /** Rollouts that never threaten: random over the other legal meta-actions. */
 export const NO_THREAT_ROLLOUT =
-  (threatIndex: number): RolloutPolicy =>
+  (threatIndex: number): SimulationPolicy<number> =>
   (legal, rng) => {
     const kind = legal.filter((action) => action !== threatIndex);
     return rng.pick(kind.length > 0 ? kind : legal);

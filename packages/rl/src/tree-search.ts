@@ -261,7 +261,8 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
   private legalActions(env: Env<Obs, Act>, state: Omit<SearchState<Obs, Act>, 'actions'>): readonly Act[] {
     if (this.hooks.actions) {
       const actions = this.hooks.actions(state);
-      if (actions.length === 0) throw new TreeSearchError(`the actions hook listed no action for a non-terminal state of ${env.spec.id}`);
+      if (actions.length === 0)
+        throw new TreeSearchError(`the actions hook listed no action for a non-terminal state of ${env.spec.id}`);
       return actions;
     }
     const space = env.spec.actionSpace;
@@ -298,7 +299,9 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
     const children = root.legal.flatMap((action) => {
       const child = root.children.get(action);
       if (!child) return [];
-      return [{ action, visits: child.visits, total: child.total, mean: child.visits > 0 ? child.total / child.visits : 0 }];
+      return [
+        { action, visits: child.visits, total: child.total, mean: child.visits > 0 ? child.total / child.visits : 0 },
+      ];
     });
     const visits = root.legal.map((action) => root.children.get(action)?.visits ?? 0);
     const visitSum = visits.reduce((total, n) => total + n, 0);
