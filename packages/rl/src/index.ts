@@ -1,4 +1,4 @@
-export { EmptyLossMaskError } from './rl-errors';
+export { EmptyLossMaskError, EmptyActionSetError } from './rl-errors';
 export { ADVANTAGE_EPSILON, groupAdvantages, groupStatistics, type GroupStatistics } from './group-advantages';
 export {
   treeAdvantages,
@@ -24,6 +24,7 @@ export {
 } from './loss-mask';
 export {
   ppoClipTokenLoss,
+  ppoClipTokenLossTf,
   ppoClipLoss,
   ppoClipLossTf,
   gspoSequenceRatio,
@@ -39,6 +40,52 @@ export {
   type PpoLossOptions,
 } from './ppo-loss-options';
 export { KL_COEFFICIENT, k3KlToken, k3Kl, k3KlTf, type KlInputs } from './k3-kl';
+export {
+  turnLogRatios,
+  ppoTurnClipLoss,
+  ppoTurnClipLossTf,
+  type TurnSpan,
+  type TurnPpoSequence,
+  type TurnPpoTensors,
+} from './turn-ppo-loss';
+export { tokenEntropy, entropyBonus, entropyBonusTf, type EntropyInputs, type EntropyTensors } from './entropy-bonus';
+export {
+  valueTokenLoss,
+  valueLoss,
+  valueLossTf,
+  valueLossOptionsSchema,
+  validateValueLossOptions,
+  type ValueLossInputs,
+  type ValueLossOptions,
+} from './value-loss';
+export {
+  SELF_AC_TD_HORIZONS,
+  tdTarget,
+  tdTargetTf,
+  tdCriticLoss,
+  tdCriticLossTf,
+  tdCriticLossOptionsSchema,
+  validateTdCriticLossOptions,
+  type TdCriticInputs,
+  type TdCriticLossOptions,
+} from './td-critic-loss';
+export {
+  policyCrossEntropy,
+  policyCrossEntropyTf,
+  type PolicyCrossEntropyInputs,
+  type PolicyCrossEntropyTensors,
+} from './policy-cross-entropy';
+export {
+  sequenceLogprob,
+  sequenceLogprobTf,
+  dpoPairLoss,
+  dpoLoss,
+  dpoLossTf,
+  dpoLossOptionsSchema,
+  validateDpoLossOptions,
+  type DpoInputs,
+  type DpoLossOptions,
+} from './dpo-loss';
 export { ChatTurnFormat } from './chat-turn-format';
 export {
   TRAJECTORY_SCHEMA_ID,

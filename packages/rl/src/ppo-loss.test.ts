@@ -1,7 +1,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { InvalidOptionsError, SeededRng, TurnGymError } from '@turngym/core';
-import { gspoLoss, gspoLossTf, gspoSequenceRatio, ppoClipLoss, ppoClipLossTf } from './ppo-loss';
-import { TREE_GRPO_DUAL_CLIP } from './ppo-loss-options';
+import {
+  gspoLoss,
+  gspoLossTf,
+  gspoSequenceRatio,
+  ppoClipLoss,
+  ppoClipLossTf,
+  ppoClipTokenLoss,
+  ppoClipTokenLossTf,
+} from './ppo-loss';
+import { TREE_GRPO_DUAL_CLIP, validatePpoLossOptions } from './ppo-loss-options';
 import { EmptyLossMaskError } from './rl-errors';
 
 beforeAll(async () => {
@@ -175,5 +183,31 @@ describe('GSPO (sequence-level ratio, ALGORITHMS.md §0)', () => {
         advantages: tf.tensor1d([1, 1]),
       }),
     ).toThrow(/sequence 1/);
+  });
+});
+
+describe('ppoClipTokenLossTf (elementwise, shared by the token, turn and sequence losses)', () => {
+  it('equals ppoClipTokenLoss at and around the clip and dual-clip boundaries', () => {
+    // Ratios on both sides of 1 − ε = 0.8, 1 + ε = 1.2 and the dual-clip point ρ = c = 3 (where −ρ·A = −c·A
+    // for A = −1), and past the ±20 log-ratio clamp; each with positive, negative and zero advantages.
+    const ratios = [0.5, 0.79, 0.8, 0.81, 1, 1.19, 1.2, 1.21, 2.99, 3, 3.01, 10];
+    const logRatios = [...ratios.map(Math.log), 25, -25];
+    const cases = logRatios.flatMap((logRatio) => [-2, -1, 0, 1, 2].map((advantage) => ({ logRatio, advantage })));
+    for (const options of [{}, { dualClip: 3 }, { clipEpsilon: 0.1, logRatioClamp: 5 }]) {
+      const settings = validatePpoLossOptions(options);
+      const tensor = ppoClipTokenLossTf(
+        tf.tensor1d(cases.map((entry) => entry.logRatio)),
+        tf.tensor1d(cases.map((entry) => entry.advantage)),
+        settings,
+      ).dataSync();
+      cases.forEach((entry, index) => {
+        const plain = ppoClipTokenLoss(entry.logRatio, entry.advantage, settings);
+        // Relative: past the clamp the loss is ~e^20, where float32 keeps about 7 digits.
+        expect(Math.abs(tensor[index]! - plain)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(plain)));
+      });
+    }
+    // At ρ = c with A = −1 the dual clip and the plain loss meet: 3 either way.
+    expect(ppoClipTokenLoss(Math.log(3), -1, validatePpoLossOptions({ dualClip: 3 }))).toBeCloseTo(3, 12);
+    expect(ppoClipTokenLoss(Math.log(10), -1, validatePpoLossOptions({ dualClip: 3 }))).toBe(3);
   });
 });
