@@ -29,6 +29,17 @@ function isWallClockMetric(name: string): boolean {
   return name.startsWith('time/') || name === 'charts/SPS' || name.endsWith('per_second');
 }
 
+/**
+ * JSON.stringify's replacer: drops `UNPINNED` keys and sorts object keys, since key order in run.json and
+ * the checkpoint's JSON carries no meaning (a resume compares them as sorted JSON), and the args' order
+ * follows the schema's property order, which the trainer kit rearranges.
+ */
+function canonical(key: string, value: unknown): unknown {
+  if (UNPINNED.has(key)) return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -63,7 +74,7 @@ function runDigests(runDir: string): Record<string, string> {
       digests[name] = sha256(rows.join('\n'));
     } else if (name.endsWith('.json')) {
       const json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-      digests[name] = sha256(JSON.stringify(json, (key, value: unknown) => (UNPINNED.has(key) ? undefined : value)));
+      digests[name] = sha256(JSON.stringify(json, canonical));
     } else {
       digests[name] = sha256(bytes);
     }
