@@ -41,7 +41,7 @@ export interface EdgeStatistics<Act extends SearchAction> {
 export interface TreeSearchHooks<Obs, Act extends SearchAction> {
   /**
    * The legal actions of a state. Default: a discrete space's indices where `info.actionMask` is not false
-   * (all of them when the mask allows none or is absent, as core's RandomAgent does). Other spaces need it.
+   * (all of them when the mask is absent or allows none, as the reference seller bot did). Other spaces need it.
    */
   actions?: (state: Omit<SearchState<Obs, Act>, 'actions'>) => readonly Act[];
   /** P(s, ·) over `state.actions` (normalised by the search; default uniform). Read by `puct` only. */
