@@ -1,6 +1,6 @@
 import { mixSeed } from '@turngym/core';
 import { generate, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
-import type { Action, Env, Info } from '@turngym/spec';
+import type { Action, Env, Info, StepResult } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
 import { cutObservation } from './internal/observation-cut';
 import type { TokenSegment } from './loss-mask';
@@ -144,9 +144,31 @@ export async function runRollouts(
   starts: readonly RolloutStart[],
   options: RolloutOptions,
 ): Promise<Trajectory[]> {
-  const { model, format } = policy;
-  const limit = model.config.maxPositions;
-  const live: LiveRollout[] = starts.map((start) => ({
+  const limit = policy.model.config.maxPositions;
+  const live = starts.map(startRollout);
+  // Tokens each prompt (group) has spent in this call: the per-prompt budget.
+  const spent = new Map<number, number>();
+  await Promise.all(live.map(snapshotRoot));
+  let active = live;
+  try {
+    while (active.length > 0) {
+      const requests = requestActions(active, spent, options, limit);
+      const actions = generateActions(policy.model, requests, spent, options);
+      // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
+      await Promise.all(
+        requests.map(({ rollout }, index) => takeTurn(policy, rollout, actions[index]!, options, limit)),
+      );
+      active = active.filter((rollout) => rollout.stopReason === undefined);
+    }
+  } finally {
+    await release(live);
+  }
+  return live.map((rollout) => toTrajectory(rollout));
+}
+
+/** A rollout as it runs, picking up where its start's prefix left off. */
+function startRollout(start: RolloutStart): LiveRollout {
+  return {
     start,
     tokens: [...start.prefix.tokens],
     segments: [...start.prefix.segments],
@@ -160,154 +182,208 @@ export async function runRollouts(
     toolCalls: 0,
     success: null,
     cache: start.cache,
-  }));
-  // Tokens each prompt (group) has spent in this call: the per-prompt budget.
-  const spent = new Map<number, number>();
-  const snapshot = async (rollout: LiveRollout, node: string): Promise<void> => {
-    const hooks = rollout.start.snapshots;
-    if (!hooks) return;
-    hooks.onNode({
-      node,
-      env: await rollout.start.env.fork(),
-      cache: rollout.cache?.fork(),
-      prefix: prefixOf(rollout),
-    });
   };
-  await Promise.all(
-    live.map((rollout) => {
-      const root = rollout.start.snapshots?.root;
-      return root === undefined ? undefined : snapshot(rollout, root);
-    }),
-  );
-  const actionTexts = new Map<LiveRollout, string>();
+}
 
-  let active = live;
-  try {
-    while (active.length > 0) {
-      // Budgets, before anything is spent on the next action.
-      const perGroup = new Map<number, number>();
-      for (const rollout of active) perGroup.set(rollout.start.group, (perGroup.get(rollout.start.group) ?? 0) + 1);
-      const requests: { rollout: LiveRollout; request: GenerationRequest }[] = [];
-      for (const rollout of active) {
-        let allowed = Math.min(options.maxActionTokens, options.maxRolloutTokens - rollout.pathGenerated);
-        if (options.promptTokenBudget !== undefined) {
-          const left = options.promptTokenBudget - (spent.get(rollout.start.group) ?? 0);
-          // Shared fairly among the group's rollouts still running, so the group cannot overspend.
-          allowed = Math.min(allowed, Math.floor(left / (perGroup.get(rollout.start.group) as number)));
-          if (left <= 0 || allowed < 1) {
-            rollout.stopReason = 'prompt-tokens';
-            continue;
-          }
-        }
-        if (allowed < 1) rollout.stopReason = 'rollout-tokens';
-        else if (options.maxToolCalls !== undefined && rollout.pathToolCalls >= options.maxToolCalls)
-          rollout.stopReason = 'tool-calls';
-        else if (rollout.tokens.length >= limit) rollout.stopReason = 'context';
-        if (rollout.stopReason) continue;
-        requests.push({
-          rollout,
-          request: {
-            tokens: rollout.tokens,
-            ...(rollout.cache ? { cache: rollout.cache } : {}),
-            seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
-            // A trajectory fits the model's context whole, so the trainer can score every token of it.
-            maxTokens: Math.min(allowed, limit - rollout.tokens.length),
-          },
-        });
+/** Hands the rollout's current state to its snapshot hooks as node `node` (tree rollouts only). */
+async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
+  const hooks = rollout.start.snapshots;
+  if (!hooks) return;
+  hooks.onNode({
+    node,
+    env: await rollout.start.env.fork(),
+    cache: rollout.cache?.fork(),
+    prefix: prefixOf(rollout),
+  });
+}
+
+/** A tree's first rollout snapshots the root before its first action. */
+async function snapshotRoot(rollout: LiveRollout): Promise<void> {
+  const root = rollout.start.snapshots?.root;
+  if (root !== undefined) await snapshot(rollout, root);
+}
+
+interface ActionRequest {
+  readonly rollout: LiveRollout;
+  readonly request: GenerationRequest;
+}
+
+/**
+ * Checks every active rollout's budgets before anything is spent on its next action: a rollout out of
+ * budget gets its stop reason, each other one a generation request capped by what it may still spend.
+ */
+function requestActions(
+  active: readonly LiveRollout[],
+  spent: ReadonlyMap<number, number>,
+  options: RolloutOptions,
+  limit: number,
+): ActionRequest[] {
+  const perGroup = new Map<number, number>();
+  for (const rollout of active) perGroup.set(rollout.start.group, (perGroup.get(rollout.start.group) ?? 0) + 1);
+  const requests: ActionRequest[] = [];
+  for (const rollout of active) {
+    let allowed = Math.min(options.maxActionTokens, options.maxRolloutTokens - rollout.pathGenerated);
+    if (options.promptTokenBudget !== undefined) {
+      const left = options.promptTokenBudget - (spent.get(rollout.start.group) ?? 0);
+      // Shared fairly among the group's rollouts still running, so the group cannot overspend.
+      allowed = Math.min(allowed, Math.floor(left / (perGroup.get(rollout.start.group) as number)));
+      if (left <= 0 || allowed < 1) {
+        rollout.stopReason = 'prompt-tokens';
+        continue;
       }
-
-      // One batched generation per `maxBatch` rows.
-      for (let from = 0; from < requests.length; from += options.maxBatch) {
-        const chunk = requests.slice(from, from + options.maxBatch);
-        const generations = generate(
-          model,
-          chunk.map(({ request }) => request),
-          {
-            maxTokens: options.maxActionTokens,
-            temperature: options.temperature,
-            topP: options.topP,
-            adapter: options.adapter ?? null,
-            keepCache: true,
-            seed: options.seed,
-          },
-        );
-        generations.forEach((generation, index) => {
-          const { rollout } = chunk[index]!;
-          // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
-          rollout.computed +=
-            rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + Math.max(0, generation.tokens.length - 1);
-          rollout.cache?.dispose();
-          rollout.cache = generation.cache;
-          rollout.tokens.push(...generation.tokens);
-          rollout.logprobs.push(...generation.logprobs);
-          pushSegment(rollout.segments, 'action', generation.tokens.length);
-          rollout.generated += generation.tokens.length;
-          rollout.pathGenerated += generation.tokens.length;
-          const group = rollout.start.group;
-          spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
-          actionTexts.set(rollout, generation.text);
-        });
-      }
-
-      // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
-      await Promise.all(
-        requests.map(async ({ rollout }) => {
-          const action = actionTexts.get(rollout) ?? '';
-          const actionTokens = rollout.segments.at(-1)!.tokenCount;
-          const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.turns.length}`;
-          try {
-            const result = await rollout.start.env.step(action);
-            rollout.reward += result.reward;
-            const calls = toolCallsOf(result.info);
-            rollout.toolCalls += calls;
-            rollout.pathToolCalls += calls;
-            if (typeof result.info.success === 'boolean') rollout.success = result.info.success;
-            const observation = cutObservation(
-              policy.format.tokenizer,
-              result.observation,
-              options.maxObservationTokens,
-            );
-            rollout.turns.push({
-              node,
-              action,
-              observation,
-              reward: result.reward,
-              actionTokens,
-              ...(typeof result.info.fingerprint === 'string' ? { fingerprint: result.info.fingerprint } : {}),
-              ...(typeof result.info.anchor === 'string' ? { anchor: result.info.anchor } : {}),
-            });
-            if (result.terminated || result.truncated) {
-              rollout.stopReason = result.terminated ? 'terminated' : 'truncated';
-              return;
-            }
-            const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
-            const between = format.observationTokens(observation, ended);
-            if (rollout.tokens.length + between.length >= limit) {
-              // No room for another action: the observation's tokens would only be context for nothing (the
-              // turn keeps its text), and would push the trajectory past what the trainer can score.
-              rollout.stopReason = 'context';
-              return;
-            }
-            rollout.tokens.push(...between);
-            rollout.logprobs.push(...between.map(() => 0));
-            pushSegment(rollout.segments, 'observation', between.length);
-            await snapshot(rollout, node);
-          } catch (error) {
-            rollout.stopReason = 'error';
-            rollout.error = message(error);
-          }
-        }),
-      );
-      active = active.filter((rollout) => rollout.stopReason === undefined);
     }
-  } finally {
-    for (const rollout of live) {
-      rollout.cache?.dispose();
-      rollout.cache = undefined;
-    }
-    await Promise.all(live.map((rollout) => rollout.start.env.close().catch(() => undefined)));
+    if (allowed < 1) rollout.stopReason = 'rollout-tokens';
+    else if (options.maxToolCalls !== undefined && rollout.pathToolCalls >= options.maxToolCalls)
+      rollout.stopReason = 'tool-calls';
+    else if (rollout.tokens.length >= limit) rollout.stopReason = 'context';
+    if (rollout.stopReason) continue;
+    requests.push({
+      rollout,
+      request: {
+        tokens: rollout.tokens,
+        ...(rollout.cache ? { cache: rollout.cache } : {}),
+        seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
+        // A trajectory fits the model's context whole, so the trainer can score every token of it.
+        maxTokens: Math.min(allowed, limit - rollout.tokens.length),
+      },
+    });
   }
-  return live.map((rollout) => toTrajectory(rollout));
+  return requests;
+}
+
+/**
+ * Samples every requested action, one batched generation per `maxBatch` rows, and appends each to its
+ * rollout as an action segment (tokens, logprobs, the new KV cache, the tokens spent). Returns the
+ * actions' texts, in the order of `requests`.
+ */
+function generateActions(
+  model: LanguageModel,
+  requests: readonly ActionRequest[],
+  spent: Map<number, number>,
+  options: RolloutOptions,
+): string[] {
+  const texts: string[] = [];
+  for (let from = 0; from < requests.length; from += options.maxBatch) {
+    const chunk = requests.slice(from, from + options.maxBatch);
+    const generations = generate(
+      model,
+      chunk.map(({ request }) => request),
+      {
+        maxTokens: options.maxActionTokens,
+        temperature: options.temperature,
+        topP: options.topP,
+        adapter: options.adapter ?? null,
+        keepCache: true,
+        seed: options.seed,
+      },
+    );
+    generations.forEach((generation, index) => {
+      const { rollout } = chunk[index]!;
+      // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
+      rollout.computed +=
+        rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + Math.max(0, generation.tokens.length - 1);
+      rollout.cache?.dispose();
+      rollout.cache = generation.cache;
+      rollout.tokens.push(...generation.tokens);
+      rollout.logprobs.push(...generation.logprobs);
+      pushSegment(rollout.segments, 'action', generation.tokens.length);
+      rollout.generated += generation.tokens.length;
+      rollout.pathGenerated += generation.tokens.length;
+      const group = rollout.start.group;
+      spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
+      texts.push(generation.text);
+    });
+  }
+  return texts;
+}
+
+/**
+ * Steps the rollout's env with the action just sampled, records the turn, and, unless the episode ended,
+ * appends the observation as the next user turn and snapshots the node it reached. An env that throws
+ * ends the rollout with stopReason `error`.
+ */
+async function takeTurn(
+  policy: RolloutPolicy,
+  rollout: LiveRollout,
+  action: string,
+  options: RolloutOptions,
+  limit: number,
+): Promise<void> {
+  const actionTokens = rollout.segments.at(-1)!.tokenCount;
+  const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.turns.length}`;
+  try {
+    const result = await rollout.start.env.step(action);
+    const observation = recordTurn(rollout, { node, action, actionTokens }, result, policy, options);
+    if (result.terminated || result.truncated) {
+      rollout.stopReason = result.terminated ? 'terminated' : 'truncated';
+      return;
+    }
+    if (!appendObservation(rollout, observation, actionTokens, policy.format, limit)) return;
+    await snapshot(rollout, node);
+  } catch (error) {
+    rollout.stopReason = 'error';
+    rollout.error = message(error);
+  }
+}
+
+/** Adds one step's reward, tool calls, success and turn record to the rollout; returns the (cut) observation. */
+function recordTurn(
+  rollout: LiveRollout,
+  turn: Pick<TurnRecord, 'node' | 'action' | 'actionTokens'>,
+  result: StepResult<string>,
+  policy: RolloutPolicy,
+  options: RolloutOptions,
+): string {
+  rollout.reward += result.reward;
+  const calls = toolCallsOf(result.info);
+  rollout.toolCalls += calls;
+  rollout.pathToolCalls += calls;
+  if (typeof result.info.success === 'boolean') rollout.success = result.info.success;
+  const observation = cutObservation(policy.format.tokenizer, result.observation, options.maxObservationTokens);
+  rollout.turns.push({
+    node: turn.node,
+    action: turn.action,
+    observation,
+    reward: result.reward,
+    actionTokens: turn.actionTokens,
+    ...(typeof result.info.fingerprint === 'string' ? { fingerprint: result.info.fingerprint } : {}),
+    ...(typeof result.info.anchor === 'string' ? { anchor: result.info.anchor } : {}),
+  });
+  return observation;
+}
+
+/**
+ * Appends the observation as the next user turn; when there is no room for another action after it, ends
+ * the rollout as `context` instead and returns false.
+ */
+function appendObservation(
+  rollout: LiveRollout,
+  observation: string,
+  actionTokens: number,
+  format: ChatTurnFormat,
+  limit: number,
+): boolean {
+  const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
+  const between = format.observationTokens(observation, ended);
+  if (rollout.tokens.length + between.length >= limit) {
+    // The observation's tokens would only be context for nothing (the turn keeps its text), and would push
+    // the trajectory past what the trainer can score.
+    rollout.stopReason = 'context';
+    return false;
+  }
+  rollout.tokens.push(...between);
+  rollout.logprobs.push(...between.map(() => 0));
+  pushSegment(rollout.segments, 'observation', between.length);
+  return true;
+}
+
+/** Frees every rollout's KV cache and closes its env (a close that fails is not the rollout's result). */
+async function release(live: readonly LiveRollout[]): Promise<void> {
+  for (const rollout of live) {
+    rollout.cache?.dispose();
+    rollout.cache = undefined;
+  }
+  await Promise.all(live.map((rollout) => rollout.start.env.close().catch(() => undefined)));
 }
 
 function toTrajectory(rollout: LiveRollout): Trajectory {
