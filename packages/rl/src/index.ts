@@ -170,10 +170,13 @@ export {
   type TrainingProgressOptions,
   type ProgressOutput,
 } from './training-progress';
-// Tree search over any env with fork() and a finite action list (UCT / AlphaZero's PUCT).
+// Tree search over any env with fork() and a finite action list (UCT / AlphaZero's PUCT), from @turngym/search.
 export {
   TreeSearch,
   SearchNode,
+  TreeSearchError,
+  treeSearchOptionsSchema,
+  validateTreeSearchOptions,
   type SearchAction,
   type SearchState,
   type SearchStart,
@@ -182,6 +185,22 @@ export {
   type SimulationPolicy,
   type TreeSearchHooks,
   type TreeSearchResult,
-} from './tree-search';
-export { treeSearchOptionsSchema, validateTreeSearchOptions, type TreeSearchOptions } from './tree-search-options';
-export { TreeSearchError } from './tree-search-error';
+  type TreeSearchOptions,
+} from '@turngym/search';
+// The trainer kit (issue 23): one runner; an algorithm file holds only collect → advantages → update.
+export {
+  trainerArgsSchema,
+  defineTrainerArgs,
+  RESUMABLE_ARG_CHANGES,
+  type TrainerArgs,
+  type TrainerArgsDefinition,
+} from './trainer-kit/trainer-args';
+export {
+  type TrainerAlgorithm,
+  type TrainerHooks,
+  type TrainResult,
+  type RolloutRequest,
+  type IterationContext,
+  type CollectedRollouts,
+} from './trainer-kit/trainer-algorithm';
+export { runTrainer, ppoUpdateOptions, POLICY_ADAPTER } from './trainer-kit/run-trainer';

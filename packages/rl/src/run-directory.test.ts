@@ -126,4 +126,14 @@ describe('RunDirectory', () => {
     expect(extended.info.args).toEqual({ lr: 1e-4 });
     await expect(RunDirectory.open(join(root, 'missing'))).rejects.toThrow(/holds no run/);
   });
+
+  it('openOrCreate counts an arg a stored run lacks as its default (a run from before the arg existed)', async () => {
+    await RunDirectory.openOrCreate(dir, INFO);
+    const defaults = { ratio: 'token' };
+    const resumed = await RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4, ratio: 'token' } }, { defaults });
+    expect(resumed.info.args).toEqual({ lr: 1e-4 });
+    await expect(
+      RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4, ratio: 'sequence' } }, { defaults }),
+    ).rejects.toThrow('args.ratio: stored "token", now "sequence"');
+  });
 });

@@ -49,6 +49,11 @@ export interface RunFileSizes {
 export interface OpenOrCreateOptions {
   /** `args` fields that may differ from the stored run.json on a resume (e.g. `iterations`, to extend a run). */
   readonly ignoreArgs?: readonly string[];
+  /**
+   * Each arg's default: an arg the stored run.json lacks counts as its default, so a run recorded before
+   * the trainer had that arg resumes as long as the arg is left at the default it then behaved as.
+   */
+  readonly defaults?: Readonly<Record<string, unknown>>;
 }
 
 const runInfoSchema: JSONSchemaType<RunInfo> = {
@@ -193,7 +198,8 @@ export class RunDirectory {
     const keys = new Set([...Object.keys(stored.args), ...Object.keys(info.args)]);
     for (const key of [...keys].sort()) {
       if (ignored.has(key)) continue;
-      const [before, now] = [canonicalJson(stored.args[key]), canonicalJson(info.args[key])];
+      const storedValue = key in stored.args ? stored.args[key] : options.defaults?.[key];
+      const [before, now] = [canonicalJson(storedValue), canonicalJson(info.args[key])];
       if (before !== now) differences.push(`args.${key}: stored ${before ?? 'absent'}, now ${now ?? 'absent'}`);
     }
     if (differences.length > 0) {

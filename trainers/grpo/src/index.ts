@@ -1,9 +1,3 @@
 /** @turngym/trainer-grpo — GRPO and GSPO for multi-turn agents. */
-export {
-  trainGrpo,
-  grpoArgsSchema,
-  validateGrpoArgs,
-  type GrpoArgs,
-  type TrainerHooks,
-  type TrainResult,
-} from './grpo';
+export { grpo, trainGrpo, grpoArgsSchema, validateGrpoArgs, type GrpoArgs, type GrpoOwnArgs } from './grpo';
+export type { TrainerHooks, TrainResult } from '@turngym/rl';

@@ -1,9 +1,10 @@
 /** @turngym/trainer-tree-grpo — Tree-GRPO for multi-turn agents. */
 export {
+  treeGrpo,
   trainTreeGrpo,
   treeGrpoArgsSchema,
   validateTreeGrpoArgs,
   type TreeGrpoArgs,
-  type TrainerHooks,
-  type TrainResult,
+  type TreeGrpoOwnArgs,
 } from './tree-grpo';
+export type { TrainerHooks, TrainResult } from '@turngym/rl';

@@ -1,0 +1,130 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { digitRegistry, readMetricsRows, smokeArgs, tinyCheckpoint } from '../__fixtures__/trainer-smoke';
+import { collectChains } from '../chain-rollouts';
+import { groupAdvantages } from '../group-advantages';
+import { ppoUpdate } from '../ppo-update';
+import { readTrajectories, type Trajectory } from '../trajectory';
+import { ppoUpdateOptions, runTrainer } from './run-trainer';
+import type { TrainerAlgorithm } from './trainer-algorithm';
+import { defineTrainerArgs, type TrainerArgs } from './trainer-args';
+
+type TestArgs = TrainerArgs & { groupSize: number };
+const testArgs = defineTrainerArgs<{ groupSize: number }>('test-chains', {
+  groupSize: { type: 'integer', minimum: 2, default: 3 },
+});
+
+/**
+ * The smallest algorithm on the runner (GRPO without its tie filter), with state of its own: a count of
+ * the samples it trained on, checkpointed, and logged as a metric so a resume shows whether it came back.
+ */
+function chainsAlgorithm(): TrainerAlgorithm<TestArgs, { trajectories: Trajectory[] }> {
+  let samplesSeen = 0;
+  return {
+    name: 'test-chains',
+    args: testArgs,
+    collect: async (request, { args }) => ({
+      trajectories: await collectChains({ ...request, groupSize: args.groupSize }),
+    }),
+    advantages: ({ trajectories }, { args }) =>
+      Array.from({ length: args.promptsPerIteration }, (_, group) => {
+        const members = trajectories.filter((trajectory) => trajectory.group === group);
+        const advantages = groupAdvantages(members.map((member) => member.reward));
+        return members.map((trajectory, index) => ({ trajectory, advantage: advantages[index]! }));
+      })
+        .flat()
+        .filter((sample) => sample.advantage !== 0),
+    update: (trainer, samples, { args, iteration }) => {
+      samplesSeen += samples.length;
+      return ppoUpdate(trainer, samples, ppoUpdateOptions(args, iteration));
+    },
+    metrics: () => ({ 'charts/samples_seen': samplesSeen }),
+    state: { save: () => samplesSeen, load: (saved) => (samplesSeen = saved as number) },
+  };
+}
+
+// The loop runs end to end, writes what it promises, and a stopped run resumes exactly where it stopped.
+// Learning itself is shown by the benchmark runs.
+describe('runTrainer', () => {
+  let dir: string;
+  let checkpoint: string;
+  const registry = digitRegistry();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'turngym-run-trainer-'));
+    checkpoint = await tinyCheckpoint(join(dir, 'base'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const args = (runDir: string, overrides: Partial<TestArgs> = {}): Partial<TestArgs> => ({
+    ...smokeArgs(checkpoint, runDir),
+    ...overrides,
+  });
+  const train = async (runDir: string, overrides: Partial<TestArgs> = {}) => {
+    const result = await runTrainer(chainsAlgorithm(), args(runDir, overrides), { registry });
+    result.model.dispose();
+    return result;
+  };
+
+  const metrics = readMetricsRows;
+  const comparable = (row: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(row).filter(
+        ([name]) => !name.startsWith('time/') && !name.includes('per_second') && name !== 'charts/SPS',
+      ),
+    );
+
+  it('logs CleanRL metrics per iteration, evaluates on schedule, saves trajectories and a checkpoint', async () => {
+    const runDir = join(dir, 'run-a');
+    const result = await train(runDir);
+    expect(result.iterations).toBe(3);
+    const rows = await metrics(runDir);
+    expect(rows.map((row) => row.iteration)).toEqual([0, 1, 2]);
+    for (const row of rows) {
+      for (const name of ['charts/episodic_return', 'charts/SPS', 'budget/generated_tokens', 'time/rollout_s'])
+        expect(Number.isFinite(row[name])).toBe(true);
+    }
+    expect(rows.some((row) => Number.isFinite(row['losses/policy_loss']))).toBe(true);
+    expect(rows.every((row) => Number.isFinite(row['charts/samples_seen']))).toBe(true);
+    // Evaluation at iteration 1 (every 2) and at the end.
+    expect(rows.map((row) => 'eval/success_rate' in row)).toEqual([false, true, true]);
+    expect(rows.at(-1)!['budget/generated_tokens']).toBe(result.generatedTokens);
+    const trajectories = await readTrajectories(join(runDir, 'trajectories.jsonl'));
+    expect(trajectories).toHaveLength(3 * 2 * 3);
+    expect(trajectories[0]!.id.startsWith('it0/')).toBe(true);
+  });
+
+  it("resumes a stopped run where it stopped, the algorithm's state included: the same metrics as a run that never stopped", async () => {
+    const whole = join(dir, 'run-whole');
+    await train(whole);
+    const split = join(dir, 'run-split');
+    await train(split, { iterations: 2 });
+    await train(split);
+    const [a, b] = [await metrics(whole), await metrics(split)];
+    expect(b.map((row) => row.iteration)).toEqual([0, 1, 2]);
+    // The policy moved in each iteration, so equality below needs the adapter and Adam state restored.
+    expect(a.every((row) => Number.isFinite(row['losses/policy_loss']))).toBe(true);
+    expect(b.map(comparable)).toEqual(a.map(comparable));
+    // A copy of a stopped run in another directory continues as the run itself (the learning runner extends
+    // budgets so).
+    const copy = join(dir, 'run-copy');
+    await train(copy, { iterations: 2 });
+    const moved = join(dir, 'run-moved');
+    await cp(copy, moved, { recursive: true });
+    await train(moved);
+    expect((await metrics(moved)).map(comparable)).toEqual(a.map(comparable));
+  });
+
+  it('stops at the token budget, evaluating the last iteration', async () => {
+    const runDir = join(dir, 'run-budget');
+    const result = await train(runDir, { iterations: 10, tokenBudget: 1 });
+    expect(result.iterations).toBe(1);
+    expect((await metrics(runDir)).at(-1)!['eval/success_rate']).toBeDefined();
+  });
+
+  it('rejects bad arguments naming the field, shared or the algorithm’s own', async () => {
+    await expect(train(join(dir, 'bad'), { groupSize: 1 })).rejects.toThrow(/groupSize/);
+    await expect(train(join(dir, 'bad'), { ratio: 'tokens' as never })).rejects.toThrow(/ratio/);
+  });
+});

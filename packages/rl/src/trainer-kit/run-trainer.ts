@@ -1,0 +1,215 @@
+import { mean, mixSeed, SeededRng } from '@turngym/core';
+import { loadModel, Trainer } from '@turngym/lm';
+import type { Action, Env } from '@turngym/spec';
+import { ChatTurnFormat } from '../chat-turn-format';
+import { installedEnvRegistry, testSplitOptions } from '../env-splits';
+import { evaluatePolicy } from '../evaluate-policy';
+import type { PpoUpdateOptions, PpoUpdateStats } from '../ppo-update';
+import type { RolloutOptions } from '../rollout-options';
+import { RunDirectory } from '../run-directory';
+import type { Trajectory } from '../trajectory';
+import { loadTrainingCheckpoint, saveTrainingCheckpoint, type JsonValue } from '../training-checkpoint';
+import { TrainingProgress } from '../training-progress';
+import type {
+  CollectedRollouts,
+  IterationContext,
+  TrainerAlgorithm,
+  TrainerHooks,
+  TrainResult,
+} from './trainer-algorithm';
+import { RESUMABLE_ARG_CHANGES, type TrainerArgs } from './trainer-args';
+
+/** The LoRA adapter the runner trains; the reference policy is the same model with it off. */
+export const POLICY_ADAPTER = 'policy';
+
+/** What a checkpoint's `extra` holds: the runner's counters and RNG, and the algorithm's own state. */
+interface RunnerState {
+  generatedTokens: number;
+  rng: number[];
+  algorithm?: JsonValue;
+}
+
+/** The shared update's options from the shared arguments; the shuffling seed changes every iteration. */
+export function ppoUpdateOptions(args: TrainerArgs, iteration: number): Partial<PpoUpdateOptions> {
+  return {
+    epochs: args.updateEpochs,
+    minibatchSize: args.minibatchSize,
+    minibatchTokens: args.minibatchTokens,
+    ...(args.targetKl !== undefined ? { targetKl: args.targetKl } : {}),
+    ratio: args.ratio,
+    clipEpsilon: args.clipEpsilon,
+    ...(args.dualClip !== undefined ? { dualClip: args.dualClip } : {}),
+    klCoefficient: args.klCoefficient,
+    entropyCoefficient: args.entropyCoefficient,
+    seed: mixSeed(args.seed, iteration),
+  };
+}
+
+/** CleanRL's names for an iteration's rollouts, budget and times. */
+function rolloutMetrics(
+  trajectories: readonly Trajectory[],
+  spent: number,
+  generatedTokens: number,
+  seconds: { rollout: number; training: number },
+): Record<string, number> {
+  return {
+    'charts/episodic_return': mean(trajectories.map((t) => t.reward)),
+    'charts/success_rate': mean(trajectories.map((t) => (t.success === true ? 1 : 0))),
+    'charts/episode_turns': mean(trajectories.map((t) => t.turns.length)),
+    'charts/SPS': trajectories.reduce((sum, t) => sum + t.turns.length, 0) / seconds.rollout,
+    'charts/rollout_tokens_per_second': spent / seconds.rollout,
+    'charts/env_errors': trajectories.filter((t) => t.stopReason === 'error').length,
+    'budget/generated_tokens': generatedTokens,
+    'budget/rollouts': trajectories.length,
+    'budget/rollouts_per_1k_tokens': (1000 * trajectories.length) / Math.max(spent, 1),
+    'time/rollout_s': seconds.rollout,
+    'time/training_s': seconds.training,
+  };
+}
+
+/** CleanRL's `losses/…` names for the update's statistics. */
+function lossMetrics(stats: PpoUpdateStats, trainingSeconds: number): Record<string, number> {
+  return {
+    'losses/policy_loss': stats.policyLoss,
+    'losses/kl_ref': stats.klRef,
+    'losses/approx_kl': stats.approxKl,
+    'losses/clipfrac': stats.clipFraction,
+    'losses/entropy': stats.entropy,
+    'losses/grad_norm': stats.gradNorm,
+    'losses/update_steps': stats.steps,
+    'charts/training_tokens_per_second': stats.trainedTokens / Math.max(trainingSeconds, 1e-9),
+  };
+}
+
+/**
+ * The one training loop of every RL trainer (CleanRL's `ppo.py` less its ALGO LOGIC): validates the
+ * arguments, loads the model with a fresh LoRA adapter, opens (or resumes) the run directory, then per
+ * iteration draws the prompts' seeds, asks the algorithm to collect, score and update, evaluates on the
+ * schedule, appends the metrics row and the trajectories, and writes an atomic checkpoint (adapter, Adam,
+ * RNG, counters) from which a resume continues bit-exact. Stops at `iterations`, at the token budget, or
+ * after the iteration in flight when `hooks.signal` aborts.
+ */
+export async function runTrainer<Args extends TrainerArgs, Rollouts extends CollectedRollouts>(
+  algorithm: TrainerAlgorithm<Args, Rollouts>,
+  input: Partial<Args>,
+  hooks: TrainerHooks = {},
+): Promise<TrainResult> {
+  const args = algorithm.args.validate(input);
+
+  // TRY NOT TO MODIFY: seeding, envs, model, run directory
+  let rng = new SeededRng(args.seed);
+  const registry = hooks.registry ?? installedEnvRegistry();
+  const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
+  const makeEnv = (options: Record<string, unknown>) => async (): Promise<Env<string, Action>> =>
+    (await registry.make(args.envId, { options })) as Env<string, Action>;
+  const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
+  model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
+  const trainer = new Trainer(model, {
+    adapter: POLICY_ADAPTER,
+    learningRate: args.learningRate,
+    maxGradNorm: args.maxGradNorm,
+  });
+  const policy = { model, format: new ChatTurnFormat(model.tokenizer) };
+  const rollout: Partial<RolloutOptions> = {
+    maxActionTokens: args.maxActionTokens,
+    maxRolloutTokens: args.maxRolloutTokens,
+    ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+    maxBatch: args.maxBatch,
+    instructions: args.instructions,
+    adapter: POLICY_ADAPTER,
+    // π_old is the sampling logprob, which is log π only at temperature 1 without top-p.
+    temperature: 1,
+    topP: 1,
+  };
+  const testSeeds = Array.from({ length: args.evalEpisodes }, (_, i) => i);
+  const run = await RunDirectory.openOrCreate(
+    args.runDir,
+    { algorithm: algorithm.name, envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
+    { ignoreArgs: RESUMABLE_ARG_CHANGES, defaults: algorithm.args.defaults },
+  );
+  const resumed = await loadTrainingCheckpoint<RunnerState>(run, model, trainer);
+  let start = 0;
+  let generatedTokens = 0;
+  if (resumed) {
+    start = resumed.iteration + 1;
+    generatedTokens = resumed.extra.generatedTokens;
+    rng = SeededRng.fromState(resumed.extra.rng);
+    if (algorithm.state && resumed.extra.algorithm !== undefined) algorithm.state.load(resumed.extra.algorithm);
+  }
+  const progress = new TrainingProgress({ total: args.iterations, start, quiet: args.quiet, label: algorithm.name });
+  let testSuccessRate = Number.NaN;
+  let finished = start;
+
+  // The bar's redraw timer would keep the process alive: stop it however the loop ends.
+  try {
+    for (let iteration = start; iteration < args.iterations; iteration++) {
+      if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
+      const context: IterationContext<Args> = { args, iteration };
+      const started = performance.now();
+
+      // ALGO LOGIC (the algorithm's): collect → advantages → update.
+      const seeds = Array.from({ length: args.promptsPerIteration }, () => rng.int(0, 2 ** 31 - 1));
+      const rollouts = await algorithm.collect(
+        {
+          policy,
+          makeEnv: makeEnv(args.envOptions),
+          envId: args.envId,
+          seeds,
+          options: { ...rollout, seed: mixSeed(args.seed, iteration) },
+          idPrefix: `it${iteration}`,
+        },
+        context,
+      );
+      const { trajectories } = rollouts;
+      const rolloutSeconds = (performance.now() - started) / 1000;
+      const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
+      generatedTokens += spent;
+      const samples = algorithm.advantages(rollouts, context);
+      const updateStarted = performance.now();
+      // No sample: every group tied, no signal this iteration.
+      const stats = samples.length > 0 ? await algorithm.update(trainer, samples, context) : null;
+      const trainingSeconds = (performance.now() - updateStarted) / 1000;
+
+      // TRY NOT TO MODIFY: evaluation, logging, checkpoint
+      const metrics = rolloutMetrics(trajectories, spent, generatedTokens, {
+        rollout: rolloutSeconds,
+        training: trainingSeconds,
+      });
+      if (stats) Object.assign(metrics, lossMetrics(stats, trainingSeconds));
+      if (algorithm.metrics) Object.assign(metrics, algorithm.metrics(rollouts, context));
+      const last =
+        iteration === args.iterations - 1 || (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget);
+      if ((iteration + 1) % args.evalEvery === 0 || last) {
+        const evaluation = await evaluatePolicy({
+          policy,
+          makeEnv: makeEnv(testEnvOptions),
+          envId: args.envId,
+          seeds: testSeeds,
+          options: { ...rollout, seed: args.seed },
+        });
+        testSuccessRate = evaluation.successRate;
+        metrics['eval/success_rate'] = evaluation.successRate;
+        metrics['eval/episodic_return'] = evaluation.meanReturn;
+      }
+      await run.appendMetrics({ iteration, global_step: generatedTokens, ...metrics });
+      if (args.trajectoriesEvery > 0 && iteration % args.trajectoriesEvery === 0)
+        await run.appendTrajectories(trajectories);
+      const extra: RunnerState = { generatedTokens, rng: [...rng.state()] };
+      if (algorithm.state) extra.algorithm = algorithm.state.save();
+      await saveTrainingCheckpoint(run, {
+        iteration,
+        model,
+        adapter: POLICY_ADAPTER,
+        trainer,
+        extra: extra as unknown as JsonValue,
+      });
+      finished = iteration + 1;
+      progress.update(iteration + 1, metrics);
+      if (hooks.signal?.aborted) break;
+    }
+  } finally {
+    progress.stop();
+  }
+  trainer.dispose();
+  return { iterations: finished, generatedTokens, testSuccessRate, model };
+}
