@@ -19,13 +19,7 @@ const ENV_PACKAGE_DIRS: readonly string[] = [
   'environments/wiki-navigator',
 ];
 /** Workspace libraries some env packages depend on (packed and installed alongside, as npm would fetch them). */
-const LIBRARY_PACKAGE_DIRS: readonly string[] = [
-  'packages/spec',
-  'packages/core',
-  'packages/llm',
-  'packages/lm',
-  'packages/rl',
-];
+const LIBRARY_PACKAGE_DIRS: readonly string[] = ['packages/spec', 'packages/core', 'packages/llm', 'packages/search'];
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `
@@ -93,15 +87,14 @@ describe('installing one environment package on its own', () => {
     );
     const files = readdirSync(tarballs).map((file) => join(tarballs, file));
     run('npm', ['install', ...files, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error'], project);
-    // Only what was asked for and what it depends on is installed: no CLI or server; llm because env-seller's
-    // LLM roles need it, rl (and its lm) because env-seller's MCTS bot is settings of rl's TreeSearch.
+    // Only what was asked for and what it depends on is installed: no CLI, server, lm or rl (no tfjs); llm because
+    // env-seller's LLM roles need it, search because its MCTS bot is settings of the generic TreeSearch.
     expect(readdirSync(join(project, 'node_modules', '@turngym')).sort()).toEqual(
       [
         'core',
         'spec',
         'llm',
-        'lm',
-        'rl',
+        'search',
         ...envPackages.filter((name) => name.startsWith('@turngym/')).map((name) => name.slice('@turngym/'.length)),
       ].sort(),
     );

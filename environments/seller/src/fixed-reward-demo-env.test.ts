@@ -1,8 +1,8 @@
-import { TreeSearch } from '@turngym/rl';
+import { TreeSearch } from '@turngym/search';
 import type { Env } from '@turngym/spec';
 import { FixedRewardDemoEnv } from './fixed-reward-demo-env';
 
-describe("FixedRewardDemoEnv with @turngym/rl's TreeSearch (the reference's convergence check)", () => {
+describe("FixedRewardDemoEnv with @turngym/search's TreeSearch (the reference's convergence check)", () => {
   it.each(['uct', 'puct'] as const)('%s converges to the best of the 4 fixed-reward actions', async (rule) => {
     const env = new FixedRewardDemoEnv([0.2, 0.9, 0.5, 0.1]);
     const reset = await env.reset({ seed: 0 });

@@ -5,7 +5,7 @@ import {
   type SearchNode,
   type SimulationPolicy,
   type TreeSearchResult,
-} from '@turngym/rl';
+} from '@turngym/search';
 import type { Action, Env } from '@turngym/spec';
 
 export interface MctsOptions {
@@ -34,7 +34,7 @@ export interface MctsDecision extends TreeSearchResult<number> {
 
 /**
  * The reference MCTS bot (ALGORITHMS.md §5, after LightZero PR #276's seller bot), as settings of
- * `@turngym/rl`'s `TreeSearch`: UCT over the discrete meta-actions through `fork()`, each untried legal action
+ * `@turngym/search`'s `TreeSearch`: UCT over the discrete meta-actions through `fork()`, each untried legal action
  * expanded first in a seeded random order, random rollouts to the end, the undiscounted return-to-go backed
  * up, the child with the best mean return chosen. Its own selection score replaces the textbook UCT:
  *

@@ -1,6 +1,6 @@
 import { RandomAgent, runEpisode, SeededRng, summarize, type EpisodeOutcome, type Interval } from '@turngym/core';
 import type { Action, Agent } from '@turngym/spec';
-import type { SimulationPolicy } from '@turngym/rl';
+import type { SimulationPolicy } from '@turngym/search';
 import { searchFixedSequence, type SequenceTask } from './fixed-sequence-search';
 import { MctsAgent } from './mcts-agent';
 import { SellerEnv } from './seller-env';

@@ -1,7 +1,7 @@
 import { InvalidOptionsError } from '@turngym/core';
 import type { Env } from '@turngym/spec';
-import { DigitEnv } from './__fixtures__/digit-env';
 import { GreedyTrapEnv } from './__fixtures__/greedy-trap-env';
+import { SayWordEnv } from './__fixtures__/say-word-env';
 import { SearchNode, TreeSearch, type SearchState } from './tree-search';
 import { TreeSearchError } from './tree-search-error';
 
@@ -159,7 +159,7 @@ describe('TreeSearch (UCT / PUCT through fork)', () => {
   });
 
   it('searches a text env over a finite list given by the actions hook', async () => {
-    const env = new DigitEnv({ maxTurns: 2, fixedDigit: 7 });
+    const env = new SayWordEnv('7');
     await env.reset({ seed: 0 });
     const search = new TreeSearch<string, string>({ simulations: 30, seed: 0 }, { actions: () => ['3', '7', '9'] });
     const result = await search.search(env as unknown as Env<string, string>);
@@ -168,10 +168,10 @@ describe('TreeSearch (UCT / PUCT through fork)', () => {
   });
 
   it('rejects what it cannot search, naming the fix', async () => {
-    const text = new DigitEnv({ maxTurns: 2 });
+    const text = new SayWordEnv('7');
     await text.reset({ seed: 0 });
     await expect(new TreeSearch({ simulations: 5 }).search(text as unknown as Env<unknown, number>)).rejects.toThrow(
-      new TreeSearchError('TreeSearch needs a discrete action space or an actions hook; test/digit-v1 has text'),
+      new TreeSearchError('TreeSearch needs a discrete action space or an actions hook; test/say-word-v1 has text'),
     );
     await text.close();
     expect(() => new TreeSearch({ simulations: 0 })).toThrow(InvalidOptionsError);
