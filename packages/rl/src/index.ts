@@ -134,6 +134,7 @@ export {
 export {
   ppoUpdate,
   packMinibatches,
+  sampleTokenAdvantages,
   ppoUpdateOptionsSchema,
   validatePpoUpdateOptions,
   type PpoUpdateOptions,

@@ -1,8 +1,8 @@
 import { ByteTokenizer, LanguageModel, Trainer, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
 import { collectChains } from './chain-rollouts';
 import { ChatTurnFormat } from './chat-turn-format';
-import { lossMask } from './loss-mask';
-import { packMinibatches, ppoUpdate } from './ppo-update';
+import { actionSpans, lossMask } from './loss-mask';
+import { packMinibatches, ppoUpdate, sampleTokenAdvantages } from './ppo-update';
 import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
 
 describe('packMinibatches', () => {
@@ -151,6 +151,84 @@ describe('ppoUpdate', () => {
         trainer.dispose();
         model.dispose();
       }
+    }
+  });
+});
+
+describe('per-turn and per-token advantages', () => {
+  const tokenizer = new ByteTokenizer();
+  beforeAll(() => useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu'));
+
+  it('spreads turn advantages over each action span and reads token advantages on action tokens only', async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    try {
+      const [trajectory] = await collectChains({
+        policy: { model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 2 }),
+        envId: 'test/digit-v1',
+        seeds: [1],
+        groupSize: 1,
+        options: { maxActionTokens: 3, seed: 3, instructions: false },
+      });
+      const spans = actionSpans(trajectory!);
+      expect(spans.length).toBeGreaterThan(0);
+      const turnAdvantages = spans.map((_, turn) => (turn % 2 === 0 ? 2 : -0.5));
+      const expected = trajectory!.tokens.map((_, index) => {
+        const span = spans.find((s) => index >= s.start && index <= s.end);
+        return span ? turnAdvantages[span.turn]! : 0;
+      });
+      expect(sampleTokenAdvantages({ trajectory: trajectory!, advantage: 9, turnAdvantages })).toEqual(expected);
+      const tokenAdvantages = trajectory!.tokens.map((_, index) => index + 1);
+      const mask = lossMask(trajectory!);
+      expect(sampleTokenAdvantages({ trajectory: trajectory!, advantage: 9, tokenAdvantages })).toEqual(
+        tokenAdvantages.map((value, index) => (mask[index] ? value : 0)),
+      );
+      expect(sampleTokenAdvantages({ trajectory: trajectory!, advantage: 9 })).toBeNull();
+      expect(() => sampleTokenAdvantages({ trajectory: trajectory!, advantage: 0, turnAdvantages: [] })).toThrow(
+        /turnAdvantages has 0 values/,
+      );
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('trains on per-turn advantages: at ratio 1 the policy loss is −(Σ_t A_t) / action tokens, by hand', async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
+    try {
+      const trajectories = await collectChains({
+        policy: { model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [1, 2],
+        groupSize: 1,
+        options: { maxActionTokens: 4, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      // Turn k of rollout i gets A = (i + 1)·(k + 1) · (−1)^k.
+      const samples = trajectories.map((trajectory, i) => ({
+        trajectory,
+        advantage: 0,
+        turnAdvantages: actionSpans(trajectory).map((_, k) => (i + 1) * (k + 1) * (k % 2 === 0 ? 1 : -1)),
+      }));
+      let weighted = 0;
+      let tokens = 0;
+      samples.forEach((sample) =>
+        actionSpans(sample.trajectory).forEach((span, k) => {
+          const count = span.end - span.start + 1;
+          weighted += sample.turnAdvantages[k]! * count;
+          tokens += count;
+        }),
+      );
+      // One step over both sequences, before which π_θ = π_old (ratio 1, nothing clipped): L = −mean_t A_t.
+      const stats = await ppoUpdate(trainer, samples, { minibatchSize: 2, klCoefficient: 0, seed: 1 });
+      expect(stats.steps).toBe(1);
+      expect(stats.clipFraction).toBe(0);
+      expect(stats.policyLoss).toBeCloseTo(-weighted / tokens, 4);
+      await expect(ppoUpdate(trainer, samples, { ratio: 'sequence' })).rejects.toThrow(/one advantage per sequence/);
+    } finally {
+      trainer.dispose();
+      model.dispose();
     }
   });
 });

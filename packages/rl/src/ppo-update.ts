@@ -1,7 +1,7 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
 import { k3KlTf } from './k3-kl';
-import { lossMask } from './loss-mask';
+import { actionSpans, lossMask } from './loss-mask';
 import { gspoLossTf, ppoClipLossTf } from './ppo-loss';
 import type { Trajectory } from './trajectory';
 
@@ -57,11 +57,51 @@ export const ppoUpdateOptionsSchema: JSONSchemaType<PpoUpdateOptions> = {
 
 export const validatePpoUpdateOptions = defineOptions<PpoUpdateOptions>('ppo update', ppoUpdateOptionsSchema);
 
-/** One sequence to train on: a rollout (a tree leaf with its shared prefix) and its advantage. */
+/**
+ * One sequence to train on: a rollout (a tree leaf with its shared prefix) and its advantage — one scalar
+ * broadcast to every action token (GRPO, Tree-GRPO), or finer: per turn (GiGPO's and CCAPO's step
+ * advantages, Self-AC's A = R − V) or per token.
+ */
 export interface UpdateSample {
   readonly trajectory: Trajectory;
-  /** Broadcast to every action token of the sequence (ALGORITHMS.md §0, §1). */
+  /** Broadcast to every action token of the sequence (ALGORITHMS.md §0, §1) unless a finer one is given. */
   readonly advantage: number;
+  /** One per action turn, in order: each turn's advantage on each of its action tokens (overrides `advantage`). */
+  readonly turnAdvantages?: readonly number[];
+  /** One per token of `trajectory.tokens`, read on action tokens only (overrides the other two). */
+  readonly tokenAdvantages?: readonly number[];
+  /** Value targets per token, for a value-head loss (carried for the trainer; `ppoUpdate` does not read them). */
+  readonly valueTargets?: readonly number[];
+}
+
+/**
+ * The advantage of every token of the sample's sequence (0 off the action tokens), from `tokenAdvantages`,
+ * else `turnAdvantages` spread over each turn's action span; null when the sample has only its scalar
+ * (the broadcast path). A length that does not match the sequence or its turns is an error.
+ */
+export function sampleTokenAdvantages(sample: UpdateSample): number[] | null {
+  const { trajectory } = sample;
+  const mask = lossMask(trajectory);
+  if (sample.tokenAdvantages) {
+    if (sample.tokenAdvantages.length !== trajectory.tokens.length) {
+      throw new RangeError(
+        `UpdateSample ${trajectory.id}: tokenAdvantages has ${sample.tokenAdvantages.length} values for ${trajectory.tokens.length} tokens.`,
+      );
+    }
+    return sample.tokenAdvantages.map((advantage, index) => (mask[index] ? advantage : 0));
+  }
+  if (sample.turnAdvantages) {
+    const spans = actionSpans(trajectory);
+    if (sample.turnAdvantages.length !== spans.length) {
+      throw new RangeError(
+        `UpdateSample ${trajectory.id}: turnAdvantages has ${sample.turnAdvantages.length} values for ${spans.length} action turns.`,
+      );
+    }
+    const row = new Array<number>(trajectory.tokens.length).fill(0);
+    spans.forEach((span, turn) => row.fill(sample.turnAdvantages![turn]!, span.start, span.end + 1));
+    return row;
+  }
+  return null;
 }
 
 /** CleanRL's loss metrics, averaged over the gradient steps of the update. */
@@ -106,6 +146,9 @@ export async function ppoUpdate(
   // A branch that stopped at once still trains its shared prefix with its own advantage (ALGORITHMS.md §1).
   const usable = samples.filter((sample) => hasAction(sample.trajectory));
   if (usable.length === 0) throw new RangeError('ppoUpdate: no sample has an action token to train on.');
+  if (options.ratio === 'sequence' && usable.some((sample) => sampleTokenAdvantages(sample) !== null)) {
+    throw new RangeError("ppoUpdate: ratio 'sequence' (GSPO) takes one advantage per sequence, not per turn or token.");
+  }
   const rows: TokenRow[] = usable.map(({ trajectory }) => ({
     tokens: trajectory.tokens,
     weights: Array.from(lossMask(trajectory)),
@@ -230,12 +273,20 @@ function passLoss(pass: PassInput, options: PpoUpdateOptions, side: PassStats): 
     const refLogp = tf.tensor2d(padded(pass.reference, T), [B, T]);
     const mask = outputs.weights;
     const advantages = pass.samples.map((sample) => sample.advantage);
+    // Per-turn or per-token advantages where a sample has them; else the scalar broadcast (the default path).
+    const rows = pass.samples.map(sampleTokenAdvantages);
+    const tokenAdvantages = rows.some((row) => row !== null)
+      ? tf.tensor2d(
+          padded(
+            rows.map((row, b) => row ?? new Array<number>(T).fill(advantages[b]!)),
+            T,
+          ),
+          [B, T],
+        )
+      : tf.tensor2d(advantages, [B, 1]);
     const policy =
       options.ratio === 'token'
-        ? ppoClipLossTf(
-            { logp: outputs.logprobs, oldLogp, advantages: tf.mul(mask, tf.tensor2d(advantages, [B, 1])), mask },
-            clip,
-          )
+        ? ppoClipLossTf({ logp: outputs.logprobs, oldLogp, advantages: tf.mul(mask, tokenAdvantages), mask }, clip)
         : gspoLossTf({ logp: outputs.logprobs, oldLogp, advantages: tf.tensor1d(advantages), mask }, clip);
     const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
     const tokens = tf.sum(mask);
