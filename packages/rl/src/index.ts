@@ -159,9 +159,14 @@ export {
   TRAINING_CHECKPOINT_FORMAT,
   CHECKPOINT_FILES,
   type SaveTrainingCheckpointOptions,
+  type AttachedCheckpointState,
   type ResumedTraining,
   type JsonValue,
 } from './training-checkpoint';
+export { TrainingCheckpointError } from './rl-errors';
+export type { CheckpointStore } from './checkpoint-store';
+export { JsonStatisticsStore, STATISTICS_FILE } from './json-statistics-store';
+export { FileStore, type FileStoreOptions } from './file-store';
 export {
   TrainingProgress,
   trainingProgressOptionsSchema,
@@ -203,5 +208,6 @@ export {
   type RolloutRequest,
   type IterationContext,
   type CollectedRollouts,
+  type ExtraAdapter,
 } from './trainer-kit/trainer-algorithm';
 export { runTrainer, ppoUpdateOptions, POLICY_ADAPTER } from './trainer-kit/run-trainer';

@@ -48,3 +48,16 @@ export class EmptyActionSetError extends TurnGymError {
     );
   }
 }
+
+/**
+ * A training checkpoint asked to save or resume something it cannot: an iteration that is not a
+ * non-negative integer, a model or adapter that is not the trainer's, two trainers training the same
+ * weights, a store or trainer name that is not a plain file name, state JSON cannot hold, or a resume
+ * given other trainers or stores than the checkpoint holds. (A checkpoint on disk that is unreadable or
+ * incomplete is lm's `CheckpointError`.)
+ */
+export class TrainingCheckpointError extends TurnGymError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('TRAINING_CHECKPOINT', message, options);
+  }
+}

@@ -12,11 +12,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointError, Trainer, type NamedTensors, type TrainerState } from '@turngym/lm';
+import { TrainingCheckpointError } from './rl-errors';
 import { RunDirectory, type MetricsRow } from './run-directory';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint } from './training-checkpoint';
 import { readTrajectories } from './trajectory';
 import {
   adapterWeights,
+  attachedCheckpoint,
+  attachedSetup,
+  CRITIC_OPTIONS,
   freshLoopState,
   loopStateFromExtra,
   RUN_INFO,
@@ -180,5 +184,114 @@ describe('training checkpoints', () => {
       saveTrainingCheckpoint(run, { iteration: 1, trainer: first.trainer, adapter: 'critic' }),
     ).rejects.toThrow(/adapter "critic"/);
     expect(existsSync(join(dir, 'checkpoint.previous'))).toBe(false);
+  });
+
+  describe('with extra trainers and stores', () => {
+    const attachedFor = (made: TinySetup) => {
+      const attached = attachedSetup(made, dir);
+      setups.push({ model: made.model, trainer: attached.critic });
+      return attached;
+    };
+
+    it('saves them beside the policy and restores each, from a checkpoint taken before later iterations changed them', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const first = setup();
+      const attached = attachedFor(first);
+      const state = freshLoopState();
+      await runIterations(run, first, state, 0, 3, {}, attached);
+      const critic = await first.model.adapter('critic').toTensors();
+      const criticState = await attached.critic.exportState();
+      const statistics = attached.statistics.toJSON();
+      const events = readFileSync(attached.eventsPath, 'utf8');
+      const manifest = JSON.parse(readFileSync(join(run.checkpointPath, 'checkpoint.json'), 'utf8'));
+      expect(manifest.trainers).toEqual({ critic: { adapter: 'critic', valueHead: false, base: false } });
+      expect(manifest.stores).toEqual(['events', 'statistics']);
+      await expect(runIterations(run, first, state, 3, 4, { afterMetrics: kill(3) }, attached)).rejects.toThrow(Killed);
+      expect(readFileSync(attached.eventsPath, 'utf8')).not.toBe(events);
+
+      const second = setup();
+      const restored = attachedFor(second);
+      const resumed = await loadTrainingCheckpoint(
+        await RunDirectory.open(dir),
+        second.model,
+        second.trainer,
+        attachedCheckpoint(restored),
+      );
+      expect(resumed?.iteration).toBe(2);
+      expect(await second.model.adapter('critic').toTensors()).toEqual(critic);
+      expect(await restored.critic.exportState()).toEqual(criticState);
+      expect(restored.critic.stepCount).toBe(3);
+      expect(restored.statistics.toJSON()).toEqual(statistics);
+      expect(readFileSync(restored.eventsPath, 'utf8')).toBe(events);
+    });
+
+    it('a run killed before its first checkpoint resets its stores with its files', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const first = setup();
+      const attached = attachedFor(first);
+      await expect(
+        runIterations(run, first, freshLoopState(), 0, 2, { afterMetrics: kill(0) }, attached),
+      ).rejects.toThrow(Killed);
+      expect(existsSync(attached.eventsPath)).toBe(true);
+      const second = setup();
+      const restored = attachedFor(second);
+      restored.statistics.set('stale', { visits: 1, lossSum: 0 });
+      expect(await loadTrainingCheckpoint(run, second.model, second.trainer, attachedCheckpoint(restored))).toBeNull();
+      expect(existsSync(restored.eventsPath)).toBe(false);
+      expect(restored.statistics.size).toBe(0);
+    });
+
+    it('refuses a resume given other trainers or stores than the checkpoint holds, before loading anything', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const first = setup();
+      await runIterations(run, first, freshLoopState(), 0, 1, {}, attachedFor(first));
+      const second = setup();
+      const restored = attachedFor(second);
+      const { trainers, stores } = attachedCheckpoint(restored);
+      await expect(loadTrainingCheckpoint(run, second.model, second.trainer)).rejects.toThrow(TrainingCheckpointError);
+      await expect(loadTrainingCheckpoint(run, second.model, second.trainer, { trainers })).rejects.toThrow(
+        /holds stores \["events","statistics"\], this resume gives \[\]/,
+      );
+      await expect(
+        loadTrainingCheckpoint(run, second.model, second.trainer, { trainers: { other: restored.critic }, stores }),
+      ).rejects.toThrow(/holds trainers/);
+      expect(await restored.critic.exportState()).not.toEqual(await first.trainer.exportState());
+      expect(restored.critic.stepCount).toBe(0);
+      expect(await run.readMetrics()).toHaveLength(1);
+    });
+
+    it('a single-trainer checkpoint keeps its layout and refuses extra trainers or stores on resume', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      await runIterations(run, setup(), freshLoopState(), 0, 1);
+      const manifest = JSON.parse(readFileSync(join(run.checkpointPath, 'checkpoint.json'), 'utf8'));
+      expect(Object.keys(manifest).sort()).toEqual(['extra', 'format', 'iteration', 'runFiles', 'savedAt', 'trained']);
+      expect(readdirSync(run.checkpointPath).sort()).toEqual(['adapter', 'checkpoint.json', 'trainer']);
+      const second = setup();
+      const restored = attachedFor(second);
+      await expect(
+        loadTrainingCheckpoint(run, second.model, second.trainer, attachedCheckpoint(restored)),
+      ).rejects.toThrow(/holds trainers \[\]/);
+    });
+
+    it('refuses two trainers of the same weights and names that are not plain file names', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const first = setup();
+      const attached = attachedFor(first);
+      await runIterations(run, first, freshLoopState(), 0, 1, {}, attached);
+      const twin = new Trainer(first.model, CRITIC_OPTIONS);
+      setups.push({ model: first.model, trainer: twin });
+      const save = (options: object) =>
+        saveTrainingCheckpoint(run, { iteration: 0, trainer: first.trainer, ...options });
+      await expect(save({ trainers: { critic: attached.critic, twin } })).rejects.toThrow(
+        /adapter "critic" is trained by both trainers\.critic and trainers\.twin/,
+      );
+      const again = new Trainer(first.model, TRAINER_OPTIONS);
+      setups.push({ model: first.model, trainer: again });
+      await expect(save({ trainers: { again } })).rejects.toThrow(
+        /adapter "policy" is trained by both the policy trainer and trainers\.again/,
+      );
+      await expect(save({ stores: { '../escape': attached.events } })).rejects.toThrow(TrainingCheckpointError);
+      await expect(save({ stores: { '../escape': attached.events } })).rejects.toThrow(/not a plain file name/);
+    });
   });
 });

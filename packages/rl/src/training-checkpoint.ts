@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import {
@@ -13,7 +13,12 @@ import {
   type Trainer,
 } from '@turngym/lm';
 import { fsyncPath, fsyncTree } from '@turngym/core';
+import type { CheckpointStore } from './checkpoint-store';
+import { checkJson, type JsonValue } from './json-value';
+import { TrainingCheckpointError } from './rl-errors';
 import type { RunDirectory, RunFileSizes } from './run-directory';
+
+export type { JsonValue } from './json-value';
 
 export const TRAINING_CHECKPOINT_FORMAT = 'turngym.training-checkpoint/v1';
 
@@ -27,14 +32,15 @@ export const CHECKPOINT_FILES = {
   base: 'base.safetensors',
   /** `Trainer.saveState`: Adam's moments, step count, options. */
   trainer: 'trainer',
+  /** One directory per named extra trainer, each laid out as the checkpoint's top level (adapter, trainer…). */
+  trainers: 'trainers',
+  /** One directory per named store, holding what its `save` wrote. */
+  stores: 'stores',
 } as const;
 
 /** The previous checkpoint, while a new one is swapped in. */
 const PREVIOUS = 'checkpoint.previous';
 const TEMPORARY_PREFIX = '.checkpoint-tmp-';
-
-/** A JSON value (what `extra` may hold). */
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 export interface SaveTrainingCheckpointOptions {
   /** The iteration just finished; a resume continues at `iteration + 1`. */
@@ -47,6 +53,19 @@ export interface SaveTrainingCheckpointOptions {
   readonly adapter?: string | null;
   /** The trainer's own state beyond the model: RNG states, counters, schedules, global_step. JSON only. */
   readonly extra?: JsonValue;
+  /**
+   * Trainers besides `trainer`, by name, on the same model: each trains its own adapter (a critic, a
+   * planner) or the value head with its own optimiser, and is saved under `trainers/<name>/`.
+   */
+  readonly trainers?: Readonly<Record<string, Trainer>>;
+  /** State outside the model (a search tree's statistics, a database file), by name, under `stores/<name>/`. */
+  readonly stores?: Readonly<Record<string, CheckpointStore>>;
+}
+
+/** What a resume restores besides the policy trainer: the same names a save was given. */
+export interface AttachedCheckpointState {
+  readonly trainers?: Readonly<Record<string, Trainer>>;
+  readonly stores?: Readonly<Record<string, CheckpointStore>>;
 }
 
 export interface ResumedTraining<Extra = JsonValue> {
@@ -55,38 +74,29 @@ export interface ResumedTraining<Extra = JsonValue> {
   readonly extra: Extra;
 }
 
+/** What one trainer trains. */
+interface Trained {
+  readonly adapter: string | null;
+  readonly valueHead: boolean;
+  readonly base: boolean;
+}
+
 /** checkpoint.json */
 interface CheckpointManifest {
   readonly format: typeof TRAINING_CHECKPOINT_FORMAT;
   readonly iteration: number;
   readonly savedAt: string;
-  readonly trained: { readonly adapter: string | null; readonly valueHead: boolean; readonly base: boolean };
+  readonly trained: Trained;
+  /** The extra trainers, by name, and what each trains; absent when there are none (a v1 single-trainer file). */
+  readonly trainers?: Readonly<Record<string, Trained>>;
+  /** The stores' names, sorted; absent when there are none. */
+  readonly stores?: readonly string[];
   /** Byte lengths of metrics.jsonl and trajectories.jsonl once this iteration was written. */
   readonly runFiles: RunFileSizes;
   readonly extra: JsonValue;
 }
 
-/** Rejects what JSON would silently change (NaN → null, undefined dropped), naming the path. */
-function checkJson(value: unknown, path: string): void {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new RangeError(`${path} is ${value}; checkpoint state must be finite JSON.`);
-    return;
-  }
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => checkJson(item, `${path}[${index}]`));
-    return;
-  }
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [key, item] of Object.entries(value)) checkJson(item, `${path}.${key}`);
-    return;
-  }
-  throw new RangeError(
-    `${path} is ${typeof value === 'object' ? 'a class instance' : typeof value}; checkpoint state must be JSON.`,
-  );
-}
-
-function trainedBy(trainer: Trainer): CheckpointManifest['trained'] {
+function trainedBy(trainer: Trainer): Trained {
   return {
     adapter: trainer.options.adapter ?? null,
     valueHead: trainer.options.valueHead,
@@ -106,54 +116,126 @@ async function baseTensors(model: LanguageModel): Promise<NamedTensors> {
   return tensors;
 }
 
+/** Names become directory names inside the checkpoint: plain file names only. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+function checkNames(kind: 'trainers' | 'stores', names: readonly string[]): void {
+  for (const name of names) {
+    if (!NAME.test(name)) {
+      throw new TrainingCheckpointError(
+        `${kind}: "${name}" is not a plain file name (letters, digits, ".", "_", "-", not starting with "." or "-").`,
+      );
+    }
+  }
+}
+
 /**
- * Saves what a resume needs after `iteration`: the trained weights, the trainer's optimiser state, the
- * caller's `extra`, and the lengths of metrics.jsonl and trajectories.jsonl. Written into a temporary
- * directory beside `checkpoint/`, synced to disk, then swapped in by renames: a kill at any point leaves
- * either the previous checkpoint or this one, whole.
+ * The extra trainers' manifest entries, checked: each on the policy's model, and no weights trained by two
+ * trainers (two optimisers stepping the same variables would make "the" optimiser state meaningless).
+ */
+function trainedByAll(main: Trainer, trainers: Readonly<Record<string, Trainer>>): Record<string, Trained> {
+  const names = Object.keys(trainers).sort();
+  checkNames('trainers', names);
+  const owners = new Map<string, string>();
+  const claim = (what: string, owner: string): void => {
+    const known = owners.get(what);
+    if (known !== undefined)
+      throw new TrainingCheckpointError(`trainers: ${what} is trained by both ${known} and ${owner}.`);
+    owners.set(what, owner);
+  };
+  const claimAll = (trained: Trained, owner: string): void => {
+    if (trained.adapter !== null) claim(`adapter "${trained.adapter}"`, owner);
+    if (trained.valueHead) claim('the value head', owner);
+    if (trained.base) claim('the base weights', owner);
+  };
+  claimAll(trainedBy(main), 'the policy trainer');
+  const entries: Record<string, Trained> = {};
+  for (const name of names) {
+    const trainer = trainers[name]!;
+    if (trainer.model !== main.model) {
+      throw new TrainingCheckpointError(`trainers.${name} trains another model than the policy trainer's.`);
+    }
+    entries[name] = trainedBy(trainer);
+    claimAll(entries[name], `trainers.${name}`);
+  }
+  return entries;
+}
+
+/** Writes what `trainer` trains and its optimiser state into `dir`, in the checkpoint's layout. */
+async function saveTrainer(dir: string, trainer: Trainer): Promise<void> {
+  const trained = trainedBy(trainer);
+  const model = trainer.model;
+  await mkdir(dir, { recursive: true });
+  if (trained.adapter) await saveAdapter(model, trained.adapter, join(dir, CHECKPOINT_FILES.adapter));
+  if (trained.valueHead) await saveValueHead(model, dir);
+  if (trained.base) await writeFile(join(dir, CHECKPOINT_FILES.base), writeSafetensors(await baseTensors(model)));
+  await trainer.saveState(join(dir, CHECKPOINT_FILES.trainer));
+}
+
+/**
+ * Saves what a resume needs after `iteration`, as one unit: the policy trainer's weights and optimiser
+ * state, each extra trainer's (`trainers`), each store's snapshot (`stores`), the caller's `extra`, and
+ * the lengths of metrics.jsonl and trajectories.jsonl. Everything is written into a temporary directory
+ * beside `checkpoint/`, synced to disk, then swapped in by renames: a kill at any point leaves either the
+ * previous checkpoint or this one, whole — never this iteration's adapters beside the last one's stores.
  */
 export async function saveTrainingCheckpoint(run: RunDirectory, options: SaveTrainingCheckpointOptions): Promise<void> {
   const { iteration, trainer } = options;
   const model = trainer.model;
   if (!Number.isInteger(iteration) || iteration < 0) {
-    throw new RangeError(`saveTrainingCheckpoint: iteration must be a non-negative integer, got ${String(iteration)}.`);
+    throw new TrainingCheckpointError(
+      `saveTrainingCheckpoint: iteration must be a non-negative integer, got ${String(iteration)}.`,
+    );
   }
   if (options.model !== undefined && options.model !== model) {
-    throw new RangeError('saveTrainingCheckpoint: `model` is not the model the trainer trains.');
+    throw new TrainingCheckpointError('saveTrainingCheckpoint: `model` is not the model the trainer trains.');
   }
   const trained = trainedBy(trainer);
   if (options.adapter !== undefined && (options.adapter ?? null) !== trained.adapter) {
-    throw new RangeError(
+    throw new TrainingCheckpointError(
       `saveTrainingCheckpoint: adapter "${String(options.adapter)}" is not the one the trainer trains (${JSON.stringify(trained.adapter)}).`,
     );
   }
   if (run.lastIteration !== null && run.lastIteration > iteration) {
-    throw new RangeError(
+    throw new TrainingCheckpointError(
       `saveTrainingCheckpoint: metrics.jsonl already has iteration ${run.lastIteration}, after the checkpoint's ${iteration}; ` +
         'save the checkpoint at the end of each iteration, after its metrics.',
     );
   }
   const extra = options.extra ?? null;
   checkJson(extra, 'extra');
+  const trainers = options.trainers ?? {};
+  const trainersTrained = trainedByAll(trainer, trainers);
+  const stores = options.stores ?? {};
+  const storeNames = Object.keys(stores).sort();
+  checkNames('stores', storeNames);
 
   // Stale temporaries are the remains of a save that was killed; they were never the checkpoint.
   for (const name of await readdir(run.path)) {
     if (name.startsWith(TEMPORARY_PREFIX)) await rm(join(run.path, name), { recursive: true, force: true });
   }
   await run.sync();
+  // The extra fields only when used: a single-trainer checkpoint.json stays byte for byte what it was.
   const manifest: CheckpointManifest = {
     format: TRAINING_CHECKPOINT_FORMAT,
     iteration,
     savedAt: new Date().toISOString(),
     trained,
+    ...(Object.keys(trainersTrained).length > 0 ? { trainers: trainersTrained } : {}),
+    ...(storeNames.length > 0 ? { stores: storeNames } : {}),
     runFiles: await run.fileSizes(),
     extra,
   };
   const temporary = await mkdtemp(join(run.path, TEMPORARY_PREFIX));
-  if (trained.adapter) await saveAdapter(model, trained.adapter, join(temporary, CHECKPOINT_FILES.adapter));
-  if (trained.valueHead) await saveValueHead(model, temporary);
-  if (trained.base) await writeFile(join(temporary, CHECKPOINT_FILES.base), writeSafetensors(await baseTensors(model)));
-  await trainer.saveState(join(temporary, CHECKPOINT_FILES.trainer));
+  await saveTrainer(temporary, trainer);
+  for (const name of Object.keys(trainersTrained)) {
+    await saveTrainer(join(temporary, CHECKPOINT_FILES.trainers, name), trainers[name]!);
+  }
+  for (const name of storeNames) {
+    const dir = join(temporary, CHECKPOINT_FILES.stores, name);
+    await mkdir(dir, { recursive: true });
+    await stores[name]!.save(dir);
+  }
   await writeFile(join(temporary, CHECKPOINT_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
   await fsyncTree(temporary);
 
@@ -193,7 +275,7 @@ function readTensors(path: string): NamedTensors {
 }
 
 /** Loads weights into the model's existing variables: the trainer holds those very variables. */
-function loadWeights(dir: string, trainer: Trainer, trained: CheckpointManifest['trained']): void {
+function loadWeights(dir: string, trainer: Trainer, trained: Trained): void {
   const model = trainer.model;
   if (trained.adapter) {
     const adapterDir = join(dir, CHECKPOINT_FILES.adapter);
@@ -237,21 +319,60 @@ function loadWeights(dir: string, trainer: Trainer, trained: CheckpointManifest[
   }
 }
 
+/** Refuses a resume given other trainers or stores than the checkpoint holds, before anything is loaded. */
+function checkAttached(
+  path: string,
+  manifest: CheckpointManifest,
+  main: Trainer,
+  attached: AttachedCheckpointState,
+): void {
+  const expected = trainedBy(main);
+  if (JSON.stringify(manifest.trained) !== JSON.stringify(expected)) {
+    throw new CheckpointError(
+      `${path}: the checkpoint trained ${JSON.stringify(manifest.trained)}, this trainer trains ${JSON.stringify(expected)}.`,
+    );
+  }
+  const given = trainedByAll(main, attached.trainers ?? {});
+  const saved = manifest.trainers ?? {};
+  if (JSON.stringify(sortedEntries(saved)) !== JSON.stringify(sortedEntries(given))) {
+    throw new TrainingCheckpointError(
+      `${path}: the checkpoint holds trainers ${JSON.stringify(sortedEntries(saved))}, this resume gives ${JSON.stringify(sortedEntries(given))}.`,
+    );
+  }
+  const savedStores = [...(manifest.stores ?? [])].sort();
+  const givenStores = Object.keys(attached.stores ?? {}).sort();
+  if (savedStores.join('\n') !== givenStores.join('\n')) {
+    throw new TrainingCheckpointError(
+      `${path}: the checkpoint holds stores ${JSON.stringify(savedStores)}, this resume gives ${JSON.stringify(givenStores)}.`,
+    );
+  }
+}
+
+function sortedEntries<T>(record: Readonly<Record<string, T>>): [string, T][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /**
  * Resumes a run from `<run>/checkpoint/`: loads the trained weights into `model` (which must already have
- * the adapter / value head the trainer trains, as built for a fresh run) and the optimiser state into
- * `trainer`, then cuts metrics.jsonl and trajectories.jsonl back to the checkpoint, so rows of an
- * iteration that was killed before its checkpoint (and any torn line) are gone. Returns the checkpoint's
- * iteration and `extra`, or null when the run has no checkpoint (then the files are emptied: the run
- * starts over at iteration 0).
+ * the adapters / value head the trainers train, as built for a fresh run), the optimiser states into
+ * `trainer` and `attached.trainers`, each store in `attached.stores` from its snapshot, then cuts
+ * metrics.jsonl and trajectories.jsonl back to the checkpoint, so rows of an iteration that was killed
+ * before its checkpoint (and any torn line) are gone. The trainers and stores must be those the checkpoint
+ * was saved with, by name (checked before anything is loaded). Returns the checkpoint's iteration and
+ * `extra`, or null when the run has no checkpoint (then the files are emptied and the stores reset: the
+ * run starts over at iteration 0). A checkpoint from before extra trainers and stores existed loads as one
+ * with none.
  */
 export async function loadTrainingCheckpoint<Extra = JsonValue>(
   run: RunDirectory,
   model: LanguageModel,
   trainer: Trainer,
+  attached: AttachedCheckpointState = {},
 ): Promise<ResumedTraining<Extra> | null> {
   if (model !== trainer.model)
-    throw new RangeError('loadTrainingCheckpoint: `model` is not the model the trainer trains.');
+    throw new TrainingCheckpointError('loadTrainingCheckpoint: `model` is not the model the trainer trains.');
+  const stores = attached.stores ?? {};
+  const trainers = attached.trainers ?? {};
   const previous = join(run.path, PREVIOUS);
   const dir = existsSync(join(run.checkpointPath, CHECKPOINT_FILES.manifest))
     ? run.checkpointPath
@@ -266,18 +387,20 @@ export async function loadTrainingCheckpoint<Extra = JsonValue>(
     );
   }
   if (dir === null) {
+    for (const name of Object.keys(stores).sort()) await stores[name]!.reset();
     await run.rollBack({ metrics: 0, trajectories: 0 }, 'a run with no checkpoint');
     return null;
   }
   const manifest = readManifest(dir);
-  const expected = trainedBy(trainer);
-  if (JSON.stringify(manifest.trained) !== JSON.stringify(expected)) {
-    throw new CheckpointError(
-      `${join(dir, CHECKPOINT_FILES.manifest)}: the checkpoint trained ${JSON.stringify(manifest.trained)}, this trainer trains ${JSON.stringify(expected)}.`,
-    );
-  }
+  checkAttached(join(dir, CHECKPOINT_FILES.manifest), manifest, trainer, attached);
   loadWeights(dir, trainer, manifest.trained);
   await trainer.loadState(join(dir, CHECKPOINT_FILES.trainer));
+  for (const [name, trained] of sortedEntries(manifest.trainers ?? {})) {
+    const trainerDir = join(dir, CHECKPOINT_FILES.trainers, name);
+    loadWeights(trainerDir, trainers[name]!, trained);
+    await trainers[name]!.loadState(join(trainerDir, CHECKPOINT_FILES.trainer));
+  }
+  for (const name of manifest.stores ?? []) await stores[name]!.load(join(dir, CHECKPOINT_FILES.stores, name));
   await run.rollBack(manifest.runFiles, `the checkpoint of iteration ${manifest.iteration}`);
   return { iteration: manifest.iteration, extra: manifest.extra as Extra };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,7 +13,12 @@ interface ChildResult {
 }
 
 /** Runs __fixtures__/killable-run.ts in its own node process, from source (see ts-register.js). */
-function trainInProcess(dir: string, iterations: number, killAt: number): Promise<ChildResult> {
+function trainInProcess(
+  dir: string,
+  iterations: number,
+  killAt: number,
+  where: 'metrics' | 'save' = 'metrics',
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -24,6 +29,7 @@ function trainInProcess(dir: string, iterations: number, killAt: number): Promis
         dir,
         String(iterations),
         String(killAt),
+        where,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -36,7 +42,15 @@ function trainInProcess(dir: string, iterations: number, killAt: number): Promis
   });
 }
 
-function finished(result: ChildResult): { start: number; weights: Record<string, number[]> } {
+interface Finished {
+  readonly start: number;
+  readonly weights: Record<string, number[]>;
+  readonly critic?: Record<string, number[]>;
+  readonly statistics?: Record<string, { visits: number; lossSum: number }>;
+  readonly events?: string;
+}
+
+function finished(result: ChildResult): Finished {
   if (result.code !== 0)
     throw new Error(`the training process failed (${result.code ?? result.signal}):\n${result.stderr}`);
   return JSON.parse(result.stdout);
@@ -71,5 +85,39 @@ describe('a training process killed with SIGKILL', () => {
       .split('\n')
       .map((line) => JSON.parse(line).iteration);
     expect(iterations).toEqual([0, 1, 2, 3, 4]);
+  }, 120_000);
+
+  it('killed inside a save of two adapters and two stores, resumes from the last whole checkpoint bit-exact', async () => {
+    const killedDir = join(root, 'killed-attached');
+    const referenceDir = join(root, 'reference-attached');
+    const [killed, reference] = await Promise.all([
+      trainInProcess(killedDir, 5, 2, 'save'),
+      trainInProcess(referenceDir, 5, -1, 'save'),
+    ]);
+    expect(killed.signal).toBe('SIGKILL');
+    // The kill left a temporary holding both adapters and both stores but no manifest, and an events
+    // file already holding iteration 2's line: neither may leak into the resumed run.
+    expect(readdirSync(killedDir).some((name) => name.startsWith('.checkpoint-tmp-'))).toBe(true);
+    expect(readFileSync(join(killedDir, 'events.log'), 'utf8').trim().split('\n')).toHaveLength(3);
+    const uninterrupted = finished(reference);
+
+    const resumed = finished(await trainInProcess(killedDir, 5, -1, 'save'));
+    expect(resumed.start).toBe(2);
+    expect(resumed.weights).toEqual(uninterrupted.weights);
+    expect(resumed.critic).toEqual(uninterrupted.critic);
+    expect(Object.keys(resumed.critic ?? {}).length).toBeGreaterThan(0);
+    expect(resumed.statistics).toEqual(uninterrupted.statistics);
+    expect(resumed.events).toBe(uninterrupted.events);
+    expect(resumed.events?.trim().split('\n')).toHaveLength(5);
+    for (const file of ['metrics.jsonl', 'trajectories.jsonl']) {
+      expect(readFileSync(join(killedDir, file), 'utf8')).toBe(readFileSync(join(referenceDir, file), 'utf8'));
+    }
+    expect(readdirSync(join(killedDir, 'checkpoint')).sort()).toEqual([
+      'adapter',
+      'checkpoint.json',
+      'stores',
+      'trainer',
+      'trainers',
+    ]);
   }, 120_000);
 });

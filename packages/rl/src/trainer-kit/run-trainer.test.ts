@@ -1,9 +1,11 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { digitRegistry, readMetricsRows, smokeArgs, tinyCheckpoint } from '../__fixtures__/trainer-smoke';
 import { collectChains } from '../chain-rollouts';
+import { tokenCrossEntropyLoss } from '@turngym/lm';
 import { groupAdvantages } from '../group-advantages';
+import { JsonStatisticsStore } from '../json-statistics-store';
 import { ppoUpdate } from '../ppo-update';
 import { readTrajectories, type Trajectory } from '../trajectory';
 import { ppoUpdateOptions, runTrainer } from './run-trainer';
@@ -41,6 +43,40 @@ function chainsAlgorithm(): TrainerAlgorithm<TestArgs, { trajectories: Trajector
     },
     metrics: () => ({ 'charts/samples_seen': samplesSeen }),
     state: { save: () => samplesSeen, load: (saved) => (samplesSeen = saved as number) },
+  };
+}
+
+/**
+ * The same algorithm with a second adapter (its own Adam, stepped on the sampled sequences) and a store of
+ * per-seed visit counts: both logged, so a resume that lost either shows in the metrics.
+ */
+function attachedAlgorithm(): TrainerAlgorithm<TestArgs, { trajectories: Trajectory[] }> {
+  const base = chainsAlgorithm();
+  let criticLoss = 0;
+  return {
+    ...base,
+    adapters: { critic: { rank: 2, learningRate: 1e-2 } },
+    stores: () => ({ visits: new JsonStatisticsStore<number>() }),
+    update: async (trainer, samples, context) => {
+      const critic = context.trainers.critic!;
+      criticLoss = (
+        await critic.step(
+          samples.map(({ trajectory }) => ({ tokens: trajectory.tokens })),
+          tokenCrossEntropyLoss,
+        )
+      ).loss;
+      return base.update(trainer, samples, context);
+    },
+    metrics: (rollouts, context) => {
+      const visits = context.stores.visits as JsonStatisticsStore<number>;
+      for (const trajectory of rollouts.trajectories) visits.update(String(trajectory.seed), (n) => (n ?? 0) + 1);
+      return {
+        ...base.metrics!(rollouts, context),
+        'charts/critic_loss': criticLoss,
+        'charts/seeds_revisited': [...Object.values(visits.toJSON())].filter((n) => n > 1).length,
+        'charts/visits': Object.values(visits.toJSON()).reduce((sum, n) => sum + n, 0),
+      };
+    },
   };
 }
 
@@ -126,5 +162,22 @@ describe('runTrainer', () => {
   it('rejects bad arguments naming the field, shared or the algorithm’s own', async () => {
     await expect(train(join(dir, 'bad'), { groupSize: 1 })).rejects.toThrow(/groupSize/);
     await expect(train(join(dir, 'bad'), { ratio: 'tokens' as never })).rejects.toThrow(/ratio/);
+  });
+
+  it("resumes an algorithm's extra adapter, its Adam and its stores with the policy: the same metrics as a run that never stopped", async () => {
+    const run = (runDir: string, overrides: Partial<TestArgs> = {}) =>
+      runTrainer(attachedAlgorithm(), args(runDir, overrides), { registry }).then((result) => result.model.dispose());
+    const whole = join(dir, 'attached-whole');
+    await run(whole);
+    const split = join(dir, 'attached-split');
+    await run(split, { iterations: 2 });
+    await run(split);
+    const [a, b] = [await metrics(whole), await metrics(split)];
+    expect(a.every((row) => row['charts/critic_loss']! > 0)).toBe(true);
+    expect(a.at(-1)!['charts/visits']).toBe(3 * 2 * 3);
+    expect(b.map(comparable)).toEqual(a.map(comparable));
+    const manifest = JSON.parse(await readFile(join(split, 'checkpoint', 'checkpoint.json'), 'utf8'));
+    expect(manifest.trainers).toEqual({ critic: { adapter: 'critic', valueHead: false, base: false } });
+    expect(manifest.stores).toEqual(['visits']);
   });
 });

@@ -1,5 +1,5 @@
 import { mean, mixSeed, SeededRng } from '@turngym/core';
-import { loadModel, Trainer } from '@turngym/lm';
+import { loadModel, Trainer, type LanguageModel } from '@turngym/lm';
 import type { Action, Env } from '@turngym/spec';
 import { ChatTurnFormat } from '../chat-turn-format';
 import { installedEnvRegistry, testSplitOptions } from '../env-splits';
@@ -12,6 +12,7 @@ import { loadTrainingCheckpoint, saveTrainingCheckpoint, type JsonValue } from '
 import { TrainingProgress } from '../training-progress';
 import type {
   CollectedRollouts,
+  ExtraAdapter,
   IterationContext,
   TrainerAlgorithm,
   TrainerHooks,
@@ -82,11 +83,39 @@ function lossMetrics(stats: PpoUpdateStats, trainingSeconds: number): Record<str
 }
 
 /**
+ * The algorithm's extra adapters on the policy's model, each with its own Adam. Their LoRA seeds follow
+ * from the run's seed and the adapter's place in name order, so a resumed run builds the same ones.
+ */
+function extraTrainers(
+  model: LanguageModel,
+  adapters: Readonly<Record<string, ExtraAdapter>>,
+  args: TrainerArgs,
+): Record<string, Trainer> {
+  const trainers: Record<string, Trainer> = {};
+  Object.keys(adapters)
+    .sort()
+    .forEach((name, index) => {
+      const adapter = adapters[name]!;
+      model.addAdapter(name, {
+        rank: adapter.rank ?? args.loraRank,
+        alpha: adapter.alpha ?? args.loraAlpha,
+        seed: mixSeed(args.seed, index + 1),
+      });
+      trainers[name] = new Trainer(model, {
+        adapter: name,
+        learningRate: adapter.learningRate ?? args.learningRate,
+        maxGradNorm: adapter.maxGradNorm ?? args.maxGradNorm,
+      });
+    });
+  return trainers;
+}
+
+/**
  * The one training loop of every RL trainer (CleanRL's `ppo.py` less its ALGO LOGIC): validates the
  * arguments, loads the model with a fresh LoRA adapter, opens (or resumes) the run directory, then per
  * iteration draws the prompts' seeds, asks the algorithm to collect, score and update, evaluates on the
- * schedule, appends the metrics row and the trajectories, and writes an atomic checkpoint (adapter, Adam,
- * RNG, counters) from which a resume continues bit-exact. Stops at `iterations`, at the token budget, or
+ * schedule, appends the metrics row and the trajectories, and writes an atomic checkpoint (adapters, their
+ * Adam states, the algorithm's stores, RNG, counters) from which a resume continues bit-exact. Stops at `iterations`, at the token budget, or
  * after the iteration in flight when `hooks.signal` aborts.
  */
 export async function runTrainer<Args extends TrainerArgs, Rollouts extends CollectedRollouts>(
@@ -121,13 +150,15 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
     temperature: 1,
     topP: 1,
   };
+  const trainers = extraTrainers(model, algorithm.adapters ?? {}, args);
   const testSeeds = Array.from({ length: args.evalEpisodes }, (_, i) => i);
   const run = await RunDirectory.openOrCreate(
     args.runDir,
     { algorithm: algorithm.name, envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
     { ignoreArgs: RESUMABLE_ARG_CHANGES, defaults: algorithm.args.defaults },
   );
-  const resumed = await loadTrainingCheckpoint<RunnerState>(run, model, trainer);
+  const stores = algorithm.stores?.(args) ?? {};
+  const resumed = await loadTrainingCheckpoint<RunnerState>(run, model, trainer, { trainers, stores });
   let start = 0;
   let generatedTokens = 0;
   if (resumed) {
@@ -144,7 +175,7 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
   try {
     for (let iteration = start; iteration < args.iterations; iteration++) {
       if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
-      const context: IterationContext<Args> = { args, iteration };
+      const context: IterationContext<Args> = { args, iteration, trainers, stores };
       const started = performance.now();
 
       // ALGO LOGIC (the algorithm's): collect → advantages → update.
@@ -202,6 +233,8 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
         adapter: POLICY_ADAPTER,
         trainer,
         extra: extra as unknown as JsonValue,
+        trainers,
+        stores,
       });
       finished = iteration + 1;
       progress.update(iteration + 1, metrics);
@@ -211,5 +244,6 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
     progress.stop();
   }
   trainer.dispose();
+  for (const extra of Object.values(trainers)) extra.dispose();
   return { iterations: finished, generatedTokens, testSuccessRate, model };
 }

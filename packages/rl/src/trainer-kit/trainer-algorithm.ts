@@ -2,6 +2,7 @@ import type { Registry } from '@turngym/core';
 import type { LanguageModel, Trainer } from '@turngym/lm';
 import type { EnvFactory } from '../chain-rollouts';
 import type { PpoUpdateStats, UpdateSample } from '../ppo-update';
+import type { CheckpointStore } from '../checkpoint-store';
 import type { RolloutPolicy } from '../rollout-engine';
 import type { RolloutOptions } from '../rollout-options';
 import type { Trajectory } from '../trajectory';
@@ -47,6 +48,18 @@ export interface RolloutRequest {
 export interface IterationContext<Args extends TrainerArgs> {
   readonly args: Args;
   readonly iteration: number;
+  /** One optimiser per adapter the algorithm declared (`TrainerAlgorithm.adapters`), by adapter name. */
+  readonly trainers: Readonly<Record<string, Trainer>>;
+  /** The stores the algorithm built for this run (`TrainerAlgorithm.stores`), by name. */
+  readonly stores: Readonly<Record<string, CheckpointStore>>;
+}
+
+/** An adapter besides the policy's, on the same base model; unset fields take the policy's arguments. */
+export interface ExtraAdapter {
+  readonly rank?: number;
+  readonly alpha?: number;
+  readonly learningRate?: number;
+  readonly maxGradNorm?: number;
 }
 
 /** An iteration's rollouts: `trajectories` is what is logged, counted against the budget and saved. */
@@ -70,6 +83,18 @@ export interface TrainerAlgorithm<Args extends TrainerArgs, Rollouts extends Col
   update(trainer: Trainer, samples: readonly UpdateSample[], context: IterationContext<Args>): Promise<PpoUpdateStats>;
   /** Metrics of the algorithm's own, appended to the iteration's row. */
   metrics?(rollouts: Rollouts, context: IterationContext<Args>): Record<string, number>;
+  /**
+   * Adapters besides the policy's, by name (a critic, a planner): each is added to the one base model in
+   * memory with its own Adam, handed to the steps in `context.trainers`, and saved and resumed with the
+   * policy's in each checkpoint.
+   */
+  readonly adapters?: Readonly<Record<string, ExtraAdapter>>;
+  /**
+   * Builds the run's stores (a search tree's statistics, a database file under `args.runDir`), once per
+   * run after the run directory exists; they are restored on resume (reset when the run starts over) and
+   * snapshotted into every checkpoint, atomically with the adapters.
+   */
+  stores?(args: Args): Record<string, CheckpointStore>;
   /** State of the algorithm's own carried across iterations: saved in each checkpoint, restored on resume. */
   readonly state?: {
     save(): JsonValue;
