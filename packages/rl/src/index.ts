@@ -15,12 +15,14 @@ export {
 export {
   lossMask,
   actionSpans,
+  roleLossWeights,
   recordLength,
   SEGMENT_KINDS,
   type SegmentKind,
   type TokenSegment,
   type TokenRecord,
   type ActionSpan,
+  type ActionFilter,
 } from './loss-mask';
 export {
   ppoClipTokenLoss,
@@ -108,6 +110,14 @@ export {
   type RolloutStart,
   type NodeSnapshot,
 } from './rollout-engine';
+export {
+  planActSchedule,
+  roleStats,
+  type RolloutRole,
+  type RolloutRoles,
+  type RoleSchedule,
+  type RoleStats,
+} from './rollout-roles';
 export { collectChains, startEpisodes, type ChainRolloutRequest, type EnvFactory } from './chain-rollouts';
 export { collectTrees, type TreeShape, type TreeRolloutRequest, type TreeRollouts } from './tree-rollouts';
 // SFT warm start (issue 9): expert trajectories and behaviour cloning.

@@ -21,6 +21,11 @@ export interface TokenSegment {
   readonly kind: SegmentKind;
   /** How many tokens of the packed sequence this segment covers. */
   readonly tokenCount: number;
+  /**
+   * In a rollout with several roles: the role that wrote an action, or that reads a prompt or observation
+   * (it ends with that role's cue). Absent otherwise.
+   */
+  readonly role?: string;
 }
 
 /** One rollout's packed token sequence, as segments in order. */
@@ -70,14 +75,44 @@ export function segmentSpans(record: TokenRecord, kind: SegmentKind): { start: n
   return spans;
 }
 
-/** The spans of the record's actions, in order. */
-export function actionSpans(record: TokenRecord): ActionSpan[] {
-  return segmentSpans(record, 'action').map((span, turn) => ({ turn, ...span }));
+/** Which actions a mask or span list keeps: `role` keeps only that role's (a rollout with several roles). */
+export interface ActionFilter {
+  readonly role?: string;
 }
 
-/** The 0/1 loss mask of the record: 1 on action tokens, 0 elsewhere. */
-export function lossMask(record: TokenRecord): Uint8Array {
+/**
+ * The spans of the record's actions, in order; with `role`, only that role's, each keeping its `turn`
+ * index among all the record's actions (so it still lines up with per-turn advantages).
+ */
+export function actionSpans(record: TokenRecord, filter: ActionFilter = {}): ActionSpan[] {
+  const spans = segmentSpans(record, 'action').map((span, turn) => ({ turn, ...span }));
+  if (filter.role === undefined) return spans;
+  const roles = record.segments.filter((segment) => segment.kind === 'action').map((segment) => segment.role);
+  return spans.filter((span) => roles[span.turn] === filter.role);
+}
+
+/** The 0/1 loss mask of the record: 1 on action tokens (of `filter.role` only, when given), 0 elsewhere. */
+export function lossMask(record: TokenRecord, filter: ActionFilter = {}): Uint8Array {
   const mask = new Uint8Array(recordLength(record));
-  for (const span of actionSpans(record)) mask.fill(1, span.start, span.end + 1);
+  for (const span of actionSpans(record, filter)) mask.fill(1, span.start, span.end + 1);
   return mask;
+}
+
+/**
+ * Per-token loss weights of a record with several roles: each action token weighs its role's weight
+ * (ALGORITHMS.md §4's per-role loss weights; 0 freezes a role, e.g. when each role's adapter is updated on
+ * its own), a role not listed and an action without a role weigh 1, everything else 0.
+ */
+export function roleLossWeights(record: TokenRecord, weights: Readonly<Record<string, number>>): number[] {
+  const row = new Array<number>(recordLength(record)).fill(0);
+  const roles = record.segments.filter((segment) => segment.kind === 'action').map((segment) => segment.role);
+  for (const span of actionSpans(record)) {
+    const role = roles[span.turn];
+    row.fill(
+      role !== undefined && Object.prototype.hasOwnProperty.call(weights, role) ? weights[role]! : 1,
+      span.start,
+      span.end + 1,
+    );
+  }
+  return row;
 }

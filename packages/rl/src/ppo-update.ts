@@ -1,7 +1,7 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
 import { k3KlTf } from './k3-kl';
-import { actionSpans, lossMask } from './loss-mask';
+import { actionSpans, lossMask, roleLossWeights } from './loss-mask';
 import { gspoLossTf, ppoClipLossTf } from './ppo-loss';
 import type { Trajectory } from './trajectory';
 
@@ -33,6 +33,12 @@ export interface PpoUpdateOptions {
    * push a token far past the clip range through parameters it shares with others; omitted = no early stop.
    */
   targetKl?: number;
+  /**
+   * Loss weight of each role's action tokens in rollouts with several roles (ALGORITHMS.md §4); 0 freezes
+   * a role, as when each role's adapter is updated on its own. Roles not listed weigh 1; omitted = all 1.
+   * A sample none of whose action tokens weighs more than 0 is left out of this update.
+   */
+  roleWeights?: Record<string, number>;
   /** Seeds the minibatch shuffling. */
   seed: number;
 }
@@ -51,6 +57,12 @@ export const ppoUpdateOptionsSchema: JSONSchemaType<PpoUpdateOptions> = {
     klCoefficient: { type: 'number', minimum: 0, default: 0.001 },
     entropyCoefficient: { type: 'number', minimum: 0, default: 0 },
     targetKl: { type: 'number', exclusiveMinimum: 0, nullable: true },
+    roleWeights: {
+      type: 'object',
+      nullable: true,
+      required: [],
+      additionalProperties: { type: 'number', minimum: 0 },
+    },
     seed: { type: 'integer', default: 0 },
   },
 };
@@ -144,14 +156,20 @@ export async function ppoUpdate(
 ): Promise<PpoUpdateStats> {
   const options = validatePpoUpdateOptions(input);
   // A branch that stopped at once still trains its shared prefix with its own advantage (ALGORITHMS.md §1).
-  const usable = samples.filter((sample) => hasAction(sample.trajectory));
+  const { roleWeights } = options;
+  const weightsOf = (trajectory: Trajectory): number[] =>
+    roleWeights ? roleLossWeights(trajectory, roleWeights) : Array.from(lossMask(trajectory));
+  const usable = samples.filter(
+    (sample) =>
+      hasAction(sample.trajectory) && (!roleWeights || weightsOf(sample.trajectory).some((weight) => weight > 0)),
+  );
   if (usable.length === 0) throw new RangeError('ppoUpdate: no sample has an action token to train on.');
   if (options.ratio === 'sequence' && usable.some((sample) => sampleTokenAdvantages(sample) !== null)) {
     throw new RangeError("ppoUpdate: ratio 'sequence' (GSPO) takes one advantage per sequence, not per turn or token.");
   }
   const rows: TokenRow[] = usable.map(({ trajectory }) => ({
     tokens: trajectory.tokens,
-    weights: Array.from(lossMask(trajectory)),
+    weights: weightsOf(trajectory),
   }));
   // The reference policy: the base model, adapters off — no second copy of the weights.
   const lengths = rows.map((row) => row.tokens.length);

@@ -5,6 +5,7 @@ import type { ChatTurnFormat } from './chat-turn-format';
 import { cutObservation } from './internal/observation-cut';
 import type { TokenSegment } from './loss-mask';
 import type { RolloutOptions } from './rollout-options';
+import { rolesByName, scheduledRole, withCue, type RolloutRole, type RolloutRoles } from './rollout-roles';
 import {
   TRAJECTORY_SCHEMA_ID,
   type StopReason,
@@ -17,6 +18,11 @@ import {
 export interface RolloutPolicy {
   readonly model: LanguageModel;
   readonly format: ChatTurnFormat;
+  /**
+   * Several roles taking turns in each rollout (Plan/Act), each with its own adapter on `model`; omitted =
+   * one policy (`options.adapter`). Chain rollouts only.
+   */
+  readonly roles?: RolloutRoles;
 }
 
 /** What a rollout has so far: everything a branch copies from the node it starts at. */
@@ -75,13 +81,26 @@ interface LiveRollout {
   computed: number;
   toolCalls: number;
   success: boolean | null;
-  cache: KvCache | undefined;
+  /** The rollout's KV caches, one per adapter (null: the base): a role continues its adapter's prefix. */
+  readonly caches: Map<string | null, KvCache>;
+  /** Context tokens the last action's generation read from its cache (recorded on role turns). */
+  reused: number;
   stopReason?: StopReason;
   error?: string;
 }
 
-function pushSegment(segments: TokenSegment[], kind: TokenSegment['kind'], tokenCount: number): void {
-  segments.push({ kind, tokenCount });
+function pushSegment(
+  segments: TokenSegment[],
+  kind: TokenSegment['kind'],
+  tokenCount: number,
+  role: RolloutRole | undefined,
+): void {
+  segments.push(role ? { kind, tokenCount, role: role.name } : { kind, tokenCount });
+}
+
+/** The role of the rollout's next turn (undefined for a one-policy rollout). */
+function nextRole(policy: RolloutPolicy, turns: readonly TurnRecord[]): RolloutRole | undefined {
+  return policy.roles ? scheduledRole(policy.roles, rolesByName(policy.roles), turns) : undefined;
 }
 
 function toolCallsOf(info: Info): number {
@@ -117,13 +136,16 @@ export async function resetPrefix(
 ): Promise<RolloutPrefix> {
   const { observation, info } = await env.reset({ seed });
   const system = options.instructions && typeof info.instructions === 'string' ? info.instructions : undefined;
+  const role = nextRole(policy, []);
   const tokens = policy.format.promptTokens(
     system,
-    cutObservation(policy.format.tokenizer, observation, options.maxObservationTokens),
+    withCue(cutObservation(policy.format.tokenizer, observation, options.maxObservationTokens), role?.cue),
   );
+  const segments: TokenSegment[] = [];
+  pushSegment(segments, 'prompt', tokens.length, role);
   return {
     tokens,
-    segments: [{ kind: 'prompt', tokenCount: tokens.length }],
+    segments,
     logprobs: tokens.map(() => 0),
     turns: [],
     reward: 0,
@@ -146,17 +168,23 @@ export async function runRollouts(
 ): Promise<Trajectory[]> {
   const limit = policy.model.config.maxPositions;
   const live = starts.map(startRollout);
+  try {
+    checkRoles(policy, starts, options);
+  } catch (error) {
+    await release(live);
+    throw error;
+  }
   // Tokens each prompt (group) has spent in this call: the per-prompt budget.
   const spent = new Map<number, number>();
   await Promise.all(live.map(snapshotRoot));
   let active = live;
   try {
     while (active.length > 0) {
-      const requests = requestActions(active, spent, options, limit);
+      const requests = requestActions(policy, active, spent, options, limit);
       const actions = generateActions(policy.model, requests, spent, options);
       // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
       await Promise.all(
-        requests.map(({ rollout }, index) => takeTurn(policy, rollout, actions[index]!, options, limit)),
+        requests.map(({ rollout, role }, index) => takeTurn(policy, rollout, role, actions[index]!, options, limit)),
       );
       active = active.filter((rollout) => rollout.stopReason === undefined);
     }
@@ -164,6 +192,21 @@ export async function runRollouts(
     await release(live);
   }
   return live.map((rollout) => toTrajectory(rollout));
+}
+
+/** Roles: each declared once, their adapters on the model, and not mixed with tree snapshots or `adapter`. */
+function checkRoles(policy: RolloutPolicy, starts: readonly RolloutStart[], options: RolloutOptions): void {
+  if (!policy.roles) return;
+  for (const role of rolesByName(policy.roles).values()) {
+    if (role.adapter !== undefined) policy.model.adapter(role.adapter);
+  }
+  if (options.adapter !== undefined) {
+    throw new RangeError("options.adapter is set for a rollout with several roles; give each role its 'adapter'.");
+  }
+  // A node snapshot holds one KV cache; a rollout with roles has one per adapter.
+  if (starts.some((start) => start.snapshots)) {
+    throw new RangeError('Rollouts with several roles run as chains; tree rollouts (snapshots) take one policy.');
+  }
 }
 
 /** A rollout as it runs, picking up where its start's prefix left off. */
@@ -181,7 +224,8 @@ function startRollout(start: RolloutStart): LiveRollout {
     computed: 0,
     toolCalls: 0,
     success: null,
-    cache: start.cache,
+    caches: new Map(start.cache ? [[start.cache.adapter, start.cache]] : []),
+    reused: 0,
   };
 }
 
@@ -192,7 +236,8 @@ async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
   hooks.onNode({
     node,
     env: await rollout.start.env.fork(),
-    cache: rollout.cache?.fork(),
+    // One policy (checkRoles): its adapter's cache is the rollout's only one.
+    cache: [...rollout.caches.values()][0]?.fork(),
     prefix: prefixOf(rollout),
   });
 }
@@ -206,6 +251,10 @@ async function snapshotRoot(rollout: LiveRollout): Promise<void> {
 interface ActionRequest {
   readonly rollout: LiveRollout;
   readonly request: GenerationRequest;
+  /** The role taking the turn (undefined: one policy). */
+  readonly role: RolloutRole | undefined;
+  /** The adapter it samples with (null: the base model). */
+  readonly adapter: string | null;
 }
 
 /**
@@ -213,6 +262,7 @@ interface ActionRequest {
  * budget gets its stop reason, each other one a generation request capped by what it may still spend.
  */
 function requestActions(
+  policy: RolloutPolicy,
   active: readonly LiveRollout[],
   spent: ReadonlyMap<number, number>,
   options: RolloutOptions,
@@ -237,11 +287,23 @@ function requestActions(
       rollout.stopReason = 'tool-calls';
     else if (rollout.tokens.length >= limit) rollout.stopReason = 'context';
     if (rollout.stopReason) continue;
+    const role = nextRole(policy, rollout.turns);
+    if (
+      role?.maxTurns !== undefined &&
+      rollout.turns.filter((turn) => turn.role === role.name).length >= role.maxTurns
+    ) {
+      rollout.stopReason = 'truncated';
+      continue;
+    }
+    const adapter = role ? (role.adapter ?? null) : (options.adapter ?? null);
+    const cache = rollout.caches.get(adapter);
     requests.push({
       rollout,
+      role,
+      adapter,
       request: {
         tokens: rollout.tokens,
-        ...(rollout.cache ? { cache: rollout.cache } : {}),
+        ...(cache ? { cache } : {}),
         seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
         // A trajectory fits the model's context whole, so the trainer can score every token of it.
         maxTokens: Math.min(allowed, limit - rollout.tokens.length),
@@ -252,9 +314,10 @@ function requestActions(
 }
 
 /**
- * Samples every requested action, one batched generation per `maxBatch` rows, and appends each to its
- * rollout as an action segment (tokens, logprobs, the new KV cache, the tokens spent). Returns the
- * actions' texts, in the order of `requests`.
+ * Samples every requested action, one batched generation per adapter and per `maxBatch` rows (one base
+ * model in memory, its adapter chosen per batch), and appends each to its rollout as an action segment
+ * (tokens, logprobs, the adapter's new KV cache, the tokens spent). Returns the actions' texts, in the
+ * order of `requests` (each row samples from its own seed, so the grouping changes no token).
  */
 function generateActions(
   model: LanguageModel,
@@ -262,37 +325,43 @@ function generateActions(
   spent: Map<number, number>,
   options: RolloutOptions,
 ): string[] {
-  const texts: string[] = [];
-  for (let from = 0; from < requests.length; from += options.maxBatch) {
-    const chunk = requests.slice(from, from + options.maxBatch);
-    const generations = generate(
-      model,
-      chunk.map(({ request }) => request),
-      {
-        maxTokens: options.maxActionTokens,
-        temperature: options.temperature,
-        topP: options.topP,
-        adapter: options.adapter ?? null,
-        keepCache: true,
-        seed: options.seed,
-      },
-    );
-    generations.forEach((generation, index) => {
-      const { rollout } = chunk[index]!;
-      // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
-      rollout.computed +=
-        rollout.tokens.length - (rollout.cache?.cachedLength ?? 0) + Math.max(0, generation.tokens.length - 1);
-      rollout.cache?.dispose();
-      rollout.cache = generation.cache;
-      rollout.tokens.push(...generation.tokens);
-      rollout.logprobs.push(...generation.logprobs);
-      pushSegment(rollout.segments, 'action', generation.tokens.length);
-      rollout.generated += generation.tokens.length;
-      rollout.pathGenerated += generation.tokens.length;
-      const group = rollout.start.group;
-      spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
-      texts.push(generation.text);
-    });
+  const texts = new Array<string>(requests.length);
+  const byAdapter = new Map<string | null, number[]>();
+  requests.forEach(({ adapter }, index) => byAdapter.set(adapter, [...(byAdapter.get(adapter) ?? []), index]));
+  for (const [adapter, indices] of byAdapter) {
+    for (let from = 0; from < indices.length; from += options.maxBatch) {
+      const chunk = indices.slice(from, from + options.maxBatch);
+      const generations = generate(
+        model,
+        chunk.map((index) => requests[index]!.request),
+        {
+          maxTokens: options.maxActionTokens,
+          temperature: options.temperature,
+          topP: options.topP,
+          adapter,
+          keepCache: true,
+          seed: options.seed,
+        },
+      );
+      generations.forEach((generation, row) => {
+        const index = chunk[row]!;
+        const { rollout, role } = requests[index]!;
+        const cache = rollout.caches.get(adapter);
+        rollout.reused = cache?.cachedLength ?? 0;
+        // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
+        rollout.computed += rollout.tokens.length - rollout.reused + Math.max(0, generation.tokens.length - 1);
+        cache?.dispose();
+        rollout.caches.set(adapter, generation.cache!);
+        rollout.tokens.push(...generation.tokens);
+        rollout.logprobs.push(...generation.logprobs);
+        pushSegment(rollout.segments, 'action', generation.tokens.length, role);
+        rollout.generated += generation.tokens.length;
+        rollout.pathGenerated += generation.tokens.length;
+        const group = rollout.start.group;
+        spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
+        texts[index] = generation.text;
+      });
+    }
   }
   return texts;
 }
@@ -300,11 +369,13 @@ function generateActions(
 /**
  * Steps the rollout's env with the action just sampled, records the turn, and, unless the episode ended,
  * appends the observation as the next user turn and snapshots the node it reached. An env that throws
- * ends the rollout with stopReason `error`.
+ * ends the rollout with stopReason `error`. A role that does not step the env only leaves its message in
+ * the history for the next turn.
  */
 async function takeTurn(
   policy: RolloutPolicy,
   rollout: LiveRollout,
+  role: RolloutRole | undefined,
   action: string,
   options: RolloutOptions,
   limit: number,
@@ -312,13 +383,13 @@ async function takeTurn(
   const actionTokens = rollout.segments.at(-1)!.tokenCount;
   const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.turns.length}`;
   try {
-    const result = await rollout.start.env.step(action);
-    const observation = recordTurn(rollout, { node, action, actionTokens }, result, policy, options);
+    const result: StepResult<string> = role?.stepsEnv === false ? HISTORY_ONLY : await rollout.start.env.step(action);
+    const observation = recordTurn(rollout, { node, action, actionTokens }, result, role, policy, options);
     if (result.terminated || result.truncated) {
       rollout.stopReason = result.terminated ? 'terminated' : 'truncated';
       return;
     }
-    if (!appendObservation(rollout, observation, actionTokens, policy.format, limit)) return;
+    if (!appendObservation(policy, rollout, observation, actionTokens, limit)) return;
     await snapshot(rollout, node);
   } catch (error) {
     rollout.stopReason = 'error';
@@ -326,11 +397,15 @@ async function takeTurn(
   }
 }
 
+/** The outcome of a turn that writes to the history only: the env neither moves nor answers. */
+const HISTORY_ONLY: StepResult<string> = { observation: '', reward: 0, terminated: false, truncated: false, info: {} };
+
 /** Adds one step's reward, tool calls, success and turn record to the rollout; returns the (cut) observation. */
 function recordTurn(
   rollout: LiveRollout,
   turn: Pick<TurnRecord, 'node' | 'action' | 'actionTokens'>,
   result: StepResult<string>,
+  role: RolloutRole | undefined,
   policy: RolloutPolicy,
   options: RolloutOptions,
 ): string {
@@ -348,23 +423,26 @@ function recordTurn(
     actionTokens: turn.actionTokens,
     ...(typeof result.info.fingerprint === 'string' ? { fingerprint: result.info.fingerprint } : {}),
     ...(typeof result.info.anchor === 'string' ? { anchor: result.info.anchor } : {}),
+    ...(role ? { role: role.name, envStep: role.stepsEnv, reusedTokens: rollout.reused } : {}),
   });
   return observation;
 }
 
 /**
- * Appends the observation as the next user turn; when there is no room for another action after it, ends
- * the rollout as `context` instead and returns false.
+ * Appends the observation (and the next role's cue) as the next user turn; when there is no room for
+ * another action after it, ends the rollout as `context` instead and returns false.
  */
 function appendObservation(
+  policy: RolloutPolicy,
   rollout: LiveRollout,
   observation: string,
   actionTokens: number,
-  format: ChatTurnFormat,
   limit: number,
 ): boolean {
+  const { format } = policy;
+  const role = nextRole(policy, rollout.turns);
   const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
-  const between = format.observationTokens(observation, ended);
+  const between = format.observationTokens(withCue(observation, role?.cue), ended);
   if (rollout.tokens.length + between.length >= limit) {
     // The observation's tokens would only be context for nothing (the turn keeps its text), and would push
     // the trajectory past what the trainer can score.
@@ -373,15 +451,15 @@ function appendObservation(
   }
   rollout.tokens.push(...between);
   rollout.logprobs.push(...between.map(() => 0));
-  pushSegment(rollout.segments, 'observation', between.length);
+  pushSegment(rollout.segments, 'observation', between.length, role);
   return true;
 }
 
 /** Frees every rollout's KV cache and closes its env (a close that fails is not the rollout's result). */
 async function release(live: readonly LiveRollout[]): Promise<void> {
   for (const rollout of live) {
-    rollout.cache?.dispose();
-    rollout.cache = undefined;
+    for (const cache of rollout.caches.values()) cache.dispose();
+    rollout.caches.clear();
   }
   await Promise.all(live.map((rollout) => rollout.start.env.close().catch(() => undefined)));
 }

@@ -44,6 +44,12 @@ export interface TurnRecord {
   readonly anchor?: string;
   /** An expert action corrupted on purpose (its tokens are a `disturbance` segment, never trained on). */
   readonly disturbed?: boolean;
+  /** The role that took the turn, in a rollout with several roles (absent otherwise). */
+  readonly role?: string;
+  /** False for a role's turn that only wrote to the history (a planner's sub-task; no reward, no observation). */
+  readonly envStep?: boolean;
+  /** Context tokens the role's KV cache already held when it sampled this turn (rollouts with roles). */
+  readonly reusedTokens?: number;
 }
 
 /** Where a tree rollout sits in its tree (absent for chains). */
@@ -105,6 +111,9 @@ const turnSchema: JSONSchemaType<TurnRecord> = {
     fingerprint: { type: 'string', nullable: true },
     anchor: { type: 'string', nullable: true },
     disturbed: { type: 'boolean', nullable: true },
+    role: { type: 'string', nullable: true },
+    envStep: { type: 'boolean', nullable: true },
+    reusedTokens: { type: 'integer', minimum: 0, nullable: true },
   },
 };
 
@@ -157,6 +166,7 @@ export const trajectorySchema: JSONSchemaType<Trajectory> = {
         properties: {
           kind: { type: 'string', enum: [...SEGMENT_KINDS] },
           tokenCount: { type: 'integer', minimum: 0 },
+          role: { type: 'string' },
         },
       },
     },
