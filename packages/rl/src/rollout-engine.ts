@@ -169,7 +169,7 @@ export async function runRollouts(
   const limit = policy.model.config.maxPositions;
   const live = starts.map(startRollout);
   try {
-    checkRoles(policy, starts, options);
+    checkRoles(policy, starts);
   } catch (error) {
     await release(live);
     throw error;
@@ -194,14 +194,11 @@ export async function runRollouts(
   return live.map((rollout) => toTrajectory(rollout));
 }
 
-/** Roles: each declared once, their adapters on the model, and not mixed with tree snapshots or `adapter`. */
-function checkRoles(policy: RolloutPolicy, starts: readonly RolloutStart[], options: RolloutOptions): void {
+/** Roles: each declared once, their adapters on the model, and not mixed with tree snapshots. */
+function checkRoles(policy: RolloutPolicy, starts: readonly RolloutStart[]): void {
   if (!policy.roles) return;
   for (const role of rolesByName(policy.roles).values()) {
     if (role.adapter !== undefined) policy.model.adapter(role.adapter);
-  }
-  if (options.adapter !== undefined) {
-    throw new RangeError("options.adapter is set for a rollout with several roles; give each role its 'adapter'.");
   }
   // A node snapshot holds one KV cache; a rollout with roles has one per adapter.
   if (starts.some((start) => start.snapshots)) {
@@ -295,7 +292,7 @@ function requestActions(
       rollout.stopReason = 'truncated';
       continue;
     }
-    const adapter = role ? (role.adapter ?? null) : (options.adapter ?? null);
+    const adapter = role?.adapter ?? options.adapter ?? null;
     const cache = rollout.caches.get(adapter);
     requests.push({
       rollout,

@@ -179,10 +179,18 @@ describe('rollouts with several roles', () => {
     }
   });
 
-  it('refuses an unknown role, a missing adapter, a shared adapter option and tree rollouts, naming the problem', async () => {
+  it("a role without an adapter samples with the rollout's adapter option", async () => {
+    const [trajectory] = await rollouts([{ ...planner, adapter: undefined }, actor], { adapter: 'planner' });
+    const byPlanner = await scored(trajectory!, 'planner');
+    const mask = lossMask(trajectory!, { role: 'planner' });
+    trajectory!.tokens.forEach((_, t) => {
+      if (mask[t]) expect(trajectory!.logprobs[t]).toBeCloseTo(byPlanner[t]!, 3);
+    });
+  });
+
+  it('refuses an unknown role, a missing adapter, a duplicate role and tree rollouts, naming the problem', async () => {
     await expect(rollouts([actor])).rejects.toThrow('The role schedule named "planner" for turn 0');
     await expect(rollouts([{ ...planner, adapter: 'nope' }, actor])).rejects.toThrow('nope');
-    await expect(rollouts([planner, actor], { adapter: 'actor' })).rejects.toThrow("give each role its 'adapter'");
     await expect(rollouts([planner, { ...actor, name: 'planner' }])).rejects.toThrow('is used twice');
     const policy: RolloutPolicy = { model, format, roles: { roles: [planner, actor], schedule } };
     await expect(

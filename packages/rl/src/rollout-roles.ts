@@ -10,7 +10,8 @@ export interface RolloutRole {
   readonly name: string;
   /**
    * The LoRA adapter it generates with (an independent policy on the one base in memory); omitted = the
-   * base model, the role then told apart only by its `cue` (the seed's shared-parameter path 1).
+   * rollout's `options.adapter` (or the base model), shared with the other such roles, the role then told
+   * apart only by its `cue` (the seed's shared-parameter path 1).
    */
   readonly adapter?: string;
   /** Whether its turns step the env (an actor) or only write to the history (a planner's sub-task). */
