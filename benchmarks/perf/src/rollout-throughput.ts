@@ -9,7 +9,7 @@ import {
   installedEnvRegistry,
   lossMask,
   ppoUpdate,
-  treeAdvantages,
+  treeAdvantageSamples,
   type EnvFactory,
   type RolloutOptions,
   type RolloutPolicy,
@@ -288,19 +288,6 @@ function chainSamples(trajectories: readonly Trajectory[]): UpdateSample[] {
   return samples;
 }
 
-/** Tree-GRPO's samples: A_inter + A_intra per leaf, as the trainer builds them. */
-function treeSamples(sampled: Awaited<ReturnType<typeof collectTrees>>): UpdateSample[] {
-  const samples: UpdateSample[] = [];
-  sampled.prompts.forEach((prompt, group) => {
-    const leaves = sampled.leaves[group]!.filter((tree) => tree.length > 0);
-    if (leaves.flat().length < 2) return;
-    treeAdvantages(prompt).forEach((tree, treeIndex) =>
-      tree.advantage.forEach((advantage, leaf) => samples.push({ trajectory: leaves[treeIndex]![leaf]!, advantage })),
-    );
-  });
-  return samples;
-}
-
 interface Run {
   readonly model: LanguageModel;
   readonly trainer: Trainer;
@@ -361,7 +348,8 @@ async function iterate(
       options: rollout,
     });
     trajectories = sampled.trajectories;
-    samples = () => treeSamples(sampled);
+    // Tree-GRPO's samples, as the trainer builds them.
+    samples = () => treeAdvantageSamples(sampled.trajectories);
   }
   tally.rolloutMs += performance.now() - started;
   tally.rolloutCpuMs += cpuMs(cpuStarted);

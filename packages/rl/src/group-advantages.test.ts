@@ -1,4 +1,4 @@
-import { groupAdvantages, groupStatistics } from './group-advantages';
+import { groupAdvantages, groupStatistics, isTiedGroup } from './group-advantages';
 
 describe('groupAdvantages (GRPO, ALGORITHMS.md §0)', () => {
   it('matches the hand-computed z-scores of [1, 0, 0, 1]', () => {
@@ -32,5 +32,14 @@ describe('groupAdvantages (GRPO, ALGORITHMS.md §0)', () => {
   it('rejects an empty group and non-finite rewards', () => {
     expect(() => groupAdvantages([])).toThrow(/rewards is empty/);
     expect(() => groupAdvantages([1, Number.NaN])).toThrow(/rewards\[1\] is NaN/);
+  });
+});
+
+describe('isTiedGroup', () => {
+  it('is the one rule for no relative signal: fewer than two rollouts, or all rewards equal', () => {
+    expect(isTiedGroup([])).toBe(true);
+    expect(isTiedGroup([1])).toBe(true);
+    expect(isTiedGroup([0.5, 0.5, 0.5])).toBe(true);
+    expect(isTiedGroup([0.5, 0.5, 1])).toBe(false);
   });
 });

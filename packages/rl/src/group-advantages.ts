@@ -47,6 +47,16 @@ export function groupAdvantages(rewards: Numbers, epsilon: number = ADVANTAGE_EP
   return advantages;
 }
 
+/**
+ * The one rule for a group that carries no relative signal: fewer than two scored rollouts, or all their
+ * rewards equal. Its advantages are 0 (or, alone, just its raw reward), so it is not trained on (DAPO's
+ * dynamic-sampling filter); its rollouts still count against the budget. GRPO applies it to a prompt's
+ * rollouts, Tree-GRPO to all leaves of a prompt's trees.
+ */
+export function isTiedGroup(rewards: Numbers): boolean {
+  return rewards.length < 2 || allEqual(rewards);
+}
+
 function allEqual(values: Numbers): boolean {
   for (let index = 1; index < values.length; index += 1) if (values[index] !== values[0]) return false;
   return true;

@@ -1,7 +1,14 @@
 export { EmptyLossMaskError, EmptyActionSetError } from './rl-errors';
-export { ADVANTAGE_EPSILON, groupAdvantages, groupStatistics, type GroupStatistics } from './group-advantages';
+export {
+  ADVANTAGE_EPSILON,
+  groupAdvantages,
+  groupStatistics,
+  isTiedGroup,
+  type GroupStatistics,
+} from './group-advantages';
 export {
   treeAdvantages,
+  treeAdvantageSamples,
   checkTreePaths,
   leafTurnAdvantages,
   leafTokenAdvantages,

@@ -160,13 +160,15 @@ describe('rollouts', () => {
     it('samples M·(1 + N·L) leaves per prompt; a branch shares its parent prefix and generates only the rest', async () => {
       const result = await trees();
       expect(result.trajectories).toHaveLength(12);
-      expect(result.prompts.map((prompt) => prompt.trees.map((tree) => tree.leaves.length))).toEqual([
+      const leavesOf = (group: number, tree: number) =>
+        result.trajectories.filter((trajectory) => trajectory.group === group && trajectory.tree!.tree === tree);
+      expect([0, 1].map((group) => [0, 1].map((tree) => leavesOf(group, tree).length))).toEqual([
         [3, 3],
         [3, 3],
       ]);
       for (const leaf of result.trajectories.filter((trajectory) => trajectory.tree!.round > 0)) {
         const { tree, sharedTurns, branchedFrom } = leaf.tree!;
-        const siblings = result.leaves[leaf.group]![tree]!;
+        const siblings = leavesOf(leaf.group, tree);
         const parent = siblings.find((other) =>
           other.tree!.round === 0
             ? branchedFrom.endsWith('/n0') || other.turns.some((turn) => turn.node === branchedFrom)

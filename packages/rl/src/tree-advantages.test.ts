@@ -1,10 +1,12 @@
 import { lossMask } from './loss-mask';
+import { TRAJECTORY_SCHEMA_ID, type Trajectory } from './trajectory';
 import {
   checkTreePaths,
   leafTokenAdvantages,
   leafTurnAdvantages,
   sharedTurnWeights,
   treeAdvantages,
+  treeAdvantageSamples,
 } from './tree-advantages';
 
 const rounded = (values: Float64Array) => Array.from(values).map((value) => Number(value.toFixed(5)));
@@ -109,5 +111,48 @@ describe('shared-prefix broadcast', () => {
       }),
     ).toThrow(/"b" after "c".*"b" after "a"/);
     expect(() => checkTreePaths({ leaves: [{ reward: 0 }] })).toThrow(/leaves\[0\]\.turns is missing/);
+  });
+});
+
+describe('treeAdvantageSamples', () => {
+  const leaf = (id: string, group: number, tree: number, reward: number, stopReason = 'terminated'): Trajectory =>
+    ({
+      schema: TRAJECTORY_SCHEMA_ID,
+      id,
+      envId: 'test/env-v0',
+      seed: group,
+      group,
+      tree: { tree, branchedFrom: 'n0', sharedTurns: 0, round: 0 },
+      tokens: [1, 2],
+      segments: [
+        { kind: 'prompt', tokenCount: 1 },
+        { kind: 'action', tokenCount: 1 },
+      ],
+      logprobs: [0, -1],
+      turns: [],
+      reward,
+      success: null,
+      stopReason,
+      generatedTokens: 1,
+      computedTokens: 2,
+      toolCalls: 0,
+    }) as Trajectory;
+
+  it('groups the trajectories themselves by prompt and tree, skipping failed rollouts and tied prompts', () => {
+    const trajectories = [
+      leaf('a', 0, 0, 1),
+      leaf('b', 0, 0, 0),
+      leaf('c', 0, 1, 1),
+      leaf('failed', 0, 1, 5, 'error'),
+      leaf('d', 0, 1, 0),
+      leaf('tied-1', 1, 0, 1),
+      leaf('tied-2', 1, 1, 1),
+    ];
+    const samples = treeAdvantageSamples(trajectories);
+    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b', 'c', 'd']);
+    const [tree0, tree1] = treeAdvantages({
+      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }, { reward: 0 }] }],
+    });
+    expect(samples.map((sample) => sample.advantage)).toEqual([...tree0!.advantage, ...tree1!.advantage]);
   });
 });

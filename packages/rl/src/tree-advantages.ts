@@ -1,6 +1,8 @@
-import { groupAdvantages, ADVANTAGE_EPSILON } from './group-advantages';
+import { groupAdvantages, ADVANTAGE_EPSILON, isTiedGroup } from './group-advantages';
 import { assertFinite, type Numbers } from './internal/checks';
 import { actionSpans, recordLength, type TokenRecord } from './loss-mask';
+import type { UpdateSample } from './ppo-update';
+import type { Trajectory } from './trajectory';
 
 /**
  * Tree-GRPO's rollouts for one prompt (ALGORITHMS.md §1): M trees whose nodes are whole agent steps
@@ -64,6 +66,41 @@ export function treeAdvantages(prompt: PromptTrees, epsilon: number = ADVANTAGE_
     }
     return { inter: treeInter, intra, advantage };
   });
+}
+
+/**
+ * Tree-GRPO's update samples straight from the sampled trajectories: per prompt (`group`), its leaves
+ * grouped by tree (`tree.tree`; a chain is a one-leaf tree 0), `treeAdvantages` over them, each leaf
+ * with its A = A_inter + A_intra. Rollouts the env failed on are reported, never scored; a prompt whose
+ * leaves are tied (`isTiedGroup`) gives no samples. Prompts and trees come in ascending order, leaves in
+ * the order given (the collector's sampling order).
+ */
+export function treeAdvantageSamples(
+  trajectories: readonly Trajectory[],
+  epsilon: number = ADVANTAGE_EPSILON,
+): UpdateSample[] {
+  const prompts = new Map<number, Map<number, Trajectory[]>>();
+  for (const trajectory of trajectories) {
+    if (trajectory.stopReason === 'error') continue;
+    const trees = prompts.get(trajectory.group) ?? new Map<number, Trajectory[]>();
+    prompts.set(trajectory.group, trees);
+    const tree = trajectory.tree?.tree ?? 0;
+    trees.set(tree, [...(trees.get(tree) ?? []), trajectory]);
+  }
+  const ascending = <T>(map: Map<number, T>): T[] => [...map].sort(([a], [b]) => a - b).map(([, value]) => value);
+  const samples: UpdateSample[] = [];
+  for (const trees of ascending(prompts)) {
+    const leaves = ascending(trees);
+    if (isTiedGroup(leaves.flat().map((leaf) => leaf.reward))) continue;
+    const advantages = treeAdvantages(
+      { trees: leaves.map((tree) => ({ leaves: tree.map((leaf) => ({ reward: leaf.reward })) })) },
+      epsilon,
+    );
+    advantages.forEach((tree, treeIndex) =>
+      tree.advantage.forEach((advantage, leaf) => samples.push({ trajectory: leaves[treeIndex]![leaf]!, advantage })),
+    );
+  }
+  return samples;
 }
 
 /**

@@ -4,7 +4,6 @@ import { resetPrefix, runRollouts, type NodeSnapshot, type RolloutPolicy, type R
 import { validateRolloutOptions } from './rollout-options';
 import type { RolloutOptions } from './rollout-options';
 import type { Trajectory } from './trajectory';
-import type { PromptTrees } from './tree-advantages';
 
 /** Tree-GRPO's sampling shape (ALGORITHMS.md §1): M trees, N nodes drawn per tree per round, L rounds. */
 export interface TreeShape {
@@ -28,12 +27,11 @@ export interface TreeRolloutRequest {
 }
 
 export interface TreeRollouts {
-  /** Every leaf, prompt by prompt, tree by tree, in the order sampled. */
+  /**
+   * Every leaf, prompt by prompt, tree by tree, in the order sampled; each carries its place (`group`,
+   * `tree`), so `treeAdvantageSamples` takes them as they are.
+   */
   readonly trajectories: Trajectory[];
-  /** Per prompt, its trees' leaves (rollouts that ended in an env error are left out), for `treeAdvantages`. */
-  readonly prompts: PromptTrees[];
-  /** Per prompt, per tree, the trajectories behind `prompts` (same order as their leaves). */
-  readonly leaves: Trajectory[][][];
 }
 
 function checkShape(shape: TreeShape): void {
@@ -123,22 +121,7 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
     await Promise.all(snapshots.flat(2).map((snapshot) => snapshot.env.close().catch(() => undefined)));
   }
 
-  const leaves = request.seeds.map((_, group) =>
-    Array.from({ length: shape.trees }, (_, tree) =>
-      trajectories.filter(
-        (trajectory) =>
-          trajectory.group === group && trajectory.tree?.tree === tree && trajectory.stopReason !== 'error',
-      ),
-    ),
-  );
-  const prompts: PromptTrees[] = leaves.map((trees) => ({
-    trees: trees
-      .filter((tree) => tree.length > 0)
-      .map((tree) => ({
-        leaves: tree.map((leaf) => ({ reward: leaf.reward, turns: leaf.turns.map((turn) => turn.node) })),
-      })),
-  }));
-  return { trajectories: sortByTree(trajectories), prompts, leaves };
+  return { trajectories: sortByTree(trajectories) };
 }
 
 /** Nodes with a child: every tree's root, and each turn's node that a later turn of a rollout follows. */

@@ -10,6 +10,7 @@ import {
   collectChains,
   defineTrainerArgs,
   groupAdvantages,
+  isTiedGroup,
   ppoUpdate,
   ppoUpdateOptions,
   runTrainer,
@@ -52,11 +53,11 @@ export const grpo: TrainerAlgorithm<GrpoArgs, { trajectories: Trajectory[] }> = 
     for (let group = 0; group < args.promptsPerIteration; group++) {
       // A rollout the env failed on is reported, never scored: it leaves its group.
       const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
-      if (members.length < 2) continue;
-      const advantages = groupAdvantages(members.map((member) => member.reward));
-      // A tied group has A = 0 everywhere: no policy-gradient signal, so it is not trained on (DAPO's
+      // A tied group (fewer than two, or all rewards equal) has no signal: not trained on (DAPO's
       // dynamic-sampling filter); its rollouts still count against the budget.
-      if (advantages.every((advantage) => advantage === 0)) continue;
+      const rewards = members.map((member) => member.reward);
+      if (isTiedGroup(rewards)) continue;
+      const advantages = groupAdvantages(rewards);
       members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
     }
     return samples;

@@ -15,14 +15,13 @@ import {
   ppoUpdateOptions,
   runTrainer,
   TREE_GRPO_DUAL_CLIP,
-  treeAdvantages,
+  treeAdvantageSamples,
   type TrainerAlgorithm,
   type TrainerArgs,
   type TrainerHooks,
   type TrainResult,
   type Trajectory,
   type TreeRollouts,
-  type UpdateSample,
 } from '@turngym/rl';
 
 /** Tree-GRPO's own arguments (ALGORITHMS.md §1); the shared ones are `TrainerArgs`. */
@@ -63,18 +62,8 @@ export const treeGrpo: TrainerAlgorithm<TreeGrpoArgs, TreeRollouts> = {
   // ALGO LOGIC: A(i) = A_inter(i) + A_intra(i) (ALGORITHMS.md §1): z-scores over all leaves of the prompt
   // and over the leaves of the leaf's own tree. Each leaf trains as its own full sequence, so a shared
   // prefix is trained once per leaf through it, each copy with that leaf's advantage.
-  advantages: (sampled) => {
-    const samples: UpdateSample[] = [];
-    sampled.prompts.forEach((prompt, group) => {
-      const leaves = sampled.leaves[group]!.filter((tree) => tree.length > 0);
-      // All leaves tied: A = 0 everywhere, no signal; not trained on (its rollouts still count as spent).
-      if (leaves.flat().length < 2 || leaves.flat().every((leaf) => leaf.reward === leaves[0]![0]!.reward)) return;
-      treeAdvantages(prompt).forEach((tree, treeIndex) =>
-        tree.advantage.forEach((advantage, leaf) => samples.push({ trajectory: leaves[treeIndex]![leaf]!, advantage })),
-      );
-    });
-    return samples;
-  },
+  // A prompt whose leaves are all tied has no signal and is not trained on (its rollouts still count as spent).
+  advantages: ({ trajectories }) => treeAdvantageSamples(trajectories),
 
   // ALGO LOGIC: dual-clip PPO-clip (token ratio, or GSPO's sequence ratio) + β_KL·k3 KL − c_H·entropy.
   update: (trainer, samples, { args, iteration }) => ppoUpdate(trainer, samples, ppoUpdateOptions(args, iteration)),
