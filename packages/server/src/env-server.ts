@@ -12,6 +12,7 @@ import { validateQuery } from './message-schemas';
 import { MuxConnection, type MuxHost } from './mux-connection';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
 import { parseRoute } from './routes';
+import { systemClock, type ServerClock } from './server-clock';
 import { CapacityReachedError, SessionNotFoundError, UnauthorizedError } from './server-errors';
 import type { ServeSettings } from './server-options';
 import { Session, type SessionHost } from './session';
@@ -60,8 +61,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   private transient = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly muxConnections = new Set<MuxConnection>();
-  private reaper: NodeJS.Timeout | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private stopReaper: (() => void) | undefined;
+  private stopHeartbeat: (() => void) | undefined;
   /** Connections that answered the last ping (or sent anything) since it left. */
   private readonly alive = new WeakSet<WebSocket>();
   private readonly clientOptions: ClientOptionsPolicy;
@@ -73,6 +74,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     private readonly registry: Registry,
     readonly logger?: Logger,
     private readonly onSessionClosed?: (session: { sessionId: string; envId: string }) => void,
+    private readonly clock: ServerClock = systemClock,
   ) {
     this.clientOptions = new ClientOptionsPolicy(settings.clientOptions);
     this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
@@ -138,15 +140,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       this.settings.idleTimeoutMs > 0 ? this.settings.idleTimeoutMs : Infinity,
       this.settings.forkTtlMs,
     );
-    this.reaper = setInterval(() => this.reap(), Math.max(10, Math.min(1000, Math.floor(horizon / 4))));
-    this.reaper.unref();
+    this.stopReaper = this.clock.every(Math.max(10, Math.min(1000, Math.floor(horizon / 4))), () => this.reap());
     if (this.settings.heartbeatMs > 0) {
-      this.heartbeat = setInterval(() => this.beat(), this.settings.heartbeatMs);
-      this.heartbeat.unref();
+      this.stopHeartbeat = this.clock.every(this.settings.heartbeatMs, () => this.beat());
     }
   }
 
   // ---- SessionHost / HttpContext ----
+
+  now(): number {
+    return this.clock.now();
+  }
 
   resolveEnvId(id: string): string {
     const known = this.aliases.get(id);
@@ -264,8 +268,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   close(): Promise<void> {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
-      if (this.reaper) clearInterval(this.reaper);
-      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.stopReaper?.();
+      this.stopHeartbeat?.();
       const listening = new Promise<void>((resolve) => this.http.close(() => resolve()));
       // Connections being set up finish first (their envs then close with everything else).
       await Promise.allSettled([...this.inflight]);
@@ -297,7 +301,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   }
 
   private reap(): void {
-    const now = Date.now();
+    const now = this.clock.now();
     for (const session of this.sessions.values()) {
       if (session.isClosing) continue;
       if (!session.attached) {

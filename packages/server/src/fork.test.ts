@@ -1,11 +1,24 @@
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { ManualClock } from './__fixtures__/manual-clock';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 let server: ServerHandle;
+// Forks expire on this clock, which moves only when a test moves it: a fork is never lost to a slow claim.
+const clock = new ManualClock();
+const events = new SessionEvents();
 
 beforeAll(async () => {
-  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0, forkTtlMs: 150, maxSessions: 4 });
+  server = await serveEnvs({
+    registry: testRegistry(),
+    ids: ALL_IDS,
+    port: 0,
+    forkTtlMs: 150,
+    maxSessions: 4,
+    clock,
+    onSessionClosed: events.onSessionClosed,
+  });
 });
 
 afterAll(async () => {
@@ -49,7 +62,7 @@ describe('fork over the wire', () => {
     expect((await again.closed).code).toBe(1000);
     parent.close();
     child.close();
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
   });
 
   it('closes an unclaimed fork after forkTtlMs', async () => {
@@ -57,11 +70,17 @@ describe('fork over the wire', () => {
     await parent.request({ type: 'reset' });
     const fork = await parent.request({ type: 'fork' });
     expect(server.liveSessions()).toBe(2);
-    await eventually(() => server.liveSessions() === 1);
+    clock.advance(149);
+    // Not expired at 149 ms. A round trip lets a close the reaper began (no I/O in it) finish before we look.
+    expect((await parent.request({ type: 'state' })).type).toBe('state');
+    expect(server.liveSessions()).toBe(2);
+    // The reaper looks every quarter TTL, so twice the TTL is past it for sure.
+    clock.advance(300);
+    await events.sessionClosed(fork.data.session_id);
     const late = await WsClient.open(`${server.url}/ws?session=${fork.data.session_id}`);
     expect((await late.next()).data.code).toBe('SESSION_ERROR');
     parent.close();
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
   });
 
   it('counts forks against capacity: a fork at capacity is a CAPACITY_REACHED reply, the session goes on', async () => {
@@ -74,6 +93,8 @@ describe('fork over the wire', () => {
     expect(full.data).toMatchObject({ code: 'CAPACITY_REACHED', active_sessions: 4, max_sessions: 4, retryable: true });
     expect((await parent.request({ type: 'step', data: { text: 'LOOKUP(a)' } })).type).toBe('observation');
     parent.close();
-    await eventually(() => server.liveSessions() === 0);
+    // The unclaimed forks outlive their parent until they expire.
+    clock.advance(300);
+    await events.until(() => server.liveSessions() === 0);
   });
 });

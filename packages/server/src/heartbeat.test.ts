@@ -1,9 +1,13 @@
 import WebSocket from 'ws';
+import { ManualClock } from './__fixtures__/manual-clock';
+import { SessionEvents } from './__fixtures__/session-events';
 import { testRegistry } from './__fixtures__/test-envs';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 // A peer that vanished without closing (its pongs never come) frees its session at the next heartbeats, not
-// at the idle timeout; a peer that answers stays.
+// at the idle timeout; a peer that answers stays. The first two tests run on the system clock and wait only
+// for the cut (a slow machine makes them slower, never wrong); the third moves a manual clock beat by beat,
+// since on the system clock a stall between a ping and its pong would look like a dead peer.
 
 const HEARTBEAT_MS = 40;
 const closed: string[] = [];
@@ -33,8 +37,8 @@ function sessionClosed(sessionId: string): Promise<void> {
 }
 
 /** A client whose ws library does not answer pings: to the server, a peer that is gone. */
-async function connect(path: string, answerPings: boolean): Promise<WebSocket> {
-  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}${path}`, { autoPong: answerPings });
+async function connect(path: string, answerPings: boolean, url = server.url): Promise<WebSocket> {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { autoPong: answerPings });
   socket.on('error', () => undefined);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return socket;
@@ -75,21 +79,42 @@ describe('WebSocket heartbeat', () => {
     await Promise.all(ids.map(sessionClosed));
   });
 
-  it('keeps a peer that answers pings, across many heartbeats', async () => {
-    const live = await connect('/ws', true);
-    const sessionId = await sessionIdOf(live);
-    let pings = 0;
-    // Five pings answered: the server has checked this peer at least four times since its last message.
-    await new Promise<void>((resolve) =>
-      live.on('ping', () => {
-        pings += 1;
-        if (pings === 5) resolve();
-      }),
-    );
-    expect(closed).not.toContain(sessionId);
+  it('keeps a peer that answers pings, across many heartbeats, and cuts a silent one beside it', async () => {
+    const clock = new ManualClock();
+    const events = new SessionEvents();
+    const own = await serveEnvs({
+      registry: testRegistry(),
+      ids: ['test/echo-v1'],
+      heartbeatMs: HEARTBEAT_MS,
+      idleTimeoutMs: 600000,
+      clock,
+      onSessionClosed: events.onSessionClosed,
+    });
+    const live = await connect('/ws', true, own.url);
+    const silent = await connect('/ws', false, own.url);
+    const liveId = await sessionIdOf(live);
+    const silentId = await sessionIdOf(silent);
+    for (let beat = 0; beat < 6; beat++) {
+      const pinged = new Promise((resolve, reject) => {
+        live.once('ping', resolve);
+        live.once('close', () => reject(new Error('the server cut a peer that answers its pings')));
+      });
+      clock.advance(HEARTBEAT_MS);
+      await pinged;
+      // ws answered that ping before telling us of it. A ping of our own comes back only after the server read
+      // what we sent before it, so the server has our pong when this resolves.
+      await new Promise((resolve) => {
+        live.once('pong', resolve);
+        live.ping();
+      });
+    }
+    // The silent peer missed its first ping and was cut at the next beat; the live one was checked 5 times.
+    await events.sessionClosed(silentId);
+    expect(events.closed).toEqual([silentId]);
     expect(live.readyState).toBe(WebSocket.OPEN);
-    expect((await reply(live, { type: 'state' })).data.session_id).toBe(sessionId);
+    expect((await reply(live, { type: 'state' })).data.session_id).toBe(liveId);
     live.close();
-    await sessionClosed(sessionId);
+    await events.sessionClosed(liveId);
+    await own.close();
   });
 });

@@ -1,12 +1,14 @@
 import { runEpisode, SeededRng } from '@turngym/core';
 import { ExampleSolver } from '@turngym/env-example';
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { RemoteEnv } from './remote-env';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 /** Bounded load and fault tests on loopback: a fixed number of clients and episodes, no timing assertions. */
 let server: ServerHandle;
+const events = new SessionEvents();
 
 beforeAll(async () => {
   server = await serveEnvs({
@@ -16,6 +18,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     maxSessions: 100,
     maxFrameBytes: 8192,
+    onSessionClosed: events.onSessionClosed,
   });
 });
 
@@ -26,7 +29,7 @@ afterAll(async () => {
 
 afterEach(async () => {
   // After every scenario the server is back to no session and no env.
-  await eventually(() => server.liveSessions() === 0 && openEnvs.count === 0);
+  await events.until(() => server.liveSessions() === 0 && openEnvs.count === 0);
 });
 
 describe('load', () => {
@@ -76,12 +79,15 @@ describe('faults', () => {
     await Promise.all(clients.map((client) => client.request({ type: 'reset' })));
     await Promise.all(clients.map((client) => client.request({ type: 'step', data: { text: 'LOOKUP(a)' } })));
     expect(server.liveSessions()).toBe(20);
-    for (const [i, client] of clients.entries()) {
-      // Half leave while a slow step is running on the server.
-      if (i % 2) client.send({ type: 'step', data: { text: 'sleep:50' } });
-      client.socket.terminate();
-    }
-    await eventually(() => server.liveSessions() === 0);
+    // Half leave while a step is running on the server: each waits at its gate until every client is gone.
+    const echoes = clients.filter((_, i) => i % 2);
+    echoes.forEach((client, i) => client.send({ type: 'step', data: { text: `gate:vanish-${i}` } }));
+    await Promise.all(echoes.map((_, i) => gates.reached(`vanish-${i}`)));
+    for (const client of clients) client.socket.terminate();
+    // The idle half goes at once; the other half once their steps are let go.
+    await events.until(() => server.liveSessions() === 10);
+    echoes.forEach((_, i) => gates.open(`vanish-${i}`));
+    await events.until(() => server.liveSessions() === 0);
   });
 
   it('survives a storm of bad frames and still serves a good client', async () => {
@@ -133,14 +139,23 @@ describe('faults', () => {
   it('ends a session that floods messages without waiting for replies', async () => {
     const client = await WsClient.open(`${server.url}/ws?env=test/echo-v1`);
     await client.request({ type: 'reset' });
-    client.send({ type: 'step', data: { text: 'sleep:100' } });
+    // The step holds the queue at its gate, so all 1100 messages wait behind it.
+    client.send({ type: 'step', data: { text: 'gate:flood' } });
+    await gates.reached('flood');
     for (let i = 0; i < 1100; i++) client.send({ type: 'state' });
+    expect(await client.next()).toEqual({
+      type: 'error',
+      data: { code: 'SESSION_ERROR', message: 'More than 1024 messages waiting for replies' },
+    });
+    gates.open('flood');
+    // The step in flight still answers; the messages behind it do not.
+    expect((await client.next()).data.observation.text).toBe('echo: gate:flood');
     expect((await client.closed).code).toBe(1000);
   });
 
   it('cleans up sessions whose clients drop between connecting and the first message', async () => {
     const clients = await Promise.all(Array.from({ length: 30 }, () => WsClient.open(`${server.url}/ws`)));
     for (const client of clients) client.socket.terminate();
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
   });
 });

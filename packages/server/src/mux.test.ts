@@ -1,14 +1,24 @@
 import { EnvFaultError, runEpisode } from '@turngym/core';
 import { ExampleSolver } from '@turngym/env-example';
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { ManualClock } from './__fixtures__/manual-clock';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { RemoteEnv } from './remote-env';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 let server: ServerHandle;
+const events = new SessionEvents();
 
 beforeAll(async () => {
-  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0, maxFrameBytes: 4096, maxSessions: 8 });
+  server = await serveEnvs({
+    registry: testRegistry(),
+    ids: ALL_IDS,
+    port: 0,
+    maxFrameBytes: 4096,
+    maxSessions: 8,
+    onSessionClosed: events.onSessionClosed,
+  });
 });
 
 afterAll(async () => {
@@ -17,7 +27,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await eventually(() => server.liveSessions() === 0);
+  await events.until(() => server.liveSessions() === 0);
 });
 
 /** Reads batches until `count` envelopes arrived. */
@@ -54,7 +64,7 @@ describe('/mux: many sessions on one connection', () => {
     expect(await envelopes(client, 1)).toEqual([
       { c: 1, m: { type: 'closed', data: { code: 1000, reason: 'closed by client' } } },
     ]);
-    await eventually(() => server.liveSessions() === 1);
+    await events.until(() => server.liveSessions() === 1);
     client.socket.terminate();
   });
 
@@ -119,16 +129,21 @@ describe('/mux: many sessions on one connection', () => {
 
 describe('/mux lifecycle', () => {
   it('tells a multiplexed RemoteEnv when the reaper closes its session', async () => {
-    const own = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, idleTimeoutMs: 150 });
+    // The server's clock moves only when this test moves it: the session is idle exactly when the test says.
+    const clock = new ManualClock();
+    const ownEvents = new SessionEvents();
+    const own = await serveEnvs({
+      registry: testRegistry(),
+      ids: ALL_IDS,
+      idleTimeoutMs: 150,
+      clock,
+      onSessionClosed: ownEvents.onSessionClosed,
+    });
     const idle = await RemoteEnv.connect(own.url, { multiplex: true });
-    // Client and server share this process: a stall longer than the timeout (a loaded CI machine) lets the
-    // reaper strike before the reset's reply is read. Then the reset itself must say why.
-    const reset = await idle.reset().then(
-      () => undefined,
-      (error: Error) => error,
-    );
-    if (reset) expect(reset.message).toMatch(/closed session channel .* \(idle timeout\)/);
-    await eventually(() => own.liveSessions() === 0);
+    await idle.reset();
+    clock.advance(300);
+    await ownEvents.sessionClosed(idle.sessionId);
+    // The channel's `closed` notice left before the env was closed, so this step finds the channel gone.
     await expect(idle.step('LOOKUP(a)')).rejects.toThrow(/closed session channel .* \(idle timeout\)/);
     await idle.close();
     await own.close();
@@ -145,16 +160,19 @@ describe('/mux lifecycle', () => {
     await envelopes(client, 3);
     const remote = await RemoteEnv.connect(own.url, { multiplex: true, envId: 'test/echo-v1' });
     await remote.reset();
-    const slow = remote.step('sleep:80');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await own.close();
-    expect((await slow).observation).toBe('echo: sleep:80');
-    await expect(remote.step('hi')).rejects.toBeInstanceOf(EnvFaultError);
+    const slow = remote.step('gate:mux-shutdown');
+    await gates.reached('mux-shutdown');
+    const closing = own.close();
+    // The idle channels are told at once, while the step of the other connection is still at its gate.
     const notices = await envelopes(client, 2);
     expect(notices.map((e) => e.m)).toEqual([
       { type: 'closed', data: { code: 1001, reason: 'server shutting down' } },
       { type: 'closed', data: { code: 1001, reason: 'server shutting down' } },
     ]);
+    gates.open('mux-shutdown');
+    expect((await slow).observation).toBe('echo: gate:mux-shutdown');
+    await closing;
+    await expect(remote.step('hi')).rejects.toBeInstanceOf(EnvFaultError);
     expect((await client.closed).code).toBe(1001);
     expect(own.liveSessions()).toBe(0);
     await remote.close();

@@ -1,12 +1,20 @@
 import { ExampleEnv } from '@turngym/env-example';
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 let server: ServerHandle;
+const events = new SessionEvents();
 
 beforeAll(async () => {
-  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0, maxFrameBytes: 4096 });
+  server = await serveEnvs({
+    registry: testRegistry(),
+    ids: ALL_IDS,
+    port: 0,
+    maxFrameBytes: 4096,
+    onSessionClosed: events.onSessionClosed,
+  });
 });
 
 afterAll(async () => {
@@ -76,13 +84,13 @@ describe('WebSocket /ws, OpenEnv messages', () => {
   });
 
   it('close gets no reply: the server closes the connection with 1000 and the env', async () => {
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
     const client = await ws();
     await client.request({ type: 'reset' });
     expect(server.liveSessions()).toBe(1);
     client.send({ type: 'close' });
     expect((await client.closed).code).toBe(1000);
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
   });
 });
 

@@ -11,16 +11,23 @@ import {
 } from '@turngym/core';
 import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
 import type { Action, Env, StepResult } from '@turngym/spec';
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { RemoteEnv } from './remote-env';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 import { UnauthorizedError } from './server-errors';
 import { listRemoteEnvs } from './list-remote-envs';
 
 let server: ServerHandle;
+const events = new SessionEvents();
 
 beforeAll(async () => {
-  server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, port: 0 });
+  server = await serveEnvs({
+    registry: testRegistry(),
+    ids: ALL_IDS,
+    port: 0,
+    onSessionClosed: events.onSessionClosed,
+  });
 });
 
 afterAll(async () => {
@@ -70,7 +77,7 @@ describe.each([
       expect(report.passed).toBe(true);
       expect(formatCheckReport(report)).toContain(`${envId}: all`);
     }
-    await eventually(() => server.liveSessions() === 0);
+    await events.until(() => server.liveSessions() === 0);
   });
 
   it('forks: the twin continues from the same state and the two are independent', async () => {
@@ -157,12 +164,13 @@ describe.each([
     const own = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], port: 0, shutdownGraceMs: 0 });
     const remote = await RemoteEnv.connect(own.url, { multiplex });
     await remote.reset();
-    const inFlight = remote.step('sleep:200');
+    const gate = `gone-${String(multiplex)}`;
+    const inFlight = remote.step(`gate:${gate}`).catch((caught: unknown) => caught);
+    await gates.reached(gate);
+    // No grace: the server closes while the step is at its gate, so its reply can never come.
     await own.close();
-    await inFlight.then(
-      () => undefined,
-      () => undefined,
-    );
+    gates.open(gate);
+    expect(await inFlight).toBeInstanceOf(EnvFaultError);
     const error = await remote.step('hi').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EnvFaultError);
     expect((error as TurnGymError).isRetryable).toBe(true);

@@ -24,11 +24,11 @@ export interface ServerHandle {
  * ```
  */
 export async function serveEnvs(options: ServeOptions): Promise<ServerHandle> {
-  const { registry = defaultRegistry, logger, onSessionClosed, ...rest } = options;
+  const { registry = defaultRegistry, logger, onSessionClosed, clock, ...rest } = options;
   const settings = validateServeSettings(
     Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
   );
-  const server = new EnvServer(settings, registry, logger, onSessionClosed);
+  const server = new EnvServer(settings, registry, logger, onSessionClosed, clock);
   await server.start();
   return {
     url: server.url,

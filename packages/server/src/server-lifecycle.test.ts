@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
 import { InvalidOptionsError, NameNotFoundError } from '@turngym/core';
-import { ALL_IDS, eventually, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { ManualClock } from './__fixtures__/manual-clock';
+import { SessionEvents } from './__fixtures__/session-events';
+import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { serveEnvs } from './serve-envs';
 
@@ -49,7 +51,13 @@ describe('bearer token', () => {
 
 describe('capacity', () => {
   it('answers CAPACITY_REACHED past maxSessions (then closes), and admits again once a session ends', async () => {
-    const server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, maxSessions: 2 });
+    const events = new SessionEvents();
+    const server = await serveEnvs({
+      registry: testRegistry(),
+      ids: ALL_IDS,
+      maxSessions: 2,
+      onSessionClosed: events.onSessionClosed,
+    });
     const first = await WsClient.open(`${server.url}/ws`);
     const second = await WsClient.open(`${server.url}/ws`);
     await first.request({ type: 'reset' });
@@ -63,7 +71,7 @@ describe('capacity', () => {
     // Stateless HTTP requests build an env too, so they are held to the same bound.
     expect((await fetch(`${server.url}/reset`, { method: 'POST' })).status).toBe(503);
     first.close();
-    await eventually(() => server.liveSessions() === 1);
+    await events.until(() => server.liveSessions() === 1);
     const fourth = await WsClient.open(`${server.url}/ws`);
     expect((await fourth.request({ type: 'reset' })).type).toBe('observation');
     second.close();
@@ -74,19 +82,36 @@ describe('capacity', () => {
 
 describe('idle reaper', () => {
   it('closes sessions idle for idleTimeoutMs (code 1001) and their envs, and spares busy ones', async () => {
-    // Client and server share this process, so the timeout leaves room for a stall on a loaded machine
-    // between the busy session's reset reply and its step.
-    const server = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], idleTimeoutMs: 250 });
+    // The server's clock moves only when this test moves it, so no stall of a loaded machine is idleness.
+    const clock = new ManualClock();
+    const events = new SessionEvents();
+    const server = await serveEnvs({
+      registry: testRegistry(),
+      ids: ['test/echo-v1'],
+      idleTimeoutMs: 250,
+      clock,
+      onSessionClosed: events.onSessionClosed,
+    });
     const idle = await WsClient.open(`${server.url}/ws`);
     const busy = await WsClient.open(`${server.url}/ws`);
     await Promise.all([idle.request({ type: 'reset' }), busy.request({ type: 'reset' })]);
-    const steps = busy.request({ type: 'step', data: { text: 'sleep:700' } });
+    const step = busy.request({ type: 'step', data: { text: 'gate:reaper' } });
+    await gates.reached('reaper');
+    // The reaper looks every quarter timeout, so twice the timeout is past it for sure.
+    clock.advance(500);
+    // Both sessions have now been silent past the timeout; only the one with a step in flight is spared.
     expect(await idle.closed).toEqual({ code: 1001, reason: 'idle timeout' });
-    await eventually(() => server.liveSessions() === 1);
+    await events.until(() => server.liveSessions() === 1);
+    expect(busy.socket.readyState).toBe(busy.socket.OPEN);
     // A step that takes longer than the idle timeout is not idleness.
-    expect((await steps).data.observation.text).toBe('echo: sleep:700');
-    busy.close();
-    await eventually(() => server.liveSessions() === 0);
+    gates.open('reaper');
+    expect((await step).data.observation.text).toBe('echo: gate:reaper');
+    // Still a live session (a reaped one would have closed right after that reply, leaving this unanswered).
+    expect((await busy.request({ type: 'state' })).data.step_count).toBe(1);
+    // Spared only while the step ran: once answered, it is an idle session like any other.
+    clock.advance(500);
+    expect(await busy.closed).toEqual({ code: 1001, reason: 'idle timeout' });
+    await events.until(() => server.liveSessions() === 0);
     await server.close();
   });
 });
@@ -98,12 +123,19 @@ describe('graceful shutdown', () => {
     for (const client of clients) await client.request({ type: 'reset' });
     const parked = await clients[0]?.request({ type: 'fork' });
     expect(parked?.type).toBe('fork');
-    const slow = clients[1]?.request({ type: 'step', data: { text: 'sleep:100' } });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const [idleA, busy, idleB] = clients as [WsClient, WsClient, WsClient];
+    const slow = busy.request({ type: 'step', data: { text: 'gate:shutdown' } });
+    await gates.reached('shutdown');
     expect(server.liveSessions()).toBe(4);
-    await server.close();
-    expect((await slow)?.data.observation.text).toBe('echo: sleep:100');
-    for (const client of clients) expect((await client.closed).code).toBe(1001);
+    const closing = server.close();
+    // The idle connections are told at once; the busy one waits for its step, which is still at the gate.
+    expect((await idleA.closed).code).toBe(1001);
+    expect((await idleB.closed).code).toBe(1001);
+    expect(busy.socket.readyState).toBe(busy.socket.OPEN);
+    gates.open('shutdown');
+    expect((await slow).data.observation.text).toBe('echo: gate:shutdown');
+    expect((await busy.closed).code).toBe(1001);
+    await closing;
     expect(server.liveSessions()).toBe(0);
     expect(openEnvs.count).toBe(0);
     await expect(fetch(`${server.url}/health`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });

@@ -1,5 +1,6 @@
 import { defineOptions, type JSONSchemaType, type Logger, type Registry } from '@turngym/core';
 import type { ClientOptionsWidening } from './client-options';
+import type { ServerClock } from './server-clock';
 
 /** The JSON part of `serveEnvs` options, validated with ajv (defaults filled). */
 export interface ServeSettings {
@@ -41,6 +42,12 @@ export interface ServeOptions extends Partial<Omit<ServeSettings, 'ids'>> {
   ids: string[];
   /** Called once a session's env is closed (client gone, idle, dead peer, shutdown): for metrics and tests. */
   onSessionClosed?: (session: { sessionId: string; envId: string }) => void;
+  /**
+   * Where the idle reaper, fork expiry and heartbeat read time and schedule their ticks (default: the system
+   * clock). Tests inject a clock they move themselves, so a timeout fires when the test says, not when a
+   * loaded machine happens to stall.
+   */
+  clock?: ServerClock;
   /** Where the ids are registered (default: core's process-wide registry). */
   registry?: Registry;
   /** Where faults that reach no client go (an env whose close() throws …). Default: silent. */

@@ -30,6 +30,8 @@ export interface SessionHost {
   fork(parent: Session): Promise<ForkData>;
   /** Called once the session's env is closed. */
   sessionClosed(session: Session): void;
+  /** The server's clock (ms): idleness and fork age are measured on it. */
+  now(): number;
   readonly maxFrameBytes: number;
   readonly shutdownGraceMs: number;
   readonly logger?: Logger | undefined;
@@ -88,8 +90,8 @@ function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
  * A fork is a session without a transport until a client claims it.
  */
 export class Session {
-  readonly createdAt = Date.now();
-  lastActivity = Date.now();
+  readonly createdAt: number;
+  lastActivity: number;
   /** Messages received and not yet answered. */
   pending = 0;
   private transport: SessionTransport | undefined;
@@ -104,6 +106,8 @@ export class Session {
     private env: Env<unknown, Action>,
     readonly state: EpisodeState = { episodeId: `${id}:0`, stepCount: 0, seed: null, done: false, resets: 0 },
   ) {
+    this.createdAt = host.now();
+    this.lastActivity = this.createdAt;
     inProcessSessions().set(id, {
       fingerprint: (action) => this.env.fingerprint(action),
       anchor: () => this.env.anchor(),
@@ -138,7 +142,7 @@ export class Session {
   /** Binds the session to its transport; from here on, the transport's end is the session's end. */
   attach(transport: SessionTransport): void {
     this.transport = transport;
-    this.lastActivity = Date.now();
+    this.lastActivity = this.host.now();
   }
 
   /** A raw WebSocket frame (`/ws`): checked for size and parsed here, in turn with the other messages. */
@@ -152,7 +156,7 @@ export class Session {
   }
 
   private enqueue(work: () => Promise<void>): void {
-    this.lastActivity = Date.now();
+    this.lastActivity = this.host.now();
     if (this.pending >= MAX_PENDING_MESSAGES) {
       // Clients wait for each reply (OpenEnv's does); one that floods would grow this queue without bound.
       if (!this.closing) {
@@ -172,7 +176,7 @@ export class Session {
         this.host.logger?.error(`session ${this.id}: ${(error as Error)?.stack ?? String(error)}`);
       } finally {
         this.pending -= 1;
-        this.lastActivity = Date.now();
+        this.lastActivity = this.host.now();
       }
     });
   }

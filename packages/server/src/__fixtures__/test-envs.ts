@@ -18,8 +18,56 @@ class CountedExampleEnv extends ExampleEnv {
   }
 }
 
+interface Gate {
+  reached: () => void;
+  readonly wasReached: Promise<void>;
+  open: () => void;
+  readonly opened: Promise<void>;
+}
+
 /**
- * `test/echo-v1`: a text env that echoes the action. `sleep:<ms>` takes that long (in-flight requests),
+ * Where a step of `gate:<name>` waits until the test opens the gate: a request certainly in flight (the env is
+ * inside its step) for as long as the test needs, instead of a step that sleeps and a test that hopes its
+ * next line runs before the sleep ends.
+ */
+export class Gates {
+  private readonly gates = new Map<string, Gate>();
+
+  /** Resolves once a step is waiting at gate `name`. */
+  reached(name: string): Promise<void> {
+    return this.gate(name).wasReached;
+  }
+
+  /** Lets the step waiting at `name` (or the next to reach it) go on. */
+  open(name: string): void {
+    this.gate(name).open();
+  }
+
+  /** For the env: marks the gate reached and waits until it is opened. */
+  pass(name: string): Promise<void> {
+    const gate = this.gate(name);
+    gate.reached();
+    return gate.opened;
+  }
+
+  private gate(name: string): Gate {
+    let gate = this.gates.get(name);
+    if (!gate) {
+      let reached = (): void => undefined;
+      let open = (): void => undefined;
+      const wasReached = new Promise<void>((resolve) => (reached = resolve));
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { reached, wasReached, open, opened };
+      this.gates.set(name, gate);
+    }
+    return gate;
+  }
+}
+
+export const gates = new Gates();
+
+/**
+ * `test/echo-v1`: a text env that echoes the action. `gate:<name>` waits at that gate (see `Gates`),
  * `crash` throws a plain Error (an env bug), `bigint` puts a BigInt in the info, `bye` ends the episode.
  */
 export class EchoEnv extends BaseEnv<string, Action> {
@@ -47,8 +95,8 @@ export class EchoEnv extends BaseEnv<string, Action> {
   }
   protected async onStep(action: Action): Promise<EnvStepOutcome<string>> {
     const text = String(action);
-    const sleep = /^sleep:(\d+)$/.exec(text);
-    if (sleep) await new Promise((resolve) => setTimeout(resolve, Number(sleep[1])));
+    const gate = /^gate:(.+)$/.exec(text);
+    if (gate) await gates.pass(gate[1] as string);
     if (text === 'crash') throw new Error('the echo env crashed');
     // An info that JSON cannot carry: the reply must become an error, never a server crash.
     if (text === 'bigint') return { observation: 'big', reward: 0, terminated: false, info: { big: 10n } };
@@ -141,12 +189,3 @@ export function testRegistry(): Registry {
 }
 
 export const ALL_IDS = ['turngym/example-v1', 'test/echo-v1', 'test/choice-v1'];
-
-/** Polls until `predicate` holds (sessions close asynchronously); fails after `timeoutMs`. */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
