@@ -39,10 +39,23 @@ require.extensions['.ts'] = (module, filename) => {
 const { serveEnvs } = require(workerData.serverEntry);
 const fixtures = require(workerData.fixtures);
 (async () => {
-  const server = await serveEnvs({ registry: fixtures.testRegistry(), ids: fixtures.ALL_IDS, port: 0, ...workerData.options });
+  const registry = fixtures.testRegistry();
+  for (const name of workerData.plugins) require(name).register(registry);
+  const stats = () => ({ live: server.liveSessions(), open: fixtures.openEnvs.count });
+  // 'settled' is answered once no session is live: at once, or from the hook of the session close that ends them.
+  const settled = [];
+  const onSessionClosed = () => {
+    if (server.liveSessions() === 0) for (const answer of settled.splice(0)) answer();
+  };
+  const server = await serveEnvs({ registry, ids: fixtures.ALL_IDS, port: 0, ...workerData.options, onSessionClosed });
   parentPort.postMessage({ url: server.url });
   parentPort.on('message', async (message) => {
-    if (message === 'live') parentPort.postMessage({ live: server.liveSessions(), open: fixtures.openEnvs.count });
+    if (message === 'live') parentPort.postMessage(stats());
+    if (message === 'settled') {
+      const answer = () => parentPort.postMessage(stats());
+      if (server.liveSessions() === 0) answer();
+      else settled.push(answer);
+    }
     if (message === 'close') {
       await server.close();
       parentPort.postMessage({ closed: true, open: fixtures.openEnvs.count });
@@ -55,11 +68,23 @@ export interface ServerThread {
   readonly url: string;
   /** Live sessions and open envs, as the server thread sees them. */
   stats(): Promise<{ live: number; open: number }>;
+  /**
+   * The same, once no session is live (sessions close their env just after their client sees the connection
+   * close): answered from the server's `onSessionClosed` hook, not by polling.
+   */
+  settled(): Promise<{ live: number; open: number }>;
   /** Closes the server; resolves with the envs still open afterwards (0 unless one leaked). */
   close(): Promise<number>;
 }
 
-export async function startServerThread(options: Record<string, unknown> = {}): Promise<ServerThread> {
+/**
+ * @param options `serveEnvs` options (JSON only) over the fixtures' defaults: every test env, port 0
+ * @param plugins env packages whose `register` adds their envs to the test registry (name their ids in `options.ids`)
+ */
+export async function startServerThread(
+  options: Record<string, unknown> = {},
+  plugins: readonly string[] = [],
+): Promise<ServerThread> {
   const worker = new Worker(SOURCE, {
     eval: true,
     workerData: {
@@ -67,14 +92,22 @@ export async function startServerThread(options: Record<string, unknown> = {}): 
       serverEntry: path.resolve(__dirname, '../index.ts'),
       fixtures: path.resolve(__dirname, 'test-envs.ts'),
       options,
+      plugins,
     },
   });
   const next = (): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
-      worker.once('message', (message: Record<string, unknown>) =>
-        message.error ? reject(new Error(String(message.error))) : resolve(message),
-      );
-      worker.once('error', reject);
+      const failed = (error: Error): void => {
+        worker.off('message', answered);
+        reject(error);
+      };
+      const answered = (message: Record<string, unknown>): void => {
+        worker.off('error', failed);
+        if (message.error) reject(new Error(String(message.error)));
+        else resolve(message);
+      };
+      worker.once('message', answered);
+      worker.once('error', failed);
     });
   const { url } = (await next()) as { url: string };
   return {
@@ -82,6 +115,11 @@ export async function startServerThread(options: Record<string, unknown> = {}): 
     stats: async () => {
       const reply = next();
       worker.postMessage('live');
+      return (await reply) as { live: number; open: number };
+    },
+    settled: async () => {
+      const reply = next();
+      worker.postMessage('settled');
       return (await reply) as { live: number; open: number };
     },
     close: async () => {
