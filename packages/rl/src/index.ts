@@ -1,4 +1,4 @@
-export { EmptyLossMaskError, EmptyActionSetError } from './rl-errors';
+export { EmptyLossMaskError, EmptyActionSetError, EmptyUpdateSampleError } from './rl-errors';
 export {
   ADVANTAGE_EPSILON,
   groupAdvantages,
@@ -22,6 +22,7 @@ export {
 export {
   lossMask,
   actionSpans,
+  hasActionTokens,
   roleLossWeights,
   recordLength,
   SEGMENT_KINDS,

@@ -91,6 +91,14 @@ export function actionSpans(record: TokenRecord, filter: ActionFilter = {}): Act
   return spans.filter((span) => roles[span.turn] === filter.role);
 }
 
+/**
+ * Whether the record has an action token to train on. A trajectory without one (a prompt past the context
+ * before the first action) still counts in its group's reward statistics, but is no update sample.
+ */
+export function hasActionTokens(record: TokenRecord): boolean {
+  return record.segments.some((segment) => segment.kind === 'action' && segment.tokenCount > 0);
+}
+
 /** The 0/1 loss mask of the record: 1 on action tokens (of `filter.role` only, when given), 0 elsewhere. */
 export function lossMask(record: TokenRecord, filter: ActionFilter = {}): Uint8Array {
   const mask = new Uint8Array(recordLength(record));

@@ -226,6 +226,14 @@ describe('per-turn and per-token advantages', () => {
       expect(stats.clipFraction).toBe(0);
       expect(stats.policyLoss).toBeCloseTo(-weighted / tokens, 4);
       await expect(ppoUpdate(trainer, samples, { ratio: 'sequence' })).rejects.toThrow(/one advantage per sequence/);
+      // A sample with no action token is the builder's mistake: refused, naming it, not silently dropped.
+      const first = trajectories[0]!;
+      const cut = { ...first, id: 'cut-before-acting', segments: first.segments.filter((s) => s.kind !== 'action') };
+      await expect(ppoUpdate(trainer, [...samples, { trajectory: cut, advantage: 1 }])).rejects.toMatchObject({
+        code: 'EMPTY_UPDATE_SAMPLE',
+        trajectoryId: 'cut-before-acting',
+        message: expect.stringMatching(/samples\[2\] \(cut-before-acting\) has no action token/),
+      });
     } finally {
       trainer.dispose();
       model.dispose();

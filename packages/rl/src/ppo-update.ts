@@ -1,8 +1,9 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
 import { k3KlTf } from './k3-kl';
-import { actionSpans, lossMask, roleLossWeights } from './loss-mask';
+import { actionSpans, hasActionTokens, lossMask, roleLossWeights } from './loss-mask';
 import { gspoLossTf, ppoClipLossTf } from './ppo-loss';
+import { EmptyUpdateSampleError } from './rl-errors';
 import type { Trajectory } from './trajectory';
 
 /** How the policy is updated from one batch of rollouts (ALGORITHMS.md §0–1). */
@@ -159,11 +160,19 @@ export async function ppoUpdate(
   const { roleWeights } = options;
   const weightsOf = (trajectory: Trajectory): number[] =>
     roleWeights ? roleLossWeights(trajectory, roleWeights) : Array.from(lossMask(trajectory));
-  const usable = samples.filter(
-    (sample) =>
-      hasAction(sample.trajectory) && (!roleWeights || weightsOf(sample.trajectory).some((weight) => weight > 0)),
-  );
-  if (usable.length === 0) throw new RangeError('ppoUpdate: no sample has an action token to train on.');
+  samples.forEach(({ trajectory }, index) => {
+    if (!hasActionTokens(trajectory))
+      throw new EmptyUpdateSampleError(
+        trajectory.id,
+        `ppoUpdate: samples[${index}] (${trajectory.id}) has no action token to train on; leave it out of the samples (hasActionTokens) and keep its reward in its group's statistics.`,
+      );
+  });
+  // A role weighted 0 is frozen: a sample with only its tokens has nothing to train here, by the caller's choice.
+  const usable = roleWeights
+    ? samples.filter((sample) => weightsOf(sample.trajectory).some((weight) => weight > 0))
+    : samples;
+  if (usable.length === 0)
+    throw new EmptyUpdateSampleError(undefined, 'ppoUpdate: no sample has an action token to train on.');
   if (options.ratio === 'sequence' && usable.some((sample) => sampleTokenAdvantages(sample) !== null)) {
     throw new RangeError("ppoUpdate: ratio 'sequence' (GSPO) takes one advantage per sequence, not per turn or token.");
   }
@@ -354,8 +363,4 @@ export function packMinibatches(
   }
   if (current.length > 0) batches.push(current);
   return batches;
-}
-
-function hasAction(trajectory: Trajectory): boolean {
-  return trajectory.segments.some((segment) => segment.kind === 'action' && segment.tokenCount > 0);
 }

@@ -17,6 +17,21 @@ export class EmptyLossMaskError extends TurnGymError {
 }
 
 /**
+ * An update sample with no action token (or, with per-role weights, none of any role that trains). A builder
+ * that passes one has lost track of what it trains on: its advantage would vanish without a trace, so the
+ * update refuses instead of dropping it. Builders keep such a rollout's reward in its group's statistics and
+ * leave it out of the samples (`hasActionTokens`).
+ */
+export class EmptyUpdateSampleError extends TurnGymError {
+  constructor(
+    readonly trajectoryId: string | undefined,
+    message: string,
+  ) {
+    super('EMPTY_UPDATE_SAMPLE', message);
+  }
+}
+
+/**
  * A run directory that cannot be used as asked: `create` on a directory that already holds a run,
  * `open` on one that holds none, a resume whose run.json names another run, a metrics file that lost
  * rows a checkpoint counts on, or metrics appended out of order.

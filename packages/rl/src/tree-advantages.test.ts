@@ -155,4 +155,14 @@ describe('treeAdvantageSamples', () => {
     });
     expect(samples.map((sample) => sample.advantage)).toEqual([...tree0!.advantage, ...tree1!.advantage]);
   });
+
+  it('scores a leaf cut before its first action with its tree, but makes no sample of it', () => {
+    const cut = { ...leaf('cut', 0, 1, 0, 'prompt-tokens'), segments: [{ kind: 'prompt' as const, tokenCount: 2 }] };
+    const samples = treeAdvantageSamples([leaf('a', 0, 0, 1), leaf('b', 0, 0, 0), leaf('c', 0, 1, 1), cut]);
+    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b', 'c']);
+    const [tree0, tree1] = treeAdvantages({
+      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }, { reward: 0 }] }],
+    });
+    expect(samples.map((sample) => sample.advantage)).toEqual([...tree0!.advantage, tree1!.advantage[0]]);
+  });
 });

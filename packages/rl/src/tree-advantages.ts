@@ -1,6 +1,6 @@
 import { groupAdvantages, ADVANTAGE_EPSILON, isTiedGroup } from './group-advantages';
 import { assertFinite, type Numbers } from './internal/checks';
-import { actionSpans, recordLength, type TokenRecord } from './loss-mask';
+import { actionSpans, hasActionTokens, recordLength, type TokenRecord } from './loss-mask';
 import type { UpdateSample } from './ppo-update';
 import type { Trajectory } from './trajectory';
 
@@ -97,7 +97,11 @@ export function treeAdvantageSamples(
       epsilon,
     );
     advantages.forEach((tree, treeIndex) =>
-      tree.advantage.forEach((advantage, leaf) => samples.push({ trajectory: leaves[treeIndex]![leaf]!, advantage })),
+      tree.advantage.forEach((advantage, leaf) => {
+        // A leaf with no action token (cut before its first) is scored, but there is nothing of it to train.
+        const trajectory = leaves[treeIndex]![leaf]!;
+        if (hasActionTokens(trajectory)) samples.push({ trajectory, advantage });
+      }),
     );
   }
   return samples;

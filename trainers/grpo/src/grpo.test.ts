@@ -1,6 +1,6 @@
-import { readTrajectories } from '@turngym/rl';
+import { groupAdvantages, readTrajectories, type Trajectory } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
-import { trainGrpo } from './grpo';
+import { grpo, trainGrpo } from './grpo';
 
 // The loop, resume, budget and metrics are the runner's (tested in @turngym/rl); this is GRPO's smoke test.
 describe('trainGrpo', () => {
@@ -18,6 +18,26 @@ describe('trainGrpo', () => {
       ),
     );
     expect((await readMetricsRows(runDir)).some((row) => Number.isFinite(row['losses/policy_loss']))).toBe(true);
+  });
+
+  it('scores a rollout cut before its first action with its group, but makes no update sample of it', () => {
+    const rollout = (id: string, reward: number, actionTokens: number) =>
+      ({
+        id,
+        group: 0,
+        reward,
+        stopReason: actionTokens > 0 ? 'terminated' : 'prompt-tokens',
+        segments: [
+          { kind: 'prompt', tokenCount: 3 },
+          ...(actionTokens > 0 ? [{ kind: 'action', tokenCount: actionTokens }] : []),
+        ],
+      }) as unknown as Trajectory;
+    const trajectories = [rollout('a', 1, 2), rollout('cut', 0, 0), rollout('b', 0.5, 2)];
+    const context = { args: { promptsPerIteration: 1 } } as unknown as Parameters<typeof grpo.advantages>[1];
+    const samples = grpo.advantages({ trajectories }, context);
+    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b']);
+    const all = groupAdvantages([1, 0, 0.5]);
+    expect(samples.map((sample) => sample.advantage)).toEqual([all[0], all[2]]);
   });
 
   it('rejects bad arguments naming the field', async () => {

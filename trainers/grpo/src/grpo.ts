@@ -10,6 +10,7 @@ import {
   collectChains,
   defineTrainerArgs,
   groupAdvantages,
+  hasActionTokens,
   isTiedGroup,
   ppoUpdate,
   ppoUpdateOptions,
@@ -58,7 +59,10 @@ export const grpo: TrainerAlgorithm<GrpoArgs, { trajectories: Trajectory[] }> = 
       const rewards = members.map((member) => member.reward);
       if (isTiedGroup(rewards)) continue;
       const advantages = groupAdvantages(rewards);
-      members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
+      // A rollout cut before its first action counts in the statistics but has nothing to train.
+      members.forEach((trajectory, index) => {
+        if (hasActionTokens(trajectory)) samples.push({ trajectory, advantage: advantages[index]! });
+      });
     }
     return samples;
   },
