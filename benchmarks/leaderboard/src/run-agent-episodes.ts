@@ -1,8 +1,8 @@
 import {
   describeError,
-  EPISODE_RECORD_SCHEMA_ID,
   MemoryRecordSink,
   runEpisode,
+  startEpisodeRecord,
   type EnvDependencies,
   type EpisodeOutcome,
   type EpisodeRecord,
@@ -65,30 +65,17 @@ function erroredRecords(
   const description = describeError(error);
   if (records.length > 0)
     return records.map((record) => (record.complete ? record : { ...record, error: description }));
-  return [
-    {
-      schema: EPISODE_RECORD_SCHEMA_ID,
-      episodeId: `${env.spec.id}#${episode.seed}.failed`,
-      envId: env.spec.id,
-      envVersion: env.spec.packageVersion ?? null,
-      seed: episode.seed,
-      resetOptions: episode.resetOptions ?? null,
-      agent: run.agent.name,
-      startedAt: new Date().toISOString(),
-      instructions: null,
-      initialObservation: null,
-      steps: [],
-      turns: 0,
-      totalReward: 0,
-      success: false,
-      terminated: false,
-      truncated: false,
-      complete: false,
-      cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
-      forkOf: null,
-      error: description,
-    },
-  ];
+  const failed = startEpisodeRecord({
+    episodeId: `${env.spec.id}#${episode.seed}.failed`,
+    envId: env.spec.id,
+    envVersion: env.spec.packageVersion ?? null,
+    seed: episode.seed,
+    resetOptions: episode.resetOptions ?? null,
+    agent: run.agent.name,
+    instructions: null,
+    initialObservation: null,
+  });
+  return [{ ...failed, error: description }];
 }
 
 /**

@@ -46,6 +46,40 @@ export interface EpisodeRecord {
   error?: ErrorDescription;
 }
 
+/** What an episode's record knows when it starts; `startEpisodeRecord` fills the rest as "nothing happened yet". */
+export type EpisodeRecordStart = Pick<
+  EpisodeRecord,
+  'episodeId' | 'envId' | 'envVersion' | 'seed' | 'resetOptions' | 'agent' | 'instructions' | 'initialObservation'
+> & { cost?: EpisodeRecord['cost'] };
+
+/**
+ * A new record before its first step: no steps, no reward, incomplete (the recorder fills it in as the episode
+ * goes; a runner whose reset failed writes it as it is, with the error). The keys' order is the record's on disk.
+ */
+export function startEpisodeRecord(start: EpisodeRecordStart): EpisodeRecord {
+  return {
+    schema: EPISODE_RECORD_SCHEMA_ID,
+    episodeId: start.episodeId,
+    envId: start.envId,
+    envVersion: start.envVersion,
+    seed: start.seed,
+    resetOptions: start.resetOptions,
+    agent: start.agent,
+    startedAt: new Date().toISOString(),
+    instructions: start.instructions,
+    initialObservation: start.initialObservation,
+    steps: [],
+    turns: 0,
+    totalReward: 0,
+    success: false,
+    terminated: false,
+    truncated: false,
+    complete: false,
+    cost: start.cost ?? { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+    forkOf: null,
+  };
+}
+
 const anyValue = {};
 
 // Typed loosely: ajv's JSONSchemaType cannot express required-but-nullable fields. The recorder's tests

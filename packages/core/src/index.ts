@@ -17,9 +17,11 @@ export {
   episodeRecordSchema,
   validateEpisodeRecord,
   readEpisodeRecords,
+  startEpisodeRecord,
   JsonlRecordSink,
   MemoryRecordSink,
   type EpisodeRecord,
+  type EpisodeRecordStart,
   type StepRecord,
   type RecordSink,
 } from './episode-record';

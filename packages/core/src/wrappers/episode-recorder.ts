@@ -1,5 +1,5 @@
 import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
-import { EPISODE_RECORD_SCHEMA_ID, type EpisodeRecord, type RecordSink } from '../episode-record';
+import { startEpisodeRecord, type EpisodeRecord, type RecordSink } from '../episode-record';
 import { Wrapper } from './wrapper';
 
 export interface RecorderOptions {
@@ -40,31 +40,21 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
     const reported = typeof result.info.seed === 'number' ? result.info.seed : unwrappedSeed;
     const seed = args.seed ?? (typeof reported === 'number' ? reported : null);
     this.counter += 1;
-    this.current = {
-      schema: EPISODE_RECORD_SCHEMA_ID,
+    this.current = startEpisodeRecord({
       episodeId: `${this.idPrefix}${this.spec.id}#${seed ?? 'unseeded'}.${this.counter}`,
       envId: this.spec.id,
       envVersion: this.options.envVersion ?? this.spec.packageVersion ?? null,
       seed,
       resetOptions: args.options ?? null,
       agent: this.options.agent ?? null,
-      startedAt: new Date().toISOString(),
       instructions: result.info.instructions ?? null,
       initialObservation: result.observation,
-      steps: [],
-      turns: 0,
-      totalReward: 0,
-      success: false,
-      terminated: false,
-      truncated: false,
-      complete: false,
       cost: {
         toolCalls: result.info.cost?.toolCalls ?? 0,
         llmTokens: result.info.cost?.llmTokens ?? 0,
         wallMs: result.info.cost?.wallMs ?? 0,
       },
-      forkOf: null,
-    };
+    });
     return result;
   }
 
