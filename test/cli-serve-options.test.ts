@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
+import { errorLines, REPO_ROOT, runBuiltCli, withBuiltServer } from './helpers/run-built-cli';
 
 // `turngym serve`'s hardening flags, through the built command: the token from a file or the environment
 // (never argv), --client-options widening the allow-list, and --idle-timeout / --heartbeat reaching the server.
@@ -11,31 +10,10 @@ const ID = 'turngym/math-thought-v1';
 const dir = mkdtempSync(join(tmpdir(), 'turngym-cli-serve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `turngym serve`, runs `body` against its URL, then stops it with SIGTERM. */
+/** `turngym serve` of the math env with `args` and `env`, `body` against it; it must close cleanly. */
 async function withServer(args: string[], env: NodeJS.ProcessEnv, body: (url: string) => Promise<void>): Promise<void> {
-  const server = spawn(process.execPath, [CLI, 'serve', ID, '--port', '0', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
-      server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-        const found = /^serving \S+ at (http:\/\/\S+)/m.exec(stdout)?.[1];
-        if (found) resolve(found);
-      });
-      void exited.then((code) => reject(new Error(`serve exited (${code}) before listening: ${stderr}`)));
-    });
-    await body(url);
-  } finally {
-    server.kill('SIGTERM');
-  }
-  expect(await exited).toBe(0);
+  const { code } = await withBuiltServer(ID, args, body, env);
+  expect(code).toBe(0);
 }
 
 const reset = (url: string, token: string | undefined, body: unknown): Promise<Response> =>

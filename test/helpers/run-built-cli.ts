@@ -57,3 +57,39 @@ export function runBuiltCli(
 export function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('warning: '));
 }
+
+/**
+ * Starts the built `turngym serve <id> --port 0 …args`, runs `body` against the URL it prints, then stops it
+ * with SIGTERM and resolves with its exit code and stderr (the caller asserts on them).
+ */
+export async function withBuiltServer(
+  id: string,
+  args: readonly string[],
+  body: (url: string) => Promise<void>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string }> {
+  assertCliBuilt();
+  const server = spawn(process.execPath, [CLI, 'serve', id, '--port', '0', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const found = /^serving \S+ at (http:\/\/\S+)/m.exec(stdout)?.[1];
+        if (found) resolve(found);
+      });
+      void exited.then((code) => reject(new Error(`serve exited (${code}) before listening: ${stderr}`)));
+    });
+    await body(url);
+  } finally {
+    server.kill('SIGTERM');
+  }
+  return { code: await exited, stderr };
+}
