@@ -10,8 +10,8 @@ const REPO_ROOT = join(__dirname, '..', '..', '..');
 const committed = readdirSync(MODELS_DIR).filter((name) => existsSync(join(MODELS_DIR, name, WARM_START_MANIFEST)));
 
 describe('the committed warm starts', () => {
-  it('include the math warm start', () => {
-    expect(committed).toContain('math-warm-start');
+  it('are there for every learning experiment, one directory each', () => {
+    expect(committed.sort()).toEqual(EXPERIMENTS.map((experiment) => `${experiment.name}-warm-start`).sort());
   });
 
   describe.each(committed)('%s', (name) => {
