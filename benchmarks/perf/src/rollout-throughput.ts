@@ -6,6 +6,7 @@ import {
   collectChains,
   collectTrees,
   groupAdvantages,
+  hasActionTokens,
   installedEnvRegistry,
   lossMask,
   ppoUpdate,
@@ -367,7 +368,8 @@ async function iterate(
   const updateCpu = process.cpuUsage();
   const all = samples();
   if (all.every((sample) => sample.advantage === 0)) tally.zeroAdvantageUpdates += 1;
-  const usable = all.filter((sample) => actionTokens(sample.trajectory) > 0);
+  // ppoUpdate refuses a sample with no action token; a rollout cut before acting has nothing to train.
+  const usable = all.filter((sample) => hasActionTokens(sample.trajectory));
   if (usable.length === 0) return;
   const longest = Math.max(...usable.map((sample) => sample.trajectory.tokens.length));
   if (usable.length * longest ** 2 > ONE_BATCH_LIMIT || MINIBATCH * longest ** 2 > MINIBATCH_LIMIT) {
