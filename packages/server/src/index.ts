@@ -3,6 +3,9 @@ export { serveEnvs, type ServerHandle } from './serve-envs';
 export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './server-options';
 export type { ClientOptionsWidening } from './client-options';
 export type { ServerClock } from './server-clock';
+// For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
+export { ClientOptionsPolicy } from './client-options';
+export { systemClock } from './server-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';
 export { listRemoteEnvs, type RemoteEnvListing } from './list-remote-envs';
 export { actionSchema, encodeAction, decodeAction } from './action-codec';
