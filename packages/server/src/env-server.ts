@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
@@ -75,6 +75,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     readonly logger?: Logger,
     private readonly onSessionClosed?: (session: { sessionId: string; envId: string }) => void,
     private readonly clock: ServerClock = systemClock,
+    /** Starts every session id (`w1-…` on cluster worker 1), so the cluster's primary can route by id. */
+    private readonly sessionIdPrefix = '',
   ) {
     this.clientOptions = new ClientOptionsPolicy(settings.clientOptions);
     this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
@@ -114,8 +116,11 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return this.sessions.size + this.transient;
   }
 
-  /** Checks every id (building each env once for its spec), then listens. */
-  async start(): Promise<void> {
+  /**
+   * Checks every id (building each env once for its spec), then listens; with `listen: false` (a cluster
+   * worker) connections arrive through `adopt` instead.
+   */
+  async start({ listen = true }: { listen?: boolean } = {}): Promise<void> {
     for (const id of this.settings.ids) {
       const env = await this.registry.make(id);
       try {
@@ -128,14 +133,16 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
         await env.close();
       }
     }
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.settings.port, this.settings.host, () => {
-        this.http.off('error', reject);
-        resolve();
+    if (listen) {
+      await new Promise<void>((resolve, reject) => {
+        this.http.once('error', reject);
+        this.http.listen(this.settings.port, this.settings.host, () => {
+          this.http.off('error', reject);
+          resolve();
+        });
       });
-    });
-    this.boundPort = (this.http.address() as AddressInfo).port;
+      this.boundPort = (this.http.address() as AddressInfo).port;
+    }
     const horizon = Math.min(
       this.settings.idleTimeoutMs > 0 ? this.settings.idleTimeoutMs : Infinity,
       this.settings.forkTtlMs,
@@ -144,6 +151,21 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     if (this.settings.heartbeatMs > 0) {
       this.stopHeartbeat = this.clock.every(this.settings.heartbeatMs, () => this.beat());
     }
+  }
+
+  /**
+   * Serves a connection another process accepted (the cluster's primary), with the bytes it already read.
+   * Node's HTTP server reads a socket's handle directly, so those bytes are fed to it as a 'data' event
+   * right after the connection, before anything the handle reads next.
+   */
+  adopt(socket: Socket, head: Buffer): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    this.http.emit('connection', socket);
+    if (head.length > 0) socket.emit('data', head);
+    socket.resume();
   }
 
   // ---- SessionHost / HttpContext ----
@@ -230,7 +252,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     } finally {
       this.transient -= 1;
     }
-    const session = new Session(this, randomUUID(), canonical, env);
+    const session = new Session(this, this.newSessionId(), canonical, env);
     this.sessions.set(session.id, session);
     if (this.stopping) void session.close(CLOSE_CODES.goingAway, 'server shutting down');
     return session;
@@ -244,7 +266,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     } finally {
       this.transient -= 1;
     }
-    const child = new Session(this, randomUUID(), parent.currentConfig, env, { ...parent.state });
+    const child = new Session(this, this.newSessionId(), parent.currentConfig, env, { ...parent.state });
     this.sessions.set(child.id, child);
     if (this.stopping) void child.close();
     return { session_id: child.id, expires_in_ms: this.settings.forkTtlMs };
@@ -298,6 +320,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       await listening;
     })();
     return this.stopping;
+  }
+
+  private newSessionId(): string {
+    return `${this.sessionIdPrefix}${randomUUID()}`;
   }
 
   private reap(): void {
@@ -362,6 +388,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
+    // A cluster worker answers each HTTP request on its own connection: the primary routes a connection by its
+    // first request line, so a kept-alive connection would carry the next session's side request to this
+    // worker even when another one holds that session.
+    if (this.sessionIdPrefix !== '') response.setHeader('connection', 'close');
     const url = new URL(request.url ?? '/', 'http://server');
     const route = parseRoute(url.pathname);
     if (!route) return sendJson(response, 404, { detail: 'Not Found' });

@@ -1,5 +1,7 @@
 /** @turngym/server — an OpenEnv-compatible env server (WebSocket + HTTP) with TurnGym's extensions, and RemoteEnv. */
 export { serveEnvs, type ServerHandle } from './serve-envs';
+export { serveWorkers, type WorkerPoolHandle, type WorkerPoolOptions } from './serve-workers';
+export { serveAsWorker, clusterWorkerIndex } from './serve-as-worker';
 export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './server-options';
 export type { ClientOptionsWidening } from './client-options';
 export type { ServerClock } from './server-clock';
@@ -16,6 +18,7 @@ export {
   RemoteProtocolError,
   SessionNotFoundError,
   UnauthorizedError,
+  WorkerStartError,
 } from './server-errors';
 export {
   CLIENT_MESSAGE_TYPES,

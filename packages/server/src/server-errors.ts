@@ -11,6 +11,7 @@ import type { ProtocolErrorCode, ValidationDetail } from './protocol';
  * | SESSION_NOT_FOUND | SessionNotFoundError | SESSION_ERROR     | no        |
  * | UNAUTHORIZED      | UnauthorizedError    | (HTTP 401)        | no        |
  * | PROTOCOL_ERROR    | RemoteProtocolError  | any other reply   | no        |
+ * | WORKER_START      | WorkerStartError     | (cluster start)   | no        |
  */
 
 /** A request that fails its JSON Schema: the details name each field, as OpenEnv's pydantic errors do. */
@@ -62,5 +63,12 @@ export class RemoteProtocolError extends TurnGymError {
     isRetryable = false,
   ) {
     super('PROTOCOL_ERROR', `${message} (code: ${protocolCode})`, { isRetryable });
+  }
+}
+
+/** A cluster worker that could not start, or a cluster call made in the wrong process. */
+export class WorkerStartError extends TurnGymError {
+  constructor(message: string) {
+    super('WORKER_START', message);
   }
 }

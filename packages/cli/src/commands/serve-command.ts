@@ -15,6 +15,7 @@ interface ServeOptions {
   idleTimeout?: number;
   heartbeat?: number;
   clientOptions?: ReturnType<typeof parseClientOptions>;
+  workers?: number;
 }
 
 export function registerServeCommand(program: Command, context: CliContext): void {
@@ -45,15 +46,19 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       "env options clients may set beyond each env's safe ones: names (source,articles), *, a JSON Schema, or a .json file",
       parseClientOptions,
     )
+    .option(
+      '--workers <n>',
+      'worker processes behind the one port (Node cluster; a session and its forks stay on one worker): one per core for CPU-heavy envs',
+      parsePositiveInteger,
+    )
     .action(async (ids: string[], options: ServeOptions, command: Command) => {
       const { registry, logger } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       for (const id of ids) registry.get(id); // an unknown id fails in one line before the server loads
       const token = resolveServeToken(options);
       if (options.token !== undefined)
         logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);
-      const { serveEnvs } = loadServer();
-      const signal = untilSignal();
-      const server = await serveEnvs({
+      const { serveEnvs, serveWorkers, serveAsWorker, clusterWorkerIndex } = loadServer();
+      const settings = {
         registry,
         logger,
         ids,
@@ -64,7 +69,18 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         ...(options.idleTimeout === undefined ? {} : { idleTimeoutMs: options.idleTimeout }),
         ...(options.heartbeat === undefined ? {} : { heartbeatMs: options.heartbeat }),
         ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
-      });
+      };
+      const workers = options.workers ?? 1;
+      if (workers > 1 && clusterWorkerIndex() !== undefined) {
+        // A worker `serveWorkers` started (this same command line): it serves until the primary ends it.
+        await serveAsWorker(settings);
+        return new Promise<never>(() => undefined);
+      }
+      const signal = untilSignal();
+      const server =
+        workers > 1
+          ? await serveWorkers({ workers, port: options.port, host: options.host, logger })
+          : await serveEnvs(settings);
       const wsUrl = server.url.replace(/^http/, 'ws');
       writeLine(context.io.stdout, `serving ${ids.join(', ')} at ${server.url} (WebSocket sessions: ${wsUrl}/ws)`);
       const received = await signal;

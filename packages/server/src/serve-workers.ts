@@ -1,0 +1,236 @@
+import cluster, { type Worker } from 'node:cluster';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { defineOptions, type JSONSchemaType, type Logger } from '@turngym/core';
+import { WorkerStartError } from './server-errors';
+import { workerOfRequestLine } from './worker-routing';
+
+/** The JSON part of `serveWorkers` options, validated with ajv. */
+export interface WorkerPoolSettings {
+  /** Worker processes, each a whole env server (`serveAsWorker`); one per core for CPU-heavy envs. */
+  workers: number;
+  port: number;
+  host: string;
+  /** The script each worker runs (default: this process's own, as `cluster.fork` does). */
+  exec?: string;
+  /** Its arguments (default: this process's own). */
+  args?: string[];
+  /** Longest a request line may take to arrive before the connection is dropped (ms). */
+  headTimeoutMs: number;
+  /** On close(), how long workers may take to shut down gracefully before they are killed (ms). */
+  shutdownTimeoutMs: number;
+}
+
+export interface WorkerPoolOptions extends Partial<Omit<WorkerPoolSettings, 'workers'>> {
+  workers: number;
+  /** Where worker crashes and restarts are reported. Default: silent. */
+  logger?: Logger;
+  /** Called when a worker exits unasked (its sessions are gone; a new worker takes its index). */
+  onWorkerExit?: (event: { index: number; pid: number; code: number | null; signal: string | null }) => void;
+}
+
+const workerPoolSettingsSchema: JSONSchemaType<WorkerPoolSettings> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['workers'],
+  properties: {
+    workers: { type: 'integer', minimum: 1, maximum: 1024 },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+    host: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    exec: { type: 'string', minLength: 1, nullable: true },
+    args: { type: 'array', items: { type: 'string' }, nullable: true },
+    headTimeoutMs: { type: 'integer', minimum: 1, default: 10000 },
+    shutdownTimeoutMs: { type: 'integer', minimum: 0, default: 15000 },
+  },
+};
+
+const validateWorkerPoolSettings = defineOptions<WorkerPoolSettings>('serveWorkers', workerPoolSettingsSchema);
+
+/** A running cluster of env-server workers behind one port. */
+export interface WorkerPoolHandle {
+  readonly url: string;
+  readonly port: number;
+  /** Process ids of the live workers, by index. */
+  workerPids(): number[];
+  /** Stops accepting, asks every worker to close gracefully (sessions told, envs closed), waits for them. */
+  close(): Promise<void>;
+}
+
+/** Messages between the primary and its workers (IPC). */
+export type WorkerMessage =
+  | { turngym: 'connection'; head: string }
+  | { turngym: 'shutdown' }
+  | { turngym: 'ready' }
+  | { turngym: 'failed'; message: string };
+
+/** Longest request line the primary reads before it routes a connection anyway. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+}
+
+/**
+ * Serves one port from N worker processes (Node's `cluster`): each worker is a whole env server with its own
+ * sessions. The primary accepts connections and hands each socket to a worker (the way cluster's own
+ * round-robin does), after reading its request line: a connection that names a session (a fork claim,
+ * `/ws?session=w1-…`, or RemoteEnv's side request `/sessions/w1-…/fingerprint`) goes to the worker holding it;
+ * any other goes round-robin. A WebSocket stays on the worker that took it, so a session and its forks live
+ * on one worker. A worker that dies takes its sessions with it: their clients see the connection drop
+ * (EnvFaultError, retryable), and a new worker takes its index.
+ */
+export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPoolHandle> {
+  const { logger, onWorkerExit, ...rest } = options;
+  const settings = validateWorkerPoolSettings(
+    Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
+  );
+  if (!cluster.isPrimary) throw new WorkerStartError('serveWorkers runs in the primary process, not in a worker');
+  cluster.setupPrimary({
+    ...(settings.exec === undefined ? {} : { exec: settings.exec }),
+    ...(settings.args === undefined ? {} : { args: settings.args }),
+  });
+  const slots: Slot[] = [];
+  let stopping = false;
+  let next = 0;
+
+  const spawn = (index: number): Promise<void> => {
+    const worker = cluster.fork({ TURNGYM_WORKER_INDEX: String(index) });
+    const slot: Slot = { worker, ready: false };
+    slots[index] = slot;
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: WorkerMessage) => {
+        if (message?.turngym === 'ready') {
+          slot.ready = true;
+          resolve();
+        } else if (message?.turngym === 'failed') {
+          reject(new WorkerStartError(`worker ${index} could not start: ${message.message}`));
+        }
+      });
+      worker.on('exit', (code, signal) => {
+        if (!slot.ready) {
+          reject(new WorkerStartError(`worker ${index} exited (${signal ?? code}) before it was ready`));
+          return;
+        }
+        slot.ready = false;
+        if (stopping) return;
+        const pid = worker.process.pid ?? 0;
+        logger?.warn(
+          `worker ${index} (pid ${pid}) exited (${signal ?? `code ${code}`}): its sessions are lost, their clients ` +
+            'see the connection close; starting a new worker in its place',
+        );
+        onWorkerExit?.({ index, pid, code, signal });
+        spawn(index).then(
+          () =>
+            logger?.info(`worker ${index} (pid ${slots[index]?.worker.process.pid ?? 0}) ready in place of pid ${pid}`),
+          (error: unknown) => logger?.error(String(error)),
+        );
+      });
+    });
+  };
+
+  /** The worker a new connection goes to: the session's owner, else the next ready worker in turn. */
+  const pick = (owner: number | undefined): Slot | undefined => {
+    if (owner !== undefined) return slots[owner]?.ready ? slots[owner] : undefined;
+    for (let tried = 0; tried < slots.length; tried += 1) {
+      const slot = slots[next % slots.length];
+      next += 1;
+      if (slot?.ready) return slot;
+    }
+    return undefined;
+  };
+
+  // Connections whose request line has not arrived yet: close() cuts them instead of waiting on them.
+  const reading = new Set<Socket>();
+  const route = (socket: Socket): void => {
+    socket.on('error', () => undefined);
+    reading.add(socket);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => socket.destroy(), settings.headTimeoutMs);
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      const head = Buffer.concat(chunks);
+      const lineEnd = head.indexOf('\r\n');
+      if (lineEnd < 0 && size < MAX_HEAD_BYTES) return;
+      clearTimeout(timer);
+      reading.delete(socket);
+      socket.off('data', onData);
+      // Stop reading: what the primary has not read stays in the kernel for the worker.
+      socket.pause();
+      (socket as unknown as { _handle?: { readStop?: () => void } })._handle?.readStop?.();
+      const line = head.subarray(0, lineEnd < 0 ? head.length : lineEnd).toString('latin1');
+      const slot = pick(workerOfRequestLine(line));
+      if (!slot) {
+        // The session's worker died (or none is up): a plain 503 the client reports as retryable.
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      const message: WorkerMessage = { turngym: 'connection', head: head.toString('base64') };
+      slot.worker.send(message, socket, { keepOpen: false }, (error) => {
+        if (error) socket.destroy();
+      });
+    };
+    socket.on('data', onData);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      reading.delete(socket);
+    });
+    socket.resume();
+  };
+
+  const server: Server = createServer({ pauseOnConnect: true }, route);
+  try {
+    await Promise.all(Array.from({ length: settings.workers }, (_, index) => spawn(index)));
+  } catch (error) {
+    stopping = true;
+    for (const slot of slots) slot?.worker.process.kill('SIGKILL');
+    throw error;
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A large backlog: thousands of sessions may connect in the same second (OpenEnv's scaling test).
+    server.listen({ port: settings.port, host: settings.host, backlog: 65535 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown =
+    settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    workerPids: () => slots.map((slot) => slot.worker.process.pid ?? 0),
+    close: () => {
+      closing ??= (async () => {
+        stopping = true;
+        const listening = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of reading) socket.destroy();
+        await Promise.all(
+          slots.map(
+            (slot) =>
+              new Promise<void>((resolve) => {
+                const { worker } = slot;
+                if (worker.isDead()) return resolve();
+                const kill = setTimeout(() => worker.process.kill('SIGKILL'), settings.shutdownTimeoutMs);
+                worker.once('exit', () => {
+                  clearTimeout(kill);
+                  resolve();
+                });
+                const shutdown: WorkerMessage = { turngym: 'shutdown' };
+                try {
+                  worker.send(shutdown);
+                } catch {
+                  worker.process.kill('SIGKILL');
+                }
+              }),
+          ),
+        );
+        await listening;
+      })();
+      return closing;
+    },
+  };
+}
