@@ -28,7 +28,8 @@ export {
   type InfoboxField,
   type Redirect,
 } from './corpus/article';
-export { Corpus, type CorpusDescription, type SearchHit } from './corpus/corpus';
+export { Corpus } from './corpus/corpus';
+export type { CorpusDescription, SearchHit, WikiCorpus } from './corpus/wiki-corpus';
 export { phraseFor, type FieldPhrase, type FieldPhrases } from './corpus/field-phrases';
 export {
   generateSyntheticArticles,
@@ -69,6 +70,23 @@ export {
   processGroupCpuMs,
   processGroupPssMb,
 } from './browser/chromium-processes';
-export { TaskBank, taskBankFor, splitOf } from './tasks/task-bank';
+export {
+  TaskBank,
+  taskBankFor,
+  taskSourceFor,
+  splitOf,
+  describeTaskCounts,
+  DISAMBIGUATION_TYPE,
+  type TaskFilter,
+  type TaskSource,
+  type CorpusWithTasks,
+} from './tasks/task-bank';
+export {
+  parseTaskFile,
+  readTaskFile,
+  shortestClickPath,
+  MAX_RACE_CLICKS,
+  type TaskFileOptions,
+} from './tasks/task-file';
 export type { WikiTask, TaskKind, TaskSplit, TaskEvidence } from './tasks/wiki-task';
 export { normalizeAnswer, exactMatch, tokenF1 } from './tasks/answer-metrics';

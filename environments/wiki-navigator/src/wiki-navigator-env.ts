@@ -12,8 +12,8 @@ import type { Action, Env, EnvSpec, Info, ToolCall, ToolSpec } from '@turngym/sp
 import type { BrowserPool } from './browser/browser-pool';
 import { retainSharedBrowserPool } from './browser/shared-browser-pool';
 import { articlePath } from './corpus/article';
-import type { Corpus } from './corpus/corpus';
 import { loadCorpus } from './corpus/load-corpus';
+import type { WikiCorpus } from './corpus/wiki-corpus';
 import { parseLineRanges } from './navigation/line-ranges';
 import {
   formatCompactObservation,
@@ -32,7 +32,8 @@ import {
   type CorpusServerLease,
 } from './server/corpus-server';
 import { exactMatch, tokenF1 } from './tasks/answer-metrics';
-import { taskBankFor } from './tasks/task-bank';
+import { describeTaskCounts, taskSourceFor } from './tasks/task-bank';
+import { readTaskFile } from './tasks/task-file';
 import type { TaskKind, WikiTask } from './tasks/wiki-task';
 import { validateWikiNavigatorOptions, type WikiNavigatorOptions } from './wiki-navigator-options';
 import {
@@ -138,7 +139,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   private readonly dependencies: WikiNavigatorDependencies;
   private readonly tools: readonly ToolSpec[];
   private readonly instructions: string;
-  private loadedCorpus: Corpus | undefined;
+  private loadedCorpus: WikiCorpus | undefined;
   private taskPool: readonly WikiTask[] | undefined;
 
   private lease: CorpusServerLease | undefined;
@@ -194,10 +195,13 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       packageName: PACKAGE.name,
       packageVersion: PACKAGE.version,
     };
+    // A corpus file or a task file is the user's: find out now, not at the first reset(), when it yields no
+    // task for these options (the synthetic world always yields some, and stays lazy).
+    if (this.options.corpus !== 'synthetic' || this.options.tasks !== undefined) this.checkTasks();
   }
 
   /** The corpus (built or read on first use, then shared by every env with the same corpus options). */
-  get corpus(): Corpus {
+  get corpus(): WikiCorpus {
     this.loadedCorpus ??= loadCorpus(this.options);
     return this.loadedCorpus;
   }
@@ -209,21 +213,43 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
 
   /** A task of this env's corpus by id (privileged). */
   taskById(id: string): WikiTask | undefined {
-    return taskBankFor(this.corpus).get(id);
+    if (this.options.tasks === undefined) return taskSourceFor(this.corpus).get(id);
+    return this.userTasks().find((task) => task.id === id);
   }
 
   /** The tasks `reset()` draws from with these options (computed once: the options and the corpus are fixed). */
   availableTasks(): readonly WikiTask[] {
     if (!this.taskPool) {
       const kinds: TaskKind[] = this.options.task === 'race' ? ['race'] : this.options.questionTypes;
-      this.taskPool = taskBankFor(this.corpus).tasks({
-        kinds,
-        split: this.options.split,
-        minHops: this.options.minHops,
-        maxHops: this.options.maxHops,
-      });
+      const filter = { kinds, split: this.options.split, minHops: this.options.minHops, maxHops: this.options.maxHops };
+      this.taskPool =
+        this.options.tasks === undefined
+          ? taskSourceFor(this.corpus).tasks(filter)
+          : this.userTasks().filter(
+              (task) =>
+                kinds.includes(task.kind) &&
+                task.split === filter.split &&
+                task.hops >= filter.minHops &&
+                task.hops <= filter.maxHops,
+            );
     }
     return this.taskPool;
+  }
+
+  /** Every task of the task file (`options.tasks`), checked against the corpus. */
+  private userTasks(): readonly WikiTask[] {
+    return readTaskFile(this.options.tasks as string, this.corpus, { unknownTitles: this.options.unknownTitles });
+  }
+
+  /** Throws, naming the options that would help, when these options leave no task to draw. */
+  private checkTasks(): void {
+    if (this.availableTasks().length > 0) return;
+    const all = this.options.tasks === undefined ? taskSourceFor(this.corpus).all() : this.userTasks();
+    const what = this.options.task === 'race' ? 'race' : `question of types ${this.options.questionTypes.join(', ')}`;
+    const other = this.options.split === 'train' ? 'test' : 'train';
+    throw new InvalidOptionsError(this.spec.id, [
+      `no ${this.options.split} ${what} with ${this.options.minHops}–${this.options.maxHops} hops in ${this.options.tasks ?? this.corpus.description.name}; it has ${describeTaskCounts(all)}. Use options.split "${other}", other questionTypes or hops where there are some, or pose your own with options.tasks (a task file: see the README, "Your own tasks"); \`turngym-wiki-convert --stats\` prints a corpus's counts`,
+    ]);
   }
 
   /** The page open now (undefined before the first page of a QA episode). */
@@ -355,11 +381,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       return task;
     }
     const tasks = this.availableTasks();
-    if (tasks.length === 0) {
-      throw new InvalidOptionsError(this.spec.id, [
-        `no ${this.options.split} task with ${this.options.minHops}–${this.options.maxHops} hops${this.options.task === 'qa' ? ` of types ${this.options.questionTypes.join(', ')}` : ''} in ${this.corpus.description.name}`,
-      ]);
-    }
+    if (tasks.length === 0) this.checkTasks();
     // A stream of its own for the task choice, so it never depends on other draws from the episode's rng.
     return new SeededRng(mixSeed('wiki-navigator-task', seed)).pick(tasks);
   }

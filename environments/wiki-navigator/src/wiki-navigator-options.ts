@@ -29,6 +29,13 @@ export interface WikiNavigatorOptions {
   articles: number;
   /** Seed of the synthetic corpus (the world), independent of the episode seed (the task). */
   corpusSeed: number;
+  /**
+   * The user's own tasks instead of the generated ones: a JSON or JSONL file of questions
+   * (`{"question", "answers", "titles"}`), races (`{"start", "target"}`) or HotpotQA entries (see the README).
+   */
+  tasks?: string;
+  /** A task file's title that is not in the corpus: `error` (default, naming it) or `skip` (drop that task). */
+  unknownTitles: 'error' | 'skip';
   /** Which held-out part of the tasks to draw from. */
   split: 'train' | 'test';
   /** QA only: which question types to draw. */
@@ -67,6 +74,8 @@ export const wikiNavigatorOptionsSchema: JSONSchemaType<WikiNavigatorOptions> = 
     corpus: { type: 'string', minLength: 1, default: 'synthetic' },
     articles: { type: 'integer', minimum: 50, maximum: 200000, default: 2000 },
     corpusSeed: { type: 'integer', default: 1 },
+    tasks: { type: 'string', nullable: true, minLength: 1 },
+    unknownTitles: { type: 'string', enum: ['error', 'skip'], default: 'error' },
     split: { type: 'string', enum: ['train', 'test'], default: 'train' },
     questionTypes: {
       type: 'array',
@@ -75,8 +84,9 @@ export const wikiNavigatorOptionsSchema: JSONSchemaType<WikiNavigatorOptions> = 
       uniqueItems: true,
       default: ['single', 'bridge', 'comparison'],
     },
-    minHops: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-    maxHops: { type: 'integer', minimum: 1, maximum: 4, default: 4 },
+    // Generated tasks have 1–4 hops; a task file's races may take up to MAX_RACE_CLICKS (8).
+    minHops: { type: 'integer', minimum: 1, maximum: 8, default: 1 },
+    maxHops: { type: 'integer', minimum: 1, maximum: 8, default: 4 },
     toolBudget: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
     windowLines: { type: 'integer', minimum: 5, maximum: 500, default: 30 },
     reward: { type: 'string', enum: ['em', 'f1'], default: 'em' },

@@ -34,7 +34,8 @@ function numberIn(value: string, prefer: 'smaller' | 'larger'): number {
  * `env.unwrapped`). It still reads every fact from the observations — the page must show it — and acts only
  * through the tools: NAVIGATE to the first article, CLICK along the path (NAVIGATE when the next article is
  * not linked, as between the two sides of a comparison), SAVE_LINE_IDS the evidence lines, SUBMIT the value
- * read (or the winner of a comparison). Races: CLICK along the shortest path.
+ * read (or the winner of a comparison). Races: CLICK along the shortest path. A task file's question (no
+ * evidence fields) is answered with its first gold answer once its gold articles are open.
  *
  * With compact observations (whose tools are SEARCH, NAVIGATE, CLICK, BACK, SUBMIT) it saves no notes — the
  * agent's context holds every page it read — and clicks links by label: every action then copies a name the
@@ -65,6 +66,7 @@ export class WikiExpert implements Agent<string, Action> {
 
   async act(observation: string, _info: Info): Promise<Action> {
     const task = this.task as WikiTask;
+    if (task.goldPath.length === 0) return this.finish(task); // a task file's question with no gold articles
     const title = pageTitleOf(observation);
     if (title !== undefined) this.visited.add(title);
     const position = title === undefined ? -1 : task.goldPath.lastIndexOf(title);
@@ -115,6 +117,9 @@ export class WikiExpert implements Agent<string, Action> {
   }
 
   private finish(task: WikiTask): Action {
+    // A task file names the gold articles but not the fields that hold the answer: the expert opens them in
+    // order (a navigation demonstration) and submits the gold answer.
+    if (task.evidence.length === 0) return `SUBMIT(${task.answers[0] ?? ''})`;
     if (task.kind === 'comparison') {
       const [first, second] = task.evidence.filter((evidence) => evidence.role === 'compare');
       const prefer = task.prefer ?? 'larger';

@@ -1,20 +1,8 @@
 import MiniSearch from 'minisearch';
 import { articleLinks, normalizeTitle, stripLinks, type Article, type Redirect } from './article';
-import type { FieldPhrases } from './field-phrases';
+import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 
-export interface SearchHit {
-  readonly title: string;
-  /** The first sentence of the lead, links as plain text. */
-  readonly snippet: string;
-  readonly score: number;
-}
-
-export interface CorpusDescription {
-  /** Where it came from, e.g. `synthetic(seed=1, articles=2000)` or a file path. */
-  readonly name: string;
-  /** Question phrasing for infobox fields (optional; see `phraseFor`). */
-  readonly phrases?: FieldPhrases;
-}
+export type { CorpusDescription, SearchHit } from './wiki-corpus';
 
 interface SearchDocument {
   id: number;
@@ -27,7 +15,7 @@ interface SearchDocument {
  * graph, and BM25 search. Immutable so that one instance can be shared by every env, server and pool in a
  * process, and so that a page is a pure function of (corpus, path): forks need no browser replay.
  */
-export class Corpus {
+export class Corpus implements WikiCorpus {
   readonly description: CorpusDescription;
   private readonly byTitle = new Map<string, Article>();
   private readonly redirects = new Map<string, string>();

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EnvFaultError } from '@turngym/core';
 import { normalizeTitle, type Article } from '../corpus/article';
-import type { Corpus } from '../corpus/corpus';
+import type { WikiCorpus } from '../corpus/wiki-corpus';
 import { renderArticleHtml, renderMissingHtml, renderSearchHtml } from './article-html';
 
 /** Search results shown on a results page. */
@@ -25,7 +25,7 @@ export class CorpusServer {
   /** Rendered article pages by canonical title (a page is a pure function of the corpus), LRU-bounded. */
   private readonly rendered = new Map<string, string>();
 
-  constructor(readonly corpus: Corpus) {}
+  constructor(readonly corpus: WikiCorpus) {}
 
   get port(): number {
     if (!this.address) throw new Error('CorpusServer: not started');
@@ -114,7 +114,7 @@ interface SharedEntry {
   starting: Promise<CorpusServer>;
 }
 
-const shared = new Map<Corpus, SharedEntry>();
+const shared = new Map<WikiCorpus, SharedEntry>();
 
 /** A reference to a shared server; `release()` once (idempotent), the last one stops the server. */
 export interface CorpusServerLease {
@@ -126,7 +126,7 @@ export interface CorpusServerLease {
  * One server per corpus per process, reference-counted: every env (and every fork) of a pool that reads the
  * same corpus shares it, and the last `release()` stops it, so closing the last env leaves no socket open.
  */
-export async function acquireCorpusServer(corpus: Corpus): Promise<CorpusServerLease> {
+export async function acquireCorpusServer(corpus: WikiCorpus): Promise<CorpusServerLease> {
   let entry = shared.get(corpus);
   if (!entry) {
     const server = new CorpusServer(corpus);

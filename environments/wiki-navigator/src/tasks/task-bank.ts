@@ -1,8 +1,32 @@
 import { mixSeed, SeededRng } from '@turngym/core';
 import { parseLinks, stripLinks, type Article } from '../corpus/article';
-import type { Corpus } from '../corpus/corpus';
+import { Corpus } from '../corpus/corpus';
+import type { WikiCorpus } from '../corpus/wiki-corpus';
 import { phraseFor, type FieldPhrase } from '../corpus/field-phrases';
 import type { TaskKind, TaskSplit, WikiTask } from './wiki-task';
+
+/** Which tasks an env draws from: kinds, split and a range of hops. */
+export interface TaskFilter {
+  readonly kinds: readonly TaskKind[];
+  readonly split: TaskSplit;
+  readonly minHops: number;
+  readonly maxHops: number;
+}
+
+/** Where an env's generated tasks come from: a `TaskBank` over an in-memory corpus, or a store's saved tasks. */
+export interface TaskSource {
+  /** Tasks of the given kinds and split, with `minHops ≤ hops ≤ maxHops`, in a fixed order. */
+  tasks(filter: TaskFilter): WikiTask[];
+  get(id: string): WikiTask | undefined;
+  /** Every task, questions then races. */
+  all(): readonly WikiTask[];
+}
+
+/**
+ * Pages that are not about one subject: MediaWiki's disambiguation pages (the converter types them
+ * `disambiguation`). They are browsable, but no question starts from one and no race ends on one.
+ */
+export const DISAMBIGUATION_TYPE = 'disambiguation';
 
 /** Share of subjects held out for the test split. */
 const TEST_SHARE = 5; // one in five
@@ -52,7 +76,7 @@ function numberOf(value: string, phrase: FieldPhrase): number | undefined {
  * - race: reach a target from a start by clicking links (shortest path 2–4 clicks, found by BFS).
  * Deterministic in the corpus; built once per corpus and shared.
  */
-export class TaskBank {
+export class TaskBank implements TaskSource {
   private readonly linkFields = new Map<string, LinkField[]>();
   private readonly valueFields = new Map<string, ValueField[]>();
   private qa: WikiTask[] | undefined;
@@ -61,8 +85,7 @@ export class TaskBank {
 
   constructor(readonly corpus: Corpus) {}
 
-  /** Tasks of the given kinds and split, with `minHops ≤ hops ≤ maxHops`, in a fixed order. */
-  tasks(filter: { kinds: readonly TaskKind[]; split: TaskSplit; minHops: number; maxHops: number }): WikiTask[] {
+  tasks(filter: TaskFilter): WikiTask[] {
     const pool = [
       ...(filter.kinds.some((kind) => kind !== 'race') ? this.questions() : []),
       ...(filter.kinds.includes('race') ? this.raceTasks() : []),
@@ -74,6 +97,18 @@ export class TaskBank {
         task.hops >= filter.minHops &&
         task.hops <= filter.maxHops,
     );
+  }
+
+  all(): readonly WikiTask[] {
+    return [...this.questions(), ...this.raceTasks()];
+  }
+
+  /** Articles a task may start from or end on (not disambiguation pages), in load order. */
+  private subjects(): readonly Article[] {
+    const articles = this.corpus.articles();
+    return articles.some((article) => article.type === DISAMBIGUATION_TYPE)
+      ? articles.filter((article) => article.type !== DISAMBIGUATION_TYPE)
+      : articles;
   }
 
   get(id: string): WikiTask | undefined {
@@ -89,10 +124,15 @@ export class TaskBank {
     if (cached) return cached;
     cached = [];
     for (const { field, value } of article.infobox) {
-      const links = parseLinks(value);
-      if (links.length !== 1 || stripLinks(value).trim() !== (links[0] as { label: string }).label) continue;
-      const target = this.corpus.resolve((links[0] as { target: string }).target);
-      if (target !== undefined && target !== article.title) cached.push({ field, target });
+      // A value that is one link (synthetic pages), or that starts with one, as real infoboxes write
+      // `[[Camden Town]], London` or `[[Paris]], [[France]]`: the first link is what the field names.
+      const first = parseLinks(value)[0];
+      if (!first || !value.trimStart().startsWith('[[') || !stripLinks(value).trimStart().startsWith(first.label))
+        continue;
+      const target = this.corpus.resolve(first.target);
+      if (target === undefined || target === article.title) continue;
+      if (this.corpus.get(target)?.type === DISAMBIGUATION_TYPE) continue;
+      cached.push({ field, target });
     }
     this.linkFields.set(article.title, cached);
     return cached;
@@ -122,7 +162,7 @@ export class TaskBank {
   private questions(): WikiTask[] {
     if (this.qa) return this.qa;
     const rng = new SeededRng(mixSeed('wiki-questions', this.corpus.description.name, this.corpus.size));
-    const articles = rng.shuffle(this.corpus.articles());
+    const articles = rng.shuffle(this.subjects());
     const seen = new Set<string>();
     const out: WikiTask[] = [];
     const counters: Record<string, number> = { single: 0, bridge: 0, comparison: 0 };
@@ -294,7 +334,8 @@ export class TaskBank {
   private raceTasks(): WikiTask[] {
     if (this.races) return this.races;
     const rng = new SeededRng(mixSeed('wiki-races', this.corpus.description.name, this.corpus.size));
-    const starts = rng.shuffle(this.corpus.articles()).slice(0, Math.min(this.corpus.size, 1500));
+    const subjects = this.subjects();
+    const starts = rng.shuffle(subjects).slice(0, Math.min(subjects.length, 1500));
     const out: WikiTask[] = [];
     const seen = new Set<string>();
     for (const start of starts) {
@@ -340,10 +381,34 @@ export class TaskBank {
     }
     if (frontier.length === 0) return undefined;
     const path = [rng.pick(frontier)];
+    if (this.corpus.get(path[0] as string)?.type === DISAMBIGUATION_TYPE) return undefined;
     for (let node = parent.get(path[0] as string); node !== null && node !== undefined; node = parent.get(node))
       path.unshift(node);
     return path.length === distance + 1 ? path : undefined;
   }
+}
+
+/** "3 train and 1 test questions (single 2/1, …), 0 train and 0 test races": what a task list holds. */
+export function describeTaskCounts(tasks: readonly WikiTask[]): string {
+  const count = (kind: TaskKind | 'qa', split: TaskSplit): number =>
+    tasks.filter((task) => (kind === 'qa' ? task.kind !== 'race' : task.kind === kind) && task.split === split).length;
+  const kinds = (['single', 'bridge', 'comparison'] as const)
+    .map((kind) => `${kind} ${count(kind, 'train')}/${count(kind, 'test')}`)
+    .join(', ');
+  return `${count('qa', 'train')} train and ${count('qa', 'test')} test questions (train/test: ${kinds}), ${count('race', 'train')} train and ${count('race', 'test')} test races`;
+}
+
+/** Corpora that carry their tasks (an on-disk store saves them when it is built). */
+export interface CorpusWithTasks extends WikiCorpus {
+  readonly taskSource: TaskSource;
+}
+
+/** The generated tasks of a corpus: its saved ones, or a task bank built once per corpus and shared. */
+export function taskSourceFor(corpus: WikiCorpus): TaskSource {
+  if (corpus instanceof Corpus) return taskBankFor(corpus);
+  const saved = (corpus as Partial<CorpusWithTasks>).taskSource;
+  if (!saved) throw new Error(`the corpus ${corpus.description.name} has neither articles in memory nor saved tasks`);
+  return saved;
 }
 
 const banks = new WeakMap<Corpus, TaskBank>();
