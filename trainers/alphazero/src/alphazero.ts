@@ -1,0 +1,325 @@
+/**
+ * AlphaZero for the seller commander (ALGORITHMS.md §5; seed: seller-self-judge-pipeline, reference: LightZero
+ * PR #276 `zoo/seller`), in CleanRL's shape: Args → envs and network → loop of self-play (PUCT through
+ * `env.fork()`) → training on visit counts and outcomes → evaluation → metrics and an atomic checkpoint.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { mean, mixSeed, runEpisode, SeededRng, summarize, type EnvDependencies, type Registry } from '@turngym/core';
+import { installedEnvRegistry, RunDirectory, testSplitOptions, type JsonValue } from '@turngym/rl';
+import type { Action, Agent, Info } from '@turngym/spec';
+import { RESUMABLE_ALPHAZERO_ARGS, validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
+import { loadAlphaZeroCheckpoint, saveAlphaZeroCheckpoint } from './alphazero-checkpoint';
+import { AlphaZeroError } from './alphazero-error';
+import { AlphaZeroMctsAgent, AlphaZeroSearch, PolicyHeadAgent, type AlphaZeroSearchOptions } from './alphazero-search';
+import { DialogueEncoder } from './dialogue-features';
+import { PolicyValueNet, type UpdateStats } from './policy-value-net';
+import { ReplayBuffer, type ReplaySample } from './replay-buffer';
+import { TranscriptRecorder } from './transcript-recorder';
+
+/** What a caller may give the trainer besides its arguments. */
+export interface AlphaZeroHooks {
+  /** Where envs come from (default: the installed env packages). */
+  readonly registry?: Registry;
+  /** Passed to `make` (the seller's `{ buyer, judge, executor }` ChatModels for LLM roles). */
+  readonly dependencies?: EnvDependencies;
+  /** Stops after the current iteration (its checkpoint is written). */
+  readonly signal?: AbortSignal;
+  /** Called with each iteration's metrics row. */
+  readonly onIteration?: (row: Record<string, number>) => void;
+}
+
+/** A trained AlphaZero: the network and what reads the dialogue for it. */
+export interface AlphaZeroResult {
+  /** Iterations done, counting those of earlier processes of a resumed run. */
+  readonly iterations: number;
+  /** Self-play moves so far (CleanRL's global_step). */
+  readonly globalStep: number;
+  /** The last evaluation (NaN where this process evaluated none). */
+  readonly policySuccessRate: number;
+  readonly mctsSuccessRate: number;
+  readonly net: PolicyValueNet;
+  readonly encoder: DialogueEncoder;
+  /** The run's arguments, defaults filled. */
+  readonly args: AlphaZeroArgs;
+}
+
+/** What the runner keeps in the checkpoint besides the stores. */
+interface LoopState {
+  rng: number[];
+  globalStep: number;
+  [key: string]: JsonValue;
+}
+
+/** An episode's searched states and how it went. */
+interface SelfPlayEpisode {
+  readonly samples: ReplaySample[];
+  readonly totalReward: number;
+  readonly success: boolean;
+  readonly turns: number;
+  readonly rootValues: number[];
+}
+
+/** The search's preference pair (MCTS-DPO): best and worst mean return among the visited root children. */
+function preferencePair(decision: Awaited<ReturnType<AlphaZeroSearch['search']>>): {
+  chosen: number;
+  rejected: number;
+} {
+  const visited = decision.children.filter((child) => child.visits > 0);
+  if (visited.length < 2) return { chosen: -1, rejected: -1 };
+  const best = visited.reduce((a, b) => (b.mean > a.mean ? b : a));
+  const worst = visited.reduce((a, b) => (b.mean < a.mean ? b : a));
+  return best.mean > worst.mean ? { chosen: best.action, rejected: worst.action } : { chosen: -1, rejected: -1 };
+}
+
+/**
+ * One self-play episode: a search per move (root noise, a move sampled ∝ visits^(1/τ)), each searched state
+ * kept with π_MCTS; once it ends, each state's z is the undiscounted return from it on (the seller's ±1).
+ */
+async function selfPlay(
+  env: TranscriptRecorder,
+  search: AlphaZeroSearch,
+  seed: number,
+  options: Record<string, unknown> | undefined,
+): Promise<SelfPlayEpisode> {
+  const reset = await env.reset(options === undefined ? { seed } : { seed, options });
+  let info: Info = reset.info;
+  const searched: Omit<ReplaySample, 'return'>[] = [];
+  const rewards: number[] = [];
+  const rootValues: number[] = [];
+  let success = false;
+  for (;;) {
+    const decision = await search.search(env, info);
+    const pair = preferencePair(decision);
+    const logp = (action: number): number => (action >= 0 ? Math.log(decision.networkPriors[action] as number) : 0);
+    searched.push({
+      features: decision.features,
+      legal: decision.legalMask,
+      policy: decision.fullPolicy,
+      ...pair,
+      referenceChosenLogp: logp(pair.chosen),
+      referenceRejectedLogp: logp(pair.rejected),
+    });
+    rootValues.push(decision.rootValue);
+    const result = await env.step(decision.action);
+    rewards.push(result.reward);
+    info = result.info;
+    if (result.terminated || result.truncated) {
+      success = result.info.success === true;
+      break;
+    }
+  }
+  // z_t = Σ_{k ≥ t} r_k (γ = 1, as the reference's backed-up return).
+  let toGo = 0;
+  const returns = rewards.map(() => 0);
+  for (let t = rewards.length - 1; t >= 0; t--) returns[t] = toGo += rewards[t] as number;
+  return {
+    samples: searched.map((state, t) => ({ ...state, return: returns[t] as number })),
+    totalReward: returns[0] ?? 0,
+    success,
+    turns: rewards.length,
+    rootValues,
+  };
+}
+
+/** Test episodes of one agent: task ids with seed 100000 + id (the seller baselines' seeds), else seeds 100000 + i. */
+export async function evaluateAgent(
+  env: TranscriptRecorder,
+  agent: Agent<string, Action>,
+  episodes: number,
+  tasks?: readonly number[],
+): Promise<{ successRate: number; meanReturn: number }> {
+  const outcomes = [];
+  for (let i = 0; i < episodes; i++) {
+    const task = tasks?.[i % tasks.length];
+    outcomes.push(
+      await runEpisode(env, agent, 100_000 + (task ?? i), task === undefined ? undefined : { taskId: task }),
+    );
+  }
+  const summary = summarize(outcomes);
+  return { successRate: summary.successRate, meanReturn: summary.meanReward };
+}
+
+/** The training loop. Resumes bit-exact from a run found in `runDir`. */
+export async function trainAlphaZero(
+  input: Partial<AlphaZeroArgs>,
+  hooks: AlphaZeroHooks = {},
+): Promise<AlphaZeroResult> {
+  const args = validateAlphaZeroArgs(input);
+
+  // TRY NOT TO MODIFY: seeding, envs, network, run directory
+  // The network is small (~20k parameters): tfjs's cpu backend is fast enough and exact across processes.
+  await tf.setBackend('cpu');
+  const registry = hooks.registry ?? installedEnvRegistry();
+  const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
+  const makeEnv = async (options: Record<string, unknown>): Promise<TranscriptRecorder> =>
+    new TranscriptRecorder(
+      await registry.make(args.envId, { options, ...(hooks.dependencies ? { dependencies: hooks.dependencies } : {}) }),
+    );
+  const env = await makeEnv(args.envOptions);
+  const testEnv = await makeEnv(testEnvOptions);
+  const space = env.spec.actionSpace;
+  if (space.type !== 'discrete') {
+    throw new AlphaZeroError(
+      'ALPHAZERO_ENV',
+      `${args.envId} has a ${space.type} action space; AlphaZero searches a discrete one.`,
+    );
+  }
+  const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
+  const net = new PolicyValueNet(
+    { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
+    args.seed,
+    args.learningRate,
+  );
+  const replay = new ReplayBuffer(args.replayCapacity);
+  const stores = { network: net, replay };
+  const run = await RunDirectory.openOrCreate(
+    args.runDir,
+    { algorithm: 'alphazero', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
+    { ignoreArgs: RESUMABLE_ALPHAZERO_ARGS },
+  );
+  let rng = new SeededRng(args.seed);
+  let globalStep = 0;
+  let start = 0;
+  const resumed = await loadAlphaZeroCheckpoint<LoopState>(run, stores);
+  if (resumed) {
+    start = resumed.iteration + 1;
+    rng = SeededRng.fromState(resumed.extra.rng);
+    globalStep = resumed.extra.globalStep;
+  }
+  const searchOptions = (seed: number, test: boolean): AlphaZeroSearchOptions => ({
+    simulations: test ? (args.evalSimulations ?? args.simulations) : args.simulations,
+    cBase: args.cBase,
+    cInit: args.cInit,
+    dirichletAlpha: args.dirichletAlpha,
+    dirichletWeight: test ? 0 : args.dirichletWeight,
+    temperature: test ? 0 : args.selfPlayTemperature,
+    seed,
+  });
+  let policySuccessRate = Number.NaN;
+  let mctsSuccessRate = Number.NaN;
+  let finished = start;
+
+  try {
+    for (let iteration = start; iteration < args.iterations; iteration++) {
+      const started = performance.now();
+
+      // ALGO LOGIC: self-play — PUCT with Dirichlet noise at the root, moves sampled ∝ visits.
+      const search = new AlphaZeroSearch(net, encoder, searchOptions(mixSeed(args.seed, iteration), false));
+      const episodes: SelfPlayEpisode[] = [];
+      for (let e = 0; e < args.episodesPerIteration; e++) {
+        const seed = rng.int(0, 2 ** 31 - 1);
+        const task = args.trainTasks ? rng.pick(args.trainTasks) : undefined;
+        const episode = await selfPlay(env, search, seed, task === undefined ? undefined : { taskId: task });
+        for (const sample of episode.samples) replay.add(sample);
+        episodes.push(episode);
+      }
+      const moves = episodes.reduce((sum, episode) => sum + episode.turns, 0);
+      globalStep += moves;
+      const selfPlaySeconds = (performance.now() - started) / 1000;
+
+      // ALGO LOGIC: training on the replay buffer — L = MSE(v, z) + CE(π_MCTS, π_θ) − c_H·H(π_θ)
+      // (or, under mcts-dpo, MSE(v, z) + DPO(chosen ≻ rejected) − c_H·H(π_θ)).
+      const trainStarted = performance.now();
+      const stats: UpdateStats[] = [];
+      const pairs = args.objective === 'mcts-dpo' ? replay.pairs() : [];
+      for (let u = 0; u < args.updatesPerIteration && replay.size > 0; u++) {
+        if (args.objective === 'alphazero') {
+          stats.push(net.train(batchOf(replay.sample(args.batchSize, rng)), args.entropyCoefficient));
+        } else if (pairs.length > 0) {
+          const batch = Array.from(
+            { length: args.batchSize },
+            () => pairs[rng.int(0, pairs.length - 1)] as ReplaySample,
+          );
+          stats.push(
+            net.trainPreferences(
+              {
+                ...batchOf(batch),
+                chosen: batch.map((sample) => sample.chosen),
+                rejected: batch.map((sample) => sample.rejected),
+                referenceChosenLogp: batch.map((sample) => sample.referenceChosenLogp),
+                referenceRejectedLogp: batch.map((sample) => sample.referenceRejectedLogp),
+              },
+              args.dpoBeta,
+              args.entropyCoefficient,
+            ),
+          );
+        }
+      }
+      const trainSeconds = (performance.now() - trainStarted) / 1000;
+
+      // TRY NOT TO MODIFY: evaluation, logging, checkpoint
+      const row: Record<string, number> = {
+        'charts/episodic_return': mean(episodes.map((episode) => episode.totalReward)),
+        'charts/success_rate': mean(episodes.map((episode) => (episode.success ? 1 : 0))),
+        'charts/episode_turns': mean(episodes.map((episode) => episode.turns)),
+        'charts/SPS': moves / Math.max(selfPlaySeconds, 1e-9),
+        'search/root_value': mean(episodes.flatMap((episode) => episode.rootValues)),
+        'replay/size': replay.size,
+        'replay/pairs': args.objective === 'mcts-dpo' ? pairs.length : replay.pairs().length,
+        'time/self_play_s': selfPlaySeconds,
+        'time/training_s': trainSeconds,
+      };
+      if (stats.length > 0) {
+        row['losses/loss'] = mean(stats.map((each) => each.loss));
+        row['losses/value_loss'] = mean(stats.map((each) => each.valueLoss));
+        row['losses/policy_loss'] = mean(stats.map((each) => each.policyLoss));
+        row['losses/entropy'] = mean(stats.map((each) => each.entropy));
+        row['losses/update_steps'] = stats.length;
+      }
+      const last = iteration === args.iterations - 1;
+      if (args.evalEpisodes > 0 && ((iteration + 1) % args.evalEvery === 0 || last)) {
+        const policy = await evaluateAgent(
+          testEnv,
+          new PolicyHeadAgent(net, encoder),
+          args.evalEpisodes,
+          args.evalTasks,
+        );
+        const testSearch = new AlphaZeroSearch(net, encoder, searchOptions(args.seed, true));
+        const mcts = await evaluateAgent(
+          testEnv,
+          new AlphaZeroMctsAgent(testEnv, testSearch),
+          args.evalEpisodes,
+          args.evalTasks,
+        );
+        policySuccessRate = policy.successRate;
+        mctsSuccessRate = mcts.successRate;
+        row['eval/success_rate'] = policy.successRate;
+        row['eval/episodic_return'] = policy.meanReturn;
+        row['eval/mcts_success_rate'] = mcts.successRate;
+        row['eval/mcts_episodic_return'] = mcts.meanReturn;
+      }
+      await run.appendMetrics({ iteration, global_step: globalStep, ...row });
+      await saveAlphaZeroCheckpoint(run, iteration, stores, { rng: [...rng.state()], globalStep } satisfies LoopState);
+      finished = iteration + 1;
+      hooks.onIteration?.({ iteration, global_step: globalStep, ...row });
+      if (!args.quiet) process.stderr.write(`alphazero ${progressLine(iteration, args.iterations, row)}\n`);
+      if (hooks.signal?.aborted) break;
+    }
+  } finally {
+    await env.close();
+    await testEnv.close();
+  }
+  return { iterations: finished, globalStep, policySuccessRate, mctsSuccessRate, net, encoder, args };
+}
+
+function batchOf(samples: readonly ReplaySample[]) {
+  return {
+    features: samples.map((sample) => sample.features),
+    legal: samples.map((sample) => sample.legal),
+    policy: samples.map((sample) => sample.policy),
+    returns: samples.map((sample) => sample.return),
+  };
+}
+
+function progressLine(iteration: number, total: number, row: Record<string, number>): string {
+  const shown = [
+    'charts/episodic_return',
+    'losses/value_loss',
+    'losses/policy_loss',
+    'eval/episodic_return',
+    'eval/mcts_episodic_return',
+  ]
+    .filter((name) => row[name] !== undefined)
+    .map((name) => `${name} ${(row[name] as number).toFixed(3)}`);
+  return `${iteration + 1}/${total} ${shown.join(' ')}`;
+}

@@ -1,0 +1,27 @@
+/** @turngym/trainer-alphazero — AlphaZero for the seller commander (ALGORITHMS.md §5). */
+export { trainAlphaZero, evaluateAgent, type AlphaZeroHooks, type AlphaZeroResult } from './alphazero';
+export {
+  alphaZeroArgsSchema,
+  validateAlphaZeroArgs,
+  RESUMABLE_ALPHAZERO_ARGS,
+  type AlphaZeroArgs,
+} from './alphazero-args';
+export {
+  AlphaZeroSearch,
+  AlphaZeroMctsAgent,
+  PolicyHeadAgent,
+  type AlphaZeroSearchOptions,
+  type AlphaZeroDecision,
+} from './alphazero-search';
+export { DialogueEncoder, WORD_BUCKETS } from './dialogue-features';
+export {
+  PolicyValueNet,
+  type PolicyValueNetShape,
+  type PolicyValueBatch,
+  type PreferenceBatch,
+  type UpdateStats,
+} from './policy-value-net';
+export { ReplayBuffer, type ReplaySample } from './replay-buffer';
+export { TranscriptRecorder, type Transcript, type TranscriptStep } from './transcript-recorder';
+export { saveAlphaZeroCheckpoint, loadAlphaZeroCheckpoint, ALPHAZERO_CHECKPOINT_FORMAT } from './alphazero-checkpoint';
+export { AlphaZeroError } from './alphazero-error';

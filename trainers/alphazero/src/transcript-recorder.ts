@@ -1,0 +1,54 @@
+import { Wrapper } from '@turngym/core';
+import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+
+/** One step of an episode as the agent saw it: its action and what came back. */
+export interface TranscriptStep {
+  readonly action: number;
+  readonly observation: string;
+  readonly info: Info;
+}
+
+/** An episode so far, as the agent saw it: the first observation and every step since. */
+export interface Transcript {
+  readonly opening: string;
+  readonly openingInfo: Info;
+  readonly steps: readonly TranscriptStep[];
+}
+
+/**
+ * Keeps the transcript of the episode in flight (what the agent saw: observations, infos, its own actions) and
+ * copies it into every fork, so a search hook at any node of the tree reads the whole dialogue that led there.
+ * The policy-value network reads only this: never the env's hidden state.
+ */
+export class TranscriptRecorder extends Wrapper<string, Action> {
+  private current: Transcript = { opening: '', openingInfo: {}, steps: [] };
+
+  get transcript(): Transcript {
+    return this.current;
+  }
+
+  override async reset(args?: ResetArgs): Promise<ResetResult<string>> {
+    const result = await this.env.reset(args);
+    this.current = { opening: String(result.observation), openingInfo: result.info, steps: [] };
+    return result;
+  }
+
+  override async step(action: Action): Promise<StepResult<string>> {
+    const result = await this.env.step(action);
+    // Steps are appended to a new array: a fork shares the old one, never sees this step.
+    this.current = {
+      ...this.current,
+      steps: [
+        ...this.current.steps,
+        { action: Number(action), observation: String(result.observation), info: result.info },
+      ],
+    };
+    return result;
+  }
+
+  async fork(): Promise<Env<string, Action>> {
+    const twin = new TranscriptRecorder(await this.env.fork());
+    twin.current = this.current;
+    return twin;
+  }
+}
