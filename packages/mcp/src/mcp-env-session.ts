@@ -1,0 +1,189 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@turngym/core';
+import type { Action, Env } from '@turngym/spec';
+import { EnvToolCatalog, type EnvToolCall } from './env-tool-catalog';
+import { errorResult, resetResult, stepResult, type ToolResult } from './tool-results';
+
+/** What an MCP session's env is built from: the WebSocket server's session config, in its MCP subset. */
+export interface McpSessionConfig {
+  readonly envId: string;
+  readonly envOptions?: Record<string, unknown>;
+  readonly maxTurns?: number;
+}
+
+/** What a session needs from its host (the stdio or HTTP server). */
+export interface McpSessionHost {
+  /** The canonical id of a served env; throws NameNotFoundError for any other. */
+  resolveEnvId(id: string): string;
+  /** Builds an env (served ids only); refuses client options the server does not allow (VALIDATION_ERROR). */
+  buildEnv(config: McpSessionConfig): Promise<Env<unknown, Action>>;
+  /** The tool catalog of an env as this server offers it (reset's allow-list text, served ids). */
+  catalogFor(envId: string, spec: Env['spec']): EnvToolCatalog;
+  sessionClosed(session: McpEnvSession): void;
+  now(): number;
+  readonly serverVersion: string;
+  readonly logger?: Logger | undefined;
+}
+
+/** How long close() lets a call in flight finish before the env is closed under it (ms). */
+const CLOSE_GRACE_MS = 5000;
+
+/**
+ * One MCP session and the env it holds (the MCP session is the env session, as a WebSocket connection is for
+ * the OpenEnv server). Calls run strictly one at a time in arrival order, since an env is a state machine and
+ * MCP clients may pipeline requests. The SDK's low-level `Server` is used instead of `McpServer` because the
+ * tools' JSON Schemas come from the env as they are (McpServer wants zod shapes).
+ */
+export class McpEnvSession {
+  readonly server: Server;
+  lastActivity: number;
+  /** Calls received and not yet answered: the idle reaper leaves a busy session alone. */
+  pending = 0;
+  private catalog: EnvToolCatalog;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed: Promise<void> | undefined;
+  private resets = 0;
+  private episodeId: string;
+
+  constructor(
+    private readonly host: McpSessionHost,
+    readonly id: string,
+    private config: McpSessionConfig,
+    private env: Env<unknown, Action>,
+  ) {
+    this.lastActivity = host.now();
+    this.episodeId = `${id}:0`;
+    this.catalog = host.catalogFor(config.envId, env.spec);
+    this.server = new Server(
+      { name: 'turngym', title: `TurnGym ${config.envId}`, version: host.serverVersion },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions:
+          `TurnGym environment ${config.envId}: ${env.spec.summary} Call ${this.catalog.resetName} to start an ` +
+          "episode (its result holds the instructions and the task), then the env's tools until the episode " +
+          'ends (a result says "episode over"); each result carries the observation, the reward and whether the ' +
+          'episode terminated or was truncated.',
+      },
+    );
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.catalog.tools] }));
+    this.server.setRequestHandler(CallToolRequestSchema, (request) =>
+      this.call(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>),
+    );
+    // The transport ended (client DELETE, stdin closed, connection lost): the env goes with it.
+    this.server.onclose = () => void this.close();
+  }
+
+  get envId(): string {
+    return this.config.envId;
+  }
+
+  get currentEnv(): Env<unknown, Action> {
+    return this.env;
+  }
+
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  /** One `tools/call`, queued behind the calls before it. */
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    this.lastActivity = this.host.now();
+    if (!this.catalog.has(name)) {
+      const names = this.catalog.tools.map((tool) => tool.name).join(', ');
+      return Promise.reject(new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Tools: ${names}`));
+    }
+    this.pending += 1;
+    const work = this.queue.then(async () => {
+      try {
+        if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'The session is closed');
+        return await this.dispatch(this.catalog.decode(name, args));
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        return errorResult(error);
+      } finally {
+        this.pending -= 1;
+        this.lastActivity = this.host.now();
+      }
+    });
+    this.queue = work.catch(() => undefined);
+    return work;
+  }
+
+  private async dispatch(call: EnvToolCall): Promise<ToolResult> {
+    if (call.kind === 'step') return stepResult(await this.env.step(call.action));
+    await this.reconfigure(call);
+    const result = await this.env.reset({
+      ...(call.seed === undefined ? {} : { seed: call.seed }),
+      ...(call.options === undefined ? {} : { options: call.options }),
+    });
+    this.resets += 1;
+    this.episodeId = `${this.id}:${this.resets}`;
+    const reported = result.info?.seed;
+    return resetResult(
+      result,
+      this.config.envId,
+      this.episodeId,
+      call.seed ?? (typeof reported === 'number' ? reported : null),
+    );
+  }
+
+  /** A reset that names another env, other options or another turn limit rebuilds the env (keys left out stay). */
+  private async reconfigure(call: Extract<EnvToolCall, { kind: 'reset' }>): Promise<void> {
+    const next: McpSessionConfig = {
+      envId: call.envId === undefined ? this.config.envId : this.host.resolveEnvId(call.envId),
+      ...((call.envOptions ?? this.config.envOptions) ? { envOptions: call.envOptions ?? this.config.envOptions } : {}),
+      ...((call.maxTurns ?? this.config.maxTurns) === undefined
+        ? {}
+        : { maxTurns: call.maxTurns ?? this.config.maxTurns }),
+    };
+    if (
+      next.envId === this.config.envId &&
+      JSON.stringify(next.envOptions) === JSON.stringify(this.config.envOptions) &&
+      next.maxTurns === this.config.maxTurns
+    )
+      return;
+    const env = await this.host.buildEnv(next);
+    const previous = this.env;
+    const before = this.catalog.tools.map((tool) => tool.name).join('\n');
+    this.env = env;
+    this.config = next;
+    this.catalog = this.host.catalogFor(next.envId, env.spec);
+    await this.closeEnv(previous);
+    if (this.catalog.tools.map((tool) => tool.name).join('\n') !== before) {
+      await this.server.sendToolListChanged().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Ends the session: lets a call in flight finish (up to a grace period), closes the transport and then the
+   * env. Idempotent; resolves once the env is closed.
+   */
+  close(): Promise<void> {
+    if (this.closed) return this.closed;
+    this.closed = (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+        timer.unref();
+      });
+      await Promise.race([this.queue, grace]);
+      clearTimeout(timer);
+      await this.server.close().catch(() => undefined);
+      await this.closeEnv(this.env);
+      this.host.sessionClosed(this);
+    })();
+    return this.closed;
+  }
+
+  private async closeEnv(env: Env<unknown, Action>): Promise<void> {
+    try {
+      await env.close();
+    } catch (error) {
+      this.host.logger?.warn(
+        `MCP session ${this.id}: env close() failed: ${(error as Error)?.message ?? String(error)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Registry } from '@turngym/core';
+import { ExampleSolver, register } from '@turngym/env-example';
+import type { Action } from '@turngym/spec';
+import { ManualClock } from './__fixtures__/manual-clock';
+import { serveMcp, type McpServerHandle } from './serve-mcp-http';
+
+const ID = 'turngym/example-v1';
+
+function registryWithExample(): Registry {
+  const registry = new Registry();
+  register(registry);
+  return registry;
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+type Structured = Record<string, unknown> & { observation: string; info: Record<string, unknown> };
+
+/** One tool call as the structured content of its result (fails on an error result). */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Structured> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as Structured;
+}
+
+/** The action an agent chose, as the MCP tool call that carries it. */
+function toolCallOf(action: Action): { name: string; args: Record<string, unknown> } {
+  if (typeof action === 'string') return { name: 'act', args: { text: action } };
+  if (typeof action === 'number') return { name: 'act', args: { index: action } };
+  return { name: action.name, args: action.arguments };
+}
+
+describe('serveMcp (Streamable HTTP)', () => {
+  let server: McpServerHandle | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("lists the env's tools with their JSON Schemas, plus reset and act", async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const client = await connect(server.url);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['reset', 'act', 'LOOKUP', 'SUBMIT']);
+    const lookup = tools.find((tool) => tool.name === 'LOOKUP');
+    expect(lookup?.description).toMatch(/Read the value stored under a key/);
+    expect(lookup?.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['key'],
+      properties: { key: { type: 'string' } },
+    });
+    expect(tools.find((tool) => tool.name === 'reset')?.inputSchema.properties).toHaveProperty('seed');
+    expect(client.getInstructions()).toMatch(/turngym\/example-v1/);
+    await client.close();
+  });
+
+  it('plays a whole episode: the same observations and rewards as the env in-process', async () => {
+    const registry = registryWithExample();
+    server = await serveMcp({ registry, ids: [ID] });
+    const client = await connect(server.url);
+    const local = await registry.make(ID);
+    const solver = new ExampleSolver();
+    const reset = await call(client, 'reset', { seed: 5 });
+    const localReset = await local.reset({ seed: 5 });
+    expect(reset.observation).toBe(localReset.observation);
+    expect(reset.info.instructions).toBe(localReset.info.instructions);
+    expect(reset).toMatchObject({ env_id: ID, seed: 5 });
+    await solver.start({ seed: 5, spec: local.spec, observation: localReset.observation, info: localReset.info });
+    let observation = localReset.observation as string;
+    let turns = 0;
+    for (;;) {
+      const action = await solver.act(observation);
+      const expected = await local.step(action);
+      const { name, args } = toolCallOf(action);
+      const step = await call(client, name, args);
+      expect(step).toMatchObject({
+        observation: expected.observation,
+        reward: expected.reward,
+        terminated: expected.terminated,
+        truncated: expected.truncated,
+        done: expected.terminated || expected.truncated,
+      });
+      expect(step.info.fingerprint).toBe(expected.info.fingerprint);
+      observation = expected.observation as string;
+      turns += 1;
+      if (step.done) {
+        expect(step.info.success).toBe(true);
+        break;
+      }
+    }
+    expect(turns).toBeGreaterThan(1);
+    // After the end, a step is API misuse: an error result the model can read, not a crash.
+    const after = await client.callTool({ name: 'LOOKUP', arguments: { key: 'x' } });
+    expect(after.isError).toBe(true);
+    expect(JSON.stringify(after.content)).toMatch(/RESET_NEEDED/);
+    await local.close();
+    await client.close();
+  });
+
+  it('gives each MCP session its own env', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const first = await connect(server.url);
+    const second = await connect(server.url);
+    expect(server.liveSessions()).toBe(2);
+    await call(first, 'reset', { seed: 1 });
+    // The second session has not reset: its env refuses a step although the first one is mid-episode.
+    const refused = await second.callTool({ name: 'act', arguments: { text: 'LOOKUP(a)' } });
+    expect(refused.isError).toBe(true);
+    expect((await call(first, 'act', { text: 'LOOKUP(a)' })).done).toBe(false);
+    await first.close();
+    await second.close();
+  });
+
+  it('refuses a session past maxSessions with a retryable CAPACITY_REACHED, and frees the slot on close', async () => {
+    const closed: string[] = [];
+    server = await serveMcp({
+      registry: registryWithExample(),
+      ids: [ID],
+      maxSessions: 1,
+      onSessionClosed: ({ sessionId }) => void closed.push(sessionId),
+    });
+    const first = await connect(server.url);
+    const refusal = connect(server.url);
+    await expect(refusal).rejects.toThrow(/at capacity \(1 of 1 sessions\)/);
+    await expect(refusal).rejects.toThrow(/"code":"CAPACITY_REACHED".*"retryable":true/);
+    const sessionId = (first.transport as StreamableHTTPClientTransport).sessionId;
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    await first.close();
+    expect(closed).toEqual([sessionId]);
+    const again = await connect(server.url);
+    await call(again, 'reset', { seed: 2 });
+    await again.close();
+  });
+
+  it('requires the bearer token', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID], token: 'sesame' });
+    await expect(connect(server.url)).rejects.toThrow(/401|bearer token/i);
+    await expect(connect(server.url, { authorization: 'Bearer wrong' })).rejects.toThrow(/401|bearer token/i);
+    const client = await connect(server.url, { authorization: 'Bearer sesame' });
+    await call(client, 'reset', { seed: 3 });
+    await client.close();
+  });
+
+  it("applies the client-option allow-list to reset's env_options", async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const client = await connect(server.url);
+    const refused = await client.callTool({ name: 'reset', arguments: { seed: 1, env_options: { secret: 1 } } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/cannot be set by clients of this server/);
+    // An allowed option rebuilds the env: a chain of one key is solved by the first lookup.
+    const reset = await call(client, 'reset', { seed: 1, env_options: { chainLength: 1 } });
+    const start = /Start with key (\S+?)\.?$/.exec(reset.observation)?.[1];
+    const step = await call(client, 'LOOKUP', { key: start });
+    expect(step.observation).toMatch(/= \d{4}$/);
+    await client.close();
+  });
+
+  it('closes a session idle past idleTimeoutMs (on the server clock), and not a busy one', async () => {
+    const clock = new ManualClock();
+    const closed: string[] = [];
+    let sessionClosed: () => void = () => undefined;
+    const wasClosed = new Promise<void>((resolve) => (sessionClosed = resolve));
+    server = await serveMcp({
+      registry: registryWithExample(),
+      ids: [ID],
+      idleTimeoutMs: 1000,
+      clock,
+      onSessionClosed: ({ sessionId }) => {
+        closed.push(sessionId);
+        sessionClosed();
+      },
+    });
+    const client = await connect(server.url);
+    await call(client, 'reset', { seed: 1 });
+    clock.advance(900);
+    await call(client, 'act', { text: 'LOOKUP(a)' });
+    clock.advance(900);
+    expect(closed).toEqual([]);
+    clock.advance(200);
+    await wasClosed;
+    expect(server.liveSessions()).toBe(0);
+    await expect(client.callTool({ name: 'act', arguments: { text: 'LOOKUP(a)' } })).rejects.toThrow(
+      /Session not found/,
+    );
+    await client.close();
+  });
+});

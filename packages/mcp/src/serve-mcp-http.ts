@@ -1,0 +1,199 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
+import { toErrorData, UnauthorizedError } from '@turngym/server';
+import { McpEnvHost } from './mcp-env-host';
+import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
+
+/** A running MCP server over Streamable HTTP. */
+export interface McpServerHandle {
+  /** The MCP endpoint of the first served env, e.g. `http://127.0.0.1:8000/mcp` (others: `/envs/<id>/mcp`). */
+  readonly url: string;
+  readonly port: number;
+  /** Closes every session (and its env), then stops listening. Idempotent. */
+  close(): Promise<void>;
+  /** MCP sessions alive right now (each holds one env). */
+  liveSessions(): number;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(text);
+}
+
+/** A JSON-RPC error as an HTTP reply (the SDK's transport answers the same way for its own refusals). */
+function sendRpcError(response: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
+  sendJson(response, status, {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  });
+}
+
+class BodyTooLargeError extends TurnGymError {
+  constructor(limit: number) {
+    super('INVALID_REQUEST', `Request body exceeds the server's limit of ${limit} bytes`);
+  }
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `/mcp` is the first served env; `/envs/<id>/mcp` (the id percent-encoded or not) any served env, as the
+ * WebSocket server's `/envs/<id>/ws`.
+ */
+function envOfPath(pathname: string): { envId?: string } | undefined {
+  if (pathname === '/mcp') return {};
+  const scoped = /^\/envs\/(.+)\/mcp$/.exec(pathname);
+  if (!scoped) return undefined;
+  try {
+    return { envId: decodeURIComponent(scoped[1] as string) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves registered envs to MCP clients over Streamable HTTP: every MCP session (an `initialize` without a
+ * session id) builds its own env, and the env's tools, `reset` and `act` become the session's MCP tools.
+ * Capacity, idle timeout, token and the client-option allow-list are the WebSocket server's. When bound to
+ * loopback, requests must name a loopback host, so a web page cannot reach the server through DNS rebinding.
+ *
+ * ```ts
+ * const server = await serveMcp({ registry, ids: ['turngym/example-v1'], port: 8001 });
+ * const client = new Client({ name: 'agent', version: '1' });
+ * await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+ * ```
+ */
+export async function serveMcp(options: McpServeOptions): Promise<McpServerHandle> {
+  const { registry = defaultRegistry, logger, clock, onSessionClosed, ...rest } = options;
+  const settings = validateMcpServeSettings(
+    Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
+  );
+  const host = new McpEnvHost(settings, registry, logger, clock, onSessionClosed);
+  await host.start();
+  const tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let port = 0;
+  let stopping: Promise<void> | undefined;
+
+  const authorized = (request: IncomingMessage, url: URL): boolean => {
+    if (!tokenDigest) return true;
+    const header = request.headers.authorization;
+    const bearer = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] : undefined;
+    const offered = bearer ?? url.searchParams.get('token') ?? undefined;
+    return offered !== undefined && timingSafeEqual(digest(offered), tokenDigest);
+  };
+
+  const hostAllowed = (request: IncomingMessage): boolean => {
+    if (!LOOPBACK.has(settings.host)) return true;
+    const name = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(request.headers.host ?? '')?.[1]?.replace(/^\[|\]$/g, '');
+    return name !== undefined && LOOPBACK.has(name);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://server');
+    if (url.pathname === '/health') return sendJson(response, 200, { status: 'healthy' });
+    const route = envOfPath(url.pathname);
+    if (!route) return sendJson(response, 404, { detail: 'Not Found' });
+    if (!hostAllowed(request)) return sendJson(response, 403, { detail: 'Host not allowed' });
+    if (!authorized(request, url)) {
+      return sendRpcError(response, 401, -32001, new UnauthorizedError().message, { code: 'UNAUTHORIZED' });
+    }
+    if (stopping) return sendRpcError(response, 503, -32000, 'The server is shutting down');
+    let body: unknown;
+    if (request.method === 'POST') {
+      let text: string;
+      try {
+        text = await readBody(request, settings.maxFrameBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return sendRpcError(response, 413, -32600, error.message);
+        throw error;
+      }
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        return sendRpcError(response, 400, -32700, `Parse error: ${(error as Error).message}`);
+      }
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = transports.get(sessionId);
+      if (!transport) return sendRpcError(response, 404, -32001, `Session not found: ${sessionId}`);
+      return transport.handleRequest(request, response, body);
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(body)) {
+      return sendRpcError(response, 400, -32000, 'Bad Request: no valid mcp-session-id (start with initialize)');
+    }
+    let session: Awaited<ReturnType<McpEnvHost['openSession']>>;
+    try {
+      session = await host.openSession(route.envId ?? host.defaultEnvId);
+    } catch (error) {
+      const data = toErrorData(error);
+      const status = data.code === 'CAPACITY_REACHED' ? 503 : data.code === 'FACTORY_ERROR' ? 404 : 400;
+      return sendRpcError(response, status, -32000, data.message, data);
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => session.id,
+      // One JSON reply per request: an env step is one answer, and it saves the SSE framing.
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void transports.set(id, transport),
+    });
+    transport.onclose = () => void transports.delete(session.id);
+    await session.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger?.error(`MCP request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (!response.headersSent) sendRpcError(response, 500, -32603, 'Internal error');
+      else response.end();
+    });
+  });
+  http.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(settings.port, settings.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  port = (http.address() as AddressInfo).port;
+  const shown =
+    settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  return {
+    url: `http://${shown}:${port}/mcp`,
+    port,
+    liveSessions: () => host.liveSessions(),
+    close: () => {
+      stopping ??= (async () => {
+        const listening = new Promise<void>((resolve) => http.close(() => resolve()));
+        await host.close();
+        http.closeIdleConnections();
+        http.closeAllConnections();
+        await listening;
+      })();
+      return stopping;
+    },
+  };
+}
