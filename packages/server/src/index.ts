@@ -9,12 +9,14 @@ export type { ServerClock } from './server-clock';
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';
+export { RemoteEnvPool, type PooledServer, type RemoteEnvPoolOptions } from './remote-env-pool';
 export { listRemoteEnvs, type RemoteEnvListing } from './list-remote-envs';
 export { actionSchema, encodeAction, decodeAction } from './action-codec';
 export { toErrorData, fromErrorData } from './error-mapping';
 export {
   CapacityReachedError,
   InvalidRequestError,
+  NoServerAvailableError,
   RemoteProtocolError,
   SessionNotFoundError,
   UnauthorizedError,

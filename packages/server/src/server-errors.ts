@@ -12,6 +12,7 @@ import type { ProtocolErrorCode, ValidationDetail } from './protocol';
  * | UNAUTHORIZED      | UnauthorizedError    | (HTTP 401)        | no        |
  * | PROTOCOL_ERROR    | RemoteProtocolError  | any other reply   | no        |
  * | WORKER_START      | WorkerStartError     | (cluster start)   | no        |
+ * | NO_SERVER_AVAILABLE | NoServerAvailableError | (client pool)   | yes       |
  */
 
 /** A request that fails its JSON Schema: the details name each field, as OpenEnv's pydantic errors do. */
@@ -70,5 +71,17 @@ export class RemoteProtocolError extends TurnGymError {
 export class WorkerStartError extends TurnGymError {
   constructor(message: string) {
     super('WORKER_START', message);
+  }
+}
+
+/** Every server of a `RemoteEnvPool` is down, full or refused the session. */
+export class NoServerAvailableError extends TurnGymError {
+  constructor(servers: number, failures: readonly string[]) {
+    super(
+      'NO_SERVER_AVAILABLE',
+      `None of the ${servers} env servers took the session` +
+        (failures.length > 0 ? `: ${failures.join('; ')}` : ' (all are marked down; checkHealth() brings them back)'),
+      { isRetryable: true },
+    );
   }
 }
