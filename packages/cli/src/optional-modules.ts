@@ -1,4 +1,5 @@
 import type * as Lm from '@turngym/lm';
+import type * as Mcp from '@turngym/mcp';
 import type * as Report from '@turngym/report';
 import type * as Server from '@turngym/server';
 import { UsageError } from './cli-errors';
@@ -10,6 +11,8 @@ import { UsageError } from './cli-errors';
  * @turngym/report (`report`) is loaded the same way: it reads trajectories through @turngym/rl (tfjs).
  */
 export type ServerModule = typeof Server;
+/** @turngym/mcp (`serve --mcp`) loads the MCP SDK: only that command pays for it. */
+export type McpModule = typeof Mcp;
 export type LmModule = typeof Lm;
 export type ReportModule = typeof Report;
 
@@ -28,6 +31,10 @@ function load<T>(name: string, purpose: string): T {
 
 export function loadServer(): ServerModule {
   return load<ServerModule>('@turngym/server', 'This command');
+}
+
+export function loadMcp(): McpModule {
+  return load<McpModule>('@turngym/mcp', 'turngym serve --mcp');
 }
 
 export function loadLm(): LmModule {

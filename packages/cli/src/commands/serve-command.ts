@@ -4,6 +4,7 @@ import { writeLine } from '../cli-io';
 import { loadServer } from '../optional-modules';
 import { parseNonNegativeInteger, parsePort, parsePositiveInteger } from '../parse-arguments';
 import { parseClientOptions, resolveServeToken, SERVER_TOKEN_VARIABLE } from '../serve-arguments';
+import { parseMcpTransport, serveOverMcp, type McpTransportName } from '../serve-mcp';
 import { untilSignal } from '../until-signal';
 
 interface ServeOptions {
@@ -16,6 +17,7 @@ interface ServeOptions {
   heartbeat?: number;
   clientOptions?: ReturnType<typeof parseClientOptions>;
   workers?: number;
+  mcp?: McpTransportName | true;
 }
 
 export function registerServeCommand(program: Command, context: CliContext): void {
@@ -51,12 +53,25 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       'worker processes behind the one port (Node cluster; a session and its forks stay on one worker): one per core for CPU-heavy envs',
       parsePositiveInteger,
     )
+    .option(
+      '--mcp [transport]',
+      'serve over the Model Context Protocol instead: stdio (default; an MCP host starts the command) or http (Streamable HTTP at /mcp)',
+      parseMcpTransport,
+    )
     .action(async (ids: string[], options: ServeOptions, command: Command) => {
       const { registry, logger } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       for (const id of ids) registry.get(id); // an unknown id fails in one line before the server loads
       const token = resolveServeToken(options);
       if (options.token !== undefined)
         logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);
+      if (options.mcp !== undefined) {
+        const webSocketOnly = [
+          ...(options.heartbeat === undefined ? [] : ['--heartbeat']),
+          ...(options.workers === undefined ? [] : ['--workers']),
+        ];
+        const transport = options.mcp === true ? 'stdio' : options.mcp;
+        return serveOverMcp({ ...options, transport, registry, logger, ids, token, webSocketOnly }, context.io);
+      }
       const { serveEnvs, serveWorkers, serveAsWorker, clusterWorkerIndex } = loadServer();
       const settings = {
         registry,
