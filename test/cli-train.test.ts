@@ -62,6 +62,34 @@ describe('turngym train', () => {
     120_000,
   );
 
+  it('trains alphazero on the seller commander (no language model), then reports the run', async () => {
+    const runDir = join(root, 'alphazero');
+    const trained = await runBuiltCli([
+      'train',
+      'alphazero',
+      '--env',
+      'turngym/seller-commander-v1',
+      '--run-dir',
+      runDir,
+      '--iterations',
+      '2',
+      '--set',
+      'episodesPerIteration=2',
+      '--set',
+      'evalEpisodes=2',
+      '--quiet',
+      '--json',
+    ]);
+    expect(errorLines(trained.stderr)).toEqual([]);
+    expect(trained.code).toBe(0);
+    const summary = JSON.parse(trained.stdout) as { iterations: number; globalStep: number };
+    expect(summary.iterations).toBe(2);
+    expect(summary.globalStep).toBeGreaterThan(0);
+    expect(existsSync(join(runDir, 'checkpoint', 'stores', 'network', 'network.safetensors'))).toBe(true);
+    const reported = await runBuiltCli(['report', runDir, '--out', join(root, 'alphazero.html')]);
+    expect(reported.code).toBe(0);
+  }, 120_000);
+
   it('names the argument a bad value is for, and an unknown algorithm, with exit 2', async () => {
     const bad = await runBuiltCli(['train', 'grpo', ...common(join(root, 'bad')), '--set', 'groupSize=1']);
     expect(bad.code).toBe(2);

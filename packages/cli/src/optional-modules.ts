@@ -50,6 +50,7 @@ export interface TrainerModules {
   sft: typeof import('@turngym/trainer-sft');
   grpo: typeof import('@turngym/trainer-grpo');
   'tree-grpo': typeof import('@turngym/trainer-tree-grpo');
+  alphazero: typeof import('@turngym/trainer-alphazero');
 }
 export type TrainerName = keyof TrainerModules;
 
@@ -57,6 +58,7 @@ const TRAINER_PACKAGES: Record<TrainerName, string> = {
   sft: '@turngym/trainer-sft',
   grpo: '@turngym/trainer-grpo',
   'tree-grpo': '@turngym/trainer-tree-grpo',
+  alphazero: '@turngym/trainer-alphazero',
 };
 
 export function loadTrainer<N extends TrainerName>(name: N): TrainerModules[N] {

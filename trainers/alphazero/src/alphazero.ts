@@ -3,8 +3,8 @@
  * PR #276 `zoo/seller`), in CleanRL's shape: Args → envs and network → loop of self-play (PUCT through
  * `env.fork()`) → training on visit counts and outcomes → evaluation → metrics and an atomic checkpoint.
  */
-import * as tf from '@tensorflow/tfjs';
 import { mean, mixSeed, runEpisode, SeededRng, summarize, type EnvDependencies, type Registry } from '@turngym/core';
+import { useBackend } from '@turngym/lm';
 import { installedEnvRegistry, RunDirectory, testSplitOptions, type JsonValue } from '@turngym/rl';
 import type { Action, Agent, Info } from '@turngym/spec';
 import { RESUMABLE_ALPHAZERO_ARGS, validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
@@ -148,7 +148,7 @@ export async function trainAlphaZero(
 
   // TRY NOT TO MODIFY: seeding, envs, network, run directory
   // The network is small (~20k parameters): tfjs's cpu backend is fast enough and exact across processes.
-  await tf.setBackend('cpu');
+  await useBackend('cpu');
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
   const makeEnv = async (options: Record<string, unknown>): Promise<TranscriptRecorder> =>

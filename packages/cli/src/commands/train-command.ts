@@ -24,7 +24,7 @@ interface TrainCommandOptions {
   json?: boolean;
 }
 
-const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo'];
+const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero'];
 
 /** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
 function parseAssignment(text: string): [string, unknown] {
@@ -48,7 +48,7 @@ function parseAssignment(text: string): [string, unknown] {
 export function registerTrainCommand(program: Command, context: CliContext): void {
   program
     .command('train')
-    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo')
+    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero')
     .argument('<algorithm>', ALGORITHMS.join(' | '))
     .requiredOption('--env <id>', 'environment id, e.g. turngym/math-thought-v1')
     .option('--options <json>', 'env options for training (a JSON object)', parseJsonObject)
@@ -121,6 +121,15 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
       };
       process.once('SIGINT', stop);
       try {
+        if (name === 'alphazero') {
+          // No language model: a policy-value network trained by self-play search (trainers/alphazero).
+          const result = await loadTrainer('alphazero').trainAlphaZero(args, { registry, signal: abort.signal });
+          result.net.dispose();
+          const { runDir } = args;
+          const { iterations, globalStep, policySuccessRate, mctsSuccessRate } = result;
+          report(context, { runDir, iterations, globalStep, policySuccessRate, mctsSuccessRate }, options.json);
+          return;
+        }
         const trainer = loadTrainer(name);
         const result =
           name === 'grpo'
