@@ -12,6 +12,7 @@ import { mathThoughtThroughput } from './math-thought-throughput';
 import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
+import { serverScalingSection } from './server-scaling-section';
 import { serverThroughput, type ServerThroughputRow } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wikiThroughput } from './wiki-throughput';
@@ -103,6 +104,12 @@ const sections: Section[] = [
         ),
       ];
     },
+  },
+  {
+    name: 'scaling',
+    slow: true,
+    title: "Env server at scale, OpenEnv's scaling protocol (goal: 16,384 sessions at ≥ 95% success on this machine)",
+    run: serverScalingSection,
   },
   {
     name: 'sandbox',
