@@ -136,7 +136,9 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     if (listen) {
       await new Promise<void>((resolve, reject) => {
         this.http.once('error', reject);
-        this.http.listen(this.settings.port, this.settings.host, () => {
+        // The kernel caps the backlog at net.core.somaxconn. Node's default of 511 makes a burst of thousands
+        // of connects (a trainer starting its sessions at once) wait on SYN retries of 1, 3, 7, 15 s.
+        this.http.listen({ port: this.settings.port, host: this.settings.host, backlog: 65535 }, () => {
           this.http.off('error', reject);
           resolve();
         });
