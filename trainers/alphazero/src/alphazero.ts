@@ -57,6 +57,9 @@ interface SelfPlayEpisode {
   readonly success: boolean;
   readonly turns: number;
   readonly rootValues: number[];
+  /** Env steps and LLM role tokens of this episode's searches (forks included; the played moves excluded). */
+  readonly searchSteps: number;
+  readonly searchTokens: number;
 }
 
 /** The search's preference pair (MCTS-DPO): best and worst mean return among the visited root children. */
@@ -87,8 +90,13 @@ async function selfPlay(
   const rewards: number[] = [];
   const rootValues: number[] = [];
   let success = false;
+  let searchSteps = 0;
+  let searchTokens = 0;
   for (;;) {
+    const before = { ...env.usage };
     const decision = await search.search(env, info);
+    searchSteps += env.usage.steps - before.steps;
+    searchTokens += env.usage.llmTokens - before.llmTokens;
     const pair = preferencePair(decision);
     const logp = (action: number): number => (action >= 0 ? Math.log(decision.networkPriors[action] as number) : 0);
     searched.push({
@@ -118,6 +126,8 @@ async function selfPlay(
     success,
     turns: rewards.length,
     rootValues,
+    searchSteps,
+    searchTokens,
   };
 }
 
@@ -254,6 +264,9 @@ export async function trainAlphaZero(
         'charts/episode_turns': mean(episodes.map((episode) => episode.turns)),
         'charts/SPS': moves / Math.max(selfPlaySeconds, 1e-9),
         'search/root_value': mean(episodes.flatMap((episode) => episode.rootValues)),
+        // The cost of one search (a move): env steps through forks and, with LLM roles, their tokens.
+        'search/env_steps': episodes.reduce((sum, episode) => sum + episode.searchSteps, 0) / Math.max(moves, 1),
+        'search/llm_tokens': episodes.reduce((sum, episode) => sum + episode.searchTokens, 0) / Math.max(moves, 1),
         'replay/size': replay.size,
         'replay/pairs': args.objective === 'mcts-dpo' ? pairs.length : replay.pairs().length,
         'time/self_play_s': selfPlaySeconds,

@@ -22,6 +22,7 @@ export {
   type UpdateStats,
 } from './policy-value-net';
 export { ReplayBuffer, type ReplaySample } from './replay-buffer';
-export { TranscriptRecorder, type Transcript, type TranscriptStep } from './transcript-recorder';
+export { TranscriptRecorder, type Transcript, type TranscriptStep, type RecorderUsage } from './transcript-recorder';
 export { saveAlphaZeroCheckpoint, loadAlphaZeroCheckpoint, ALPHAZERO_CHECKPOINT_FORMAT } from './alphazero-checkpoint';
 export { AlphaZeroError } from './alphazero-error';
+export { loadTrainedNetwork } from './trained-network';

@@ -15,6 +15,14 @@ export interface Transcript {
   readonly steps: readonly TranscriptStep[];
 }
 
+/** What the env and all its forks have done: a search's cost is the difference before and after it. */
+export interface RecorderUsage {
+  /** Steps taken (in this env and every fork of it). */
+  steps: number;
+  /** The LLM roles' tokens of those steps (`info.cost.llmTokens`; a cached answer counts its original usage). */
+  llmTokens: number;
+}
+
 /**
  * Keeps the transcript of the episode in flight (what the agent saw: observations, infos, its own actions) and
  * copies it into every fork, so a search hook at any node of the tree reads the whole dialogue that led there.
@@ -22,6 +30,8 @@ export interface Transcript {
  */
 export class TranscriptRecorder extends Wrapper<string, Action> {
   private current: Transcript = { opening: '', openingInfo: {}, steps: [] };
+  /** Shared by the env and its forks. */
+  usage: RecorderUsage = { steps: 0, llmTokens: 0 };
 
   get transcript(): Transcript {
     return this.current;
@@ -35,6 +45,8 @@ export class TranscriptRecorder extends Wrapper<string, Action> {
 
   override async step(action: Action): Promise<StepResult<string>> {
     const result = await this.env.step(action);
+    this.usage.steps += 1;
+    this.usage.llmTokens += result.info.cost?.llmTokens ?? 0;
     // Steps are appended to a new array: a fork shares the old one, never sees this step.
     this.current = {
       ...this.current,
@@ -49,6 +61,7 @@ export class TranscriptRecorder extends Wrapper<string, Action> {
   async fork(): Promise<Env<string, Action>> {
     const twin = new TranscriptRecorder(await this.env.fork());
     twin.current = this.current;
+    twin.usage = this.usage;
     return twin;
   }
 }
