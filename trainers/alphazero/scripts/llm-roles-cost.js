@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// What one AlphaZero search costs with LLM roles: buyer, judge and executor as `openai:` chat-model specs against a
+// local OpenAI-compatible server (@turngym/llm's serveChatModel, the server `turngym serve-model` wraps), played by
+// a small deterministic role-play model. Per search: env steps through forks, role calls (executor + buyer + judge
+// per step), requests that reached the server, cache hits, and role tokens. Build first: `npx tsc -b trainers/alphazero`.
+//   node trainers/alphazero/scripts/llm-roles-cost.js [--simulations 10,50] [--episodes 4]
+'use strict';
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { JUDGE_SYSTEM_PROMPT } = require('@turngym/env-seller');
+const { ScriptedChatModel, serveChatModel } = require('@turngym/llm');
+const { trainAlphaZero } = require('../dist/index.js');
+
+function flag(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : fallback;
+}
+
+// A buyer who warms to questions and answers, leaves when threatened or pressed too early; a judge who rules on the
+// buyer's warmth. Replies depend only on the messages, as a temperature-0 model's would.
+function reply(request) {
+  const messages = request.messages;
+  const system = messages[0]?.content ?? '';
+  const users = messages.filter((message) => message.role === 'user').map((message) => message.content);
+  if (system === JUDGE_SYSTEM_PROMPT) {
+    const warm = (users.at(-1)?.match(/Buyer: (Good question|Tell me more|I see)/g) ?? []).length;
+    if (/Buyer: Go away/.test(users.at(-1) ?? '')) return '{"reasoning":"Left.","score":0,"verdict":"refuse"}';
+    return warm >= 3
+      ? '{"reasoning":"Convinced.","score":4,"verdict":"buy"}'
+      : `{"reasoning":"Warming up.","score":${Math.min(warm, 3)},"verdict":"continue"}`;
+  }
+  if (system.startsWith('You are a salesperson in the street')) return users.at(-1)?.split('.')[0] ?? 'Hello.';
+  const said = users.at(-1) ?? '';
+  if (/threat|impatien|quick decision/i.test(said)) return 'Go away.';
+  if (/\bask\b/i.test(said)) return 'Good question, let me think.';
+  if (/answer|empathi/i.test(said)) return 'I see, that helps.';
+  return 'Tell me more.';
+}
+
+async function main() {
+  const simulationCounts = flag('simulations', '10,50').split(',').map(Number);
+  const episodes = Number(flag('episodes', 4));
+  const root = mkdtempSync(join(tmpdir(), 'alphazero-llm-cost-'));
+  const backend = new ScriptedChatModel(reply, { id: 'role-play' });
+  const server = await serveChatModel(backend, { modelName: 'role-play' });
+  const lines = [
+    '| simulations | run | searches | env steps / search | role calls / search | server requests / search | cache hits | role tokens / search |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  try {
+    for (const simulations of simulationCounts) {
+      const envOptions = {
+        buyer: 'openai:role-play',
+        judge: 'openai:role-play',
+        executor: 'openai:role-play',
+        llm: { baseURL: server.baseURL, maxRetries: 0, cachePath: join(root, `cache-${simulations}.json`) },
+      };
+      for (const run of ['cold cache', 'warm cache (rerun)']) {
+        const before = backend.requests.length;
+        const rows = [];
+        const result = await trainAlphaZero(
+          {
+            envId: 'turngym/seller-commander-v1',
+            envOptions,
+            runDir: join(root, `${simulations}-${run.split(' ')[0]}`),
+            iterations: 1,
+            episodesPerIteration: episodes,
+            simulations,
+            evalEpisodes: 0,
+            quiet: true,
+          },
+          { onIteration: (row) => rows.push(row) },
+        );
+        result.net.dispose();
+        const row = rows[0];
+        const searches = row.global_step;
+        const steps = row['search/env_steps'] * searches + searches; // the searches' steps + the moves played
+        const roleCalls = 3 * steps;
+        const requests = backend.requests.length - before;
+        lines.push(
+          `| ${simulations} | ${run} | ${searches} | ${row['search/env_steps'].toFixed(1)} | ${(roleCalls / searches).toFixed(1)} | ${(requests / searches).toFixed(1)} | ${(100 * (1 - requests / roleCalls)).toFixed(0)}% | ${Math.round(row['search/llm_tokens'])} |`,
+        );
+        process.stderr.write(`${lines.at(-1)}\n`);
+      }
+    }
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.exit(0);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
