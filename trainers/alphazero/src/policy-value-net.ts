@@ -129,17 +129,9 @@ export class PolicyValueNet implements CheckpointStore {
    *   L = MSE(v, z) + CE(π_MCTS, π_θ) − c_H·H(π_θ).
    */
   train(batch: PolicyValueBatch, entropyCoefficient: number): UpdateStats {
-    return this.step(batch, (logits, values, tensors) => {
-      const valueLoss = valueLossTf({ values, returns: tensors.returns, mask: tensors.ones });
-      const policyLoss = policyCrossEntropyTf({ logits, targets: tensors.policy, legal: tensors.legal });
-      const entropy = entropyBonusTf({ logits, mask: tensors.ones, legal: tensors.legal });
-      return {
-        valueLoss,
-        policyLoss,
-        entropy,
-        loss: tf.sub(tf.add(valueLoss, policyLoss), tf.mul(entropy, entropyCoefficient)),
-      };
-    });
+    return this.step(batch, entropyCoefficient, (logits, tensors) =>
+      policyCrossEntropyTf({ logits, targets: tensors.policy, legal: tensors.legal }),
+    );
   }
 
   /**
@@ -148,12 +140,11 @@ export class PolicyValueNet implements CheckpointStore {
    * with the kit's DPO loss against the network that ran the search (its log-probs, stored with the pair).
    */
   trainPreferences(batch: PreferenceBatch, beta: number, entropyCoefficient: number): UpdateStats {
-    return this.step(batch, (logits, values, tensors) => {
-      const valueLoss = valueLossTf({ values, returns: tensors.returns, mask: tensors.ones });
+    return this.step(batch, entropyCoefficient, (logits, tensors) => {
       const logp = tf.sub(logits, tf.mul(tf.sub(1, tensors.legal), 1e9)).logSoftmax() as tf.Tensor2D;
       const pick = (actions: readonly number[]): tf.Tensor1D =>
         tf.sum(tf.mul(logp, tf.oneHot(tf.tensor1d([...actions], 'int32'), this.shape.actions)), 1) as tf.Tensor1D;
-      const policyLoss = dpoLossTf(
+      return dpoLossTf(
         {
           chosenLogp: pick(batch.chosen),
           rejectedLogp: pick(batch.rejected),
@@ -162,23 +153,14 @@ export class PolicyValueNet implements CheckpointStore {
         },
         { beta },
       );
-      const entropy = entropyBonusTf({ logits, mask: tensors.ones, legal: tensors.legal });
-      return {
-        valueLoss,
-        policyLoss,
-        entropy,
-        loss: tf.sub(tf.add(valueLoss, policyLoss), tf.mul(entropy, entropyCoefficient)),
-      };
     });
   }
 
+  /** One Adam step on MSE(v, z) + policyTerm − c_H·H(π_θ). */
   private step(
     batch: PolicyValueBatch,
-    objective: (
-      logits: tf.Tensor2D,
-      values: tf.Tensor1D,
-      tensors: { legal: tf.Tensor2D; policy: tf.Tensor2D; returns: tf.Tensor1D; ones: tf.Tensor1D },
-    ) => { loss: tf.Tensor; valueLoss: tf.Scalar; policyLoss: tf.Scalar; entropy: tf.Scalar },
+    entropyCoefficient: number,
+    policyTerm: (logits: tf.Tensor2D, tensors: { legal: tf.Tensor2D; policy: tf.Tensor2D }) => tf.Scalar,
   ): UpdateStats {
     const rows = batch.features.length;
     const width = this.shape.inputs;
@@ -198,13 +180,11 @@ export class PolicyValueNet implements CheckpointStore {
       const { value, grads } = tf.variableGrads(
         () => {
           const { logits, values } = this.forward(features);
-          const result = objective(logits, values, tensors);
-          parts = {
-            valueLoss: tf.keep(result.valueLoss),
-            policyLoss: tf.keep(result.policyLoss),
-            entropy: tf.keep(result.entropy),
-          };
-          return result.loss as tf.Scalar;
+          const valueLoss = valueLossTf({ values, returns: tensors.returns, mask: tensors.ones });
+          const policyLoss = policyTerm(logits, tensors);
+          const entropy = entropyBonusTf({ logits, mask: tensors.ones, legal: tensors.legal });
+          parts = { valueLoss: tf.keep(valueLoss), policyLoss: tf.keep(policyLoss), entropy: tf.keep(entropy) };
+          return tf.sub(tf.add(valueLoss, policyLoss), tf.mul(entropy, entropyCoefficient)) as tf.Scalar;
         },
         names.map((name) => this.variables.get(name) as tf.Variable),
       );
