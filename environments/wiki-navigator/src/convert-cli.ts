@@ -1,39 +1,110 @@
 #!/usr/bin/env node
 /**
- * `turngym-wiki-convert <dump.xml[.gz]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14]`:
- * a MediaWiki XML export to the JSONL corpus format that `corpus: "<path>"` reads.
+ * `turngym-wiki-convert`: from a Wikipedia dump to a corpus the env reads, and what that corpus yields.
+ *
+ *   turngym-wiki-convert <dump.xml[.gz|.bz2]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14] [--bzip2 auto|process|js] [--stats]
+ *   turngym-wiki-convert --stats <corpus.jsonl> [--tasks <task file>]
+ *   turngym-wiki-convert --synthetic-dump <out.xml[.gz|.bz2]> --articles N [--revisions K] [--seed S]
  */
-import { convertMediaWikiFile } from './corpus/mediawiki-converter';
+import { loadCorpus } from './corpus/load-corpus';
+import { convertMediaWikiFile, type Bzip2Decoder } from './corpus/mediawiki-converter';
+import { writeSyntheticDumpFile } from './corpus/synthetic-dump';
+import type { WikiCorpus } from './corpus/wiki-corpus';
+import { taskSourceFor } from './tasks/task-bank';
+import { readTaskFile } from './tasks/task-file';
+import { formatTaskStats } from './tasks/task-stats';
 
-async function main(argv: readonly string[]): Promise<number> {
+const USAGE = [
+  'usage: turngym-wiki-convert <dump.xml[.gz|.bz2]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14] [--bzip2 auto|process|js] [--stats]',
+  '       turngym-wiki-convert --stats <corpus.jsonl> [--tasks <task file>]',
+  '       turngym-wiki-convert --synthetic-dump <out.xml[.gz|.bz2]> --articles N [--revisions K] [--seed S]',
+].join('\n');
+
+interface Arguments {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+const VALUED = new Set(['--max-articles', '--namespaces', '--bzip2', '--tasks', '--articles', '--revisions', '--seed']);
+
+function parse(argv: readonly string[]): Arguments {
   const positional: string[] = [];
-  let maxArticles: number | undefined;
-  let namespaces: number[] | undefined;
+  const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] as string;
-    if (argument === '--max-articles') maxArticles = Number(argv[++i]);
-    else if (argument === '--namespaces') namespaces = String(argv[++i]).split(',').map(Number);
-    else if (argument === '--help' || argument === '-h') positional.length = 99;
+    if (VALUED.has(argument)) flags.set(argument, String(argv[++i]));
+    else if (argument.startsWith('--') || argument === '-h') flags.set(argument, true);
     else positional.push(argument);
   }
+  return { positional, flags };
+}
+
+function stats(corpus: WikiCorpus, tasksPath: string | undefined): string {
+  const tasks = tasksPath ? readTaskFile(tasksPath, corpus) : taskSourceFor(corpus).all();
+  return [
+    `${corpus.description.name}: ${corpus.size} articles`,
+    `tasks${tasksPath ? ` in ${tasksPath}` : ' generated from the corpus'} (options: questionTypes or task "race", split, minHops/maxHops):`,
+    ...formatTaskStats(tasks),
+    ...(tasks.some((task) => task.split === 'train')
+      ? []
+      : ['no train task: use split "test", or pose your own with options.tasks (a task file)']),
+  ].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { positional, flags } = parse(argv);
+  const number = (flag: string): number | undefined => (flags.has(flag) ? Number(flags.get(flag)) : undefined);
+  const usage = (): number => {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  };
+  if (flags.has('--help') || flags.has('-h')) return usage();
+
+  if (flags.has('--synthetic-dump')) {
+    const articles = number('--articles');
+    if (positional.length !== 1 || !(articles && articles >= 1)) return usage();
+    const written = await writeSyntheticDumpFile(positional[0] as string, {
+      articles,
+      revisions: number('--revisions') ?? 1,
+      seed: number('--seed') ?? 1,
+    });
+    process.stdout.write(
+      `${positional[0]}: ${written.articles} articles, ${written.redirects} redirects, ${written.disambiguation} disambiguation pages, ${written.otherNamespaces} pages in other namespaces (${(written.bytes / 1e6).toFixed(1)} MB of XML)\n`,
+    );
+    return 0;
+  }
+  const tasks = flags.get('--tasks');
+  if (flags.has('--stats') && positional.length === 1) {
+    const corpus = loadCorpus({ corpus: positional[0] as string, corpusSeed: 1, articles: 2000 });
+    process.stdout.write(`${stats(corpus, typeof tasks === 'string' ? tasks : undefined)}\n`);
+    return 0;
+  }
+
+  const maxArticles = number('--max-articles');
+  const namespaces = flags.has('--namespaces') ? String(flags.get('--namespaces')).split(',').map(Number) : undefined;
+  const bzip2 = flags.get('--bzip2');
   if (
     positional.length !== 2 ||
     (maxArticles !== undefined && !(maxArticles > 0)) ||
-    namespaces?.some((ns) => !Number.isInteger(ns))
+    namespaces?.some((ns) => !Number.isInteger(ns)) ||
+    (bzip2 !== undefined && bzip2 !== 'auto' && bzip2 !== 'process' && bzip2 !== 'js')
   ) {
-    process.stderr.write(
-      'usage: turngym-wiki-convert <dump.xml[.gz]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14]\n',
-    );
-    return 2;
+    return usage();
   }
   const [input, output] = positional as [string, string];
-  const stats = await convertMediaWikiFile(input, output, {
+  const started = Date.now();
+  const converted = await convertMediaWikiFile(input, output, {
     ...(maxArticles ? { maxArticles } : {}),
     ...(namespaces ? { namespaces } : {}),
+    ...(bzip2 ? { bzip2: bzip2 as Bzip2Decoder } : {}),
   });
   process.stdout.write(
-    `${output}: ${stats.articles} articles, ${stats.redirects} redirects (${stats.skipped} pages skipped)\n`,
+    `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
+  if (flags.has('--stats')) {
+    const corpus = loadCorpus({ corpus: output, corpusSeed: 1, articles: 2000 });
+    process.stdout.write(`${stats(corpus, typeof tasks === 'string' ? tasks : undefined)}\n`);
+  }
   return 0;
 }
 

@@ -18,13 +18,34 @@ export type FieldPhrases = Readonly<Record<string, FieldPhrase>>;
 
 const YEARLIKE = /\b(year|born|died|founded|established|date|released|published|completed|opened)\b/i;
 
+/**
+ * Real infoboxes name some facts by a participle (`founded`, `released`): "the founded of X" reads badly, so
+ * these become a noun and a "When was X …?" question.
+ */
+const PARTICIPLES: Readonly<Record<string, string>> = {
+  born: 'birth date',
+  died: 'death date',
+  founded: 'founding date',
+  established: 'establishment date',
+  released: 'release date',
+  published: 'publication date',
+  completed: 'completion date',
+  opened: 'opening date',
+};
+
+/** A trailing unit in a parameter name (`elevation_m`, `area_km2`) is written as real prose does: "elevation (m)". */
+const UNIT = /\s(m|km|km2|ft|mi|sq mi|kg|lb)$/i;
+
 /** The phrase for `field`: the corpus's own, else one derived from the field name. */
 export function phraseFor(field: string, phrases: FieldPhrases | undefined): FieldPhrase {
   const known = phrases?.[field];
   if (known) return known;
-  const noun = field.toLowerCase();
+  const lower = field.toLowerCase().trim();
+  const participle = PARTICIPLES[lower];
+  const noun = participle ?? lower.replace(UNIT, (_, unit: string) => ` (${unit})`);
   return {
     noun,
+    ...(participle ? { question: lower === 'died' ? 'When did {x} die?' : `When was {x} ${lower}?` } : {}),
     compare: YEARLIKE.test(field)
       ? { prefer: 'smaller', text: `has the earlier ${noun}` }
       : { prefer: 'larger', text: `has the larger ${noun}` },
