@@ -21,9 +21,10 @@ import pinned from './fixtures/trainer-pin.json';
 
 /**
  * JSON keys that differ between two identical runs: wall-clock times, the temporary directories in run.json's
- * args, and checkpoint.json's byte length of metrics.jsonl (which holds the wall-clock metrics).
+ * args, checkpoint.json's byte lengths of metrics.jsonl and trajectories.jsonl (which hold wall-clock metrics and
+ * the episodes' start times and env wall times), and those times themselves.
  */
-const UNPINNED = new Set(['savedAt', 'startedAt', 'runDir', 'checkpoint', 'metrics']);
+const UNPINNED = new Set(['savedAt', 'startedAt', 'runDir', 'checkpoint', 'metrics', 'trajectories', 'wallMs']);
 
 function isWallClockMetric(name: string): boolean {
   return name.startsWith('time/') || name === 'charts/SPS' || name.endsWith('per_second');
@@ -71,6 +72,14 @@ function runDigests(runDir: string): Record<string, string> {
             ),
           ),
         );
+      digests[name] = sha256(rows.join('\n'));
+    } else if (name === 'trajectories.jsonl') {
+      // Each record carries when its episode started and the env's wall time, as every episode record does.
+      const rows = bytes
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.stringify(JSON.parse(line), canonical));
       digests[name] = sha256(rows.join('\n'));
     } else if (name.endsWith('.json')) {
       const json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;

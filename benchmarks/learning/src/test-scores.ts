@@ -71,13 +71,13 @@ export async function scoreOnTestTasks(
             idPrefix: 'eval',
             options: { ...rollout, temperature: 1, topP: 1, seed: SAMPLING_SEED },
           });
-    const wins = trajectories.map((trajectory) => (trajectory.success === true ? 1 : 0));
+    const wins = trajectories.map((trajectory) => (trajectory.success ? 1 : 0));
     return {
       checkpoint,
       adapter,
       episodes: trajectories.length,
       successRate: wins.reduce<number>((sum, win) => sum + win, 0) / trajectories.length,
-      meanReturn: trajectories.reduce((sum, trajectory) => sum + trajectory.reward, 0) / trajectories.length,
+      meanReturn: trajectories.reduce((sum, trajectory) => sum + trajectory.totalReward, 0) / trajectories.length,
       wins: wins.join(''),
       ...(samples === undefined ? {} : { samples }),
     };

@@ -6,6 +6,7 @@ import {
   collectChains,
   collectTrees,
   groupAdvantages,
+  ownToolCalls,
   hasActionTokens,
   installedEnvRegistry,
   lossMask,
@@ -266,11 +267,11 @@ function countRollouts(tally: Tally, trajectories: readonly Trajectory[]): void 
     tally.pathGenerated += actionTokens(trajectory);
     tally.computed += trajectory.computedTokens;
     tally.sequenceTokens += trajectory.tokens.length;
-    tally.toolCalls += trajectory.toolCalls;
-    tally.turns += trajectory.turns.length;
+    tally.toolCalls += ownToolCalls(trajectory);
+    tally.turns += trajectory.steps.length;
     if ((trajectory.tree?.round ?? 0) === 0) {
       tally.chains += 1;
-      tally.chainTurns += trajectory.turns.length;
+      tally.chainTurns += trajectory.steps.length;
       tally.chainGenerated += trajectory.generatedTokens;
     }
     tally.stopReasons.set(trajectory.stopReason, (tally.stopReasons.get(trajectory.stopReason) ?? 0) + 1);
@@ -283,7 +284,7 @@ function chainSamples(trajectories: readonly Trajectory[]): UpdateSample[] {
   for (let group = 0; group < PROMPTS; group++) {
     const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
     if (members.length < 2) continue;
-    const advantages = groupAdvantages(members.map((member) => member.reward));
+    const advantages = groupAdvantages(members.map((member) => member.totalReward));
     members.forEach((trajectory, index) => samples.push({ trajectory, advantage: advantages[index]! }));
   }
   return samples;

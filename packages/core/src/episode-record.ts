@@ -82,6 +82,21 @@ export function startEpisodeRecord(start: EpisodeRecordStart): EpisodeRecord {
 
 const anyValue = {};
 
+/** One step of `steps`; a record that extends the episode record (rl's trajectory) extends this too. */
+export const stepRecordSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['action', 'observation', 'reward', 'terminated', 'truncated', 'info'],
+  properties: {
+    action: anyValue,
+    observation: anyValue,
+    reward: { type: 'number' },
+    terminated: { type: 'boolean' },
+    truncated: { type: 'boolean' },
+    info: { type: 'object', required: [] },
+  },
+} as const;
+
 // Typed loosely: ajv's JSONSchemaType cannot express required-but-nullable fields. The recorder's tests
 // validate every record it writes against this schema, which is what keeps the two in step.
 export const episodeRecordSchema = {
@@ -120,22 +135,7 @@ export const episodeRecordSchema = {
     startedAt: { type: 'string', format: 'date-time' },
     instructions: { type: 'string', nullable: true },
     initialObservation: anyValue,
-    steps: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['action', 'observation', 'reward', 'terminated', 'truncated', 'info'],
-        properties: {
-          action: anyValue,
-          observation: anyValue,
-          reward: { type: 'number' },
-          terminated: { type: 'boolean' },
-          truncated: { type: 'boolean' },
-          info: { type: 'object', required: [] },
-        },
-      },
-    },
+    steps: { type: 'array', items: stepRecordSchema },
     turns: { type: 'integer', minimum: 0 },
     totalReward: { type: 'number' },
     success: { type: 'boolean' },

@@ -15,6 +15,7 @@ export { EpisodeRecorder, type RecorderOptions } from './wrappers/episode-record
 export {
   EPISODE_RECORD_SCHEMA_ID,
   episodeRecordSchema,
+  stepRecordSchema,
   validateEpisodeRecord,
   readEpisodeRecords,
   startEpisodeRecord,

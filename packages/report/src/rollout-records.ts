@@ -1,19 +1,27 @@
-import { validateTrajectory, type Trajectory, type TurnRecord } from '@turngym/rl';
+import { validateTrajectory, type Trajectory, type TrajectoryStep } from '@turngym/rl';
 import { readJsonlLines } from './internal/jsonl-lines';
 import { InvalidRunError } from './report-errors';
 
-/** What the viewer needs of a trajectory: its place in the batch and its turns as text (no tokens). */
+/**
+ * What the viewer needs of a trajectory: its place in the batch and its steps as text (no tokens, no info),
+ * under the page's own short names (`id`, `turns`, `reward`, the error's message).
+ */
 export type RolloutRecord = Pick<
   Trajectory,
-  'id' | 'group' | 'seed' | 'tree' | 'reward' | 'success' | 'stopReason' | 'generatedTokens' | 'error'
-> & { readonly turns: readonly Pick<TurnRecord, 'node' | 'action' | 'observation' | 'reward'>[] };
+  'group' | 'seed' | 'tree' | 'success' | 'stopReason' | 'generatedTokens'
+> & {
+  readonly id: string;
+  readonly reward: number;
+  readonly turns: readonly Pick<TrajectoryStep, 'node' | 'action' | 'observation' | 'reward'>[];
+  readonly error?: string;
+};
 
 /** Longest action or observation kept per turn: a page of text is plenty to read a rollout. */
 export const MAX_TURN_TEXT = 4000;
 
 const ITERATION_PREFIX = /^it(\d+)\//;
-/** The id field of a JSON trajectory line, when its id has the iteration prefix (a string inside a string is escaped, so cannot match). */
-const ID_ITERATION = /"id"\s*:\s*"it(\d+)\//;
+/** The episodeId field (v1: id) of a JSON trajectory line, when it has the iteration prefix (a string inside a string is escaped, so cannot match). */
+const ID_ITERATION = /"(?:episodeId|id)"\s*:\s*"it(\d+)\//;
 
 /** The iteration a trajectory belongs to, from its id (`it<iteration>/…`, as the trainers write it). */
 export function iterationOf(id: string): number | undefined {
@@ -30,21 +38,21 @@ function clip(text: string): string {
 /** Drops the token arrays (the bulk of a record) and clips long text. */
 export function toRolloutRecord(trajectory: Trajectory): RolloutRecord {
   return {
-    id: trajectory.id,
+    id: trajectory.episodeId,
     group: trajectory.group,
     seed: trajectory.seed,
     ...(trajectory.tree ? { tree: trajectory.tree } : {}),
-    turns: trajectory.turns.map((turn) => ({
+    turns: trajectory.steps.map((turn) => ({
       node: turn.node,
       action: clip(turn.action),
       observation: clip(turn.observation),
       reward: turn.reward,
     })),
-    reward: trajectory.reward,
+    reward: trajectory.totalReward,
     success: trajectory.success,
     stopReason: trajectory.stopReason,
     generatedTokens: trajectory.generatedTokens,
-    ...(trajectory.error !== undefined ? { error: clip(trajectory.error) } : {}),
+    ...(trajectory.error !== undefined ? { error: clip(trajectory.error.message) } : {}),
   };
 }
 
@@ -100,10 +108,10 @@ export async function readSelectedRollouts(path: string, selection: RolloutSelec
     } catch (error) {
       throw new InvalidRunError((error as Error).message);
     }
-    const iteration = iterationOf(trajectory.id);
+    const iteration = iterationOf(trajectory.episodeId);
     if (iteration === undefined) {
       throw new InvalidRunError(
-        `${where}: trajectory id "${trajectory.id}" does not start with it<iteration>/ (e.g. "it3/g0/t0/r0/b0").`,
+        `${where}: trajectory episodeId "${trajectory.episodeId}" does not start with it<iteration>/ (e.g. "it3/g0/t0/r0/b0").`,
       );
     }
     if (!selection.iterations.has(iteration)) continue;

@@ -1,5 +1,9 @@
 import { fakeChainGroup, fakeTrajectory, fakeTreeGroup } from './__fixtures__/fake-runs';
+import type { Trajectory } from '@turngym/rl';
+import { toRolloutRecord, type RolloutRecord } from './rollout-records';
 import { buildPromptGroups, type PromptGroupView } from './rollout-tree';
+
+const records = (trajectories: readonly Trajectory[]): RolloutRecord[] => trajectories.map(toRolloutRecord);
 
 /** A node's id → its parent's id, children's ids, through-count, depth and x, for readable asserts. */
 function shape(
@@ -20,7 +24,7 @@ function shape(
 
 describe('buildPromptGroups: trees from tree rollouts (M = 2, N = 2, L = 1)', () => {
   const rewards = (tree: number, leaf: number): number => tree * 10 + leaf;
-  const [group] = buildPromptGroups(fakeTreeGroup('it3/', 0, rewards));
+  const [group] = buildPromptGroups(records(fakeTreeGroup('it3/', 0, rewards)));
 
   it('is the union of the leaves’ node paths, rooted at the round-0 branchedFrom', () => {
     expect(group!.kind).toBe('tree');
@@ -87,7 +91,9 @@ describe('buildPromptGroups: trees from tree rollouts (M = 2, N = 2, L = 1)', ()
   });
 
   it('splits an iteration by prompt group, in group order', () => {
-    const groups = buildPromptGroups([...fakeTreeGroup('it0/', 1, rewards), ...fakeTreeGroup('it0/', 0, rewards)]);
+    const groups = buildPromptGroups(
+      records([...fakeTreeGroup('it0/', 1, rewards), ...fakeTreeGroup('it0/', 0, rewards)]),
+    );
     expect(groups.map((view) => [view.group, view.seed, view.rollouts.length])).toEqual([
       [0, 100, 6],
       [1, 101, 6],
@@ -98,11 +104,11 @@ describe('buildPromptGroups: trees from tree rollouts (M = 2, N = 2, L = 1)', ()
 describe('buildPromptGroups: inconsistent trees are drawn with warnings', () => {
   it('reports a branchedFrom that is not where the shared turns end', () => {
     const trajectories = fakeTreeGroup('it0/', 0, () => 0).map((trajectory) =>
-      trajectory.id === 'it0/g0/t0/r1/b0'
+      trajectory.episodeId === 'it0/g0/t0/r1/b0'
         ? { ...trajectory, tree: { ...trajectory.tree!, branchedFrom: 'g0/t0/n2' } }
         : trajectory,
     );
-    const [group] = buildPromptGroups(trajectories);
+    const [group] = buildPromptGroups(records(trajectories));
     expect(group!.warnings).toEqual([
       'it0/g0/t0/r1/b0: branchedFrom is g0/t0/n2 but its 1 shared turns end at g0/t0/n1',
     ]);
@@ -131,7 +137,7 @@ describe('buildPromptGroups: inconsistent trees are drawn with warnings', () => 
         reward: 0,
       }),
     ];
-    const [group] = buildPromptGroups(trajectories);
+    const [group] = buildPromptGroups(records(trajectories));
     expect(group!.warnings).toEqual(['it0/g0/t0/r1/b0: node n2 follows n3 here but n1 in an earlier rollout']);
     expect(shape(group!)['n2']!.parent).toBe('n1');
   });
@@ -139,7 +145,7 @@ describe('buildPromptGroups: inconsistent trees are drawn with warnings', () => 
 
 describe('buildPromptGroups: chains', () => {
   it('keeps chain rollouts as independent lists of turns', () => {
-    const [group] = buildPromptGroups(fakeChainGroup('it2/', 0, 4, (index) => index));
+    const [group] = buildPromptGroups(records(fakeChainGroup('it2/', 0, 4, (index) => index)));
     expect(group!.kind).toBe('chain');
     expect(group!.rollouts.map((rollout) => [rollout.id, rollout.reward, rollout.path.length])).toEqual([
       ['it2/g0/r0', 0, 2],
@@ -154,7 +160,7 @@ describe('buildPromptGroups: chains', () => {
 
   it('lists a group that mixes tree and chain rollouts as chains, with a warning', () => {
     const mixed = [...fakeTreeGroup('it0/', 0, () => 0).slice(0, 1), ...fakeChainGroup('it0/', 0, 1, () => 0)];
-    const [group] = buildPromptGroups(mixed);
+    const [group] = buildPromptGroups(records(mixed));
     expect(group!.kind).toBe('chain');
     expect(group!.warnings).toEqual(['1 of 2 rollouts have a tree position; all are listed as chains']);
   });

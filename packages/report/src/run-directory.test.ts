@@ -105,7 +105,7 @@ describe('reading a run', () => {
     );
     writeFileSync(file, `${JSON.stringify(fakeTrajectory({ id: 'g0/r0', group: 0, turns: [], reward: 0 }))}\n`);
     expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toBe(
-      `${file}:1: trajectory id "g0/r0" does not start with it<iteration>/ (e.g. "it3/g0/t0/r0/b0").`,
+      `${file}:1: trajectory episodeId "g0/r0" does not start with it<iteration>/ (e.g. "it3/g0/t0/r0/b0").`,
     );
   });
 
@@ -150,7 +150,7 @@ describe('which rollouts the viewer keeps', () => {
     writeFakeRun({ dir, algorithm: 'grpo', seed: 0, iterations: 10, groups: 1, tree: false });
     // A trainer that saves rollouts every third iteration, and died after iteration 10's rollouts.
     const lines = readFileSync(join(dir, 'trajectories.jsonl'), 'utf8').trim().split('\n');
-    const every3 = lines.filter((line) => Number(/"id":"it(\d+)\//.exec(line)![1]) % 3 === 0);
+    const every3 = lines.filter((line) => Number(/"episodeId":"it(\d+)\//.exec(line)![1]) % 3 === 0);
     const late = fakeTrajectory({ id: 'it10/g0/r0', group: 0, turns: [], reward: 0 });
     writeFileSync(join(dir, 'trajectories.jsonl'), `${[...every3, JSON.stringify(late)].join('\n')}\n`);
     expect(await scanTrajectoryIterations(join(dir, 'trajectories.jsonl'))).toEqual([0, 3, 6, 9, 10]);

@@ -35,8 +35,8 @@ export async function evaluatePolicy(request: {
     idPrefix: 'eval',
   });
   return {
-    successRate: mean(trajectories.map((trajectory) => (trajectory.success === true ? 1 : 0))),
-    meanReturn: mean(trajectories.map((trajectory) => trajectory.reward)),
+    successRate: mean(trajectories.map((trajectory) => (trajectory.success ? 1 : 0))),
+    meanReturn: mean(trajectories.map((trajectory) => trajectory.totalReward)),
     episodes: trajectories.length,
     errors: trajectories.filter((trajectory) => trajectory.stopReason === 'error').length,
     trajectories,

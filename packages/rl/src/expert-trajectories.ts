@@ -13,7 +13,7 @@ import type { ChatTurnFormat } from './chat-turn-format';
 import { cutObservation } from './internal/observation-cut';
 import type { TokenSegment } from './loss-mask';
 import { ExpertEpisodeError } from './sft-errors';
-import { TRAJECTORY_SCHEMA_ID, type Trajectory, type TurnRecord } from './trajectory';
+import { TRAJECTORY_SCHEMA_ID, type Trajectory, type TrajectoryStep } from './trajectory';
 
 /** Which episodes of which env to record, and how to render them (as rollouts would). */
 export interface ExpertTrajectoryOptions {
@@ -196,11 +196,12 @@ async function playExpertEpisode(
       options.instructions && typeof reset.info.instructions === 'string' ? reset.info.instructions : undefined;
     const tokens = format.promptTokens(system, cut(reset.observation));
     const segments: TokenSegment[] = [{ kind: 'prompt', tokenCount: tokens.length }];
-    const turns: TurnRecord[] = [];
+    const startedAt = new Date().toISOString();
+    const turns: TrajectoryStep[] = [];
     let observation = reset.observation;
     let info: Info = reset.info;
     let reward = 0;
-    let toolCalls = 0;
+    const cost = { toolCalls: 0, llmTokens: 0, wallMs: 0 };
     let actionTokenTotal = 0;
     const disturbances = new SeededRng(mixSeed(seed, 0xda27));
     // Sends one action's text to the env and records it: its tokens as a segment of `kind`, and its turn.
@@ -210,18 +211,21 @@ async function playExpertEpisode(
       segments.push({ kind, tokenCount: textTokens.length });
       const result = await env.step(text);
       reward += result.reward;
-      toolCalls += result.info.cost?.toolCalls ?? 0;
+      cost.toolCalls += result.info.cost?.toolCalls ?? 0;
+      cost.llmTokens += result.info.cost?.llmTokens ?? 0;
+      cost.wallMs += result.info.cost?.wallMs ?? 0;
       observation = result.observation;
       info = result.info;
       const shown = cut(result.observation);
       turns.push({
-        node: `${id}/${turns.length}`,
         action: text,
         observation: shown,
         reward: result.reward,
+        terminated: result.terminated,
+        truncated: result.truncated,
+        info: JSON.parse(JSON.stringify(info)) as Record<string, unknown>,
+        node: `${id}/${turns.length}`,
         actionTokens: textTokens.length,
-        ...(typeof info.fingerprint === 'string' ? { fingerprint: info.fingerprint } : {}),
-        ...(typeof info.anchor === 'string' ? { anchor: info.anchor } : {}),
         ...(kind === 'disturbance' ? { disturbed: true } : {}),
       });
       return { result, shown, tokenCount: textTokens.length };
@@ -256,21 +260,32 @@ async function playExpertEpisode(
         }
         return {
           schema: TRAJECTORY_SCHEMA_ID,
-          id,
+          episodeId: id,
           envId: options.envId,
+          envVersion: env.spec.packageVersion ?? null,
           seed,
+          resetOptions: null,
+          agent: options.agent,
+          startedAt,
+          instructions: typeof reset.info.instructions === 'string' ? reset.info.instructions : null,
+          initialObservation: cut(reset.observation),
+          steps: turns,
+          turns: turns.length,
+          totalReward: reward,
+          success: true,
+          terminated: result.terminated,
+          truncated: result.truncated,
+          complete: true,
+          cost,
+          forkOf: null,
           group,
           tokens,
           segments,
           logprobs: tokens.map(() => 0),
-          turns,
-          reward,
-          success: true,
           stopReason: result.terminated ? 'terminated' : 'truncated',
           // The expert wrote these tokens; no model ran, so nothing was computed.
           generatedTokens: actionTokenTotal,
           computedTokens: 0,
-          toolCalls,
         };
       }
       // The expert's action always ends its turn (actionTokens appends the end of turn).

@@ -1,4 +1,4 @@
-export { EmptyLossMaskError, EmptyActionSetError, EmptyUpdateSampleError } from './rl-errors';
+export { EmptyLossMaskError, EmptyActionSetError, EmptyUpdateSampleError, InvalidTrajectoryError } from './rl-errors';
 export {
   ADVANTAGE_EPSILON,
   groupAdvantages,
@@ -102,10 +102,12 @@ export {
   STOP_REASONS,
   trajectorySchema,
   validateTrajectory,
+  asEpisodeRecord,
+  ownToolCalls,
   appendTrajectories,
   readTrajectories,
   type Trajectory,
-  type TurnRecord,
+  type TrajectoryStep,
   type TreePosition,
   type StopReason,
 } from './trajectory';

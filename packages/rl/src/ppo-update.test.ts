@@ -228,7 +228,11 @@ describe('per-turn and per-token advantages', () => {
       await expect(ppoUpdate(trainer, samples, { ratio: 'sequence' })).rejects.toThrow(/one advantage per sequence/);
       // A sample with no action token is the builder's mistake: refused, naming it, not silently dropped.
       const first = trajectories[0]!;
-      const cut = { ...first, id: 'cut-before-acting', segments: first.segments.filter((s) => s.kind !== 'action') };
+      const cut = {
+        ...first,
+        episodeId: 'cut-before-acting',
+        segments: first.segments.filter((s) => s.kind !== 'action'),
+      };
       await expect(ppoUpdate(trainer, [...samples, { trajectory: cut, advantage: 1 }])).rejects.toMatchObject({
         code: 'EMPTY_UPDATE_SAMPLE',
         trajectoryId: 'cut-before-acting',

@@ -98,7 +98,7 @@ export function sampleTokenAdvantages(sample: UpdateSample): number[] | null {
   if (sample.tokenAdvantages) {
     if (sample.tokenAdvantages.length !== trajectory.tokens.length) {
       throw new RangeError(
-        `UpdateSample ${trajectory.id}: tokenAdvantages has ${sample.tokenAdvantages.length} values for ${trajectory.tokens.length} tokens.`,
+        `UpdateSample ${trajectory.episodeId}: tokenAdvantages has ${sample.tokenAdvantages.length} values for ${trajectory.tokens.length} tokens.`,
       );
     }
     return sample.tokenAdvantages.map((advantage, index) => (mask[index] ? advantage : 0));
@@ -107,7 +107,7 @@ export function sampleTokenAdvantages(sample: UpdateSample): number[] | null {
     const spans = actionSpans(trajectory);
     if (sample.turnAdvantages.length !== spans.length) {
       throw new RangeError(
-        `UpdateSample ${trajectory.id}: turnAdvantages has ${sample.turnAdvantages.length} values for ${spans.length} action turns.`,
+        `UpdateSample ${trajectory.episodeId}: turnAdvantages has ${sample.turnAdvantages.length} values for ${spans.length} action turns.`,
       );
     }
     const row = new Array<number>(trajectory.tokens.length).fill(0);
@@ -163,8 +163,8 @@ export async function ppoUpdate(
   samples.forEach(({ trajectory }, index) => {
     if (!hasActionTokens(trajectory))
       throw new EmptyUpdateSampleError(
-        trajectory.id,
-        `ppoUpdate: samples[${index}] (${trajectory.id}) has no action token to train on; leave it out of the samples (hasActionTokens) and keep its reward in its group's statistics.`,
+        trajectory.episodeId,
+        `ppoUpdate: samples[${index}] (${trajectory.episodeId}) has no action token to train on; leave it out of the samples (hasActionTokens) and keep its reward in its group's statistics.`,
       );
   });
   // A role weighted 0 is frozen: a sample with only its tokens has nothing to train here, by the caller's choice.

@@ -76,3 +76,13 @@ export class TrainingCheckpointError extends TurnGymError {
     super('TRAINING_CHECKPOINT', message, options);
   }
 }
+
+/**
+ * A trajectory record that does not match `turngym.trajectory/v2` (a field missing or of the wrong type, a line
+ * that is not JSON, tokens and logprobs or segments of different lengths); the message names the line and field.
+ */
+export class InvalidTrajectoryError extends TurnGymError {
+  constructor(message: string) {
+    super('INVALID_TRAJECTORY', message);
+  }
+}

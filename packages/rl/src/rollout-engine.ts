@@ -1,4 +1,4 @@
-import { mixSeed } from '@turngym/core';
+import { describeError, mixSeed, type EpisodeRecord } from '@turngym/core';
 import { generate, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
 import type { Action, Env, Info, StepResult } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
@@ -10,8 +10,8 @@ import {
   TRAJECTORY_SCHEMA_ID,
   type StopReason,
   type Trajectory,
+  type TrajectoryStep,
   type TreePosition,
-  type TurnRecord,
 } from './trajectory';
 
 /** The model that acts, and how episodes become tokens. */
@@ -27,11 +27,16 @@ export interface RolloutPolicy {
 
 /** What a rollout has so far: everything a branch copies from the node it starts at. */
 export interface RolloutPrefix {
+  /** The env's instructions and its first observation (as the model saw it) at reset. */
+  readonly instructions: string | null;
+  readonly initialObservation: string;
   readonly tokens: readonly number[];
   readonly segments: readonly TokenSegment[];
   readonly logprobs: readonly number[];
-  readonly turns: readonly TurnRecord[];
+  readonly steps: readonly TrajectoryStep[];
   readonly reward: number;
+  /** The env's cost along the path (the episode record's `cost`, wall time included). */
+  readonly cost: EpisodeRecord['cost'];
   /** Generated tokens and tool calls along the path (for the per-episode budgets). */
   readonly pathGenerated: number;
   readonly pathToolCalls: number;
@@ -40,6 +45,8 @@ export interface RolloutPrefix {
 /** A node of a rollout tree: the env and the KV cache at the state before the next action. */
 export interface NodeSnapshot {
   readonly node: string;
+  /** The rollout that reached the node: a branch from it is a fork of that episode (`forkOf`). */
+  readonly episodeId: string;
   /** A fork of the env at this state; fork it again for each branch. */
   readonly env: Env<string, Action>;
   /** The keys and values of `prefix.tokens` (their last observation possibly not run yet). */
@@ -59,6 +66,8 @@ export interface RolloutStart {
   readonly prefix: RolloutPrefix;
   readonly cache?: KvCache;
   readonly tree?: TreePosition;
+  /** Set on a branch: the episode it continues and the step it was forked at. */
+  readonly forkOf?: NonNullable<EpisodeRecord['forkOf']>;
   /** Snapshot every node this rollout reaches (tree rollouts); names each new node. */
   readonly snapshots?: {
     /** The id of the node the rollout starts at, to snapshot it first (a tree's root); omitted for branches. */
@@ -73,20 +82,21 @@ interface LiveRollout {
   readonly tokens: number[];
   readonly segments: TokenSegment[];
   readonly logprobs: number[];
-  readonly turns: TurnRecord[];
+  readonly steps: TrajectoryStep[];
+  readonly startedAt: string;
   reward: number;
+  readonly cost: { toolCalls: number; llmTokens: number; wallMs: number };
   pathGenerated: number;
   pathToolCalls: number;
   generated: number;
   computed: number;
-  toolCalls: number;
-  success: boolean | null;
+  success: boolean;
   /** The rollout's KV caches, one per adapter (null: the base): a role continues its adapter's prefix. */
   readonly caches: Map<string | null, KvCache>;
   /** Context tokens the last action's generation read from its cache (recorded on role turns). */
   reused: number;
   stopReason?: StopReason;
-  error?: string;
+  error?: EpisodeRecord['error'];
 }
 
 function pushSegment(
@@ -99,16 +109,12 @@ function pushSegment(
 }
 
 /** The role of the rollout's next turn (undefined for a one-policy rollout). */
-function nextRole(policy: RolloutPolicy, turns: readonly TurnRecord[]): RolloutRole | undefined {
-  return policy.roles ? scheduledRole(policy.roles, rolesByName(policy.roles), turns) : undefined;
+function nextRole(policy: RolloutPolicy, steps: readonly TrajectoryStep[]): RolloutRole | undefined {
+  return policy.roles ? scheduledRole(policy.roles, rolesByName(policy.roles), steps) : undefined;
 }
 
 function toolCallsOf(info: Info): number {
   return info.cost?.toolCalls ?? 0;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The state of a live rollout as a prefix a branch can start from. */
@@ -117,8 +123,11 @@ function prefixOf(live: LiveRollout): RolloutPrefix {
     tokens: [...live.tokens],
     segments: [...live.segments],
     logprobs: [...live.logprobs],
-    turns: [...live.turns],
+    instructions: live.start.prefix.instructions,
+    initialObservation: live.start.prefix.initialObservation,
+    steps: [...live.steps],
     reward: live.reward,
+    cost: { ...live.cost },
     pathGenerated: live.pathGenerated,
     pathToolCalls: live.pathToolCalls,
   };
@@ -137,18 +146,19 @@ export async function resetPrefix(
   const { observation, info } = await env.reset({ seed });
   const system = options.instructions && typeof info.instructions === 'string' ? info.instructions : undefined;
   const role = nextRole(policy, []);
-  const tokens = policy.format.promptTokens(
-    system,
-    withCue(cutObservation(policy.format.tokenizer, observation, options.maxObservationTokens), role?.cue),
-  );
+  const initialObservation = cutObservation(policy.format.tokenizer, observation, options.maxObservationTokens);
+  const tokens = policy.format.promptTokens(system, withCue(initialObservation, role?.cue));
   const segments: TokenSegment[] = [];
   pushSegment(segments, 'prompt', tokens.length, role);
   return {
+    instructions: typeof info.instructions === 'string' ? info.instructions : null,
+    initialObservation,
     tokens,
     segments,
     logprobs: tokens.map(() => 0),
-    turns: [],
+    steps: [],
     reward: 0,
+    cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
     pathGenerated: 0,
     pathToolCalls: 0,
   };
@@ -191,7 +201,8 @@ export async function runRollouts(
   } finally {
     await release(live);
   }
-  return live.map((rollout) => toTrajectory(rollout));
+  const agent = agentName(policy, options);
+  return live.map((rollout) => toTrajectory(rollout, agent));
 }
 
 /** Roles: each declared once, their adapters on the model, and not mixed with tree snapshots. */
@@ -213,14 +224,15 @@ function startRollout(start: RolloutStart): LiveRollout {
     tokens: [...start.prefix.tokens],
     segments: [...start.prefix.segments],
     logprobs: [...start.prefix.logprobs],
-    turns: [...start.prefix.turns],
+    steps: [...start.prefix.steps],
+    startedAt: new Date().toISOString(),
     reward: start.prefix.reward,
+    cost: { ...start.prefix.cost },
     pathGenerated: start.prefix.pathGenerated,
     pathToolCalls: start.prefix.pathToolCalls,
     generated: 0,
     computed: 0,
-    toolCalls: 0,
-    success: null,
+    success: false,
     caches: new Map(start.cache ? [[start.cache.adapter, start.cache]] : []),
     reused: 0,
   };
@@ -232,6 +244,7 @@ async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
   if (!hooks) return;
   hooks.onNode({
     node,
+    episodeId: rollout.start.id,
     env: await rollout.start.env.fork(),
     // One policy (checkRoles): its adapter's cache is the rollout's only one.
     cache: [...rollout.caches.values()][0]?.fork(),
@@ -284,10 +297,10 @@ function requestActions(
       rollout.stopReason = 'tool-calls';
     else if (rollout.tokens.length >= limit) rollout.stopReason = 'context';
     if (rollout.stopReason) continue;
-    const role = nextRole(policy, rollout.turns);
+    const role = nextRole(policy, rollout.steps);
     if (
       role?.maxTurns !== undefined &&
-      rollout.turns.filter((turn) => turn.role === role.name).length >= role.maxTurns
+      rollout.steps.filter((turn) => turn.role === role.name).length >= role.maxTurns
     ) {
       rollout.stopReason = 'truncated';
       continue;
@@ -301,7 +314,7 @@ function requestActions(
       request: {
         tokens: rollout.tokens,
         ...(cache ? { cache } : {}),
-        seed: mixSeed(rollout.start.sampleSeed, rollout.turns.length),
+        seed: mixSeed(rollout.start.sampleSeed, rollout.steps.length),
         // A trajectory fits the model's context whole, so the trainer can score every token of it.
         maxTokens: Math.min(allowed, limit - rollout.tokens.length),
       },
@@ -378,7 +391,7 @@ async function takeTurn(
   limit: number,
 ): Promise<void> {
   const actionTokens = rollout.segments.at(-1)!.tokenCount;
-  const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.turns.length}`;
+  const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.steps.length}`;
   try {
     const result: StepResult<string> = role?.stepsEnv === false ? HISTORY_ONLY : await rollout.start.env.step(action);
     const observation = recordTurn(rollout, { node, action, actionTokens }, result, role, policy, options);
@@ -390,7 +403,7 @@ async function takeTurn(
     await snapshot(rollout, node);
   } catch (error) {
     rollout.stopReason = 'error';
-    rollout.error = message(error);
+    rollout.error = describeError(error);
   }
 }
 
@@ -400,7 +413,7 @@ const HISTORY_ONLY: StepResult<string> = { observation: '', reward: 0, terminate
 /** Adds one step's reward, tool calls, success and turn record to the rollout; returns the (cut) observation. */
 function recordTurn(
   rollout: LiveRollout,
-  turn: Pick<TurnRecord, 'node' | 'action' | 'actionTokens'>,
+  turn: Pick<TrajectoryStep, 'node' | 'action' | 'actionTokens'>,
   result: StepResult<string>,
   role: RolloutRole | undefined,
   policy: RolloutPolicy,
@@ -408,18 +421,22 @@ function recordTurn(
 ): string {
   rollout.reward += result.reward;
   const calls = toolCallsOf(result.info);
-  rollout.toolCalls += calls;
+  rollout.cost.toolCalls += calls;
+  rollout.cost.llmTokens += result.info.cost?.llmTokens ?? 0;
+  rollout.cost.wallMs += result.info.cost?.wallMs ?? 0;
   rollout.pathToolCalls += calls;
-  if (typeof result.info.success === 'boolean') rollout.success = result.info.success;
+  // As the episode recorder: success is what the env said on the step that ended the episode.
+  if (result.terminated || result.truncated) rollout.success = result.info.success === true;
   const observation = cutObservation(policy.format.tokenizer, result.observation, options.maxObservationTokens);
-  rollout.turns.push({
-    node: turn.node,
+  rollout.steps.push({
     action: turn.action,
     observation,
     reward: result.reward,
+    terminated: result.terminated,
+    truncated: result.truncated,
+    info: plainInfo(result.info),
+    node: turn.node,
     actionTokens: turn.actionTokens,
-    ...(typeof result.info.fingerprint === 'string' ? { fingerprint: result.info.fingerprint } : {}),
-    ...(typeof result.info.anchor === 'string' ? { anchor: result.info.anchor } : {}),
     ...(role ? { role: role.name, envStep: role.stepsEnv, reusedTokens: rollout.reused } : {}),
   });
   return observation;
@@ -437,7 +454,7 @@ function appendObservation(
   limit: number,
 ): boolean {
   const { format } = policy;
-  const role = nextRole(policy, rollout.turns);
+  const role = nextRole(policy, rollout.steps);
   const ended = format.endsTurn(rollout.tokens.slice(rollout.tokens.length - actionTokens));
   const between = format.observationTokens(withCue(observation, role?.cue), ended);
   if (rollout.tokens.length + between.length >= limit) {
@@ -461,25 +478,50 @@ async function release(live: readonly LiveRollout[]): Promise<void> {
   await Promise.all(live.map((rollout) => rollout.start.env.close().catch(() => undefined)));
 }
 
-function toTrajectory(rollout: LiveRollout): Trajectory {
+/** The env's info as a record keeps it: plain JSON. */
+function plainInfo(info: Info): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(info)) as Record<string, unknown>;
+}
+
+/** Who acted, as the episode record's `agent`: the adapter (or `base`), or each role's. */
+function agentName(policy: RolloutPolicy, options: RolloutOptions): string {
+  if (!policy.roles) return `lm:${options.adapter ?? 'base'}`;
+  return [...rolesByName(policy.roles).values()].map((role) => `${role.name}=lm:${role.adapter ?? 'base'}`).join(',');
+}
+
+/** The finished rollout as a record: the episode record's fields, then the trajectory's own. */
+function toTrajectory(rollout: LiveRollout, agent: string): Trajectory {
   const { start } = rollout;
+  const stopReason = rollout.stopReason ?? 'truncated';
   return {
     schema: TRAJECTORY_SCHEMA_ID,
-    id: start.id,
+    episodeId: start.id,
     envId: start.envId,
+    envVersion: start.env.spec.packageVersion ?? null,
     seed: start.seed,
+    resetOptions: null,
+    agent,
+    startedAt: rollout.startedAt,
+    instructions: start.prefix.instructions,
+    initialObservation: start.prefix.initialObservation,
+    steps: rollout.steps,
+    turns: rollout.steps.length,
+    totalReward: rollout.reward,
+    success: rollout.success,
+    terminated: stopReason === 'terminated',
+    truncated: stopReason === 'truncated',
+    // The episode ran to its end; one stopped by a rollout budget, the context or an error was cut off.
+    complete: stopReason === 'terminated' || stopReason === 'truncated',
+    cost: rollout.cost,
+    forkOf: start.forkOf ?? null,
+    ...(rollout.error ? { error: rollout.error } : {}),
     group: start.group,
     ...(start.tree ? { tree: start.tree } : {}),
     tokens: rollout.tokens,
     segments: rollout.segments,
     logprobs: rollout.logprobs,
-    turns: rollout.turns,
-    reward: rollout.reward,
-    success: rollout.success,
-    stopReason: rollout.stopReason ?? 'truncated',
+    stopReason,
     generatedTokens: rollout.generated,
     computedTokens: rollout.computed,
-    toolCalls: rollout.toolCalls,
-    ...(rollout.error !== undefined ? { error: rollout.error } : {}),
   };
 }

@@ -62,18 +62,18 @@ describe('rollouts with several roles', () => {
   it("interleaves a planner's turn that does not step the env with actor turns that do, role on every turn and segment", () => {
     expect(planAct).toHaveLength(4);
     for (const trajectory of planAct) {
-      expect(trajectory.turns.length).toBeGreaterThan(1);
-      trajectory.turns.forEach((turn, index) => {
+      expect(trajectory.steps.length).toBeGreaterThan(1);
+      trajectory.steps.forEach((turn, index) => {
         const role = index % 3 === 0 ? 'planner' : 'actor';
         expect(turn.role).toBe(role);
         expect(turn.envStep).toBe(role === 'actor');
         if (role === 'planner') expect(turn).toMatchObject({ observation: '', reward: 0 });
       });
       // Only the actor's turns reached the env: one tool call each.
-      expect(trajectory.toolCalls).toBe(trajectory.turns.filter((turn) => turn.role === 'actor').length);
+      expect(trajectory.cost.toolCalls).toBe(trajectory.steps.filter((turn) => turn.role === 'actor').length);
       expect(trajectory.segments.every((segment) => segment.role !== undefined)).toBe(true);
       const actionRoles = trajectory.segments.filter((s) => s.kind === 'action').map((s) => s.role);
-      expect(actionRoles).toEqual(trajectory.turns.map((turn) => turn.role));
+      expect(actionRoles).toEqual(trajectory.steps.map((turn) => turn.role));
       // Each context segment ends with the cue of the role that reads it next.
       let offset = 0;
       for (const segment of trajectory.segments) {
@@ -121,7 +121,7 @@ describe('rollouts with several roles', () => {
       }
       // Spans keep their turn index among all actions (per-turn advantages still line up).
       expect(actionSpans(trajectory, { role: 'planner' }).map((span) => span.turn)).toEqual(
-        trajectory.turns.flatMap((turn, index) => (turn.role === 'planner' ? [index] : [])),
+        trajectory.steps.flatMap((turn, index) => (turn.role === 'planner' ? [index] : [])),
       );
       expect(roleLossWeights(trajectory, { planner: 0, actor: 0.5 })).toEqual(Array.from(actorMask, (bit) => bit / 2));
     }
@@ -135,14 +135,14 @@ describe('rollouts with several roles', () => {
       for (const segment of trajectory.segments) {
         offset += segment.tokenCount;
         if (segment.kind !== 'action') continue;
-        const record = trajectory.turns[turn++]!;
+        const record = trajectory.steps[turn++]!;
         // The cache held everything up to the role's last action but its last sampled token (never run).
         expect(record.reusedTokens).toBe(ends[record.role!] === undefined ? 0 : ends[record.role!]! - 1);
         ends[record.role!] = offset;
       }
     }
     const stats = roleStats(planAct);
-    expect(stats.planner!.turns + stats.actor!.turns).toBe(planAct.reduce((sum, t) => sum + t.turns.length, 0));
+    expect(stats.planner!.turns + stats.actor!.turns).toBe(planAct.reduce((sum, t) => sum + t.steps.length, 0));
     expect(stats.actor!.envSteps).toBe(stats.actor!.turns);
     expect(stats.planner!.envSteps).toBe(0);
     expect(stats.actor!.cacheHits).toBeGreaterThan(0);
@@ -156,16 +156,16 @@ describe('rollouts with several roles', () => {
     ]);
     for (const trajectory of shared) {
       // Every turn after the first continues the previous turn's cache, whichever role wrote it.
-      trajectory.turns.slice(1).forEach((turn) => expect(turn.reusedTokens).toBeGreaterThan(0));
+      trajectory.steps.slice(1).forEach((turn) => expect(turn.reusedTokens).toBeGreaterThan(0));
       if (trajectory.segments.at(-1)!.kind === 'action')
         expect(trajectory.computedTokens).toBe(trajectory.tokens.length - 1);
     }
     const perTurn = (list: readonly Trajectory[], field: 'reused' | 'computed') =>
       list.reduce(
         (sum, t) =>
-          sum + (field === 'computed' ? t.computedTokens : t.turns.reduce((a, turn) => a + turn.reusedTokens!, 0)),
+          sum + (field === 'computed' ? t.computedTokens : t.steps.reduce((a, turn) => a + turn.reusedTokens!, 0)),
         0,
-      ) / list.reduce((sum, t) => sum + t.turns.length, 0);
+      ) / list.reduce((sum, t) => sum + t.steps.length, 0);
     expect(perTurn(shared, 'reused')).toBeGreaterThan(perTurn(planAct, 'reused'));
     expect(perTurn(shared, 'computed')).toBeLessThan(perTurn(planAct, 'computed'));
   });
@@ -173,9 +173,9 @@ describe('rollouts with several roles', () => {
   it("ends a rollout 'truncated' when the schedule names a role past its turn cap", async () => {
     const capped = await rollouts([{ ...planner, maxTurns: 1 }, actor]);
     for (const trajectory of capped) {
-      expect(trajectory.turns.filter((turn) => turn.role === 'planner')).toHaveLength(1);
+      expect(trajectory.steps.filter((turn) => turn.role === 'planner')).toHaveLength(1);
       if (trajectory.stopReason !== 'terminated') expect(trajectory.stopReason).toBe('truncated');
-      expect(trajectory.turns.length).toBeLessThanOrEqual(3);
+      expect(trajectory.steps.length).toBeLessThanOrEqual(3);
     }
   });
 

@@ -1,4 +1,4 @@
-import type { Trajectory, TurnRecord } from './trajectory';
+import type { Trajectory, TrajectoryStep } from './trajectory';
 
 /**
  * One role of a rollout with several roles (ALGORITHMS.md §4, Plan/Act): a planner whose turns write the
@@ -29,7 +29,7 @@ export interface RolloutRole {
  * Names the role of the next turn from the turns so far (each with its `role`). It must be a pure function
  * of them: the engine asks it when it writes the cue before a turn and again when it samples the turn.
  */
-export type RoleSchedule = (turns: readonly TurnRecord[]) => string;
+export type RoleSchedule = (steps: readonly TrajectoryStep[]) => string;
 
 /** The roles of a rollout and who speaks when. */
 export interface RolloutRoles {
@@ -58,7 +58,7 @@ export function rolesByName(roles: RolloutRoles): ReadonlyMap<string, RolloutRol
 export function scheduledRole(
   roles: RolloutRoles,
   byName: ReadonlyMap<string, RolloutRole>,
-  turns: readonly TurnRecord[],
+  turns: readonly TrajectoryStep[],
 ): RolloutRole {
   const name = roles.schedule(turns);
   const role = byName.get(name);
@@ -106,7 +106,7 @@ export function roleStats(trajectories: readonly Trajectory[]): Record<string, R
   for (const trajectory of trajectories) {
     const shared = trajectory.tree?.sharedTurns ?? 0;
     // A branch's shared turns were spent by the rollout it branched from.
-    for (const turn of trajectory.turns.slice(shared)) {
+    for (const turn of trajectory.steps.slice(shared)) {
       if (turn.role === undefined) continue;
       const entry = (stats[turn.role] ??= { turns: 0, envSteps: 0, actionTokens: 0, cacheHits: 0, reusedTokens: 0 });
       entry.turns += 1;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteTokenizer, LanguageModel, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
@@ -6,7 +6,17 @@ import { collectChains } from './chain-rollouts';
 import { ChatTurnFormat } from './chat-turn-format';
 import { lossMask } from './loss-mask';
 import type { RolloutPolicy } from './rollout-engine';
-import { appendTrajectories, readTrajectories, type Trajectory } from './trajectory';
+import { validateEpisodeRecord } from '@turngym/core';
+import { InvalidTrajectoryError } from './rl-errors';
+import {
+  appendTrajectories,
+  asEpisodeRecord,
+  readTrajectories,
+  TRAJECTORY_SCHEMA_ID,
+  validateTrajectory,
+  type Trajectory,
+} from './trajectory';
+import { withoutWallClock } from './__fixtures__/trajectory-fixture';
 import { collectTrees } from './tree-rollouts';
 import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
 
@@ -61,12 +71,12 @@ describe('rollouts', () => {
         if (segment.kind === 'action') {
           const tokens = trajectory.tokens.slice(offset, offset + segment.tokenCount);
           const text = tokenizer.decode(policy.format.endsTurn(tokens) ? tokens.slice(0, -1) : tokens);
-          expect(text).toBe(trajectory.turns[turn]!.action);
+          expect(text).toBe(trajectory.steps[turn]!.action);
           turn += 1;
         }
         offset += segment.tokenCount;
       }
-      expect(turn).toBe(trajectory.turns.length);
+      expect(turn).toBe(trajectory.steps.length);
       // Observations are the env's, rendered as user turns.
       const decoded = tokenizer.decode(trajectory.tokens);
       expect(decoded.startsWith('<|im_start|>system\nReply with the digit.<|im_end|>')).toBe(true);
@@ -79,7 +89,8 @@ describe('rollouts', () => {
 
   it('is deterministic for a seed and differs across seeds', async () => {
     const [a, b, c] = [await chains(), await chains(), await chains({ seed: 12 })];
-    expect(b.map((trajectory) => trajectory.tokens)).toEqual(a.map((trajectory) => trajectory.tokens));
+    // The whole record, not only the tokens: only when it started and the env's wall time may differ.
+    expect(withoutWallClock(b)).toEqual(withoutWallClock(a));
     expect(c.map((trajectory) => trajectory.tokens)).not.toEqual(a.map((trajectory) => trajectory.tokens));
   });
 
@@ -99,7 +110,7 @@ describe('rollouts', () => {
     }
     const byCalls = await chains({ maxToolCalls: 2 }, { maxTurns: 20 });
     for (const trajectory of byCalls) {
-      expect(trajectory.toolCalls).toBeLessThanOrEqual(2);
+      expect(trajectory.cost.toolCalls).toBeLessThanOrEqual(2);
       if (trajectory.stopReason !== 'terminated') expect(trajectory.stopReason).toBe('tool-calls');
     }
     const byPrompt = await chains({ promptTokenBudget: 40 }, { maxTurns: 20 });
@@ -128,11 +139,91 @@ describe('rollouts', () => {
   it('reports an env that throws as an errored rollout, closes its env and goes on with the others', async () => {
     const trajectories = await chains({}, { failAtTurn: 1 });
     for (const trajectory of trajectories) {
-      if (trajectory.turns.length === 0 || trajectory.stopReason === 'terminated') continue;
+      if (trajectory.steps.length === 0 || trajectory.stopReason === 'terminated') continue;
       expect(trajectory.stopReason).toBe('error');
-      expect(trajectory.error).toContain('digit env failed at turn 1');
+      expect(trajectory.error?.message).toContain('digit env failed at turn 1');
+      expect(trajectory.complete).toBe(false);
     }
     expect(trajectories.some((trajectory) => trajectory.stopReason === 'error')).toBe(true);
+  });
+
+  it('writes each rollout as an episode record with tokens: the shared fields agree with its steps', async () => {
+    const trajectories = await chains({ maxActionTokens: 8 }, { maxTurns: 3 });
+    for (const trajectory of trajectories) {
+      validateTrajectory(trajectory);
+      const record = asEpisodeRecord(trajectory);
+      expect(validateEpisodeRecord(record)).toEqual(record);
+      expect(record).toMatchObject({ episodeId: trajectory.episodeId, envId: 'test/digit-v1', seed: trajectory.seed });
+      expect(trajectory.turns).toBe(trajectory.steps.length);
+      expect(trajectory.totalReward).toBeCloseTo(
+        trajectory.steps.reduce((sum, step) => sum + step.reward, 0),
+        12,
+      );
+      expect(trajectory.instructions).toBe('Reply with the digit.');
+      expect(trajectory.initialObservation).toMatch(/^Say /);
+      expect(trajectory.agent).toBe('lm:base');
+      expect(trajectory.forkOf).toBeNull();
+      const last = trajectory.steps.at(-1);
+      expect(trajectory.terminated).toBe(trajectory.stopReason === 'terminated');
+      expect(trajectory.complete).toBe(['terminated', 'truncated'].includes(trajectory.stopReason));
+      if (trajectory.complete) {
+        expect([last!.terminated, last!.truncated]).toEqual([trajectory.terminated, trajectory.truncated]);
+        expect(trajectory.success).toBe(last!.info.success === true);
+      }
+      // Earlier steps did not end the episode; each keeps the env's own info.
+      for (const step of trajectory.steps.slice(0, -1))
+        expect([step.terminated, step.truncated]).toEqual([false, false]);
+      expect(trajectory.cost.toolCalls).toBe(
+        trajectory.steps.reduce((sum, step) => sum + ((step.info.cost as { toolCalls: number }).toolCalls ?? 0), 0),
+      );
+    }
+    expect(trajectories.some((trajectory) => trajectory.complete)).toBe(true);
+  });
+
+  it('reads turngym.trajectory/v1 records as their v2 equivalent', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turngym-rollouts-'));
+    try {
+      const v1 = {
+        schema: 'turngym.trajectory/v1',
+        id: 'it0/g0/c0',
+        envId: 'test/digit-v1',
+        seed: 3,
+        group: 0,
+        tokens: [1, 2, 3, 4],
+        segments: [
+          { kind: 'prompt', tokenCount: 1 },
+          { kind: 'action', tokenCount: 2 },
+          { kind: 'observation', tokenCount: 1 },
+        ],
+        logprobs: [0, -0.5, -0.25, 0],
+        turns: [{ node: 'n1', action: '7', observation: 'no', reward: 0.2, actionTokens: 2, fingerprint: 'f7' }],
+        reward: 0.2,
+        success: null,
+        stopReason: 'error',
+        generatedTokens: 2,
+        computedTokens: 3,
+        toolCalls: 1,
+        error: 'digit env failed at turn 1',
+      };
+      await writeFile(join(dir, 'trajectories.jsonl'), `${JSON.stringify(v1)}\n`);
+      const [trajectory] = await readTrajectories(join(dir, 'trajectories.jsonl'));
+      expect(trajectory).toMatchObject({
+        schema: TRAJECTORY_SCHEMA_ID,
+        episodeId: 'it0/g0/c0',
+        turns: 1,
+        totalReward: 0.2,
+        success: false,
+        complete: false,
+        cost: { toolCalls: 1, llmTokens: 0, wallMs: 0 },
+        error: { code: 'UNKNOWN', message: 'digit env failed at turn 1', retryable: false },
+        steps: [
+          { node: 'n1', action: '7', reward: 0.2, terminated: false, truncated: false, info: { fingerprint: 'f7' } },
+        ],
+      });
+      expect(() => validateTrajectory({ ...v1, turns: 'many' })).toThrow(InvalidTrajectoryError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('saves and reads trajectories as schema-checked JSONL', async () => {
@@ -171,14 +262,20 @@ describe('rollouts', () => {
         const siblings = leavesOf(leaf.group, tree);
         const parent = siblings.find((other) =>
           other.tree!.round === 0
-            ? branchedFrom.endsWith('/n0') || other.turns.some((turn) => turn.node === branchedFrom)
+            ? branchedFrom.endsWith('/n0') || other.steps.some((turn) => turn.node === branchedFrom)
             : false,
         )!;
+        // The branch is a fork of the episode that reached its node, at its shared turns (as a forked
+        // episode's record says), and a valid episode record itself.
+        const forked = result.trajectories.find((other) => other.episodeId === leaf.forkOf?.episodeId)!;
+        expect(leaf.forkOf!.turn).toBe(sharedTurns);
+        expect(leaf.steps.slice(0, sharedTurns)).toEqual(forked.steps.slice(0, sharedTurns));
+        validateEpisodeRecord(asEpisodeRecord(leaf));
         // The shared turns are the parent's, node ids included; the tokens up to the branch point match.
-        expect(leaf.turns.slice(0, sharedTurns)).toEqual(parent.turns.slice(0, sharedTurns));
+        expect(leaf.steps.slice(0, sharedTurns)).toEqual(parent.steps.slice(0, sharedTurns));
         const sharedLength = leaf.segments.slice(0, 1 + 2 * sharedTurns).reduce((sum, s) => sum + s.tokenCount, 0);
         expect(leaf.tokens.slice(0, sharedLength)).toEqual(parent.tokens.slice(0, sharedLength));
-        const ownActions = leaf.turns.slice(sharedTurns).reduce((sum, turn) => sum + turn.actionTokens, 0);
+        const ownActions = leaf.steps.slice(sharedTurns).reduce((sum, turn) => sum + turn.actionTokens, 0);
         expect(leaf.generatedTokens).toBe(ownActions);
         // A branch continued from a forked KV cache scores like a fresh forward pass of its whole sequence.
         const scores = await rescored(leaf);
@@ -191,7 +288,7 @@ describe('rollouts', () => {
 
     it('is deterministic for a seed', async () => {
       const [a, b] = [await trees(), await trees()];
-      expect(b.trajectories.map((t) => t.tokens)).toEqual(a.trajectories.map((t) => t.tokens));
+      expect(withoutWallClock(b.trajectories)).toEqual(withoutWallClock(a.trajectories));
     });
 
     it('with N·L = 0 is M independent chains', async () => {

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { InvalidOptionsError } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
 import { RunDirectory } from './run-directory';
-import { readTrajectories, TRAJECTORY_SCHEMA_ID, type Trajectory } from './trajectory';
+import { fixtureTrajectory } from './__fixtures__/trajectory-fixture';
+import { readTrajectories, type Trajectory } from './trajectory';
 
 const INFO = { algorithm: 'grpo', envId: 'turngym/math-thought-v1', seed: 3, label: 'baseline', args: { lr: 1e-4 } };
 
 function trajectory(id: string): Trajectory {
-  return {
-    schema: TRAJECTORY_SCHEMA_ID,
-    id,
+  return fixtureTrajectory({
+    episodeId: id,
     envId: INFO.envId,
     seed: 3,
     group: 0,
@@ -21,14 +21,11 @@ function trajectory(id: string): Trajectory {
       { kind: 'action', tokenCount: 2 },
     ],
     logprobs: [0, -0.5, -0.25],
-    turns: [],
-    reward: 1,
+    totalReward: 1,
     success: true,
-    stopReason: 'terminated',
     generatedTokens: 2,
     computedTokens: 3,
-    toolCalls: 0,
-  };
+  });
 }
 
 describe('RunDirectory', () => {
@@ -103,7 +100,7 @@ describe('RunDirectory', () => {
     const run = await RunDirectory.create(dir, INFO);
     await run.appendTrajectories([trajectory('a'), trajectory('b')]);
     await run.appendTrajectories([trajectory('c')]);
-    expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.id)).toEqual(['a', 'b', 'c']);
+    expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.episodeId)).toEqual(['a', 'b', 'c']);
   });
 
   it('openOrCreate creates a new run, reopens the same one, and refuses another, naming what differs', async () => {

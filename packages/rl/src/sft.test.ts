@@ -12,6 +12,7 @@ import { validateRolloutOptions } from './rollout-options';
 import { trainSft } from './sft';
 import { ExpertEpisodeError, SftDataError } from './sft-errors';
 import { validateTrajectory, type Trajectory } from './trajectory';
+import { withoutWallClock } from './__fixtures__/trajectory-fixture';
 
 const ENV_ID = 'turngym/example-v1';
 const tokenizer = new ByteTokenizer();
@@ -48,10 +49,10 @@ describe('collectExpertTrajectories', () => {
     expect(trajectories.map((trajectory) => [trajectory.seed, trajectory.group])).toEqual(seeds.map((s, i) => [s, i]));
     for (const trajectory of trajectories) {
       validateTrajectory(trajectory);
-      expect(trajectory).toMatchObject({ success: true, reward: 1, stopReason: 'terminated', envId: ENV_ID });
+      expect(trajectory).toMatchObject({ success: true, totalReward: 1, stopReason: 'terminated', envId: ENV_ID });
       expect(trajectory.logprobs.every((logprob) => logprob === 0)).toBe(true);
       // chainLength 2: two lookups and the submission.
-      expect(trajectory.turns.map((turn) => turn.action.replace(/\(.*\)/, ''))).toEqual(['LOOKUP', 'LOOKUP', 'SUBMIT']);
+      expect(trajectory.steps.map((turn) => turn.action.replace(/\(.*\)/, ''))).toEqual(['LOOKUP', 'LOOKUP', 'SUBMIT']);
 
       const pieces = segmentTokens(trajectory);
       expect(pieces.map((piece) => piece.kind)).toEqual([
@@ -65,13 +66,13 @@ describe('collectExpertTrajectories', () => {
       const actions = pieces.filter((piece) => piece.kind === 'action');
       actions.forEach((piece, turn) => {
         // What the policy must learn to write: the expert's action text, then the end of the turn.
-        expect(tokenizer.decode(piece.tokens)).toBe(`${trajectory.turns[turn]!.action}<|im_end|>`);
-        expect(piece.tokens.length).toBe(trajectory.turns[turn]!.actionTokens);
+        expect(tokenizer.decode(piece.tokens)).toBe(`${trajectory.steps[turn]!.action}<|im_end|>`);
+        expect(piece.tokens.length).toBe(trajectory.steps[turn]!.actionTokens);
       });
       pieces
         .filter((piece) => piece.kind === 'observation')
         .forEach((piece, turn) =>
-          expect(piece.tokens).toEqual(format.observationTokens(trajectory.turns[turn]!.observation, true)),
+          expect(piece.tokens).toEqual(format.observationTokens(trajectory.steps[turn]!.observation, true)),
         );
 
       const mask = lossMask(trajectory);
@@ -93,7 +94,7 @@ describe('collectExpertTrajectories', () => {
     };
     const first = await collectExpertTrajectories(request);
     // Same seeds, same slips: the recorder draws them from each episode's seed.
-    expect(await collectExpertTrajectories(request)).toEqual(first);
+    expect(withoutWallClock(await collectExpertTrajectories(request))).toEqual(withoutWallClock(first));
     const disturbed = first.trajectories.filter((t) => t.segments.some((segment) => segment.kind === 'disturbance'));
     expect(disturbed.length).toBeGreaterThan(0);
     for (const trajectory of first.trajectories) {
@@ -113,11 +114,11 @@ describe('collectExpertTrajectories', () => {
       });
       // Turns record every env step, slips marked; each slip's text is the tokens in its segment.
       const slips = pieces.filter((piece) => piece.kind === 'disturbance');
-      const slipTurns = trajectory.turns.filter((turn) => turn.disturbed === true);
+      const slipTurns = trajectory.steps.filter((turn) => turn.disturbed === true);
       expect(slipTurns).toHaveLength(slips.length);
       slipTurns.forEach((turn, i) => expect(tokenizer.decode(slips[i]!.tokens)).toBe(`${turn.action}<|im_end|>`));
-      const next = trajectory.turns.findIndex((turn) => turn.disturbed === true);
-      if (next >= 0) expect(trajectory.turns[next + 1]!.action).not.toBe(trajectory.turns[next]!.action);
+      const next = trajectory.steps.findIndex((turn) => turn.disturbed === true);
+      if (next >= 0) expect(trajectory.steps[next + 1]!.action).not.toBe(trajectory.steps[next]!.action);
     }
     // Without it, the expert's own episodes, exactly.
     const plain = await collectExpertTrajectories({ ...request, disturbance: 0 });
@@ -127,7 +128,9 @@ describe('collectExpertTrajectories', () => {
     const lengths = first.trajectories.map((t) => t.tokens.length).sort((a, b) => a - b);
     const cap = lengths[Math.floor(lengths.length / 2)]!;
     const capped = await collectExpertTrajectories({ ...request, maxTokens: cap });
-    expect(capped.trajectories).toEqual(first.trajectories.filter((t) => t.tokens.length <= cap));
+    expect(withoutWallClock(capped.trajectories)).toEqual(
+      withoutWallClock(first.trajectories.filter((t) => t.tokens.length <= cap)),
+    );
     expect(capped.dropped.filter((d) => /longer than maxTokens/.test(d.reason))).toHaveLength(
       first.trajectories.length - capped.trajectories.length,
     );
@@ -155,7 +158,7 @@ describe('collectExpertTrajectories', () => {
         expect(tokenizer.decode(prefix.tokens)).toContain('<|im_start|>user\nFind the code. Start …[cut]<|im_end|>');
         expect(tokenizer.decode(prefix.tokens).includes('You are looking for a secret code')).toBe(instructions);
         // The record shows the cut observations; the expert still saw them whole and solved the task.
-        expect(trajectory.turns.at(-1)!.observation).toBe('Correct: that is the …[cut]');
+        expect(trajectory.steps.at(-1)!.observation).toBe('Correct: that is the …[cut]');
         expect(trajectory.success).toBe(true);
       }
     } finally {
@@ -268,7 +271,7 @@ describe('trainSft', () => {
       await expect(trainSft(model, [trajectory], { base: true })).rejects.toThrow(
         `trajectory "expert/g0" has ${trajectory.tokens.length} tokens, more than the model's context (maxPositions = 64)`,
       );
-      const short = { ...trajectory, id: 'short', tokens: trajectory.tokens.slice(0, 40) };
+      const short = { ...trajectory, episodeId: 'short', tokens: trajectory.tokens.slice(0, 40) };
       await expect(trainSft(model, [short], { base: true })).rejects.toThrow(
         `trajectory "short": its segments cover ${trajectory.tokens.length} tokens but it has 40`,
       );
@@ -463,7 +466,7 @@ describe('trainSft', () => {
         groupSize: 1,
         options: { temperature: 0, instructions: false, maxActionTokens: 24, maxRolloutTokens: 72 },
       });
-      const actions = chains.flatMap((chain) => chain.turns.map((turn) => turn.action));
+      const actions = chains.flatMap((chain) => chain.steps.map((turn) => turn.action));
       return {
         successes: chains.filter((chain) => chain.success === true).length,
         wellFormed: actions.filter((action) => parseToolCall(action, EXAMPLE_TOOLS).ok).length / actions.length,

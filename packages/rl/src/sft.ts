@@ -239,7 +239,7 @@ function sftRows(
   const limitName =
     limit === context ? `the model's context (maxPositions = ${context})` : `maxTokens = ${maxTokens as number}`;
   return trajectories.map((trajectory) => {
-    const what = `trainSft: trajectory "${trajectory.id}"`;
+    const what = `trainSft: trajectory "${trajectory.episodeId}"`;
     let mask: Uint8Array;
     try {
       mask = lossMask(trajectory);

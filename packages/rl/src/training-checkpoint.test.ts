@@ -98,7 +98,7 @@ describe('training checkpoints', () => {
       expect(second.trainer.stepCount).toBe(5);
       expect((await run.readMetrics()).map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4]);
       expect(readFileSync(run.metricsPath, 'utf8').endsWith('\n')).toBe(true);
-      expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.id)).toEqual(
+      expect((await readTrajectories(run.trajectoriesPath)).map((t) => t.episodeId)).toEqual(
         [0, 1, 2, 3, 4].flatMap((iteration) => [`${iteration}-0`, `${iteration}-1`]),
       );
 

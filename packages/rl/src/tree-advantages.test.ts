@@ -1,5 +1,6 @@
 import { lossMask } from './loss-mask';
-import { TRAJECTORY_SCHEMA_ID, type Trajectory } from './trajectory';
+import { fixtureTrajectory } from './__fixtures__/trajectory-fixture';
+import type { StopReason } from './trajectory';
 import {
   checkTreePaths,
   leafTokenAdvantages,
@@ -115,10 +116,9 @@ describe('shared-prefix broadcast', () => {
 });
 
 describe('treeAdvantageSamples', () => {
-  const leaf = (id: string, group: number, tree: number, reward: number, stopReason = 'terminated'): Trajectory =>
-    ({
-      schema: TRAJECTORY_SCHEMA_ID,
-      id,
+  const leaf = (id: string, group: number, tree: number, reward: number, stopReason: StopReason = 'terminated') =>
+    fixtureTrajectory({
+      episodeId: id,
       envId: 'test/env-v0',
       seed: group,
       group,
@@ -129,14 +129,11 @@ describe('treeAdvantageSamples', () => {
         { kind: 'action', tokenCount: 1 },
       ],
       logprobs: [0, -1],
-      turns: [],
-      reward,
-      success: null,
+      totalReward: reward,
       stopReason,
       generatedTokens: 1,
       computedTokens: 2,
-      toolCalls: 0,
-    }) as Trajectory;
+    });
 
   it('groups the trajectories themselves by prompt and tree, skipping failed rollouts and tied prompts', () => {
     const trajectories = [
@@ -149,7 +146,7 @@ describe('treeAdvantageSamples', () => {
       leaf('tied-2', 1, 1, 1),
     ];
     const samples = treeAdvantageSamples(trajectories);
-    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual(['a', 'b', 'c', 'd']);
     const [tree0, tree1] = treeAdvantages({
       trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }, { reward: 0 }] }],
     });
@@ -159,7 +156,7 @@ describe('treeAdvantageSamples', () => {
   it('scores a leaf cut before its first action with its tree, but makes no sample of it', () => {
     const cut = { ...leaf('cut', 0, 1, 0, 'prompt-tokens'), segments: [{ kind: 'prompt' as const, tokenCount: 2 }] };
     const samples = treeAdvantageSamples([leaf('a', 0, 0, 1), leaf('b', 0, 0, 0), leaf('c', 0, 1, 1), cut]);
-    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b', 'c']);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual(['a', 'b', 'c']);
     const [tree0, tree1] = treeAdvantages({
       trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }, { reward: 0 }] }],
     });

@@ -91,9 +91,9 @@ export function treeAdvantageSamples(
   const samples: UpdateSample[] = [];
   for (const trees of ascending(prompts)) {
     const leaves = ascending(trees);
-    if (isTiedGroup(leaves.flat().map((leaf) => leaf.reward))) continue;
+    if (isTiedGroup(leaves.flat().map((leaf) => leaf.totalReward))) continue;
     const advantages = treeAdvantages(
-      { trees: leaves.map((tree) => ({ leaves: tree.map((leaf) => ({ reward: leaf.reward })) })) },
+      { trees: leaves.map((tree) => ({ leaves: tree.map((leaf) => ({ reward: leaf.totalReward })) })) },
       epsilon,
     );
     advantages.forEach((tree, treeIndex) =>

@@ -110,7 +110,8 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
           env: await snapshot.env.fork(),
           prefix: snapshot.prefix,
           ...(snapshot.cache ? { cache: snapshot.cache.fork() } : {}),
-          tree: { tree, branchedFrom: snapshot.node, sharedTurns: snapshot.prefix.turns.length, round },
+          tree: { tree, branchedFrom: snapshot.node, sharedTurns: snapshot.prefix.steps.length, round },
+          forkOf: { episodeId: snapshot.episodeId, turn: snapshot.prefix.steps.length },
           snapshots: hooksFor(group, tree),
         })),
       );
@@ -128,8 +129,8 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
 function internalNodes(trajectories: readonly Trajectory[]): Set<string> {
   const internal = new Set<string>();
   for (const trajectory of trajectories) {
-    if (trajectory.tree && trajectory.turns.length > 0) internal.add(trajectory.tree.branchedFrom);
-    trajectory.turns.slice(0, -1).forEach((turn) => internal.add(turn.node));
+    if (trajectory.tree && trajectory.turns > 0) internal.add(trajectory.tree.branchedFrom);
+    trajectory.steps.slice(0, -1).forEach((step) => internal.add(step.node));
   }
   return internal;
 }

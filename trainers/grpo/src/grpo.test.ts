@@ -12,7 +12,7 @@ describe('trainGrpo', () => {
     const result = await trainGrpo({ ...smoke.args('run'), groupSize: 3 }, { registry });
     result.model.dispose();
     expect(result.iterations).toBe(3);
-    expect((await readTrajectories(`${runDir}/trajectories.jsonl`)).map((t) => t.id.slice(0, 9))).toEqual(
+    expect((await readTrajectories(`${runDir}/trajectories.jsonl`)).map((t) => t.episodeId.slice(0, 9))).toEqual(
       ['it0', 'it1', 'it2'].flatMap((it) =>
         ['g0/c0', 'g0/c1', 'g0/c2', 'g1/c0', 'g1/c1', 'g1/c2'].map((c) => `${it}/${c}`),
       ),
@@ -23,9 +23,9 @@ describe('trainGrpo', () => {
   it('scores a rollout cut before its first action with its group, but makes no update sample of it', () => {
     const rollout = (id: string, reward: number, actionTokens: number) =>
       ({
-        id,
+        episodeId: id,
         group: 0,
-        reward,
+        totalReward: reward,
         stopReason: actionTokens > 0 ? 'terminated' : 'prompt-tokens',
         segments: [
           { kind: 'prompt', tokenCount: 3 },
@@ -35,7 +35,7 @@ describe('trainGrpo', () => {
     const trajectories = [rollout('a', 1, 2), rollout('cut', 0, 0), rollout('b', 0.5, 2)];
     const context = { args: { promptsPerIteration: 1 } } as unknown as Parameters<typeof grpo.advantages>[1];
     const samples = grpo.advantages({ trajectories }, context);
-    expect(samples.map((sample) => sample.trajectory.id)).toEqual(['a', 'b']);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual(['a', 'b']);
     const all = groupAdvantages([1, 0, 0.5]);
     expect(samples.map((sample) => sample.advantage)).toEqual([all[0], all[2]]);
   });

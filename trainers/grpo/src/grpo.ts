@@ -56,7 +56,7 @@ export const grpo: TrainerAlgorithm<GrpoArgs, { trajectories: Trajectory[] }> = 
       const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
       // A tied group (fewer than two, or all rewards equal) has no signal: not trained on (DAPO's
       // dynamic-sampling filter); its rollouts still count against the budget.
-      const rewards = members.map((member) => member.reward);
+      const rewards = members.map((member) => member.totalReward);
       if (isTiedGroup(rewards)) continue;
       const advantages = groupAdvantages(rewards);
       // A rollout cut before its first action counts in the statistics but has nothing to train.

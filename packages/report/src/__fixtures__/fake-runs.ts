@@ -25,36 +25,51 @@ export function fakeTrajectory(fields: {
   tree?: TreePosition;
   turns: readonly FakeTurn[];
   reward: number;
-  success?: boolean | null;
+  success?: boolean;
 }): Trajectory {
   const segments: Trajectory['segments'][number][] = [{ kind: 'prompt', tokenCount: 1 }];
   for (let turn = 0; turn < fields.turns.length; turn++) {
     segments.push({ kind: 'action', tokenCount: 2 }, { kind: 'observation', tokenCount: 1 });
   }
   const length = 1 + 3 * fields.turns.length;
+  const steps = fields.turns.map((turn) => ({
+    action: turn.action,
+    observation: turn.observation ?? `observation after ${turn.action}`,
+    reward: turn.reward ?? 0,
+    terminated: false,
+    truncated: false,
+    info: {},
+    node: turn.node,
+    actionTokens: 2,
+  }));
   return {
     schema: TRAJECTORY_SCHEMA_ID,
-    id: fields.id,
+    episodeId: fields.id,
     envId: 'turngym/example-v1',
+    envVersion: null,
     seed: fields.seed ?? 100 + fields.group,
+    resetOptions: null,
+    agent: null,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    instructions: null,
+    initialObservation: 'the task',
+    steps,
+    turns: steps.length,
+    totalReward: fields.reward,
+    success: fields.success ?? fields.reward > 0,
+    terminated: true,
+    truncated: false,
+    complete: true,
+    cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+    forkOf: null,
     group: fields.group,
     ...(fields.tree ? { tree: fields.tree } : {}),
     tokens: Array.from({ length }, (_, index) => index % 50),
     segments,
     logprobs: Array.from({ length }, () => 0),
-    turns: fields.turns.map((turn) => ({
-      node: turn.node,
-      action: turn.action,
-      observation: turn.observation ?? `observation after ${turn.action}`,
-      reward: turn.reward ?? 0,
-      actionTokens: 2,
-    })),
-    reward: fields.reward,
-    success: fields.success === undefined ? fields.reward > 0 : fields.success,
     stopReason: 'terminated',
     generatedTokens: 2 * fields.turns.length,
     computedTokens: length,
-    toolCalls: 0,
   };
 }
 

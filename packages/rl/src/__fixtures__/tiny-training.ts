@@ -16,7 +16,8 @@ import { FileStore } from '../file-store';
 import { JsonStatisticsStore } from '../json-statistics-store';
 import type { RunDirectory } from '../run-directory';
 import { saveTrainingCheckpoint } from '../training-checkpoint';
-import { TRAJECTORY_SCHEMA_ID, type Trajectory } from '../trajectory';
+import type { Trajectory } from '../trajectory';
+import { fixtureTrajectory } from './trajectory-fixture';
 
 /**
  * A stand-in for a trainer's main loop, small enough for tests: each iteration draws its batch from a
@@ -85,9 +86,8 @@ export function loopStateFromExtra(extra: unknown): LoopState {
 }
 
 function trajectory(iteration: number, index: number, tokens: number[], reward: number): Trajectory {
-  return {
-    schema: TRAJECTORY_SCHEMA_ID,
-    id: `${iteration}-${index}`,
+  return fixtureTrajectory({
+    episodeId: `${iteration}-${index}`,
     envId: RUN_INFO.envId,
     seed: iteration,
     group: 0,
@@ -97,14 +97,10 @@ function trajectory(iteration: number, index: number, tokens: number[], reward: 
       { kind: 'action', tokenCount: tokens.length - 4 },
     ],
     logprobs: tokens.map((_, position) => (position < 4 ? 0 : -1)),
-    turns: [],
-    reward,
-    success: null,
-    stopReason: 'terminated',
+    totalReward: reward,
     generatedTokens: tokens.length - 4,
     computedTokens: tokens.length,
-    toolCalls: 0,
-  };
+  });
 }
 
 export interface IterationHooks {

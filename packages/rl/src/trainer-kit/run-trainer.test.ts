@@ -32,7 +32,7 @@ function chainsAlgorithm(): TrainerAlgorithm<TestArgs, { trajectories: Trajector
     advantages: ({ trajectories }, { args }) =>
       Array.from({ length: args.promptsPerIteration }, (_, group) => {
         const members = trajectories.filter((trajectory) => trajectory.group === group);
-        const advantages = groupAdvantages(members.map((member) => member.reward));
+        const advantages = groupAdvantages(members.map((member) => member.totalReward));
         return members.map((trajectory, index) => ({ trajectory, advantage: advantages[index]! }));
       })
         .flat()
@@ -128,7 +128,7 @@ describe('runTrainer', () => {
     expect(rows.at(-1)!['budget/generated_tokens']).toBe(result.generatedTokens);
     const trajectories = await readTrajectories(join(runDir, 'trajectories.jsonl'));
     expect(trajectories).toHaveLength(3 * 2 * 3);
-    expect(trajectories[0]!.id.startsWith('it0/')).toBe(true);
+    expect(trajectories[0]!.episodeId.startsWith('it0/')).toBe(true);
   });
 
   it("resumes a stopped run where it stopped, the algorithm's state included: the same metrics as a run that never stopped", async () => {

@@ -54,10 +54,10 @@ function rolloutMetrics(
   seconds: { rollout: number; training: number },
 ): Record<string, number> {
   return {
-    'charts/episodic_return': mean(trajectories.map((t) => t.reward)),
-    'charts/success_rate': mean(trajectories.map((t) => (t.success === true ? 1 : 0))),
-    'charts/episode_turns': mean(trajectories.map((t) => t.turns.length)),
-    'charts/SPS': trajectories.reduce((sum, t) => sum + t.turns.length, 0) / seconds.rollout,
+    'charts/episodic_return': mean(trajectories.map((t) => t.totalReward)),
+    'charts/success_rate': mean(trajectories.map((t) => (t.success ? 1 : 0))),
+    'charts/episode_turns': mean(trajectories.map((t) => t.turns)),
+    'charts/SPS': trajectories.reduce((sum, t) => sum + t.turns, 0) / seconds.rollout,
     'charts/rollout_tokens_per_second': spent / seconds.rollout,
     'charts/env_errors': trajectories.filter((t) => t.stopReason === 'error').length,
     'budget/generated_tokens': generatedTokens,
