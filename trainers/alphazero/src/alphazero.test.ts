@@ -59,6 +59,19 @@ describe('trainAlphaZero', () => {
     result.net.dispose();
   });
 
+  it('converges on the demo env with the MCTS-DPO objective too (pairs from the search, the kit DPO loss)', async () => {
+    const rows: Record<string, number>[] = [];
+    const result = await trainAlphaZero(
+      { ...small, runDir: join(root, 'dpo'), iterations: 6, objective: 'mcts-dpo' },
+      { registry: demoRegistry(), onIteration: (row) => rows.push(row) },
+    );
+    const { priors } = result.net.evaluate(result.encoder.encode(opening, allLegal), [1, 1, 1, 1]);
+    expect(priors.indexOf(Math.max(...priors))).toBe(1);
+    expect(rows.at(-1)!['eval/episodic_return']).toBeCloseTo(HORIZON * 0.9, 6);
+    expect(rows.at(-1)!['replay/pairs']).toBeGreaterThan(0);
+    result.net.dispose();
+  });
+
   it('resumes bit-exact: network, Adam, replay buffer and RNG come back from the checkpoint as one unit', async () => {
     const straight = await trainAlphaZero(
       { ...small, runDir: join(root, 'straight'), iterations: 4, episodesPerIteration: 4 },
