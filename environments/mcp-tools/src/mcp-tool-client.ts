@@ -1,0 +1,222 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { EnvFaultError } from '@turngym/core';
+import type { McpServerCommand } from './mcp-tools-options';
+
+/** Where the MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
+export type McpServerTarget = { server: McpServerCommand } | { url: string; headers?: Record<string, string> };
+
+/** A tool as the server lists it. */
+export interface ServerTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+/** What one tool call gave back: text for the agent, a value for checks, and whether the tool reported failure. */
+export interface ToolOutcome {
+  readonly text: string;
+  readonly value: unknown;
+  readonly isError: boolean;
+}
+
+interface ContentItem {
+  type: string;
+  text?: string;
+  mimeType?: string;
+  uri?: string;
+  resource?: { uri?: string; text?: string };
+}
+
+/** How much of a dead server's stderr a fault message quotes. */
+const STDERR_TAIL = 2000;
+
+/** The result's content as text: text items as they are, other items as a short marker. */
+function contentText(content: readonly ContentItem[]): string {
+  return content
+    .map((item) => {
+      switch (item.type) {
+        case 'text':
+          return item.text ?? '';
+        case 'resource':
+          return item.resource?.text ?? `[resource ${item.resource?.uri ?? ''}]`;
+        case 'resource_link':
+          return `[link ${item.uri ?? ''}]`;
+        default:
+          return `[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`;
+      }
+    })
+    .join('\n');
+}
+
+function parsedOrText(text: string): unknown {
+  const trimmed = text.trim();
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return text;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * One connection to an MCP server through the official SDK client. The line it draws: a server that answers,
+ * even with a failure (`isError`, an invalid-params error), has given the agent an ordinary observation; a
+ * server that died, hung past the timeout or could not be reached has broken the episode, which is an
+ * `EnvFaultError` (retryable), never a score.
+ */
+export class McpToolClient {
+  private broken: string | undefined;
+  private stderrTail = '';
+  /** The `{tmp}` directory of this server process, removed when it stops. */
+  private scratch: string | undefined;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly label: string,
+    private readonly callTimeoutMs: number,
+  ) {}
+
+  static async connect(
+    target: McpServerTarget,
+    timeouts: { startTimeoutMs: number; callTimeoutMs: number },
+  ): Promise<McpToolClient> {
+    const label =
+      'server' in target
+        ? `MCP server "${[target.server.command, ...target.server.args].join(' ')}"`
+        : `MCP server ${target.url}`;
+    const client = new Client({ name: 'turngym-mcp-tools', version: '1.0.0' });
+    const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs);
+    let transport: Transport;
+    if ('server' in target) {
+      const { args, env } = wrapper.withScratch(target.server.args, target.server.env);
+      const stdio = new StdioClientTransport({
+        command: target.server.command,
+        args,
+        // The SDK adds these to its safe default set (PATH, HOME …), not to the host's whole environment.
+        ...(env ? { env } : {}),
+        ...(target.server.cwd ? { cwd: target.server.cwd } : {}),
+        stderr: 'pipe',
+      });
+      // Keep the end of what the server says on stderr: it is what a crash report needs. (Read, so it never blocks.)
+      stdio.stderr?.on('data', (chunk: Buffer) => {
+        wrapper.stderrTail = (wrapper.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      transport = stdio;
+    } else {
+      transport = new StreamableHTTPClientTransport(new URL(target.url), {
+        requestInit: { headers: target.headers ?? {} },
+      });
+    }
+    client.onclose = () => {
+      wrapper.broken ??= 'the connection closed';
+    };
+    try {
+      await client.connect(transport, { timeout: timeouts.startTimeoutMs });
+    } catch (error) {
+      await wrapper.close();
+      throw wrapper.fault('could not be started or reached', error);
+    }
+    return wrapper;
+  }
+
+  /** Every tool the server lists (following pagination). */
+  async listTools(): Promise<ServerTool[]> {
+    const tools: ServerTool[] = [];
+    let cursor: string | undefined;
+    do {
+      let page: Awaited<ReturnType<Client['listTools']>>;
+      try {
+        page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.callTimeoutMs });
+      } catch (error) {
+        throw this.fault('failed to list its tools', error);
+      }
+      tools.push(
+        ...page.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+        })),
+      );
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /** Calls a tool; a dead or hung server is an EnvFaultError, a failing tool an ordinary outcome. */
+  async call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome> {
+    if (this.broken) throw this.fault(`is unusable (${this.broken})`);
+    let result: Awaited<ReturnType<Client['callTool']>>;
+    try {
+      result = await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.callTimeoutMs });
+    } catch (error) {
+      if (
+        error instanceof McpError &&
+        error.code !== ErrorCode.RequestTimeout &&
+        error.code !== ErrorCode.ConnectionClosed
+      ) {
+        // The server answered with a JSON-RPC error (unknown tool, invalid params): feedback for the agent.
+        return { text: `Error from ${tool}: ${error.message}`, value: null, isError: true };
+      }
+      this.broken =
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout ? 'a call timed out' : 'a call failed';
+      throw this.fault(`failed during ${tool}`, error);
+    }
+    const content = (Array.isArray(result.content) ? result.content : []) as ContentItem[];
+    const text = contentText(content);
+    const structured = result.structuredContent as unknown;
+    return {
+      text: text === '' && structured !== undefined ? JSON.stringify(structured) : text,
+      value: structured ?? parsedOrText(text),
+      isError: result.isError === true,
+    };
+  }
+
+  /** True once the server died, hung or the connection closed: the env starts (or reaches) it again. */
+  get isBroken(): boolean {
+    return this.broken !== undefined;
+  }
+
+  async close(): Promise<void> {
+    this.broken ??= 'closed';
+    await this.client.close().catch(() => undefined);
+    if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });
+    this.scratch = undefined;
+  }
+
+  /**
+   * `{tmp}` in an argument or an environment value becomes a directory made for this process alone (and removed
+   * with it): a server that keeps state on disk (a memory file, a filesystem root) then starts empty, as a fresh
+   * process does in memory.
+   */
+  private withScratch(
+    args: readonly string[],
+    env: Readonly<Record<string, string>> | undefined,
+  ): { args: string[]; env: Record<string, string> | undefined } {
+    const uses = [...args, ...Object.values(env ?? {})].some((value) => value.includes('{tmp}'));
+    if (!uses) return { args: [...args], env: env ? { ...env } : undefined };
+    this.scratch = mkdtempSync(join(tmpdir(), 'turngym-mcp-'));
+    const fill = (value: string): string => value.split('{tmp}').join(this.scratch as string);
+    return {
+      args: args.map(fill),
+      env: env ? Object.fromEntries(Object.entries(env).map(([key, value]) => [key, fill(value)])) : undefined,
+    };
+  }
+
+  private fault(what: string, cause?: unknown): EnvFaultError {
+    const reason =
+      cause instanceof McpError && cause.code === ErrorCode.RequestTimeout
+        ? `no answer within ${this.callTimeoutMs} ms`
+        : cause === undefined
+          ? ''
+          : ((cause as Error)?.message ?? String(cause));
+    const stderr = this.stderrTail.trim() === '' ? '' : `; its stderr ends: ${this.stderrTail.trim().slice(-500)}`;
+    return new EnvFaultError(`${this.label} ${what}${reason ? `: ${reason}` : ''}${stderr}`, { cause });
+  }
+}

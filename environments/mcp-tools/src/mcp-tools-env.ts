@@ -1,0 +1,356 @@
+import {
+  ajv,
+  BaseEnv,
+  EnvFaultError,
+  InvalidOptionsError,
+  parseToolCall,
+  ResetNeededError,
+  TurnGymError,
+  type EnvResetOutcome,
+  type EnvStepOutcome,
+} from '@turngym/core';
+import type { Action, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
+import type { CheckDocument } from './answer-check';
+import { McpToolClient, type McpServerTarget, type ServerTool } from './mcp-tool-client';
+import { DEMO_TASKS_PATH, demoServerCommand, validateMcpToolsOptions, type McpToolsOptions } from './mcp-tools-options';
+import { loadTaskFile, type Task, type TaskCall } from './task-file';
+
+export const MCP_TOOLS_ID = 'turngym/mcp-tools-v1';
+
+/** The tool lists of servers this process has listed, by target: later envs of the same server skip the listing. */
+const toolLists = new Map<string, ServerTool[]>();
+
+const validateResetOptions = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  properties: { task: { type: ['string', 'integer'] } },
+});
+
+/** Everything an env instance shares with its forks: validated options, tasks, target, tools and spec. */
+interface McpToolsSetup {
+  readonly options: McpToolsOptions;
+  readonly target: McpServerTarget;
+  readonly tasks: readonly Task[];
+  readonly serverTools: readonly ServerTool[];
+  readonly spec: EnvSpec;
+  readonly instructions: string;
+}
+
+/**
+ * A server's schema as the env validates with (core's strict ajv): `$schema`/`$id` dropped (a draft the
+ * shared ajv does not load, an id it would register once); one it still cannot compile becomes a plain object
+ * schema, and the server judges the arguments itself.
+ */
+function usableSchema(tool: ServerTool): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = tool.inputSchema as Record<string, unknown>;
+  const candidate = { ...rest, type: 'object' };
+  try {
+    ajv.compile(candidate);
+    return candidate;
+  } catch {
+    return {
+      type: 'object',
+      description: `Arguments as the server documents them: ${JSON.stringify(rest).slice(0, 500)}`,
+    };
+  }
+}
+
+function describeTarget(target: McpServerTarget): string {
+  return 'server' in target ? [target.server.command, ...target.server.args].join(' ') : target.url;
+}
+
+function instructionsOf(tools: readonly ToolSpec[], answerTool: string): string {
+  const lines = tools.map(
+    (tool) => `- ${tool.name}: ${tool.description} Arguments: ${JSON.stringify(tool.parameters.properties ?? {})}`,
+  );
+  return [
+    'You can call the tools of an MCP server, one call per turn: write NAME({"argument": value, …}), or NAME(text)',
+    'for a tool that takes one text argument. Each result comes back as the next observation.',
+    `When you know the answer, call ${answerTool}(your answer): that ends the episode and is scored.`,
+    'Tools:',
+    ...lines,
+  ].join('\n');
+}
+
+/**
+ * Any MCP server's tools as an environment: the env starts the server (stdio) or connects to it (Streamable
+ * HTTP) with the official SDK client, offers the server's tools as its own, and scores the episode from a task
+ * file when the agent calls the answer tool. A server that crashes, hangs past `callTimeoutMs` or cannot be
+ * reached raises `EnvFaultError` (retryable): the episode errors, it is never scored.
+ */
+export class McpToolsEnv extends BaseEnv<string, Action> {
+  readonly spec: EnvSpec;
+  private client: McpToolClient | undefined;
+  /** The client has made no call yet (the one that listed the tools): the first episode may use it as is. */
+  private clientIsFresh = false;
+  private task: Task | undefined;
+  private calls: Array<{ tool: string; arguments: Record<string, unknown> }> = [];
+  private lastTool: string | null = null;
+  private lastResult: unknown = null;
+  /** The server fault that broke this episode: it can only be reset now, never answered and scored. */
+  private fault: EnvFaultError | undefined;
+
+  private constructor(
+    private readonly setup: McpToolsSetup,
+    client?: McpToolClient,
+  ) {
+    super();
+    this.spec = setup.spec;
+    this.client = client;
+    this.clientIsFresh = client !== undefined;
+  }
+
+  /** Validates the options, reads the task file and lists the server's tools (starting or reaching it once). */
+  static async create(options: Partial<McpToolsOptions> = {}): Promise<McpToolsEnv> {
+    const validated = validateMcpToolsOptions(options);
+    if (validated.server && validated.url)
+      throw new InvalidOptionsError(MCP_TOOLS_ID, ['set server (a command) or url, not both']);
+    const target: McpServerTarget = validated.url
+      ? { url: validated.url, ...(validated.headers ? { headers: validated.headers } : {}) }
+      : { server: validated.server ?? demoServerCommand() };
+    const tasks = loadTaskFile(validated.tasks ?? DEMO_TASKS_PATH);
+    const key = JSON.stringify(target);
+    let listed = toolLists.get(key);
+    let client: McpToolClient | undefined;
+    if (!listed) {
+      client = await McpToolClient.connect(target, validated);
+      try {
+        listed = await client.listTools();
+      } catch (error) {
+        await client.close();
+        throw error;
+      }
+      toolLists.set(key, listed);
+    }
+    const setup = McpToolsEnv.describe(validated, target, tasks, listed);
+    return new McpToolsEnv(setup, client);
+  }
+
+  private static describe(
+    options: McpToolsOptions,
+    target: McpServerTarget,
+    tasks: readonly Task[],
+    listed: readonly ServerTool[],
+  ): McpToolsSetup {
+    if (options.tools) {
+      const missing = options.tools.filter((name) => !listed.some((tool) => tool.name === name));
+      if (missing.length > 0)
+        throw new InvalidOptionsError(MCP_TOOLS_ID, [
+          `tools: the server has no ${missing.join(', ')} (it lists ${listed.map((tool) => tool.name).join(', ')})`,
+        ]);
+    }
+    const serverTools = options.tools ? listed.filter((tool) => options.tools?.includes(tool.name)) : listed;
+    if (serverTools.some((tool) => tool.name.toLowerCase() === options.answerTool.toLowerCase()))
+      throw new InvalidOptionsError(MCP_TOOLS_ID, [
+        `answerTool: the server has a tool named ${options.answerTool}; choose another name for the answer tool`,
+      ]);
+    const tools: ToolSpec[] = [
+      ...serverTools.map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? `${tool.name} (no description)`,
+        parameters: usableSchema(tool),
+      })),
+      {
+        name: options.answerTool,
+        description: 'Submit your final answer; this ends the episode and scores it.',
+        parameters: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['answer'],
+          properties: { answer: { type: 'string', maxLength: 10000 } },
+        },
+      },
+    ];
+    const first = serverTools[0];
+    const spec: EnvSpec = {
+      specificationVersion: 'v1',
+      id: MCP_TOOLS_ID,
+      summary: `Answer tasks with the tools of an MCP server (${describeTarget(target)}).`,
+      observationSpace: { type: 'text' },
+      actionSpace: {
+        type: 'tools',
+        tools,
+        examples: [
+          ...(first ? [`${first.name}({})`] : []),
+          `${options.answerTool}(42)`,
+          `${options.answerTool}({"answer": "Paris"})`,
+        ],
+      },
+      tools,
+      maxTurns: options.maxTurns,
+      rewardRange: [0, 1],
+      // A server the env does not restart keeps state across episodes, and a URL's may be shared with others.
+      ...('url' in target || options.restart === 'never' ? { nondeterministic: true } : {}),
+      docs: {
+        description: 'The tools of any MCP server, scored from a task file: a prompt, an expected answer or a check.',
+        actionSpace: `The server's tools (their own JSON Schemas) and ${options.answerTool}({answer}).`,
+        observationSpace: "Text: the task's prompt, then each tool result (text content, or its JSON).",
+        rewards: '1 when the answer passes the task (expected answer and/or check), else 0.',
+        startingState: 'A task picked by the seed (or reset option task: id or index), after its setup calls.',
+        episodeEnd: `Terminates on ${options.answerTool}; truncates at maxTurns. A dead or hung server raises ENV_FAULT.`,
+        arguments:
+          'server | url (+headers), tasks, tools, answerTool, restart, callTimeoutMs, startTimeoutMs, maxObservationChars, maxTurns.',
+        versionHistory: 'v1: first version.',
+      },
+    };
+    return { options, target, tasks, serverTools, spec, instructions: instructionsOf(tools, options.answerTool) };
+  }
+
+  /** The task of the current episode (the scripted baseline reads its solution). */
+  get currentTask(): Task | undefined {
+    return this.task;
+  }
+
+  get answerTool(): string {
+    return this.setup.options.answerTool;
+  }
+
+  protected spawn(): McpToolsEnv {
+    return new McpToolsEnv(this.setup);
+  }
+
+  protected async onReset(
+    seed: number,
+    options: Record<string, unknown> | undefined,
+  ): Promise<EnvResetOutcome<string>> {
+    const resetOptions = { ...(options ?? {}) };
+    if (!validateResetOptions(resetOptions))
+      throw new InvalidOptionsError(`${MCP_TOOLS_ID} reset`, ['options.task must be a task id (string) or index']);
+    this.task = this.pickTask(resetOptions.task as string | number | undefined);
+    this.calls = [];
+    this.lastTool = null;
+    this.lastResult = null;
+    this.fault = undefined;
+    await this.retireUsedClient();
+    for (const call of this.task.setup ?? []) {
+      const outcome = await (await this.server()).call(call.tool, call.arguments);
+      if (outcome.isError)
+        throw new EnvFaultError(`task ${this.task.id}: setup call ${call.tool} failed: ${outcome.text}`, {
+          isRetryable: false,
+        });
+    }
+    return { observation: this.task.prompt, instructions: this.setup.instructions, info: { taskId: this.task.id } };
+  }
+
+  protected async onStep(action: Action): Promise<EnvStepOutcome<string>> {
+    if (this.fault) {
+      throw new ResetNeededError(
+        `${MCP_TOOLS_ID}: the episode broke on a server fault (${this.fault.message}); call reset() to start another.`,
+      );
+    }
+    const parsed = parseToolCall(action as string | ToolCall, this.spec.tools ?? []);
+    if (!parsed.ok) {
+      return {
+        observation: `Invalid action: ${parsed.feedback}`,
+        reward: 0,
+        terminated: false,
+        info: { invalidAction: true, feedback: parsed.feedback },
+      };
+    }
+    const { name, arguments: args } = parsed.call;
+    const task = this.task as Task;
+    if (name === this.answerTool) {
+      const answer = String(args.answer ?? '');
+      const probe = task.probe ? await this.probe(task.probe) : undefined;
+      const document: CheckDocument = {
+        answer,
+        calls: this.calls,
+        lastTool: this.lastTool,
+        lastResult: this.lastResult,
+        ...(task.probe ? { probe } : {}),
+      };
+      const success = task.score(document);
+      this.lastTool = name;
+      return {
+        observation: success ? 'Correct.' : 'Not correct. The episode is over.',
+        reward: success ? 1 : 0,
+        terminated: true,
+        info: { success, answer, taskId: task.id },
+        toolCalls: 0,
+      };
+    }
+    const outcome = await this.guarded((server) => server.call(name, args));
+    this.calls.push({ tool: name, arguments: args });
+    this.lastTool = name;
+    this.lastResult = outcome.value;
+    const limit = this.setup.options.maxObservationChars;
+    const text = outcome.isError ? `Tool error: ${outcome.text}` : outcome.text;
+    const observation =
+      text.length > limit ? `${text.slice(0, limit)}\n[… ${text.length - limit} more characters cut]` : text;
+    return {
+      observation,
+      reward: 0,
+      terminated: false,
+      info: { tool: name, ...(outcome.isError ? { toolError: true } : {}) },
+    };
+  }
+
+  /** The tool name and the argument keys: `note_set(key,value)`; `INVALID` for an unreadable call. */
+  fingerprint(action: Action): string {
+    const parsed = parseToolCall(action as string | ToolCall, this.spec.tools ?? []);
+    if (!parsed.ok) return 'INVALID';
+    return `${parsed.call.name}(${Object.keys(parsed.call.arguments ?? {})
+      .sort()
+      .join(',')})`;
+  }
+
+  /** The last tool used (`start` before any). */
+  anchor(): string {
+    return this.lastTool ?? 'start';
+  }
+
+  protected override async onClose(): Promise<void> {
+    await this.client?.close();
+    this.client = undefined;
+  }
+
+  private pickTask(choice: string | number | undefined): Task {
+    const tasks = this.setup.tasks;
+    if (choice === undefined) return tasks[this.rng.int(0, tasks.length - 1)] as Task;
+    const found = typeof choice === 'number' ? tasks[choice] : tasks.find((task) => task.id === choice);
+    if (!found)
+      throw new InvalidOptionsError(`${MCP_TOOLS_ID} reset`, [
+        `options.task: no task ${JSON.stringify(choice)} (${tasks.length} tasks, ids ${tasks
+          .slice(0, 5)
+          .map((task) => task.id)
+          .join(', ')}…)`,
+      ]);
+    return found;
+  }
+
+  /**
+   * At a reset: a server that served the last episode is let go when every episode gets a fresh one
+   * (restart: episode), and a broken one always. The next is started only when a call needs it, so an episode
+   * that never calls the server (an answer straight away, malformed actions) starts no process.
+   */
+  private async retireUsedClient(): Promise<void> {
+    const restart = 'server' in this.setup.target && this.setup.options.restart === 'episode';
+    if (this.client && (this.client.isBroken || (restart && !this.clientIsFresh))) {
+      const used = this.client;
+      this.client = undefined;
+      await used.close();
+    }
+  }
+
+  /** The episode's server, started (or reached) on the first call that needs it. */
+  private async server(): Promise<McpToolClient> {
+    this.clientIsFresh = false;
+    this.client ??= await McpToolClient.connect(this.setup.target, this.setup.options);
+    return this.client;
+  }
+
+  /** A call on the episode's server; a fault (crash, hang, unreachable) ends what this episode may do. */
+  private async guarded<T>(work: (server: McpToolClient) => Promise<T>): Promise<T> {
+    try {
+      return await work(await this.server());
+    } catch (error) {
+      if (TurnGymError.isInstance(error) && error.code === 'ENV_FAULT') this.fault = error as EnvFaultError;
+      throw error;
+    }
+  }
+
+  private async probe(call: TaskCall): Promise<unknown> {
+    const outcome = await this.guarded((server) => server.call(call.tool, call.arguments));
+    return outcome.isError ? null : outcome.value;
+  }
+}

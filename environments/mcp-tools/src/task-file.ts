@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { ajv, describeErrors } from '@turngym/core';
+import { compileCheck, type AnswerCheck } from './answer-check';
+import { TaskFileError } from './task-file-error';
+
+/** A tool call as a task file writes it. */
+export interface TaskCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One task as the file holds it (see the README's "Task files"). */
+export interface TaskRecord {
+  /** Unique within the file; `reset({ options: { task } })` picks a task by it (or by index). */
+  id: string;
+  /** What the agent is asked: the first observation. */
+  prompt: string;
+  /** The right answer (compared as text, case and spacing aside, or as a number). */
+  expected?: string | number;
+  /** A check over the answer, the calls and the probe (see answer-check.ts); with `expected`, both must hold. */
+  check?: unknown;
+  /** Calls made at reset, before the agent's first turn (state the task needs). Not turns. */
+  setup?: TaskCall[];
+  /** A call made after the answer; its result is the check's `$.probe`. */
+  probe?: TaskCall;
+  /** A known solution (calls, then the answer): the scripted baseline plays it. */
+  solution?: { calls: TaskCall[]; answer: string };
+}
+
+/** A task ready to play: its record and its compiled check. */
+export interface Task extends TaskRecord {
+  readonly score: AnswerCheck;
+}
+
+const call = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tool'],
+  properties: { tool: { type: 'string', minLength: 1 }, arguments: { type: 'object', default: {} } },
+} as const;
+
+const validateRecord = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'prompt'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 200 },
+    prompt: { type: 'string', minLength: 1 },
+    expected: { type: ['string', 'number'] },
+    check: { type: 'object' },
+    setup: { type: 'array', items: call },
+    probe: call,
+    solution: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['calls', 'answer'],
+      properties: { calls: { type: 'array', items: call }, answer: { type: 'string' } },
+    },
+  },
+});
+
+function taskOf(record: TaskRecord, where: string): Task {
+  if (record.expected === undefined && record.check === undefined)
+    throw new TaskFileError(where, undefined, 'a task needs "expected" or "check" (or both)');
+  const check = record.check === undefined ? undefined : compileCheck(record.check, `${where} check`);
+  const expected =
+    record.expected === undefined ? undefined : compileCheck({ path: '$.answer', equals: record.expected }, where);
+  const score: AnswerCheck = (document) =>
+    (expected === undefined || expected(document)) && (check === undefined || check(document));
+  return { ...record, score };
+}
+
+/**
+ * Reads a task file: JSON Lines (one task a line; blank lines and `//` lines skipped) or one JSON array. Every
+ * task is validated and its check compiled here, so a typo fails when the env is made, naming the line.
+ */
+export function loadTaskFile(path: string): Task[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TaskFileError(
+      path,
+      undefined,
+      `cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      error,
+    );
+  }
+  const entries: Array<{ value: unknown; line: number | undefined }> = [];
+  if (text.trimStart().startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new TaskFileError(path, undefined, `not valid JSON (${(error as Error).message})`, error);
+    }
+    (parsed as unknown[]).forEach((value) => entries.push({ value, line: undefined }));
+  } else {
+    text.split('\n').forEach((raw, i) => {
+      const line = raw.trim();
+      if (line === '' || line.startsWith('//')) return;
+      try {
+        entries.push({ value: JSON.parse(line), line: i + 1 });
+      } catch (error) {
+        throw new TaskFileError(path, i + 1, `not valid JSON (${(error as Error).message})`, error);
+      }
+    });
+  }
+  if (entries.length === 0) throw new TaskFileError(path, undefined, 'holds no task');
+  const ids = new Set<string>();
+  return entries.map(({ value, line }, index) => {
+    const where = line === undefined ? `${path} task ${index}` : `${path} line ${line}`;
+    if (!validateRecord(value))
+      throw new TaskFileError(path, line, describeErrors(validateRecord.errors, `task ${index}`).join('; '));
+    const record = value as unknown as TaskRecord;
+    if (ids.has(record.id)) throw new TaskFileError(path, line, `duplicate task id "${record.id}"`);
+    ids.add(record.id);
+    return taskOf(record, where);
+  });
+}
