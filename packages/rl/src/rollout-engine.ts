@@ -393,8 +393,10 @@ async function takeTurn(
   const actionTokens = rollout.segments.at(-1)!.tokenCount;
   const node = rollout.start.snapshots?.nextNode() ?? `${rollout.start.id}/${rollout.steps.length}`;
   try {
-    const result: StepResult<string> = role?.stepsEnv === false ? HISTORY_ONLY : await rollout.start.env.step(action);
-    const observation = recordTurn(rollout, { node, action, actionTokens }, result, role, policy, options);
+    const envAction = envActionOf(role, action);
+    const result: StepResult<string> = envAction === null ? HISTORY_ONLY : await rollout.start.env.step(envAction);
+    const turn = { node, action, actionTokens, envStep: envAction !== null };
+    const observation = recordTurn(rollout, turn, result, role, policy, options);
     if (result.terminated || result.truncated) {
       rollout.stopReason = result.terminated ? 'terminated' : 'truncated';
       return;
@@ -407,13 +409,20 @@ async function takeTurn(
   }
 }
 
+/** What the turn sends the env: the action itself, its role's reading of it, or null (history only). */
+function envActionOf(role: RolloutRole | undefined, action: string): string | null {
+  if (role === undefined) return action;
+  if (role.envAction) return role.envAction(action);
+  return role.stepsEnv ? action : null;
+}
+
 /** The outcome of a turn that writes to the history only: the env neither moves nor answers. */
 const HISTORY_ONLY: StepResult<string> = { observation: '', reward: 0, terminated: false, truncated: false, info: {} };
 
 /** Adds one step's reward, tool calls, success and turn record to the rollout; returns the (cut) observation. */
 function recordTurn(
   rollout: LiveRollout,
-  turn: Pick<TrajectoryStep, 'node' | 'action' | 'actionTokens'>,
+  turn: Pick<TrajectoryStep, 'node' | 'action' | 'actionTokens'> & { readonly envStep: boolean },
   result: StepResult<string>,
   role: RolloutRole | undefined,
   policy: RolloutPolicy,
@@ -437,7 +446,7 @@ function recordTurn(
     info: plainInfo(result.info),
     node: turn.node,
     actionTokens: turn.actionTokens,
-    ...(role ? { role: role.name, envStep: role.stepsEnv, reusedTokens: rollout.reused } : {}),
+    ...(role ? { role: role.name, envStep: turn.envStep, reusedTokens: rollout.reused } : {}),
   });
   return observation;
 }

@@ -179,6 +179,46 @@ describe('rollouts with several roles', () => {
     }
   });
 
+  it("a role's envAction decides per turn what reaches the env: its reading of the text, or nothing", async () => {
+    const sent: string[] = [];
+    // The actor's turns alternate: the first of each pair reports back (history only), the second acts as "X".
+    let turn = 0;
+    const routed = await collectChains({
+      policy: {
+        model,
+        format,
+        roles: {
+          roles: [planner, { ...actor, envAction: (text) => (turn++ % 2 === 0 ? null : `X${text.length}`) }],
+          schedule,
+        },
+      },
+      makeEnv: async () => {
+        const env = new DigitEnv({ maxTurns: 3 });
+        const step = env.step.bind(env);
+        env.step = (action) => {
+          sent.push(String(action));
+          return step(action);
+        };
+        return env;
+      },
+      envId: 'test/digit-v1',
+      seeds: [3],
+      groupSize: 1,
+      options: { maxActionTokens: 6, seed: 5, instructions: false, maxBatch: 1 },
+    });
+    const steps = routed[0]!.steps;
+    const actorTurns = steps.filter((step) => step.role === 'actor');
+    expect(actorTurns.length).toBeGreaterThan(1);
+    actorTurns.forEach((step, index) => {
+      expect(step.envStep).toBe(index % 2 === 1);
+      // The record keeps the text as written; the env got the role's reading of it.
+      if (step.envStep) expect(sent).toContain(`X${step.action.length}`);
+      else expect(step).toMatchObject({ observation: '', reward: 0 });
+    });
+    expect(sent).toHaveLength(actorTurns.filter((step) => step.envStep).length);
+    expect(roleStats(routed).actor!.envSteps).toBe(sent.length);
+  });
+
   it("a role without an adapter samples with the rollout's adapter option", async () => {
     const [trajectory] = await rollouts([{ ...planner, adapter: undefined }, actor], { adapter: 'planner' });
     const byPlanner = await scored(trajectory!, 'planner');

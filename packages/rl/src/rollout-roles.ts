@@ -17,6 +17,13 @@ export interface RolloutRole {
   /** Whether its turns step the env (an actor) or only write to the history (a planner's sub-task). */
   readonly stepsEnv: boolean;
   /**
+   * Decides per turn, from the text the role wrote, what reaches the env: the env action it stands for, or
+   * null when the turn only writes to the history (an actor reporting back, a planner writing a sub-task; a
+   * planner's final answer becomes the env's answer action). Given, it replaces `stepsEnv`; the turn records
+   * the text as written and `envStep` says which way it went.
+   */
+  readonly envAction?: (text: string) => string | null;
+  /**
    * Text the user message before each of its turns ends with (after the env's observation, if any), e.g.
    * "Planner: write the next sub-task." Omitted = nothing is added.
    */

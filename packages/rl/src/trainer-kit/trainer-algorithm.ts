@@ -5,6 +5,7 @@ import type { PpoUpdateStats, UpdateSample } from '../ppo-update';
 import type { CheckpointStore } from '../checkpoint-store';
 import type { RolloutPolicy } from '../rollout-engine';
 import type { RolloutOptions } from '../rollout-options';
+import type { RolloutRoles } from '../rollout-roles';
 import type { Trajectory } from '../trajectory';
 import type { JsonValue } from '../training-checkpoint';
 import type { TrainerArgs, TrainerArgsDefinition } from './trainer-args';
@@ -90,11 +91,21 @@ export interface TrainerAlgorithm<Args extends TrainerArgs, Rollouts extends Col
    */
   readonly adapters?: Readonly<Record<string, ExtraAdapter>>;
   /**
+   * The policy's optimiser also trains a value head on the model (Self-AC's critic, ALGORITHMS.md §2): it is
+   * added before training, its forward passes return values, and it is saved and resumed with the adapter.
+   */
+  readonly valueHead?: boolean;
+  /**
    * Builds the run's stores (a search tree's statistics, a database file under `args.runDir`), once per
    * run after the run directory exists; they are restored on resume (reset when the run starts over) and
    * snapshotted into every checkpoint, atomically with the adapters.
    */
   stores?(args: Args): Record<string, CheckpointStore>;
+  /**
+   * Roles taking turns in each rollout (Plan/Act, ALGORITHMS.md §4), set on the policy for the training
+   * rollouts and the evaluation alike; omitted = one policy (the `policy` adapter).
+   */
+  roles?(args: Args): RolloutRoles;
   /** State of the algorithm's own carried across iterations: saved in each checkpoint, restored on resume. */
   readonly state?: {
     save(): JsonValue;
