@@ -12,6 +12,7 @@ const { writeFileSync } = require('node:fs');
 const { cpus } = require('node:os');
 const { RandomAgent, runEpisode, summarize, wilsonInterval95 } = require('@turngym/core');
 const { SellerEnv, SellerExpert, MctsAgent } = require('@turngym/env-seller');
+const { useBackend } = require('@turngym/lm');
 const {
   trainAlphaZero,
   loadTrainedNetwork,
@@ -120,6 +121,7 @@ async function evaluate() {
   const simulations = Number(flag('simulations', 50));
   const baselines = flag('baselines', 'true') === 'true';
   const started = Date.now();
+  await useBackend('cpu'); // the networks were trained on it
   const test = new SellerEnv({ split: 'test' });
   const recorder = new TranscriptRecorder(test);
   const taskIds = Array.from({ length: Math.min(Number(flag('episodes', 164)), test.tasks.length) }, (_, i) => i);
