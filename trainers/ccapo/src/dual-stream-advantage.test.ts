@@ -1,0 +1,58 @@
+import { groupAdvantages } from '@turngym/rl';
+import {
+  fuseAdvantages,
+  macroAdvantages,
+  macroReward,
+  microAdvantages,
+  rawMicroAdvantage,
+} from './dual-stream-advantage';
+
+describe('dual-stream advantages (ALGORITHMS.md §3 lines 100–105)', () => {
+  it("R_τ reproduces the seed's table (§4.1): success in 10/20/40 steps, failure at 30/50", () => {
+    expect(macroReward(true, 10)).toBeCloseTo(9.0, 12);
+    expect(macroReward(true, 20)).toBeCloseTo(8.0, 12);
+    expect(macroReward(true, 40)).toBeCloseTo(6.0, 12);
+    expect(macroReward(false, 30)).toBeCloseTo(-3.0, 12);
+    expect(macroReward(false, 50)).toBeCloseTo(-5.0, 12);
+    // v4.1's point: 10 vs 40 steps now differ by 3.0 (1.5 in v4.0).
+    expect(macroReward(true, 10) - macroReward(true, 40)).toBeCloseTo(3.0, 12);
+  });
+
+  it('A_macro is the group z-score of R_τ (unbiased std + 1e-6): faster successes rank first', () => {
+    const rewards = [9, 6, -3, -5];
+    const m = (9 + 6 - 3 - 5) / 4;
+    const std = Math.sqrt(rewards.reduce((s, r) => s + (r - m) ** 2, 0) / 3);
+    const advantages = macroAdvantages(rewards);
+    rewards.forEach((r, i) => expect(advantages[i]).toBeCloseTo((r - m) / (std + 1e-6), 9));
+    expect(Array.from(advantages)).toEqual(Array.from(groupAdvantages(rewards)));
+    expect(Array.from(macroAdvantages([8, 8, 8]))).toEqual([0, 0, 0]);
+  });
+
+  it('A_micro_raw is Q − V̄; 0 at an unknown anchor and on a loop; an unseen edge scores Q = 0', () => {
+    expect(rawMicroAdvantage({ edgeScore: 0.7, baseline: 0.5, loop: false })).toBeCloseTo(0.2, 12);
+    expect(rawMicroAdvantage({ edgeScore: 0.3, baseline: 0.5, loop: false })).toBeCloseTo(-0.2, 12);
+    expect(rawMicroAdvantage({ edgeScore: 0.7, baseline: null, loop: false })).toBe(0);
+    expect(rawMicroAdvantage({ edgeScore: 0.7, baseline: 0.5, loop: true })).toBe(0);
+    expect(rawMicroAdvantage({ edgeScore: 0, baseline: 0.4, loop: false })).toBeCloseTo(-0.4, 12);
+  });
+
+  it('A_micro is a batch z-score whose std is floored at σ_min = 0.1 (a young store: mostly zeros)', () => {
+    // Three zeros and one 0.02: the std (0.01) is below σ_min, so the values are divided by 0.1, not blown up.
+    const young = microAdvantages([0, 0, 0, 0.02]);
+    expect(young[3]).toBeCloseTo((0.02 - 0.005) / 0.1, 12);
+    expect(young[0]).toBeCloseTo(-0.005 / 0.1, 12);
+    // A wide batch is divided by its own (unbiased) std.
+    const raw = [0.4, -0.4, 0.2, -0.2];
+    const std = Math.sqrt((0.16 + 0.16 + 0.04 + 0.04) / 3);
+    const wide = microAdvantages(raw);
+    raw.forEach((value, i) => expect(wide[i]).toBeCloseTo(value / std, 12));
+    expect(Array.from(microAdvantages([0, 0, 0]))).toEqual([0, 0, 0]);
+    expect(microAdvantages([0.5, 0.3], 1)[0]).toBeCloseTo(0.1, 12);
+  });
+
+  it('fusion: A_total(t) = A_macro + β·A_micro(t)', () => {
+    expect(fuseAdvantages(1, [1, -1, 0], 0.5)).toEqual([1.5, 0.5, 1]);
+    expect(fuseAdvantages(-0.5, [2], 1)).toEqual([1.5]);
+    expect(fuseAdvantages(0.25, [4, -4], 0)).toEqual([0.25, 0.25]);
+  });
+});

@@ -1,0 +1,50 @@
+import type { Trajectory } from '@turngym/rl';
+import { loopSteps } from './loop-filter';
+
+/** Where an episode starts: the location and previous action of its first step's anchor. */
+export const START_NODE = '^';
+
+/** One step of an episode as the history store sees it: the edge it took, where it stood, whether it looped. */
+export interface PathStep {
+  /**
+   * S_anchor = (AbstractLoc(s_t), Fingerprint(a_{t−1})) (ALGORITHMS.md §3 line 91), written `loc|fingerprint`;
+   * the first step's is `^|^`.
+   */
+  readonly anchor: string;
+  /** Fingerprint(a_t): the edge is anchor → fingerprint. */
+  readonly fingerprint: string;
+  /** A → A or A → B → A on fingerprints (`loopSteps`). */
+  readonly loop: boolean;
+  /** Steps after this one to the episode's end (0 for the last step): the sample of d_goal. */
+  readonly stepsToEnd: number;
+}
+
+/** Joins a location and the previous action's fingerprint into an anchor key. */
+export function anchorKey(location: string, previousFingerprint: string): string {
+  return `${location}|${previousFingerprint}`;
+}
+
+function hook(info: Readonly<Record<string, unknown>> | undefined, name: 'fingerprint' | 'anchor'): string | null {
+  const value = info?.[name];
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * The episode's path through the history graph, from the hooks every env reports in each step's info
+ * (`info.fingerprint` of the action just taken, `info.anchor` of the state reached): step t's anchor is the
+ * location step t − 1 reached and the fingerprint of action t − 1. Null when a step lacks either hook (an env
+ * without them): such an episode trains on the macro stream alone and never enters the store.
+ */
+export function episodePath(trajectory: Pick<Trajectory, 'steps'>): PathStep[] | null {
+  const fingerprints = trajectory.steps.map((step) => hook(step.info, 'fingerprint'));
+  const locations = trajectory.steps.map((step) => hook(step.info, 'anchor'));
+  if (fingerprints.some((value) => value === null) || locations.some((value) => value === null)) return null;
+  const loops = loopSteps(fingerprints);
+  const n = trajectory.steps.length;
+  return fingerprints.map((fingerprint, t) => ({
+    anchor: t === 0 ? anchorKey(START_NODE, START_NODE) : anchorKey(locations[t - 1]!, fingerprints[t - 1]!),
+    fingerprint: fingerprint!,
+    loop: loops[t]!,
+    stepsToEnd: n - 1 - t,
+  }));
+}
