@@ -3,11 +3,15 @@
  * `turngym-wiki-convert`: from a Wikipedia dump to a corpus the env reads, and what that corpus yields.
  *
  *   turngym-wiki-convert <dump.xml[.gz|.bz2]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14] [--bzip2 auto|process|js] [--stats]
- *   turngym-wiki-convert --stats <corpus.jsonl> [--tasks <task file>]
+ *   turngym-wiki-convert --stats <corpus.jsonl | store.sqlite> [--tasks <task file>]
+ *   turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>
+ * An output ending in `.sqlite` or `.db` is an on-disk store: the dump is converted to `<output>.jsonl` first.
  *   turngym-wiki-convert --synthetic-dump <out.xml[.gz|.bz2]> --articles N [--revisions K] [--seed S]
  */
+import { buildCorpusStore } from './corpus/corpus-store-builder';
 import { loadCorpus } from './corpus/load-corpus';
 import { convertMediaWikiFile, type Bzip2Decoder } from './corpus/mediawiki-converter';
+import { isCorpusStore } from './corpus/sqlite-corpus';
 import { writeSyntheticDumpFile } from './corpus/synthetic-dump';
 import type { WikiCorpus } from './corpus/wiki-corpus';
 import { taskSourceFor } from './tasks/task-bank';
@@ -16,7 +20,9 @@ import { formatTaskStats } from './tasks/task-stats';
 
 const USAGE = [
   'usage: turngym-wiki-convert <dump.xml[.gz|.bz2]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14] [--bzip2 auto|process|js] [--stats]',
-  '       turngym-wiki-convert --stats <corpus.jsonl> [--tasks <task file>]',
+  'usage: turngym-wiki-convert <dump.xml[.gz|.bz2]> <store.sqlite> [same options]   (JSONL first, then the store)',
+  '       turngym-wiki-convert --stats <corpus.jsonl | store.sqlite> [--tasks <task file>]',
+  '       turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>',
   '       turngym-wiki-convert --synthetic-dump <out.xml[.gz|.bz2]> --articles N [--revisions K] [--seed S]',
 ].join('\n');
 
@@ -74,6 +80,14 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const tasks = flags.get('--tasks');
+  if (flags.has('--store')) {
+    if (positional.length !== 2 || !isCorpusStore(positional[1] as string)) return usage();
+    const built = await buildCorpusStore(positional[0] as string, positional[1] as string);
+    process.stdout.write(
+      `${positional[1]}: ${built.articles} articles, ${built.redirects} redirects, ${built.tasks} tasks in ${built.seconds.toFixed(1)} s (index ${built.indexSeconds.toFixed(1)} s, tasks ${built.taskSeconds.toFixed(1)} s)\n`,
+    );
+    return 0;
+  }
   if (flags.has('--stats') && positional.length === 1) {
     const corpus = loadCorpus({ corpus: positional[0] as string, corpusSeed: 1, articles: 2000 });
     process.stdout.write(`${stats(corpus, typeof tasks === 'string' ? tasks : undefined)}\n`);
@@ -91,7 +105,9 @@ async function main(argv: readonly string[]): Promise<number> {
   ) {
     return usage();
   }
-  const [input, output] = positional as [string, string];
+  const [input, target] = positional as [string, string];
+  const store = isCorpusStore(target);
+  const output = store ? `${target}.jsonl` : target;
   const started = Date.now();
   const converted = await convertMediaWikiFile(input, output, {
     ...(maxArticles ? { maxArticles } : {}),
@@ -101,8 +117,14 @@ async function main(argv: readonly string[]): Promise<number> {
   process.stdout.write(
     `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
+  if (store) {
+    const built = await buildCorpusStore(output, target);
+    process.stdout.write(
+      `${target}: ${built.articles} articles, ${built.tasks} tasks in ${built.seconds.toFixed(1)} s\n`,
+    );
+  }
   if (flags.has('--stats')) {
-    const corpus = loadCorpus({ corpus: output, corpusSeed: 1, articles: 2000 });
+    const corpus = loadCorpus({ corpus: target, corpusSeed: 1, articles: 2000 });
     process.stdout.write(`${stats(corpus, typeof tasks === 'string' ? tasks : undefined)}\n`);
   }
   return 0;

@@ -37,15 +37,32 @@ export {
   SYNTHETIC_PHRASES,
   type SyntheticEncyclopediaOptions,
 } from './corpus/synthetic-encyclopedia';
-export { parseJsonlCorpus, readJsonlCorpus, writeJsonlCorpus, formatJsonlLine } from './corpus/jsonl-corpus';
+export {
+  parseJsonlCorpus,
+  parseJsonlEntry,
+  readJsonlCorpus,
+  writeJsonlCorpus,
+  formatJsonlLine,
+} from './corpus/jsonl-corpus';
 export {
   convertMediaWikiDump,
   convertMediaWikiFile,
+  openDumpFile,
+  type Bzip2Decoder,
   wikitextToArticle,
   type MediaWikiConversionOptions,
   type MediaWikiConversionStats,
 } from './corpus/mediawiki-converter';
 export { loadCorpus } from './corpus/load-corpus';
+export { SqliteCorpus, openCorpusStore, isCorpusStore, ftsQuery, STORE_VERSION } from './corpus/sqlite-corpus';
+export { buildCorpusStore, type CorpusStoreStats } from './corpus/corpus-store-builder';
+export {
+  writeSyntheticDump,
+  writeSyntheticDumpFile,
+  type SyntheticDumpOptions,
+  type SyntheticDumpStats,
+} from './corpus/synthetic-dump';
+export { formatTaskStats } from './tasks/task-stats';
 export {
   CorpusServer,
   acquireCorpusServer,
@@ -78,6 +95,7 @@ export {
   describeTaskCounts,
   DISAMBIGUATION_TYPE,
   type TaskFilter,
+  type TaskSelection,
   type TaskSource,
   type CorpusWithTasks,
 } from './tasks/task-bank';

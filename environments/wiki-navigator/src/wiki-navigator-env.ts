@@ -32,7 +32,7 @@ import {
   type CorpusServerLease,
 } from './server/corpus-server';
 import { exactMatch, tokenF1 } from './tasks/answer-metrics';
-import { describeTaskCounts, taskSourceFor } from './tasks/task-bank';
+import { describeTaskCounts, taskSourceFor, type TaskSelection } from './tasks/task-bank';
 import { readTaskFile } from './tasks/task-file';
 import type { TaskKind, WikiTask } from './tasks/wiki-task';
 import { validateWikiNavigatorOptions, type WikiNavigatorOptions } from './wiki-navigator-options';
@@ -140,7 +140,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   private readonly tools: readonly ToolSpec[];
   private readonly instructions: string;
   private loadedCorpus: WikiCorpus | undefined;
-  private taskPool: readonly WikiTask[] | undefined;
+  private taskPool: TaskSelection | undefined;
 
   private lease: CorpusServerLease | undefined;
   private leasing: Promise<CorpusServerLease> | undefined;
@@ -217,21 +217,37 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     return this.userTasks().find((task) => task.id === id);
   }
 
-  /** The tasks `reset()` draws from with these options (computed once: the options and the corpus are fixed). */
+  /**
+   * The tasks `reset()` draws from with these options, in the order the seed indexes them. On an on-disk
+   * store this reads every one of them: `taskCount()` and `reset()` do not.
+   */
   availableTasks(): readonly WikiTask[] {
+    const pool = this.taskSelection();
+    return Array.from({ length: pool.size }, (_, index) => pool.at(index));
+  }
+
+  /** How many tasks `reset()` draws from. */
+  taskCount(): number {
+    return this.taskSelection().size;
+  }
+
+  /** The tasks these options select (computed once: the options and the corpus are fixed). */
+  private taskSelection(): TaskSelection {
     if (!this.taskPool) {
       const kinds: TaskKind[] = this.options.task === 'race' ? ['race'] : this.options.questionTypes;
       const filter = { kinds, split: this.options.split, minHops: this.options.minHops, maxHops: this.options.maxHops };
-      this.taskPool =
-        this.options.tasks === undefined
-          ? taskSourceFor(this.corpus).tasks(filter)
-          : this.userTasks().filter(
-              (task) =>
-                kinds.includes(task.kind) &&
-                task.split === filter.split &&
-                task.hops >= filter.minHops &&
-                task.hops <= filter.maxHops,
-            );
+      if (this.options.tasks === undefined) {
+        this.taskPool = taskSourceFor(this.corpus).select(filter);
+      } else {
+        const tasks = this.userTasks().filter(
+          (task) =>
+            kinds.includes(task.kind) &&
+            task.split === filter.split &&
+            task.hops >= filter.minHops &&
+            task.hops <= filter.maxHops,
+        );
+        this.taskPool = { size: tasks.length, at: (index) => tasks[index] as WikiTask };
+      }
     }
     return this.taskPool;
   }
@@ -243,7 +259,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
 
   /** Throws, naming the options that would help, when these options leave no task to draw. */
   private checkTasks(): void {
-    if (this.availableTasks().length > 0) return;
+    if (this.taskCount() > 0) return;
     const all = this.options.tasks === undefined ? taskSourceFor(this.corpus).all() : this.userTasks();
     const what = this.options.task === 'race' ? 'race' : `question of types ${this.options.questionTypes.join(', ')}`;
     const other = this.options.split === 'train' ? 'test' : 'train';
@@ -380,10 +396,11 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       }
       return task;
     }
-    const tasks = this.availableTasks();
-    if (tasks.length === 0) this.checkTasks();
-    // A stream of its own for the task choice, so it never depends on other draws from the episode's rng.
-    return new SeededRng(mixSeed('wiki-navigator-task', seed)).pick(tasks);
+    const tasks = this.taskSelection();
+    if (tasks.size === 0) this.checkTasks();
+    // A stream of its own for the task choice, so it never depends on other draws from the episode's rng
+    // (`int(0, size − 1)` draws the index `pick` would).
+    return tasks.at(new SeededRng(mixSeed('wiki-navigator-task', seed)).int(0, tasks.size - 1));
   }
 
   /** The observation after reset (`first`) or a step; the compact style states the question only once. */

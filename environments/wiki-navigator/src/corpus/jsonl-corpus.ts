@@ -60,6 +60,38 @@ interface CorpusLine {
   sections?: { title: string; text: string }[];
 }
 
+/**
+ * One line of a JSONL corpus: an article, a redirect, or undefined for a blank or `//` line; a bad line adds
+ * its problems (named `where`, e.g. `corpus.jsonl:12`) to `problems`.
+ */
+export function parseJsonlEntry(raw: string, where: string, problems: string[]): Article | Redirect | undefined {
+  const line = raw.trim();
+  if (!line || line.startsWith('//')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    problems.push(`${where}: not JSON (${(error as Error).message})`);
+    return undefined;
+  }
+  if (!validateLine(value)) {
+    problems.push(...describeErrors(validateLine.errors, where));
+    return undefined;
+  }
+  const entry = value as unknown as CorpusLine;
+  if (entry.redirect !== undefined) return { title: entry.title, redirect: entry.redirect };
+  const infobox = Array.isArray(entry.infobox)
+    ? entry.infobox
+    : Object.entries(entry.infobox ?? {}).map(([field, fieldValue]) => ({ field, value: fieldValue }));
+  return {
+    title: entry.title,
+    type: entry.type ?? 'article',
+    infobox,
+    lead: entry.lead ?? '',
+    sections: entry.sections ?? [],
+  };
+}
+
 /** Parses the text of a JSONL corpus; a bad line is an error that names its line number. */
 export function parseJsonlCorpus(text: string, source = 'corpus'): { articles: Article[]; redirects: Redirect[] } {
   const articles: Article[] = [];
@@ -67,34 +99,9 @@ export function parseJsonlCorpus(text: string, source = 'corpus'): { articles: A
   const problems: string[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).trim();
-    if (!line || line.startsWith('//')) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      problems.push(`${source}:${i + 1}: not JSON (${(error as Error).message})`);
-      continue;
-    }
-    if (!validateLine(value)) {
-      problems.push(...describeErrors(validateLine.errors, `${source}:${i + 1}`));
-      continue;
-    }
-    const entry = value as unknown as CorpusLine;
-    if (entry.redirect !== undefined) {
-      redirects.push({ title: entry.title, redirect: entry.redirect });
-      continue;
-    }
-    const infobox = Array.isArray(entry.infobox)
-      ? entry.infobox
-      : Object.entries(entry.infobox ?? {}).map(([field, fieldValue]) => ({ field, value: fieldValue }));
-    articles.push({
-      title: entry.title,
-      type: entry.type ?? 'article',
-      infobox,
-      lead: entry.lead ?? '',
-      sections: entry.sections ?? [],
-    });
+    const entry = parseJsonlEntry(lines[i] as string, `${source}:${i + 1}`, problems);
+    if (entry && 'redirect' in entry) redirects.push(entry);
+    else if (entry) articles.push(entry);
     if (problems.length > 20) break;
   }
   if (problems.length > 0) throw new InvalidOptionsError(`the JSONL corpus ${source}`, problems.slice(0, 20));

@@ -13,10 +13,18 @@ export interface TaskFilter {
   readonly maxHops: number;
 }
 
+/** The tasks a filter selects, by position (a store reads one task at a time instead of all of them). */
+export interface TaskSelection {
+  readonly size: number;
+  at(index: number): WikiTask;
+}
+
 /** Where an env's generated tasks come from: a `TaskBank` over an in-memory corpus, or a store's saved tasks. */
 export interface TaskSource {
   /** Tasks of the given kinds and split, with `minHops ≤ hops ≤ maxHops`, in a fixed order. */
   tasks(filter: TaskFilter): WikiTask[];
+  /** The same tasks, in the same order, without reading them all. */
+  select(filter: TaskFilter): TaskSelection;
   get(id: string): WikiTask | undefined;
   /** Every task, questions then races. */
   all(): readonly WikiTask[];
@@ -103,6 +111,11 @@ export class TaskBank implements TaskSource {
     return [...this.questions(), ...this.raceTasks()];
   }
 
+  select(filter: TaskFilter): TaskSelection {
+    const tasks = this.tasks(filter);
+    return { size: tasks.length, at: (index) => tasks[index] as WikiTask };
+  }
+
   /** Articles a task may start from or end on (not disambiguation pages), in load order. */
   private subjects(): readonly Article[] {
     const articles = this.corpus.articles();
@@ -179,13 +192,18 @@ export class TaskBank implements TaskSource {
       for (const value of this.values(article)) {
         if (value.number === undefined) continue;
         const key = `${article.type}\u0000${value.field}`;
-        comparable.set(key, [...(comparable.get(key) ?? []), article]);
+        const list = comparable.get(key);
+        if (list) list.push(article);
+        else comparable.set(key, [article]);
       }
     }
     const backlinks = new Map<string, Article[]>();
     for (const article of articles) {
-      for (const link of this.links(article))
-        backlinks.set(link.target, [...(backlinks.get(link.target) ?? []), article]);
+      for (const link of this.links(article)) {
+        const list = backlinks.get(link.target);
+        if (list) list.push(article);
+        else backlinks.set(link.target, [article]);
+      }
     }
 
     for (const subject of articles) {

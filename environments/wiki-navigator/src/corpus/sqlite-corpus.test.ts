@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidOptionsError, runEpisode } from '@turngym/core';
+import { WikiExpert } from '../agents/wiki-expert';
+import { taskBankFor } from '../tasks/task-bank';
+import { WikiNavigatorEnv } from '../wiki-navigator-env';
+import { buildCorpusStore } from './corpus-store-builder';
+import { readJsonlCorpus, writeJsonlCorpus } from './jsonl-corpus';
+import { openCorpusStore } from './sqlite-corpus';
+import { generateSyntheticArticles } from './synthetic-encyclopedia';
+
+// The on-disk store must be the JSONL corpus it was built from, read differently: same lookups (redirects,
+// case folding), same articles and links, same tasks with the same ids, same pages in the env.
+describe('the on-disk corpus store (SQLite + FTS5)', () => {
+  let dir: string;
+  let jsonl: string;
+  let store: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-store-'));
+    jsonl = join(dir, 'corpus.jsonl');
+    store = join(dir, 'corpus.sqlite');
+    const articles = generateSyntheticArticles({ seed: 5, articles: 400 });
+    const redirects = articles.slice(0, 40).map((article) => ({
+      title: `${article.title} (alias)`,
+      redirect: article.title.toLowerCase(), // resolved case-insensitively, as NAVIGATE does
+    }));
+    redirects.push({ title: 'Chain', redirect: `${articles[0]?.title} (alias)` }); // two levels
+    writeJsonlCorpus(
+      jsonl,
+      [...articles, { ...(articles[1] as (typeof articles)[number]), lead: 'a duplicate' }],
+      redirects,
+    );
+    const stats = await buildCorpusStore(jsonl, store);
+    expect(stats).toMatchObject({ articles: 400, redirects: 41 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('resolves, reads and links exactly as the in-memory corpus does, and poses the same tasks', () => {
+    const memory = readJsonlCorpus(jsonl);
+    const disk = openCorpusStore(store);
+    expect(disk.size).toBe(memory.size);
+    const probes = memory
+      .articles()
+      .flatMap((article) => [
+        article.title,
+        article.title.toUpperCase(),
+        `${article.title} (alias)`,
+        article.title.replace(/ /g, '_'),
+      ]);
+    probes.push('Chain', 'No such article', '', 'chain');
+    for (const probe of probes) expect([probe, disk.resolve(probe)]).toEqual([probe, memory.resolve(probe)]);
+    for (const article of memory.articles()) {
+      expect(disk.get(article.title)).toEqual(article);
+      expect(disk.linksOf(article.title)).toEqual(memory.linksOf(article.title));
+    }
+    expect(disk.get(memory.articles()[1]?.title as string)?.lead).not.toBe('a duplicate'); // the first wins
+    expect(disk.taskSource.all()).toEqual(taskBankFor(memory).all());
+  });
+
+  it('searches with BM25 (titles 3×): an article’s title finds it first', () => {
+    const disk = openCorpusStore(store);
+    const memory = readJsonlCorpus(jsonl);
+    for (const article of memory.articles().slice(0, 50)) {
+      const hits = disk.search(article.title, 10);
+      expect(hits[0]?.title).toBe(article.title);
+      expect(hits.length).toBeLessThanOrEqual(10);
+      expect(hits.every((hit) => hit.snippet.length > 0 && hit.score > 0)).toBe(true);
+    }
+    expect(disk.search('', 10)).toEqual([]);
+    expect(disk.search('"unbalanced AND (', 10)).toEqual(expect.any(Array)); // FTS5 syntax cannot leak through
+    const title = memory.articles()[3]?.title as string;
+    expect(disk.similarTitles(title.slice(0, title.length - 1), 5)).toContain(title);
+  });
+
+  it('runs the env on the store with the same observations as on the JSONL corpus', async () => {
+    for (const task of ['qa', 'race'] as const) {
+      const onDisk = new WikiNavigatorEnv({ corpus: store, task, split: 'test' });
+      const inMemory = new WikiNavigatorEnv({ corpus: jsonl, task, split: 'test' });
+      try {
+        expect(onDisk.taskCount()).toBe(inMemory.taskCount());
+        for (let seed = 0; seed < 12; seed++) {
+          const a = await onDisk.reset({ seed });
+          const b = await inMemory.reset({ seed });
+          expect(a.observation).toBe(b.observation);
+          const expert = new WikiExpert(onDisk);
+          await expert.start({ seed, spec: onDisk.spec, observation: a.observation, info: a.info });
+          let observation = a.observation;
+          for (let turn = 0; turn < 10; turn++) {
+            const action = await expert.act(observation, {});
+            const stepA = await onDisk.step(action);
+            const stepB = await inMemory.step(action);
+            expect(stepA.observation).toBe(stepB.observation);
+            expect(stepA.reward).toBe(stepB.reward);
+            observation = stepA.observation;
+            if (stepA.terminated || stepA.truncated) {
+              expect(stepA.info.success).toBe(true);
+              break;
+            }
+          }
+        }
+        expect(await runEpisode(onDisk, new WikiExpert(onDisk), 99)).toMatchObject({ success: true });
+      } finally {
+        await onDisk.close();
+        await inMemory.close();
+      }
+    }
+  });
+
+  it('names a missing store and the command that builds one', () => {
+    expect(() => new WikiNavigatorEnv({ corpus: join(dir, 'missing.sqlite') })).toThrow(InvalidOptionsError);
+    expect(() => new WikiNavigatorEnv({ corpus: join(dir, 'missing.sqlite') })).toThrow(
+      /no corpus store at .*missing\.sqlite \(build one with turngym-wiki-convert --store/,
+    );
+  });
+});
