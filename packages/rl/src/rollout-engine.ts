@@ -495,7 +495,9 @@ function plainInfo(info: Info): Record<string, unknown> {
 /** Who acted, as the episode record's `agent`: the adapter (or `base`), or each role's. */
 function agentName(policy: RolloutPolicy, options: RolloutOptions): string {
   if (!policy.roles) return `lm:${options.adapter ?? 'base'}`;
-  return [...rolesByName(policy.roles).values()].map((role) => `${role.name}=lm:${role.adapter ?? 'base'}`).join(',');
+  return [...rolesByName(policy.roles).values()]
+    .map((role) => `${role.name}=lm:${role.adapter ?? options.adapter ?? 'base'}`)
+    .join(',');
 }
 
 /** The finished rollout as a record: the episode record's fields, then the trajectory's own. */

@@ -1,0 +1,22 @@
+/** @turngym/trainer-plan-act — Plan/Act dual agent (ALGORITHMS.md §4): trainer, protocol and chat-model agent. */
+export {
+  planActAlgorithm,
+  planActArgsSchema,
+  roleAdapter,
+  trainPlanAct,
+  validatePlanActArgs,
+  type PlanActArgs,
+  type PlanActOwnArgs,
+} from './plan-act';
+export {
+  ACTOR,
+  DEFAULT_PROTOCOL,
+  PLANNER,
+  planActRoles,
+  readActorTurn,
+  readPlannerTurn,
+  reportSchedule,
+  type PlanActCaps,
+  type PlanActProtocol,
+  type PlanActRoleName,
+} from './plan-act-protocol';
