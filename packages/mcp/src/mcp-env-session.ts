@@ -131,12 +131,15 @@ export class McpEnvSession {
 
   /** A reset that names another env, other options or another turn limit rebuilds the env (keys left out stay). */
   private async reconfigure(call: Extract<EnvToolCall, { kind: 'reset' }>): Promise<void> {
+    const envId = call.envId === undefined ? this.config.envId : this.host.resolveEnvId(call.envId);
+    // Options and turn limit belong to an env: switching to another one starts from its defaults.
+    const kept = envId === this.config.envId ? this.config : { envId };
+    const envOptions = call.envOptions ?? kept.envOptions;
+    const maxTurns = call.maxTurns ?? kept.maxTurns;
     const next: McpSessionConfig = {
-      envId: call.envId === undefined ? this.config.envId : this.host.resolveEnvId(call.envId),
-      ...((call.envOptions ?? this.config.envOptions) ? { envOptions: call.envOptions ?? this.config.envOptions } : {}),
-      ...((call.maxTurns ?? this.config.maxTurns) === undefined
-        ? {}
-        : { maxTurns: call.maxTurns ?? this.config.maxTurns }),
+      envId,
+      ...(envOptions ? { envOptions } : {}),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
     };
     if (
       next.envId === this.config.envId &&

@@ -1,0 +1,64 @@
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Registry } from '@turngym/core';
+import { register } from '@turngym/env-example';
+import { EchoEnv } from './__fixtures__/echo-env';
+import { StreamClientTransport } from './__fixtures__/stream-client-transport';
+import { serveMcpStdio } from './serve-mcp-stdio';
+
+const ID = 'turngym/example-v1';
+const ECHO = 'turngym/echo-v1';
+
+/** A stdio server on in-process pipes, and the SDK client on their other ends. */
+async function startStdio(ids: string[], onSessionClosed?: () => void) {
+  const registry = new Registry();
+  register(registry);
+  registry.register({ id: ECHO, entryPoint: () => new EchoEnv() });
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  const server = await serveMcpStdio({
+    registry,
+    ids,
+    stdin: toServer,
+    stdout: toClient,
+    ...(onSessionClosed ? { onSessionClosed } : {}),
+  });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(new StreamClientTransport(toClient, toServer));
+  return { server, client, toServer };
+}
+
+describe('serveMcpStdio', () => {
+  it('serves one env session on the pipe, switches env with reset, and ends when the host closes stdin', async () => {
+    let closed = 0;
+    const { server, client, toServer } = await startStdio([ID, ECHO], () => void (closed += 1));
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['reset', 'act', 'LOOKUP', 'SUBMIT']);
+    const first = await client.callTool({ name: 'reset', arguments: { seed: 4 } });
+    expect(first.structuredContent).toMatchObject({ env_id: ID, seed: 4 });
+    const resetAgain = await client.callTool({ name: 'reset', arguments: { seed: 5, env_options: { keys: 5 } } });
+    expect(resetAgain.isError).toBeFalsy();
+    expect(changed).toBe(0); // the same env with other options: the same tools
+
+    const switched = await client.callTool({ name: 'reset', arguments: { seed: 4, env_id: ECHO } });
+    expect(switched.structuredContent).toMatchObject({ env_id: ECHO, observation: 'Say something.' });
+    expect(changed).toBe(1);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['reset', 'act']);
+    const said = await client.callTool({ name: 'act', arguments: { text: 'stop' } });
+    expect(said.structuredContent).toMatchObject({
+      observation: 'echo: stop',
+      reward: 1,
+      terminated: true,
+      done: true,
+    });
+    expect(JSON.stringify(said.content)).toMatch(/episode over \(terminated/);
+
+    const unknown = await client.callTool({ name: 'reset', arguments: { env_id: 'turngym/other-v1' } });
+    expect(unknown.isError).toBe(true);
+    toServer.end();
+    await server.closed;
+    expect(closed).toBe(1);
+  });
+});
