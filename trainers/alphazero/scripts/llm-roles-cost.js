@@ -5,7 +5,7 @@
 // per step), requests that reached the server, cache hits, and role tokens. Build first: `npx tsc -b trainers/alphazero`.
 //   node trainers/alphazero/scripts/llm-roles-cost.js [--simulations 10,50] [--episodes 4]
 'use strict';
-const { mkdtempSync, rmSync } = require('node:fs');
+const { existsSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { JUDGE_SYSTEM_PROMPT } = require('@turngym/env-seller');
@@ -38,26 +38,50 @@ function reply(request) {
   return 'Tell me more.';
 }
 
+/** Replies in the env's role cache file (JSON lines): one per request that reached the server. */
+function cacheEntries(path) {
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '').length;
+}
+
 async function main() {
   const simulationCounts = flag('simulations', '10,50').split(',').map(Number);
   const episodes = Number(flag('episodes', 4));
   const root = mkdtempSync(join(tmpdir(), 'alphazero-llm-cost-'));
+  const external = flag('base-url');
+  const model = flag('model', 'role-play');
+  const judge = flag('judge', `openai:${model}`);
   const backend = new ScriptedChatModel(reply, { id: 'role-play' });
-  const server = await serveChatModel(backend, { modelName: 'role-play' });
+  const server = external
+    ? { baseURL: external, close: async () => {} }
+    : await serveChatModel(backend, { modelName: model });
+  // Requests that reached the server: counted by the role-play model, or by the env's own cache misses.
+  let externalRequests = 0;
+  const requestCount = () => (external ? externalRequests : backend.requests.length);
   const lines = [
+    `Roles: buyer and executor \`openai:${model}\`, judge \`${judge}\`${external ? ` at ${external}` : ' (local role-play model)'}.`,
+    '',
     '| simulations | run | searches | env steps / search | role calls / search | server requests / search | cache hits | role tokens / search |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   try {
     for (const simulations of simulationCounts) {
       const envOptions = {
-        buyer: 'openai:role-play',
-        judge: 'openai:role-play',
-        executor: 'openai:role-play',
-        llm: { baseURL: server.baseURL, maxRetries: 0, cachePath: join(root, `cache-${simulations}.json`) },
+        buyer: `openai:${model}`,
+        judge,
+        executor: `openai:${model}`,
+        llm: {
+          baseURL: server.baseURL,
+          maxRetries: 0,
+          cachePath: join(root, `cache-${simulations}.json`),
+          ...(flag('max-tokens') ? { maxTokens: Number(flag('max-tokens')) } : {}),
+        },
       };
       for (const run of ['cold cache', 'warm cache (rerun)']) {
-        const before = backend.requests.length;
+        const before = requestCount();
+        const cacheBefore = cacheEntries(join(root, `cache-${simulations}.json`));
         const rows = [];
         const result = await trainAlphaZero(
           {
@@ -76,8 +100,9 @@ async function main() {
         const row = rows[0];
         const searches = row.global_step;
         const steps = row['search/env_steps'] * searches + searches; // the searches' steps + the moves played
-        const roleCalls = 3 * steps;
-        const requests = backend.requests.length - before;
+        const roleCalls = (judge === 'simulated' ? 2 : 3) * steps;
+        if (external) externalRequests += cacheEntries(join(root, `cache-${simulations}.json`)) - cacheBefore;
+        const requests = requestCount() - before;
         lines.push(
           `| ${simulations} | ${run} | ${searches} | ${row['search/env_steps'].toFixed(1)} | ${(roleCalls / searches).toFixed(1)} | ${(requests / searches).toFixed(1)} | ${(100 * (1 - requests / roleCalls)).toFixed(0)}% | ${Math.round(row['search/llm_tokens'])} |`,
         );
