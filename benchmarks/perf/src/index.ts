@@ -15,6 +15,7 @@ import { sellerThroughput } from './seller-throughput';
 import { serverScalingSection } from './server-scaling-section';
 import { serverThroughput, type ServerThroughputRow } from './server-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
+import { wikiDumpScale } from './wiki-dump-scale';
 import { wikiThroughput } from './wiki-throughput';
 import { wrapperOverhead } from './wrapper-overhead';
 
@@ -140,6 +141,13 @@ const sections: Section[] = [
         `Memory per extra pooled page: ${result.memoryPerPageMb.toFixed(1)} MB (PSS).`,
       ];
     },
+  },
+  {
+    name: 'wiki-dumps',
+    slow: true,
+    title:
+      'Wiki navigator at Wikipedia scale: a ~0.9 GB .bz2 dump of 300k articles converted, stored on disk (SQLite + FTS5) and served (goals: conversion RSS < 1 GB and flat in dump size; env start-up < 2 s; search p50 < 5 ms; env memory flat in corpus size)',
+    run: () => wikiDumpScale({ directory: flag('wiki-dir') ?? '/tmp/turngym-wiki-bench' }),
   },
   {
     name: 'lm',
