@@ -51,6 +51,7 @@ export interface TrainerModules {
   grpo: typeof import('@turngym/trainer-grpo');
   'tree-grpo': typeof import('@turngym/trainer-tree-grpo');
   alphazero: typeof import('@turngym/trainer-alphazero');
+  'plan-act': typeof import('@turngym/trainer-plan-act');
 }
 export type TrainerName = keyof TrainerModules;
 
@@ -59,6 +60,7 @@ const TRAINER_PACKAGES: Record<TrainerName, string> = {
   grpo: '@turngym/trainer-grpo',
   'tree-grpo': '@turngym/trainer-tree-grpo',
   alphazero: '@turngym/trainer-alphazero',
+  'plan-act': '@turngym/trainer-plan-act',
 };
 
 export function loadTrainer<N extends TrainerName>(name: N): TrainerModules[N] {

@@ -24,7 +24,7 @@ interface TrainCommandOptions {
   json?: boolean;
 }
 
-const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero'];
+const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero', 'plan-act'];
 
 /** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
 function parseAssignment(text: string): [string, unknown] {
@@ -48,7 +48,7 @@ function parseAssignment(text: string): [string, unknown] {
 export function registerTrainCommand(program: Command, context: CliContext): void {
   program
     .command('train')
-    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero')
+    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero, plan-act')
     .argument('<algorithm>', ALGORITHMS.join(' | '))
     .requiredOption('--env <id>', 'environment id, e.g. turngym/math-thought-v1')
     .option('--options <json>', 'env options for training (a JSON object)', parseJsonObject)
@@ -128,6 +128,14 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
           const { runDir } = args;
           const { iterations, globalStep, policySuccessRate, mctsSuccessRate } = result;
           report(context, { runDir, iterations, globalStep, policySuccessRate, mctsSuccessRate }, options.json);
+          return;
+        }
+        if (name === 'plan-act') {
+          // A planner and an actor on one base model (trainers/plan-act): shared parameters or an adapter each.
+          const result = await loadTrainer('plan-act').trainPlanAct(args, { registry, signal: abort.signal });
+          result.model.dispose();
+          const { iterations, generatedTokens, testSuccessRate } = result;
+          report(context, { runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, options.json);
           return;
         }
         const trainer = loadTrainer(name);
