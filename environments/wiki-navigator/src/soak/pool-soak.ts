@@ -16,6 +16,8 @@ export interface PoolSoakOptions {
   /** A page is replaced after this many loads (see `BrowserPoolOptions.recycleAfter`). */
   readonly recycleAfter?: number;
   readonly articles?: number;
+  /** A corpus other than the synthetic one: a JSONL file or an on-disk store (`.sqlite`). */
+  readonly corpus?: string;
   readonly executablePath?: string;
   readonly onSample?: (sample: PoolSoakSample) => void;
 }
@@ -42,6 +44,7 @@ export interface PoolSoakReport {
   /** Browser memory growth from the first sample after warm-up to the largest later one. */
   readonly browserGrowthMb: number;
   readonly nodeHeapGrowthMb: number;
+  readonly nodeRssGrowthMb: number;
   /** Live processes left in the browser's process groups after close (must be 0). */
   readonly leftoverProcesses: number;
   readonly wallMs: number;
@@ -63,7 +66,11 @@ export async function runPoolSoak(options: PoolSoakOptions): Promise<PoolSoakRep
   });
   const concurrency = options.concurrency ?? 4;
   const sampleEvery = Math.max(1, options.sampleEvery ?? Math.ceil(options.episodes / 10));
-  const base = { mode: 'browser' as const, articles: options.articles ?? 2000 };
+  const base = {
+    mode: 'browser' as const,
+    articles: options.articles ?? 2000,
+    ...(options.corpus ? { corpus: options.corpus } : {}),
+  };
   const envs = Array.from(
     { length: concurrency },
     (_, i) => new WikiNavigatorEnv({ ...base, task: i % 2 === 0 ? 'qa' : 'race' }, { browserPool: pool }),
@@ -125,6 +132,7 @@ export async function runPoolSoak(options: PoolSoakOptions): Promise<PoolSoakRep
     browserGrowthMb: warm && later.length > 0 ? Math.max(...later.map((entry) => entry.browserMb)) - warm.browserMb : 0,
     nodeHeapGrowthMb:
       warm && later.length > 0 ? Math.max(...later.map((entry) => entry.nodeHeapMb)) - warm.nodeHeapMb : 0,
+    nodeRssGrowthMb: warm && later.length > 0 ? Math.max(...later.map((entry) => entry.nodeRssMb)) - warm.nodeRssMb : 0,
     leftoverProcesses: processesInGroups(pool.launchedProcessGroups).length,
     wallMs: performance.now() - started,
   };
