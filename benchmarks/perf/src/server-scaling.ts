@@ -144,15 +144,28 @@ class Session {
     });
   }
 
-  close(): void {
+  /**
+   * OpenEnv's `close` message; resolves once the socket is gone on this side, so the next batch does not start
+   * while this one's sockets still hold file descriptors (a 16,384 batch would run into the open-file limit).
+   */
+  close(): Promise<void> {
     this.waiting = undefined;
     this.failed = undefined;
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'close' }));
-    else this.socket.terminate();
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
+    if (this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify({ type: 'close' }));
+      const cut = setTimeout(() => this.socket.terminate(), REPLY_TIMEOUT_MS);
+      void closed.then(() => clearTimeout(cut));
+    } else this.socket.terminate();
+    return closed;
   }
 }
 
-/** One request of a batch: its total time (ms), or why it failed. */
+/**
+ * One request of a batch: its total time (ms: connect, reset, step), or why it failed; settles once its
+ * socket is closed.
+ */
 async function oneRequest(url: string): Promise<number | string> {
   const started = performance.now();
   let session: Session | undefined;
@@ -164,7 +177,7 @@ async function oneRequest(url: string): Promise<number | string> {
   } catch (error) {
     return (error as Error).message;
   } finally {
-    session?.close();
+    await session?.close();
   }
 }
 
@@ -187,17 +200,26 @@ async function runBatches(
     let rps = 0;
     for (let rep = 0; rep < reps; rep += 1) {
       const started = performance.now();
-      const outcomes = await Promise.all(Array.from({ length: sessions }, () => oneRequest(url)));
-      const wallS = (performance.now() - started) / 1000;
+      let lastAnswer = started;
+      const outcomes = await Promise.all(
+        Array.from({ length: sessions }, () =>
+          oneRequest(url).then((outcome) => {
+            if (typeof outcome === 'number') lastAnswer = Math.max(lastAnswer, started + outcome);
+            return outcome;
+          }),
+        ),
+      );
+      // The batch's wall time ends with its last answer, not with the closing of its sockets.
+      const wallS = (lastAnswer - started) / 1000;
       const ok = outcomes.filter((outcome): outcome is number => typeof outcome === 'number');
       latencies.push(...ok);
       for (const outcome of outcomes) if (typeof outcome === 'string') failures[outcome] = (failures[outcome] ?? 0) + 1;
       lowest = Math.min(lowest, ok.length / sessions);
-      rps += ok.length / wallS / reps;
+      rps += wallS > 0 ? ok.length / wallS / reps : 0;
       process.stderr.write(
         `  workers ${workers}, ${sessions} sessions, rep ${rep + 1}: ${((100 * ok.length) / sessions).toFixed(1)}% in ${wallS.toFixed(1)} s\n`,
       );
-      // Let the closed connections drain before the next batch starts.
+      // Every socket of the batch is closed; give the server a moment to close their envs too.
       await sleep(1000);
     }
     latencies.sort((a, b) => a - b);
@@ -234,7 +256,7 @@ async function holdSessions(server: ScalingServer, workers: number, count: numbe
   }
   await sleep(500);
   const heldMb = pssMb(server.pids);
-  for (const session of held) session.close();
+  await Promise.all(held.map((session) => session.close()));
   await sleep(1000);
   return {
     workers,
@@ -262,8 +284,7 @@ async function cpuBoundThroughput(url: string, sessions: number, durationMs: num
     }),
   );
   const elapsedS = (performance.now() - started) / 1000;
-  for (const session of opened) session.close();
-  await sleep(500);
+  await Promise.all(opened.map((session) => session.close()));
   return steps / elapsedS;
 }
 

@@ -14,7 +14,10 @@ export interface WorkerPoolSettings {
   exec?: string;
   /** Its arguments (default: this process's own). */
   args?: string[];
-  /** Longest a request line may take to arrive before the connection is dropped (ms). */
+  /**
+   * Longest a request line may take to arrive before the connection is dropped (ms). As long as Node's own
+   * `headersTimeout`: in a burst of thousands of connects, a busy client writes its request late.
+   */
   headTimeoutMs: number;
   /** On close(), how long workers may take to shut down gracefully before they are killed (ms). */
   shutdownTimeoutMs: number;
@@ -38,7 +41,7 @@ const workerPoolSettingsSchema: JSONSchemaType<WorkerPoolSettings> = {
     host: { type: 'string', minLength: 1, default: '127.0.0.1' },
     exec: { type: 'string', minLength: 1, nullable: true },
     args: { type: 'array', items: { type: 'string' }, nullable: true },
-    headTimeoutMs: { type: 'integer', minimum: 1, default: 10000 },
+    headTimeoutMs: { type: 'integer', minimum: 1, default: 60000 },
     shutdownTimeoutMs: { type: 'integer', minimum: 0, default: 15000 },
   },
 };
