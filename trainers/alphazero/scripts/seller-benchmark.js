@@ -4,7 +4,7 @@
 //
 //   node trainers/alphazero/scripts/seller-benchmark.js train --stage one-product|train-split --seed 1
 //     [--simulations 50] [--iterations 40] [--episodes 32] [--eval-episodes 41] [--objective alphazero|mcts-dpo]
-//     [--run-dir runs/alphazero/<stage>-s<seed>]
+//     [--run-dir runs/alphazero/<stage>-s<seed>] [--args '{"updatesPerIteration":128}' (any other trainer argument)]
 //   node trainers/alphazero/scripts/seller-benchmark.js evaluate --runs dir1,dir2,dir3 [--simulations 50]
 //     [--episodes 164] [--baselines true] [--write file.md]
 'use strict';
@@ -62,6 +62,7 @@ async function train() {
     episodesPerIteration: Number(flag('episodes', 32)),
     evalEvery: Number(flag('eval-every', 10)),
     evalEpisodes,
+    ...JSON.parse(flag('args', '{}')),
   };
   if (stage === 'one-product') {
     const { product, ids } = oneProductTasks();
