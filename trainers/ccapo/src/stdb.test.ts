@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { edgeScore } from './edge-score';
+import type { PathStep } from './episode-path';
+import { Stdb, type StdbEpisode } from './stdb';
+import { StdbError } from './stdb-error';
+
+const step = (anchor: string, fingerprint: string, stepsToEnd: number, loop = false): PathStep => ({
+  anchor,
+  fingerprint,
+  stepsToEnd,
+  loop,
+});
+const episode = (success: boolean, ...path: PathStep[]): StdbEpisode => ({ success, path });
+
+describe('Stdb', () => {
+  let dir: string;
+  let stdb: Stdb;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-stdb-'));
+    stdb = Stdb.open(join(dir, 'stdb.sqlite'));
+  });
+  afterEach(() => {
+    stdb.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is a SQLite file in WAL mode with the documented tables', () => {
+    expect(stdb.database.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = stdb.database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all();
+    expect(tables).toEqual(['edges', 'globals', 'meta', 'nodes']);
+    expect(stdb.globals()).toEqual({ episodes: 0, successes: 0 });
+  });
+
+  it('a failure bumps N_total only: N_succ, d_goal and V̄ stay untouched (seed §7.2)', () => {
+    stdb.record([episode(false, step('^|^', 'A', 1), step('s|A', 'B', 0))]);
+    expect(stdb.globals()).toEqual({ episodes: 1, successes: 0 });
+    expect(stdb.edge('^|^', 'A')).toEqual({ total: 1, successes: 0, distanceToGoal: null });
+    expect(stdb.baseline('^|^')).toBeNull();
+    expect(stdb.baseline('s|A')).toBeNull();
+  });
+
+  it('a success bumps N_total and N_succ, sets d_goal, and starts V̄ at its edge score; later successes move V̄ by η', () => {
+    stdb.record([episode(true, step('^|^', 'A', 1), step('s|A', 'B', 0))]);
+    const global1 = { episodes: 1, successes: 1 };
+    const a1 = stdb.edge('^|^', 'A')!;
+    expect(a1).toEqual({ total: 1, successes: 1, distanceToGoal: 1 });
+    expect(stdb.baseline('^|^')).toBeCloseTo(edgeScore(a1, global1), 12);
+
+    // A failure through the same anchor leaves V̄ where it was (but changes N_total).
+    const before = stdb.baseline('^|^')!;
+    stdb.record([episode(false, step('^|^', 'C', 0))]);
+    expect(stdb.baseline('^|^')).toBe(before);
+    expect(stdb.edge('^|^', 'C')).toEqual({ total: 1, successes: 0, distanceToGoal: null });
+
+    // A second success through A, 3 steps from the end this time: d_goal is the mean (1 + 3)/2, and V̄ moves
+    // 10% of the way to A's new score.
+    stdb.record([episode(true, step('^|^', 'A', 3), step('x|A', 'B', 2), step('y|B', 'D', 1), step('z|D', 'E', 0))]);
+    const a2 = stdb.edge('^|^', 'A')!;
+    expect(a2).toEqual({ total: 2, successes: 2, distanceToGoal: 2 });
+    const q2 = edgeScore(a2, { episodes: 3, successes: 2 });
+    expect(stdb.baseline('^|^')).toBeCloseTo(before + 0.1 * (q2 - before), 12);
+  });
+
+  it('counts an edge once per episode, at its last visit (P(success | E) counts episodes)', () => {
+    stdb.record([
+      episode(true, step('^|^', 'A', 3), step('s|A', 'A', 2, true), step('^|^', 'A', 1), step('t|A', 'B', 0)),
+    ]);
+    expect(stdb.edge('^|^', 'A')).toEqual({ total: 1, successes: 1, distanceToGoal: 1 });
+    expect(stdb.summary()).toMatchObject({ episodes: 1, successes: 1, edges: 3, edgeVisits: 3, anchors: 3 });
+  });
+
+  it('takes a batch in one transaction: an error while reading it commits none of it', () => {
+    stdb.record([episode(true, step('^|^', 'A', 0))]);
+    function* batch(): Generator<StdbEpisode> {
+      yield episode(true, step('^|^', 'A', 0));
+      yield episode(false, step('^|^', 'B', 0));
+      throw new Error('the batch broke half way');
+    }
+    expect(() => stdb.record(batch())).toThrow('half way');
+    expect(stdb.globals()).toEqual({ episodes: 1, successes: 1 });
+    expect(stdb.edge('^|^', 'A')!.total).toBe(1);
+    expect(stdb.edge('^|^', 'B')).toBeNull();
+  });
+
+  it('lists top edges and an anchor’s edges with their scores and baselines', () => {
+    stdb.record([
+      episode(true, step('^|^', 'A', 1), step('s|A', 'B', 0)),
+      episode(true, step('^|^', 'A', 1), step('s|A', 'B', 0)),
+      episode(false, step('^|^', 'C', 1), step('t|C', 'D', 0)),
+      episode(false, step('^|^', 'C', 0)),
+    ]);
+    const top = stdb.topEdges(2, 2);
+    expect(top.map((e) => `${e.anchor} ${e.fingerprint}`)).toEqual(['s|A B', '^|^ A']);
+    const start = stdb.anchorEdges('^|^');
+    expect(start.map((e) => [e.fingerprint, e.total, e.successes])).toEqual([
+      ['A', 2, 2],
+      ['C', 2, 0],
+    ]);
+    expect(start[0]!.score).toBeGreaterThan(start[1]!.score);
+    expect(start[0]!.baseline).not.toBeNull();
+    // A bare location lists every anchor there.
+    expect(stdb.anchorEdges('s').map((e) => e.fingerprint)).toEqual(['B']);
+  });
+
+  it('refuses a file that is not a history store, and a missing one to read', () => {
+    const other = join(dir, 'other.txt');
+    writeFileSync(other, 'not a database at all, just some text that is long enough to have a header');
+    expect(() => Stdb.open(other)).toThrow(StdbError);
+    expect(() => Stdb.open(join(dir, 'none.sqlite'), { readonly: true })).toThrow(/no history store/);
+    expect(existsSync(join(dir, 'none.sqlite'))).toBe(false);
+  });
+});

@@ -1,0 +1,322 @@
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import {
+  EDGE_SCORE_DEFAULTS,
+  edgeScore,
+  type EdgeScoreParameters,
+  type EdgeStatistics,
+  type GlobalStatistics,
+} from './edge-score';
+import type { PathStep } from './episode-path';
+import { StdbError } from './stdb-error';
+
+/** Written into every store's `meta` table; a file without it (or with another) is refused. */
+export const STDB_SCHEMA = 'turngym.stdb/v1';
+
+/** η of V̄'s moving average (ALGORITHMS.md §3 line 107, **[choice]**). */
+export const BASELINE_RATE = 0.1;
+
+export interface StdbOptions {
+  /** Open for reading only (`turngym stdb`): nothing is created, the file must exist. */
+  readonly readonly?: boolean;
+  /** The constants of Q(E), used when V̄ moves towards the score of the edge a successful episode took. */
+  readonly score?: EdgeScoreParameters;
+  /** η of V̄(u) ← V̄(u) + η·(Q(E) − V̄(u)). */
+  readonly baselineRate?: number;
+}
+
+/** One finished episode, as the store takes it in. */
+export interface StdbEpisode {
+  readonly success: boolean;
+  readonly path: readonly PathStep[];
+}
+
+/** An edge with its statistics and score, as the inspection commands list them. */
+export interface ScoredEdge extends EdgeStatistics {
+  readonly anchor: string;
+  readonly fingerprint: string;
+  /** Q(E) under the store's current globals. */
+  readonly score: number;
+  /** V̄ of the edge's anchor (null while no successful episode passed through it). */
+  readonly baseline: number | null;
+}
+
+/** What `turngym stdb stats` prints. */
+export interface StdbSummary extends GlobalStatistics {
+  readonly edges: number;
+  /** Anchors with at least one edge. */
+  readonly anchors: number;
+  /** Anchors with a baseline V̄ (some successful episode passed through them). */
+  readonly baselines: number;
+  /** Σ N_total(E): edge visits recorded. */
+  readonly edgeVisits: number;
+  readonly fingerprints: number;
+}
+
+interface EdgeRow {
+  anchor: string;
+  fingerprint: string;
+  n_total: number;
+  n_succ: number;
+  d_goal: number | null;
+}
+
+const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS globals (
+  id INTEGER PRIMARY KEY CHECK (id = 0),
+  episodes INTEGER NOT NULL,
+  successes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS edges (
+  anchor TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  n_total INTEGER NOT NULL,
+  n_succ INTEGER NOT NULL,
+  d_goal REAL,
+  PRIMARY KEY (anchor, fingerprint)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS nodes (
+  anchor TEXT PRIMARY KEY,
+  v_bar REAL NOT NULL,
+  updates INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO globals (id, episodes, successes) VALUES (0, 0, 0);
+`;
+
+/**
+ * CCAPO's persistent history store (STDB, ALGORITHMS.md §3 lines 93–95 and 106–107), a SQLite database file:
+ * `edges` (anchor → fingerprint: N_total, N_succ, d_goal), `nodes` (anchor: V̄), `globals` (episodes,
+ * successes), `meta` (the schema id). WAL mode: readers (`turngym stdb`) never block the trainer, and a
+ * process killed mid-update leaves the last committed state. `record` takes a whole batch in one
+ * transaction, so an episode is in the store entirely or not at all.
+ */
+export class Stdb {
+  readonly score: EdgeScoreParameters;
+  readonly baselineRate: number;
+  private readonly statements: ReturnType<Stdb['prepare']>;
+
+  private constructor(
+    /** The better-sqlite3 handle, for queries of your own (the tables are documented in the README). */
+    readonly database: Database.Database,
+    readonly path: string,
+    options: StdbOptions,
+  ) {
+    this.score = options.score ?? EDGE_SCORE_DEFAULTS;
+    this.baselineRate = options.baselineRate ?? BASELINE_RATE;
+    this.statements = this.prepare();
+  }
+
+  /** Opens (or creates, unless `readonly`) the store at `path`; a file that is not a store is refused. */
+  static open(path: string, options: StdbOptions = {}): Stdb {
+    if (options.readonly && !existsSync(path)) {
+      throw new StdbError(
+        'STDB_MISSING',
+        path,
+        `${path}: no history store there (a CCAPO run writes <runDir>/stdb.sqlite).`,
+      );
+    }
+    let database: Database.Database;
+    try {
+      database = new Database(path, { readonly: options.readonly === true, fileMustExist: options.readonly === true });
+      if (!options.readonly) {
+        database.pragma('journal_mode = WAL');
+        // WAL + NORMAL: a crash (kill -9) loses nothing committed; only a power cut may lose the last
+        // transactions, and never corrupts. The checkpoint's snapshot is the durable copy.
+        database.pragma('synchronous = NORMAL');
+        database.exec(SCHEMA_SQL);
+        database.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema', STDB_SCHEMA);
+      }
+      const schema = database.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
+      if (schema !== STDB_SCHEMA) {
+        database.close();
+        throw new StdbError(
+          'STDB_INVALID',
+          path,
+          `${path}: not a ${STDB_SCHEMA} history store (schema ${String(schema)}).`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof StdbError) throw error;
+      throw new StdbError(
+        'STDB_INVALID',
+        path,
+        `${path}: not a ${STDB_SCHEMA} history store: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return new Stdb(database, path, options);
+  }
+
+  private prepare() {
+    const db = this.database;
+    const readonly = db.readonly;
+    return {
+      globals: db.prepare<[], { episodes: number; successes: number }>(
+        'SELECT episodes, successes FROM globals WHERE id = 0',
+      ),
+      edge: db.prepare<[string, string], EdgeRow>(
+        'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE anchor = ? AND fingerprint = ?',
+      ),
+      baseline: db.prepare<[string], number>('SELECT v_bar FROM nodes WHERE anchor = ?').pluck(),
+      anchorEdges: db.prepare<[string], EdgeRow>(
+        'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE anchor = ?',
+      ),
+      allEdges: db.prepare<[number], EdgeRow>(
+        'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE n_total >= ?',
+      ),
+      ...(readonly
+        ? {}
+        : {
+            setGlobals: db.prepare<[number, number]>('UPDATE globals SET episodes = ?, successes = ? WHERE id = 0'),
+            // On success: N_succ + 1 and d_goal's running mean over successful visits; on failure N_total only.
+            upsertEdge: db.prepare<[string, string, number, number | null]>(`
+              INSERT INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES (?, ?, 1, ?, ?)
+              ON CONFLICT (anchor, fingerprint) DO UPDATE SET
+                n_total = n_total + 1,
+                n_succ = n_succ + excluded.n_succ,
+                d_goal = CASE WHEN excluded.n_succ = 0 THEN d_goal
+                              ELSE coalesce(d_goal, 0) + (excluded.d_goal - coalesce(d_goal, 0)) / (n_succ + 1) END
+              RETURNING n_total, n_succ, d_goal`),
+            // V̄ starts at the first successful visit's score, then moves by η towards each later one.
+            moveBaseline: db.prepare<[string, number, number]>(`
+              INSERT INTO nodes (anchor, v_bar, updates) VALUES (?, ?, 1)
+              ON CONFLICT (anchor) DO UPDATE SET v_bar = v_bar + ? * (excluded.v_bar - v_bar), updates = updates + 1`),
+          }),
+    };
+  }
+
+  /** N_total^global (episodes) and N_succ^total. */
+  globals(): GlobalStatistics {
+    const row = this.statements.globals.get()!;
+    return { episodes: row.episodes, successes: row.successes };
+  }
+
+  /** E's statistics, or null when the store has never seen E. */
+  edge(anchor: string, fingerprint: string): EdgeStatistics | null {
+    const row = this.statements.edge.get(anchor, fingerprint);
+    return row ? edgeStatistics(row) : null;
+  }
+
+  /** V̄(anchor), or null when no successful episode has passed through the anchor (an unknown anchor). */
+  baseline(anchor: string): number | null {
+    return this.statements.baseline.get(anchor) ?? null;
+  }
+
+  /**
+   * Takes in finished episodes, all in one transaction (ALGORITHMS.md §3 lines 106–107; seed §7.2):
+   * N_total^global += 1 per episode and N_succ^total += 1 per success; for every edge the episode visited
+   * (once per episode, at its last visit: P(success | E) counts episodes), N_total += 1; on success also
+   * N_succ += 1, d_goal's mean takes the steps left after it, and V̄ of its anchor moves towards its new Q.
+   * Failures never touch N_succ, d_goal or V̄. `episodes` may be any iterable; it is read inside the
+   * transaction, so a process killed while reading it commits none of the batch.
+   */
+  record(episodes: Iterable<StdbEpisode>): void {
+    const { setGlobals, upsertEdge, moveBaseline } = this.statements;
+    if (!setGlobals || !upsertEdge || !moveBaseline) {
+      throw new StdbError('STDB_INVALID', this.path, `${this.path} is open read-only; it cannot record episodes.`);
+    }
+    this.database.transaction(() => {
+      let { episodes: count, successes } = this.globals();
+      for (const episode of episodes) {
+        count += 1;
+        if (episode.success) successes += 1;
+        const global = { episodes: count, successes };
+        for (const step of lastVisits(episode.path)) {
+          const row = upsertEdge.get(
+            step.anchor,
+            step.fingerprint,
+            episode.success ? 1 : 0,
+            episode.success ? step.stepsToEnd : null,
+          ) as Pick<EdgeRow, 'n_total' | 'n_succ' | 'd_goal'>;
+          if (episode.success) {
+            moveBaseline.run(step.anchor, edgeScore(edgeStatistics(row), global, this.score), this.baselineRate);
+          }
+        }
+        setGlobals.run(count, successes);
+      }
+    })();
+  }
+
+  /** Counts of everything in the store. */
+  summary(): StdbSummary {
+    const db = this.database;
+    const count = (sql: string) => db.prepare(sql).pluck().get() as number;
+    return {
+      ...this.globals(),
+      edges: count('SELECT count(*) FROM edges'),
+      anchors: count('SELECT count(DISTINCT anchor) FROM edges'),
+      baselines: count('SELECT count(*) FROM nodes'),
+      edgeVisits: count('SELECT coalesce(sum(n_total), 0) FROM edges'),
+      fingerprints: count('SELECT count(DISTINCT fingerprint) FROM edges'),
+    };
+  }
+
+  /** The `limit` best-scored edges among those visited at least `minVisits` times, best first. */
+  topEdges(limit: number, minVisits = 1): ScoredEdge[] {
+    const global = this.globals();
+    return this.statements.allEdges
+      .all(minVisits)
+      .map((row) => this.scored(row, global))
+      .sort(byScore)
+      .slice(0, limit);
+  }
+
+  /**
+   * The edges out of an anchor, best first: what the policy did there, how often it led to success, and the
+   * baseline its next choice there is measured against. `anchor` may be a whole key (`loc|fingerprint`) or
+   * just a location: then every anchor at that location.
+   */
+  anchorEdges(anchor: string): ScoredEdge[] {
+    const global = this.globals();
+    const rows = anchor.includes('|')
+      ? this.statements.anchorEdges.all(anchor)
+      : this.database
+          .prepare<[string, string], EdgeRow>(
+            "SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE substr(anchor, 1, length(?) + 1) = ? || '|'",
+          )
+          .all(anchor, anchor);
+    return rows.map((row) => this.scored(row, global)).sort(byScore);
+  }
+
+  /** Writes a consistent copy of the store to `destination` (which must not exist), even mid-run. */
+  snapshot(destination: string): void {
+    this.database.prepare('VACUUM INTO ?').run(destination);
+  }
+
+  close(): void {
+    if (this.database.open) this.database.close();
+  }
+
+  private scored(row: EdgeRow, global: GlobalStatistics): ScoredEdge {
+    const statistics = edgeStatistics(row);
+    return {
+      anchor: row.anchor,
+      fingerprint: row.fingerprint,
+      ...statistics,
+      score: edgeScore(statistics, global, this.score),
+      baseline: this.baseline(row.anchor),
+    };
+  }
+}
+
+function edgeStatistics(row: Pick<EdgeRow, 'n_total' | 'n_succ' | 'd_goal'>): EdgeStatistics {
+  return { total: row.n_total, successes: row.n_succ, distanceToGoal: row.d_goal };
+}
+
+function byScore(a: ScoredEdge, b: ScoredEdge): number {
+  return b.score - a.score || b.total - a.total || (a.anchor + a.fingerprint < b.anchor + b.fingerprint ? -1 : 1);
+}
+
+/** Each distinct edge of a path once, at its last visit (the one closest to the goal), in path order. */
+function lastVisits(path: readonly PathStep[]): PathStep[] {
+  const last = new Map<string, PathStep>();
+  for (const step of path) {
+    const key = `${step.anchor}\u0000${step.fingerprint}`;
+    last.delete(key);
+    last.set(key, step);
+  }
+  return [...last.values()];
+}
