@@ -69,7 +69,7 @@ export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise
     host: request.host,
     ...(request.token ? { token: request.token } : {}),
   });
-  writeLine(io.stdout, `serving ${request.ids.join(', ')} over MCP (Streamable HTTP) at ${server.url}`);
+  writeLine(io.stdout, `serving ${request.ids.join(', ')} at ${server.url} (MCP over Streamable HTTP)`);
   const received = await signal;
   request.logger.info(`${received}: closing the MCP server`);
   await server.close();
