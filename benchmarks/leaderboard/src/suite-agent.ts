@@ -207,6 +207,23 @@ class ChatModelSuiteAgent implements SuiteAgent {
 }
 
 /**
+ * `plan-act:planner=<spec>,actor=<spec>`: two chat models as a Plan/Act pair, from @turngym/trainer-plan-act
+ * (loaded only for such an agent; it builds on this package, so it is not a dependency of it).
+ */
+function planActAgent(spec: string, settings: ChatAgentSettings): SuiteAgent {
+  let planAct: { planActSuiteAgent(spec: string, settings: ChatAgentSettings): SuiteAgent };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    planAct = require('@turngym/trainer-plan-act') as typeof planAct;
+  } catch (error) {
+    throw new PreflightError(
+      `Plan/Act agents need @turngym/trainer-plan-act, which cannot be loaded: ${oneLine(error)}`,
+    );
+  }
+  return planAct.planActSuiteAgent(spec, settings);
+}
+
+/**
  * Parses `--agent`: `random`, `scripted` (or another baseline the suite's envs register), or a chat-model spec
  * (`openai:<model>` at any OpenAI-compatible base URL, `local:<checkpoint>`, `scripted:<name>`). A malformed
  * or unknown spec throws `PreflightError` here; whether each env has a baseline is checked by the preflight.
@@ -214,6 +231,7 @@ class ChatModelSuiteAgent implements SuiteAgent {
 export function resolveSuiteAgent(spec: string, settings: ChatAgentSettings = {}): SuiteAgent {
   const trimmed = spec.trim();
   if (BASELINE_NAME.test(trimmed)) return new BaselineAgent(trimmed);
+  if (trimmed.startsWith('plan-act:')) return planActAgent(trimmed, settings);
   if (!CHAT_MODEL_SPEC.test(trimmed)) {
     throw new PreflightError(
       `Unknown agent "${spec}": expected a baseline (random, scripted) or a chat-model spec (${CHAT_FORMS}).`,

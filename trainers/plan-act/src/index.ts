@@ -20,3 +20,10 @@ export {
   type PlanActProtocol,
   type PlanActRoleName,
 } from './plan-act-protocol';
+export {
+  PlanActChatAgent,
+  planActChatAgentOptionsSchema,
+  type PlanActChatAgentOptions,
+  type PlanActTurn,
+} from './plan-act-chat-agent';
+export { PLAN_ACT_AGENT_PREFIX, parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';

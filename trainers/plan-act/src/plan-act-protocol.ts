@@ -74,8 +74,10 @@ export function readActorTurn(
  * planner turn that reached the env (a final answer the env did not end on) is followed by the actor, as
  * after a sub-task.
  */
-export function reportSchedule(actorTurnsPerTask: number): RoleSchedule {
-  return (steps: readonly TrajectoryStep[]) => {
+export function reportSchedule(
+  actorTurnsPerTask: number,
+): RoleSchedule & ((steps: readonly Pick<TrajectoryStep, 'role' | 'envStep'>[]) => PlanActRoleName) {
+  return (steps: readonly Pick<TrajectoryStep, 'role' | 'envStep'>[]) => {
     const last = steps.at(-1);
     if (last === undefined || last.role !== ACTOR) return last === undefined ? PLANNER : ACTOR;
     if (last.envStep === false) return PLANNER;

@@ -1,0 +1,66 @@
+import { PreflightError } from '@turngym/leaderboard';
+import { ScriptedChatModel, type ChatRequest } from '@turngym/llm';
+import type { AgentEpisodeStart } from '@turngym/spec';
+import { PlanActChatAgent } from './plan-act-chat-agent';
+import { parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';
+
+const episode = { seed: 3, info: { instructions: 'Solve it.' }, spec: {} } as unknown as AgentEpisodeStart<unknown>;
+
+describe('PlanActChatAgent', () => {
+  it('runs role turns until one reaches the env: actor actions, a report back, the planner’s FINAL answer', async () => {
+    const seen: { role: string; messages: ChatRequest['messages'] }[] = [];
+    const record = (replies: string[]) =>
+      new ScriptedChatModel((request, index) => {
+        seen.push({ role: request.role ?? '', messages: request.messages });
+        return replies[index] ?? 'REPORT nothing';
+      });
+    const planner = record(['Add 2 and 3.', 'FINAL Answer: 5']);
+    const actor = record(['2 + 3 = 5', 'REPORT 5']);
+    const agent = new PlanActChatAgent({ planner, actor });
+    await agent.start(episode);
+    // First act: the planner's sub-task, then the actor's first action goes to the env.
+    expect(await agent.act('What is 2 + 3?', {})).toBe('2 + 3 = 5');
+    // Second act: the actor reports back (history only), the planner answers: its FINAL action goes to the env.
+    expect(await agent.act('', {})).toBe('Answer: 5');
+    expect(agent.turns.map((turn) => [turn.role, turn.envAction ?? null])).toEqual([
+      ['planner', null],
+      ['actor', '2 + 3 = 5'],
+      ['actor', null],
+      ['planner', 'Answer: 5'],
+    ]);
+    expect(seen.map((call) => call.role)).toEqual(['planner', 'actor', 'actor', 'planner']);
+    // One conversation: every call extends the previous call's messages (a shared prefix for the KV cache).
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]!.messages.slice(0, seen[i - 1]!.messages.length)).toEqual(seen[i - 1]!.messages);
+    }
+    expect(seen[0]!.messages[0]).toMatchObject({ role: 'system' });
+    expect(seen[0]!.messages[0]!.content).toContain('Solve it.');
+    expect(seen[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'What is 2 + 3?\n\nPlan:' });
+    expect(seen[1]!.messages.at(-1)).toEqual({ role: 'user', content: 'Act:' });
+  });
+
+  it('hands the env a role’s text once the role is past its turn cap, so the env’s turn limit ends the episode', async () => {
+    const planner = new ScriptedChatModel(() => 'think more');
+    const actor = new ScriptedChatModel(() => 'REPORT nothing yet');
+    const agent = new PlanActChatAgent({ planner, actor }, { plannerMaxTurns: 2 });
+    await agent.start(episode);
+    expect(await agent.act('task', {})).toBe('think more');
+    expect(agent.turns.map((turn) => turn.role)).toEqual(['planner', 'actor', 'planner']);
+  });
+});
+
+describe('plan-act agent specs', () => {
+  it('reads a role each, or one model for both, and names what is wrong', () => {
+    expect(parsePlanActAgentSpec('plan-act:planner=openai:llama3.1:8b,actor=local:./ckpt')).toEqual({
+      planner: 'openai:llama3.1:8b',
+      actor: 'local:./ckpt',
+    });
+    expect(parsePlanActAgentSpec('plan-act:openai:gpt-4o-mini')).toEqual({
+      planner: 'openai:gpt-4o-mini',
+      actor: 'openai:gpt-4o-mini',
+    });
+    expect(() => parsePlanActAgentSpec('plan-act:planner=openai:x')).toThrow(PreflightError);
+    expect(() => parsePlanActAgentSpec('plan-act:planner=openai:x,critic=openai:y')).toThrow(/critic/);
+    expect(() => planActSuiteAgent('plan-act:planner=random,actor=openai:x')).toThrow(/not "random"/);
+  });
+});
