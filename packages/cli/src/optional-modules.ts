@@ -52,6 +52,8 @@ export interface TrainerModules {
   'tree-grpo': typeof import('@turngym/trainer-tree-grpo');
   alphazero: typeof import('@turngym/trainer-alphazero');
   'plan-act': typeof import('@turngym/trainer-plan-act');
+  ccapo: typeof import('@turngym/trainer-ccapo');
+  gigpo: typeof import('@turngym/trainer-gigpo');
 }
 export type TrainerName = keyof TrainerModules;
 
@@ -61,6 +63,8 @@ const TRAINER_PACKAGES: Record<TrainerName, string> = {
   'tree-grpo': '@turngym/trainer-tree-grpo',
   alphazero: '@turngym/trainer-alphazero',
   'plan-act': '@turngym/trainer-plan-act',
+  ccapo: '@turngym/trainer-ccapo',
+  gigpo: '@turngym/trainer-gigpo',
 };
 
 export function loadTrainer<N extends TrainerName>(name: N): TrainerModules[N] {

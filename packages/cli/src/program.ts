@@ -16,6 +16,7 @@ import { registerTrainCommand } from './commands/train-command';
 import { registerRunCommand } from './commands/run-command';
 import { registerServeCommand } from './commands/serve-command';
 import { registerServeModelCommand } from './commands/serve-model-command';
+import { registerStdbCommand } from './commands/stdb-command';
 import { collect } from './parse-arguments';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,6 +50,7 @@ export function createProgram(context: CliContext): Command {
   registerLeaderboardCommand(program, context);
   registerReportCommand(program, context);
   registerTrainCommand(program, context);
+  registerStdbCommand(program, context);
   registerQuickstartCommand(program, context);
   return program;
 }

@@ -24,7 +24,7 @@ interface TrainCommandOptions {
   json?: boolean;
 }
 
-const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero', 'plan-act'];
+const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero', 'plan-act', 'ccapo', 'gigpo'];
 
 /** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
 function parseAssignment(text: string): [string, unknown] {
@@ -48,7 +48,9 @@ function parseAssignment(text: string): [string, unknown] {
 export function registerTrainCommand(program: Command, context: CliContext): void {
   program
     .command('train')
-    .description('train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero, plan-act')
+    .description(
+      'train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero, plan-act, ccapo, gigpo',
+    )
     .argument('<algorithm>', ALGORITHMS.join(' | '))
     .requiredOption('--env <id>', 'environment id, e.g. turngym/math-thought-v1')
     .option('--options <json>', 'env options for training (a JSON object)', parseJsonObject)
@@ -138,17 +140,14 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
           report(context, { runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, options.json);
           return;
         }
-        const trainer = loadTrainer(name);
-        const result =
-          name === 'grpo'
-            ? await (trainer as ReturnType<typeof loadTrainer<'grpo'>>).trainGrpo(args, {
-                registry,
-                signal: abort.signal,
-              })
-            : await (trainer as ReturnType<typeof loadTrainer<'tree-grpo'>>).trainTreeGrpo(args, {
-                registry,
-                signal: abort.signal,
-              });
+        const hooks = { registry, signal: abort.signal };
+        const trainers = {
+          grpo: () => loadTrainer('grpo').trainGrpo(args, hooks),
+          'tree-grpo': () => loadTrainer('tree-grpo').trainTreeGrpo(args, hooks),
+          ccapo: () => loadTrainer('ccapo').trainCcapo(args, hooks),
+          gigpo: () => loadTrainer('gigpo').trainGigpo(args, hooks),
+        };
+        const result = await trainers[name]();
         result.model.dispose();
         report(
           context,
