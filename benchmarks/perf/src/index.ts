@@ -147,7 +147,12 @@ const sections: Section[] = [
     slow: true,
     title:
       'Wiki navigator at Wikipedia scale: a ~0.9 GB .bz2 dump of 300k articles converted, stored on disk (SQLite + FTS5) and served (goals: conversion RSS < 1 GB and flat in dump size; env start-up < 2 s; search p50 < 5 ms; env memory flat in corpus size)',
-    run: () => wikiDumpScale({ directory: flag('wiki-dir') ?? '/tmp/turngym-wiki-bench' }),
+    run: () =>
+      wikiDumpScale({
+        directory: flag('wiki-dir') ?? '/tmp/turngym-wiki-bench',
+        ...(flag('wiki-convert') ? { convert: sizes(flag('wiki-convert')) } : {}),
+        ...(flag('wiki-stores') ? { stores: sizes(flag('wiki-stores')) } : {}),
+      }),
   },
   {
     name: 'lm',
@@ -171,6 +176,9 @@ const sections: Section[] = [
     },
   },
 ];
+
+/** `--wiki-convert 30000,300000` → [30000, 300000]; `none` → []. */
+const sizes = (text: string | undefined): number[] => (text === 'none' ? [] : String(text).split(',').map(Number));
 
 function flag(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);

@@ -17,8 +17,11 @@ import { join } from 'node:path';
  */
 export interface WikiDumpScaleOptions {
   readonly directory: string;
-  readonly largeArticles?: number;
-  readonly smallArticles?: number;
+  /** Dumps to convert, by articles (2 revisions each); the smallest is converted with both bzip2 decoders. */
+  readonly convert?: readonly number[];
+  /** Stores to build and serve, by articles: from the converted dump's JSONL when there is one, else from
+   * the synthetic worlds written straight to JSONL (same articles, without the wikitext round trip). */
+  readonly stores?: readonly number[];
 }
 
 const ENV_PACKAGE = require.resolve('@turngym/env-wiki-navigator');
@@ -140,43 +143,75 @@ interface StoreBuild {
 const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/** The synthetic worlds a dump of `articles` holds, written straight to JSONL (no wikitext round trip). */
+function ensureWorldsJsonl(path: string, articles: number): void {
+  if (existsSync(path)) return;
+  process.stderr.write(`writing ${path}…\n`);
+  inChild(`
+    const out = require('node:fs').createWriteStream(${JSON.stringify(path)});
+    const { mixSeed } = require(require.resolve('@turngym/core', { paths: [${JSON.stringify(ENV_PACKAGE)}] }));
+    for (let world = 0, left = ${articles}; left > 0; world++) {
+      const size = Math.min(20000, left);
+      left -= size;
+      const rename = (title) => world === 0 ? title : title + ' (' + world + ')';
+      const relink = (text) => world === 0 ? text : text.replace(/\\[\\[([^\\]|[]+?)(?:\\|([^\\][]*?))?\\]\\]/g, (_, t, l) => '[[' + rename(t) + '|' + (l ?? t) + ']]');
+      for (const a of w.generateSyntheticArticles({ seed: mixSeed(1, world), articles: Math.max(50, size) }).slice(0, size)) {
+        const line = JSON.stringify({ title: rename(a.title), type: a.type, lead: relink(a.lead),
+          infobox: a.infobox.map((f) => ({ field: f.field, value: relink(f.value) })),
+          sections: a.sections.map((x) => ({ title: x.title, text: relink(x.text) })) });
+        if (!out.write(line + '\\n')) await require('node:events').once(out, 'drain');
+      }
+    }
+    out.end();
+    await require('node:events').once(out, 'close');
+    return {};
+  `);
+}
+
 export async function wikiDumpScale(options: WikiDumpScaleOptions): Promise<string[]> {
-  const large = options.largeArticles ?? 300_000;
-  const small = options.smallArticles ?? large / 10;
+  const lines: string[] = [];
+  // Each row also goes to stderr when measured: the large runs take many minutes.
+  const push = (...rows: string[]): void => {
+    for (const row of rows) process.stderr.write(`${row}\n`);
+    lines.push(...rows);
+  };
   mkdirSync(options.directory, { recursive: true });
   const path = (name: string): string => join(options.directory, name);
-  const dumps = [
-    { articles: small, dump: path(`dump-${small}x2.xml.bz2`) },
-    { articles: large, dump: path(`dump-${large}x2.xml.bz2`) },
-  ];
+  const sizes = [...(options.convert ?? [30_000, 300_000])].sort((a, b) => a - b);
+  const small = sizes[0];
+  const dumps = sizes.map((articles) => ({ articles, dump: path(`dump-${articles}x2.xml.bz2`) }));
   for (const { dump, articles } of dumps) ensureDump(dump, articles);
 
-  const lines = [
+  push(
     '### Conversion (`.bz2` dump → JSONL corpus), each in a fresh process',
     '',
     '| dump | XML | .bz2 | decoder | pages | pages/s | XML MB/s | peak RSS |',
     '|---|---:|---:|---|---:|---:|---:|---:|',
-  ];
+  );
   for (const { articles, dump } of dumps) {
     const decoders = articles === small ? (['process', 'js'] as const) : (['process'] as const);
     for (const decoder of decoders) {
       process.stderr.write(`converting ${dump} (${decoder})…\n`);
       const result = convert(dump, path(`corpus-${articles}.jsonl`), decoder);
-      lines.push(
+      push(
         `| ${fmt(articles)} articles × 2 revisions | ${fmt(result.xmlMb)} MB | ${fmt(statSync(dump).size / 1e6)} MB | ${decoder === 'process' ? 'bzip2 (child process)' : 'unbzip2-stream (in process)'} | ${fmt(result.pages)} | ${fmt(result.pages / result.seconds)} | ${fmt(result.xmlMb / result.seconds, 1)} | ${fmt(result.peakRssMb)} MB |`,
       );
     }
   }
 
-  lines.push(
+  push(
     '',
     '### On-disk store (SQLite + FTS5) vs in memory (minisearch), each in a fresh process',
     '',
     '| corpus | build | size | start-up (open + construct + first reset) | search p50 / p99 | RSS after start | RSS after 200 episodes (4 envs) | peak RSS |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   );
-  for (const articles of [small, large]) {
-    const jsonl = path(`corpus-${articles}.jsonl`);
+  for (const articles of options.stores ?? [30_000, 300_000]) {
+    let jsonl = path(`corpus-${articles}.jsonl`);
+    if (!existsSync(jsonl)) {
+      jsonl = path(`worlds-${articles}.jsonl`);
+      ensureWorldsJsonl(jsonl, articles);
+    }
     const store = path(`corpus-${articles}.sqlite`);
     process.stderr.write(`building ${store}…\n`);
     const built = inChild<StoreBuild>(`
@@ -185,12 +220,12 @@ export async function wikiDumpScale(options: WikiDumpScaleOptions): Promise<stri
       return w.buildCorpusStore(${JSON.stringify(jsonl)}, ${JSON.stringify(store)});
     `);
     const onDisk = usage(store, 200);
-    lines.push(
-      `| store, ${fmt(built.articles)} articles (${fmt(built.tasks)} tasks) | ${fmt(built.seconds)} s (index ${fmt(built.indexSeconds)} s, tasks ${fmt(built.taskSeconds)} s; peak RSS ${fmt(built.peakRssMb)} MB) | ${fmt(statSync(store).size / 1e6)} MB | ${fmt(onDisk.startupMs)} ms (open ${fmt(onDisk.openMs, 1)} ms; first search ${fmt(onDisk.firstSearchMs)} ms) | ${fmt(onDisk.searchP50Ms, 2)} / ${fmt(onDisk.searchP99Ms, 2)} ms | ${fmt(onDisk.rssAfterStartMb)} MB | ${fmt(onDisk.rssAfterEpisodesMb)} MB (heap ${fmt(onDisk.heapAfterEpisodesMb)} MB) | ${fmt(onDisk.peakRssMb)} MB |`,
+    push(
+      `| store, ${fmt(built.articles)} articles${jsonl.includes('worlds-') ? ' (worlds as JSONL)' : ' (converted dump)'} (${fmt(built.tasks)} tasks) | ${fmt(built.seconds)} s (index ${fmt(built.indexSeconds)} s, tasks ${fmt(built.taskSeconds)} s; peak RSS ${fmt(built.peakRssMb)} MB) | ${fmt(statSync(store).size / 1e6)} MB | ${fmt(onDisk.startupMs)} ms (open ${fmt(onDisk.openMs, 1)} ms; first search ${fmt(onDisk.firstSearchMs)} ms) | ${fmt(onDisk.searchP50Ms, 2)} / ${fmt(onDisk.searchP99Ms, 2)} ms | ${fmt(onDisk.rssAfterStartMb)} MB | ${fmt(onDisk.rssAfterEpisodesMb)} MB (heap ${fmt(onDisk.heapAfterEpisodesMb)} MB) | ${fmt(onDisk.peakRssMb)} MB |`,
     );
     process.stderr.write(`in memory: ${jsonl}…\n`);
     const inMemory = usage(jsonl, 200);
-    lines.push(
+    push(
       `| in memory (JSONL + minisearch), ${fmt(built.articles)} articles | — (tasks and index at start-up) | ${fmt(statSync(jsonl).size / 1e6)} MB (JSONL) | ${fmt(inMemory.startupMs)} ms (read ${fmt(inMemory.openMs)} ms; first search, building the index, ${fmt(inMemory.firstSearchMs)} ms) | ${fmt(inMemory.searchP50Ms, 2)} / ${fmt(inMemory.searchP99Ms, 2)} ms | ${fmt(inMemory.rssAfterStartMb)} MB | ${fmt(inMemory.rssAfterEpisodesMb)} MB (heap ${fmt(inMemory.heapAfterEpisodesMb)} MB) | ${fmt(inMemory.peakRssMb)} MB |`,
     );
   }
