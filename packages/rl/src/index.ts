@@ -123,6 +123,7 @@ export {
 export {
   planActSchedule,
   roleStats,
+  withCue,
   type RolloutRole,
   type RolloutRoles,
   type RoleSchedule,

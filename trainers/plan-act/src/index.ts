@@ -27,3 +27,11 @@ export {
   type PlanActTurn,
 } from './plan-act-chat-agent';
 export { PLAN_ACT_AGENT_PREFIX, parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';
+export { planActExpertTrajectory, singleTask, wikiHops, type Decomposer, type SubTask } from './expert-decomposition';
+export { PlanActDecompositionError } from './plan-act-errors';
+export {
+  trainPlanActWarmStart,
+  validatePlanActWarmStartArgs,
+  type PlanActWarmStartArgs,
+  type PlanActWarmStartResult,
+} from './plan-act-warm-start';

@@ -1,0 +1,70 @@
+/**
+ * The Plan/Act learning experiment (issue 26; ALGORITHMS.md §4): wiki bridge questions, where the planner
+ * decomposes the question into one sub-question per hop. One warm start serves both sides of the comparison:
+ * the wiki warm start fine-tuned on the expert's episodes and their Plan/Act decompositions
+ * (`trainers/plan-act/scripts/warm-start.js`). From it, Plan/Act with shared parameters, Plan/Act with an
+ * adapter per role, and single-agent GRPO run at equal generated-token budgets on several seeds
+ * (`trainers/plan-act/scripts/plan-act-benchmark.js`).
+ */
+import { join } from 'node:path';
+
+export interface PlanActExperiment {
+  readonly name: string;
+  readonly envId: string;
+  readonly envOptions: Record<string, unknown>;
+  /** The committed checkpoint the warm start fine-tunes. */
+  readonly base: string;
+  /** The script each warm-start stage runs (from the repository root), and the stages' own arguments. */
+  readonly warmStartScript: string;
+  readonly warmStart: readonly Record<string, unknown>[];
+  /** Arguments shared by the three RL runs (the trainers' `TrainerArgs`). */
+  readonly rl: Record<string, unknown>;
+  readonly planAct: Record<string, unknown>;
+  readonly grpo: Record<string, unknown>;
+  readonly budgets: readonly number[];
+  readonly seeds: readonly number[];
+}
+
+export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
+  {
+    name: 'wiki-plan-act',
+    envId: 'turngym/wiki-qa-compact-v1',
+    envOptions: { questionTypes: ['bridge'], minHops: 2, maxHops: 2, articles: 20000 },
+    base: join(__dirname, '..', 'models', 'wiki-warm-start'),
+    warmStartScript: 'trainers/plan-act/scripts/warm-start.js',
+    warmStart: [
+      {
+        seed: 201,
+        episodes: 384,
+        epochs: 1,
+        batchSize: 4,
+        learningRate: 2e-3,
+        decomposer: 'wiki-hops',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
+    ],
+    rl: {
+      backend: 'wasm',
+      instructions: false,
+      evalEpisodes: 100,
+      evalEvery: 5,
+      trajectoriesEvery: 5,
+      promptsPerIteration: 8,
+      maxActionTokens: 48,
+      maxRolloutTokens: 256,
+      loraRank: 16,
+      loraAlpha: 32,
+      learningRate: 1e-3,
+      minibatchSize: 64,
+      targetKl: 0.02,
+      maxBatch: 16,
+      groupSize: 8,
+      iterations: 200,
+    },
+    planAct: { plannerMaxTurns: 4, actorMaxTurns: 8, actorTurnsPerTask: 3 },
+    grpo: {},
+    budgets: [100_000],
+    seeds: [1, 2, 3],
+  },
+];

@@ -1,0 +1,205 @@
+/**
+ * Warm starts for both roles from the env's expert (ALGORITHMS.md §4): an expert episode is cut into
+ * sub-tasks, and re-rendered as the Plan/Act episode that would have solved it — the planner writes each
+ * sub-task and finally `FINAL <the expert's answer action>`, the actor takes the expert's actions of that
+ * sub-task and reports back. The tokens are laid out exactly as the rollout engine lays out a Plan/Act
+ * rollout (the same cues, the same history-only turns with an empty observation), so behaviour cloning on
+ * them teaches what the RL rollouts will ask.
+ */
+import type { ChatTurnFormat, TokenSegment, Trajectory, TrajectoryStep } from '@turngym/rl';
+import { withCue } from '@turngym/rl';
+import { ACTOR, DEFAULT_PROTOCOL, PLANNER, type PlanActProtocol, type PlanActRoleName } from './plan-act-protocol';
+import { PlanActDecompositionError } from './plan-act-errors';
+
+/** One sub-task: what the planner asks, which expert steps the actor takes for it, what it reports. */
+export interface SubTask {
+  readonly subtask: string;
+  /** Indices of the expert's steps, in order (never the last step: that is the planner's final answer). */
+  readonly steps: readonly number[];
+  readonly report: string;
+}
+
+/** Cuts a successful expert episode (all steps but the last, the answer) into sub-tasks. */
+export type Decomposer = (expert: Trajectory) => SubTask[];
+
+/** `# Title` on a compact wiki page; `--- Title · lines` on a full one. */
+function pageTitle(observation: string): string | undefined {
+  return (/^# (.*)$/m.exec(observation) ?? /^--- (.*?)(?: \([^()]*\))? · lines /m.exec(observation))?.[1]?.trim();
+}
+
+/** `Field: value` lines of a page, link brackets and markers removed from the value. */
+function fieldLines(observation: string): { field: string; value: string }[] {
+  const lines: { field: string; value: string }[] = [];
+  for (const match of observation.matchAll(/^(?:L\d+ )?([A-Z][^:\n]{0,40}): (.+)$/gm)) {
+    const value = match[2]!.replace(/\[#\d+ ([^\]]*)\]/g, '$1').replace(/\[([^\]]*)\]/g, '$1');
+    lines.push({ field: match[1]!, value: value.trim() });
+  }
+  return lines;
+}
+
+/** The argument of a `NAME(argument)` action. */
+function argumentOf(action: string): string {
+  return /^\s*[A-Z_]+\((.*)\)\s*$/s.exec(action)?.[1]?.trim() ?? action.trim();
+}
+
+/**
+ * The wiki's hops (bridge questions): the expert's path is its plan. Each page the expert opens is a hop;
+ * the sub-question is the field of that page that leads on (the one whose value names the next page, or on
+ * the last page the answer it submits): "Birthplace of Pella Heino?", reported as "Lyskgrad". Actions that
+ * open no page (a search) join the hop of the next page. A page with no such field is asked as "Open <title>."
+ * and reported by its title.
+ */
+export const wikiHops: Decomposer = (expert) => {
+  const steps = expert.steps;
+  const answer = argumentOf(steps.at(-1)?.action ?? '');
+  const hops: SubTask[] = [];
+  let pending: number[] = [];
+  const pages = steps.slice(0, -1).map((step) => pageTitle(step.observation));
+  pages.forEach((title, index) => {
+    pending.push(index);
+    if (title === undefined) return;
+    const next = pages.slice(index + 1).find((page) => page !== undefined && page !== title) ?? answer;
+    const lead = fieldLines(steps[index]!.observation).find((line) => line.value.includes(next));
+    hops.push({
+      subtask: lead ? `${lead.field} of ${title}?` : `Open ${title}.`,
+      steps: pending,
+      report: lead ? lead.value : title,
+    });
+    pending = [];
+  });
+  if (pending.length > 0) hops.push({ subtask: 'Look it up.', steps: pending, report: 'done' });
+  return hops;
+};
+
+/**
+ * Any env: one sub-task ("Solve it.") whose actor turns are the expert's actions, in runs of at most
+ * `actorTurnsPerTask` (each run reports "done" and the planner says "Continue."), so the planner's final
+ * answer follows from the shared history.
+ */
+export function singleTask(actorTurnsPerTask: number): Decomposer {
+  return (expert) => {
+    const indices = expert.steps.slice(0, -1).map((_, index) => index);
+    const runs: SubTask[] = [];
+    for (let from = 0; from < indices.length; from += actorTurnsPerTask) {
+      runs.push({
+        subtask: from === 0 ? 'Solve it.' : 'Continue.',
+        steps: indices.slice(from, from + actorTurnsPerTask),
+        report: 'done',
+      });
+    }
+    return runs;
+  };
+}
+
+interface RenderedTurn {
+  readonly role: PlanActRoleName;
+  readonly text: string;
+  /** The expert step this turn replays (its observation, reward, info), or none for a history-only turn. */
+  readonly step?: TrajectoryStep;
+}
+
+/**
+ * The Plan/Act episode that solves what `expert` solved: one token sequence as the rollout engine would
+ * have sampled it, with a role on every turn and segment. The actor's report is a turn of its own, so a
+ * sub-task may hold at most `actorTurnsPerTask − 1` expert steps before it (checked).
+ */
+export function planActExpertTrajectory(
+  expert: Trajectory,
+  format: ChatTurnFormat,
+  decompose: Decomposer,
+  options: {
+    readonly actorTurnsPerTask: number;
+    /** Whether the expert's prompt (and so the rollouts') starts with the env's instructions as the system message. */
+    readonly instructions: boolean;
+    readonly protocol?: PlanActProtocol;
+  },
+): Trajectory {
+  const protocol = options.protocol ?? DEFAULT_PROTOCOL;
+  if (!expert.success || expert.steps.length === 0) {
+    throw new PlanActDecompositionError(expert.episodeId, 'only a successful expert episode can be decomposed');
+  }
+  const subtasks = decompose(expert);
+  const covered = subtasks.flatMap((subtask) => subtask.steps);
+  if (
+    covered.join() !==
+    expert.steps
+      .slice(0, -1)
+      .map((_, index) => index)
+      .join()
+  ) {
+    throw new PlanActDecompositionError(
+      expert.episodeId,
+      `sub-tasks cover steps [${covered}], not every step but the answer`,
+    );
+  }
+  const turns: RenderedTurn[] = [];
+  for (const subtask of subtasks) {
+    if (subtask.steps.length + 1 > options.actorTurnsPerTask) {
+      throw new PlanActDecompositionError(
+        expert.episodeId,
+        `sub-task "${subtask.subtask}" takes ${subtask.steps.length} actions and a report, more than actorTurnsPerTask (${options.actorTurnsPerTask})`,
+      );
+    }
+    turns.push({ role: PLANNER, text: subtask.subtask });
+    for (const index of subtask.steps)
+      turns.push({ role: ACTOR, text: expert.steps[index]!.action, step: expert.steps[index]! });
+    turns.push({ role: ACTOR, text: `${protocol.reportPrefix}${subtask.report}` });
+  }
+  const answer = expert.steps.at(-1)!;
+  turns.push({ role: PLANNER, text: `${protocol.finishPrefix}${answer.action}`, step: answer });
+  return render(expert, format, turns, protocol, options.instructions);
+}
+
+const cueOf = (role: PlanActRoleName, protocol: PlanActProtocol): string =>
+  role === PLANNER ? protocol.plannerCue : protocol.actorCue;
+
+/** The turns as the engine's token layout (prompt, then action / observation segments with roles). */
+function render(
+  expert: Trajectory,
+  format: ChatTurnFormat,
+  turns: readonly RenderedTurn[],
+  protocol: PlanActProtocol,
+  instructions: boolean,
+): Trajectory {
+  const system = instructions ? (expert.instructions ?? undefined) : undefined;
+  const tokens = format.promptTokens(system, withCue(String(expert.initialObservation), protocol.plannerCue));
+  const segments: TokenSegment[] = [{ kind: 'prompt', tokenCount: tokens.length, role: PLANNER }];
+  const steps: TrajectoryStep[] = [];
+  let generated = 0;
+  turns.forEach((turn, index) => {
+    const action = format.actionTokens(turn.text);
+    tokens.push(...action);
+    segments.push({ kind: 'action', tokenCount: action.length, role: turn.role });
+    generated += action.length;
+    const step = turn.step;
+    steps.push({
+      action: turn.text,
+      observation: step?.observation ?? '',
+      reward: step?.reward ?? 0,
+      terminated: step?.terminated ?? false,
+      truncated: step?.truncated ?? false,
+      info: step?.info ?? {},
+      node: `${expert.episodeId}/${index}`,
+      actionTokens: action.length,
+      role: turn.role,
+      envStep: step !== undefined,
+      reusedTokens: 0,
+    });
+    const next = turns[index + 1];
+    if (next === undefined) return;
+    const between = format.observationTokens(withCue(step?.observation ?? '', cueOf(next.role, protocol)), true);
+    tokens.push(...between);
+    segments.push({ kind: 'observation', tokenCount: between.length, role: next.role });
+  });
+  return {
+    ...expert,
+    agent: `plan-act-expert:${expert.agent}`,
+    steps,
+    turns: steps.length,
+    tokens,
+    segments,
+    logprobs: tokens.map(() => 0),
+    generatedTokens: generated,
+    computedTokens: 0,
+  };
+}
