@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
+import { planActSection } from './plan-act-section';
 import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
@@ -175,6 +176,7 @@ const sections: Section[] = [
       });
     },
   },
+  planActSection,
 ];
 
 /** `--wiki-convert 30000,300000` → [30000, 300000]; `none` → []. */
