@@ -10,6 +10,7 @@ import { cpus } from 'node:os';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
 import { planActSection } from './plan-act-section';
+import { mcpSection } from './mcp-section';
 import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
@@ -107,6 +108,7 @@ const sections: Section[] = [
       ];
     },
   },
+  mcpSection,
   {
     name: 'scaling',
     slow: true,

@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { EnvFaultError } from '@turngym/core';
 import type { McpServerCommand } from './mcp-tools-options';
+import { nodeHttpFetch } from './node-http-fetch';
 
 /** Where the MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
 export type McpServerTarget = { server: McpServerCommand } | { url: string; headers?: Record<string, string> };
@@ -112,6 +113,7 @@ export class McpToolClient {
     } else {
       transport = new StreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: target.headers ?? {} },
+        fetch: nodeHttpFetch(),
       });
     }
     client.onclose = () => {
