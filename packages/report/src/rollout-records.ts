@@ -12,7 +12,7 @@ export type RolloutRecord = Pick<
 > & {
   readonly id: string;
   readonly reward: number;
-  readonly turns: readonly Pick<TrajectoryStep, 'node' | 'action' | 'observation' | 'reward'>[];
+  readonly turns: readonly Pick<TrajectoryStep, 'node' | 'action' | 'observation' | 'reward' | 'role' | 'envStep'>[];
   readonly error?: string;
 };
 
@@ -47,6 +47,8 @@ export function toRolloutRecord(trajectory: Trajectory): RolloutRecord {
       action: clip(turn.action),
       observation: clip(turn.observation),
       reward: turn.reward,
+      // Rollouts with several roles (Plan/Act): who wrote the turn, and whether it reached the env.
+      ...(turn.role !== undefined ? { role: turn.role, envStep: turn.envStep !== false } : {}),
     })),
     reward: trajectory.totalReward,
     success: trajectory.success,

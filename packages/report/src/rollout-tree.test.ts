@@ -144,6 +144,20 @@ describe('buildPromptGroups: inconsistent trees are drawn with warnings', () => 
 });
 
 describe('buildPromptGroups: chains', () => {
+  it("keeps each turn's role and whether it reached the env (rollouts with several roles)", () => {
+    const [first] = fakeChainGroup('it2/', 0, 1, () => 1);
+    const steps = first!.steps.map((step, index) =>
+      index === 0 ? { ...step, role: 'planner', envStep: false } : { ...step, role: 'actor', envStep: true },
+    );
+    const [group] = buildPromptGroups(records([{ ...first!, steps }]));
+    expect(group!.nodes.filter((node) => node.turn).map((node) => [node.turn!.role, node.turn!.envStep])).toEqual([
+      ['planner', false],
+      ['actor', true],
+    ]);
+    const [plain] = buildPromptGroups(records([first!]));
+    expect(plain!.nodes.every((node) => node.turn === null || !('role' in node.turn))).toBe(true);
+  });
+
   it('keeps chain rollouts as independent lists of turns', () => {
     const [group] = buildPromptGroups(records(fakeChainGroup('it2/', 0, 4, (index) => index)));
     expect(group!.kind).toBe('chain');

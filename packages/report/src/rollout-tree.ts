@@ -13,7 +13,14 @@ export interface RolloutNode {
   /** 0 for a root; a turn's node sits at its turn number (1 = after the first action). */
   readonly depth: number;
   /** The turn that led here; null for a root. */
-  readonly turn: { readonly action: string; readonly observation: string; readonly reward: number } | null;
+  readonly turn: {
+    readonly action: string;
+    readonly observation: string;
+    readonly reward: number;
+    /** The role that wrote it (rollouts with several roles), and whether it reached the env. */
+    readonly role?: string;
+    readonly envStep?: boolean;
+  } | null;
   /** How many rollouts pass through (or end at) this node: more than one on a shared prefix. */
   through: number;
   /** Indexes in the group's `rollouts` of the rollouts that end here. */
@@ -111,7 +118,7 @@ function buildTrees(group: number, records: readonly RolloutRecord[]): PromptGro
             parent: previous,
             tree,
             depth: index + 1,
-            turn: { action: turn.action, observation: turn.observation, reward: turn.reward },
+            turn: turnOf(turn),
           });
         } else {
           const node = nodes[existing]!;
@@ -187,7 +194,7 @@ function buildChains(group: number, records: readonly RolloutRecord[], warnings:
         children: [],
         tree: order,
         depth: index + 1,
-        turn: { action: turn.action, observation: turn.observation, reward: turn.reward },
+        turn: turnOf(turn),
         through: 1,
         endOf: index === record.turns.length - 1 ? [order] : [],
         x: order,
@@ -231,4 +238,14 @@ export function buildPromptGroups(records: readonly RolloutRecord[]): PromptGrou
           : [];
       return buildChains(group, members, warnings);
     });
+}
+
+/** A record's turn as a node keeps it (its role only when the rollout had several). */
+function turnOf(turn: RolloutRecord['turns'][number]): NonNullable<RolloutNode['turn']> {
+  return {
+    action: turn.action,
+    observation: turn.observation,
+    reward: turn.reward,
+    ...(turn.role !== undefined ? { role: turn.role, envStep: turn.envStep !== false } : {}),
+  };
 }

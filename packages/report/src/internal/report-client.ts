@@ -367,6 +367,7 @@ export function reportClient(data: ReportData): void {
     const facts = el('div', 'tags');
     facts.append(tag(`${node.through} rollout${node.through === 1 ? '' : 's'} through here`));
     if (node.turn) facts.append(tag(`turn reward ${fmt(node.turn.reward)}`));
+    if (node.turn?.role) facts.append(tag(roleLabel(node.turn).slice(3)));
     detail.append(facts);
     if (node.turn) {
       detail.append(
@@ -395,6 +396,12 @@ export function reportClient(data: ReportData): void {
     });
   }
 
+  /** ` · planner (history only)` for a turn of a rollout with several roles; '' otherwise. */
+  function roleLabel(turn: NonNullable<RolloutNode['turn']>): string {
+    if (!turn.role) return '';
+    return ` · ${turn.role}${turn.envStep === false ? ' (history only)' : ''}`;
+  }
+
   function showChain(group: PromptGroupView, index: number): void {
     const rollout = group.rollouts[index]!;
     const detail = byId('node-detail');
@@ -404,8 +411,8 @@ export function reportClient(data: ReportData): void {
       if (!node.turn) return;
       const turn = el('div', 'turn');
       turn.append(
-        el('div', 'turn-label', `turn ${node.depth} · reward ${fmt(node.turn.reward)}`),
-        textBlock('Action', node.turn.action, 'action'),
+        el('div', 'turn-label', `turn ${node.depth}${roleLabel(node.turn)} · reward ${fmt(node.turn.reward)}`),
+        textBlock(node.turn.role ? `Action (${node.turn.role})` : 'Action', node.turn.action, 'action'),
         textBlock('Observation', node.turn.observation, 'observation'),
       );
       detail.append(turn);
