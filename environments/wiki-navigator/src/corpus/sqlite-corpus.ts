@@ -33,9 +33,21 @@ class Lru<K, V> {
   }
 }
 
+/**
+ * Words too common to rank by: each matches most of a corpus, and FTS5 scores every match, so a question's
+ * "what is the … of the …" would make a search read most of the index. Left out unless a query has nothing else.
+ */
+const STOPWORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the to was were what which who whom whose when where why how with'.split(
+    ' ',
+  ),
+);
+
 /** A free-text query as an FTS5 expression: its words, each quoted (no operators leak through), OR-ed. */
 export function ftsQuery(text: string, prefix = false): string | undefined {
-  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32);
+  const all = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  const content = all.filter((word) => !STOPWORDS.has(word));
+  const words = (content.length > 0 ? content : all).slice(0, 32);
   if (words.length === 0) return undefined;
   return words.map((word) => `"${word}"${prefix ? '*' : ''}`).join(' OR ');
 }

@@ -36,6 +36,9 @@ export interface TaskSource {
  */
 export const DISAMBIGUATION_TYPE = 'disambiguation';
 
+/** Nodes a race's BFS reaches at most (see `shortestPathAt`). */
+const RACE_BFS_NODES = 20_000;
+
 /** Share of subjects held out for the test split. */
 const TEST_SHARE = 5; // one in five
 
@@ -382,13 +385,18 @@ export class TaskBank implements TaskSource {
     return out;
   }
 
-  /** BFS (links in page order) to exactly `distance` clicks; a random node at that depth and its path. */
+  /**
+   * BFS (links in page order) to exactly `distance` clicks; a random node at that depth and its path. On a
+   * Wikipedia-sized graph four clicks reach most of it: the search stops adding nodes after `RACE_BFS_NODES`
+   * (far beyond what a few thousand articles reach, so small corpora are searched in full).
+   */
   private shortestPathAt(start: string, distance: number, rng: SeededRng): string[] | undefined {
     const parent = new Map<string, string | null>([[start, null]]);
     let frontier = [start];
     for (let depth = 0; depth < distance && frontier.length > 0; depth++) {
       const next: string[] = [];
       for (const title of frontier) {
+        if (parent.size >= RACE_BFS_NODES) break;
         for (const target of this.corpus.linksOf(title)) {
           if (parent.has(target)) continue;
           parent.set(target, title);
