@@ -133,10 +133,12 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
     (await registry.make(args.envId, { options })) as Env<string, Action>;
   const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
   model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
+  if (algorithm.valueHead) model.addValueHead(mixSeed(args.seed, 0));
   const trainer = new Trainer(model, {
     adapter: POLICY_ADAPTER,
     learningRate: args.learningRate,
     maxGradNorm: args.maxGradNorm,
+    ...(algorithm.valueHead ? { valueHead: true } : {}),
   });
   const roles = algorithm.roles?.(args);
   const policy = { model, format: new ChatTurnFormat(model.tokenizer), ...(roles ? { roles } : {}) };

@@ -91,6 +91,11 @@ export interface TrainerAlgorithm<Args extends TrainerArgs, Rollouts extends Col
    */
   readonly adapters?: Readonly<Record<string, ExtraAdapter>>;
   /**
+   * The policy's optimiser also trains a value head on the model (Self-AC's critic, ALGORITHMS.md §2): it is
+   * added before training, its forward passes return values, and it is saved and resumed with the adapter.
+   */
+  readonly valueHead?: boolean;
+  /**
    * Builds the run's stores (a search tree's statistics, a database file under `args.runDir`), once per
    * run after the run directory exists; they are restored on resume (reset when the run starts over) and
    * snapshotted into every checkpoint, atomically with the adapters.

@@ -1,0 +1,109 @@
+/**
+ * Self-AC's episode vectors (ALGORITHMS.md §2; the slide's "集向量", p-episode vectors: each entry is one
+ * turn's or one state's property), in the packed sequence's token indices.
+ */
+export interface EpisodeVectors {
+  /** a_start: first token of each action a_0 … a_(n−1) (inclusive). */
+  readonly aStart: readonly number[];
+  /** a_end: last token of each action (inclusive). */
+  readonly aEnd: readonly number[];
+  /** cp_start: first token of each critic prompt cp_0 … cp_n (inclusive). */
+  readonly cpStart: readonly number[];
+  /** cp_end: last token of each critic prompt (inclusive); V(s_k) is the value head there. */
+  readonly cpEnd: readonly number[];
+  /** π_old(a_k | s_k): the rollout-time probability of each whole action (may underflow for long actions). */
+  readonly piOld: readonly number[];
+  /** log π_old(a_k | s_k) = Σ of the action's sampling logprobs: what the log-space ratio uses. */
+  readonly logPiOld: readonly number[];
+  /** r_0 … r_n: r_k is the reward from s_k to s_(k+1); r_n = 0 (nothing follows the last state). */
+  readonly rewards: readonly number[];
+  /** R_0 … R_n: the return from s_k, discounted by λ: R_k = Σ_j λ^j r_(k+j). */
+  readonly returns: readonly number[];
+  /** Whether s_n is terminal (the task ended): then V(s_n) is 0 by definition, not the head's output. */
+  readonly terminal: boolean;
+}
+
+/** R_k = r_k + λ·R_(k+1), R past the end = 0 (ALGORITHMS.md §2). */
+export function discountedReturns(rewards: readonly number[], discount: number): number[] {
+  const returns = new Array<number>(rewards.length).fill(0);
+  let next = 0;
+  for (let k = rewards.length - 1; k >= 0; k -= 1) {
+    next = (rewards[k] as number) + discount * next;
+    returns[k] = next;
+  }
+  return returns;
+}
+
+/**
+ * A batch of episode vectors right-padded to the longest episode (ALGORITHMS.md §2): B episodes × K turns
+ * (the most actions) or × S = K + 1 states, row-major. V, r and R pad with 0, π_old with 1 (so log π_old
+ * with 0), token indices with 0 — as the slide's example matrices.
+ */
+export interface EpisodeBatch {
+  readonly episodes: number;
+  /** K: the most actions of an episode in the batch. */
+  readonly turns: number;
+  /** S = K + 1: the most states. */
+  readonly states: number;
+  readonly aStart: Int32Array;
+  readonly aEnd: Int32Array;
+  readonly cpStart: Int32Array;
+  readonly cpEnd: Int32Array;
+  readonly piOld: Float32Array;
+  readonly logPiOld: Float32Array;
+  readonly rewards: Float32Array;
+  readonly returns: Float32Array;
+  /** [B·K] 1 where episode b has action k. */
+  readonly turnMask: Float32Array;
+  /** [B·S] 1 where episode b has state k. */
+  readonly stateMask: Float32Array;
+  /**
+   * [B·S] 1 where V(s_k) is the head's output: every state but padding and a terminal s_n (whose value is 0).
+   * A truncated episode's s_n stays: it is the bootstrap value of the states before it.
+   */
+  readonly live: Float32Array;
+  /**
+   * [B·S] the critic's loss mask: 1 on s_0 … s_(n−1). s_n has no target of its own (its TD target would read
+   * past the end, i.e. call it terminal), so it is only ever read, as a bootstrap.
+   */
+  readonly criticMask: Float32Array;
+}
+
+export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeBatch {
+  const B = episodes.length;
+  const K = Math.max(0, ...episodes.map((episode) => episode.aStart.length));
+  const S = K + 1;
+  const batch = {
+    episodes: B,
+    turns: K,
+    states: S,
+    aStart: new Int32Array(B * K),
+    aEnd: new Int32Array(B * K),
+    cpStart: new Int32Array(B * S),
+    cpEnd: new Int32Array(B * S),
+    piOld: new Float32Array(B * K).fill(1),
+    logPiOld: new Float32Array(B * K),
+    rewards: new Float32Array(B * S),
+    returns: new Float32Array(B * S),
+    turnMask: new Float32Array(B * K),
+    stateMask: new Float32Array(B * S),
+    live: new Float32Array(B * S),
+    criticMask: new Float32Array(B * S),
+  };
+  episodes.forEach((episode, b) => {
+    const n = episode.aStart.length;
+    batch.aStart.set(episode.aStart, b * K);
+    batch.aEnd.set(episode.aEnd, b * K);
+    batch.piOld.set(episode.piOld, b * K);
+    batch.logPiOld.set(episode.logPiOld, b * K);
+    batch.turnMask.fill(1, b * K, b * K + n);
+    batch.cpStart.set(episode.cpStart, b * S);
+    batch.cpEnd.set(episode.cpEnd, b * S);
+    batch.rewards.set(episode.rewards, b * S);
+    batch.returns.set(episode.returns, b * S);
+    batch.stateMask.fill(1, b * S, b * S + n + 1);
+    batch.live.fill(1, b * S, b * S + (episode.terminal ? n : n + 1));
+    batch.criticMask.fill(1, b * S, b * S + n);
+  });
+  return batch;
+}

@@ -1,0 +1,206 @@
+import { attentionFromMatrix, type TokenRow } from '@turngym/lm';
+import type { ChatTurnFormat, Trajectory } from '@turngym/rl';
+import { discountedReturns, type EpisodeVectors } from './episode-vectors';
+import { PackedEpisodeError } from './self-ac-errors';
+
+/**
+ * One episode as one sequence with ShadowPrompt (ALGORITHMS.md §2): sp, up, cp_0, a_0, o_0, cp_1, a_1, …,
+ * a_(n−1), o_(n−1), cp_n. The row carries the custom attention mask and positions the lm forward takes
+ * (`TokenRow.attention`, `positions`, `predictFrom`), so one forward pass gives log π_θ of every action
+ * token and V(s_k) at the end of every cp_k.
+ */
+export interface PackedEpisode {
+  readonly episodeId: string;
+  /** The packed row: tokens, ShadowPrompt attention, slide positions, predictors, weights 1 on action tokens. */
+  readonly row: Required<Pick<TokenRow, 'tokens' | 'positions' | 'attention' | 'predictFrom' | 'weights'>>;
+  /** The rollout's sampling logprob of each packed token (0 off the actions): π_old per token. */
+  readonly oldLogprobs: readonly number[];
+  readonly vectors: EpisodeVectors;
+  /**
+   * The episode without critic prompts: the rollout's tokens, plus o_(n−1) when the rollout ended on an
+   * action (its final observation is never sampled from, so the collector does not tokenise it).
+   */
+  readonly stateTokens: readonly number[];
+  /** |s_k| for k = 0 … n: state k is `stateTokens.slice(0, stateLengths[k])`. */
+  readonly stateLengths: readonly number[];
+  /** The critic prompt's tokens (the same for every k). */
+  readonly criticPrompt: readonly number[];
+}
+
+export interface PackEpisodeOptions {
+  /** The model's chat turn format: renders o_(n−1) when the rollout has not. */
+  readonly format: ChatTurnFormat;
+  /** `criticPromptTokens(tokenizer)`. */
+  readonly criticPrompt: readonly number[];
+  /** λ of §2, for R. */
+  readonly discount: number;
+  /** The model's context: positions of cp_n must stay below it (o_(n−1) is cut to make room). */
+  readonly maxPositions: number;
+}
+
+/** Where each packed token came from: a state token (index into `stateTokens`) or critic prompt k. */
+type Origin = { readonly kind: 'state'; readonly index: number } | { readonly kind: 'critic'; readonly k: number };
+
+/**
+ * Packs one rollout record (`turngym.trajectory/v2`, any env) into its Self-AC sequence and episode vectors.
+ * Positions (the slide's `pos = [0…9, 10, 11, …, 28, 10, …]`): state tokens count on as if no critic prompt
+ * were there; cp_k's tokens continue from the end of s_k. Attention: a state or action token sees every
+ * earlier state/action token and no critic-prompt token; a cp_k token sees s_k and cp_k's earlier tokens.
+ */
+export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions): PackedEpisode {
+  const id = trajectory.episodeId;
+  if (trajectory.stopReason === 'error')
+    throw new PackedEpisodeError(id, 'the env failed in this rollout; it is reported, never trained on.');
+  if (options.criticPrompt.length === 0) throw new PackedEpisodeError(id, 'the critic prompt has no tokens.');
+  const actionCount = trajectory.segments.filter((segment) => segment.kind === 'action').length;
+  // An action the env never answered (a rollout cut mid-turn) has no reward and no next state: left out.
+  const n = Math.min(actionCount, trajectory.steps.length);
+  if (n === 0) throw new PackedEpisodeError(id, 'the rollout has no action the env answered.');
+
+  const stateTokens: number[] = [];
+  const oldByState: number[] = [];
+  const stateLengths: number[] = [];
+  const actionSpans: { start: number; end: number }[] = [];
+  let offset = 0;
+  let actions = 0;
+  let endedOnAction = false;
+  for (const segment of trajectory.segments) {
+    if (segment.kind === 'critic-prompt')
+      throw new PackedEpisodeError(id, 'the rollout already holds a critic prompt; pack the plain rollout.');
+    if (segment.kind === 'action') {
+      if (actions === n) break;
+      stateLengths.push(stateTokens.length);
+      actionSpans.push({ start: stateTokens.length, end: stateTokens.length + segment.tokenCount - 1 });
+      actions += 1;
+    }
+    for (let t = offset; t < offset + segment.tokenCount; t += 1) {
+      stateTokens.push(trajectory.tokens[t] as number);
+      oldByState.push(segment.kind === 'action' ? (trajectory.logprobs[t] as number) : 0);
+    }
+    offset += segment.tokenCount;
+    endedOnAction = segment.kind === 'action';
+  }
+  if (endedOnAction) {
+    // o_(n−1) as the model would have seen it, cut so that s_n + cp_n fits the context where it can.
+    const last = actionSpans.at(-1)!;
+    const action = stateTokens.slice(last.start, last.end + 1);
+    const observation = options.format.observationTokens(
+      trajectory.steps[n - 1]!.observation,
+      options.format.endsTurn(action),
+    );
+    const room = Math.max(0, options.maxPositions - options.criticPrompt.length - stateTokens.length);
+    for (const token of observation.slice(0, room)) {
+      stateTokens.push(token);
+      oldByState.push(0);
+    }
+  }
+  stateLengths.push(stateTokens.length);
+  // A state too long to add the critic prompt inside the context cannot be evaluated (nor can any later
+  // one): the packed episode ends at the last state that fits, which stays as the bootstrap value of the
+  // states before it. The returns R still count every reward of the rollout (they are known).
+  const fitting = stateLengths.filter((length) => length + options.criticPrompt.length <= options.maxPositions).length;
+  if (fitting === 0) {
+    throw new PackedEpisodeError(
+      id,
+      `the prompt (${stateLengths[0]} tokens) and the critic prompt (${options.criticPrompt.length}) pass the model's ${options.maxPositions} positions.`,
+    );
+  }
+  const allRewards = [...trajectory.steps.slice(0, n).map((step) => step.reward), 0];
+  const allReturns = discountedReturns(allRewards, options.discount);
+  const m = fitting - 1; // the turns kept
+  if (m === 0) {
+    throw new PackedEpisodeError(
+      id,
+      `only the prompt and the critic prompt fit in the model's ${options.maxPositions} positions; no action is left to train.`,
+    );
+  }
+  stateTokens.length = stateLengths[m]!;
+  oldByState.length = stateLengths[m]!;
+  stateLengths.length = m + 1;
+  actionSpans.length = m;
+
+  // The packed order: each cp_k right before a_k (k < n), and cp_n after everything.
+  const origins: Origin[] = [];
+  let next = 0;
+  for (let k = 0; k <= m; k += 1) {
+    for (; next < stateLengths[k]!; next += 1) origins.push({ kind: 'state', index: next });
+    for (let i = 0; i < options.criticPrompt.length; i += 1) origins.push({ kind: 'critic', k });
+  }
+  const L = origins.length;
+  const tokens = new Array<number>(L);
+  const positions = new Array<number>(L);
+  const predictFrom = new Array<number>(L);
+  const weights = new Array<number>(L).fill(0);
+  const oldLogprobs = new Array<number>(L).fill(0);
+  const matrix = new Uint8Array(L * L);
+  const cpStart: number[] = [];
+  const cpEnd: number[] = [];
+  const packedIndexOfState = new Array<number>(stateTokens.length);
+  const stateKeys: number[] = []; // packed indices of the state tokens so far
+  origins.forEach((origin, t) => {
+    if (origin.kind === 'state') {
+      packedIndexOfState[origin.index] = t;
+      tokens[t] = stateTokens[origin.index]!;
+      positions[t] = origin.index;
+      predictFrom[t] = stateKeys.length > 0 ? stateKeys.at(-1)! : -1;
+      oldLogprobs[t] = oldByState[origin.index]!;
+      stateKeys.push(t);
+      for (const key of stateKeys) matrix[t * L + key] = 1;
+      return;
+    }
+    const first = cpStart.length === origin.k ? t : cpStart[origin.k]!;
+    if (first === t) cpStart.push(t);
+    const i = t - first;
+    tokens[t] = options.criticPrompt[i]!;
+    positions[t] = stateLengths[origin.k]! + i;
+    predictFrom[t] = -1; // a critic prompt is read, never trained
+    for (const key of stateKeys) matrix[t * L + key] = 1;
+    for (let key = first; key <= t; key += 1) matrix[t * L + key] = 1;
+    if (i === options.criticPrompt.length - 1) cpEnd.push(t);
+  });
+
+  const aStart = actionSpans.map((span) => packedIndexOfState[span.start]!);
+  const aEnd = actionSpans.map((span) => packedIndexOfState[span.end]!);
+  for (let k = 0; k < m; k += 1) weights.fill(1, aStart[k], aEnd[k]! + 1);
+  const logPiOld = actionSpans.map((span) => {
+    let sum = 0;
+    for (let t = span.start; t <= span.end; t += 1) sum += oldByState[t]!;
+    return sum;
+  });
+  const rewards = [...allRewards.slice(0, m), 0];
+  return {
+    episodeId: id,
+    row: { tokens, positions, attention: attentionFromMatrix(matrix), predictFrom, weights },
+    oldLogprobs,
+    vectors: {
+      aStart,
+      aEnd,
+      cpStart,
+      cpEnd,
+      piOld: logPiOld.map(Math.exp),
+      logPiOld,
+      rewards,
+      returns: allReturns.slice(0, m + 1),
+      // Only an episode the task itself ended has a terminal last state; the turn limit, a budget or the
+      // context cut it short of one.
+      terminal: trajectory.stopReason === 'terminated' && m === trajectory.steps.length,
+    },
+    stateTokens,
+    stateLengths,
+    criticPrompt: options.criticPrompt,
+  };
+}
+
+/**
+ * The same episode, turn by turn (what an ordinary actor-critic runs, and what the equality test compares
+ * the packed pass to): for each state k a row s_k + cp (V(s_k) at its last token), and the rollout without
+ * critic prompts, causal (log π of every action).
+ */
+export function separateRows(episode: PackedEpisode): { critic: TokenRow[]; actor: TokenRow } {
+  return {
+    critic: episode.stateLengths.map((length) => ({
+      tokens: [...episode.stateTokens.slice(0, length), ...episode.criticPrompt],
+    })),
+    actor: { tokens: [...episode.stateTokens] },
+  };
+}

@@ -1,0 +1,191 @@
+import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { tf } from '@turngym/lm';
+import {
+  ppoTurnClipLoss,
+  ppoTurnClipLossTf,
+  SELF_AC_TD_HORIZONS,
+  tdCriticLoss,
+  tdCriticLossTf,
+  tdTarget,
+  type TurnSpan,
+} from '@turngym/rl';
+import type { EpisodeBatch } from './episode-vectors';
+import type { PackedEpisode } from './packed-episode';
+
+/**
+ * Self-AC's loss (ALGORITHMS.md §2) over packed episodes:
+ *   Loss_Critic = (Loss_TD(1) + … + Loss_TD(N))/N   (rl's `tdCriticLoss`, semi-gradient targets, N = 5),
+ *   A_k = R_k − V(s_k).detach(),
+ *   Loss_Actor  = turn-level PPO-clip on ρ_k = exp(clamp(Σ_{t∈a_k}(log π_θ − log π_old), ±20))  (rl's `ppoTurnClipLoss`),
+ *   Loss = α·Loss_Critic + (1 − α)·Loss_Actor.
+ * V(s_n) of a terminal episode is 0, not the head's output; the critic trains V(s_0 … s_(n−1)) (see
+ * `EpisodeBatch.live`, `criticMask`). The TD loss is the masked mean, not §2's plain squared norm
+ * **[choice]**: it keeps the critic term on the actor's scale (a turn mean) whatever the batch size.
+ */
+export interface SelfAcLossOptions {
+  /** α of §2: the critic's share of the loss. */
+  alpha: number;
+  /** λ of §2: the discount of the TD targets and of R. */
+  discount: number;
+  /** N of §2: the critic averages TD(1) … TD(N). */
+  horizons: number;
+  /** ε of the PPO clip. */
+  clipEpsilon: number;
+  /** c of dual-clip PPO; omitted = plain PPO-clip (§2). */
+  dualClip?: number;
+}
+
+export const selfAcLossOptionsSchema: JSONSchemaType<SelfAcLossOptions> = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    alpha: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
+    discount: { type: 'number', minimum: 0, maximum: 1, default: 1 },
+    horizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
+    clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
+    dualClip: { type: 'number', exclusiveMinimum: 1, nullable: true },
+  },
+};
+
+export const validateSelfAcLossOptions = defineOptions<SelfAcLossOptions>('Self-AC loss', selfAcLossOptionsSchema);
+
+export interface SelfAcLossParts<T> {
+  readonly loss: T;
+  /** Loss_Critic: the mean of TD(1) … TD(N). */
+  readonly critic: T;
+  readonly actor: T;
+}
+
+/** The critic's view of one episode: V with a terminal s_n set to 0, and its loss mask (s_0 … s_(n−1)). */
+function criticRow(episode: PackedEpisode, values: ArrayLike<number>): { values: number[]; mask: number[] } {
+  const { vectors } = episode;
+  const n = vectors.aStart.length;
+  return {
+    values: Array.from({ length: n + 1 }, (_, k) => (k === n && vectors.terminal ? 0 : (values[k] as number))),
+    mask: Array.from({ length: n + 1 }, (_, k) => (k < n ? 1 : 0)),
+  };
+}
+
+/**
+ * The loss on plain numbers: `values[b]` is V(s_0 … s_n) of episode b, `logprobs[b]` log π_θ of each of its
+ * packed tokens (as `episode.row.tokens`).
+ */
+export function selfAcLoss(
+  episodes: readonly PackedEpisode[],
+  values: readonly ArrayLike<number>[],
+  logprobs: readonly ArrayLike<number>[],
+  input: Partial<SelfAcLossOptions> = {},
+): SelfAcLossParts<number> {
+  const options = validateSelfAcLossOptions(input);
+  const rows = episodes.map((episode, b) => criticRow(episode, values[b]!));
+  const critic = tdCriticLoss(
+    {
+      values: rows.map((row) => row.values),
+      rewards: episodes.map((episode) => episode.vectors.rewards),
+      mask: rows.map((row) => row.mask),
+    },
+    { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
+  );
+  const actor = ppoTurnClipLoss(
+    episodes.map((episode, b) => ({
+      logp: logprobs[b]!,
+      oldLogp: episode.oldLogprobs,
+      turns: turnSpans(episode),
+      advantages: episode.vectors.aStart.map((_, k) => episode.vectors.returns[k]! - rows[b]!.values[k]!),
+    })),
+    clipOptions(options),
+  );
+  return { loss: options.alpha * critic + (1 - options.alpha) * actor, critic, actor };
+}
+
+/** Each action's token span in the packed row (a_start … a_end, inclusive). */
+export function turnSpans(episode: PackedEpisode): TurnSpan[] {
+  return episode.vectors.aStart.map((start, k) => ({ start, end: episode.vectors.aEnd[k]! }));
+}
+
+function clipOptions(options: SelfAcLossOptions): { clipEpsilon: number; dualClip?: number } {
+  return {
+    clipEpsilon: options.clipEpsilon,
+    ...(options.dualClip !== undefined ? { dualClip: options.dualClip } : {}),
+  };
+}
+
+/**
+ * V(s_k) read out of a forward's per-token values at the end of every critic prompt: [B, S], 0 on padding
+ * and on a terminal s_n (`batch.live`). Differentiable: the gradient reaches the value head and the body.
+ */
+export function stateValuesTf(values: tf.Tensor2D, batch: EpisodeBatch): tf.Tensor2D {
+  const [B, T] = values.shape;
+  const S = batch.states;
+  const index = new Int32Array(B * S);
+  for (let b = 0; b < B; b += 1) for (let k = 0; k < S; k += 1) index[b * S + k] = b * T + batch.cpEnd[b * S + k]!;
+  return tf.tidy(
+    () =>
+      tf.mul(
+        tf.reshape(tf.gather(tf.reshape(values, [B * T]), tf.tensor1d(index, 'int32')), [B, S]),
+        tf.tensor2d(batch.live, [B, S]),
+      ) as tf.Tensor2D,
+  );
+}
+
+/**
+ * The same on a packed forward's outputs (logprobs and values [B, T]), for the episodes of `batch` in order;
+ * `oldLogprobs` [B, T] is π_old per packed token. Also returns V [B, S] (for statistics).
+ */
+export function selfAcLossTf(
+  outputs: { readonly logprobs: tf.Tensor2D; readonly values: tf.Tensor2D },
+  batch: EpisodeBatch,
+  oldLogprobs: tf.Tensor2D,
+  turns: readonly (readonly TurnSpan[])[],
+  input: Partial<SelfAcLossOptions> = {},
+): SelfAcLossParts<tf.Scalar> & { readonly stateValues: tf.Tensor2D } {
+  const options = validateSelfAcLossOptions(input);
+  const B = batch.episodes;
+  const { states: S, turns: K } = batch;
+  const stateValues = stateValuesTf(outputs.values, batch);
+  const parts = tf.tidy(() => {
+    const critic = tdCriticLossTf(
+      {
+        values: stateValues,
+        rewards: tf.tensor2d(batch.rewards, [B, S]),
+        mask: tf.tensor2d(batch.criticMask, [B, S]),
+      },
+      { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
+    );
+    // A = R − V.detach(): a copy of V's numbers, as the slide's `.detach().clone()`.
+    const detached = tf.tensor2d(stateValues.dataSync(), [B, S]);
+    const advantages = tf.slice(tf.sub(tf.tensor2d(batch.returns, [B, S]), detached), [0, 0], [B, K]) as tf.Tensor2D;
+    const actor = ppoTurnClipLossTf(
+      { logp: outputs.logprobs, oldLogp: oldLogprobs, advantages, turns },
+      clipOptions(options),
+    );
+    const loss = tf.add(tf.mul(critic, options.alpha), tf.mul(actor, 1 - options.alpha)) as tf.Scalar;
+    return { loss, critic, actor };
+  });
+  return { ...parts, stateValues };
+}
+
+/**
+ * Loss_TD(1) … Loss_TD(N) separately (the `losses/td_n` metrics), summed over the masked states of the
+ * episodes, with the count to average by: plain numbers, from V as read out of a forward.
+ */
+export function tdLossesByHorizon(
+  episodes: readonly PackedEpisode[],
+  values: readonly ArrayLike<number>[],
+  options: Pick<SelfAcLossOptions, 'discount' | 'horizons'>,
+): { sums: number[]; count: number } {
+  const sums = new Array<number>(options.horizons).fill(0);
+  let count = 0;
+  episodes.forEach((episode, b) => {
+    const row = criticRow(episode, values[b]!);
+    count += row.mask.reduce((sum, m) => sum + m, 0);
+    for (let steps = 1; steps <= options.horizons; steps += 1) {
+      const target = tdTarget(episode.vectors.rewards, row.values, steps, options.discount);
+      row.mask.forEach((m, k) => {
+        if (m === 1) sums[steps - 1] = sums[steps - 1]! + (row.values[k]! - target[k]!) ** 2;
+      });
+    }
+  });
+  return { sums, count };
+}

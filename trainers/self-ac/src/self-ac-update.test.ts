@@ -1,0 +1,201 @@
+import { ByteTokenizer, LanguageModel, testConfig, tf, Trainer, useBackend } from '@turngym/lm';
+import { ChatTurnFormat, collectChains, type Trajectory } from '@turngym/rl';
+import type { Action, Env } from '@turngym/spec';
+import { digitRegistry, SMOKE_BACKEND } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
+import { criticPromptTokens } from './critic-prompt';
+import { padEpisodeVectors } from './episode-vectors';
+import { packEpisode, type PackedEpisode } from './packed-episode';
+import { selfAcLoss, selfAcLossTf, turnSpans } from './self-ac-loss';
+import { explainedVariance, selfAcUpdate } from './self-ac-update';
+import { SelfAcSetupError } from './self-ac-errors';
+
+const tokenizer = new ByteTokenizer();
+const format = new ChatTurnFormat(tokenizer);
+const registry = digitRegistry();
+
+async function rollouts(model: LanguageModel, seeds: number[], groupSize: number): Promise<Trajectory[]> {
+  return collectChains({
+    policy: { model, format },
+    makeEnv: async () => (await registry.make('test/digit-v1')) as Env<string, Action>,
+    envId: 'test/digit-v1',
+    seeds,
+    groupSize,
+    options: { maxActionTokens: 4, maxRolloutTokens: 40, seed: 9, adapter: 'policy' },
+  });
+}
+
+function pack(trajectories: readonly Trajectory[], discount = 0.9): PackedEpisode[] {
+  const criticPrompt = criticPromptTokens(tokenizer);
+  return trajectories.map((t) => packEpisode(t, { format, criticPrompt, discount, maxPositions: 1024 }));
+}
+
+function freshModel(seed: number): LanguageModel {
+  const model = LanguageModel.create(testConfig(), { seed, tokenizer });
+  model.addAdapter('policy', { rank: 2, alpha: 4, seed });
+  model.addValueHead(seed);
+  return model;
+}
+
+describe('Self-AC loss and update', () => {
+  let model: LanguageModel;
+  let episodes: PackedEpisode[];
+  beforeAll(async () => {
+    await useBackend(SMOKE_BACKEND);
+    model = freshModel(4);
+    episodes = pack(await rollouts(model, [1, 2, 3], 2));
+  });
+  afterAll(() => model.dispose());
+
+  const forward = (rows = episodes) =>
+    model.forward(
+      rows.map((episode) => episode.row),
+      { adapter: 'policy', values: true },
+    );
+
+  it('the tensor loss equals its plain twin (rl’s tdCriticLoss + ppoTurnClipLoss), and mixes by α', () => {
+    // The rollout policy is the model itself, so take a step of "training" by hand: shift π_old a little.
+    const shifted = episodes.map((episode) => ({
+      ...episode,
+      oldLogprobs: episode.oldLogprobs.map((value, t) => (episode.row.weights[t] ? value - 0.05 * (t % 3) : 0)),
+    }));
+    for (const alpha of [0, 0.3, 1]) {
+      const outputs = forward(shifted);
+      const [B, T] = outputs.logprobs.shape;
+      const batch = padEpisodeVectors(shifted.map((episode) => episode.vectors));
+      const old = new Float32Array(B * T);
+      shifted.forEach((episode, b) => old.set(episode.oldLogprobs, b * T));
+      const terms = selfAcLossTf(
+        { logprobs: outputs.logprobs, values: outputs.values! },
+        batch,
+        tf.tensor2d(old, [B, T]),
+        shifted.map(turnSpans),
+        { alpha, discount: 0.9 },
+      );
+      const values = (terms.stateValues.arraySync() as number[][]).map((row, b) =>
+        row.slice(0, shifted[b]!.vectors.cpEnd.length),
+      );
+      const logprobs = (outputs.logprobs.arraySync() as number[][]).map((row, b) =>
+        row.slice(0, shifted[b]!.row.tokens.length),
+      );
+      const plain = selfAcLoss(shifted, values, logprobs, { alpha, discount: 0.9 });
+      expect(terms.critic.dataSync()[0]).toBeCloseTo(plain.critic, 4);
+      expect(terms.actor.dataSync()[0]).toBeCloseTo(plain.actor, 4);
+      expect(terms.loss.dataSync()[0]).toBeCloseTo(alpha * plain.critic + (1 - alpha) * plain.actor, 4);
+      expect(plain.critic).toBeGreaterThan(0);
+      tf.dispose([outputs as unknown as tf.TensorContainer, terms as unknown as tf.TensorContainer]);
+    }
+  });
+
+  it('A = R − V.detach(): the actor term sends no gradient into V; the critic term none into log π', () => {
+    const outputs = forward();
+    const [B, T] = outputs.logprobs.shape;
+    const batch = padEpisodeVectors(episodes.map((episode) => episode.vectors));
+    const old = tf.tensor2d(
+      Float32Array.from({ length: B * T }, () => 0),
+      [B, T],
+    );
+    const spans = episodes.map(turnSpans);
+    const gradActor = tf.grad(
+      (values: tf.Tensor) =>
+        selfAcLossTf({ logprobs: outputs.logprobs, values: values as tf.Tensor2D }, batch, old, spans, { alpha: 0 })
+          .loss,
+    )(outputs.values!);
+    const gradCritic = tf.grad(
+      (logprobs: tf.Tensor) =>
+        selfAcLossTf({ logprobs: logprobs as tf.Tensor2D, values: outputs.values! }, batch, old, spans, { alpha: 1 })
+          .loss,
+    )(outputs.logprobs);
+    const gradCriticValues = tf.grad(
+      (values: tf.Tensor) =>
+        selfAcLossTf({ logprobs: outputs.logprobs, values: values as tf.Tensor2D }, batch, old, spans, { alpha: 1 })
+          .loss,
+    )(outputs.values!);
+    expect(tf.max(tf.abs(gradActor)).dataSync()[0]).toBe(0);
+    expect(tf.max(tf.abs(gradCritic)).dataSync()[0]).toBe(0);
+    // …and the critic's gradient reaches V only at the critic prompts' last tokens.
+    const g = gradCriticValues.arraySync() as number[][];
+    episodes.forEach((episode, b) => {
+      g[b]!.forEach((value, t) => {
+        if (!episode.vectors.cpEnd.includes(t)) expect(value).toBe(0);
+      });
+      expect(Math.abs(g[b]![episode.vectors.cpEnd[0]!]!)).toBeGreaterThan(0);
+    });
+  });
+
+  it('one forward/backward per episode, not per turn (counted on the model’s forward)', async () => {
+    const local = freshModel(5);
+    try {
+      const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
+      const forwardSpy = jest.spyOn(local, 'forward');
+      const stats = await selfAcUpdate(trainer, episodes, { minibatchSize: 64, minibatchTokens: 1e6 });
+      const rowsForwarded = forwardSpy.mock.calls.reduce((sum, [rows]) => sum + rows.length, 0);
+      const turns = episodes.reduce((sum, episode) => sum + episode.vectors.aStart.length, 0);
+      expect(rowsForwarded).toBe(episodes.length);
+      expect(forwardSpy).toHaveBeenCalledTimes(1);
+      expect(stats.sequencesForwarded).toBe(episodes.length);
+      expect(stats.turns).toBe(turns);
+      expect(turns).toBeGreaterThan(episodes.length); // else the claim says nothing
+      expect(stats.tdLosses).toHaveLength(5);
+      trainer.dispose();
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('trains only the LoRA adapter and the value head: dropping both gives back the base model exactly', async () => {
+    const local = freshModel(6);
+    try {
+      const baseBefore = await local.toTensors();
+      const row = episodes[0]!.row;
+      const scoreBefore = await local.score([{ tokens: row.tokens }], { adapter: null });
+      const headBefore = await local.valueHead!.toTensors();
+      const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 1e-2 });
+      for (let i = 0; i < 3; i += 1) await selfAcUpdate(trainer, episodes, { minibatchSize: 64, seed: i });
+      const adapterScore = await local.score([{ tokens: row.tokens }], { adapter: 'policy' });
+      expect(adapterScore.logprobs[0]!.some((v, t) => v !== scoreBefore.logprobs[0]![t])).toBe(true);
+      const headAfter = await local.valueHead!.toTensors();
+      expect(headAfter.get('v_head.summary.weight')!.data).not.toEqual(headBefore.get('v_head.summary.weight')!.data);
+      const baseAfter = await local.toTensors();
+      for (const [name, tensor] of baseBefore) expect(baseAfter.get(name)!.data).toEqual(tensor.data);
+      trainer.dispose();
+      local.removeAdapter('policy');
+      expect(local.adapterNames()).toEqual([]);
+      const scoreAfter = await local.score([{ tokens: row.tokens }]);
+      expect(scoreAfter.logprobs).toEqual(scoreBefore.logprobs);
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('the critic learns the returns of a fixed batch (explained variance rises)', async () => {
+    const local = freshModel(7);
+    try {
+      const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 5e-2 });
+      const first = await selfAcUpdate(trainer, episodes, { alpha: 1, minibatchSize: 64 });
+      let last = first;
+      for (let i = 0; i < 10; i += 1) last = await selfAcUpdate(trainer, episodes, { alpha: 1, minibatchSize: 64 });
+      expect(last.valueLoss).toBeLessThan(first.valueLoss * 0.5);
+      expect(last.explainedVariance).toBeGreaterThan(first.explainedVariance);
+      trainer.dispose();
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('refuses a trainer without the value head', async () => {
+    const local = freshModel(8);
+    try {
+      const trainer = new Trainer(local, { adapter: 'policy' });
+      await expect(selfAcUpdate(trainer, episodes)).rejects.toThrow(SelfAcSetupError);
+      trainer.dispose();
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('explainedVariance is CleanRL’s', () => {
+    expect(explainedVariance([1, 2, 3], [1, 2, 3])).toBe(1);
+    expect(explainedVariance([2, 2, 2], [1, 2, 3])).toBe(0);
+    expect(explainedVariance([1, 1], [1, 1])).toBeNaN();
+  });
+});

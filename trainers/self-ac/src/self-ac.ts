@@ -1,0 +1,135 @@
+/**
+ * Self-AC, one model as actor and critic (ALGORITHMS.md §2), in CleanRL's shape: Args → collect →
+ * advantages → update. The plumbing (set-up, resume, evaluation, metrics, checkpoints) is `@turngym/rl`'s
+ * `runTrainer`; this file holds only the algorithm. The runner adds the value head (`valueHead: true`) and
+ * trains it with the `policy` LoRA adapter; the base weights stay frozen, so both can be dropped after
+ * training and the model is the base again (or merged, the base plus one LoRA delta).
+ */
+import { mixSeed, type JSONSchemaType } from '@turngym/core';
+import type { LanguageModel } from '@turngym/lm';
+import {
+  ChatTurnFormat,
+  collectChains,
+  defineTrainerArgs,
+  hasActionTokens,
+  runTrainer,
+  SELF_AC_TD_HORIZONS,
+  type TrainerAlgorithm,
+  type TrainerArgs,
+  type TrainerHooks,
+  type TrainResult,
+  type Trajectory,
+  type UpdateSample,
+} from '@turngym/rl';
+import { criticPromptTokens } from './critic-prompt';
+import { packEpisode } from './packed-episode';
+import { selfAcUpdate, type SelfAcUpdateStats } from './self-ac-update';
+
+/** Self-AC's own arguments; the shared ones are `TrainerArgs`. */
+export interface SelfAcOwnArgs {
+  /** Rollouts per prompt (Self-AC needs no group; 4 spends what GRPO's default spends per iteration). */
+  groupSize: number;
+  /** α of §2: Loss = α·Loss_Critic + (1 − α)·Loss_Actor. */
+  alpha: number;
+  /** λ of §2: the discount of the TD targets and the returns R. */
+  discount: number;
+  /** N of §2: the critic averages TD(1) … TD(N). */
+  tdHorizons: number;
+}
+
+export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
+
+const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
+  groupSize: { type: 'integer', minimum: 1, default: 4 },
+  alpha: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
+  discount: { type: 'number', minimum: 0, maximum: 1, default: 1 },
+  tdHorizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
+};
+
+// §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
+const selfAcArgs = defineTrainerArgs<SelfAcOwnArgs>('self-ac', selfAcOwnProperties, { klCoefficient: 0 });
+export const selfAcArgsSchema = selfAcArgs.schema;
+export const validateSelfAcArgs = selfAcArgs.validate;
+
+/** The critic prompt of a model, rendered once per model (its chat template does not change). */
+function criticPromptOf(model: LanguageModel, cache: WeakMap<LanguageModel, number[]>): number[] {
+  let tokens = cache.get(model);
+  if (!tokens) cache.set(model, (tokens = criticPromptTokens(model.tokenizer)));
+  return tokens;
+}
+
+/** The Self-AC algorithm on the runner; each run gets its own (it keeps the last update's statistics). */
+export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: Trajectory[] }> {
+  let last: SelfAcUpdateStats | null = null;
+  const prompts = new WeakMap<LanguageModel, number[]>();
+  return {
+    name: 'self-ac',
+    args: selfAcArgs,
+    valueHead: true,
+
+    // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
+    collect: async (request, { args }) => {
+      last = null;
+      return { trajectories: await collectChains({ ...request, groupSize: args.groupSize }) };
+    },
+
+    // ALGO LOGIC: every rollout the env answered is trained. Its advantages A_k = R_k − V(s_k).detach() need
+    // the critic's V, which the update's own packed forward computes (the slide's one pass), so the
+    // samples carry no advantage here (`advantage` is unused by `update`).
+    advantages: ({ trajectories }) =>
+      trajectories
+        .filter((t) => t.stopReason !== 'error' && hasActionTokens(t) && t.steps.length > 0)
+        .map((trajectory): UpdateSample => ({ trajectory, advantage: 0 })),
+
+    // ALGO LOGIC: pack each episode with ShadowPrompt → one forward per episode gives log π_θ(a_k|s_k) and
+    // V(s_k) → α·TD(1..N) critic + (1 − α)·turn-level PPO with A = R − V.detach() → one Adam step of the
+    // LoRA adapter and the value head per minibatch.
+    update: async (trainer, samples, { args, iteration }) => {
+      const model = trainer.model;
+      const format = new ChatTurnFormat(model.tokenizer);
+      const criticPrompt = criticPromptOf(model, prompts);
+      const episodes = samples.map(({ trajectory }) =>
+        packEpisode(trajectory, {
+          format,
+          criticPrompt,
+          discount: args.discount,
+          maxPositions: model.config.maxPositions,
+        }),
+      );
+      last = await selfAcUpdate(trainer, episodes, {
+        alpha: args.alpha,
+        discount: args.discount,
+        horizons: args.tdHorizons,
+        clipEpsilon: args.clipEpsilon,
+        ...(args.dualClip !== undefined ? { dualClip: args.dualClip } : {}),
+        epochs: args.updateEpochs,
+        minibatchSize: args.minibatchSize,
+        minibatchTokens: args.minibatchTokens,
+        klCoefficient: args.klCoefficient,
+        entropyCoefficient: args.entropyCoefficient,
+        seed: mixSeed(args.seed, iteration),
+      });
+      return last;
+    },
+
+    // The critic's metrics (CleanRL's names); explained variance is left out when the returns do not vary.
+    metrics: () => {
+      if (!last) return {};
+      const metrics: Record<string, number> = {
+        'losses/value_loss': last.valueLoss,
+        'losses/total_loss': last.totalLoss,
+        'perf/update_episodes': last.episodes,
+        'perf/update_turns': last.turns,
+        'perf/sequences_forwarded': last.sequencesForwarded,
+      };
+      last.tdLosses.forEach((loss, n) => (metrics[`losses/td_${n + 1}`] = loss));
+      if (Number.isFinite(last.explainedVariance)) metrics['losses/explained_variance'] = last.explainedVariance;
+      return metrics;
+    },
+  };
+}
+
+/** Trains with Self-AC; a run found in `runDir` is resumed. */
+export function trainSelfAc(input: Partial<SelfAcArgs>, hooks: TrainerHooks = {}): Promise<TrainResult> {
+  return runTrainer(selfAcAlgorithm(), input, hooks);
+}
