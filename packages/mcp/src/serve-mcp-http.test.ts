@@ -138,6 +138,25 @@ describe('serveMcp (Streamable HTTP)', () => {
     await again.close();
   });
 
+  it('frees the slot of an initialize the transport refuses', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxSessions: 1 });
+    // An initialize without the Accept header Streamable HTTP requires: refused (406), no session is kept.
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    expect(refused.status).toBe(406);
+    expect(server.liveSessions()).toBe(0);
+    const client = await connect(server.url);
+    await client.close();
+  });
+
   it('requires the bearer token', async () => {
     server = await serveMcp({ registry: registryWithExample(), ids: [ID], token: 'sesame' });
     await expect(connect(server.url)).rejects.toThrow(/401|bearer token/i);

@@ -161,6 +161,8 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     transport.onclose = () => void transports.delete(session.id);
     await session.connect(transport);
     await transport.handleRequest(request, response, body);
+    // An initialize the transport refused (a bad protocol header …) leaves no session a client could name.
+    if (!transports.has(session.id)) await session.close();
   };
 
   const http = createServer((request, response) => {
