@@ -8,6 +8,8 @@ import { assertCliBuilt, CLI, REPO_ROOT } from './helpers/run-built-cli';
 // Rollout collectors over three env servers (separate `turngym serve` processes) through one RemoteEnvPool;
 // one server is killed (SIGKILL) after every rollout's first step.
 const ID = 'turngym/example-v1';
+// Three server processes and a tiny model: seconds on an idle machine, more on a loaded one.
+const STARTS_PROCESSES_MS = 180_000;
 
 interface ServerProcess {
   readonly url: string;
@@ -43,65 +45,69 @@ describe('rollout collectors over a pool of env servers', () => {
     const tokenizer = new ByteTokenizer();
     const model = LanguageModel.create(testConfig({ maxPositions: 512 }), { seed: 7, tokenizer });
     policy = { model, format: new ChatTurnFormat(tokenizer) };
-  });
+  }, STARTS_PROCESSES_MS);
   afterAll(async () => {
     policy?.model.dispose();
     for (const server of servers ?? []) server.child.kill('SIGTERM');
     await Promise.all((servers ?? []).map((server) => server.exited));
   });
 
-  it('errors (never scores) the episodes of a server killed mid-run, and places new episodes on the live ones', async () => {
-    const pool = new RemoteEnvPool(
-      servers.map((server) => server.url),
-      { healthIntervalMs: 0, session: { maxTurns: 4 } },
-    );
-    const victim = servers[1]!;
-    const serverOfSeed = new Map<number, string>();
-    let killing: Promise<unknown> | undefined;
-    const makeEnv = async (): Promise<RemoteEnv> => {
-      const env = await pool.makeEnv();
-      const reset = env.reset.bind(env);
-      env.reset = async (args = {}) => {
-        serverOfSeed.set(args.seed as number, pool.serverOf(env) as string);
-        return reset(args);
-      };
-      const step = env.step.bind(env);
-      env.step = async (action: Action) => {
-        const result = await step(action);
-        // After the first step of the batch, the victim dies (the process, without closing anything).
-        killing ??= (victim.child.kill('SIGKILL'), victim.exited);
-        await killing;
-        return result;
-      };
-      return env;
-    };
-    const seeds = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-    const request = { policy, envId: ID, seeds, groupSize: 1, options: { maxActionTokens: 6, seed: 3 } };
-    const trajectories = await collectChains({ ...request, makeEnv });
-    expect(new Set(serverOfSeed.values())).toEqual(new Set(servers.map((server) => server.url)));
-    for (const trajectory of trajectories) {
-      const onVictim = serverOfSeed.get(trajectory.seed as number) === victim.url;
-      expect([trajectory.seed, trajectory.stopReason]).toEqual([
-        trajectory.seed,
-        onVictim ? 'error' : expect.not.stringMatching(/^error$/),
-      ]);
-      if (onVictim) expect(JSON.stringify(trajectory.error)).toMatch(/ENV_FAULT|closed/);
-    }
-    expect(trajectories.filter((trajectory) => trajectory.stopReason === 'error')).toHaveLength(3);
-
-    // The health check marks the dead server down; the next batch runs whole on the two live ones.
-    expect((await pool.checkHealth()).map((server) => server.healthy)).toEqual([true, false, true]);
-    serverOfSeed.clear();
-    const next = await collectChains({
-      ...request,
-      makeEnv: async () => {
+  it(
+    'errors (never scores) the episodes of a server killed mid-run, and places new episodes on the live ones',
+    async () => {
+      const pool = new RemoteEnvPool(
+        servers.map((server) => server.url),
+        { healthIntervalMs: 0, session: { maxTurns: 4 } },
+      );
+      const victim = servers[1]!;
+      const serverOfSeed = new Map<number, string>();
+      let killing: Promise<unknown> | undefined;
+      const makeEnv = async (): Promise<RemoteEnv> => {
         const env = await pool.makeEnv();
-        serverOfSeed.set(serverOfSeed.size, pool.serverOf(env) as string);
+        const reset = env.reset.bind(env);
+        env.reset = async (args = {}) => {
+          serverOfSeed.set(args.seed as number, pool.serverOf(env) as string);
+          return reset(args);
+        };
+        const step = env.step.bind(env);
+        env.step = async (action: Action) => {
+          const result = await step(action);
+          // After the first step of the batch, the victim dies (the process, without closing anything).
+          killing ??= (victim.child.kill('SIGKILL'), victim.exited);
+          await killing;
+          return result;
+        };
         return env;
-      },
-    });
-    expect(next.map((trajectory) => trajectory.stopReason)).not.toContain('error');
-    expect([...serverOfSeed.values()]).not.toContain(victim.url);
-    pool.close();
-  });
+      };
+      const seeds = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+      const request = { policy, envId: ID, seeds, groupSize: 1, options: { maxActionTokens: 6, seed: 3 } };
+      const trajectories = await collectChains({ ...request, makeEnv });
+      expect(new Set(serverOfSeed.values())).toEqual(new Set(servers.map((server) => server.url)));
+      for (const trajectory of trajectories) {
+        const onVictim = serverOfSeed.get(trajectory.seed as number) === victim.url;
+        expect([trajectory.seed, trajectory.stopReason]).toEqual([
+          trajectory.seed,
+          onVictim ? 'error' : expect.not.stringMatching(/^error$/),
+        ]);
+        if (onVictim) expect(JSON.stringify(trajectory.error)).toMatch(/ENV_FAULT|closed/);
+      }
+      expect(trajectories.filter((trajectory) => trajectory.stopReason === 'error')).toHaveLength(3);
+
+      // The health check marks the dead server down; the next batch runs whole on the two live ones.
+      expect((await pool.checkHealth()).map((server) => server.healthy)).toEqual([true, false, true]);
+      serverOfSeed.clear();
+      const next = await collectChains({
+        ...request,
+        makeEnv: async () => {
+          const env = await pool.makeEnv();
+          serverOfSeed.set(serverOfSeed.size, pool.serverOf(env) as string);
+          return env;
+        },
+      });
+      expect(next.map((trajectory) => trajectory.stopReason)).not.toContain('error');
+      expect([...serverOfSeed.values()]).not.toContain(victim.url);
+      pool.close();
+    },
+    STARTS_PROCESSES_MS,
+  );
 });
