@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import {
   ajv,
   BaseEnv,
@@ -55,8 +56,9 @@ function usableSchema(tool: ServerTool): JsonSchema {
   }
 }
 
-function describeTarget(target: McpServerTarget): string {
-  return 'server' in target ? [target.server.command, ...target.server.args].join(' ') : target.url;
+function describeTarget(target: McpServerTarget, isDemo: boolean): string {
+  if (isDemo) return 'the bundled demo server';
+  return 'server' in target ? [basename(target.server.command), ...target.server.args].join(' ') : target.url;
 }
 
 function instructionsOf(tools: readonly ToolSpec[], answerTool: string): string {
@@ -165,7 +167,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     const spec: EnvSpec = {
       specificationVersion: 'v1',
       id: MCP_TOOLS_ID,
-      summary: `Answer tasks with the tools of an MCP server (${describeTarget(target)}).`,
+      summary: `Answer tasks with the tools of an MCP server (${describeTarget(target, !options.server && !options.url)}).`,
       observationSpace: { type: 'text' },
       actionSpace: {
         type: 'tools',
