@@ -29,5 +29,6 @@ export {
   type SelfAcUpdateOptions,
   type SelfAcUpdateStats,
 } from './self-ac-update';
+export { mergeAdapter } from './merge-adapter';
 export { PackedEpisodeError, SelfAcSetupError } from './self-ac-errors';
 export type { Trajectory } from '@turngym/rl';

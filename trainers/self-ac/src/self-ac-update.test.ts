@@ -7,6 +7,7 @@ import { padEpisodeVectors } from './episode-vectors';
 import { packEpisode, type PackedEpisode } from './packed-episode';
 import { selfAcLoss, selfAcLossTf, turnSpans } from './self-ac-loss';
 import { explainedVariance, selfAcUpdate } from './self-ac-update';
+import { mergeAdapter } from './merge-adapter';
 import { SelfAcSetupError } from './self-ac-errors';
 
 const tokenizer = new ByteTokenizer();
@@ -142,7 +143,7 @@ describe('Self-AC loss and update', () => {
     }
   });
 
-  it('trains only the LoRA adapter and the value head: dropping both gives back the base model exactly', async () => {
+  it('trains only the LoRA adapter and the value head: merged they fold into the base’s shapes; dropped, the base comes back exactly', async () => {
     const local = freshModel(6);
     try {
       const baseBefore = await local.toTensors();
@@ -158,6 +159,18 @@ describe('Self-AC loss and update', () => {
       const baseAfter = await local.toTensors();
       for (const [name, tensor] of baseBefore) expect(baseAfter.get(name)!.data).toEqual(tensor.data);
       trainer.dispose();
+      // Merged: the base's shapes (its cost per token), the adapter's outputs, no adapter and no value head.
+      const merged = await mergeAdapter(local, 'policy');
+      expect([merged.adapterNames(), merged.valueHead, merged.parameterCount]).toEqual([
+        [],
+        null,
+        local.parameterCount,
+      ]);
+      const mergedScore = await merged.score([{ tokens: row.tokens }]);
+      mergedScore.logprobs[0]!.forEach((value, t) => {
+        if (value !== null) expect(value).toBeCloseTo(adapterScore.logprobs[0]![t]!, 4);
+      });
+      merged.dispose();
       local.removeAdapter('policy');
       expect(local.adapterNames()).toEqual([]);
       const scoreAfter = await local.score([{ tokens: row.tokens }]);
