@@ -16,6 +16,7 @@ import { sandboxThroughput } from './sandbox-throughput';
 import { sellerThroughput } from './seller-throughput';
 import { serverScalingSection } from './server-scaling-section';
 import { serverThroughput, type ServerThroughputRow } from './server-throughput';
+import { stdbSection } from './stdb-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wikiDumpScale } from './wiki-dump-scale';
 import { wikiThroughput } from './wiki-throughput';
@@ -109,6 +110,7 @@ const sections: Section[] = [
     },
   },
   mcpSection,
+  { ...stdbSection, slow: true },
   {
     name: 'scaling',
     slow: true,
