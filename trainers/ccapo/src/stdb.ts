@@ -23,6 +23,11 @@ export interface StdbOptions {
   readonly score?: EdgeScoreParameters;
   /** η of V̄(u) ← V̄(u) + η·(Q(E) − V̄(u)). */
   readonly baselineRate?: number;
+  /**
+   * Most episodes of a `record` batch merged in memory before their rows are written (still inside the batch's
+   * one transaction): bounds the memory of a huge batch. Default: the whole batch.
+   */
+  readonly flushEvery?: number;
 }
 
 /** One finished episode, as the store takes it in. */
@@ -94,6 +99,7 @@ INSERT OR IGNORE INTO globals (id, episodes, successes) VALUES (0, 0, 0);
 export class Stdb {
   readonly score: EdgeScoreParameters;
   readonly baselineRate: number;
+  private readonly flushEvery: number;
   private readonly statements: ReturnType<Stdb['prepare']>;
 
   private constructor(
@@ -104,6 +110,7 @@ export class Stdb {
   ) {
     this.score = options.score ?? EDGE_SCORE_DEFAULTS;
     this.baselineRate = options.baselineRate ?? BASELINE_RATE;
+    this.flushEvery = options.flushEvery ?? Number.POSITIVE_INFINITY;
     this.statements = this.prepare();
   }
 
@@ -124,6 +131,9 @@ export class Stdb {
         // WAL + NORMAL: a crash (kill -9) loses nothing committed; only a power cut may lose the last
         // transactions, and never corrupts. The checkpoint's snapshot is the durable copy.
         database.pragma('synchronous = NORMAL');
+        // 64 MiB of page cache (SQLite's default is 2 MiB): a batch reads and writes each row it touches once,
+        // and a store of 10^5–10^6 edges then stays in memory between batches.
+        database.pragma('cache_size = -65536');
         database.exec(SCHEMA_SQL);
         database.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema', STDB_SCHEMA);
       }
@@ -171,19 +181,18 @@ export class Stdb {
         ? {}
         : {
             setGlobals: db.prepare<[number, number]>('UPDATE globals SET episodes = ?, successes = ? WHERE id = 0'),
-            // On success: N_succ + 1 and d_goal's running mean over successful visits; on failure N_total only.
-            upsertEdge: db.prepare<[string, string, number, number | null]>(`
-              INSERT INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES (?, ?, 1, ?, ?)
-              ON CONFLICT (anchor, fingerprint) DO UPDATE SET
-                n_total = n_total + 1,
-                n_succ = n_succ + excluded.n_succ,
-                d_goal = CASE WHEN excluded.n_succ = 0 THEN d_goal
-                              ELSE coalesce(d_goal, 0) + (excluded.d_goal - coalesce(d_goal, 0)) / (n_succ + 1) END
-              RETURNING n_total, n_succ, d_goal`),
-            // V̄ starts at the first successful visit's score, then moves by η towards each later one.
-            moveBaseline: db.prepare<[string, number, number]>(`
-              INSERT INTO nodes (anchor, v_bar, updates) VALUES (?, ?, 1)
-              ON CONFLICT (anchor) DO UPDATE SET v_bar = v_bar + ? * (excluded.v_bar - v_bar), updates = updates + 1`),
+            insertEdge: db.prepare<[string, string, number, number, number | null]>(
+              'INSERT INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES (?, ?, ?, ?, ?)',
+            ),
+            updateEdge: db.prepare<[number, number, number | null, string, string]>(
+              'UPDATE edges SET n_total = ?, n_succ = ?, d_goal = ? WHERE anchor = ? AND fingerprint = ?',
+            ),
+            node: db.prepare<[string], { v_bar: number; updates: number }>(
+              'SELECT v_bar, updates FROM nodes WHERE anchor = ?',
+            ),
+            writeNode: db.prepare<[string, number | null, number]>(
+              'INSERT OR REPLACE INTO nodes (anchor, v_bar, updates) VALUES (?, ?, ?)',
+            ),
           }),
     };
   }
@@ -210,33 +219,91 @@ export class Stdb {
    * N_total^global += 1 per episode and N_succ^total += 1 per success; for every edge the episode visited
    * (once per episode, at its last visit: P(success | E) counts episodes), N_total += 1; on success also
    * N_succ += 1, d_goal's mean takes the steps left after it, and V̄ of its anchor moves towards its new Q.
-   * Failures never touch N_succ, d_goal or V̄. `episodes` may be any iterable; it is read inside the
-   * transaction, so a process killed while reading it commits none of the batch.
+   * Failures never touch N_succ, d_goal or V̄.
+   *
+   * The episodes are applied in order to an in-memory copy of the rows they touch (read once each), and the
+   * changed rows are written back every `flushEvery` episodes and at the end — inside the same transaction,
+   * so the result is exactly that of one update per step, at one read and one write per distinct row.
+   * `episodes` may be any iterable; it is read inside the transaction, so a process killed while reading it
+   * (or while writing) commits none of the batch.
    */
   record(episodes: Iterable<StdbEpisode>): void {
-    const { setGlobals, upsertEdge, moveBaseline } = this.statements;
-    if (!setGlobals || !upsertEdge || !moveBaseline) {
+    const { setGlobals, insertEdge, updateEdge, writeNode, node } = this.statements;
+    if (!setGlobals || !insertEdge || !updateEdge || !writeNode || !node) {
       throw new StdbError('STDB_INVALID', this.path, `${this.path} is open read-only; it cannot record episodes.`);
     }
     this.database.transaction(() => {
-      let { episodes: count, successes } = this.globals();
-      for (const episode of episodes) {
-        count += 1;
-        if (episode.success) successes += 1;
-        const global = { episodes: count, successes };
-        for (const step of lastVisits(episode.path)) {
-          const row = upsertEdge.get(
-            step.anchor,
-            step.fingerprint,
-            episode.success ? 1 : 0,
-            episode.success ? step.stepsToEnd : null,
-          ) as Pick<EdgeRow, 'n_total' | 'n_succ' | 'd_goal'>;
-          if (episode.success) {
-            moveBaseline.run(step.anchor, edgeScore(edgeStatistics(row), global, this.score), this.baselineRate);
-          }
+      const global = { ...this.globals() };
+      const edges = new Map<string, EdgeRow & { dirty: boolean; stored: boolean }>();
+      const nodes = new Map<string, { anchor: string; v_bar: number | null; updates: number; dirty: boolean }>();
+      const flush = () => {
+        for (const row of edges.values()) {
+          if (!row.dirty) continue;
+          if (row.stored) updateEdge.run(row.n_total, row.n_succ, row.d_goal, row.anchor, row.fingerprint);
+          else insertEdge.run(row.anchor, row.fingerprint, row.n_total, row.n_succ, row.d_goal);
+          row.dirty = false;
+          row.stored = true;
         }
-        setGlobals.run(count, successes);
+        for (const row of nodes.values()) {
+          if (!row.dirty) continue;
+          writeNode.run(row.anchor, row.v_bar, row.updates);
+          row.dirty = false;
+        }
+        setGlobals.run(global.episodes, global.successes);
+      };
+      let sinceFlush = 0;
+      for (const episode of episodes) {
+        global.episodes += 1;
+        if (episode.success) global.successes += 1;
+        for (const step of lastVisits(episode.path)) {
+          const key = `${step.anchor}\u0000${step.fingerprint}`;
+          let edge = edges.get(key);
+          if (!edge) {
+            const stored = this.statements.edge.get(step.anchor, step.fingerprint);
+            edge = {
+              ...(stored ?? {
+                anchor: step.anchor,
+                fingerprint: step.fingerprint,
+                n_total: 0,
+                n_succ: 0,
+                d_goal: null,
+              }),
+              dirty: false,
+              stored: stored !== undefined,
+            };
+            edges.set(key, edge);
+          }
+          edge.dirty = true;
+          edge.n_total += 1;
+          if (!episode.success) continue;
+          edge.n_succ += 1;
+          // d_goal: the running mean of the steps left after E, over the successful episodes through E.
+          edge.d_goal =
+            edge.d_goal === null ? step.stepsToEnd : edge.d_goal + (step.stepsToEnd - edge.d_goal) / edge.n_succ;
+          let baseline = nodes.get(step.anchor);
+          if (!baseline) {
+            const stored = node.get(step.anchor);
+            baseline = {
+              anchor: step.anchor,
+              v_bar: stored?.v_bar ?? null,
+              updates: stored?.updates ?? 0,
+              dirty: false,
+            };
+            nodes.set(step.anchor, baseline);
+          }
+          // V̄ starts at the first successful visit's score, then moves by η towards each later one.
+          const score = edgeScore(edgeStatistics(edge), global, this.score);
+          baseline.v_bar =
+            baseline.v_bar === null ? score : baseline.v_bar + this.baselineRate * (score - baseline.v_bar);
+          baseline.updates += 1;
+          baseline.dirty = true;
+        }
+        if (++sinceFlush >= this.flushEvery) {
+          flush();
+          sinceFlush = 0;
+        }
       }
+      flush();
     })();
   }
 

@@ -3,7 +3,7 @@
  * <batches> <episodes per batch> <kill at batch> <kill at episode>` records batches <done>… <batches> − 1
  * (<done> = the batches already in the store), each in one `record` call, and SIGKILLs itself inside batch
  * <kill at batch> after handing over <kill at episode> of its episodes (−1: never). Its page cache is tiny, so
- * SQLite spills the open transaction's pages into the WAL before the kill. Every episode visits EDGES distinct
+ * SQLite spills the open transaction's pages (written every 50 episodes) into the WAL before the kill. Every episode visits EDGES distinct
  * edges; every other one succeeds.
  */
 import { Stdb, type StdbEpisode } from '../stdb';
@@ -27,7 +27,8 @@ function* batch(index: number, size: number, killAt: number): Generator<StdbEpis
 }
 
 const [path, batches, size, killBatch, killEpisode] = process.argv.slice(2);
-const stdb = Stdb.open(path!);
+// Rows are written every 50 episodes, so the kill falls after some of the open batch's writes.
+const stdb = Stdb.open(path!, { flushEvery: 50 });
 stdb.database.pragma('cache_size = 16');
 const done = stdb.globals().episodes / Number(size);
 for (let b = done; b < Number(batches); b++) {
