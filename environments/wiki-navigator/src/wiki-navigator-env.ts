@@ -691,7 +691,7 @@ const QA_DOCS: EnvSpec['docs'] = {
   episodeEnd:
     'Terminates on SUBMIT (info.success = exact match); truncates when the tool-call budget (default 10) is spent.',
   arguments:
-    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), questionTypes, minHops (1), maxHops (4), toolBudget (10), windowLines (30), maxResults (10), reward (em), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath; observation (full) is fixed by the id.',
+    'mode (direct), corpus (synthetic, a JSONL file or an on-disk .sqlite store), articles (2000), corpusSeed (1), tasks (a task file of your own questions or races; HotpotQA JSON as is), unknownTitles (error), split (train), questionTypes, minHops (1), maxHops (4), toolBudget (10), windowLines (30), maxResults (10), reward (em), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath; observation (full) is fixed by the id.',
   versionHistory: 'v1: first version. Later: maxResults; the compact variant turngym/wiki-qa-compact-v1.',
 };
 
@@ -716,6 +716,6 @@ const RACE_DOCS: EnvSpec['docs'] = {
   episodeEnd:
     'Terminates when the target opens (info.success = true); truncates when the tool-call budget (default 10) is spent.',
   arguments:
-    'mode (direct), corpus (synthetic), articles (2000), corpusSeed (1), split (train), minHops (1), maxHops (4), toolBudget (10), windowLines (30), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath.',
+    'mode (direct), corpus (synthetic, a JSONL file or an on-disk .sqlite store), articles (2000), corpusSeed (1), tasks (a task file of your own questions or races; HotpotQA JSON as is), unknownTitles (error), split (train), minHops (1), maxHops (4), toolBudget (10), windowLines (30), formatPenalty (0.2), pageCache (4096), poolSize (4), pageTimeoutMs (15000), executablePath.',
   versionHistory: 'v1: first version.',
 };
