@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+/**
+ * Issue 25 item 5: CCAPO vs GiGPO vs GRPO at a small batch (the seed's claim: with few rollouts per batch,
+ * GiGPO's anchor-state step groups are mostly singletons and its step advantage vanishes, while CCAPO's
+ * history store still judges each step), from the committed math warm start, at equal generated-token
+ * budgets, on several seeds. From the repository root after `npx tsc -b packages/cli`:
+ *
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js [--batch 8] [--seeds 1,2,3] [--budget 50000]
+ *     [--only ccapo|gigpo|grpo] [--set key=value …] [--root runs/ccapo-bench]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --summarize [--root runs/ccapo-bench]
+ *
+ * A batch of B rollouts is B/4 tasks × 4 rollouts (G = 4 for all three). The other settings are the math
+ * learning experiment's (benchmarks/learning/src/experiments.ts): 200 test tasks, learning rate 5e-4, target KL
+ * 0.02, 32 tokens per action, 160 per episode. Each run is one `turngym train` command (printed before it runs)
+ * in <root>/math-b<B>/<algorithm>-t<budget>-s<seed>; a run directory that exists is resumed (a finished run
+ * returns at once). `--summarize` prints the markdown tables for docs/benchmarks/learning.md: each run's last
+ * evaluation, GiGPO's mean share of singleton step groups, CCAPO's STDB hit rates; mean ± std over seeds.
+ */
+const { spawnSync } = require('node:child_process');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+const ROOT = join(__dirname, '..', '..', '..');
+const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
+const WARM_START = 'benchmarks/learning/models/math-warm-start';
+const ENV_ID = 'turngym/math-thought-calc-v1';
+const ENV_OPTIONS = { difficulties: [1], kinds: ['arithmetic'] };
+const GROUP_SIZE = 4;
+const RL = {
+  instructions: false,
+  evalEpisodes: 200,
+  evalEvery: 10,
+  trajectoriesEvery: 5,
+  iterations: 1000,
+  maxActionTokens: 32,
+  maxRolloutTokens: 160,
+  loraRank: 16,
+  loraAlpha: 32,
+  learningRate: 5e-4,
+  minibatchSize: 8,
+  targetKl: 0.02,
+  groupSize: GROUP_SIZE,
+};
+const ALGORITHMS = ['ccapo', 'gigpo', 'grpo'];
+
+function flag(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : fallback;
+}
+
+function overrides() {
+  return Object.fromEntries(
+    process.argv
+      .flatMap((arg, index) => (arg === '--set' ? [process.argv[index + 1]] : []))
+      .map((assignment) => {
+        const split = assignment.indexOf('=');
+        const raw = assignment.slice(split + 1);
+        let value = raw;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          // a bare string
+        }
+        return [assignment.slice(0, split), value];
+      }),
+  );
+}
+
+function command(algorithm, batch, budget, seed, dir, extra) {
+  const args = { ...RL, promptsPerIteration: batch / GROUP_SIZE, tokenBudget: budget, ...extra };
+  return [
+    CLI,
+    'train',
+    algorithm,
+    '--env',
+    ENV_ID,
+    '--options',
+    JSON.stringify(ENV_OPTIONS),
+    '--checkpoint',
+    WARM_START,
+    '--run-dir',
+    dir,
+    '--seed',
+    String(seed),
+    '--backend',
+    'wasm',
+    ...Object.entries(args).flatMap(([key, value]) => [
+      '--set',
+      `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+    ]),
+    '--quiet',
+    '--json',
+  ];
+}
+
+function rows(dir) {
+  const path = join(dir, 'metrics.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const std = (values) =>
+  values.length > 1 ? Math.sqrt(values.reduce((a, b) => a + (b - mean(values)) ** 2, 0) / (values.length - 1)) : 0;
+const shown = (values, digits = 3) =>
+  values.length === 0 ? '—' : `${mean(values).toFixed(digits)} ± ${std(values).toFixed(digits)} (n=${values.length})`;
+
+function summarize(root) {
+  const lines = [];
+  for (const setting of existsSync(root) ? readdirSync(root).sort() : []) {
+    const runs = [];
+    for (const run of readdirSync(join(root, setting)).sort()) {
+      const match = /^(ccapo|gigpo|grpo)-t(\d+)-s(\d+)$/.exec(run);
+      if (!match) continue;
+      const metrics = rows(join(root, setting, run));
+      const last = metrics.filter((row) => Number.isFinite(row['eval/success_rate'])).at(-1);
+      if (!last) continue;
+      const average = (name) => {
+        const values = metrics.map((row) => row[name]).filter(Number.isFinite);
+        return values.length > 0 ? mean(values) : undefined;
+      };
+      runs.push({
+        algorithm: match[1],
+        budget: Number(match[2]),
+        seed: Number(match[3]),
+        success: last['eval/success_rate'],
+        iterations: metrics.length,
+        tokens: metrics.at(-1).global_step,
+        singletons: average('gigpo/singleton_group_share'),
+        anchorHits: average('stdb/anchor_hit_rate'),
+        edgeHits: average('stdb/edge_hit_rate'),
+        lastAnchorHits: metrics.at(-1)['stdb/anchor_hit_rate'],
+        trained: metrics.filter((row) => Number.isFinite(row['losses/policy_loss'])).length,
+      });
+    }
+    if (runs.length === 0) continue;
+    lines.push(
+      `### ${setting}`,
+      '',
+      '| run | test success | iterations (with an update) | generated tokens | GiGPO singleton step groups (mean) | CCAPO STDB anchor / edge hit rate (mean; last) |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...runs.map(
+        (run) =>
+          `| ${run.algorithm} t${run.budget} s${run.seed} | ${run.success.toFixed(3)} | ${run.iterations} (${run.trained}) | ${run.tokens} | ${run.singletons === undefined ? '' : run.singletons.toFixed(3)} | ${run.anchorHits === undefined ? '' : `${run.anchorHits.toFixed(3)} / ${run.edgeHits.toFixed(3)}; ${run.lastAnchorHits.toFixed(3)}`} |`,
+      ),
+      '',
+      '| algorithm | budget | test success | GiGPO singleton share | CCAPO anchor hit rate |',
+      '|---|---:|---:|---:|---:|',
+    );
+    const keys = [...new Set(runs.map((run) => `${run.algorithm} ${run.budget}`))];
+    for (const key of keys) {
+      const group = runs.filter((run) => `${run.algorithm} ${run.budget}` === key);
+      const [algorithm, budget] = key.split(' ');
+      const defined = (name) => group.map((run) => run[name]).filter((value) => value !== undefined);
+      lines.push(
+        `| ${algorithm} | ${budget} | ${shown(group.map((run) => run.success))} | ${algorithm === 'gigpo' ? shown(defined('singletons')) : ''} | ${algorithm === 'ccapo' ? shown(defined('anchorHits')) : ''} |`,
+      );
+    }
+    lines.push('');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function main() {
+  const root = join(ROOT, flag('root', 'runs/ccapo-bench'));
+  if (process.argv.includes('--summarize')) return summarize(root);
+  const batch = Number(flag('batch', '8'));
+  if (!Number.isInteger(batch / GROUP_SIZE) || batch < GROUP_SIZE) {
+    throw new Error(`--batch must be a multiple of ${GROUP_SIZE} (tasks × ${GROUP_SIZE} rollouts); got ${batch}`);
+  }
+  const seeds = flag('seeds', '1,2,3').split(',').map(Number);
+  const budget = Number(flag('budget', '50000'));
+  const only = flag('only');
+  const extra = overrides();
+  for (const seed of seeds) {
+    for (const algorithm of ALGORITHMS) {
+      if (only && algorithm !== only) continue;
+      const dir = relative(ROOT, join(root, `math-b${batch}`, `${algorithm}-t${budget}-s${seed}`));
+      const args = command(algorithm, batch, budget, seed, dir, extra);
+      process.stderr.write(
+        `$ node ${relative(ROOT, args[0])} ${args
+          .slice(1)
+          .map((arg) => (/[\s{"]/.test(arg) ? `'${arg}'` : arg))
+          .join(' ')}\n`,
+      );
+      const started = Date.now();
+      const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      process.stderr.write(
+        `  ${result.status === 0 ? 'done' : `exit ${result.status}`} in ${Math.round((Date.now() - started) / 1000)} s: ${String(result.stdout).trim()}\n`,
+      );
+    }
+  }
+}
+
+main();
