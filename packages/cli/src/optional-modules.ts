@@ -54,6 +54,7 @@ export interface TrainerModules {
   'plan-act': typeof import('@turngym/trainer-plan-act');
   ccapo: typeof import('@turngym/trainer-ccapo');
   gigpo: typeof import('@turngym/trainer-gigpo');
+  'self-ac': typeof import('@turngym/trainer-self-ac');
 }
 export type TrainerName = keyof TrainerModules;
 
@@ -65,6 +66,7 @@ const TRAINER_PACKAGES: Record<TrainerName, string> = {
   'plan-act': '@turngym/trainer-plan-act',
   ccapo: '@turngym/trainer-ccapo',
   gigpo: '@turngym/trainer-gigpo',
+  'self-ac': '@turngym/trainer-self-ac',
 };
 
 export function loadTrainer<N extends TrainerName>(name: N): TrainerModules[N] {

@@ -24,7 +24,16 @@ interface TrainCommandOptions {
   json?: boolean;
 }
 
-const ALGORITHMS: readonly TrainerName[] = ['sft', 'grpo', 'tree-grpo', 'alphazero', 'plan-act', 'ccapo', 'gigpo'];
+const ALGORITHMS: readonly TrainerName[] = [
+  'sft',
+  'grpo',
+  'tree-grpo',
+  'alphazero',
+  'plan-act',
+  'ccapo',
+  'gigpo',
+  'self-ac',
+];
 
 /** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
 function parseAssignment(text: string): [string, unknown] {
@@ -49,7 +58,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
   program
     .command('train')
     .description(
-      'train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero, plan-act, ccapo, gigpo',
+      'train a policy on an env: sft (warm start from the expert), grpo, tree-grpo, alphazero, plan-act, ccapo, gigpo, self-ac',
     )
     .argument('<algorithm>', ALGORITHMS.join(' | '))
     .requiredOption('--env <id>', 'environment id, e.g. turngym/math-thought-v1')
@@ -146,6 +155,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
           'tree-grpo': () => loadTrainer('tree-grpo').trainTreeGrpo(args, hooks),
           ccapo: () => loadTrainer('ccapo').trainCcapo(args, hooks),
           gigpo: () => loadTrainer('gigpo').trainGigpo(args, hooks),
+          'self-ac': () => loadTrainer('self-ac').trainSelfAc(args, hooks),
         };
         const result = await trainers[name]();
         result.model.dispose();
