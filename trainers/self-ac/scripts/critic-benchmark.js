@@ -1,0 +1,238 @@
+#!/usr/bin/env node
+/**
+ * Self-AC benchmark scripts (issue 24, items 7–8), run from the repository root after `npm run build`:
+ *
+ *   node trainers/self-ac/scripts/critic-benchmark.js critic --seed 1 --iterations 40 --out runs/self-ac/critic-1
+ *     trains Self-AC from the committed math warm start, then measures the critic on held-out episodes:
+ *     episodes sampled (temperature 1, the trained adapter) on the test split, V(s_k) from one packed forward
+ *     per episode, explained variance 1 − Var(R − V)/Var(R) over every state s_0 … s_(n−1), and a calibration
+ *     table and SVG plot (predicted V in ten bins vs the mean return R of the states in each bin).
+ *
+ *   node trainers/self-ac/scripts/critic-benchmark.js learning --seeds 1,2,3 --budget 50000 --out runs/self-ac/learning
+ *     Self-AC and GRPO from the same warm start, each run stopping at the same generated-token budget, with the
+ *     math experiment's RL settings (benchmarks/learning/src/experiments.ts); prints test success per seed and
+ *     mean ± std, and the test tasks each algorithm gained or lost against the warm start.
+ *
+ * Everything is written under --out (JSON + Markdown); nothing here is a test.
+ */
+const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
+const { trainSelfAc, criticPromptTokens, packEpisode, explainedVariance } = require('@turngym/trainer-self-ac');
+
+const WARM_START = 'benchmarks/learning/models/math-warm-start';
+const ENV_ID = 'turngym/math-thought-calc-v1';
+const ENV_OPTIONS = { difficulties: [1], kinds: ['arithmetic'] };
+/** The math experiment's RL settings (experiments.ts), less its 400 iterations and 200 test episodes. */
+const RL = {
+  backend: 'wasm',
+  instructions: false,
+  promptsPerIteration: 16,
+  maxActionTokens: 32,
+  maxRolloutTokens: 160,
+  loraRank: 16,
+  loraAlpha: 32,
+  learningRate: 5e-4,
+  minibatchSize: 8,
+  evalEpisodes: 200,
+  evalEvery: 10,
+  trajectoriesEvery: 10,
+  quiet: true,
+};
+
+function flag(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : fallback;
+}
+
+async function critic() {
+  const seed = Number(flag('seed', '1'));
+  const out = flag('out', `runs/self-ac/critic-${seed}`);
+  const heldOut = Number(flag('held-out', '64'));
+  mkdirSync(out, { recursive: true });
+  const runDir = join(out, 'run');
+  const started = Date.now();
+  const result = await trainSelfAc(
+    {
+      ...RL,
+      envId: ENV_ID,
+      envOptions: ENV_OPTIONS,
+      checkpoint: WARM_START,
+      runDir,
+      seed,
+      iterations: Number(flag('iterations', '40')),
+      groupSize: 8,
+      evalEpisodes: Number(flag('eval-episodes', '200')),
+    },
+    {},
+  );
+  const model = result.model;
+  const trainSeconds = (Date.now() - started) / 1000;
+  // Held-out: test-split tasks (seeds 0 … heldOut − 1), sampled as in training, never trained on.
+  const registry = installedEnvRegistry();
+  const format = new ChatTurnFormat(model.tokenizer);
+  const trajectories = await collectChains({
+    policy: { model, format },
+    makeEnv: () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } }),
+    envId: ENV_ID,
+    seeds: Array.from({ length: heldOut }, (_, i) => i),
+    groupSize: 2,
+    options: {
+      maxActionTokens: RL.maxActionTokens,
+      maxRolloutTokens: RL.maxRolloutTokens,
+      instructions: false,
+      adapter: 'policy',
+      seed: 99,
+    },
+  });
+  const criticPrompt = criticPromptTokens(model.tokenizer);
+  const episodes = trajectories
+    .filter((t) => t.stopReason !== 'error' && t.steps.length > 0)
+    .map((t) => packEpisode(t, { format, criticPrompt, discount: 1, maxPositions: model.config.maxPositions }));
+  const pairs = [];
+  for (let i = 0; i < episodes.length; i += 8) {
+    const batch = episodes.slice(i, i + 8);
+    const scored = await model.score(
+      batch.map((e) => e.row),
+      { adapter: 'policy', values: true },
+    );
+    batch.forEach((episode, b) =>
+      episode.vectors.aStart.forEach((_, k) =>
+        pairs.push({ value: scored.values[b][episode.vectors.cpEnd[k]], target: episode.vectors.returns[k], k }),
+      ),
+    );
+  }
+  const ev = explainedVariance(
+    pairs.map((p) => p.value),
+    pairs.map((p) => p.target),
+  );
+  const bins = Array.from({ length: 10 }, () => ({ n: 0, value: 0, target: 0 }));
+  for (const p of pairs) {
+    const bin = bins[Math.min(9, Math.max(0, Math.floor(p.value * 10)))];
+    bin.n += 1;
+    bin.value += p.value;
+    bin.target += p.target;
+  }
+  const rows = bins
+    .map((bin, i) => ({ range: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, ...bin }))
+    .filter((bin) => bin.n > 0)
+    .map((bin) => ({ range: bin.range, states: bin.n, meanV: bin.value / bin.n, meanReturn: bin.target / bin.n }));
+  const summary = {
+    seed,
+    trainSeconds,
+    iterations: result.iterations,
+    generatedTokens: result.generatedTokens,
+    testSuccessRate: result.testSuccessRate,
+    heldOutEpisodes: episodes.length,
+    heldOutStates: pairs.length,
+    explainedVariance: ev,
+    calibration: rows,
+  };
+  writeFileSync(join(out, 'critic.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(out, 'calibration.svg'), calibrationSvg(rows, ev));
+  console.log(
+    [
+      `Self-AC critic, seed ${seed}: ${result.iterations} iterations, ${result.generatedTokens} generated tokens, ` +
+        `${trainSeconds.toFixed(0)} s; held-out: ${episodes.length} episodes, ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
+      '',
+      '| predicted V | states | mean V | mean return R |',
+      '|---|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.range} | ${r.states} | ${r.meanV.toFixed(3)} | ${r.meanReturn.toFixed(3)} |`),
+    ].join('\n'),
+  );
+  model.dispose();
+}
+
+/** Predicted V against the mean return of its bin: the diagonal is a calibrated critic. */
+function calibrationSvg(rows, ev) {
+  const size = 240;
+  const pad = 30;
+  const x = (v) => pad + v * (size - 2 * pad);
+  const y = (v) => size - pad - v * (size - 2 * pad);
+  const dots = rows
+    .map(
+      (r) =>
+        `<circle cx="${x(Math.min(1, Math.max(0, r.meanV))).toFixed(1)}" cy="${y(Math.min(1, Math.max(0, r.meanReturn))).toFixed(1)}" r="${(2 + Math.sqrt(r.states) / 2).toFixed(1)}" fill="#2b6cb0"/>`,
+    )
+    .join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" font-family="sans-serif" font-size="10">
+<rect width="${size}" height="${size}" fill="white"/>
+<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#aaa" stroke-dasharray="3"/>
+<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(0)}" stroke="black"/><line x1="${x(0)}" y1="${y(0)}" x2="${x(0)}" y2="${y(1)}" stroke="black"/>
+<text x="${size / 2}" y="${size - 6}" text-anchor="middle">predicted V(s_k)</text>
+<text x="10" y="${size / 2}" transform="rotate(-90 10 ${size / 2})" text-anchor="middle">mean return R_k</text>
+<text x="${pad + 4}" y="${pad - 8}">explained variance ${Number.isFinite(ev) ? ev.toFixed(3) : 'n/a'}</text>
+${dots}
+</svg>
+`;
+}
+
+async function learning() {
+  const { trainGrpo } = require('@turngym/trainer-grpo');
+  const seeds = String(flag('seeds', '1,2,3')).split(',').map(Number);
+  const budget = Number(flag('budget', '50000'));
+  const out = flag('out', 'runs/self-ac/learning');
+  mkdirSync(out, { recursive: true });
+  const results = [];
+  for (const algorithm of ['self-ac', 'grpo']) {
+    for (const seed of seeds) {
+      const runDir = join(out, `${algorithm}-${seed}`);
+      const args = {
+        ...RL,
+        envId: ENV_ID,
+        envOptions: ENV_OPTIONS,
+        checkpoint: WARM_START,
+        runDir,
+        seed,
+        iterations: 400,
+        tokenBudget: budget,
+        groupSize: 8,
+      };
+      const started = Date.now();
+      const result = algorithm === 'grpo' ? await trainGrpo({ ...args, targetKl: 0.02 }) : await trainSelfAc(args);
+      result.model.dispose();
+      results.push({
+        algorithm,
+        seed,
+        budget,
+        seconds: (Date.now() - started) / 1000,
+        iterations: result.iterations,
+        generatedTokens: result.generatedTokens,
+        testSuccessRate: result.testSuccessRate,
+      });
+      writeFileSync(join(out, 'learning.json'), `${JSON.stringify(results, null, 2)}\n`);
+      console.log(JSON.stringify(results.at(-1)));
+    }
+  }
+  const start = JSON.parse(readFileSync(join(WARM_START, 'manifest.json'), 'utf8')).testScore.successRate;
+  const line = (algorithm) => {
+    const rates = results.filter((r) => r.algorithm === algorithm).map((r) => r.testSuccessRate);
+    const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
+    const std = Math.sqrt(rates.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, rates.length - 1));
+    return `| ${algorithm} | ${budget} | ${rates.map((r) => r.toFixed(3)).join(', ')} | ${mean.toFixed(3)} ± ${std.toFixed(3)} |`;
+  };
+  console.log(
+    [
+      `warm start: ${start}`,
+      '',
+      '| algorithm | budget | test success per seed | mean ± std |',
+      '|---|---:|---|---:|',
+      line('self-ac'),
+      line('grpo'),
+    ].join('\n'),
+  );
+}
+
+const mode = process.argv[2];
+const run = mode === 'critic' ? critic : mode === 'learning' ? learning : null;
+if (!run || !existsSync(WARM_START)) {
+  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning [flags]\n');
+  process.exit(2);
+}
+run().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    process.exit(1);
+  },
+);
