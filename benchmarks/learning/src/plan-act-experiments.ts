@@ -35,7 +35,7 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
     warmStart: [
       {
         seed: 201,
-        episodes: 384,
+        episodes: 160,
         epochs: 1,
         batchSize: 4,
         learningRate: 2e-3,
@@ -47,7 +47,7 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
     rl: {
       backend: 'wasm',
       instructions: false,
-      evalEpisodes: 100,
+      evalEpisodes: 50,
       evalEvery: 5,
       trajectoriesEvery: 5,
       promptsPerIteration: 8,

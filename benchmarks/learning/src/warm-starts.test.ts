@@ -2,22 +2,38 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModel } from '@turngym/lm';
 import { EXPERIMENTS } from './experiments';
+import { PLAN_ACT_EXPERIMENTS } from './plan-act-experiments';
 import { MODELS_DIR, readWarmStartManifest, sha256File, WARM_START_MANIFEST, warmStartDir } from './warm-starts';
 
 const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+/** What is checked of each experiment's warm start: its env, its stages (each with a seed), their command, its RL caps. */
+const WARM_STARTS = [
+  ...EXPERIMENTS.map((experiment) => ({
+    ...experiment,
+    stages: experiment.sft,
+    command: `train sft --env ${experiment.envId} `,
+  })),
+  // Plan/Act's (trainers/plan-act): its own script, which decomposes the expert's episodes before cloning.
+  ...PLAN_ACT_EXPERIMENTS.map((experiment) => ({
+    ...experiment,
+    stages: experiment.warmStart,
+    command: `${experiment.warmStartScript} --env ${experiment.envId} `,
+  })),
+];
 
 /** Every directory under models/ with a manifest: the committed warm starts. */
 const committed = readdirSync(MODELS_DIR).filter((name) => existsSync(join(MODELS_DIR, name, WARM_START_MANIFEST)));
 
 describe('the committed warm starts', () => {
   it('are there for every learning experiment, one directory each', () => {
-    expect(committed.sort()).toEqual(EXPERIMENTS.map((experiment) => `${experiment.name}-warm-start`).sort());
+    expect(committed.sort()).toEqual(WARM_STARTS.map((experiment) => `${experiment.name}-warm-start`).sort());
   });
 
   describe.each(committed)('%s', (name) => {
     const dir = join(MODELS_DIR, name);
     const manifest = readWarmStartManifest(dir);
-    const experiment = EXPERIMENTS.find((candidate) => candidate.name === manifest.experiment);
+    const experiment = WARM_STARTS.find((candidate) => candidate.name === manifest.experiment);
 
     it("has a manifest naming its experiment's env and options", () => {
       expect(experiment).toBeDefined();
@@ -28,9 +44,9 @@ describe('the committed warm starts', () => {
       });
       // One command per SFT stage of the experiment, with the stage's seed, then the copy and the scoring.
       expect(manifest.stages.map((stage) => stage.command)).toEqual(
-        experiment?.sft.map(() => expect.stringContaining(`train sft --env ${manifest.envId} `) as string),
+        experiment?.stages.map(() => expect.stringContaining(experiment.command) as string),
       );
-      experiment?.sft.forEach((stage, i) => expect(manifest.stages[i]?.command).toContain(`--seed ${stage.seed} `));
+      experiment?.stages.forEach((stage, i) => expect(manifest.stages[i]?.command).toContain(`--seed ${stage.seed} `));
       expect(manifest.commands.slice(0, manifest.stages.length)).toEqual(manifest.stages.map((stage) => stage.command));
     });
 

@@ -6,6 +6,7 @@
  *
  *   node trainers/plan-act/scripts/plan-act-benchmark.js [--experiment wiki-plan-act] [--seeds 1,2,3]
  *     [--budget 100000] [--only grpo|plan-act-shared|plan-act-independent] [--set key=value …] [--root runs/plan-act]
+ *     [--checkpoint <dir>: default the committed warm start]
  *   node trainers/plan-act/scripts/plan-act-benchmark.js --summarize [--root runs/plan-act]
  *
  * Each run is one `turngym train` command (printed before it runs) in <root>/<experiment>/<variant>-b<budget>-s<seed>;
@@ -36,6 +37,7 @@ function flags(name) {
 }
 
 function warmStart(experiment) {
+  if (flag('checkpoint')) return join(ROOT, flag('checkpoint'));
   const committed = join(ROOT, 'benchmarks', 'learning', 'models', `${experiment.name}-warm-start`);
   return existsSync(join(committed, 'manifest.json')) ? committed : experiment.base;
 }
