@@ -13,6 +13,7 @@ import { planActSection } from './plan-act-section';
 import { mcpSection } from './mcp-section';
 import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
+import { selfAcSection } from './self-ac-section';
 import { sellerThroughput } from './seller-throughput';
 import { serverScalingSection } from './server-scaling-section';
 import { serverThroughput, type ServerThroughputRow } from './server-throughput';
@@ -181,6 +182,7 @@ const sections: Section[] = [
     },
   },
   planActSection,
+  selfAcSection,
 ];
 
 /** `--wiki-convert 30000,300000` → [30000, 300000]; `none` → []. */
