@@ -5,14 +5,15 @@
  * history store still judges each step), from the committed math warm start, at equal generated-token
  * budgets, on several seeds. From the repository root after `npx tsc -b packages/cli`:
  *
- *   node trainers/ccapo/scripts/small-batch-benchmark.js [--batch 8] [--seeds 1,2,3] [--budget 50000]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js [--group 8] [--tasks 2] [--seeds 1,2,3] [--budget 50000]
  *     [--only ccapo|gigpo|grpo] [--set key=value …] [--root runs/ccapo-bench]
  *   node trainers/ccapo/scripts/small-batch-benchmark.js --summarize [--root runs/ccapo-bench]
  *
- * A batch of B rollouts is B/4 tasks × 4 rollouts (G = 4 for all three). The other settings are the math
- * learning experiment's (benchmarks/learning/src/experiments.ts): 200 test tasks, learning rate 5e-4, target KL
+ * The seed's "batch" is the N rollouts sampled for one prompt (seed §5: GiGPO's step groups form among them), so
+ * `--group` sets G (rollouts per task, the same for all three) and `--tasks` P (tasks per iteration). The other
+ * settings are the math learning experiment's (benchmarks/learning/src/experiments.ts): 200 test tasks, learning rate 5e-4, target KL
  * 0.02, 32 tokens per action, 160 per episode. Each run is one `turngym train` command (printed before it runs)
- * in <root>/math-b<B>/<algorithm>-t<budget>-s<seed>; a run directory that exists is resumed (a finished run
+ * in <root>/math-g<G>-p<P>/<algorithm>-t<budget>-s<seed>; a run directory that exists is resumed (a finished run
  * returns at once). `--summarize` prints the markdown tables for docs/benchmarks/learning.md: each run's last
  * evaluation, GiGPO's mean share of singleton step groups, CCAPO's STDB hit rates; mean ± std over seeds.
  */
@@ -25,7 +26,6 @@ const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
 const WARM_START = 'benchmarks/learning/models/math-warm-start';
 const ENV_ID = 'turngym/math-thought-calc-v1';
 const ENV_OPTIONS = { difficulties: [1], kinds: ['arithmetic'] };
-const GROUP_SIZE = 4;
 const RL = {
   instructions: false,
   evalEpisodes: 200,
@@ -39,7 +39,6 @@ const RL = {
   learningRate: 5e-4,
   minibatchSize: 8,
   targetKl: 0.02,
-  groupSize: GROUP_SIZE,
 };
 const ALGORITHMS = ['ccapo', 'gigpo', 'grpo'];
 
@@ -66,8 +65,8 @@ function overrides() {
   );
 }
 
-function command(algorithm, batch, budget, seed, dir, extra) {
-  const args = { ...RL, promptsPerIteration: batch / GROUP_SIZE, tokenBudget: budget, ...extra };
+function command(algorithm, group, tasks, budget, seed, dir, extra) {
+  const args = { ...RL, groupSize: group, promptsPerIteration: tasks, tokenBudget: budget, ...extra };
   return [
     CLI,
     'train',
@@ -168,9 +167,10 @@ function summarize(root) {
 function main() {
   const root = join(ROOT, flag('root', 'runs/ccapo-bench'));
   if (process.argv.includes('--summarize')) return summarize(root);
-  const batch = Number(flag('batch', '8'));
-  if (!Number.isInteger(batch / GROUP_SIZE) || batch < GROUP_SIZE) {
-    throw new Error(`--batch must be a multiple of ${GROUP_SIZE} (tasks × ${GROUP_SIZE} rollouts); got ${batch}`);
+  const group = Number(flag('group', '8'));
+  const tasks = Number(flag('tasks', '2'));
+  if (!Number.isInteger(group) || group < 2 || !Number.isInteger(tasks) || tasks < 1) {
+    throw new Error(`--group must be an integer >= 2 and --tasks one >= 1; got ${group} and ${tasks}`);
   }
   const seeds = flag('seeds', '1,2,3').split(',').map(Number);
   const budget = Number(flag('budget', '50000'));
@@ -179,8 +179,8 @@ function main() {
   for (const seed of seeds) {
     for (const algorithm of ALGORITHMS) {
       if (only && algorithm !== only) continue;
-      const dir = relative(ROOT, join(root, `math-b${batch}`, `${algorithm}-t${budget}-s${seed}`));
-      const args = command(algorithm, batch, budget, seed, dir, extra);
+      const dir = relative(ROOT, join(root, `math-g${group}-p${tasks}`, `${algorithm}-t${budget}-s${seed}`));
+      const args = command(algorithm, group, tasks, budget, seed, dir, extra);
       process.stderr.write(
         `$ node ${relative(ROOT, args[0])} ${args
           .slice(1)
