@@ -51,5 +51,9 @@ describe('trainSelfAc', () => {
     const args = smoke.args('bad');
     await expect(trainSelfAc({ ...args, alpha: 2 })).rejects.toThrow(/alpha/);
     await expect(trainSelfAc({ ...args, tdHorizons: 0 })).rejects.toThrow(/tdHorizons/);
+    // Episodes that pack longer than maxPackedTokens are left out; with none left the run says what to change.
+    await expect(trainSelfAc({ ...smoke.args('too-long'), maxPackedTokens: 8 }, { registry })).rejects.toThrow(
+      /maxPackedTokens/,
+    );
   });
 });

@@ -23,6 +23,7 @@ import {
 } from '@turngym/rl';
 import { criticPromptTokens } from './critic-prompt';
 import { packEpisode } from './packed-episode';
+import { SelfAcSetupError } from './self-ac-errors';
 import { selfAcUpdate, type SelfAcUpdateStats } from './self-ac-update';
 
 /** Self-AC's own arguments; the shared ones are `TrainerArgs`. */
@@ -35,6 +36,11 @@ export interface SelfAcOwnArgs {
   discount: number;
   /** N of §2: the critic averages TD(1) … TD(N). */
   tdHorizons: number;
+  /**
+   * Longest packed episode trained on (tokens + (n + 1)·|cp|); longer ones are left out of the update and
+   * counted (`perf/episodes_too_long`): attention memory grows with its square, and wasm's heap is bounded.
+   */
+  maxPackedTokens: number;
 }
 
 export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
@@ -44,6 +50,7 @@ const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
   alpha: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
   discount: { type: 'number', minimum: 0, maximum: 1, default: 1 },
   tdHorizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
+  maxPackedTokens: { type: 'integer', minimum: 1, default: 1024 },
 };
 
 // §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
@@ -61,6 +68,7 @@ function criticPromptOf(model: LanguageModel, cache: WeakMap<LanguageModel, numb
 /** The Self-AC algorithm on the runner; each run gets its own (it keeps the last update's statistics). */
 export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: Trajectory[] }> {
   let last: SelfAcUpdateStats | null = null;
+  let tooLong = 0;
   const prompts = new WeakMap<LanguageModel, number[]>();
   return {
     name: 'self-ac',
@@ -70,6 +78,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
     // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
     collect: async (request, { args }) => {
       last = null;
+      tooLong = 0;
       return { trajectories: await collectChains({ ...request, groupSize: args.groupSize }) };
     },
 
@@ -88,7 +97,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       const model = trainer.model;
       const format = new ChatTurnFormat(model.tokenizer);
       const criticPrompt = criticPromptOf(model, prompts);
-      const episodes = samples.map(({ trajectory }) =>
+      const packed = samples.map(({ trajectory }) =>
         packEpisode(trajectory, {
           format,
           criticPrompt,
@@ -96,6 +105,13 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
           maxPositions: model.config.maxPositions,
         }),
       );
+      const episodes = packed.filter((episode) => episode.row.tokens.length <= args.maxPackedTokens);
+      tooLong = packed.length - episodes.length;
+      if (episodes.length === 0) {
+        throw new SelfAcSetupError(
+          `self-ac: every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
+        );
+      }
       last = await selfAcUpdate(trainer, episodes, {
         alpha: args.alpha,
         discount: args.discount,
@@ -121,6 +137,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         'perf/update_episodes': last.episodes,
         'perf/update_turns': last.turns,
         'perf/sequences_forwarded': last.sequencesForwarded,
+        'perf/episodes_too_long': tooLong,
       };
       last.tdLosses.forEach((loss, n) => (metrics[`losses/td_${n + 1}`] = loss));
       if (Number.isFinite(last.explainedVariance)) metrics['losses/explained_variance'] = last.explainedVariance;
