@@ -90,17 +90,13 @@ async function critic() {
   const episodes = trajectories
     .filter((t) => t.stopReason !== 'error' && t.steps.length > 0)
     .map((t) => packEpisode(t, { format, criticPrompt, discount: 1, maxPositions: model.config.maxPositions }));
+  // One episode per scoring pass, and none longer than the trainer's maxPackedTokens: attention memory.
+  const scoredEpisodes = episodes.filter((episode) => episode.row.tokens.length <= 1024);
   const pairs = [];
-  for (let i = 0; i < episodes.length; i += 8) {
-    const batch = episodes.slice(i, i + 8);
-    const scored = await model.score(
-      batch.map((e) => e.row),
-      { adapter: 'policy', values: true },
-    );
-    batch.forEach((episode, b) =>
-      episode.vectors.aStart.forEach((_, k) =>
-        pairs.push({ value: scored.values[b][episode.vectors.cpEnd[k]], target: episode.vectors.returns[k], k }),
-      ),
+  for (const episode of scoredEpisodes) {
+    const scored = await model.score([episode.row], { adapter: 'policy', values: true });
+    episode.vectors.aStart.forEach((_, k) =>
+      pairs.push({ value: scored.values[0][episode.vectors.cpEnd[k]], target: episode.vectors.returns[k], k }),
     );
   }
   const ev = explainedVariance(
@@ -123,8 +119,9 @@ async function critic() {
     trainSeconds,
     iterations: result.iterations,
     generatedTokens: result.generatedTokens,
-    testSuccessRate: result.testSuccessRate,
-    heldOutEpisodes: episodes.length,
+    testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
+    heldOutEpisodes: scoredEpisodes.length,
+    heldOutLeftOut: episodes.length - scoredEpisodes.length,
     heldOutStates: pairs.length,
     explainedVariance: ev,
     calibration: rows,
@@ -134,7 +131,7 @@ async function critic() {
   console.log(
     [
       `Self-AC critic, seed ${seed}: ${result.iterations} iterations, ${result.generatedTokens} generated tokens, ` +
-        `${trainSeconds.toFixed(0)} s; held-out: ${episodes.length} episodes, ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
+        `${trainSeconds.toFixed(0)} s; held-out: ${scoredEpisodes.length} episodes (${episodes.length - scoredEpisodes.length} left out: packed > 1024 tokens), ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
       '',
       '| predicted V | states | mean V | mean return R |',
       '|---|---:|---:|---:|',
@@ -199,7 +196,7 @@ async function learning() {
         seconds: (Date.now() - started) / 1000,
         iterations: result.iterations,
         generatedTokens: result.generatedTokens,
-        testSuccessRate: result.testSuccessRate,
+        testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
       });
       writeFileSync(join(out, 'learning.json'), `${JSON.stringify(results, null, 2)}\n`);
       console.log(JSON.stringify(results.at(-1)));
