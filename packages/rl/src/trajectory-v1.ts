@@ -19,9 +19,7 @@ export function upgradeTrajectoryV1(input: unknown): unknown {
   if (!isRecord(input) || input.schema !== TRAJECTORY_V1_SCHEMA_ID) return input;
   const { id, turns, reward, success, toolCalls, error, stopReason, ...rest } = input;
   const stop = typeof stopReason === 'string' ? stopReason : 'truncated';
-  // Anything but an array of turns is passed on as it is, for validation to name.
-  if (!Array.isArray(turns)) return { ...input, schema: 'turngym.trajectory/v2', steps: turns };
-  const oldTurns: unknown[] = turns;
+  const oldTurns: unknown[] = Array.isArray(turns) ? turns : [];
   const steps = oldTurns.map((turn, index) => {
     if (!isRecord(turn)) return turn;
     const { fingerprint, anchor, ...step } = turn;
@@ -46,8 +44,8 @@ export function upgradeTrajectoryV1(input: unknown): unknown {
     startedAt: UNKNOWN_START,
     instructions: null,
     initialObservation: '',
-    steps,
-    turns: steps.length,
+    // Anything but an array of turns is passed on as it is, for validation to name.
+    ...(Array.isArray(turns) ? { steps, turns: steps.length } : turns === undefined ? {} : { steps: turns }),
     totalReward: reward,
     success: success === true,
     terminated: stop === 'terminated',
