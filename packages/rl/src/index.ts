@@ -6,6 +6,7 @@ export {
   isTiedGroup,
   type GroupStatistics,
 } from './group-advantages';
+export { groupAdvantageSamples } from './group-advantage-samples';
 export {
   treeAdvantages,
   treeAdvantageSamples,

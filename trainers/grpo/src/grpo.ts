@@ -9,9 +9,7 @@ import type { JSONSchemaType } from '@turngym/core';
 import {
   collectChains,
   defineTrainerArgs,
-  groupAdvantages,
-  hasActionTokens,
-  isTiedGroup,
+  groupAdvantageSamples,
   ppoUpdate,
   ppoUpdateOptions,
   runTrainer,
@@ -20,7 +18,6 @@ import {
   type TrainerHooks,
   type TrainResult,
   type Trajectory,
-  type UpdateSample,
 } from '@turngym/rl';
 
 /** GRPO's own argument; the shared ones are `TrainerArgs`. */
@@ -49,23 +46,10 @@ export const grpo: TrainerAlgorithm<GrpoArgs, { trajectories: Trajectory[] }> = 
   }),
 
   // ALGO LOGIC: group-relative advantages, A_i = (R_i − mean_g R) / (std_g R + 1e-6) (ALGORITHMS.md §0).
-  advantages: ({ trajectories }, { args }) => {
-    const samples: UpdateSample[] = [];
-    for (let group = 0; group < args.promptsPerIteration; group++) {
-      // A rollout the env failed on is reported, never scored: it leaves its group.
-      const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
-      // A tied group (fewer than two, or all rewards equal) has no signal: not trained on (DAPO's
-      // dynamic-sampling filter); its rollouts still count against the budget.
-      const rewards = members.map((member) => member.totalReward);
-      if (isTiedGroup(rewards)) continue;
-      const advantages = groupAdvantages(rewards);
-      // A rollout cut before its first action counts in the statistics but has nothing to train.
-      members.forEach((trajectory, index) => {
-        if (hasActionTokens(trajectory)) samples.push({ trajectory, advantage: advantages[index]! });
-      });
-    }
-    return samples;
-  },
+  // A rollout the env failed on leaves its group; a tied group (fewer than two, or all rewards equal) has
+  // no signal and is not trained on (DAPO's dynamic-sampling filter), its rollouts still count against the
+  // budget; a rollout cut before its first action counts in the statistics but has nothing to train.
+  advantages: ({ trajectories }, { args }) => groupAdvantageSamples(trajectories, args.promptsPerIteration),
 
   // ALGO LOGIC: PPO-clip (or GSPO) on the action tokens + β_KL·k3 KL to the adapters-off reference.
   update: (trainer, samples, { args, iteration }) => ppoUpdate(trainer, samples, ppoUpdateOptions(args, iteration)),

@@ -13,9 +13,7 @@ import type { Trainer } from '@turngym/lm';
 import {
   collectChains,
   defineTrainerArgs,
-  groupAdvantages,
-  hasActionTokens,
-  isTiedGroup,
+  groupAdvantageSamples,
   lossMask,
   POLICY_ADAPTER,
   ppoUpdate,
@@ -28,7 +26,6 @@ import {
   type TrainerHooks,
   type TrainResult,
   type Trajectory,
-  type UpdateSample,
 } from '@turngym/rl';
 import { ACTOR, DEFAULT_PROTOCOL, PLANNER, planActRoles, type PlanActRoleName } from './plan-act-protocol';
 
@@ -107,19 +104,7 @@ export function planActAlgorithm(
 
     // ALGO LOGIC: one final reward R_i per episode, written to every planner and actor sample of it (§4):
     // A_i = (R_i − mean_g R) / (std_g R + 1e-6) on every action token of both roles (§0).
-    advantages: ({ trajectories }, { args }) => {
-      const samples: UpdateSample[] = [];
-      for (let group = 0; group < args.promptsPerIteration; group++) {
-        const members = trajectories.filter((t) => t.group === group && t.stopReason !== 'error');
-        const rewards = members.map((member) => member.totalReward);
-        if (isTiedGroup(rewards)) continue;
-        const advantages = groupAdvantages(rewards);
-        members.forEach((trajectory, index) => {
-          if (hasActionTokens(trajectory)) samples.push({ trajectory, advantage: advantages[index]! });
-        });
-      }
-      return samples;
-    },
+    advantages: ({ trajectories }, { args }) => groupAdvantageSamples(trajectories, args.promptsPerIteration),
 
     // ALGO LOGIC: PPO-clip + β_KL·k3 on each role's tokens with its loss weight (§4's per-role weights; 0
     // freezes the role). Path 1: one update of the shared adapter with both weights. Path 2: one update
