@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Registry } from '@turngym/core';
 import { ExampleSolver, register } from '@turngym/env-example';
 import type { Action } from '@turngym/spec';
-import { ManualClock } from './__fixtures__/manual-clock';
+import { ManualClock } from '@turngym/server';
 import { serveMcp, type McpServerHandle } from './serve-mcp-http';
 
 const ID = 'turngym/example-v1';

@@ -1,4 +1,4 @@
-import { ManualClock } from './__fixtures__/manual-clock';
+import { ManualClock } from './manual-clock';
 import { SessionEvents } from './__fixtures__/session-events';
 import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { ManualClock } from './__fixtures__/manual-clock';
+import { ManualClock } from './manual-clock';
 import { SessionEvents } from './__fixtures__/session-events';
 import { testRegistry } from './__fixtures__/test-envs';
 import { serveEnvs, type ServerHandle } from './serve-envs';

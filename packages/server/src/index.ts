@@ -8,6 +8,8 @@ export type { ServerClock } from './server-clock';
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';
+// A clock tests move by hand (the idle reaper, fork expiry, heartbeat), for this package's tests and MCP's.
+export { ManualClock } from './manual-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';
 export { RemoteEnvPool, type PooledServer, type RemoteEnvPoolOptions } from './remote-env-pool';
 export { listRemoteEnvs, type RemoteEnvListing } from './list-remote-envs';

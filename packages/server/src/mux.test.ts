@@ -1,6 +1,6 @@
 import { EnvFaultError, runEpisode } from '@turngym/core';
 import { ExampleSolver } from '@turngym/env-example';
-import { ManualClock } from './__fixtures__/manual-clock';
+import { ManualClock } from './manual-clock';
 import { SessionEvents } from './__fixtures__/session-events';
 import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';

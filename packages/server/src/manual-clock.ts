@@ -1,4 +1,4 @@
-import type { ServerClock } from '../server-clock';
+import type { ServerClock } from './server-clock';
 
 interface Ticker {
   readonly ms: number;
