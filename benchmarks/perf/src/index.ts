@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: throughput benchmarks, each reported against a baseline measured in the same run.
- * Flags: --duration <ms per benchmark> (default 3000), --only <name> (slow sections such as `lm` and
- * `rollouts` run only when named), --write <markdown file>; for `rollouts`, --math-checkpoint <dir> and
- * --wiki-checkpoint <dir> act with warm-started models (e.g. runs/math/sft) instead of an untrained tiny-1m.
+ * `npm run bench -- --help` lists the sections and flags: --duration, --only a,b, --runs n (median and spread),
+ * --write <markdown> (with its JSON results beside it), --compare <results.json> (flags figures that got worse).
+ * A section is one entry of `sections` below: a name, a title and `run(durationMs)` returning markdown lines;
+ * the harness reads the figures from its tables and records the context of every run.
  */
-import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { checkSectionNames, formatHelp, parseBenchArguments } from './harness/bench-arguments';
+import { BenchArgumentError } from './harness/bench-error';
+import { compareResults, formatComparison } from './harness/compare-results';
+import { mergeResults, readResults, updateMarkdown, type SectionResult } from './harness/results-file';
+import { checkoutState, commandLine, describeContext, startContext } from './harness/run-context';
+import { combineRuns } from './harness/table-figures';
 import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
 import { planActSection } from './plan-act-section';
@@ -193,29 +199,81 @@ function flag(name: string): string | undefined {
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
 
+const DOCUMENT_HEADER = [
+  '# Performance benchmarks',
+  '',
+  'Ratios compare variants measured in the same run; absolute numbers depend on the machine and its load. Each',
+  'section says how it was measured (commit, date, Node, cores, load average, command); the figures are also in',
+  'the JSON file beside this one, which `npm run bench -- --compare` checks against.',
+  '',
+].join('\n');
+
 async function main(): Promise<void> {
-  const durationMs = Number(flag('duration') ?? 3000);
-  const only = flag('only');
-  const out: string[] = [
-    '# Performance benchmarks',
-    '',
-    `Measured by \`npm run bench -- --duration ${durationMs}\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}).`,
-    'Ratios compare variants measured in the same run; absolute numbers depend on the machine.',
-  ];
-  for (const section of sections) {
-    if (only ? section.name !== only : section.slow) continue;
-    process.stderr.write(`running ${section.name}…\n`);
-    out.push('', `## ${section.title}`, '', ...(await section.run(durationMs)));
+  const args = parseBenchArguments(process.argv.slice(2));
+  if (args.help) {
+    process.stdout.write(formatHelp(sections));
+    return;
   }
-  const text = `${out.join('\n')}\n`;
-  process.stdout.write(text);
-  const target = flag('write');
-  if (target) writeFileSync(target, text);
+  const recorded = args.compare ? readResults(args.compare) : undefined;
+  const names = sections.map((section) => section.name);
+  let only = args.only;
+  if (!only && recorded) only = Object.keys(recorded.sections).filter((name) => names.includes(name));
+  if (only) checkSectionNames(only, names);
+  if (only?.length === 0)
+    throw new BenchArgumentError(`${args.compare} records none of the sections: ${names.join(', ')}`);
+  const checkout = checkoutState();
+  const results: Record<string, SectionResult> = {};
+  const out: string[] = ['# Performance benchmarks'];
+  for (const section of sections) {
+    if (only ? !only.includes(section.name) : section.slow) continue;
+    // --compare without --duration measures with the duration the recorded figures were measured with.
+    const durationMs = args.durationGiven
+      ? args.durationMs
+      : (recorded?.sections[section.name]?.context.durationMs ?? args.durationMs);
+    const context = startContext(checkout, {
+      command: commandLine(process.argv.slice(2)),
+      durationMs,
+      runs: args.runs,
+    });
+    const runs: string[][] = [];
+    for (let run = 0; run < args.runs; run++) {
+      process.stderr.write(`running ${section.name}${args.runs > 1 ? ` (${run + 1}/${args.runs})` : ''}…\n`);
+      runs.push(await section.run(durationMs));
+    }
+    const { lines, figures } = combineRuns(runs);
+    const finished = context.finish();
+    results[section.name] = {
+      title: section.title,
+      context: finished,
+      figures,
+      markdown: [describeContext(finished), '', ...lines],
+    };
+    out.push('', `## ${section.title}`, '', ...results[section.name]!.markdown);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+  if (args.write) {
+    const document = existsSync(args.write) ? readFileSync(args.write, 'utf8') : DOCUMENT_HEADER;
+    const updated = updateMarkdown(
+      document,
+      Object.entries(results).map(([name, result]) => ({ name, title: result.title, lines: result.markdown })),
+    );
+    writeFileSync(args.write, updated.endsWith('\n') ? updated : `${updated}\n`);
+  }
+  if (args.json) mergeResults(args.json, results);
+  if (recorded) {
+    const rows = compareResults(recorded, results, args.threshold);
+    process.stdout.write(`\n${formatComparison(rows, recorded, results, args.threshold)}`);
+    if (rows.some((row) => row.status === 'regression')) process.exitCode = 1;
+  }
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
+    if (error instanceof BenchArgumentError) {
+      process.stderr.write(`${error.message} (npm run bench -- --help)\n`);
+      process.exit(2);
+    }
     process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   },
