@@ -9,12 +9,20 @@ import {
   startThreadedWasm,
   wasmThreadsCount,
 } from './internal/wasm-threads';
+import { probeWebGpu, startWebGpu, webGpuAdapterInfo } from './internal/webgpu-backend';
+import { dawnBinaryPath, type WebGpuAdapterInfo } from './internal/webgpu-device';
 import { BackendUnavailableError } from './lm-errors';
 
-/** `tensorflow` = @tensorflow/tfjs-node-gpu or -node (optional peers); `auto` picks the fastest installed. */
-export type BackendName = 'tensorflow' | 'wasm' | 'cpu' | 'auto';
+export type { WebGpuAdapterInfo } from './internal/webgpu-device';
 
-export const BACKEND_NAMES: readonly BackendName[] = ['auto', 'tensorflow', 'wasm', 'cpu'];
+/**
+ * `tensorflow` = @tensorflow/tfjs-node-gpu or -node (optional peers); `webgpu` = @tensorflow/tfjs-backend-webgpu
+ * on Dawn (the `webgpu` package; optional peers too), on a GPU or, slowly, a software adapter; `auto` picks the
+ * fastest installed.
+ */
+export type BackendName = 'tensorflow' | 'webgpu' | 'wasm' | 'cpu' | 'auto';
+
+export const BACKEND_NAMES: readonly BackendName[] = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'];
 
 export interface BackendOptions {
   /**
@@ -51,8 +59,10 @@ export interface BackendInfo {
   readonly name: string;
   /** Threads the kernels run on; null where the backend keeps its own pool (tensorflow). */
   readonly threads: number | null;
-  /** Whether the kernels use SIMD; null where tfjs cannot tell (tensorflow). */
+  /** Whether the kernels use SIMD; null where tfjs cannot tell (tensorflow, webgpu). */
   readonly simd: boolean | null;
+  /** webgpu only: the adapter it runs on (a GPU, or a software rasteriser such as llvmpipe). */
+  readonly adapter?: WebGpuAdapterInfo;
 }
 
 /** Loads the TensorFlow C binding if one is installed; returns the package name, or null. */
@@ -87,10 +97,25 @@ function loadWasm(): boolean {
   }
 }
 
-/** True when the backend can be used in this process (for `auto` and for tests that skip). */
+/** Whether the webgpu backend's two packages are installed (not whether an adapter exists: see webGpuAdapter). */
+function webGpuInstalled(): boolean {
+  if (dawnBinaryPath().path === null) return false;
+  try {
+    require.resolve('@tensorflow/tfjs-backend-webgpu');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when the backend can be used in this process (for `auto` and for tests that skip). For webgpu: its
+ * packages are installed; whether Dawn finds an adapter is `webGpuAdapter`'s question (it is async).
+ */
 export function isBackendAvailable(name: Exclude<BackendName, 'auto'>): boolean {
   if (name === 'cpu') return true;
   if (name === 'wasm') return loadWasm();
+  if (name === 'webgpu') return webGpuInstalled();
   try {
     return loadTensorflowBinding() !== null;
   } catch {
@@ -156,13 +181,29 @@ async function startWasm(threads: number | undefined): Promise<void> {
   }
 }
 
+/**
+ * The adapter `useBackend('webgpu')` would run on, or why there is none (a string naming what is missing:
+ * a package, a library, a driver). `hardwareOnly` refuses software adapters, as `auto` does. Starts nothing.
+ */
+export async function webGpuAdapter(options: { hardwareOnly?: boolean } = {}): Promise<WebGpuAdapterInfo | string> {
+  if (!webGpuInstalled()) {
+    const dawn = dawnBinaryPath();
+    return dawn.path === null
+      ? dawn.reason
+      : 'the webgpu backend (@tensorflow/tfjs-backend-webgpu) is not installed: npm install @tensorflow/tfjs-backend-webgpu@4.22.0';
+  }
+  const running = webGpuAdapterInfo();
+  if (running && (!options.hardwareOnly || !running.software)) return running;
+  return probeWebGpu({ hardwareOnly: options.hardwareOnly ?? false });
+}
+
 /** The last backend switch asked for; the next one starts after it settles. */
 let switching: Promise<unknown> = Promise.resolve();
 
 /**
  * Makes `name` tfjs's backend for this process (tfjs has one global backend) and returns the backend
- * actually in use. `auto` (the default, or TURNGYM_LM_BACKEND): tensorflow when installed, else wasm,
- * else cpu. Variables made on another backend move over on their next use. `options.threads` sets the
+ * actually in use. `auto` (the default, or TURNGYM_LM_BACKEND): tensorflow when installed, else webgpu on a
+ * hardware GPU (never a software adapter, which is slower than wasm), else wasm, else cpu. Variables made on another backend move over on their next use. `options.threads` sets the
  * wasm backend's threads (see BackendOptions; `backendInfo()` says what runs).
  */
 export function useBackend(
@@ -184,7 +225,10 @@ async function switchBackend(name: BackendName, options: BackendOptions): Promis
     const fromEnvironment = process.env.TURNGYM_LM_BACKEND as BackendName | undefined;
     if (fromEnvironment && fromEnvironment !== 'auto' && BACKEND_NAMES.includes(fromEnvironment))
       chosen = fromEnvironment;
-    else chosen = isBackendAvailable('tensorflow') ? 'tensorflow' : isBackendAvailable('wasm') ? 'wasm' : 'cpu';
+    else if (isBackendAvailable('tensorflow')) chosen = 'tensorflow';
+    else if (isBackendAvailable('webgpu') && typeof (await webGpuAdapter({ hardwareOnly: true })) !== 'string')
+      chosen = 'webgpu';
+    else chosen = isBackendAvailable('wasm') ? 'wasm' : 'cpu';
   }
   if (chosen === 'tensorflow') {
     if (loadTensorflowBinding() === null) {
@@ -196,6 +240,14 @@ async function switchBackend(name: BackendName, options: BackendOptions): Promis
     if (!loadWasm())
       throw new BackendUnavailableError('Backend "wasm" needs @tensorflow/tfjs-backend-wasm, which failed to load.');
     await startWasm(wasmThreads(threads));
+  } else if (chosen === 'webgpu') {
+    if (!webGpuInstalled()) {
+      const reason = await webGpuAdapter();
+      throw new BackendUnavailableError(
+        `Backend "webgpu" needs the optional peers webgpu and @tensorflow/tfjs-backend-webgpu: ${String(reason)}. Use --backend wasm or cpu.`,
+      );
+    }
+    await startWebGpu();
   } else if (chosen === 'cpu') {
     registerCpuKernels();
   } else {
@@ -225,5 +277,6 @@ export function backendInfo(): BackendInfo {
     return { name, threads: wasmThreadsCount(), simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
   }
   if (name === 'cpu') return { name, threads: 1, simd: false };
-  return { name, threads: null, simd: null };
+  const adapter = name === 'webgpu' ? webGpuAdapterInfo() : null;
+  return { name, threads: null, simd: null, ...(adapter ? { adapter } : {}) };
 }

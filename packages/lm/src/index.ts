@@ -23,11 +23,13 @@ export {
   currentBackend,
   backendInfo,
   isBackendAvailable,
+  webGpuAdapter,
   BACKEND_NAMES,
   backendOptionsSchema,
   type BackendName,
   type BackendOptions,
   type BackendInfo,
+  type WebGpuAdapterInfo,
 } from './backend';
 export {
   causalAttention,

@@ -1,0 +1,120 @@
+import * as tf from '@tensorflow/tfjs';
+import { BackendUnavailableError } from '../lm-errors';
+import { findAdapter, type FoundAdapter, type WebGpuAdapterInfo } from './webgpu-device';
+import { registerWebGpuKernels } from './webgpu-kernels';
+import { patchWebGpuReadSync } from './webgpu-sync-read';
+
+/**
+ * Starts tfjs's webgpu backend (`@tensorflow/tfjs-backend-webgpu`, an optional peer) on an adapter Dawn
+ * found. The package registers its backend on import only where `navigator.gpu` exists, and its factory asks
+ * `navigator.gpu` for an adapter with `powerPreference` alone (an OpenGL ES adapter needs the compatibility
+ * feature level), so while it is imported and started `navigator.gpu` hands it the adapter found here.
+ * `navigator` is removed again afterwards: other packages take a global `navigator` for a browser.
+ */
+const INSTALL = 'npm install @tensorflow/tfjs-backend-webgpu@4.22.0 webgpu@0.6.2';
+
+let running: WebGpuAdapterInfo | null = null;
+
+/** The adapter the webgpu backend runs on; null before it starts. */
+export function webGpuAdapterInfo(): WebGpuAdapterInfo | null {
+  return running;
+}
+
+/** The webgpu backend package's module, required once `navigator.gpu` is set. */
+interface WebGpuModule {
+  WebGPUBackend: { prototype: object };
+}
+
+function loadBackendPackage(): WebGpuModule {
+  try {
+    // A guarded require: an optional peer, and it must load after navigator.gpu exists (see above).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@tensorflow/tfjs-backend-webgpu') as WebGpuModule;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') {
+      throw new BackendUnavailableError(
+        `Backend "webgpu" needs @tensorflow/tfjs-backend-webgpu (an optional peer, not installed): ${INSTALL}.`,
+        { cause: error },
+      );
+    }
+    throw new BackendUnavailableError(
+      `@tensorflow/tfjs-backend-webgpu is installed but failed to load: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Runs `body` with `navigator.gpu` handing out `found`'s adapter (once; later asks get a fresh one). */
+async function withNavigatorGpu<T>(found: FoundAdapter, body: () => Promise<T>): Promise<T> {
+  let handedOut = false;
+  const gpu = {
+    requestAdapter: async (options: Record<string, unknown> = {}) => {
+      if (!handedOut) {
+        handedOut = true;
+        return found.adapter;
+      }
+      return found.gpu.requestAdapter({ ...options, featureLevel: found.info.featureLevel });
+    },
+    getPreferredCanvasFormat: () => 'bgra8unorm',
+    wgslLanguageFeatures: found.gpu.wgslLanguageFeatures,
+  };
+  const global = globalThis as { navigator?: object };
+  const hadNavigator = Object.prototype.hasOwnProperty.call(global, 'navigator');
+  const previous = Object.getOwnPropertyDescriptor(global, 'navigator');
+  const existing = global.navigator;
+  if (existing) Object.defineProperty(existing, 'gpu', { value: gpu, configurable: true });
+  else Object.defineProperty(global, 'navigator', { value: { gpu }, configurable: true, writable: true });
+  try {
+    return await body();
+  } finally {
+    if (existing) delete (existing as { gpu?: unknown }).gpu;
+    else if (hadNavigator && previous) Object.defineProperty(global, 'navigator', previous);
+    else delete global.navigator;
+  }
+}
+
+/** Finds an adapter (`hardwareOnly` for `auto`); null when none, with the reasons. */
+export async function probeWebGpu(options: { hardwareOnly: boolean }): Promise<WebGpuAdapterInfo | string> {
+  const search = await findAdapter(options);
+  return search.found ? search.found.info : search.reasons.join('; ');
+}
+
+/** Makes tfjs's webgpu backend the one in use, starting it on first call. */
+export async function startWebGpu(): Promise<WebGpuAdapterInfo> {
+  if (tf.findBackend('webgpu') !== null && running !== null) {
+    if (tf.getBackend() !== 'webgpu' && !(await tf.setBackend('webgpu'))) {
+      throw new BackendUnavailableError('tfjs could not switch back to the "webgpu" backend.');
+    }
+    return running;
+  }
+  const search = await findAdapter({ hardwareOnly: false });
+  if (!search.found) {
+    throw new BackendUnavailableError(`Backend "webgpu" found no GPU adapter: ${search.reasons.join('; ')}.`);
+  }
+  const found = search.found;
+  // tfjs-webgpu names these globals (GPUBufferUsage, GPUMapMode…) everywhere, not only when it starts.
+  for (const [name, value] of Object.entries(found.globals)) {
+    if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+  }
+  await withNavigatorGpu(found, async () => {
+    const module = loadBackendPackage();
+    if (tf.findBackendFactory('webgpu') === null) {
+      throw new BackendUnavailableError(
+        '@tensorflow/tfjs-backend-webgpu was imported before navigator.gpu existed, so it registered no backend; let useBackend("webgpu") import it.',
+      );
+    }
+    patchWebGpuReadSync(module.WebGPUBackend);
+    registerWebGpuKernels();
+    let ok: boolean;
+    try {
+      ok = await tf.setBackend('webgpu');
+    } catch (error) {
+      throw new BackendUnavailableError(`tfjs could not start the "webgpu" backend: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!ok) throw new BackendUnavailableError(`tfjs could not start the "webgpu" backend on ${found.info.device}.`);
+  });
+  running = found.info;
+  return found.info;
+}
