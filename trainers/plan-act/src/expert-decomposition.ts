@@ -72,6 +72,22 @@ export const wikiHops: Decomposer = (expert) => {
 };
 
 /**
+ * The math env with its calculator (`turngym/math-thought-calc-v1`): the expert's calculation is its plan.
+ * Each `<calc>` step is a sub-task of its own, "Compute 18 - 9.", in the order the expert evaluates the
+ * expression, the results of earlier sub-tasks already substituted (so the planner decomposes the problem and
+ * carries the values); the actor makes the calculator call and reports the result the env printed ("9"). A
+ * step without a calculator call is a sub-task "Continue." reported as "done".
+ */
+export const mathCalcSteps: Decomposer = (expert) =>
+  expert.steps.slice(0, -1).map((step, index) => {
+    const expression = /<calc>([\s\S]*?)<\/calc>/i.exec(step.action)?.[1]?.trim();
+    const result = /=\s*(\S[^\n]*?)\s*$/m.exec(step.observation)?.[1];
+    return expression !== undefined && result !== undefined
+      ? { subtask: `Compute ${expression}.`, steps: [index], report: result }
+      : { subtask: 'Continue.', steps: [index], report: 'done' };
+  });
+
+/**
  * Any env: one sub-task ("Solve it.") whose actor turns are the expert's actions, in runs of at most
  * `actorTurnsPerTask` (each run reports "done" and the planner says "Continue."), so the planner's final
  * answer follows from the shared history.

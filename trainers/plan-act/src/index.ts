@@ -27,7 +27,14 @@ export {
   type PlanActTurn,
 } from './plan-act-chat-agent';
 export { PLAN_ACT_AGENT_PREFIX, parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';
-export { planActExpertTrajectory, singleTask, wikiHops, type Decomposer, type SubTask } from './expert-decomposition';
+export {
+  mathCalcSteps,
+  planActExpertTrajectory,
+  singleTask,
+  wikiHops,
+  type Decomposer,
+  type SubTask,
+} from './expert-decomposition';
 export { PlanActDecompositionError } from './plan-act-errors';
 export {
   trainPlanActWarmStart,

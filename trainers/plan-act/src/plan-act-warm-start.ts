@@ -14,7 +14,7 @@ import {
   trainSft,
   type Trajectory,
 } from '@turngym/rl';
-import { planActExpertTrajectory, singleTask, wikiHops, type Decomposer } from './expert-decomposition';
+import { mathCalcSteps, planActExpertTrajectory, singleTask, wikiHops, type Decomposer } from './expert-decomposition';
 
 export interface PlanActWarmStartArgs {
   /** The env the expert plays, e.g. `turngym/wiki-qa-compact-v1`. */
@@ -33,8 +33,9 @@ export interface PlanActWarmStartArgs {
   epochs: number;
   batchSize: number;
   learningRate: number;
-  /** `wiki-hops`: one sub-question per page of the expert's path; `single-task`: one sub-task for any env. */
-  decomposer: 'wiki-hops' | 'single-task';
+  /** `wiki-hops`: one sub-question per page of the expert's path; `math-calc`: one sub-task per calculator
+   *  step of the math expert; `single-task`: one sub-task for any env. */
+  decomposer: 'wiki-hops' | 'math-calc' | 'single-task';
   /** The rollouts' actor turns per sub-task (an action each, then the report). */
   actorTurnsPerTask: number;
   /** Clone the expert's own (single-agent) episodes too: one warm start for Plan/Act and for GRPO. */
@@ -54,13 +55,13 @@ const schema: JSONSchemaType<PlanActWarmStartArgs> = {
     envOptions: { type: 'object', default: {}, required: [] },
     checkpoint: { type: 'string', minLength: 1, default: 'tiny-1m' },
     out: { type: 'string', minLength: 1 },
-    backend: { type: 'string', enum: ['auto', 'tensorflow', 'wasm', 'cpu'], default: 'auto' },
+    backend: { type: 'string', enum: ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'], default: 'auto' },
     seed: { type: 'integer', default: 1 },
     episodes: { type: 'integer', minimum: 1, default: 256 },
     epochs: { type: 'integer', minimum: 1, default: 1 },
     batchSize: { type: 'integer', minimum: 1, default: 4 },
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 2e-3 },
-    decomposer: { type: 'string', enum: ['wiki-hops', 'single-task'], default: 'single-task' },
+    decomposer: { type: 'string', enum: ['wiki-hops', 'math-calc', 'single-task'], default: 'single-task' },
     actorTurnsPerTask: { type: 'integer', minimum: 2, default: 3 },
     singleAgent: { type: 'boolean', default: true },
     instructions: { type: 'boolean', default: false },
@@ -99,7 +100,12 @@ export async function trainPlanActWarmStart(
     ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
     registry,
   });
-  const decompose: Decomposer = args.decomposer === 'wiki-hops' ? wikiHops : singleTask(args.actorTurnsPerTask - 1);
+  const decomposers: Record<PlanActWarmStartArgs['decomposer'], Decomposer> = {
+    'wiki-hops': wikiHops,
+    'math-calc': mathCalcSteps,
+    'single-task': singleTask(args.actorTurnsPerTask - 1),
+  };
+  const decompose = decomposers[args.decomposer];
   const planAct = expert.trajectories.map((trajectory) =>
     planActExpertTrajectory(trajectory, format, decompose, {
       actorTurnsPerTask: args.actorTurnsPerTask,

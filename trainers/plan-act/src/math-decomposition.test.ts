@@ -1,0 +1,90 @@
+import { runEpisode } from '@turngym/core';
+import { ByteTokenizer } from '@turngym/lm';
+import { ScriptedChatModel } from '@turngym/llm';
+import {
+  ChatTurnFormat,
+  collectExpertTrajectories,
+  installedEnvRegistry,
+  validateTrajectory,
+  type Trajectory,
+} from '@turngym/rl';
+import { mathCalcSteps, planActExpertTrajectory } from './expert-decomposition';
+import { PlanActChatAgent } from './plan-act-chat-agent';
+import { readActorTurn, readPlannerTurn, reportSchedule } from './plan-act-protocol';
+
+const ENV_ID = 'turngym/math-thought-calc-v1';
+const ENV_OPTIONS = { difficulties: [2], kinds: ['arithmetic'] };
+const format = new ChatTurnFormat(new ByteTokenizer());
+const registry = installedEnvRegistry();
+
+describe('Plan/Act on math: the planner decomposes the expression, the actor runs the calculator', () => {
+  let experts: Trajectory[];
+  beforeAll(async () => {
+    const collected = await collectExpertTrajectories({
+      envId: ENV_ID,
+      envOptions: ENV_OPTIONS,
+      seeds: [1, 2, 3],
+      format,
+      instructions: false,
+      registry,
+    });
+    experts = collected.trajectories;
+  }, 60_000);
+
+  it("asks each of the expert's calculator steps as a sub-task, reported by the calculator's result", () => {
+    expect(experts).toHaveLength(3);
+    for (const expert of experts) {
+      const episode = planActExpertTrajectory(expert, format, mathCalcSteps, {
+        actorTurnsPerTask: 2,
+        instructions: false,
+      });
+      expect(() => validateTrajectory(episode)).not.toThrow();
+      const planner = episode.steps.filter((step) => step.role === 'planner').map((step) => step.action);
+      const calls = expert.steps.slice(0, -1).map((step) => /<calc>(.*)<\/calc>/.exec(step.action)![1]);
+      // Several steps (difficulty 2 has nested operations), one sub-task each, then the expert's answer.
+      expect(calls.length).toBeGreaterThan(1);
+      expect(planner).toEqual([...calls.map((call) => `Compute ${call}.`), `FINAL ${expert.steps.at(-1)!.action}`]);
+      const reports = episode.steps.filter((step) => step.action.startsWith('REPORT ')).map((step) => step.action);
+      expect(reports).toEqual(
+        expert.steps.slice(0, -1).map((step) => `REPORT ${/= (\S+)$/.exec(step.observation)![1]}`),
+      );
+      // A later sub-task uses an earlier report: the planner carries the values the actor found.
+      const carried = planner.slice(1).some((task, i) => task.includes(reports[i]!.slice('REPORT '.length)));
+      expect(carried).toBe(true);
+      const schedule = reportSchedule(2);
+      episode.steps.forEach((step, index) => expect(step.role).toBe(schedule(episode.steps.slice(0, index))));
+    }
+  });
+
+  it('plays one planner → actor episode end to end against the env and solves it', async () => {
+    const expert = experts[0]!;
+    const episode = planActExpertTrajectory(expert, format, mathCalcSteps, {
+      actorTurnsPerTask: 2,
+      instructions: false,
+    });
+    const texts = (role: string) => episode.steps.filter((step) => step.role === role).map((step) => step.action);
+    const planner = new ScriptedChatModel(texts('planner'), { id: 'planner' });
+    const actor = new ScriptedChatModel(texts('actor'), { id: 'actor' });
+    const agent = new PlanActChatAgent({ planner, actor }, { actorTurnsPerTask: 2 });
+    const env = await registry.make(ENV_ID, { options: ENV_OPTIONS });
+    const outcome = await runEpisode(env, agent, expert.seed);
+    await env.close();
+    expect(outcome.success).toBe(true);
+    expect(outcome.totalReward).toBe(expert.totalReward);
+    // The env saw the actor's calculator calls and the planner's final answer, nothing else.
+    expect(outcome.turns).toBe(expert.steps.length);
+    const sent = agent.turns.filter((turn) => turn.envAction !== undefined);
+    expect(sent.map((turn) => turn.role)).toEqual([...expert.steps.slice(0, -1).map(() => 'actor'), 'planner']);
+    expect(sent.map((turn) => turn.envAction)).toEqual(expert.steps.map((step) => step.action));
+    // Each planner call read the calculator's result the actor reported before it.
+    for (const [index, request] of planner.requests.entries()) {
+      if (index === 0) continue;
+      const last = request.messages.at(-2)!;
+      expect(readActorTurn(last.content as string)).toMatchObject({ kind: 'report' });
+    }
+    expect(readPlannerTurn(agent.turns.at(-1)!.text)).toEqual({
+      kind: 'finish',
+      envAction: expert.steps.at(-1)!.action,
+    });
+  });
+});
