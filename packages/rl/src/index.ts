@@ -178,9 +178,12 @@ export {
 export {
   saveTrainingCheckpoint,
   loadTrainingCheckpoint,
+  saveStoresCheckpoint,
+  loadStoresCheckpoint,
   TRAINING_CHECKPOINT_FORMAT,
   CHECKPOINT_FILES,
   type SaveTrainingCheckpointOptions,
+  type SaveStoresCheckpointOptions,
   type AttachedCheckpointState,
   type ResumedTraining,
   type JsonValue,

@@ -14,7 +14,13 @@ import { join } from 'node:path';
 import { CheckpointError, Trainer, type NamedTensors, type TrainerState } from '@turngym/lm';
 import { TrainingCheckpointError } from './rl-errors';
 import { RunDirectory, type MetricsRow } from './run-directory';
-import { loadTrainingCheckpoint, saveTrainingCheckpoint } from './training-checkpoint';
+import { JsonStatisticsStore } from './json-statistics-store';
+import {
+  loadStoresCheckpoint,
+  loadTrainingCheckpoint,
+  saveStoresCheckpoint,
+  saveTrainingCheckpoint,
+} from './training-checkpoint';
 import { readTrajectories } from './trajectory';
 import {
   adapterWeights,
@@ -292,6 +298,74 @@ describe('training checkpoints', () => {
       );
       await expect(save({ stores: { '../escape': attached.events } })).rejects.toThrow(TrainingCheckpointError);
       await expect(save({ stores: { '../escape': attached.events } })).rejects.toThrow(/not a plain file name/);
+    });
+  });
+
+  describe('with stores alone (a trainer with no language model)', () => {
+    /** A stand-in for a network + optimiser and a replay buffer: what AlphaZero saves. */
+    const storesOf = () => ({
+      network: new JsonStatisticsStore<number>(),
+      replay: new JsonStatisticsStore<number>(),
+    });
+    type Stores = ReturnType<typeof storesOf>;
+    const iterate = async (run: RunDirectory, stores: Stores, from: number, to: number, save = true) => {
+      for (let iteration = from; iteration < to; iteration++) {
+        stores.network.set('steps', iteration + 1);
+        stores.replay.set(`sample-${iteration}`, iteration * 10);
+        await run.appendMetrics({ iteration, global_step: iteration * 4 });
+        if (save) await saveStoresCheckpoint(run, { iteration, stores, extra: { rng: [iteration, 7] } });
+      }
+    };
+
+    it('saves and resumes through the same protocol, cutting the metrics back to the checkpoint', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const first = storesOf();
+      await iterate(run, first, 0, 2);
+      const saved = { network: first.network.toJSON(), replay: first.replay.toJSON() };
+      // Iteration 2 is killed after its metrics and before its checkpoint.
+      await iterate(run, first, 2, 3, false);
+      const manifest = JSON.parse(readFileSync(join(run.checkpointPath, 'checkpoint.json'), 'utf8'));
+      expect(manifest).toMatchObject({ format: 'turngym.training-checkpoint/v1', iteration: 1, trained: null });
+      expect(manifest.stores).toEqual(['network', 'replay']);
+      expect(readdirSync(run.checkpointPath).sort()).toEqual(['checkpoint.json', 'stores']);
+
+      const second = storesOf();
+      const resumed = await loadStoresCheckpoint(await RunDirectory.open(dir), second);
+      expect(resumed).toEqual({ iteration: 1, extra: { rng: [1, 7] } });
+      expect({ network: second.network.toJSON(), replay: second.replay.toJSON() }).toEqual(saved);
+      expect((await (await RunDirectory.open(dir)).readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
+    });
+
+    it('a run with no checkpoint starts over: stores reset, files emptied', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      await iterate(run, storesOf(), 0, 1, false);
+      const stores = storesOf();
+      stores.replay.set('stale', 1);
+      expect(await loadStoresCheckpoint(run, stores)).toBeNull();
+      expect(stores.replay.size).toBe(0);
+      expect(await run.readMetrics()).toEqual([]);
+    });
+
+    it("refuses other stores, and each loader refuses the other's checkpoint, before loading anything", async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      await iterate(run, storesOf(), 0, 1);
+      const { network } = storesOf();
+      await expect(loadStoresCheckpoint(run, { network })).rejects.toThrow(
+        /holds stores \["network","replay"\], this resume gives \["network"\]/,
+      );
+      const lm = setup();
+      await expect(loadTrainingCheckpoint(run, lm.model, lm.trainer)).rejects.toThrow(TrainingCheckpointError);
+      await expect(loadTrainingCheckpoint(run, lm.model, lm.trainer)).rejects.toThrow(/loadStoresCheckpoint/);
+      expect(lm.trainer.stepCount).toBe(0);
+      expect(await run.readMetrics()).toHaveLength(1);
+
+      const lmDir = join(dir, '..', 'lm-run');
+      const lmRun = await RunDirectory.create(lmDir, RUN_INFO);
+      await runIterations(lmRun, setup(), freshLoopState(), 0, 1);
+      await expect(loadStoresCheckpoint(lmRun, storesOf())).rejects.toThrow(/loadTrainingCheckpoint/);
+      await expect(saveStoresCheckpoint(lmRun, { iteration: -1, stores: {} })).rejects.toThrow(
+        /saveStoresCheckpoint: iteration must be a non-negative integer/,
+      );
     });
   });
 });

@@ -86,7 +86,8 @@ interface CheckpointManifest {
   readonly format: typeof TRAINING_CHECKPOINT_FORMAT;
   readonly iteration: number;
   readonly savedAt: string;
-  readonly trained: Trained;
+  /** What the policy trainer trains; null in a checkpoint of stores alone (`saveStoresCheckpoint`). */
+  readonly trained: Trained | null;
   /** The extra trainers, by name, and what each trains; absent when there are none (a v1 single-trainer file). */
   readonly trainers?: Readonly<Record<string, Trained>>;
   /** The stores' names, sorted; absent when there are none. */
@@ -182,11 +183,7 @@ async function saveTrainer(dir: string, trainer: Trainer): Promise<void> {
 export async function saveTrainingCheckpoint(run: RunDirectory, options: SaveTrainingCheckpointOptions): Promise<void> {
   const { iteration, trainer } = options;
   const model = trainer.model;
-  if (!Number.isInteger(iteration) || iteration < 0) {
-    throw new TrainingCheckpointError(
-      `saveTrainingCheckpoint: iteration must be a non-negative integer, got ${String(iteration)}.`,
-    );
-  }
+  checkIteration(run, iteration, 'saveTrainingCheckpoint');
   if (options.model !== undefined && options.model !== model) {
     throw new TrainingCheckpointError('saveTrainingCheckpoint: `model` is not the model the trainer trains.');
   }
@@ -196,17 +193,83 @@ export async function saveTrainingCheckpoint(run: RunDirectory, options: SaveTra
       `saveTrainingCheckpoint: adapter "${String(options.adapter)}" is not the one the trainer trains (${JSON.stringify(trained.adapter)}).`,
     );
   }
+  const trainers = options.trainers ?? {};
+  const trainersTrained = trainedByAll(trainer, trainers);
+  await writeCheckpoint(run, {
+    iteration,
+    trained,
+    trainers: trainersTrained,
+    stores: options.stores ?? {},
+    extra: options.extra ?? null,
+    writeModel: async (temporary) => {
+      await saveTrainer(temporary, trainer);
+      for (const name of Object.keys(trainersTrained)) {
+        await saveTrainer(join(temporary, CHECKPOINT_FILES.trainers, name), trainers[name]!);
+      }
+    },
+  });
+}
+
+export interface SaveStoresCheckpointOptions {
+  /** The iteration just finished; a resume continues at `iteration + 1`. */
+  readonly iteration: number;
+  /**
+   * Everything the run trains, by name, under `stores/<name>/`: a network that is not a `@turngym/lm` model
+   * with its optimiser, a replay buffer, a search tree's statistics.
+   */
+  readonly stores: Readonly<Record<string, CheckpointStore>>;
+  /** The trainer's own state beyond the stores: RNG states, counters, global_step. JSON only. */
+  readonly extra?: JsonValue;
+}
+
+/**
+ * `saveTrainingCheckpoint` for a trainer with no language model (AlphaZero's own tfjs network, a tabular
+ * learner): the same protocol — one temporary directory, fsynced, swapped in by two renames, the lengths of
+ * metrics.jsonl and trajectories.jsonl recorded — with the stores as the whole of the checkpoint.
+ * checkpoint.json says `"trained": null`, so neither loader takes the other's checkpoint.
+ */
+export async function saveStoresCheckpoint(run: RunDirectory, options: SaveStoresCheckpointOptions): Promise<void> {
+  checkIteration(run, options.iteration, 'saveStoresCheckpoint');
+  await writeCheckpoint(run, {
+    iteration: options.iteration,
+    trained: null,
+    trainers: {},
+    stores: options.stores,
+    extra: options.extra ?? null,
+    writeModel: async () => {},
+  });
+}
+
+function checkIteration(run: RunDirectory, iteration: number, caller: string): void {
+  if (!Number.isInteger(iteration) || iteration < 0) {
+    throw new TrainingCheckpointError(`${caller}: iteration must be a non-negative integer, got ${String(iteration)}.`);
+  }
   if (run.lastIteration !== null && run.lastIteration > iteration) {
     throw new TrainingCheckpointError(
-      `saveTrainingCheckpoint: metrics.jsonl already has iteration ${run.lastIteration}, after the checkpoint's ${iteration}; ` +
+      `${caller}: metrics.jsonl already has iteration ${run.lastIteration}, after the checkpoint's ${iteration}; ` +
         'save the checkpoint at the end of each iteration, after its metrics.',
     );
   }
-  const extra = options.extra ?? null;
-  checkJson(extra, 'extra');
-  const trainers = options.trainers ?? {};
-  const trainersTrained = trainedByAll(trainer, trainers);
-  const stores = options.stores ?? {};
+}
+
+/** What one checkpoint holds, for `writeCheckpoint`. */
+interface CheckpointContent {
+  readonly iteration: number;
+  readonly trained: Trained | null;
+  readonly trainers: Readonly<Record<string, Trained>>;
+  readonly stores: Readonly<Record<string, CheckpointStore>>;
+  readonly extra: JsonValue;
+  /** Writes the model's part (weights, optimiser states) into the temporary directory. */
+  readonly writeModel: (temporary: string) => Promise<void>;
+}
+
+/**
+ * The protocol both savers share: everything is written into a temporary directory beside `checkpoint/`,
+ * synced to disk, then swapped in by renames.
+ */
+async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): Promise<void> {
+  checkJson(content.extra, 'extra');
+  const stores = content.stores;
   const storeNames = Object.keys(stores).sort();
   checkNames('stores', storeNames);
 
@@ -218,19 +281,16 @@ export async function saveTrainingCheckpoint(run: RunDirectory, options: SaveTra
   // The extra fields only when used: a single-trainer checkpoint.json stays byte for byte what it was.
   const manifest: CheckpointManifest = {
     format: TRAINING_CHECKPOINT_FORMAT,
-    iteration,
+    iteration: content.iteration,
     savedAt: new Date().toISOString(),
-    trained,
-    ...(Object.keys(trainersTrained).length > 0 ? { trainers: trainersTrained } : {}),
+    trained: content.trained,
+    ...(Object.keys(content.trainers).length > 0 ? { trainers: content.trainers } : {}),
     ...(storeNames.length > 0 ? { stores: storeNames } : {}),
     runFiles: await run.fileSizes(),
-    extra,
+    extra: content.extra,
   };
   const temporary = await mkdtemp(join(run.path, TEMPORARY_PREFIX));
-  await saveTrainer(temporary, trainer);
-  for (const name of Object.keys(trainersTrained)) {
-    await saveTrainer(join(temporary, CHECKPOINT_FILES.trainers, name), trainers[name]!);
-  }
+  await content.writeModel(temporary);
   for (const name of storeNames) {
     const dir = join(temporary, CHECKPOINT_FILES.stores, name);
     await mkdir(dir, { recursive: true });
@@ -327,6 +387,11 @@ function checkAttached(
   attached: AttachedCheckpointState,
 ): void {
   const expected = trainedBy(main);
+  if (manifest.trained === null) {
+    throw new TrainingCheckpointError(
+      `${path}: the checkpoint holds stores alone (no language model); resume it with loadStoresCheckpoint.`,
+    );
+  }
   if (JSON.stringify(manifest.trained) !== JSON.stringify(expected)) {
     throw new CheckpointError(
       `${path}: the checkpoint trained ${JSON.stringify(manifest.trained)}, this trainer trains ${JSON.stringify(expected)}.`,
@@ -339,8 +404,16 @@ function checkAttached(
       `${path}: the checkpoint holds trainers ${JSON.stringify(sortedEntries(saved))}, this resume gives ${JSON.stringify(sortedEntries(given))}.`,
     );
   }
+  checkStores(path, manifest, attached.stores ?? {});
+}
+
+function checkStores(
+  path: string,
+  manifest: CheckpointManifest,
+  stores: Readonly<Record<string, CheckpointStore>>,
+): void {
   const savedStores = [...(manifest.stores ?? [])].sort();
-  const givenStores = Object.keys(attached.stores ?? {}).sort();
+  const givenStores = Object.keys(stores).sort();
   if (savedStores.join('\n') !== givenStores.join('\n')) {
     throw new TrainingCheckpointError(
       `${path}: the checkpoint holds stores ${JSON.stringify(savedStores)}, this resume gives ${JSON.stringify(givenStores)}.`,
@@ -373,6 +446,52 @@ export async function loadTrainingCheckpoint<Extra = JsonValue>(
     throw new TrainingCheckpointError('loadTrainingCheckpoint: `model` is not the model the trainer trains.');
   const stores = attached.stores ?? {};
   const trainers = attached.trainers ?? {};
+  const dir = await findCheckpoint(run, stores);
+  if (dir === null) return null;
+  const manifest = readManifest(dir);
+  checkAttached(join(dir, CHECKPOINT_FILES.manifest), manifest, trainer, attached);
+  loadWeights(dir, trainer, manifest.trained!);
+  await trainer.loadState(join(dir, CHECKPOINT_FILES.trainer));
+  for (const [name, trained] of sortedEntries(manifest.trainers ?? {})) {
+    const trainerDir = join(dir, CHECKPOINT_FILES.trainers, name);
+    loadWeights(trainerDir, trainers[name]!, trained);
+    await trainers[name]!.loadState(join(trainerDir, CHECKPOINT_FILES.trainer));
+  }
+  return restoreStores(run, dir, manifest, stores);
+}
+
+/**
+ * Resumes a run saved by `saveStoresCheckpoint`: each store from its snapshot (the same names the checkpoint
+ * holds, checked before anything loads), metrics.jsonl and trajectories.jsonl cut back to the checkpoint.
+ * Returns the checkpoint's iteration and `extra`, or null when the run has none (then the files are emptied
+ * and the stores reset). A checkpoint with a language model's trainer is refused: it needs
+ * `loadTrainingCheckpoint`.
+ */
+export async function loadStoresCheckpoint<Extra = JsonValue>(
+  run: RunDirectory,
+  stores: Readonly<Record<string, CheckpointStore>>,
+): Promise<ResumedTraining<Extra> | null> {
+  const dir = await findCheckpoint(run, stores);
+  if (dir === null) return null;
+  const manifest = readManifest(dir);
+  const path = join(dir, CHECKPOINT_FILES.manifest);
+  if (manifest.trained !== null || manifest.trainers !== undefined) {
+    throw new TrainingCheckpointError(
+      `${path}: the checkpoint holds a language model's trainer; resume it with loadTrainingCheckpoint.`,
+    );
+  }
+  checkStores(path, manifest, stores);
+  return restoreStores(run, dir, manifest, stores);
+}
+
+/**
+ * The whole checkpoint's directory: `checkpoint/`, or `checkpoint.previous` after a kill between the two
+ * renames of a save; null (the stores reset, the files emptied) for a run that has none.
+ */
+async function findCheckpoint(
+  run: RunDirectory,
+  stores: Readonly<Record<string, CheckpointStore>>,
+): Promise<string | null> {
   const previous = join(run.path, PREVIOUS);
   const dir = existsSync(join(run.checkpointPath, CHECKPOINT_FILES.manifest))
     ? run.checkpointPath
@@ -389,17 +508,17 @@ export async function loadTrainingCheckpoint<Extra = JsonValue>(
   if (dir === null) {
     for (const name of Object.keys(stores).sort()) await stores[name]!.reset();
     await run.rollBack({ metrics: 0, trajectories: 0 }, 'a run with no checkpoint');
-    return null;
   }
-  const manifest = readManifest(dir);
-  checkAttached(join(dir, CHECKPOINT_FILES.manifest), manifest, trainer, attached);
-  loadWeights(dir, trainer, manifest.trained);
-  await trainer.loadState(join(dir, CHECKPOINT_FILES.trainer));
-  for (const [name, trained] of sortedEntries(manifest.trainers ?? {})) {
-    const trainerDir = join(dir, CHECKPOINT_FILES.trainers, name);
-    loadWeights(trainerDir, trainers[name]!, trained);
-    await trainers[name]!.loadState(join(trainerDir, CHECKPOINT_FILES.trainer));
-  }
+  return dir;
+}
+
+/** Loads the stores' snapshots and cuts the run's files back to the checkpoint. */
+async function restoreStores<Extra>(
+  run: RunDirectory,
+  dir: string,
+  manifest: CheckpointManifest,
+  stores: Readonly<Record<string, CheckpointStore>>,
+): Promise<ResumedTraining<Extra>> {
   for (const name of manifest.stores ?? []) await stores[name]!.load(join(dir, CHECKPOINT_FILES.stores, name));
   await run.rollBack(manifest.runFiles, `the checkpoint of iteration ${manifest.iteration}`);
   return { iteration: manifest.iteration, extra: manifest.extra as Extra };

@@ -5,10 +5,16 @@
  */
 import { mean, mixSeed, runEpisode, SeededRng, summarize, type EnvDependencies, type Registry } from '@turngym/core';
 import { useBackend } from '@turngym/lm';
-import { installedEnvRegistry, RunDirectory, testSplitOptions, type JsonValue } from '@turngym/rl';
+import {
+  installedEnvRegistry,
+  loadStoresCheckpoint,
+  RunDirectory,
+  saveStoresCheckpoint,
+  testSplitOptions,
+  type JsonValue,
+} from '@turngym/rl';
 import type { Action, Agent, Info } from '@turngym/spec';
 import { RESUMABLE_ALPHAZERO_ARGS, validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
-import { loadAlphaZeroCheckpoint, saveAlphaZeroCheckpoint } from './alphazero-checkpoint';
 import { AlphaZeroError } from './alphazero-error';
 import { AlphaZeroMctsAgent, AlphaZeroSearch, PolicyHeadAgent, type AlphaZeroSearchOptions } from './alphazero-search';
 import { DialogueEncoder } from './dialogue-features';
@@ -190,7 +196,7 @@ export async function trainAlphaZero(
   let rng = new SeededRng(args.seed);
   let globalStep = 0;
   let start = 0;
-  const resumed = await loadAlphaZeroCheckpoint<LoopState>(run, stores);
+  const resumed = await loadStoresCheckpoint<LoopState>(run, stores);
   if (resumed) {
     start = resumed.iteration + 1;
     rng = SeededRng.fromState(resumed.extra.rng);
@@ -302,7 +308,11 @@ export async function trainAlphaZero(
         row['eval/mcts_episodic_return'] = mcts.meanReturn;
       }
       await run.appendMetrics({ iteration, global_step: globalStep, ...row });
-      await saveAlphaZeroCheckpoint(run, iteration, stores, { rng: [...rng.state()], globalStep } satisfies LoopState);
+      await saveStoresCheckpoint(run, {
+        iteration,
+        stores,
+        extra: { rng: [...rng.state()], globalStep } satisfies LoopState,
+      });
       finished = iteration + 1;
       hooks.onIteration?.({ iteration, global_step: globalStep, ...row });
       if (!args.quiet) process.stderr.write(`alphazero ${progressLine(iteration, args.iterations, row)}\n`);

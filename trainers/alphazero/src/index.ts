@@ -23,6 +23,5 @@ export {
 } from './policy-value-net';
 export { ReplayBuffer, type ReplaySample } from './replay-buffer';
 export { TranscriptRecorder, type Transcript, type TranscriptStep, type RecorderUsage } from './transcript-recorder';
-export { saveAlphaZeroCheckpoint, loadAlphaZeroCheckpoint, ALPHAZERO_CHECKPOINT_FORMAT } from './alphazero-checkpoint';
 export { AlphaZeroError } from './alphazero-error';
 export { loadTrainedNetwork } from './trained-network';

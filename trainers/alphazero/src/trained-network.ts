@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RunDirectory } from '@turngym/rl';
+import { CHECKPOINT_FILES, RunDirectory } from '@turngym/rl';
 import type { EnvSpec } from '@turngym/spec';
 import { validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
 import { AlphaZeroError } from './alphazero-error';
@@ -28,6 +28,6 @@ export async function loadTrainedNetwork(
     args.seed,
     args.learningRate,
   );
-  await net.load(join(run.checkpointPath, 'stores', 'network'));
+  await net.load(join(run.checkpointPath, CHECKPOINT_FILES.stores, 'network'));
   return { net, encoder, args };
 }
