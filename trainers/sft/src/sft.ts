@@ -73,7 +73,7 @@ export const sftArgsSchema: JSONSchemaType<SftArgs> = {
     envOptions: { type: 'object', default: {}, required: [] },
     testEnvOptions: { type: 'object', nullable: true, required: [] },
     checkpoint: { type: 'string', minLength: 1, default: 'tiny-1m' },
-    backend: { type: 'string', enum: ['auto', 'tensorflow', 'wasm', 'cpu'], default: 'auto' },
+    backend: { type: 'string', enum: ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'], default: 'auto' },
     seed: { type: 'integer', default: 1 },
     out: { type: 'string', minLength: 1 },
     runDir: { type: 'string', minLength: 1, nullable: true },

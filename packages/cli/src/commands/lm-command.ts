@@ -34,7 +34,7 @@ export function registerLmCommand(program: Command, context: CliContext): void {
       'checkpoint directory (config.json, model.safetensors, tokenizer.json) or tiny-1m|tiny-8m|tiny-30m',
     )
     .requiredOption('--input <file>', 'text or .jsonl file to score')
-    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--adapter <name>', 'LoRA adapter from the checkpoint')
     .action(async (options: LmCommonOptions & { input: string }) => {
       const result = await loadLm().lmScore({
@@ -56,7 +56,7 @@ export function registerLmCommand(program: Command, context: CliContext): void {
     .option('--top-p <p>', 'nucleus sampling', parseNumber)
     .option('--stop <text>', 'stop sequence (repeatable)', collect, [])
     .option('--seed <seed>', 'sampling seed', parseInteger)
-    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--adapter <name>', 'LoRA adapter from the checkpoint')
     .action(
       async (

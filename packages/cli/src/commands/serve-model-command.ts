@@ -24,7 +24,7 @@ export function registerServeModelCommand(program: Command, context: CliContext)
     .requiredOption('--checkpoint <dir>', 'checkpoint directory or tiny-1m|tiny-8m|tiny-30m')
     .option('--port <port>', 'TCP port (0: any free port)', parsePort, 8000)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--model-name <name>', 'the name clients send as `model`')
     .option('--adapter <name>', 'LoRA adapter from the checkpoint')
     .action(async (options: ServeModelCommandOptions) => {

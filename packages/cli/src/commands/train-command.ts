@@ -70,7 +70,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
     .option('--seed <n>', 'seed of the run', parseInteger)
     .option('--iterations <n>', 'policy iterations (grpo, tree-grpo) or epochs (sft)', parsePositiveInteger)
     .option('--token-budget <n>', 'stop once this many rollout tokens were generated', parsePositiveInteger)
-    .option('--backend <name>', 'auto | tensorflow | wasm | cpu')
+    .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--config <file.json>', 'trainer arguments as a JSON object (flags override it)')
     .option('--set <key=value>', 'any other trainer argument (repeatable)', collect, [])
     .option('--quiet', 'no progress bar')

@@ -15,7 +15,7 @@ export interface TrainerArgs {
   testEnvOptions?: Record<string, unknown>;
   /** Base checkpoint directory (e.g. an SFT warm start), or a built-in config name (untrained). */
   checkpoint: string;
-  /** tfjs backend: auto picks tensorflow, else wasm, else cpu. */
+  /** tfjs backend: auto picks tensorflow, else webgpu on a hardware GPU, else wasm, else cpu. */
   backend: BackendName;
   /** Seeds everything: task draws, sampling, LoRA init, shuffling. */
   seed: number;
@@ -91,7 +91,7 @@ export const trainerArgsSchema: JSONSchemaType<TrainerArgs> = {
     envOptions: { type: 'object', default: {}, required: [] },
     testEnvOptions: { type: 'object', nullable: true, required: [] },
     checkpoint: { type: 'string', minLength: 1, default: 'tiny-1m' },
-    backend: { type: 'string', enum: ['auto', 'tensorflow', 'wasm', 'cpu'], default: 'auto' },
+    backend: { type: 'string', enum: ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'], default: 'auto' },
     seed: { type: 'integer', default: 1 },
     runDir: { type: 'string', minLength: 1 },
     iterations: { type: 'integer', minimum: 1, default: 50 },
