@@ -442,6 +442,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         origin,
         this.options.pageTimeoutMs,
         this.options.pageCache > 0 ? pageCacheFor(lease.server, this.options.pageCache) : undefined,
+        (path) => lease.server.page(path).html,
       );
     }
     return this.loader;

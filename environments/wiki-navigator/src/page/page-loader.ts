@@ -1,19 +1,14 @@
 import { Agent, request } from 'node:http';
 import { EnvFaultError } from '@turngym/core';
 import type { BrowserPool } from '../browser/browser-pool';
-import { extractPage, type DomDocument, type ExtractedPage } from './extract-page';
+import { extractPage, type ExtractedPage } from './extract-page';
+import { parseLightHtml } from './light-dom';
 
 /** Loads a corpus-server path (`/wiki/Title`, `/search?q=…`) and returns the extracted page. */
 export interface PageLoader {
   readonly mode: 'browser' | 'direct';
   load(path: string): Promise<ExtractedPage>;
 }
-
-// linkedom is an ES module package with a CommonJS build that TypeScript's node16 resolution does not see.
-// It is pinned to 0.18.12: later versions require css-select 7, an ES module that Node ≥ 20.19 loads from
-// CommonJS but Jest on Node 20 cannot, and every test of direct mode would fail.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parseHTML } = require('linkedom') as { parseHTML(html: string): { document: unknown } };
 
 /** The extraction function as an expression the browser evaluates against its own `document`. */
 const EXTRACT_IN_PAGE = `(${extractPage.toString()})(document)`;
@@ -67,8 +62,11 @@ export class PageCache {
 }
 
 /**
- * Direct mode: the same HTTP request the browser would make, the HTML parsed by linkedom, and the same
- * extraction function run over that document. No browser, no layout, no scripts.
+ * Direct mode: the page's HTML parsed into a light DOM (`light-dom.ts`: linkedom's tree without its DOM), and
+ * the same extraction function run over that document.
+ * No browser, no layout, no scripts. The HTML comes from the corpus server in-process when `serve` is given
+ * (the env's case: the same bytes as a GET, without a socket hop that cost more than parsing), else by the
+ * HTTP request the browser would make.
  *
  * A page is a pure function of (corpus, path), so extracted pages may be memoised in a `PageCache` shared by
  * every env of a corpus (`pageCache` option; browser mode always navigates).
@@ -80,14 +78,19 @@ export class DirectPageLoader implements PageLoader {
     private readonly origin: () => string,
     private readonly timeoutMs = 15_000,
     private readonly cache?: PageCache,
+    private readonly serve?: (path: string) => string,
   ) {}
 
   async load(path: string): Promise<ExtractedPage> {
     const cached = this.cache?.get(path);
     if (cached) return cached;
-    const page = await this.fetchAndExtract(path);
+    const page = this.serve ? this.extract(this.serve(path)) : await this.fetchAndExtract(path);
     this.cache?.set(path, page);
     return page;
+  }
+
+  private extract(html: string): ExtractedPage {
+    return extractPage(parseLightHtml(html));
   }
 
   private async fetchAndExtract(path: string): Promise<ExtractedPage> {
@@ -105,8 +108,7 @@ export class DirectPageLoader implements PageLoader {
         throw new EnvFaultError(`direct page load of ${path} failed: ${(error as Error).message}`, { cause: error });
       }
     }
-    const { document } = parseHTML(html);
-    return extractPage(document as unknown as DomDocument);
+    return this.extract(html);
   }
 }
 

@@ -76,10 +76,13 @@ export class CorpusServer {
     return html;
   }
 
-  private handle(request: IncomingMessage, response: ServerResponse): void {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    let status = 200;
-    let html: string;
+  /**
+   * The page at a path (`/wiki/Title`, `/search?q=…`, anything else a 404 page), exactly what a GET of it
+   * returns. Direct mode reads pages here, in-process: the HTTP round trip cost more than the rendering and
+   * parsing together, and the HTML is the same bytes either way.
+   */
+  page(path: string): { status: number; html: string } {
+    const url = new URL(path, 'http://127.0.0.1');
     if (url.pathname.startsWith('/wiki/')) {
       let requested: string;
       try {
@@ -88,22 +91,25 @@ export class CorpusServer {
         requested = url.pathname.slice('/wiki/'.length);
       }
       const article = this.corpus.get(requested);
-      if (article) {
-        html = this.rendered.get(article.title) ?? this.render(article);
-      } else {
-        status = 404;
-        html = renderMissingHtml(requested);
-      }
-    } else if (url.pathname === '/search') {
+      if (article) return { status: 200, html: this.rendered.get(article.title) ?? this.render(article) };
+      return { status: 404, html: renderMissingHtml(requested) };
+    }
+    if (url.pathname === '/search') {
       const query = (url.searchParams.get('q') ?? '').slice(0, MAX_QUERY_LENGTH);
-      html = renderSearchHtml(query, query.trim() ? this.corpus.search(query, SEARCH_RESULTS) : []);
-    } else if (url.pathname === '/health') {
+      return {
+        status: 200,
+        html: renderSearchHtml(query, query.trim() ? this.corpus.search(query, SEARCH_RESULTS) : []),
+      };
+    }
+    return { status: 404, html: renderMissingHtml(url.pathname) };
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname === '/health') {
       response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       return;
-    } else {
-      status = 404;
-      html = renderMissingHtml(url.pathname);
     }
+    const { status, html } = this.page(request.url ?? '/');
     response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
   }
 }
