@@ -30,5 +30,16 @@ export {
   type SelfAcUpdateStats,
 } from './self-ac-update';
 export { mergeAdapter } from './merge-adapter';
+export {
+  totSearch,
+  criticValues,
+  totSearchOptionsSchema,
+  validateTotSearchOptions,
+  type TotSearchOptions,
+  type TotSearchResult,
+  type TotCandidate,
+  type TotLine,
+  type StateValueFunction,
+} from './tot-search';
 export { PackedEpisodeError, SelfAcSetupError } from './self-ac-errors';
 export type { Trajectory } from '@turngym/rl';
