@@ -3,11 +3,11 @@ import { createReadStream, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { InvalidOptionsError } from '@turngym/core';
-import { TaskBank } from '../tasks/task-bank';
-import { normalizeTitle, parseLinks, stripLinks, type Article, type Redirect } from './article';
-import { Corpus } from './corpus';
+import { generateQuestions, generateRaces } from '../tasks/task-generator';
+import { articleLinks, normalizeTitle, stripLinks, type Article } from './article';
 import { parseJsonlEntry } from './jsonl-corpus';
 import { STORE_VERSION } from './sqlite-corpus';
+import { SKELETON_SCHEMA, StoreTaskGraph } from './store-task-graph';
 
 export interface CorpusStoreStats {
   articles: number;
@@ -36,41 +36,49 @@ function searchText(article: Article): string {
   ].join('\n');
 }
 
-/**
- * What task generation reads of an article — title, type, infobox and its links in page order — without
- * the prose, so that the tasks of a Wikipedia-sized corpus are generated in a fraction of its size.
- */
-function skeletonOf(article: Article): Article {
-  const links = [article.lead, ...article.sections.map((section) => section.text)]
-    .flatMap((text) => parseLinks(text))
-    .map((link) => `[[${link.target}]]`)
-    .join(' ');
-  return { title: article.title, type: article.type, infobox: article.infobox, lead: links, sections: [] };
-}
+/** Tasks written per transaction while they are generated. */
+const TASK_BATCH = 10_000;
 
 /**
  * Builds an on-disk corpus store (SQLite) from a JSONL corpus, streaming: articles (JSON bodies, one row
  * each), redirects, a contentless FTS5 index (title and text, as the in-memory index has them), and every
- * task the corpus yields (generated from the articles' skeletons — title, type, infobox, links — with the
- * JSONL corpus's name, so the store poses exactly the tasks `corpus: "<corpus.jsonl>"` does). Written to a
- * temporary file and renamed, so a store on disk is always complete.
+ * task the corpus yields, with the JSONL corpus's name, so the store poses exactly the tasks
+ * `corpus: "<corpus.jsonl>"` does. Memory does not grow with the corpus's text: articles go to disk in
+ * batches, and the tasks are generated from a work database of article skeletons (title, type, infobox,
+ * link targets; `StoreTaskGraph`) and written as they come, so a 300,000-article corpus holds only arrays of
+ * article ids. Written to a temporary file and renamed, so a store on disk is always complete.
  */
 export async function buildCorpusStore(jsonlPath: string, storePath: string): Promise<CorpusStoreStats> {
   const started = performance.now();
   const source = resolve(jsonlPath);
   const partial = `${storePath}.building`;
+  const work = `${storePath}.building-work`;
   rmSync(partial, { force: true });
+  rmSync(work, { force: true });
   const db = new Database(partial);
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -131072'); // 128 MB while building
     db.exec(SCHEMA);
-    const insertArticle = db.prepare('INSERT OR IGNORE INTO articles (title, lower, type, body) VALUES (?, ?, ?, ?)');
-    const insertSearch = db.prepare('INSERT INTO search (rowid, title, text) VALUES (?, ?, ?)');
-    const skeletons: Article[] = [];
-    const redirects: Redirect[] = [];
+    db.prepare('ATTACH DATABASE ? AS work').run(work);
+    db.pragma('work.journal_mode = OFF');
+    db.pragma('work.synchronous = OFF');
+    db.pragma('work.cache_size = -16384');
+    db.exec(
+      `${SKELETON_SCHEMA}; CREATE TABLE work.redirects (title TEXT NOT NULL, lower TEXT NOT NULL, target TEXT NOT NULL);` +
+        'CREATE TABLE work.questions (question TEXT PRIMARY KEY) WITHOUT ROWID',
+    );
+    const insertArticle = db.prepare(
+      'INSERT OR IGNORE INTO main.articles (title, lower, type, body) VALUES (?, ?, ?, ?)',
+    );
+    const insertSearch = db.prepare('INSERT INTO main.search (rowid, title, text) VALUES (?, ?, ?)');
+    const insertSkeleton = db.prepare(
+      'INSERT INTO work.skeleton (id, title, type, infobox, targets) VALUES (?, ?, ?, ?, ?)',
+    );
+    const stageRedirect = db.prepare('INSERT INTO work.redirects (title, lower, target) VALUES (?, ?, ?)');
     const problems: string[] = [];
+    let redirects = 0;
     const insertBatch = db.transaction((batch: Article[]) => {
       for (const article of batch) {
         const title = normalizeTitle(article.title);
@@ -84,53 +92,71 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
         const result = insertArticle.run(title, title.toLowerCase(), normalized.type, body);
         if (result.changes === 0) continue; // a duplicate title: the first wins, as in `Corpus`
         insertSearch.run(result.lastInsertRowid, title, searchText(normalized));
-        skeletons.push(skeletonOf(normalized));
+        insertSkeleton.run(
+          result.lastInsertRowid,
+          title,
+          normalized.type,
+          JSON.stringify(normalized.infobox),
+          JSON.stringify(articleLinks(normalized)),
+        );
       }
     });
     let batch: Article[] = [];
     let lineNumber = 0;
     const lines = createInterface({ input: createReadStream(source), crlfDelay: Infinity });
+    db.exec('BEGIN');
     for await (const line of lines) {
       lineNumber += 1;
       const entry = parseJsonlEntry(line, `${source}:${lineNumber}`, problems);
       if (problems.length > 20) break;
       if (!entry) continue;
-      if ('redirect' in entry) redirects.push(entry);
-      else batch.push(entry);
+      if ('redirect' in entry) {
+        redirects += 1;
+        const from = normalizeTitle(entry.title);
+        const to = normalizeTitle(entry.redirect);
+        if (from && to) stageRedirect.run(from, from.toLowerCase(), to);
+      } else batch.push(entry);
       if (batch.length >= 5000) {
         insertBatch(batch);
         batch = [];
       }
     }
+    db.exec('COMMIT');
     if (problems.length > 0) throw new InvalidOptionsError(`the JSONL corpus ${source}`, problems.slice(0, 20));
     insertBatch(batch);
-    const insertRedirect = db.prepare(
-      'INSERT OR REPLACE INTO redirects (title, lower, target) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM articles WHERE title = ?)',
-    );
-    db.transaction(() => {
-      for (const redirect of redirects) {
-        const from = normalizeTitle(redirect.title);
-        const to = normalizeTitle(redirect.redirect);
-        if (from && to) insertRedirect.run(from, from.toLowerCase(), to, from);
-      }
-    })();
+    // A redirect from an article's own title is dropped; of two from one title, the later wins (as in `Corpus`).
     db.exec(
-      'CREATE INDEX articles_lower ON articles (lower); CREATE INDEX redirects_lower ON redirects (lower);' +
-        "INSERT INTO search (search) VALUES ('optimize');",
+      'INSERT OR REPLACE INTO main.redirects (title, lower, target) SELECT title, lower, target FROM work.redirects AS staged' +
+        ' WHERE NOT EXISTS (SELECT 1 FROM main.articles WHERE title = staged.title) ORDER BY staged.rowid;' +
+        'CREATE INDEX main.articles_lower ON articles (lower); CREATE INDEX main.redirects_lower ON redirects (lower);' +
+        "INSERT INTO main.search (search) VALUES ('optimize');",
     );
     const indexed = performance.now();
+    // Task generation reads articles in draw order, not file order: a large page cache buys little here.
+    db.pragma('cache_size = -16384');
 
     // The same corpus as `readJsonlCorpus(jsonlPath)` as far as tasks are concerned (titles, types,
     // infoboxes, links, redirects, name), so the same tasks with the same ids.
-    const skeleton = new Corpus(skeletons, redirects, { name: source });
-    skeletons.length = 0;
-    const tasks = new TaskBank(skeleton).all();
-    const insertTask = db.prepare('INSERT INTO tasks (id, kind, split, hops, body) VALUES (?, ?, ?, ?, ?)');
-    db.transaction(() => {
-      for (const task of tasks) insertTask.run(task.id, task.kind, task.split, task.hops, JSON.stringify(task));
-    })();
+    const articles = db.prepare<number>('SELECT COUNT(*) FROM main.articles').pluck().get() as number;
+    const graph = new StoreTaskGraph(db, source, articles);
+    const remember = db.prepare('INSERT OR IGNORE INTO work.questions (question) VALUES (?)');
+    const insertTask = db.prepare('INSERT INTO main.tasks (id, kind, split, hops, body) VALUES (?, ?, ?, ?, ?)');
+    let tasks = 0;
+    db.exec('BEGIN');
+    for (const generated of [
+      generateQuestions(graph, (question) => remember.run(question).changes > 0),
+      generateRaces(graph),
+    ]) {
+      for (const task of generated) {
+        insertTask.run(task.id, task.kind, task.split, task.hops, JSON.stringify(task));
+        tasks += 1;
+        if (tasks % TASK_BATCH === 0) db.exec('COMMIT; BEGIN');
+      }
+    }
+    db.exec('COMMIT');
+    db.exec('DETACH DATABASE work');
+    rmSync(work, { force: true });
     db.exec('CREATE INDEX tasks_filter ON tasks (split, kind, hops)');
-    const articles = skeleton.size;
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     insertMeta.run('version', STORE_VERSION);
     insertMeta.run('articles', String(articles));
@@ -141,8 +167,8 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
     const finished = performance.now();
     return {
       articles,
-      redirects: redirects.length,
-      tasks: tasks.length,
+      redirects,
+      tasks,
       indexSeconds: (indexed - started) / 1000,
       taskSeconds: (finished - indexed) / 1000,
       seconds: (finished - started) / 1000,
@@ -150,6 +176,7 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
   } catch (error) {
     if (db.open) db.close();
     rmSync(partial, { force: true });
+    rmSync(work, { force: true });
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionsError, runEpisode } from '@turngym/core';
@@ -33,6 +33,7 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
     );
     const stats = await buildCorpusStore(jsonl, store);
     expect(stats).toMatchObject({ articles: 400, redirects: 41 });
+    expect(existsSync(`${store}.building-work`)).toBe(false); // the skeletons tasks were generated from
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parseLinks, stripLinks } from '../corpus/article';
 import { syntheticCorpus } from '../corpus/synthetic-encyclopedia';
 import { normalizeAnswer } from './answer-metrics';
@@ -91,5 +92,16 @@ describe('the task bank', () => {
     const sample = train[17] as WikiTask;
     expect(bank.get(sample.id)).toEqual(sample);
     expect(bank.get('bridge-999999999')).toBeUndefined();
+  });
+
+  it('poses the 2,000-article default world exactly the tasks it always has (every byte, ids and order)', () => {
+    // Pinned when task generation was rewritten to stream from a store (linear instead of quadratic in the
+    // corpus): ids, order and text of every task of the default world are what runs and results refer to.
+    const tasks = new TaskBank(syntheticCorpus({ seed: 1, articles: 2000 })).all();
+    expect(tasks).toHaveLength(7486);
+    const digest = createHash('sha256')
+      .update(tasks.map((task) => JSON.stringify(task)).join('\n'))
+      .digest('hex');
+    expect(digest).toBe('cb20139a525cb29443e8e2bdfcbf27a383a40f93fbb2b9b947e5bf1c805a4c99');
   });
 });

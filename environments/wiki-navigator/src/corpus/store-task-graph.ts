@@ -1,0 +1,143 @@
+import type Database from 'better-sqlite3';
+import { normalizeTitle, type InfoboxField } from './article';
+import { Lru } from './lru';
+import { DISAMBIGUATION_TYPE, type TaskGraph } from '../tasks/task-graph';
+
+/**
+ * Where a store being built keeps what task generation reads of each article, in a work database attached
+ * as `work` (deleted when the store is done): the title, the type, the infobox and the link targets in page
+ * order (`articleLinks`, unresolved) — no prose — under the article's row id.
+ */
+export const SKELETON_SCHEMA =
+  'CREATE TABLE work.skeleton (id INTEGER PRIMARY KEY, title TEXT NOT NULL, type TEXT NOT NULL, infobox TEXT NOT NULL, targets TEXT NOT NULL)';
+
+/** Articles read back at once, link lists and resolved titles kept: bounded, whatever the corpus's size. */
+const SKELETON_CACHE = 16_384;
+const LINK_CACHE = 16_384;
+const RESOLVE_CACHE = 65_536;
+
+interface SkeletonRow {
+  title: string;
+  type: string;
+  infobox: string;
+  targets: string;
+}
+
+interface Skeleton {
+  readonly title: string;
+  readonly type: string;
+  readonly infobox: readonly InfoboxField[];
+  readonly targets: string;
+}
+
+/**
+ * The articles of a store being built, as task generation reads them: each an indexed query (ids are
+ * `articles.id − 1`, the load order), titles resolved by `SqliteCorpus`'s rules (normalised, redirects up to
+ * three levels, then case-insensitively), and nothing held beyond bounded caches. So a 300,000-article
+ * store's tasks come from the same generator as a corpus in memory, without the corpus in memory.
+ */
+export class StoreTaskGraph implements TaskGraph {
+  readonly phrases = undefined;
+  private readonly skeletons = new Lru<number, Skeleton>(SKELETON_CACHE);
+  private readonly linkIds = new Lru<number, readonly number[]>(LINK_CACHE);
+  private readonly resolved = new Lru<string, number>(RESOLVE_CACHE);
+  private readonly statements: {
+    skeleton: Database.Statement<SkeletonRow>;
+    subjects: Database.Statement<number>;
+    article: Database.Statement<number>;
+    redirect: Database.Statement<string>;
+    articleByLower: Database.Statement<string>;
+    redirectByLower: Database.Statement<string>;
+  };
+
+  constructor(
+    db: Database,
+    readonly name: string,
+    readonly size: number,
+  ) {
+    this.statements = {
+      skeleton: db.prepare('SELECT title, type, infobox, targets FROM work.skeleton WHERE id = ?'),
+      subjects: db.prepare<number>('SELECT id - 1 FROM main.articles WHERE type != ? ORDER BY id').pluck(),
+      article: db.prepare<number>('SELECT id FROM main.articles WHERE title = ?').pluck(),
+      redirect: db.prepare<string>('SELECT target FROM main.redirects WHERE title = ?').pluck(),
+      articleByLower: db.prepare<string>('SELECT title FROM main.articles WHERE lower = ? ORDER BY id LIMIT 1').pluck(),
+      redirectByLower: db
+        .prepare<string>('SELECT title FROM main.redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
+        .pluck(),
+    };
+  }
+
+  subjects(): number[] {
+    return this.statements.subjects.all(DISAMBIGUATION_TYPE);
+  }
+
+  private skeleton(id: number): Skeleton {
+    let skeleton = this.skeletons.get(id);
+    if (!skeleton) {
+      const row = this.statements.skeleton.get(id + 1) as SkeletonRow;
+      skeleton = {
+        title: row.title,
+        type: row.type,
+        infobox: JSON.parse(row.infobox) as InfoboxField[],
+        targets: row.targets,
+      };
+      this.skeletons.set(id, skeleton);
+    }
+    return skeleton;
+  }
+
+  title(id: number): string {
+    return this.skeleton(id).title;
+  }
+
+  type(id: number): string {
+    return this.skeleton(id).type;
+  }
+
+  infobox(id: number): readonly InfoboxField[] {
+    return this.skeleton(id).infobox;
+  }
+
+  resolve(title: string): number | undefined {
+    let id = this.resolved.get(title);
+    if (id === undefined) {
+      id = this.lookUp(title) ?? -1;
+      this.resolved.set(title, id);
+    }
+    return id < 0 ? undefined : id;
+  }
+
+  private lookUp(title: string): number | undefined {
+    const { article, redirect, articleByLower, redirectByLower } = this.statements;
+    let current = normalizeTitle(title);
+    if (!current) return undefined;
+    if (article.get(current) === undefined && redirect.get(current) === undefined) {
+      const lower = current.toLowerCase();
+      const folded = articleByLower.get(lower) ?? redirectByLower.get(lower);
+      if (folded === undefined) return undefined;
+      current = folded;
+    }
+    for (let hops = 0; hops < 3; hops++) {
+      const id = article.get(current);
+      if (id !== undefined) return id - 1;
+      const next = redirect.get(current);
+      if (next === undefined) return undefined;
+      current = next;
+    }
+    return undefined;
+  }
+
+  links(id: number): readonly number[] {
+    let links = this.linkIds.get(id);
+    if (!links) {
+      const seen = new Set<number>();
+      for (const target of JSON.parse(this.skeleton(id).targets) as string[]) {
+        const to = this.resolve(target);
+        if (to !== undefined && to !== id) seen.add(to);
+      }
+      links = [...seen];
+      this.linkIds.set(id, links);
+    }
+    return links;
+  }
+}
