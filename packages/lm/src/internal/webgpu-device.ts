@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runInThisContext } from 'node:vm';
 
 /**
  * Finds a WebGPU adapter in Node through Dawn (the `webgpu` npm package, whose `dawn.node` ships inside it),
@@ -118,18 +119,53 @@ export function findLibrary(name: string): string | null {
 }
 
 /**
+ * The Vulkan drivers (ICD manifests) the loader would find: VK_DRIVER_FILES / VK_ICD_FILENAMES, else the
+ * `vulkan/icd.d` folders under XDG_CONFIG_DIRS, /etc, XDG_DATA_DIRS and ~/.local/share. A GPU driver (NVIDIA's
+ * nvidia_icd.json) or Mesa's lavapipe put one there; with none, Dawn's Vulkan backend only prints warnings.
+ */
+export function vulkanDriverFiles(): string[] {
+  const named = process.env.VK_DRIVER_FILES ?? process.env.VK_ICD_FILENAMES;
+  if (named) return named.split(':').filter((file) => file !== '' && existsSync(file));
+  const split = (value: string | undefined, fallback: string): string[] =>
+    (value || fallback).split(':').filter((dir) => dir !== '');
+  const roots = [
+    ...split(process.env.XDG_CONFIG_DIRS, '/etc/xdg'),
+    '/etc',
+    ...split(process.env.XDG_DATA_DIRS, '/usr/local/share:/usr/share'),
+    ...(process.env.HOME ? [join(process.env.HOME, '.local/share')] : []),
+  ];
+  const files: string[] = [];
+  for (const root of roots) {
+    const dir = join(root, 'vulkan', 'icd.d');
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) if (name.endsWith('.json')) files.push(join(dir, name));
+  }
+  return files;
+}
+
+/**
  * Dawn resolves a mapAsync only from a tick it queues with the global `setImmediate`. tfjs reads tensors
  * synchronously in places (`dataSync`, which generation and the trainers' losses use), so the sync read runs
  * those ticks itself (see webgpu-sync-read.ts). This records each tick Dawn queues — native functions, which
  * no JavaScript caller passes — and runs it at most once, whichever comes first: the event loop or a sync read.
  */
 const pendingTicks: { run: () => void; done: boolean }[] = [];
+
+/**
+ * Node's own global object. Dawn looks `setImmediate` up on the global of the context it was loaded in,
+ * which under jest is not the test's sandbox global; `vm.runInThisContext` runs in Node's main context.
+ * Elsewhere it is `globalThis` itself.
+ */
+function hostGlobal(): typeof globalThis {
+  return runInThisContext('globalThis') as typeof globalThis;
+}
 let ticksTracked = false;
 
 function trackDawnTicks(): void {
   if (ticksTracked) return;
   ticksTracked = true;
-  const original = globalThis.setImmediate;
+  const host = hostGlobal();
+  const original = host.setImmediate;
   const tracked = function (this: unknown, callback: (...args: unknown[]) => void, ...args: unknown[]) {
     if (typeof callback === 'function' && Function.prototype.toString.call(callback).includes('[native code]')) {
       const entry = { run: () => callback(...args), done: false };
@@ -143,7 +179,7 @@ function trackDawnTicks(): void {
     return original(callback, ...args);
   };
   Object.assign(tracked, original);
-  globalThis.setImmediate = tracked as typeof setImmediate;
+  host.setImmediate = tracked as typeof setImmediate;
 }
 
 /** Runs the oldest Dawn tick not yet run; false when none is queued. */
@@ -156,6 +192,15 @@ export function runDawnTick(): boolean {
     entry.run();
     return true;
   }
+}
+
+/**
+ * Sets an environment variable that native code reads (with getenv) unless it is set already. Under jest,
+ * `process.env` is a copy that never reaches the real environment, so this also sets it on the host's
+ * `process` (see hostGlobal).
+ */
+function setEnvironmentDefault(name: string, value: string): void {
+  for (const env of new Set([process.env, hostGlobal().process.env])) if (!env[name]) env[name] = value;
 }
 
 let dawn: DawnModule | null = null;
@@ -199,6 +244,40 @@ function describe(backend: DawnBackend, featureLevel: 'core' | 'compatibility', 
   return { backend, featureLevel, ...names, software: isSoftwareAdapter({ ...names, fallback }) };
 }
 
+/**
+ * What a Dawn backend lacks on this machine before Dawn is even loaded (a library it opens, a Vulkan
+ * driver), or null. Checked first so that a machine without them gets a reason, not Dawn's warnings.
+ */
+export function missingForBackend(backend: DawnBackend): string | null {
+  if (process.platform !== 'linux') return null;
+  if (backend === 'vulkan') {
+    if (findLibrary('libvulkan.so.1') === null)
+      return 'Vulkan: no libvulkan.so.1 (apt install libvulkan1, plus a GPU driver that ships a Vulkan ICD)';
+    if (vulkanDriverFiles().length === 0)
+      return 'Vulkan: no Vulkan driver (no ICD manifest in /usr/share/vulkan/icd.d or /etc/vulkan/icd.d; a GPU driver installs one, e.g. nvidia_icd.json)';
+    return null;
+  }
+  if (findLibrary('libEGL.so') === null)
+    return 'OpenGL ES: no libEGL.so (apt install libegl1 libgl1-mesa-dri libegl-dev, or link libEGL.so.1 as libEGL.so in a directory on LD_LIBRARY_PATH)';
+  return null;
+}
+
+/**
+ * Why no webgpu test can run here (the first thing missing), or null when Dawn, tfjs-webgpu and some
+ * backend's libraries are all present. Synchronous and without loading Dawn, for test files to decide.
+ */
+export function webGpuPrerequisitesMissing(): string | null {
+  const dawnPath = dawnBinaryPath();
+  if (dawnPath.path === null) return dawnPath.reason;
+  try {
+    require.resolve('@tensorflow/tfjs-backend-webgpu');
+  } catch {
+    return '@tensorflow/tfjs-backend-webgpu is not installed: npm install @tensorflow/tfjs-backend-webgpu@4.22.0';
+  }
+  const missing = backendsToTry().map(missingForBackend);
+  return missing.includes(null) ? null : missing.join('; ');
+}
+
 /** TURNGYM_WEBGPU_BACKEND: `vulkan` or `opengles` to try that one alone; unset = both, Vulkan first. */
 function backendsToTry(): DawnBackend[] {
   const named = process.env.TURNGYM_WEBGPU_BACKEND?.trim();
@@ -227,31 +306,32 @@ export async function findAdapter(options: { hardwareOnly: boolean }): Promise<A
   }
   const reasons: string[] = [];
   for (const backend of backends) {
-    const library = backend === 'vulkan' ? 'libvulkan.so.1' : 'libEGL.so';
-    if (process.platform === 'linux' && findLibrary(library) === null) {
-      reasons.push(
-        backend === 'vulkan'
-          ? 'Vulkan: no libvulkan.so.1 (apt install libvulkan1, plus a GPU driver that ships a Vulkan ICD)'
-          : 'OpenGL ES: no libEGL.so (apt install libegl1 libgl1-mesa-dri libegl-dev, or link libEGL.so.1 as libEGL.so in a directory on LD_LIBRARY_PATH)',
-      );
+    const missing = missingForBackend(backend);
+    if (missing !== null) {
+      reasons.push(missing);
       continue;
     }
     const loaded = loadDawn();
     if (loaded.module === null) return { found: null, reasons: [loaded.reason] };
     // Mesa's EGL needs a platform without a display server; set before Dawn first opens EGL.
-    if (backend === 'opengles' && !process.env.EGL_PLATFORM) process.env.EGL_PLATFORM = 'surfaceless';
+    if (backend === 'opengles') setEnvironmentDefault('EGL_PLATFORM', 'surfaceless');
     const gpu = gpuFor(loaded.module, backend);
-    for (const featureLevel of backend === 'vulkan' ? (['core'] as const) : (['compatibility'] as const)) {
-      const adapter = await gpu.requestAdapter({ featureLevel, powerPreference: 'high-performance' });
-      if (adapter === null) continue;
-      const info = describe(backend, featureLevel, adapter);
-      if (options.hardwareOnly && info.software) {
-        reasons.push(`${backend}: only a software adapter (${info.device || info.description || info.vendor})`);
-        continue;
-      }
-      return { found: { gpu, adapter, info, globals: loaded.module.globals } };
+    const featureLevel = backend === 'vulkan' ? 'core' : 'compatibility';
+    const adapter = await gpu.requestAdapter({ featureLevel, powerPreference: 'high-performance' });
+    if (adapter === null) {
+      reasons.push(
+        backend === 'vulkan'
+          ? 'Vulkan: Dawn found no adapter (the driver refused, e.g. Mesa 22 lavapipe)'
+          : 'OpenGL ES: Dawn found no adapter (an EGL driver: apt install libgl1-mesa-dri)',
+      );
+      continue;
     }
-    reasons.push(`${backend}: Dawn found no adapter`);
+    const info = describe(backend, featureLevel, adapter);
+    if (options.hardwareOnly && info.software) {
+      reasons.push(`${backend}: only a software adapter (${info.device || info.description || info.vendor})`);
+      continue;
+    }
+    return { found: { gpu, adapter, info, globals: loaded.module.globals } };
   }
   return { found: null, reasons };
 }

@@ -6,9 +6,11 @@ import * as tf from '@tensorflow/tfjs';
  *
  * - `AddN` compiles one shader reading all its inputs, one storage buffer each. tfjs requests the device
  *   without raising `maxStorageBuffersPerShaderStage`, so it has WebGPU's default of 8 (and OpenGL ES
- *   offers no more). Backprop sums a gradient over every use of a tensor with AddN — the rotary tables,
- *   for one, are used by every layer — so a model of a few layers asks for dozens; the pipeline is then
- *   invalid and the sum silently wrong. This sums at most (limit − 1) inputs per shader, then the partial sums.
+ *   offers no more). The trainer's gradient clipping sums the squared norms of every trained variable in one
+ *   AddN (55 inputs for a 2-layer model with LoRA and a value head), and backprop sums a tensor's gradients
+ *   over its uses the same way; past the limit the pipeline is invalid and the sum silently wrong (Adam then
+ *   moved the weights 2.5e-3 away from cpu's in two steps). This sums at most (limit − 1) inputs per shader,
+ *   then the partial sums.
  */
 interface WebGpuBackendLike {
   device: { limits: { maxStorageBuffersPerShaderStage: number } };

@@ -1,0 +1,203 @@
+import * as tf from '@tensorflow/tfjs';
+import { SeededRng } from '@turngym/core';
+import { backendInfo, useBackend, webGpuAdapter } from './backend';
+import { ByteTokenizer } from './byte-tokenizer';
+import { isSoftwareAdapter } from './internal/webgpu-device';
+import { LanguageModel } from './language-model';
+import { BackendUnavailableError } from './lm-errors';
+import { testConfig } from './tiny-configs';
+import { tokenCrossEntropyLoss, Trainer } from './trainer';
+import type { ForwardOutputs } from './language-model';
+import type { TokenRow } from './token-batch';
+import { maxAbsDifference, randomTokens, randomWeights } from './__fixtures__/random-weights';
+import { webGpuTestPlan, webGpuTestsRun } from './__fixtures__/webgpu-tests';
+
+/** Runs `body` with environment variables set, restoring them after. */
+async function withEnvironment<T>(values: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, values);
+  try {
+    return await body();
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+describe('webgpu backend selection', () => {
+  it('tells a software adapter (llvmpipe, lavapipe, SwiftShader, a fallback) from a GPU', () => {
+    expect(isSoftwareAdapter({ device: 'llvmpipe-llvm-15-0-6-256-bits-', description: 'OpenGL ES 3.2 Mesa' })).toBe(
+      true,
+    );
+    expect(isSoftwareAdapter({ description: 'llvmpipe (LLVM 19.1.7, 256 bits)', vendor: 'mesa' })).toBe(true);
+    expect(isSoftwareAdapter({ device: 'lavapipe', architecture: '' })).toBe(true);
+    expect(isSoftwareAdapter({ description: 'SwiftShader Device (Subzero)', vendor: 'google' })).toBe(true);
+    expect(isSoftwareAdapter({ vendor: 'nvidia', description: 'NVIDIA H100 80GB HBM3', fallback: true })).toBe(true);
+    expect(isSoftwareAdapter({ vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100 80GB HBM3' })).toBe(
+      false,
+    );
+    expect(isSoftwareAdapter({ vendor: 'amd', description: 'AMD Radeon RX 7900 XTX (RADV NAVI31)' })).toBe(false);
+  });
+
+  it('runs where an adapter can start, skips on a developer machine without one, and fails in CI', () => {
+    expect(webGpuTestPlan(null, { CI: 'true' })).toBe('run');
+    expect(webGpuTestPlan('no libEGL.so', {})).toBe('skip');
+    expect(webGpuTestPlan('no libEGL.so', { CI: 'false' })).toBe('skip');
+    expect(webGpuTestPlan('no libEGL.so', { CI: 'true' })).toBe('fail');
+    expect(webGpuTestPlan('no libEGL.so', { TURNGYM_REQUIRE_WEBGPU: '1' })).toBe('fail');
+  });
+
+  it('names what is missing: the Dawn binary, or a Dawn backend', async () => {
+    await withEnvironment({ TURNGYM_DAWN_NODE: '/nonexistent/dawn.node' }, async () => {
+      const error = await useBackend('webgpu').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toMatch(/TURNGYM_DAWN_NODE names \/nonexistent\/dawn\.node/);
+      expect(await webGpuAdapter()).toMatch(/does not exist/);
+    });
+    await withEnvironment({ TURNGYM_WEBGPU_BACKEND: 'metal' }, async () => {
+      expect(await webGpuAdapter()).toMatch(/TURNGYM_WEBGPU_BACKEND is "metal"; use one of vulkan, opengles/);
+    });
+  });
+});
+
+const describeOnWebGpu = webGpuTestsRun() ? describe : describe.skip;
+
+/**
+ * One model, run on cpu and then on webgpu (tfjs moves its variables over on their next use): the same
+ * logprobs, values, gradients, KV-cache generation and trainer updates, to float tolerance. A tiny config
+ * keeps the software adapter's shader compiles to seconds.
+ */
+describeOnWebGpu('webgpu equals cpu (software adapter in CI)', () => {
+  const config = testConfig();
+  const tokenizer = new ByteTokenizer();
+  const rows: TokenRow[] = [{ tokens: randomTokens(9, 256, 11) }, { tokens: randomTokens(6, 256, 12) }];
+  const targets = [Array.from({ length: 9 }, (_, t) => Math.sin(t)), Array.from({ length: 9 }, (_, t) => t / 9)];
+  const adapterOptions = { rank: 2, alpha: 4, targetModules: ['q_proj', 'v_proj', 'down_proj'] } as const;
+
+  function makeModel(): LanguageModel {
+    const model = LanguageModel.fromTensors(config, randomWeights(config, 21), tokenizer);
+    model.addAdapter('actor', { ...adapterOptions, seed: 5 });
+    model.addValueHead(6);
+    return model;
+  }
+
+  /** A fresh adapter's B is 0 (no gradient reaches A): give it non-zero weights. */
+  async function randomizeAdapter(model: LanguageModel): Promise<void> {
+    const rng = new SeededRng(7);
+    const tensors = await model.adapter('actor').toTensors();
+    for (const tensor of tensors.values()) tensor.data.forEach((_, i) => (tensor.data[i] = 0.1 * rng.normal()));
+    model.adapter('actor').setTensors(tensors);
+  }
+
+  /** The LM's cross-entropy plus the value head's squared error: every trained path gets a gradient. */
+  const loss = (outputs: ForwardOutputs): tf.Scalar =>
+    tf.add(
+      tokenCrossEntropyLoss(outputs, rows),
+      tf.mean(tf.square(tf.sub(outputs.values!, tf.tensor2d(targets)))),
+    ) as tf.Scalar;
+
+  function gradients(model: LanguageModel): { loss: number; grads: Map<string, Float32Array> } {
+    const variables = model.trainableVariables({ adapter: 'actor', valueHead: true, base: true });
+    const { value, grads } = tf.variableGrads(
+      () => loss(model.forward(rows, { adapter: 'actor', values: true })),
+      variables,
+    );
+    const out = new Map(Object.entries(grads).map(([name, grad]) => [name, grad.dataSync() as Float32Array]));
+    const result = { loss: value.dataSync()[0] as number, grads: out };
+    tf.dispose([value, ...Object.values(grads)]);
+    return result;
+  }
+
+  let model: LanguageModel;
+  beforeAll(async () => {
+    await useBackend('cpu');
+    model = makeModel();
+    await randomizeAdapter(model);
+  });
+  afterAll(async () => {
+    model.dispose();
+    await useBackend('cpu');
+  });
+
+  it('starts on an adapter and says which', async () => {
+    expect(await useBackend('webgpu')).toBe('webgpu');
+    const info = backendInfo();
+    expect(info.name).toBe('webgpu');
+    expect(info.adapter).toEqual(
+      expect.objectContaining({ backend: expect.stringMatching(/^(vulkan|opengles)$/), software: expect.any(Boolean) }),
+    );
+    await useBackend('cpu');
+  });
+
+  it('gives the logprobs and values (LoRA adapter, value head) of cpu', async () => {
+    await useBackend('cpu');
+    const onCpu = await model.score(rows, { adapter: 'actor', values: true });
+    await useBackend('webgpu');
+    const onGpu = await model.score(rows, { adapter: 'actor', values: true });
+    onCpu.logprobs.forEach((row, b) =>
+      expect(maxAbsDifference(row.slice(1) as number[], onGpu.logprobs[b]!.slice(1) as number[])).toBeLessThan(1e-4),
+    );
+    expect(onGpu.logprobs.map((row) => row[0])).toEqual([null, null]);
+    onCpu.values!.forEach((row, b) => expect(maxAbsDifference(row, onGpu.values![b]!)).toBeLessThan(1e-4));
+  });
+
+  it('gives the gradients of cpu for the base weights, the LoRA adapter and the value head', async () => {
+    await useBackend('cpu');
+    const onCpu = gradients(model);
+    await useBackend('webgpu');
+    const onGpu = gradients(model);
+    expect(onGpu.loss).toBeCloseTo(onCpu.loss, 4);
+    expect([...onGpu.grads.keys()]).toEqual([...onCpu.grads.keys()]);
+    expect(onCpu.grads.size).toBe(model.trainableVariables({ adapter: 'actor', valueHead: true, base: true }).length);
+    // Each gradient's largest difference, relative to its largest entry (or 1), names the variable that differs.
+    const errors = [...onCpu.grads].map(([name, cpuGrad]) => ({
+      name,
+      error: maxAbsDifference(cpuGrad, onGpu.grads.get(name)!) / Math.max(1, ...Array.from(cpuGrad, Math.abs)),
+    }));
+    expect(errors.filter(({ error }) => !(error < 1e-4))).toEqual([]);
+    // Every path is trained: no gradient of the adapter or the value head is zero throughout.
+    const adapterAndHead = model.trainableVariables({ adapter: 'actor', valueHead: true }).map(({ name }) => name);
+    expect(adapterAndHead.length).toBeGreaterThan(2);
+    expect(adapterAndHead.filter((name) => !onCpu.grads.get(name)!.some((value) => value !== 0))).toEqual([]);
+  });
+
+  it('generates the same tokens with the KV cache, greedy and sampled', async () => {
+    const requests = [{ tokens: randomTokens(5, 256, 13) }, { tokens: randomTokens(3, 256, 14) }];
+    const run = () =>
+      [0, 1].map((temperature) =>
+        model.generate(requests, { maxTokens: 4, temperature, seed: 3, stopTokenIds: [], adapter: 'actor' }),
+      );
+    await useBackend('cpu');
+    const onCpu = run();
+    await useBackend('webgpu');
+    const onGpu = run();
+    expect(onGpu.map((results) => results.map((result) => result.tokens))).toEqual(
+      onCpu.map((results) => results.map((result) => result.tokens)),
+    );
+  });
+
+  it("makes the trainer's update of cpu (Adam on the base, the adapter and the value head)", async () => {
+    const train = async (backend: 'cpu' | 'webgpu') => {
+      await useBackend(backend);
+      const twin = makeModel();
+      await randomizeAdapter(twin);
+      const trainer = new Trainer(twin, { adapter: 'actor', valueHead: true, base: true, learningRate: 1e-2 });
+      const losses: number[] = [];
+      for (let step = 0; step < 2; step++) losses.push((await trainer.step(rows, loss, { values: true })).loss);
+      const adapter = await twin.adapter('actor').toTensors();
+      const base = await twin.toTensors();
+      trainer.dispose();
+      twin.dispose();
+      return { losses, adapter, base };
+    };
+    const onCpu = await train('cpu');
+    const onGpu = await train('webgpu');
+    onGpu.losses.forEach((value, step) => expect(value).toBeCloseTo(onCpu.losses[step]!, 4));
+    for (const [name, tensor] of onCpu.adapter)
+      expect(maxAbsDifference(tensor.data, onGpu.adapter.get(name)!.data)).toBeLessThan(1e-4);
+    for (const [name, tensor] of onCpu.base)
+      expect(maxAbsDifference(tensor.data, onGpu.base.get(name)!.data)).toBeLessThan(1e-4);
+  });
+});
