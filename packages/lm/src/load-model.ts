@@ -14,7 +14,7 @@ export interface LoadModelOptions {
 
 /**
  * A model from a checkpoint directory, or a freshly initialised built-in config (`tiny-1m`, `tiny-8m`,
- * `tiny-30m`; untrained — for plumbing and benchmarks). Selects the backend first.
+ * `tiny-30m`, `tiny-100m`; untrained — for plumbing and benchmarks). Selects the backend first.
  */
 export async function loadModel(checkpoint: string, options: LoadModelOptions = {}): Promise<LanguageModel> {
   await useBackend(options.backend ?? 'auto');

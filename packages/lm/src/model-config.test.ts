@@ -100,10 +100,11 @@ describe('configFromHf', () => {
 });
 
 describe('TINY_CONFIGS', () => {
-  it('are about 1M, 8M and 30M parameters', () => {
+  it('are about 1M, 8M, 30M and 100M parameters', () => {
     const millions = Object.values(TINY_CONFIGS).map((config) => parameterCount(config) / 1e6);
     expect(millions[0]).toBeCloseTo(1, 0);
     expect(Math.abs(millions[1]! - 8)).toBeLessThan(0.5);
     expect(Math.abs(millions[2]! - 30)).toBeLessThan(1);
+    expect(Math.abs(millions[3]! - 104)).toBeLessThan(1);
   });
 });
