@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { SandboxPool } from '@turngym/env-coding-sandbox';
 
@@ -49,12 +50,45 @@ function evaluateUnsandboxed(): number {
 }
 
 /**
+ * CPU milliseconds used so far by this process's child processes (the pool's workers), from /proc; undefined
+ * where there is no /proc. `process.cpuUsage()` counts only this process, and a child's time reaches the
+ * parent's rusage only once it has exited.
+ */
+function childrenCpuMs(): number | undefined {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const ticksPerMs = 100 / 1000; // USER_HZ: 100 on Linux
+  let total = 0;
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Fields after the command's closing parenthesis: state ppid … utime (14th field) stime (15th).
+      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      if (Number(fields[1]) !== process.pid) continue;
+      total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
  * Sandboxed evaluations per second of a small solution against its 8 tests (isolated-vm in a pool of two worker
  * processes, a fresh context per evaluation, four evaluations in flight), and the same work unsandboxed, in one run.
  */
-export async function sandboxThroughput(options: {
-  durationMs: number;
-}): Promise<{ sandboxedPerSecond: number; unsandboxedPerSecond: number; ratio: number }> {
+export async function sandboxThroughput(options: { durationMs: number }): Promise<{
+  sandboxedPerSecond: number;
+  unsandboxedPerSecond: number;
+  ratio: number;
+  /** CPU per sandboxed evaluation, host and workers (undefined without /proc): less moved by other load. */
+  sandboxedCpuMs: number | undefined;
+  unsandboxedCpuMs: number;
+}> {
   const pool = new SandboxPool({ workers: 2 });
   try {
     const request = {
@@ -68,6 +102,8 @@ export async function sandboxThroughput(options: {
     for (let i = 0; i < 50; i++) await pool.evaluate(request); // warm both workers' JIT
 
     let sandboxed = 0;
+    const hostBefore = process.cpuUsage();
+    const childrenBefore = childrenCpuMs();
     const sandboxStart = performance.now();
     const deadline = sandboxStart + options.durationMs;
     await Promise.all(
@@ -79,8 +115,15 @@ export async function sandboxThroughput(options: {
       }),
     );
     const sandboxedPerSecond = sandboxed / ((performance.now() - sandboxStart) / 1000);
+    const host = process.cpuUsage(hostBefore);
+    const childrenAfter = childrenCpuMs();
+    const sandboxedCpuMs =
+      childrenBefore === undefined || childrenAfter === undefined
+        ? undefined
+        : ((host.user + host.system) / 1000 + childrenAfter - childrenBefore) / sandboxed;
 
     let unsandboxed = 0;
+    const plainBefore = process.cpuUsage();
     const plainStart = performance.now();
     const plainDeadline = plainStart + options.durationMs;
     while (performance.now() < plainDeadline) {
@@ -88,7 +131,14 @@ export async function sandboxThroughput(options: {
       unsandboxed += 1;
     }
     const unsandboxedPerSecond = unsandboxed / ((performance.now() - plainStart) / 1000);
-    return { sandboxedPerSecond, unsandboxedPerSecond, ratio: sandboxedPerSecond / unsandboxedPerSecond };
+    const plain = process.cpuUsage(plainBefore);
+    return {
+      sandboxedPerSecond,
+      unsandboxedPerSecond,
+      ratio: sandboxedPerSecond / unsandboxedPerSecond,
+      sandboxedCpuMs,
+      unsandboxedCpuMs: (plain.user + plain.system) / 1000 / unsandboxed,
+    };
   } finally {
     await pool.close();
   }
