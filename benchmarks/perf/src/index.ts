@@ -27,6 +27,7 @@ import { stdbSection } from './stdb-throughput';
 import { trivialEpisodeRate } from './trivial-episode-rate';
 import { wikiDumpScale } from './wiki-dump-scale';
 import { wikiThroughput } from './wiki-throughput';
+import { webGpuSection } from './webgpu-section';
 import { wrapperOverhead } from './wrapper-overhead';
 
 interface Section {
@@ -193,6 +194,7 @@ const sections: Section[] = [
   },
   planActSection,
   selfAcSection,
+  webGpuSection,
 ];
 
 /** `--wiki-convert 30000,300000` → [30000, 300000]; `none` → []. */

@@ -10,7 +10,7 @@ import {
   wasmThreadsCount,
 } from './internal/wasm-threads';
 import { probeWebGpu, startWebGpu, webGpuAdapterInfo } from './internal/webgpu-backend';
-import { dawnBinaryPath, type WebGpuAdapterInfo } from './internal/webgpu-device';
+import { backendPackageMissing, dawnBinaryPath, type WebGpuAdapterInfo } from './internal/webgpu-device';
 import { BackendUnavailableError } from './lm-errors';
 
 export type { WebGpuAdapterInfo } from './internal/webgpu-device';
@@ -99,13 +99,7 @@ function loadWasm(): boolean {
 
 /** Whether the webgpu backend's two packages are installed (not whether an adapter exists: see webGpuAdapter). */
 function webGpuInstalled(): boolean {
-  if (dawnBinaryPath().path === null) return false;
-  try {
-    require.resolve('@tensorflow/tfjs-backend-webgpu');
-    return true;
-  } catch {
-    return false;
-  }
+  return dawnBinaryPath().path !== null && backendPackageMissing() === null;
 }
 
 /**
@@ -188,9 +182,7 @@ async function startWasm(threads: number | undefined): Promise<void> {
 export async function webGpuAdapter(options: { hardwareOnly?: boolean } = {}): Promise<WebGpuAdapterInfo | string> {
   if (!webGpuInstalled()) {
     const dawn = dawnBinaryPath();
-    return dawn.path === null
-      ? dawn.reason
-      : 'the webgpu backend (@tensorflow/tfjs-backend-webgpu) is not installed: npm install @tensorflow/tfjs-backend-webgpu@4.22.0';
+    return dawn.path === null ? dawn.reason : (backendPackageMissing() as string);
   }
   const running = webGpuAdapterInfo();
   if (running && (!options.hardwareOnly || !running.software)) return running;

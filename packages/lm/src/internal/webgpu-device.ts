@@ -263,17 +263,28 @@ export function missingForBackend(backend: DawnBackend): string | null {
 }
 
 /**
+ * Why `@tensorflow/tfjs-backend-webgpu` cannot be loaded, or null. It is not imported to find out (it must be
+ * imported after `navigator.gpu` is set). TURNGYM_WEBGPU_BUNDLED=1 says a bundle carries it (the GPU kit).
+ */
+export function backendPackageMissing(): string | null {
+  if (process.env.TURNGYM_WEBGPU_BUNDLED === '1') return null;
+  try {
+    require.resolve('@tensorflow/tfjs-backend-webgpu');
+    return null;
+  } catch {
+    return '@tensorflow/tfjs-backend-webgpu is not installed: npm install @tensorflow/tfjs-backend-webgpu@4.22.0';
+  }
+}
+
+/**
  * Why no webgpu test can run here (the first thing missing), or null when Dawn, tfjs-webgpu and some
  * backend's libraries are all present. Synchronous and without loading Dawn, for test files to decide.
  */
 export function webGpuPrerequisitesMissing(): string | null {
   const dawnPath = dawnBinaryPath();
   if (dawnPath.path === null) return dawnPath.reason;
-  try {
-    require.resolve('@tensorflow/tfjs-backend-webgpu');
-  } catch {
-    return '@tensorflow/tfjs-backend-webgpu is not installed: npm install @tensorflow/tfjs-backend-webgpu@4.22.0';
-  }
+  const backendPackage = backendPackageMissing();
+  if (backendPackage !== null) return backendPackage;
   const missing = backendsToTry().map(missingForBackend);
   return missing.includes(null) ? null : missing.join('; ');
 }
