@@ -263,7 +263,11 @@ async function main(): Promise<void> {
       document,
       Object.entries(results).map(([name, result]) => ({ name, title: result.title, lines: result.markdown })),
     );
-    writeFileSync(args.write, updated.endsWith('\n') ? updated : `${updated}\n`);
+    writeFileSync(args.write, updated.text.endsWith('\n') ? updated.text : `${updated.text}\n`);
+    for (const name of updated.kept)
+      process.stderr.write(
+        `${args.write}: section ${name} had no bench markers; its old text is kept below the new figures: remove what they replace\n`,
+      );
   }
   if (args.json) mergeResults(args.json, results);
   if (recorded) {

@@ -27,13 +27,14 @@ describe('updateMarkdown', () => {
   const document = [
     '# Performance benchmarks',
     '',
-    '<!-- bench:wiki -->',
-    '## Wiki',
+    '## Wiki (old goal)',
     '',
+    'A note above, written by hand.',
+    '<!-- bench:wiki -->',
     '| old | table |',
     '<!-- /bench:wiki -->',
     '',
-    'A note written by hand.',
+    'A note below, written by hand.',
     '',
     '## Sandbox',
     '',
@@ -43,26 +44,25 @@ describe('updateMarkdown', () => {
     'kept',
   ].join('\n');
 
-  it('replaces a marked section between its markers and keeps the notes outside them', () => {
-    const updated = updateMarkdown(document, [{ name: 'wiki', title: 'Wiki', lines: ['| new |'] }]);
-    expect(updated).toContain(
-      '<!-- bench:wiki -->\n## Wiki\n\n| new |\n<!-- /bench:wiki -->\n\nA note written by hand.',
+  it('replaces a marked section between its markers, updates its title and keeps the notes outside', () => {
+    const { text, kept } = updateMarkdown(document, [{ name: 'wiki', title: 'Wiki (new goal)', lines: ['| new |'] }]);
+    expect(text).toContain(
+      '## Wiki (new goal)\n\nA note above, written by hand.\n<!-- bench:wiki -->\n| new |\n<!-- /bench:wiki -->\n\nA note below, written by hand.',
     );
-    expect(updated).not.toContain('| old | table |');
-    expect(updated).toContain('| old sandbox |');
+    expect(text).not.toContain('| old | table |');
+    expect(text).toContain('| old sandbox |');
+    expect(kept).toEqual([]);
   });
 
-  it('replaces an unmarked section by its title up to the next heading, adding markers', () => {
-    const updated = updateMarkdown(document, [{ name: 'sandbox', title: 'Sandbox', lines: ['| new sandbox |'] }]);
-    expect(updated).toContain(
-      '<!-- bench:sandbox -->\n## Sandbox\n\n| new sandbox |\n<!-- /bench:sandbox -->\n\n## Later section\nkept',
-    );
-    expect(updated).not.toContain('| old sandbox |');
+  it('puts the figures of an unmarked section under its title and keeps its old text, naming it', () => {
+    const { text, kept } = updateMarkdown(document, [{ name: 'sandbox', title: 'Sandbox', lines: ['| new |'] }]);
+    expect(text).toContain('## Sandbox\n\n<!-- bench:sandbox -->\n| new |\n<!-- /bench:sandbox -->\n\n| old sandbox |');
+    expect(kept).toEqual(['sandbox']);
   });
 
   it('appends a section it does not find', () => {
-    const updated = updateMarkdown(document, [{ name: 'gpu', title: 'GPU', lines: ['| gpu |'] }]);
-    expect(updated.endsWith('kept\n\n<!-- bench:gpu -->\n## GPU\n\n| gpu |\n<!-- /bench:gpu -->\n')).toBe(true);
+    const { text } = updateMarkdown(document, [{ name: 'gpu', title: 'GPU', lines: ['| gpu |'] }]);
+    expect(text.endsWith('kept\n\n## GPU\n\n<!-- bench:gpu -->\n| gpu |\n<!-- /bench:gpu -->\n')).toBe(true);
   });
 });
 

@@ -43,33 +43,39 @@ const begin = (name: string): string => `<!-- bench:${name} -->`;
 const end = (name: string): string => `<!-- /bench:${name} -->`;
 
 /**
- * A markdown document with each section run replaced. A section sits between `<!-- bench:name -->` and
- * `<!-- /bench:name -->`; notes written by hand go outside the markers and stay. A section without markers
- * but with the same title is replaced from its heading to the next heading (notes there are lost, so the
- * document should carry markers); a new section is appended.
+ * A markdown document with each section run replaced. A section's figures sit between `<!-- bench:name -->`
+ * and `<!-- /bench:name -->` under its `## title`; notes written by hand go outside the markers (above or
+ * below) and stay, and the title above the markers is updated. A section with its title but no markers (a
+ * document written before them) gets the new figures right under the title and keeps its old text below
+ * them, named in `kept` so that whoever runs it removes what the new figures replace; a new section is appended.
  */
 export function updateMarkdown(
   document: string,
   sections: readonly { name: string; title: string; lines: readonly string[] }[],
-): string {
+): { text: string; kept: string[] } {
   let lines = document.split('\n');
+  const kept: string[] = [];
   for (const section of sections) {
-    const block = [begin(section.name), `## ${section.title}`, '', ...section.lines, end(section.name)];
-    let from = lines.indexOf(begin(section.name));
-    let to = from >= 0 ? lines.indexOf(end(section.name), from) : -1;
-    if (from < 0 || to < 0) {
-      from = lines.indexOf(`## ${section.title}`);
-      if (from >= 0) {
-        to = lines.findIndex((line, i) => i > from && (line.startsWith('## ') || line.startsWith('<!-- bench:')));
-        to = (to < 0 ? lines.length : to) - 1;
-        while (to > from && (lines[to] as string).trim() === '') to -= 1;
+    const block = [begin(section.name), ...section.lines, end(section.name)];
+    const from = lines.indexOf(begin(section.name));
+    const to = from >= 0 ? lines.indexOf(end(section.name), from) : -1;
+    if (from >= 0 && to >= 0) {
+      lines = [...lines.slice(0, from), ...block, ...lines.slice(to + 1)];
+      for (let i = from - 1; i >= 0; i--) {
+        if (!(lines[i] as string).startsWith('## ')) continue;
+        lines[i] = `## ${section.title}`;
+        break;
       }
+      continue;
     }
-    if (from >= 0 && to >= from) lines = [...lines.slice(0, from), ...block, ...lines.slice(to + 1)];
-    else {
-      while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
-      lines = [...lines, '', ...block, ''];
+    const heading = lines.indexOf(`## ${section.title}`);
+    if (heading >= 0) {
+      lines = [...lines.slice(0, heading + 1), '', ...block, ...lines.slice(heading + 1)];
+      kept.push(section.name);
+      continue;
     }
+    while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
+    lines = [...lines, '', `## ${section.title}`, '', ...block, ''];
   }
-  return lines.join('\n');
+  return { text: lines.join('\n'), kept };
 }
