@@ -129,7 +129,7 @@ function quote(text: string, max = 60): string {
  * `turngym/wiki-race-v1`).
  *
  * Pages come from a local HTTP corpus server; in `browser` mode Chromium loads them (Puppeteer, a shared page
- * pool), in `direct` mode linkedom parses the same HTML, and one extraction function turns either DOM into
+ * pool), in `direct` mode a light DOM parses the same HTML, and one extraction function turns either DOM into
  * numbered lines with link markers. The navigation state (page, window, history, notes, budget) lives here,
  * not in a tab, so `fork()` is a native snapshot with no browser replay.
  */
@@ -682,7 +682,7 @@ const COMMON_OBSERVATION =
 
 const QA_DOCS: EnvSpec['docs'] = {
   description:
-    'A search-and-read agent answers questions over an offline encyclopedia (a seeded synthetic one by default, or a JSONL corpus) served on 127.0.0.1 and read through Chromium (mode "browser") or linkedom (mode "direct"): single-hop facts and 2–4-hop bridge and comparison questions with gold answers and gold paths.',
+    'A search-and-read agent answers questions over an offline encyclopedia (a seeded synthetic one by default, or a JSONL corpus) served on 127.0.0.1 and read through Chromium (mode "browser") or an HTML parser in-process (mode "direct"): single-hop facts and 2–4-hop bridge and comparison questions with gold answers and gold paths.',
   actionSpace:
     'Tools: SEARCH(query), NAVIGATE(title), CLICK(link), FIND(text), SCROLL(to), SAVE_LINE_IDS(ranges), BACK, SUBMIT(answer); text syntax NAME(arg) or NAME({json}), or function calls.',
   observationSpace: COMMON_OBSERVATION,
