@@ -87,6 +87,61 @@ describe('Stdb', () => {
     expect(stdb.edge('^|^', 'B')).toBeNull();
   });
 
+  it('gives the same store whether rows stay in memory between batches, are read back each batch, or are written in chunks', () => {
+    // Random-ish episodes over a small graph, so edges, anchors and V̄ are hit again and again.
+    const episodes = Array.from({ length: 60 }, (_, e) =>
+      episode(
+        e % 3 !== 1,
+        ...Array.from({ length: 6 }, (_, t) => step(`s${(e * 5 + t * 3) % 7}|f${t % 3}`, `f${(e + t) % 4}`, 5 - t)),
+      ),
+    );
+    const dump = (store: Stdb) => ({
+      globals: store.globals(),
+      edges: store.database.prepare('SELECT * FROM edges ORDER BY anchor, fingerprint').all(),
+      nodes: store.database.prepare('SELECT * FROM nodes ORDER BY anchor').all(),
+    });
+    const variants = [
+      { cacheEdges: 0 }, // every batch reads its rows from the file
+      { flushEvery: 4 }, // rows written every 4 episodes inside each batch
+      {},
+    ];
+    const dumps = variants.map((options, index) => {
+      const store = Stdb.open(join(dir, `variant-${index}.sqlite`), options);
+      try {
+        for (let b = 0; b < episodes.length; b += 10) store.record(episodes.slice(b, b + 10));
+        // What the micro stream reads comes from memory or the file alike.
+        const reader = Stdb.open(store.path, { readonly: true });
+        expect(store.edge('s0|f0', 'f0')).toEqual(reader.edge('s0|f0', 'f0'));
+        expect(store.baseline('s0|f0')).toBe(reader.baseline('s0|f0'));
+        reader.close();
+        return dump(store);
+      } finally {
+        store.close();
+      }
+    });
+    // And one batch of everything, on the store the test opened.
+    stdb.record(episodes);
+    expect(dumps[0]).toEqual(dump(stdb));
+    expect(dumps[1]).toEqual(dump(stdb));
+    expect(dumps[2]).toEqual(dump(stdb));
+    expect((dumps[2]!.nodes as unknown[]).length).toBeGreaterThan(3);
+  });
+
+  it('forgets the rows of a batch that failed: the next batch starts from what the file holds', () => {
+    // flushEvery 1: the first episode is applied in memory (and written) before the batch breaks.
+    stdb.close();
+    stdb = Stdb.open(join(dir, 'chunked.sqlite'), { flushEvery: 1 });
+    stdb.record([episode(true, step('^|^', 'A', 0))]);
+    const broken = (function* (): Generator<StdbEpisode> {
+      yield episode(true, step('^|^', 'A', 0));
+      throw new Error('broken');
+    })();
+    expect(() => stdb.record(broken)).toThrow('broken');
+    stdb.record([episode(false, step('^|^', 'A', 0))]);
+    expect(stdb.edge('^|^', 'A')).toEqual({ total: 2, successes: 1, distanceToGoal: 0 });
+    expect(stdb.globals()).toEqual({ episodes: 2, successes: 1 });
+  });
+
   it('lists top edges and an anchor’s edges with their scores and baselines', () => {
     stdb.record([
       episode(true, step('^|^', 'A', 1), step('s|A', 'B', 0)),

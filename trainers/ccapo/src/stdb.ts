@@ -28,6 +28,12 @@ export interface StdbOptions {
    * one transaction): bounds the memory of a huge batch. Default: the whole batch.
    */
   readonly flushEvery?: number;
+  /**
+   * Most edges kept in memory between `record` calls (the rows of every batch are; past this many, they are
+   * dropped after the batch and the next batch reads its rows from the file again). Default 1,000,000 (about
+   * 200 MB); 0 keeps none.
+   */
+  readonly cacheEdges?: number;
 }
 
 /** One finished episode, as the store takes it in. */
@@ -100,7 +106,17 @@ export class Stdb {
   readonly score: EdgeScoreParameters;
   readonly baselineRate: number;
   private readonly flushEvery: number;
+  private readonly cacheEdges: number;
   private readonly statements: ReturnType<Stdb['prepare']>;
+  /**
+   * The committed rows of every edge and anchor the batches since open touched (write-behind: a batch changes
+   * them and writes each changed row in its transaction). Only this connection writes the file, so they stay
+   * exact; a batch that throws drops them all (the file rolled back, memory did not).
+   */
+  private cache = new Map<string, AnchorState>();
+  private cachedEdges = 0;
+  /** Numbers the episodes recorded, so a row is counted once per episode. */
+  private serial = 0;
 
   private constructor(
     /** The better-sqlite3 handle, for queries of your own (the tables are documented in the README). */
@@ -111,6 +127,7 @@ export class Stdb {
     this.score = options.score ?? EDGE_SCORE_DEFAULTS;
     this.baselineRate = options.baselineRate ?? BASELINE_RATE;
     this.flushEvery = options.flushEvery ?? Number.POSITIVE_INFINITY;
+    this.cacheEdges = options.cacheEdges ?? DEFAULT_CACHE_EDGES;
     this.statements = this.prepare();
   }
 
@@ -181,12 +198,8 @@ export class Stdb {
         ? {}
         : {
             setGlobals: db.prepare<[number, number]>('UPDATE globals SET episodes = ?, successes = ? WHERE id = 0'),
-            insertEdge: db.prepare<[string, string, number, number, number | null]>(
-              'INSERT INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES (?, ?, ?, ?, ?)',
-            ),
-            updateEdge: db.prepare<[number, number, number | null, string, string]>(
-              'UPDATE edges SET n_total = ?, n_succ = ?, d_goal = ? WHERE anchor = ? AND fingerprint = ?',
-            ),
+            writeEdge: db.prepare<[EdgeValue[]]>(upsertEdges(1)),
+            writeEdges: db.prepare<[EdgeValue[]]>(upsertEdges(WRITE_ROWS)),
             node: db.prepare<[string], { v_bar: number; updates: number }>(
               'SELECT v_bar, updates FROM nodes WHERE anchor = ?',
             ),
@@ -205,12 +218,16 @@ export class Stdb {
 
   /** E's statistics, or null when the store has never seen E. */
   edge(anchor: string, fingerprint: string): EdgeStatistics | null {
+    const cached = this.cache.get(anchor)?.edges.get(fingerprint);
+    if (cached) return edgeStatistics(cached);
     const row = this.statements.edge.get(anchor, fingerprint);
     return row ? edgeStatistics(row) : null;
   }
 
   /** V̄(anchor), or null when no successful episode has passed through the anchor (an unknown anchor). */
   baseline(anchor: string): number | null {
+    const cached = this.cache.get(anchor);
+    if (cached?.nodeRead) return cached.v_bar;
     return this.statements.baseline.get(anchor) ?? null;
   }
 
@@ -221,90 +238,136 @@ export class Stdb {
    * N_succ += 1, d_goal's mean takes the steps left after it, and V̄ of its anchor moves towards its new Q.
    * Failures never touch N_succ, d_goal or V̄.
    *
-   * The episodes are applied in order to an in-memory copy of the rows they touch (read once each), and the
-   * changed rows are written back every `flushEvery` episodes and at the end — inside the same transaction,
-   * so the result is exactly that of one update per step, at one read and one write per distinct row.
-   * `episodes` may be any iterable; it is read inside the transaction, so a process killed while reading it
-   * (or while writing) commits none of the batch.
+   * The episodes are applied in order to the in-memory rows (`cache`), so the result is exactly that of one
+   * update per step. Each chunk of `flushEvery` episodes (default: the whole batch) is done in three passes: its
+   * steps are resolved to rows, the rows not in memory yet are read from the file, then the episodes are applied
+   * and each changed row is written once, anchor by anchor in key order, many rows to a statement (at 10^5
+   * edges, reading every touched row and writing each in its own statement cost four times more than the
+   * updates themselves: docs/benchmarks/perf.md). Everything happens inside the one transaction: `episodes`
+   * may be any iterable, and a process killed while reading it (or while writing) commits none of the batch.
    */
   record(episodes: Iterable<StdbEpisode>): void {
-    const { setGlobals, insertEdge, updateEdge, writeNode, node } = this.statements;
-    if (!setGlobals || !insertEdge || !updateEdge || !writeNode || !node) {
+    const { setGlobals, writeEdge, writeEdges, writeNode, node } = this.statements;
+    if (!setGlobals || !writeEdge || !writeEdges || !writeNode || !node) {
       throw new StdbError('STDB_INVALID', this.path, `${this.path} is open read-only; it cannot record episodes.`);
     }
-    this.database.transaction(() => {
-      const global = { ...this.globals() };
-      const edges = new Map<string, EdgeRow & { dirty: boolean; stored: boolean }>();
-      const nodes = new Map<string, { anchor: string; v_bar: number | null; updates: number; dirty: boolean }>();
-      const flush = () => {
-        for (const row of edges.values()) {
-          if (!row.dirty) continue;
-          if (row.stored) updateEdge.run(row.n_total, row.n_succ, row.d_goal, row.anchor, row.fingerprint);
-          else insertEdge.run(row.anchor, row.fingerprint, row.n_total, row.n_succ, row.d_goal);
-          row.dirty = false;
-          row.stored = true;
-        }
-        for (const row of nodes.values()) {
-          if (!row.dirty) continue;
-          writeNode.run(row.anchor, row.v_bar, row.updates);
-          row.dirty = false;
-        }
-        setGlobals.run(global.episodes, global.successes);
-      };
-      let sinceFlush = 0;
-      for (const episode of episodes) {
-        global.episodes += 1;
-        if (episode.success) global.successes += 1;
-        for (const step of lastVisits(episode.path)) {
-          const key = `${step.anchor}\u0000${step.fingerprint}`;
-          let edge = edges.get(key);
-          if (!edge) {
-            const stored = this.statements.edge.get(step.anchor, step.fingerprint);
-            edge = {
-              ...(stored ?? {
-                anchor: step.anchor,
-                fingerprint: step.fingerprint,
-                n_total: 0,
-                n_succ: 0,
-                d_goal: null,
-              }),
-              dirty: false,
-              stored: stored !== undefined,
-            };
-            edges.set(key, edge);
+    const readEdge = this.statements.edge;
+    const cache = this.cache;
+    const chunk = (batch: readonly StdbEpisode[], global: { episodes: number; successes: number }) => {
+      // Pass 1: each episode's distinct edges at their last visits, as rows; the anchors with rows (or a
+      // baseline) not in memory yet listed.
+      const unread: AnchorState[] = [];
+      const visits = batch.map((episode) => {
+        const serial = ++this.serial;
+        const rows: EdgeState[] = [];
+        const steps: PathStep[] = [];
+        for (let t = episode.path.length - 1; t >= 0; t--) {
+          const step = episode.path[t]!;
+          let anchor = cache.get(step.anchor);
+          if (!anchor) cache.set(step.anchor, (anchor = newAnchorState(step.anchor)));
+          let row = anchor.edges.get(step.fingerprint);
+          if (!row) {
+            row = { fingerprint: step.fingerprint, n_total: 0, n_succ: 0, d_goal: null, dirty: false, visit: 0 };
+            anchor.edges.set(step.fingerprint, row);
+            anchor.unread.push(row);
+            this.cachedEdges += 1;
+            if (anchor.unread.length === 1 && anchor.nodeRead !== 'pending') unread.push(anchor);
           }
-          edge.dirty = true;
+          if (row.visit === serial) continue; // a later step of this episode took the same edge
+          row.visit = serial;
+          rows.push(row);
+          steps.push(step);
+          if (episode.success && anchor.nodeRead === false) {
+            if (anchor.unread.length === 0) unread.push(anchor);
+            anchor.nodeRead = 'pending';
+          }
+        }
+        return { success: episode.success, rows: rows.reverse(), steps: steps.reverse() };
+      });
+      // Pass 2: what the file holds for them.
+      for (const anchor of unread.sort(byAnchor)) {
+        for (const row of anchor.unread) {
+          const stored = readEdge.get(anchor.anchor, row.fingerprint);
+          if (!stored) continue;
+          row.n_total = stored.n_total;
+          row.n_succ = stored.n_succ;
+          row.d_goal = stored.d_goal;
+        }
+        anchor.unread = [];
+        if (anchor.nodeRead === 'pending') {
+          const stored = node.get(anchor.anchor);
+          anchor.v_bar = stored?.v_bar ?? null;
+          anchor.updates = stored?.updates ?? 0;
+          anchor.nodeRead = true;
+        }
+      }
+      // Pass 3: the episodes in order, then the changed rows written back.
+      const dirty: AnchorState[] = [];
+      for (const { success, rows, steps } of visits) {
+        global.episodes += 1;
+        if (success) global.successes += 1;
+        for (let i = 0; i < rows.length; i++) {
+          const edge = rows[i]!;
+          const step = steps[i]!;
+          const anchor = cache.get(step.anchor)!;
+          if (!edge.dirty) {
+            edge.dirty = true;
+            if (anchor.dirty.length === 0 && !anchor.nodeDirty) dirty.push(anchor);
+            anchor.dirty.push(edge);
+          }
           edge.n_total += 1;
-          if (!episode.success) continue;
+          if (!success) continue;
           edge.n_succ += 1;
           // d_goal: the running mean of the steps left after E, over the successful episodes through E.
           edge.d_goal =
             edge.d_goal === null ? step.stepsToEnd : edge.d_goal + (step.stepsToEnd - edge.d_goal) / edge.n_succ;
-          let baseline = nodes.get(step.anchor);
-          if (!baseline) {
-            const stored = node.get(step.anchor);
-            baseline = {
-              anchor: step.anchor,
-              v_bar: stored?.v_bar ?? null,
-              updates: stored?.updates ?? 0,
-              dirty: false,
-            };
-            nodes.set(step.anchor, baseline);
-          }
           // V̄ starts at the first successful visit's score, then moves by η towards each later one.
           const score = edgeScore(edgeStatistics(edge), global, this.score);
-          baseline.v_bar =
-            baseline.v_bar === null ? score : baseline.v_bar + this.baselineRate * (score - baseline.v_bar);
-          baseline.updates += 1;
-          baseline.dirty = true;
-        }
-        if (++sinceFlush >= this.flushEvery) {
-          flush();
-          sinceFlush = 0;
+          anchor.v_bar = anchor.v_bar === null ? score : anchor.v_bar + this.baselineRate * (score - anchor.v_bar);
+          anchor.updates += 1;
+          anchor.nodeDirty = true;
         }
       }
-      flush();
-    })();
+      const values: EdgeValue[] = [];
+      for (const anchor of dirty.sort(byAnchor)) {
+        for (const row of anchor.dirty) {
+          values.push(anchor.anchor, row.fingerprint, row.n_total, row.n_succ, row.d_goal);
+          row.dirty = false;
+          if (values.length === WRITE_ROWS * EDGE_COLUMNS) {
+            writeEdges.run(values);
+            values.length = 0;
+          }
+        }
+        anchor.dirty = [];
+        if (anchor.nodeDirty) writeNode.run(anchor.anchor, anchor.v_bar, anchor.updates);
+        anchor.nodeDirty = false;
+      }
+      for (let i = 0; i < values.length; i += EDGE_COLUMNS) writeEdge.run(values.slice(i, i + EDGE_COLUMNS));
+      setGlobals.run(global.episodes, global.successes);
+    };
+    try {
+      this.database.transaction(() => {
+        const global = { ...this.globals() };
+        let pending: StdbEpisode[] = [];
+        for (const episode of episodes) {
+          pending.push(episode);
+          if (pending.length >= this.flushEvery) {
+            chunk(pending, global);
+            pending = [];
+          }
+        }
+        chunk(pending, global);
+      })();
+    } catch (error) {
+      this.dropCache();
+      throw error;
+    }
+    if (this.cachedEdges > this.cacheEdges) this.dropCache();
+  }
+
+  private dropCache(): void {
+    this.cache = new Map();
+    this.cachedEdges = 0;
   }
 
   /** Counts of everything in the store. */
@@ -377,13 +440,61 @@ function byScore(a: ScoredEdge, b: ScoredEdge): number {
   return b.score - a.score || b.total - a.total || (a.anchor + a.fingerprint < b.anchor + b.fingerprint ? -1 : 1);
 }
 
-/** Each distinct edge of a path once, at its last visit (the one closest to the goal), in path order. */
-function lastVisits(path: readonly PathStep[]): PathStep[] {
-  const last = new Map<string, PathStep>();
-  for (const step of path) {
-    const key = `${step.anchor}\u0000${step.fingerprint}`;
-    last.delete(key);
-    last.set(key, step);
-  }
-  return [...last.values()];
+/** Default of `StdbOptions.cacheEdges`. */
+export const DEFAULT_CACHE_EDGES = 1_000_000;
+
+/** Rows per multi-row upsert: 5 values each, far below SQLite's 32,766 parameters. */
+const WRITE_ROWS = 256;
+const EDGE_COLUMNS = 5;
+type EdgeValue = string | number | null;
+
+/** `INSERT … ON CONFLICT DO UPDATE` of `rows` edges: new edges inserted, known ones overwritten. */
+function upsertEdges(rows: number): string {
+  return `INSERT INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}
+    ON CONFLICT (anchor, fingerprint) DO UPDATE SET n_total = excluded.n_total, n_succ = excluded.n_succ, d_goal = excluded.d_goal`;
+}
+
+/** An edge's row in memory (its anchor is the `AnchorState` holding it). */
+interface EdgeState {
+  readonly fingerprint: string;
+  n_total: number;
+  n_succ: number;
+  d_goal: number | null;
+  /** Changed since it was last written. */
+  dirty: boolean;
+  /** The last episode (`Stdb.serial`) that counted this edge: once per episode. */
+  visit: number;
+}
+
+/** An anchor in memory: its edges seen so far and its V̄. */
+interface AnchorState {
+  readonly anchor: string;
+  readonly edges: Map<string, EdgeState>;
+  /** Edges new to memory, still to be read from the file. */
+  unread: EdgeState[];
+  /** Edges changed since the last write. */
+  dirty: EdgeState[];
+  /** Whether v_bar/updates hold the file's row (`pending`: to be read in this chunk). */
+  nodeRead: boolean | 'pending';
+  v_bar: number | null;
+  updates: number;
+  nodeDirty: boolean;
+}
+
+function newAnchorState(anchor: string): AnchorState {
+  return {
+    anchor,
+    edges: new Map(),
+    unread: [],
+    dirty: [],
+    nodeRead: false,
+    v_bar: null,
+    updates: 0,
+    nodeDirty: false,
+  };
+}
+
+/** Key order (close to SQLite's: it compares UTF-8 bytes, this UTF-16 units), for locality only. */
+function byAnchor(a: AnchorState, b: AnchorState): number {
+  return a.anchor < b.anchor ? -1 : a.anchor > b.anchor ? 1 : 0;
 }
