@@ -12,9 +12,9 @@ export const SKELETON_SCHEMA =
   'CREATE TABLE work.skeleton (id INTEGER PRIMARY KEY, title TEXT NOT NULL, type TEXT NOT NULL, infobox TEXT NOT NULL, targets TEXT NOT NULL)';
 
 /** Articles read back at once, link lists and resolved titles kept: bounded, whatever the corpus's size. */
-const SKELETON_CACHE = 16_384;
-const LINK_CACHE = 16_384;
-const RESOLVE_CACHE = 65_536;
+const SKELETON_CACHE = 2048;
+const LINK_CACHE = 4096;
+const RESOLVE_CACHE = 8192;
 
 interface SkeletonRow {
   title: string;

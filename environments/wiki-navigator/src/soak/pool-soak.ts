@@ -2,6 +2,7 @@ import { runEpisode } from '@turngym/core';
 import { RandomNavigator } from '../agents/random-navigator';
 import { WikiExpert } from '../agents/wiki-expert';
 import { BrowserPool } from '../browser/browser-pool';
+import { readFileSync } from 'node:fs';
 import { processesInGroups } from '../browser/chromium-processes';
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
 
@@ -24,8 +25,16 @@ export interface PoolSoakOptions {
 
 export interface PoolSoakSample {
   readonly episodes: number;
+  /** Seconds since the soak started. */
+  readonly seconds: number;
   /** Proportional memory of the browser's whole process group. */
   readonly browserMb: number;
+  /** Resident memory of the browser's processes, summed (shared pages counted in each). */
+  readonly browserRssMb: number;
+  /** Live Chromium processes (browser, GPU, utility, one renderer per page or site): a leaked tab adds one. */
+  readonly browserProcesses: number;
+  /** Pages the pool holds open. */
+  readonly openPages: number;
   readonly nodeRssMb: number;
   readonly nodeHeapMb: number;
 }
@@ -40,6 +49,8 @@ export interface PoolSoakReport {
   readonly pagesCreated: number;
   readonly pagesRecycled: number;
   readonly maxOpenPages: number;
+  /** Most Chromium processes seen at a sample. */
+  readonly maxBrowserProcesses: number;
   readonly samples: readonly PoolSoakSample[];
   /** Browser memory growth from the first sample after warm-up to the largest later one. */
   readonly browserGrowthMb: number;
@@ -51,6 +62,20 @@ export interface PoolSoakReport {
 }
 
 const MB = 1024 * 1024;
+
+/** Summed VmRSS (MiB) of some processes; one that exited meanwhile counts 0. */
+function rssMb(pids: readonly number[]): number {
+  let kilobytes = 0;
+  for (const pid of pids) {
+    try {
+      const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) kilobytes += Number(match[1]);
+    } catch {
+      // exited between the listing and the read
+    }
+  }
+  return kilobytes / 1024;
+}
 
 /**
  * Many episodes through one shared browser pool, alternating QA and race tasks and expert and random agents,
@@ -85,9 +110,14 @@ export async function runPoolSoak(options: PoolSoakOptions): Promise<PoolSoakRep
   const sample = (): void => {
     (globalThis as { gc?: () => void }).gc?.();
     const memory = process.memoryUsage();
+    const browser = processesInGroups(pool.launchedProcessGroups);
     const entry = {
       episodes: done,
+      seconds: (performance.now() - started) / 1000,
       browserMb: pool.memoryMb(),
+      browserRssMb: rssMb(browser),
+      browserProcesses: browser.length,
+      openPages: pool.stats().openPages,
       nodeRssMb: memory.rss / MB,
       nodeHeapMb: memory.heapUsed / MB,
     };
@@ -128,6 +158,7 @@ export async function runPoolSoak(options: PoolSoakOptions): Promise<PoolSoakRep
     pagesCreated: stats.pagesCreated,
     pagesRecycled: stats.pagesRecycled,
     maxOpenPages,
+    maxBrowserProcesses: Math.max(0, ...samples.map((entry) => entry.browserProcesses)),
     samples,
     browserGrowthMb: warm && later.length > 0 ? Math.max(...later.map((entry) => entry.browserMb)) - warm.browserMb : 0,
     nodeHeapGrowthMb:

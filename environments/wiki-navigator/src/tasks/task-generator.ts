@@ -15,7 +15,7 @@ const RACE_STARTS = 1500;
 const TEST_SHARE = 5; // one in five
 
 /** Articles whose infobox facts are kept: a corpus's facts are read again rather than held. */
-const FACT_CACHE = 32_768;
+const FACT_CACHE = 2048;
 
 /**
  * Which split a subject article belongs to: a hash of its title, so the split is stable across corpus
@@ -60,6 +60,8 @@ class InfoboxFacts {
   private readonly linkFields = new Lru<number, LinkField[]>(FACT_CACHE);
   private readonly valueFields = new Lru<number, ValueField[]>(FACT_CACHE);
   private readonly splits: Int8Array;
+  /** `phraseFor` per field name: a corpus has few field names and many fields. */
+  private readonly phrases = new Map<string, FieldPhrase>();
 
   constructor(private readonly graph: TaskGraph) {
     this.splits = new Int8Array(graph.size);
@@ -98,7 +100,11 @@ class InfoboxFacts {
     if (cached) return cached;
     cached = [];
     for (const { field, value } of this.graph.infobox(id)) {
-      const phrase = phraseFor(field, this.graph.phrases);
+      let phrase = this.phrases.get(field);
+      if (!phrase) {
+        phrase = phraseFor(field, this.graph.phrases);
+        this.phrases.set(field, phrase);
+      }
       const text = stripLinks(value).replace(/\s+/g, ' ').trim();
       if (phrase.ask === false || text.length === 0 || text.length > 60) continue;
       const aliases = new Set([text]);
