@@ -31,6 +31,7 @@ export {
   type BackendInfo,
   type WebGpuAdapterInfo,
 } from './backend';
+export { vulkanDriverFiles } from './internal/webgpu-device';
 export {
   causalAttention,
   packedAttention,

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Builds the GPU kit (issue 30): one self-contained archive that runs the webgpu LM benchmark and a short
+// training run on a machine that has a GPU driver but neither Node nor this repository. docs/gpu.md has
+// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz]   (default: turngym-gpu-kit.tar.gz)
+//
+// The archive holds turngym-gpu-kit/ with
+//   node        this machine's Node binary (process.execPath; it links only libc/libstdc++)
+//   dawn.node   Dawn for Node, from the `webgpu` package
+//   kit.js      benchmarks/perf's gpu-kit-main bundled with esbuild (tfjs, its webgpu and wasm backends, lm)
+//   *.wasm      tfjs's wasm binaries, which kit.js loads from its own folder (the benchmark's wasm baseline)
+//   lib/        libvulkan.so.1 (the Vulkan loader, from Debian's libvulkan1) and a libEGL.so link
+//   run.sh      puts lib/ on LD_LIBRARY_PATH, names dawn.node, runs kit.js with the arguments given
+// The GPU's own Vulkan driver (NVIDIA's ICD, nvidia_icd.json + its library) comes from the machine.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} = require('node:fs');
+const { tmpdir } = require('node:os');
+const { dirname, join, resolve } = require('node:path');
+
+const root = resolve(__dirname, '../..');
+const out = resolve(process.argv[2] ?? 'turngym-gpu-kit.tar.gz');
+const LIMIT = 64 * 1024 * 1024;
+
+function fail(message) {
+  console.error(`gpu-kit: ${message}`);
+  process.exit(1);
+}
+
+/** The first of `names` in the usual library directories, resolved to the file. */
+function systemLibrary(...names) {
+  for (const dir of ['/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/lib']) {
+    for (const name of names) if (existsSync(join(dir, name))) return realpathSync(join(dir, name));
+  }
+  return null;
+}
+
+const entry = join(root, 'benchmarks/perf/dist/gpu-kit-main.js');
+if (!existsSync(entry)) fail(`${entry} is missing: build first (npx tsc -b benchmarks/perf)`);
+let dawn;
+try {
+  dawn = join(dirname(require.resolve('webgpu/package.json', { paths: [root] })), 'dist/linux-x64/dawn.node');
+} catch {
+  fail('the `webgpu` package is not installed (npm install)');
+}
+const vulkan = systemLibrary('libvulkan.so.1');
+if (!vulkan) fail('no libvulkan.so.1: apt-get install -y --no-install-recommends libvulkan1');
+const wasmDir = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json', { paths: [root] })), 'dist');
+
+const stage = mkdtempSync(join(tmpdir(), 'turngym-gpu-kit-'));
+const kit = join(stage, 'turngym-gpu-kit');
+mkdirSync(join(kit, 'lib'), { recursive: true });
+try {
+  const esbuild = require(require.resolve('esbuild', { paths: [root] }));
+  esbuild.buildSync({
+    entryPoints: [entry],
+    outfile: join(kit, 'kit.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Whitespace and syntax only: the wasm threads' worker bootstrap (lm's wasm-threads.ts) names variables
+    // of tfjs-wasm's module by their source names, which minifying identifiers would change.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    // Loaded with require(<computed path>) at run time, found beside kit.js or not at all.
+    external: ['*.node', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'],
+  });
+  copyFileSync(process.execPath, join(kit, 'node'));
+  chmodSync(join(kit, 'node'), 0o755);
+  copyFileSync(dawn, join(kit, 'dawn.node'));
+  for (const name of [
+    'tfjs-backend-wasm.wasm',
+    'tfjs-backend-wasm-simd.wasm',
+    'tfjs-backend-wasm-threaded-simd.wasm',
+  ]) {
+    copyFileSync(join(wasmDir, name), join(kit, name));
+  }
+  copyFileSync(vulkan, join(kit, 'lib/libvulkan.so.1'));
+  // Dawn's OpenGL ES backend opens the unversioned libEGL.so, which only Debian's -dev package provides.
+  symlinkSync('/usr/lib/x86_64-linux-gnu/libEGL.so.1', join(kit, 'lib/libEGL.so'));
+  writeFileSync(
+    join(kit, 'run.sh'),
+    [
+      '#!/bin/sh',
+      '# Runs the kit: the webgpu-vs-wasm LM benchmark and a short training run (flags: see kit.js --help in docs/gpu.md).',
+      'dir=$(cd "$(dirname "$0")" && pwd)',
+      'export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
+      'export TURNGYM_DAWN_NODE="$dir/dawn.node"',
+      'export TURNGYM_WEBGPU_BUNDLED=1',
+      // wasm on every core (at most 8, tfjs's pool): the fairest CPU baseline.
+      'export TURNGYM_LM_THREADS="${TURNGYM_LM_THREADS:-auto}"',
+      'exec "$dir/node" "$dir/kit.js" "$@"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(join(kit, 'run.sh'), 0o755);
+  execFileSync('tar', ['-czf', out, '-C', stage, 'turngym-gpu-kit']);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+const size = statSync(out).size;
+console.log(`${out}: ${(size / 2 ** 20).toFixed(1)} MiB`);
+if (size > LIMIT) fail(`the kit is ${(size / 2 ** 20).toFixed(1)} MiB, over the 64 MiB limit`);
