@@ -8,7 +8,7 @@
 export type Better = 'higher' | 'lower';
 
 export interface Figure {
-  /** `row name | column header`, unique within its section (a repeated one gets ` #2`, …). */
+  /** `row name [column header]`, unique within its section (a repeated one gets ` #2`, …). */
   readonly key: string;
   readonly value: number;
   readonly better?: Better;
@@ -89,12 +89,16 @@ function tableCells(lines: readonly string[]): Cell[] {
     let row = i + 2;
     for (; row < lines.length && (lines[row] as string).trim().startsWith('|'); row++) {
       const values = cellsOf(lines[row] as string);
-      const name = values.filter((_, column) => identifiers[column]).join(' · ');
+      // A measured number in a row's name (`expert (7.3 steps/episode)`) would make its key differ between runs.
+      const name = values
+        .filter((_, column) => identifiers[column])
+        .join(' · ')
+        .replace(/\([^()]*\)/g, (group) => group.replace(/\d[\d,.]*/g, '#'));
       values.forEach((text, column) => {
         if (identifiers[column] || column >= headers.length) return;
         const parsed = parseNumber(text);
         if (!parsed) return;
-        const base = `${name} | ${headers[column] as string}`;
+        const base = `${name} [${headers[column] as string}]`;
         const count = (seen.get(base) ?? 0) + 1;
         seen.set(base, count);
         cells.push({
