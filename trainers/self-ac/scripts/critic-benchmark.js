@@ -8,10 +8,10 @@
  *     per episode, explained variance 1 − Var(R − V)/Var(R) over every state s_0 … s_(n−1), and a calibration
  *     table and SVG plot (predicted V in ten bins vs the mean return R of the states in each bin).
  *
- *   node trainers/self-ac/scripts/critic-benchmark.js learning --seeds 1,2,3 --budget 50000 --out runs/self-ac/learning
+ *   node trainers/self-ac/scripts/critic-benchmark.js learning --seeds 1,2,3 --budget 50000 --out runs/self-ac/learning [--algorithms self-ac]
  *     Self-AC and GRPO from the same warm start, each run stopping at the same generated-token budget, with the
  *     math experiment's RL settings (benchmarks/learning/src/experiments.ts); prints test success per seed and
- *     mean ± std, and the test tasks each algorithm gained or lost against the warm start.
+ *     mean ± std over every run in <out>/learning.json (seeds may be run one invocation at a time).
  *
  * Everything is written under --out (JSON + Markdown); nothing here is a test.
  */
@@ -170,9 +170,18 @@ async function learning() {
   const seeds = String(flag('seeds', '1,2,3')).split(',').map(Number);
   const budget = Number(flag('budget', '50000'));
   const out = flag('out', 'runs/self-ac/learning');
+  // GRPO's runs in docs/benchmarks/learning.md (the math table) used these settings: `--algorithms self-ac`
+  // runs Self-AC alone and compares against those.
+  const algorithms = String(flag('algorithms', 'self-ac,grpo')).split(',');
   mkdirSync(out, { recursive: true });
-  const results = [];
-  for (const algorithm of ['self-ac', 'grpo']) {
+  // Runs of earlier invocations (one seed at a time) stay in learning.json; a rerun replaces its own entry.
+  const file = join(out, 'learning.json');
+  const results = existsSync(file)
+    ? JSON.parse(readFileSync(file, 'utf8')).filter(
+        (r) => !(algorithms.includes(r.algorithm) && seeds.includes(r.seed) && r.budget === budget),
+      )
+    : [];
+  for (const algorithm of algorithms) {
     for (const seed of seeds) {
       const runDir = join(out, `${algorithm}-${seed}`);
       const args = {
@@ -198,13 +207,14 @@ async function learning() {
         generatedTokens: result.generatedTokens,
         testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
       });
-      writeFileSync(join(out, 'learning.json'), `${JSON.stringify(results, null, 2)}\n`);
+      writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
       console.log(JSON.stringify(results.at(-1)));
     }
   }
   const start = JSON.parse(readFileSync(join(WARM_START, 'manifest.json'), 'utf8')).testScore.successRate;
   const line = (algorithm) => {
-    const rates = results.filter((r) => r.algorithm === algorithm).map((r) => r.testSuccessRate);
+    const rates = results.filter((r) => r.algorithm === algorithm && r.budget === budget).map((r) => r.testSuccessRate);
+    if (rates.length === 0) return `| ${algorithm} | ${budget} | (not run here) | |`;
     const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
     const std = Math.sqrt(rates.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, rates.length - 1));
     return `| ${algorithm} | ${budget} | ${rates.map((r) => r.toFixed(3)).join(', ')} | ${mean.toFixed(3)} ± ${std.toFixed(3)} |`;

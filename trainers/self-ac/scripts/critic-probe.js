@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+/**
+ * Why does the critic (not) learn? A fixed-data probe (issue 24, item 6), run from the repository root after
+ * `npm run build`:
+ *
+ *   node trainers/self-ac/scripts/critic-probe.js --steps 120 --alpha 0.5 --lr 5e-4 [--value-lr 5e-3] [--value-scale 1]
+ *
+ * Samples train episodes (train split) and held-out episodes (test split) once from the committed math warm
+ * start (cached under --cache), then takes `--steps` Self-AC updates (`selfAcUpdate`, one minibatch each) on
+ * minibatches drawn from the fixed train episodes and prints explained variance on the train and held-out
+ * states every `--every` steps. The data never changes, so what moves EV is the critic's optimisation alone
+ * (the actor term still moves the adapter when α < 1). Nothing here is a test.
+ */
+const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { loadModel, Trainer } = require('@turngym/lm');
+const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
+const { criticPromptTokens, packEpisode, explainedVariance, selfAcUpdate } = require('@turngym/trainer-self-ac');
+
+const WARM_START = 'benchmarks/learning/models/math-warm-start';
+const ENV_ID = 'turngym/math-thought-calc-v1';
+const ENV_OPTIONS = { difficulties: [1], kinds: ['arithmetic'] };
+
+function flag(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : fallback;
+}
+
+async function episodesOf(model, split, tasks, group, seed) {
+  const registry = installedEnvRegistry();
+  return collectChains({
+    policy: { model, format: new ChatTurnFormat(model.tokenizer) },
+    makeEnv: () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split } }),
+    envId: ENV_ID,
+    seeds: Array.from({ length: tasks }, (_, i) => i),
+    groupSize: group,
+    options: { maxActionTokens: 32, maxRolloutTokens: 160, instructions: false, adapter: 'policy', seed },
+  });
+}
+
+async function main() {
+  const cache = flag('cache', 'runs/self-ac/probe-cache.json');
+  const steps = Number(flag('steps', '120'));
+  const every = Number(flag('every', '20'));
+  const seed = Number(flag('seed', '1'));
+  const update = {
+    alpha: Number(flag('alpha', '0.5')),
+    discount: 1,
+    minibatchSize: Number(flag('minibatch', '8')),
+    ...(flag('value-lr') ? { valueLearningRate: Number(flag('value-lr')) } : {}),
+  };
+  const model = await loadModel(WARM_START, { backend: 'wasm', seed });
+  model.addAdapter('policy', { rank: 16, alpha: 32, seed });
+  model.addValueHead(seed);
+  let data;
+  if (existsSync(cache)) data = JSON.parse(readFileSync(cache, 'utf8'));
+  else {
+    const started = Date.now();
+    data = {
+      train: await episodesOf(model, 'train', Number(flag('train-tasks', '64')), 4, 7),
+      heldOut: await episodesOf(model, 'test', Number(flag('held-out-tasks', '48')), 2, 99),
+    };
+    mkdirSync(join(cache, '..'), { recursive: true });
+    writeFileSync(cache, JSON.stringify(data));
+    console.log(`sampled ${data.train.length} + ${data.heldOut.length} episodes in ${(Date.now() - started) / 1000} s`);
+  }
+  const format = new ChatTurnFormat(model.tokenizer);
+  const criticPrompt = criticPromptTokens(model.tokenizer);
+  const pack = (trajectories) =>
+    trajectories
+      .filter((t) => t.stopReason !== 'error' && t.steps.length > 0)
+      .map((t) => packEpisode(t, { format, criticPrompt, discount: 1, maxPositions: model.config.maxPositions }))
+      .filter((episode) => episode.row.tokens.length <= 1024);
+  const train = pack(data.train);
+  const heldOut = pack(data.heldOut);
+  const returns = (episodes) => episodes.flatMap((e) => e.vectors.aStart.map((_, k) => e.vectors.returns[k]));
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(
+    `train ${train.length} episodes (${returns(train).length} states, mean R ${mean(returns(train)).toFixed(3)}), ` +
+      `held-out ${heldOut.length} (${returns(heldOut).length} states, mean R ${mean(returns(heldOut)).toFixed(3)})`,
+  );
+  if (process.argv.includes('--linear-probe')) return linearProbe(model, train, heldOut);
+  const trainer = new Trainer(model, {
+    adapter: 'policy',
+    learningRate: Number(flag('lr', '5e-4')),
+    maxGradNorm: 1,
+    valueHead: true,
+  });
+  const measure = async (episodes) => {
+    const pairs = [];
+    for (let i = 0; i < episodes.length; i += 8) {
+      const batch = episodes.slice(i, i + 8);
+      const scored = await model.score(
+        batch.map((e) => e.row),
+        { adapter: 'policy', values: true },
+      );
+      batch.forEach((e, b) =>
+        e.vectors.aStart.forEach((_, k) =>
+          pairs.push({ value: scored.values[b][e.vectors.cpEnd[k]], target: e.vectors.returns[k] }),
+        ),
+      );
+    }
+    const ev = explainedVariance(
+      pairs.map((p) => p.value),
+      pairs.map((p) => p.target),
+    );
+    const values = pairs.map((p) => p.value);
+    const m = mean(values);
+    return { ev, meanV: m, stdV: Math.sqrt(mean(values.map((v) => (v - m) ** 2))) };
+  };
+  const report = async (step, stats) => {
+    const [a, b] = [await measure(train.slice(0, 64)), await measure(heldOut)];
+    console.log(
+      `step ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s): train EV ${a.ev.toFixed(3)} (V ${a.meanV.toFixed(3)} ± ${a.stdV.toFixed(3)}), held-out EV ${b.ev.toFixed(3)} (V ${b.meanV.toFixed(3)} ± ${b.stdV.toFixed(3)})` +
+        (stats ? `, value loss ${stats.valueLoss.toFixed(4)}, policy loss ${stats.policyLoss.toFixed(4)}` : ''),
+    );
+  };
+  const t0 = Date.now();
+  await report(0);
+  const started = Date.now();
+  let order = [];
+  let position = 0;
+  let last;
+  for (let step = 1; step <= steps; step += 1) {
+    if (position + update.minibatchSize > order.length) {
+      order = train
+        .map((_, i) => i)
+        .sort((i, j) => ((i * 7919 + step * 104729) % 997) - ((j * 7919 + step * 104729) % 997));
+      position = 0;
+    }
+    const batch = order.slice(position, position + update.minibatchSize).map((i) => train[i]);
+    position += update.minibatchSize;
+    last = await selfAcUpdate(trainer, batch, { ...update, seed: step });
+    if (step % every === 0) await report(step, last);
+  }
+  console.log(`${steps} steps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * The body's features, frozen: the final hidden state at the end of every critic prompt (where V is read) and,
+ * for comparison, at the last state token before it (the same state read without the critic prompt), captured
+ * by wrapping the value head's `apply`; then a ridge-regression value head fitted in closed form on the
+ * train states' returns and scored on the held-out ones. What a perfectly fitted head alone can explain.
+ */
+async function linearProbe(model, train, heldOut) {
+  const head = model.valueHead;
+  const original = head.apply.bind(head);
+  const collect = async (episodes) => {
+    const rows = { cp: [], state: [], y: [], k: [] };
+    for (const episode of episodes) {
+      let hidden;
+      head.apply = (h) => {
+        hidden = h.arraySync();
+        return original(h);
+      };
+      await model.score([episode.row], { adapter: 'policy', values: true });
+      episode.vectors.aStart.forEach((_, k) => {
+        rows.cp.push(hidden[episode.vectors.cpEnd[k]]);
+        rows.state.push(hidden[episode.vectors.cpStart[k] - 1]);
+        rows.y.push(episode.vectors.returns[k]);
+        rows.k.push(k);
+      });
+    }
+    head.apply = original;
+    return rows;
+  };
+  const started = Date.now();
+  const [a, b] = [await collect(train), await collect(heldOut)];
+  console.log(`features of ${a.y.length} + ${b.y.length} states in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  for (const position of ['cp', 'state']) {
+    for (const ridge of [0.1, 1, 10, 100]) {
+      const w = ridgeFit(a[position], a.y, ridge);
+      const predict = (x) => x.map((row) => row.reduce((sum, v, i) => sum + v * w[i], w[row.length]));
+      console.log(
+        `linear head on ${position === 'cp' ? 'cp_end (V as read)' : 'the last state token'}, ridge ${ridge}: ` +
+          `train EV ${explainedVariance(predict(a[position]), a.y).toFixed(3)}, held-out EV ${explainedVariance(predict(b[position]), b.y).toFixed(3)}`,
+      );
+    }
+  }
+}
+
+/** Least squares with an L2 penalty (not on the bias), by Gaussian elimination on the normal equations. */
+function ridgeFit(x, y, ridge) {
+  const d = x[0].length + 1;
+  const A = Array.from({ length: d }, () => new Float64Array(d + 1));
+  x.forEach((row, n) => {
+    const z = [...row, 1];
+    for (let i = 0; i < d; i += 1) {
+      for (let j = 0; j < d; j += 1) A[i][j] += z[i] * z[j];
+      A[i][d] += z[i] * y[n];
+    }
+  });
+  for (let i = 0; i < d - 1; i += 1) A[i][i] += ridge;
+  for (let c = 0; c < d; c += 1) {
+    let pivot = c;
+    for (let r = c + 1; r < d; r += 1) if (Math.abs(A[r][c]) > Math.abs(A[pivot][c])) pivot = r;
+    [A[c], A[pivot]] = [A[pivot], A[c]];
+    for (let r = 0; r < d; r += 1) {
+      if (r === c || A[c][c] === 0) continue;
+      const f = A[r][c] / A[c][c];
+      for (let j = c; j <= d; j += 1) A[r][j] -= f * A[c][j];
+    }
+  }
+  return Array.from({ length: d }, (_, i) => (A[i][i] === 0 ? 0 : A[i][d] / A[i][i]));
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    process.exit(1);
+  },
+);
