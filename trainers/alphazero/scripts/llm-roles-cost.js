@@ -4,8 +4,16 @@
 // a small deterministic role-play model. Per search: env steps through forks, role calls (executor + buyer + judge
 // per step), requests that reached the server, cache hits, and role tokens. Build first: `npx tsc -b trainers/alphazero`.
 //   node trainers/alphazero/scripts/llm-roles-cost.js [--simulations 10,50] [--episodes 4]
+// Against the real `turngym serve-model` (build packages/cli too): `--serve-model <positions>` serves, with the built
+// CLI, the committed `benchmarks/learning/models/tiny-1m-copy` checkpoint (`--weights <dir>`: another) under a
+// generated config.json whose max_position_embeddings is <positions>: the checkpoints' 1,024 tokens are shorter than
+// the seller executor's prompt, and a RoPE model has no position table to grow, so only the limit changes (past
+// 1,024 the model runs on positions it never trained on). It plays buyer and executor; the judge is simulated (the
+// model writes no verdict JSON), e.g.
+//   node trainers/alphazero/scripts/llm-roles-cost.js --serve-model 4096 --simulations 10 --episodes 1 --max-tokens 24
 'use strict';
-const { existsSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { spawn } = require('node:child_process');
+const { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { JUDGE_SYSTEM_PROMPT } = require('@turngym/env-seller');
@@ -46,17 +54,57 @@ function cacheEntries(path) {
     .filter((line) => line.trim() !== '').length;
 }
 
+/**
+ * A copy of a committed checkpoint with a `positions`-token context, served by `turngym serve-model` (the built
+ * CLI, a child process); resolves once it prints its URL.
+ */
+async function serveLongContextModel(root, positions) {
+  const weights = flag(
+    'weights',
+    join(__dirname, '..', '..', '..', 'benchmarks', 'learning', 'models', 'tiny-1m-copy'),
+  );
+  const checkpoint = join(root, `long-${positions}`);
+  cpSync(weights, checkpoint, { recursive: true });
+  const config = JSON.parse(readFileSync(join(checkpoint, 'config.json'), 'utf8'));
+  writeFileSync(
+    join(checkpoint, 'config.json'),
+    `${JSON.stringify({ ...config, max_position_embeddings: positions }, null, 2)}\n`,
+  );
+  const bin = join(__dirname, '..', '..', '..', 'packages', 'cli', 'bin', 'turngym.js');
+  const args = [bin, 'serve-model', '--checkpoint', checkpoint, '--port', '0', '--model-name', 'tiny-long'];
+  const child = spawn(process.execPath, [...args, '--backend', flag('backend', 'wasm')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // The server must not outlive this script, however it ends.
+  process.on('exit', () => child.kill('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+  const baseURL = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /at (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1].replace(/\/+$/, ''));
+    });
+    child.on('exit', (code) => reject(new Error(`turngym serve-model exited with ${code}: ${out}`)));
+  });
+  return { baseURL, close: async () => void child.kill('SIGTERM') };
+}
+
 async function main() {
   const simulationCounts = flag('simulations', '10,50').split(',').map(Number);
   const episodes = Number(flag('episodes', 4));
   const root = mkdtempSync(join(tmpdir(), 'alphazero-llm-cost-'));
-  const external = flag('base-url');
-  const model = flag('model', 'role-play');
-  const judge = flag('judge', `openai:${model}`);
+  const positions = flag('serve-model');
+  const served = positions ? await serveLongContextModel(root, Number(positions)) : undefined;
+  const external = served?.baseURL ?? flag('base-url');
+  const model = flag('model', served ? 'tiny-long' : 'role-play');
+  const judge = flag('judge', served ? 'simulated' : `openai:${model}`);
   const backend = new ScriptedChatModel(reply, { id: 'role-play' });
-  const server = external
-    ? { baseURL: external, close: async () => {} }
-    : await serveChatModel(backend, { modelName: model });
+  const server = served
+    ? served
+    : external
+      ? { baseURL: external, close: async () => {} }
+      : await serveChatModel(backend, { modelName: model });
   // Requests that reached the server: counted by the role-play model, or by the env's own cache misses.
   let externalRequests = 0;
   const requestCount = () => (external ? externalRequests : backend.requests.length);
@@ -77,6 +125,8 @@ async function main() {
           maxRetries: 0,
           cachePath: join(root, `cache-${simulations}.json`),
           ...(flag('max-tokens') ? { maxTokens: Number(flag('max-tokens')) } : {}),
+          // A model served from a CPU under load can take minutes over a long prompt; a timeout would void it.
+          ...(served ? { timeoutMs: 600_000 } : {}),
         },
       };
       for (const run of ['cold cache', 'warm cache (rerun)']) {

@@ -5,8 +5,12 @@
 //   node trainers/alphazero/scripts/seller-benchmark.js train --stage one-product|train-split --seed 1
 //     [--simulations 50] [--iterations 40] [--episodes 32] [--eval-episodes 41] [--objective alphazero|mcts-dpo]
 //     [--run-dir runs/alphazero/<stage>-s<seed>] [--args '{"updatesPerIteration":128}' (any other trainer argument)]
+//   node trainers/alphazero/scripts/seller-benchmark.js grpo --seed 1 [--iterations 40] [--groups 4] [--group-size 8]
+//     [--run-dir runs/alphazero/grpo-commander-<episodes>-s<seed>] [--args '{"learningRate":0.001}']
+//     [--warm-start expert] (behaviour cloning of the seller's scripted expert on the train split first)
+//     (the GRPO commander: AlphaZero's network with no search; 40 × 4 × 8 = AlphaZero's 1,280 self-play episodes)
 //   node trainers/alphazero/scripts/seller-benchmark.js evaluate --runs dir1,dir2,dir3 [--simulations 50]
-//     [--episodes 164] [--baselines true] [--write file.md]
+//     [--grpo-runs dirA,dirB,dirC] [--label name] [--episodes 164] [--baselines true] [--write file.md]
 'use strict';
 const { writeFileSync } = require('node:fs');
 const { cpus } = require('node:os');
@@ -20,6 +24,8 @@ const {
   AlphaZeroMctsAgent,
   PolicyHeadAgent,
   TranscriptRecorder,
+  trainGrpoCommander,
+  loadGrpoCommander,
 } = require('../dist/index.js');
 
 function flag(name, fallback) {
@@ -97,6 +103,104 @@ async function train() {
   );
 }
 
+/**
+ * Behaviour cloning of the seller's scripted expert (the GRPO commander's optional warm start): its moves on every
+ * train task (seed 100000 + task id), cross-entropy to the expert's move, `steps` Adam steps of 64 states.
+ */
+function expertWarmStart(seed, steps) {
+  return async (net, encoder) => {
+    const { SeededRng } = require('@turngym/core');
+    const trainEnv = new SellerEnv({ split: 'train' });
+    const train = new TranscriptRecorder(trainEnv);
+    const samples = [];
+    const expert = new SellerExpert();
+    for (let taskId = 0; taskId < trainEnv.tasks.length; taskId++) {
+      const cloning = {
+        name: 'cloning',
+        start: (episode) => expert.start(episode),
+        async act(observation, info) {
+          const action = await expert.act(observation, info);
+          const legal = encoder.legal(info);
+          const policy = legal.map((_, index) => (index === action ? 1 : 0));
+          samples.push({ features: encoder.encode(train.transcript, info), legal, policy });
+          return action;
+        },
+      };
+      const outcome = await runEpisode(train, cloning, 100_000 + taskId, { taskId });
+      for (let i = samples.length - outcome.turns; i < samples.length; i++) samples[i].return = outcome.totalReward;
+    }
+    const rng = new SeededRng(seed);
+    for (let step = 0; step < steps; step++) {
+      const batch = Array.from({ length: 64 }, () => samples[rng.int(0, samples.length - 1)]);
+      net.train(
+        {
+          features: batch.map((sample) => sample.features),
+          legal: batch.map((sample) => sample.legal),
+          policy: batch.map((sample) => sample.policy),
+          returns: batch.map((sample) => sample.return),
+        },
+        0,
+      );
+    }
+    const { PolicyHeadAgent: Head } = require('../dist/index.js');
+    const check = await play(
+      new TranscriptRecorder(new SellerEnv({ split: 'test' })),
+      () => new Head(net, encoder),
+      [...Array(41).keys()].map((i) => (i * 4) % 164),
+    );
+    process.stderr.write(
+      `warm start: ${samples.length} expert moves on ${trainEnv.tasks.length} train tasks, ${steps} steps; greedy ` +
+        `${percent(check.filter((o) => o.success).length / check.length)} on the 41 evaluation tasks\n`,
+    );
+  };
+}
+
+async function grpo() {
+  const seed = Number(flag('seed', 1));
+  const iterations = Number(flag('iterations', 40));
+  const groups = Number(flag('groups', 4));
+  const groupSize = Number(flag('group-size', 8));
+  const episodes = iterations * groups * groupSize;
+  const warm = flag('warm-start');
+  const runDir = flag('run-dir', `runs/alphazero/grpo-commander${warm ? `-${warm}` : ''}-e${episodes}-s${seed}`);
+  const evalEpisodes = Number(flag('eval-episodes', 41));
+  const started = Date.now();
+  const rows = [];
+  const result = await trainGrpoCommander(
+    {
+      envId: 'turngym/seller-commander-v1',
+      runDir,
+      seed,
+      iterations,
+      groupsPerIteration: groups,
+      groupSize,
+      evalEvery: Number(flag('eval-every', 10)),
+      evalEpisodes,
+      evalTasks: Array.from({ length: evalEpisodes }, (_, i) => (i * 4) % 164),
+      ...JSON.parse(flag('args', '{}')),
+    },
+    {
+      onIteration: (row) => rows.push(row),
+      ...(warm === 'expert' ? { warmStart: expertWarmStart(seed, Number(flag('warm-steps', 400))) } : {}),
+    },
+  );
+  result.net.dispose();
+  process.stdout.write(
+    [
+      `GRPO commander${warm ? ` (${warm} warm start)` : ''}, seed ${seed}, ${result.episodes} episodes, ${result.envSteps} env steps: ${Math.round((Date.now() - started) / 1000)} s`,
+      '| iteration | train success | tied groups | greedy policy (41 test tasks) |',
+      '|---:|---:|---:|---:|',
+      ...rows
+        .filter((row) => row['eval/success_rate'] !== undefined)
+        .map(
+          (row) =>
+            `| ${row.iteration + 1} | ${percent(row['charts/success_rate'])} | ${percent(row['grpo/tied_groups'])} | ${percent(row['eval/success_rate'])} |`,
+        ),
+      '',
+    ].join('\n'),
+  );
+}
+
 /** One agent on every test task: success per task id. */
 async function play(env, agentFor, taskIds) {
   const outcomes = [];
@@ -169,6 +273,19 @@ async function evaluate() {
       });
     searches.push(await play(recorder, (taskId) => new AlphaZeroMctsAgent(recorder, search(taskId)), taskIds));
   }
+  const grpoRuns = flag('grpo-runs', '').split(',').filter(Boolean);
+  if (grpoRuns.length > 0) {
+    const greedy = [];
+    for (const runDir of grpoRuns) {
+      const { net, encoder } = await loadGrpoCommander(runDir, test.spec);
+      greedy.push(await play(recorder, () => new PolicyHeadAgent(net, encoder), taskIds));
+    }
+    record(
+      flag('label', 'GRPO commander'),
+      'the same network as the policy head, trained by GRPO with no search; greedy',
+      greedy,
+    );
+  }
   if (runs.length > 0) {
     record('AlphaZero: MCTS', `PUCT through fork(), ${simulations} simulations a move, no noise`, searches);
     record('AlphaZero: raw policy head', 'the legal meta-action with the largest prior; no search', policies);
@@ -210,9 +327,11 @@ async function evaluate() {
 const command = process.argv[2];
 (command === 'train'
   ? train()
-  : command === 'evaluate'
-    ? evaluate()
-    : Promise.reject(new Error('expected train or evaluate'))
+  : command === 'grpo'
+    ? grpo()
+    : command === 'evaluate'
+      ? evaluate()
+      : Promise.reject(new Error('expected train or evaluate'))
 ).catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);

@@ -44,6 +44,11 @@ export interface AlphaZeroArgs {
   objective: 'alphazero' | 'mcts-dpo';
   /** β of the DPO loss (`mcts-dpo`). */
   dpoBeta: number;
+  /**
+   * Weight of CE(π_MCTS, π_θ) added to the DPO loss under `mcts-dpo` (the anchor of iterative RPO's NLL term):
+   * DPO alone moves only the chosen and rejected logits and collapses the head (README, detail 12). 0: DPO alone.
+   */
+  dpoAnchor: number;
   /** Evaluate every this many iterations (and after the last). */
   evalEvery: number;
   /** Evaluation episodes (raw policy head and MCTS without noise). */
@@ -85,6 +90,7 @@ export const alphaZeroArgsSchema: JSONSchemaType<AlphaZeroArgs> = {
     entropyCoefficient: { type: 'number', minimum: 0, default: 0.0001 },
     objective: { type: 'string', enum: ['alphazero', 'mcts-dpo'], default: 'alphazero' },
     dpoBeta: { type: 'number', exclusiveMinimum: 0, default: 0.1 },
+    dpoAnchor: { type: 'number', minimum: 0, default: 1 },
     evalEvery: { type: 'integer', minimum: 1, default: 5 },
     evalEpisodes: { type: 'integer', minimum: 0, default: 32 },
     evalTasks: taskList,

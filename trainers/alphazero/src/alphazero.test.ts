@@ -57,7 +57,7 @@ describe('trainAlphaZero', () => {
     expect(last['eval/mcts_episodic_return']).toBeCloseTo(HORIZON * 0.9, 6);
     expect(last['losses/value_loss']).toBeLessThan(rows[0]!['losses/value_loss']!);
     result.net.dispose();
-  });
+  }, 90_000);
 
   it('converges on the demo env with the MCTS-DPO objective too (pairs from the search, the kit DPO loss)', async () => {
     const rows: Record<string, number>[] = [];
@@ -70,7 +70,7 @@ describe('trainAlphaZero', () => {
     expect(rows.at(-1)!['eval/episodic_return']).toBeCloseTo(HORIZON * 0.9, 6);
     expect(rows.at(-1)!['replay/pairs']).toBeGreaterThan(0);
     result.net.dispose();
-  });
+  }, 90_000);
 
   it('resumes bit-exact: network, Adam, replay buffer and RNG come back from the checkpoint as one unit', async () => {
     const straight = await trainAlphaZero(
@@ -103,7 +103,7 @@ describe('trainAlphaZero', () => {
     expect(await replay('resumed')).toBe(await replay('straight'));
     straight.net.dispose();
     resumed.net.dispose();
-  });
+  }, 90_000);
 
   it('refuses to resume a run with another network', async () => {
     const run = await trainAlphaZero(

@@ -234,7 +234,7 @@ export async function trainAlphaZero(
       const selfPlaySeconds = (performance.now() - started) / 1000;
 
       // ALGO LOGIC: training on the replay buffer — L = MSE(v, z) + CE(π_MCTS, π_θ) − c_H·H(π_θ)
-      // (or, under mcts-dpo, MSE(v, z) + DPO(chosen ≻ rejected) − c_H·H(π_θ)).
+      // (or, under mcts-dpo, MSE(v, z) + DPO(chosen ≻ rejected) + λ·CE(π_MCTS, π_θ) − c_H·H(π_θ)).
       const trainStarted = performance.now();
       const stats: UpdateStats[] = [];
       const pairs = args.objective === 'mcts-dpo' ? replay.pairs() : [];
@@ -257,6 +257,7 @@ export async function trainAlphaZero(
               },
               args.dpoBeta,
               args.entropyCoefficient,
+              args.dpoAnchor,
             ),
           );
         }

@@ -19,9 +19,18 @@ export {
   type PolicyValueNetShape,
   type PolicyValueBatch,
   type PreferenceBatch,
+  type PolicyGradientBatch,
   type UpdateStats,
 } from './policy-value-net';
 export { ReplayBuffer, type ReplaySample } from './replay-buffer';
 export { TranscriptRecorder, type Transcript, type TranscriptStep, type RecorderUsage } from './transcript-recorder';
 export { AlphaZeroError } from './alphazero-error';
 export { loadTrainedNetwork } from './trained-network';
+export {
+  trainGrpoCommander,
+  loadGrpoCommander,
+  grpoCommanderArgsSchema,
+  validateGrpoCommanderArgs,
+  type GrpoCommanderArgs,
+  type GrpoCommanderResult,
+} from './grpo-commander';

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { SeededRng } from '@turngym/core';
 import { readSafetensors, writeSafetensors, type NamedTensors } from '@turngym/lm';
-import { dpoLossTf, entropyBonusTf, policyCrossEntropyTf, valueLossTf, type CheckpointStore } from '@turngym/rl';
+import {
+  dpoLossTf,
+  entropyBonusTf,
+  policyCrossEntropyTf,
+  ppoClipLossTf,
+  valueLossTf,
+  type CheckpointStore,
+} from '@turngym/rl';
 import { AlphaZeroError } from './alphazero-error';
 
 /** The shape of a network: saved with it, checked on load. */
@@ -30,6 +37,17 @@ export interface PreferenceBatch extends PolicyValueBatch {
   readonly rejected: readonly number[];
   readonly referenceChosenLogp: readonly number[];
   readonly referenceRejectedLogp: readonly number[];
+}
+
+/** A policy-gradient minibatch (the GRPO commander): states, the actions taken, their old log-probs, advantages. */
+export interface PolicyGradientBatch {
+  readonly features: readonly Float32Array[];
+  readonly legal: readonly (readonly number[])[];
+  readonly actions: readonly number[];
+  /** log π_old(a|s) under the network that played the rollout. */
+  readonly oldLogp: readonly number[];
+  /** Each action's advantage: its episode's group-relative return. */
+  readonly advantages: readonly number[];
 }
 
 export interface UpdateStats {
@@ -137,14 +155,16 @@ export class PolicyValueNet implements CheckpointStore {
   /**
    * One Adam step of the MCTS-DPO option: the value head keeps MSE(v, z); the policy head is trained on
    * preference pairs from the search (chosen: the root child with the best mean return, rejected: the worst),
-   * with the kit's DPO loss against the network that ran the search (its log-probs, stored with the pair).
+   * with the kit's DPO loss against the network that ran the search (its log-probs, stored with the pair),
+   * plus `anchor`·CE(π_MCTS, π_θ). The anchor is needed: for one categorical choice log π(c) − log π(r) is
+   * logit_c − logit_r (the softmax's normaliser cancels), so DPO alone moves only those two logits, without
+   * bound until β·margin saturates the sigmoid, and an action often chosen and seldom rejected takes all the
+   * mass (measured: the seller head played "empathize" at 85% of its moves, entropy 0.04 nats).
    */
-  trainPreferences(batch: PreferenceBatch, beta: number, entropyCoefficient: number): UpdateStats {
+  trainPreferences(batch: PreferenceBatch, beta: number, entropyCoefficient: number, anchor = 0): UpdateStats {
     return this.step(batch, entropyCoefficient, (logits, tensors) => {
-      const logp = tf.sub(logits, tf.mul(tf.sub(1, tensors.legal), 1e9)).logSoftmax() as tf.Tensor2D;
-      const pick = (actions: readonly number[]): tf.Tensor1D =>
-        tf.sum(tf.mul(logp, tf.oneHot(tf.tensor1d([...actions], 'int32'), this.shape.actions)), 1) as tf.Tensor1D;
-      return dpoLossTf(
+      const pick = (actions: readonly number[]): tf.Tensor1D => this.logProbabilities(logits, tensors.legal, actions);
+      const dpo = dpoLossTf(
         {
           chosenLogp: pick(batch.chosen),
           rejectedLogp: pick(batch.rejected),
@@ -153,14 +173,48 @@ export class PolicyValueNet implements CheckpointStore {
         },
         { beta },
       );
+      if (anchor === 0) return dpo;
+      const crossEntropy = policyCrossEntropyTf({ logits, targets: tensors.policy, legal: tensors.legal });
+      return tf.add(dpo, tf.mul(crossEntropy, anchor)) as tf.Scalar;
     });
   }
 
-  /** One Adam step on MSE(v, z) + policyTerm − c_H·H(π_θ). */
+  /**
+   * One Adam step of the GRPO commander (the comparison of issue 27): the kit's PPO-clip loss over the batch's
+   * actions, each action one "token" with its episode's group advantage, − c_H·H(π_θ). No value term: GRPO is
+   * critic-free, and the value head is left as it is.
+   */
+  trainPolicyGradient(batch: PolicyGradientBatch, clipEpsilon: number, entropyCoefficient: number): UpdateStats {
+    const rows = batch.features.length;
+    return this.step(
+      { ...batch, policy: batch.legal, returns: new Array<number>(rows).fill(0) },
+      entropyCoefficient,
+      (logits, tensors) =>
+        ppoClipLossTf(
+          {
+            logp: this.logProbabilities(logits, tensors.legal, batch.actions),
+            oldLogp: tf.tensor1d([...batch.oldLogp]),
+            advantages: tf.tensor1d([...batch.advantages]),
+            mask: tf.ones([rows]),
+          },
+          { clipEpsilon },
+        ),
+      0,
+    );
+  }
+
+  /** log π(a|s) of one action per row, the softmax over the legal actions only. */
+  private logProbabilities(logits: tf.Tensor2D, legal: tf.Tensor2D, actions: readonly number[]): tf.Tensor1D {
+    const logp = tf.sub(logits, tf.mul(tf.sub(1, legal), 1e9)).logSoftmax() as tf.Tensor2D;
+    return tf.sum(tf.mul(logp, tf.oneHot(tf.tensor1d([...actions], 'int32'), this.shape.actions)), 1) as tf.Tensor1D;
+  }
+
+  /** One Adam step on valueWeight·MSE(v, z) + policyTerm − c_H·H(π_θ). */
   private step(
     batch: PolicyValueBatch,
     entropyCoefficient: number,
     policyTerm: (logits: tf.Tensor2D, tensors: { legal: tf.Tensor2D; policy: tf.Tensor2D }) => tf.Scalar,
+    valueWeight = 1,
   ): UpdateStats {
     const rows = batch.features.length;
     const width = this.shape.inputs;
@@ -184,7 +238,10 @@ export class PolicyValueNet implements CheckpointStore {
           const policyLoss = policyTerm(logits, tensors);
           const entropy = entropyBonusTf({ logits, mask: tensors.ones, legal: tensors.legal });
           parts = { valueLoss: tf.keep(valueLoss), policyLoss: tf.keep(policyLoss), entropy: tf.keep(entropy) };
-          return tf.sub(tf.add(valueLoss, policyLoss), tf.mul(entropy, entropyCoefficient)) as tf.Scalar;
+          return tf.sub(
+            tf.add(tf.mul(valueLoss, valueWeight), policyLoss),
+            tf.mul(entropy, entropyCoefficient),
+          ) as tf.Scalar;
         },
         names.map((name) => this.variables.get(name) as tf.Variable),
       );
