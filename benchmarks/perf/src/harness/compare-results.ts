@@ -76,7 +76,11 @@ export function compareResults(
 }
 
 const number = (value: number | undefined): string =>
-  value === undefined ? '—' : value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) < 10 ? 3 : 0 });
+  value === undefined
+    ? '—'
+    : value.toLocaleString('en-US', {
+        maximumFractionDigits: Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 3,
+      });
 
 /** The comparison as a markdown table, regressions first, with each side's load average. */
 export function formatComparison(
