@@ -127,6 +127,19 @@ describe('Stdb', () => {
     expect((dumps[2]!.nodes as unknown[]).length).toBeGreaterThan(3);
   });
 
+  it('reads its rows again when another connection wrote the file since its last batch', () => {
+    const other = Stdb.open(stdb.path);
+    try {
+      stdb.record([episode(false, step('^|^', 'A', 0))]);
+      other.record([episode(false, step('^|^', 'A', 0))]);
+      stdb.record([episode(false, step('^|^', 'A', 0))]);
+      expect(stdb.edge('^|^', 'A')!.total).toBe(3);
+      expect(stdb.globals()).toEqual({ episodes: 3, successes: 0 });
+    } finally {
+      other.close();
+    }
+  });
+
   it('forgets the rows of a batch that failed: the next batch starts from what the file holds', () => {
     // flushEvery 1: the first episode is applied in memory (and written) before the batch breaks.
     stdb.close();

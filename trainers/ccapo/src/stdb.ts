@@ -110,11 +110,14 @@ export class Stdb {
   private readonly statements: ReturnType<Stdb['prepare']>;
   /**
    * The committed rows of every edge and anchor the batches since open touched (write-behind: a batch changes
-   * them and writes each changed row in its transaction). Only this connection writes the file, so they stay
-   * exact; a batch that throws drops them all (the file rolled back, memory did not).
+   * them and writes each changed row in its transaction), used by `record` only. A batch that throws drops them
+   * all (the file rolled back, memory did not), and so does a batch that finds another connection wrote the file
+   * since (`PRAGMA data_version`).
    */
   private cache = new Map<string, AnchorState>();
   private cachedEdges = 0;
+  /** `PRAGMA data_version` when the rows in memory were last known to match the file. */
+  private dataVersion = -1;
   /** Numbers the episodes recorded, so a row is counted once per episode. */
   private serial = 0;
 
@@ -188,6 +191,7 @@ export class Stdb {
         'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE anchor = ? AND fingerprint = ?',
       ),
       baseline: db.prepare<[string], number>('SELECT v_bar FROM nodes WHERE anchor = ?').pluck(),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       anchorEdges: db.prepare<[string], EdgeRow>(
         'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE anchor = ?',
       ),
@@ -218,16 +222,12 @@ export class Stdb {
 
   /** E's statistics, or null when the store has never seen E. */
   edge(anchor: string, fingerprint: string): EdgeStatistics | null {
-    const cached = this.cache.get(anchor)?.edges.get(fingerprint);
-    if (cached) return edgeStatistics(cached);
     const row = this.statements.edge.get(anchor, fingerprint);
     return row ? edgeStatistics(row) : null;
   }
 
   /** V̄(anchor), or null when no successful episode has passed through the anchor (an unknown anchor). */
   baseline(anchor: string): number | null {
-    const cached = this.cache.get(anchor);
-    if (cached?.nodeRead) return cached.v_bar;
     return this.statements.baseline.get(anchor) ?? null;
   }
 
@@ -346,18 +346,25 @@ export class Stdb {
       setGlobals.run(global.episodes, global.successes);
     };
     try {
-      this.database.transaction(() => {
-        const global = { ...this.globals() };
-        let pending: StdbEpisode[] = [];
-        for (const episode of episodes) {
-          pending.push(episode);
-          if (pending.length >= this.flushEvery) {
-            chunk(pending, global);
-            pending = [];
+      // IMMEDIATE: the write lock from the start, so no other connection commits between the check and the reads.
+      this.database
+        .transaction(() => {
+          // Another connection wrote the file since this one's last batch: the rows in memory may be stale.
+          const version = this.statements.dataVersion.get()!;
+          if (version !== this.dataVersion) this.dropCache();
+          this.dataVersion = version;
+          const global = { ...this.globals() };
+          let pending: StdbEpisode[] = [];
+          for (const episode of episodes) {
+            pending.push(episode);
+            if (pending.length >= this.flushEvery) {
+              chunk(pending, global);
+              pending = [];
+            }
           }
-        }
-        chunk(pending, global);
-      })();
+          chunk(pending, global);
+        })
+        .immediate();
     } catch (error) {
       this.dropCache();
       throw error;
