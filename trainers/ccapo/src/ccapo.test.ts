@@ -15,7 +15,7 @@ function rollout(group: number, success: boolean, moves: [string, string][]): Tr
     success,
     turns: moves.length,
     stopReason: 'terminated',
-    steps: moves.map(([fingerprint, anchor]) => ({ info: { fingerprint, anchor } })),
+    steps: moves.map(([fingerprint, anchor]) => ({ action: fingerprint, info: { fingerprint, anchor } })),
     segments: [{ kind: 'prompt', tokenCount: 2 }, ...moves.map(() => ({ kind: 'action', tokenCount: 1 }))],
   } as unknown as Trajectory;
 }

@@ -1,5 +1,5 @@
-import type { Trajectory } from '@turngym/rl';
-import { loopSteps } from './loop-filter';
+import type { TrajectoryStep } from '@turngym/rl';
+import { loopNode, loopSteps } from './loop-filter';
 
 /** Where an episode starts: the location and previous action of its first step's anchor. */
 export const START_NODE = '^';
@@ -13,7 +13,7 @@ export interface PathStep {
   readonly anchor: string;
   /** Fingerprint(a_t): the edge is anchor → fingerprint. */
   readonly fingerprint: string;
-  /** A → A or A → B → A on fingerprints (`loopSteps`). */
+  /** A → A or A → B → A: the same action to the same place as one or two steps before (`loopSteps`). */
   readonly loop: boolean;
   /** Steps after this one to the episode's end (0 for the last step): the sample of d_goal. */
   readonly stepsToEnd: number;
@@ -35,11 +35,13 @@ function hook(info: Readonly<Record<string, unknown>> | undefined, name: 'finger
  * location step t − 1 reached and the fingerprint of action t − 1. Null when a step lacks either hook (an env
  * without them): such an episode trains on the macro stream alone and never enters the store.
  */
-export function episodePath(trajectory: Pick<Trajectory, 'steps'>): PathStep[] | null {
+export function episodePath(trajectory: {
+  readonly steps: readonly Pick<TrajectoryStep, 'action' | 'info'>[];
+}): PathStep[] | null {
   const fingerprints = trajectory.steps.map((step) => hook(step.info, 'fingerprint'));
   const locations = trajectory.steps.map((step) => hook(step.info, 'anchor'));
   if (fingerprints.some((value) => value === null) || locations.some((value) => value === null)) return null;
-  const loops = loopSteps(fingerprints);
+  const loops = loopSteps(trajectory.steps.map((step, t) => loopNode(fingerprints[t]!, step.action, locations[t]!)));
   const n = trajectory.steps.length;
   return fingerprints.map((fingerprint, t) => ({
     anchor: t === 0 ? anchorKey(START_NODE, START_NODE) : anchorKey(locations[t - 1]!, fingerprints[t - 1]!),
