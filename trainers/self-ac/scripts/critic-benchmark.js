@@ -13,6 +13,12 @@
  *     math experiment's RL settings (benchmarks/learning/src/experiments.ts); prints test success per seed and
  *     mean ± std over every run in <out>/learning.json (seeds may be run one invocation at a time).
  *
+ *   node trainers/self-ac/scripts/critic-benchmark.js tot --run runs/self-ac/critic-1/run --tasks 50 --branches 4 --beam 2
+ *     ToT-SelfAC (`totSearch`) with a Self-AC run's adapter and value head against plain sampling at equal
+ *     generated tokens on the test split: per task, the search's chosen line, then as many sampled episodes as
+ *     fit in the tokens the search spent (at least one); success of the search, of the first sample, and of the
+ *     majority answer of the samples (self-consistency, the usual verifier-free baseline).
+ *
  * Everything is written under --out (JSON + Markdown); nothing here is a test.
  */
 const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
@@ -231,10 +237,78 @@ async function learning() {
   );
 }
 
+async function tot() {
+  const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
+  const { totSearch } = require('@turngym/trainer-self-ac');
+  const runDir = flag('run', 'runs/self-ac/critic-1/run');
+  const tasks = Number(flag('tasks', '50'));
+  const out = flag('out', 'runs/self-ac/tot');
+  const search = {
+    branches: Number(flag('branches', '4')),
+    beam: Number(flag('beam', '2')),
+    maxTurns: 8,
+    maxActionTokens: RL.maxActionTokens,
+    maxSearchTokens: Number(flag('search-tokens', '1024')),
+    instructions: false,
+    seed: 1,
+  };
+  mkdirSync(out, { recursive: true });
+  const model = await loadModel(WARM_START, { backend: 'wasm' });
+  loadAdapter(model, join(runDir, 'checkpoint', 'adapter'), 'policy');
+  loadValueHead(model, join(runDir, 'checkpoint'));
+  const registry = installedEnvRegistry();
+  const makeEnv = () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } });
+  const rows = [];
+  for (let task = 0; task < tasks; task += 1) {
+    const result = await totSearch(model, await makeEnv(), task, search);
+    const perEpisode = RL.maxRolloutTokens / 3;
+    const samples = await collectChains({
+      policy: { model, format: new ChatTurnFormat(model.tokenizer) },
+      makeEnv,
+      envId: ENV_ID,
+      seeds: [task],
+      groupSize: Math.max(1, Math.round(result.generatedTokens / perEpisode)),
+      options: {
+        maxActionTokens: RL.maxActionTokens,
+        maxRolloutTokens: RL.maxRolloutTokens,
+        instructions: false,
+        adapter: 'policy',
+        seed: 1,
+      },
+    });
+    const answers = new Map();
+    for (const t of samples) {
+      const answer = t.steps.at(-1)?.action.trim() ?? '';
+      const entry = answers.get(answer) ?? { votes: 0, success: t.success };
+      entry.votes += 1;
+      answers.set(answer, entry);
+    }
+    const majority = [...answers.values()].sort((a, b) => b.votes - a.votes)[0];
+    rows.push({
+      task,
+      tot: result.best.success,
+      totTokens: result.generatedTokens,
+      samples: samples.length,
+      sampleTokens: samples.reduce((sum, t) => sum + t.generatedTokens, 0),
+      first: samples[0].success,
+      majority: majority?.success === true,
+    });
+    writeFileSync(join(out, 'tot.json'), `${JSON.stringify({ search, rows }, null, 2)}\n`);
+  }
+  const rate = (key) => rows.filter((r) => r[key]).length / rows.length;
+  const tokens = (key) => rows.reduce((sum, r) => sum + r[key], 0);
+  console.log(
+    `ToT-SelfAC (k = ${search.branches}, b = ${search.beam}) on ${rows.length} test tasks: ${rate('tot').toFixed(3)} ` +
+      `(${tokens('totTokens')} tokens); plain sampling, first episode ${rate('first').toFixed(3)}, majority of ` +
+      `${(rows.reduce((sum, r) => sum + r.samples, 0) / rows.length).toFixed(1)} ${rate('majority').toFixed(3)} (${tokens('sampleTokens')} tokens).`,
+  );
+  model.dispose();
+}
+
 const mode = process.argv[2];
-const run = mode === 'critic' ? critic : mode === 'learning' ? learning : null;
+const run = mode === 'critic' ? critic : mode === 'learning' ? learning : mode === 'tot' ? tot : null;
 if (!run || !existsSync(WARM_START)) {
-  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning [flags]\n');
+  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning|tot [flags]\n');
   process.exit(2);
 }
 run().then(
