@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { registerWasmGather } from './wasm-gather';
 
 /**
  * Kernels the wasm backend lacks or runs slowly for training (measured in shared/MACHINE.md):
@@ -76,6 +77,7 @@ let registered = false;
 export function registerWasmKernels(): void {
   if (registered) return;
   registered = true;
+  registerWasmGather();
 
   tf.registerKernel({
     kernelName: 'UnsortedSegmentSum',
