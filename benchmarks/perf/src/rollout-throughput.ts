@@ -447,12 +447,15 @@ async function measureCase(envCase: EnvCase, checkpoint: string | undefined, dur
     topP: 1,
     seed: mixSeed(1, iteration),
   });
-  // Warm-up on a throwaway copy (wasm kernels, JIT, Adam's first step): whichever method ran first would
-  // otherwise pay for it. The measured copies start from the same weights.
+  // Warm-up on a throwaway copy (wasm kernels, JIT, Adam's first step), at the measured size: wasm's heap
+  // grows to what the largest batch needs, and that growth (one prefill of 32 rows took 0.8–1.6 s the first
+  // time, 0.35 s after) went to whichever method ran first when the warm-up had one prompt. The measured copies
+  // start from the same weights.
   const warmUp = await openRun(checkpoint ?? 'tiny-1m');
+  const warmUpSeeds = Array.from({ length: PROMPTS }, (_, index) => 1 + index);
   try {
     for (const method of ['chains', 'trees'] as const) {
-      await iterate(method, warmUp, envCase, makeEnv, clock, [1], rolloutOptions(-1), -1);
+      await iterate(method, warmUp, envCase, makeEnv, clock, warmUpSeeds, rolloutOptions(-1), -1);
     }
   } finally {
     warmUp.trainer.dispose();
@@ -466,8 +469,9 @@ async function measureCase(envCase: EnvCase, checkpoint: string | undefined, dur
     do {
       const seeds = Array.from({ length: PROMPTS }, () => rng.int(0, 2 ** 31 - 1));
       const rollout = rolloutOptions(iteration);
-      // Same prompts and sampling seed for both, measured back to back.
-      for (const method of ['chains', 'trees'] as const) {
+      // Same prompts and sampling seed for both, measured back to back, the first one in turn (what one leaves
+      // behind in memory and caches is not always on the same side).
+      for (const method of iteration % 2 === 0 ? (['chains', 'trees'] as const) : (['trees', 'chains'] as const)) {
         await iterate(method, runs[method], envCase, makeEnv, clock, seeds, rollout, iteration);
       }
       iteration += 1;
@@ -552,10 +556,10 @@ export async function rolloutThroughput(options: RolloutThroughputOptions): Prom
     ),
     `Load average (1/5/15 min) at the start: ${loadBefore.map((n) => n.toFixed(2)).join(' / ')}; at the end: ${loadAfter.map((n) => n.toFixed(2)).join(' / ')}.`,
     '',
-    "**Rollout throughput** (baseline: chains on the same env; per CPU-second = per second of this process's CPU time, which the other load on the machine inflates less than wall time)",
+    "**Rollout throughput** (goal: trees ≥ 1.3× the chains' rollouts per CPU-second on math and wiki; baseline: chains on the same env; per CPU-second = per second of this process's CPU time, which the other load on the machine inflates less than wall time)",
     '',
-    '| env | rollouts | count | generated tokens/s | per CPU-second | vs chains (CPU) | env steps/s | vs chains (CPU) | rollout s (wall / CPU) | env share | generation + bookkeeping share |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| env | rollouts | count | rollouts per CPU-second | vs chains | generated tokens/s | per CPU-second | vs chains (CPU) | env steps/s | vs chains (CPU) | rollout s (wall / CPU) | env share | generation + bookkeeping share |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const result of results) {
     const base = result.chains;
@@ -563,7 +567,8 @@ export async function rolloutThroughput(options: RolloutThroughputOptions): Prom
       const tally = result[method];
       const seconds = tally.rolloutMs / 1000;
       lines.push(
-        `| ${label(result)} | ${methodLabel(method)} | ${tally.rollouts} | ${fmt(tally.generated / seconds)} | ${fmt(tally.generated / (tally.rolloutCpuMs / 1000))} | ` +
+        `| ${label(result)} | ${methodLabel(method)} | ${tally.rollouts} | ${fmt(tally.rollouts / (tally.rolloutCpuMs / 1000), 2)} | ` +
+          `${ratio(tally.rollouts / tally.rolloutCpuMs, base.rollouts / base.rolloutCpuMs)} | ${fmt(tally.generated / seconds)} | ${fmt(tally.generated / (tally.rolloutCpuMs / 1000))} | ` +
           `${ratio(tally.generated / tally.rolloutCpuMs, base.generated / base.rolloutCpuMs)} | ` +
           `${fmt(tally.envSteps / seconds)} | ${ratio(tally.envSteps / tally.rolloutCpuMs, base.envSteps / base.rolloutCpuMs)} | ` +
           `${fmt(seconds, 1)} / ${fmt(tally.rolloutCpuMs / 1000, 1)} | ${pct(tally.envMs, tally.rolloutMs)} | ${pct(tally.rolloutMs - tally.envMs, tally.rolloutMs)} |`,
