@@ -111,8 +111,8 @@ async function main() {
   const lines = [
     `Roles: buyer and executor \`openai:${model}\`, judge \`${judge}\`${external ? ` at ${external}` : ' (local role-play model)'}.`,
     '',
-    '| simulations | run | searches | env steps / search | role calls / search | server requests / search | cache hits | role tokens / search |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    '| simulations | run | searches | env steps / search | role calls / search | server requests / search | cache hits | role tokens / search | wall s / search |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   try {
     for (const simulations of simulationCounts) {
@@ -154,7 +154,7 @@ async function main() {
         if (external) externalRequests += cacheEntries(join(root, `cache-${simulations}.json`)) - cacheBefore;
         const requests = requestCount() - before;
         lines.push(
-          `| ${simulations} | ${run} | ${searches} | ${row['search/env_steps'].toFixed(1)} | ${(roleCalls / searches).toFixed(1)} | ${(requests / searches).toFixed(1)} | ${(100 * (1 - requests / roleCalls)).toFixed(0)}% | ${Math.round(row['search/llm_tokens'])} |`,
+          `| ${simulations} | ${run} | ${searches} | ${row['search/env_steps'].toFixed(1)} | ${(roleCalls / searches).toFixed(1)} | ${(requests / searches).toFixed(1)} | ${(100 * (1 - requests / roleCalls)).toFixed(0)}% | ${Math.round(row['search/llm_tokens'])} | ${(row['time/self_play_s'] / searches).toFixed(1)} |`,
         );
         process.stderr.write(`${lines.at(-1)}\n`);
       }

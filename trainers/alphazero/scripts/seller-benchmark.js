@@ -311,7 +311,7 @@ async function evaluate() {
     record('UCT, random rollouts', `the seller's MctsAgent, ${simulations} simulations a move`, uct);
   }
   const text = [
-    `Measured by \`node trainers/alphazero/scripts/seller-benchmark.js evaluate --runs ${runs.join(',')} --simulations ${simulations} --episodes ${taskIds.length}\``,
+    `Measured by \`node trainers/alphazero/scripts/seller-benchmark.js evaluate --runs ${runs.join(',')}${grpoRuns.length > 0 ? ` --grpo-runs ${grpoRuns.join(',')}` : ''} --simulations ${simulations} --episodes ${taskIds.length}\``,
     `(${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${Math.round((Date.now() - started) / 1000)} s; seeds ${seeds.join(', ') || '—'}).`,
     '',
     '| policy | success, all seeds (95% CI) | per seed (sd) | per product min / median / max (sd) | mean turns | episodes | how |',
