@@ -9,12 +9,15 @@ import { DISAMBIGUATION_TYPE, type TaskGraph } from '../tasks/task-graph';
  * order (`articleLinks`, unresolved) — no prose — under the article's row id.
  */
 export const SKELETON_SCHEMA =
-  'CREATE TABLE work.skeleton (id INTEGER PRIMARY KEY, title TEXT NOT NULL, type TEXT NOT NULL, infobox TEXT NOT NULL, targets TEXT NOT NULL)';
+  'CREATE TABLE work.skeleton (id INTEGER PRIMARY KEY, title TEXT NOT NULL, type TEXT NOT NULL, infobox TEXT NOT NULL, targets TEXT NOT NULL);' +
+  // An article's resolved links (int32 ids), written the first time a race's BFS expands it: resolving a
+  // link list takes a query per link, and a BFS reaches the same hubs from every start.
+  'CREATE TABLE work.links (id INTEGER PRIMARY KEY, targets BLOB NOT NULL)';
 
 /** Articles read back at once, link lists and resolved titles kept: bounded, whatever the corpus's size. */
 const SKELETON_CACHE = 2048;
 const LINK_CACHE = 4096;
-const RESOLVE_CACHE = 8192;
+const RESOLVE_CACHE = 32_768;
 
 interface SkeletonRow {
   title: string;
@@ -43,6 +46,8 @@ export class StoreTaskGraph implements TaskGraph {
   private readonly resolved = new Lru<string, number>(RESOLVE_CACHE);
   private readonly statements: {
     skeleton: Database.Statement<SkeletonRow>;
+    links: Database.Statement<Buffer>;
+    saveLinks: Database.Statement;
     subjects: Database.Statement<number>;
     article: Database.Statement<number>;
     redirect: Database.Statement<string>;
@@ -57,6 +62,8 @@ export class StoreTaskGraph implements TaskGraph {
   ) {
     this.statements = {
       skeleton: db.prepare('SELECT title, type, infobox, targets FROM work.skeleton WHERE id = ?'),
+      links: db.prepare<Buffer>('SELECT targets FROM work.links WHERE id = ?').pluck(),
+      saveLinks: db.prepare('INSERT INTO work.links (id, targets) VALUES (?, ?)'),
       subjects: db.prepare<number>('SELECT id - 1 FROM main.articles WHERE type != ? ORDER BY id').pluck(),
       article: db.prepare<number>('SELECT id FROM main.articles WHERE title = ?').pluck(),
       redirect: db.prepare<string>('SELECT target FROM main.redirects WHERE title = ?').pluck(),
@@ -129,15 +136,24 @@ export class StoreTaskGraph implements TaskGraph {
 
   links(id: number): readonly number[] {
     let links = this.linkIds.get(id);
-    if (!links) {
+    if (links) return links;
+    const saved = this.statements.links.get(id + 1);
+    if (saved) {
+      const read: number[] = [];
+      for (let offset = 0; offset < saved.length; offset += 4) read.push(saved.readInt32LE(offset));
+      links = read;
+    } else {
       const seen = new Set<number>();
       for (const target of JSON.parse(this.skeleton(id).targets) as string[]) {
         const to = this.resolve(target);
         if (to !== undefined && to !== id) seen.add(to);
       }
       links = [...seen];
-      this.linkIds.set(id, links);
+      const blob = Buffer.alloc(links.length * 4);
+      links.forEach((target, index) => blob.writeInt32LE(target, index * 4));
+      this.statements.saveLinks.run(id + 1, blob);
     }
+    this.linkIds.set(id, links);
     return links;
   }
 }
