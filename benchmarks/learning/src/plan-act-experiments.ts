@@ -14,7 +14,8 @@ export interface PlanActExperiment {
   readonly envOptions: Record<string, unknown>;
   /** The committed checkpoint the warm start fine-tunes. */
   readonly base: string;
-  /** The script each warm-start stage runs (from the repository root), and the stages' own arguments. */
+  /** The script each warm-start stage runs (from the repository root), and the stages' own arguments; each
+   *  stage after the first fine-tunes the previous stage's output. */
   readonly warmStartScript: string;
   readonly warmStart: readonly Record<string, unknown>[];
   /** Arguments shared by the three RL runs (the trainers' `TrainerArgs`). */
@@ -43,6 +44,18 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
         actorTurnsPerTask: 3,
         singleAgent: true,
       },
+      // Stage 1 alone (80 SFT steps) solved 0/50: its planner asked for the wrong field ("Artal of …") and
+      // its actor reported the wrong value, so stage 2 clones fresh expert episodes from its weights.
+      {
+        seed: 202,
+        episodes: 128,
+        epochs: 2,
+        batchSize: 4,
+        learningRate: 2e-3,
+        decomposer: 'wiki-hops',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
     ],
     rl: {
       backend: 'wasm',
@@ -63,6 +76,49 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
       iterations: 200,
     },
     planAct: { plannerMaxTurns: 4, actorMaxTurns: 8, actorTurnsPerTask: 3 },
+    grpo: {},
+    budgets: [100_000],
+    seeds: [1, 2, 3],
+  },
+  {
+    // The planner decomposes the expression into calculator steps (results of earlier steps substituted),
+    // the actor makes each calculator call and reports the result (`mathCalcSteps`).
+    name: 'math-plan-act',
+    envId: 'turngym/math-thought-calc-v1',
+    envOptions: { difficulties: [1], kinds: ['arithmetic'] },
+    base: join(__dirname, '..', 'models', 'math-warm-start'),
+    warmStartScript: 'trainers/plan-act/scripts/warm-start.js',
+    warmStart: [
+      {
+        seed: 301,
+        episodes: 128,
+        epochs: 2,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'math-calc',
+        actorTurnsPerTask: 2,
+        singleAgent: true,
+      },
+    ],
+    rl: {
+      backend: 'wasm',
+      instructions: false,
+      evalEpisodes: 50,
+      evalEvery: 5,
+      trajectoriesEvery: 5,
+      promptsPerIteration: 8,
+      maxActionTokens: 32,
+      maxRolloutTokens: 256,
+      loraRank: 16,
+      loraAlpha: 32,
+      learningRate: 5e-4,
+      minibatchSize: 16,
+      targetKl: 0.02,
+      maxBatch: 16,
+      groupSize: 8,
+      iterations: 200,
+    },
+    planAct: { plannerMaxTurns: 5, actorMaxTurns: 8, actorTurnsPerTask: 2 },
     grpo: {},
     budgets: [100_000],
     seeds: [1, 2, 3],

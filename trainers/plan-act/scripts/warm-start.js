@@ -4,6 +4,7 @@
  * trainers/plan-act benchmarks/learning`:
  *
  *   node trainers/plan-act/scripts/warm-start.js --env turngym/wiki-qa-compact-v1 --seed 201 --out runs/warm/wiki-plan-act/sft
+ *   node trainers/plan-act/scripts/warm-start.js --env turngym/wiki-qa-compact-v1 --seed 202   # stage 2, from stage 1
  *
  * Fine-tunes the experiment's base (benchmarks/learning/src/plan-act-experiments.ts) on the wiki expert's
  * train episodes and their Plan/Act decompositions, then copies the checkpoint to
@@ -68,27 +69,43 @@ async function main() {
   const experiment = PLAN_ACT_EXPERIMENTS.find((candidate) => candidate.envId === envId);
   if (!experiment) throw new Error(`No Plan/Act experiment on ${envId}.`);
   const seed = Number(flag('seed', String(experiment.warmStart[0].seed)));
-  const stage = experiment.warmStart.find((candidate) => candidate.seed === seed);
-  if (!stage) throw new Error(`No warm-start stage with seed ${seed}.`);
-  const out = flag('out', `runs/warm/${experiment.name}/sft`);
-  const command = `node trainers/plan-act/scripts/warm-start.js --env ${envId} --seed ${seed} --out ${out}`;
+  const index = experiment.warmStart.findIndex((candidate) => candidate.seed === seed);
+  if (index < 0) throw new Error(`No warm-start stage with seed ${seed}.`);
+  const stage = experiment.warmStart[index];
+  const dir = join(ROOT, 'benchmarks', 'learning', 'models', `${experiment.name}-warm-start`);
+  // A later stage fine-tunes the previous stage's output (by default the committed warm start, which that
+  // stage copied there) and keeps the earlier stages' records in the manifest.
+  const from = index === 0 ? experiment.base : join(ROOT, flag('from', relative(ROOT, dir)));
+  const earlier =
+    index === 0 ? [] : JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).stages.slice(0, index);
+  if (earlier.length !== index)
+    throw new Error(`Stage ${index + 1} needs the manifest of the ${index} before it in ${dir}.`);
+  const out = flag('out', `runs/warm/${experiment.name}/sft${index === 0 ? '' : `-${index + 1}`}`);
+  const command = `node trainers/plan-act/scripts/warm-start.js --env ${envId} --seed ${seed} --out ${out}${
+    index === 0 ? '' : ` --from ${relative(ROOT, from)}`
+  }`;
   const registry = installedEnvRegistry();
   const started = Date.now();
   const result = await trainPlanActWarmStart(
     {
       envId,
       envOptions: experiment.envOptions,
-      checkpoint: experiment.base,
+      checkpoint: from,
       out,
       backend: 'wasm',
       instructions: experiment.rl.instructions,
       ...stage,
     },
-    { registry, onEpoch: (epoch, loss) => process.stderr.write(`epoch ${epoch}: loss ${loss.toFixed(4)}\n`) },
+    {
+      registry,
+      onEpoch: (epoch, loss) =>
+        process.stderr.write(
+          `epoch ${epoch}: loss ${loss.toFixed(4)} at ${Math.round((Date.now() - started) / 1000)} s\n`,
+        ),
+    },
   );
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stderr.write(`trained in ${seconds} s: ${result.episodes} episodes, ${result.dropped} dropped\n`);
-  const dir = join(ROOT, 'benchmarks', 'learning', 'models', `${experiment.name}-warm-start`);
   mkdirSync(dir, { recursive: true });
   for (const file of FILES) copyFileSync(join(out, file), join(dir, file));
   const roles = planActRoles(experiment.planAct);
@@ -114,10 +131,11 @@ async function main() {
     commit: execSync('git rev-parse HEAD', { cwd: ROOT }).toString().trim(),
     date: new Date().toISOString().slice(0, 10),
     commands: [
+      ...earlier.map((previous) => previous.command),
       command,
       `cp ${FILES.map((file) => `${out}/${file}`).join(' ')} ${relative(ROOT, dir)}/ (by the same script, which then scores it)`,
     ],
-    stages: [{ command, seconds, finalLoss: result.finalLoss, actionAccuracy: result.actionAccuracy }],
+    stages: [...earlier, { command, seconds, finalLoss: result.finalLoss, actionAccuracy: result.actionAccuracy }],
     files,
     testScore,
     sampledScore: undefined,
