@@ -41,6 +41,13 @@ export interface SelfAcOwnArgs {
    * counted (`perf/episodes_too_long`): attention memory grows with its square, and wasm's heap is bounded.
    */
   maxPackedTokens: number;
+  /**
+   * Extra passes over the batch with the critic's loss alone (α = 1) after each update; 0 (the reference, §2)
+   * takes none. The critic's features must be learnt in the shared adapter, and under the α mix the actor's
+   * gradient shares it (docs/benchmarks/learning.md, "Why the critic does not learn"); each pass costs one more
+   * forward/backward per episode.
+   */
+  criticEpochs: number;
 }
 
 export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
@@ -51,6 +58,7 @@ const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
   discount: { type: 'number', minimum: 0, maximum: 1, default: 1 },
   tdHorizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
   maxPackedTokens: { type: 'integer', minimum: 1, default: 1024 },
+  criticEpochs: { type: 'integer', minimum: 0, default: 0 },
 };
 
 // §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
@@ -68,6 +76,7 @@ function criticPromptOf(model: LanguageModel, cache: WeakMap<LanguageModel, numb
 /** The Self-AC algorithm on the runner; each run gets its own (it keeps the last update's statistics). */
 export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: Trajectory[] }> {
   let last: SelfAcUpdateStats | null = null;
+  let critic: SelfAcUpdateStats | null = null;
   let tooLong = 0;
   const prompts = new WeakMap<LanguageModel, number[]>();
   return {
@@ -78,6 +87,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
     // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
     collect: async (request, { args }) => {
       last = null;
+      critic = null;
       tooLong = 0;
       return { trajectories: await collectChains({ ...request, groupSize: args.groupSize }) };
     },
@@ -112,7 +122,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
           `self-ac: every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
         );
       }
-      last = await selfAcUpdate(trainer, episodes, {
+      const options = {
         alpha: args.alpha,
         discount: args.discount,
         horizons: args.tdHorizons,
@@ -124,7 +134,19 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         klCoefficient: args.klCoefficient,
         entropyCoefficient: args.entropyCoefficient,
         seed: mixSeed(args.seed, iteration),
-      });
+      };
+      last = await selfAcUpdate(trainer, episodes, options);
+      if (args.criticEpochs > 0) {
+        // The critic's loss alone (α = 1: the actor term has weight 0, so π moves only through shared features).
+        critic = await selfAcUpdate(trainer, episodes, {
+          ...options,
+          alpha: 1,
+          epochs: args.criticEpochs,
+          klCoefficient: 0,
+          entropyCoefficient: 0,
+          seed: mixSeed(options.seed, 1),
+        });
+      }
       return last;
     },
 
@@ -141,6 +163,10 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       };
       last.tdLosses.forEach((loss, n) => (metrics[`losses/td_${n + 1}`] = loss));
       if (Number.isFinite(last.explainedVariance)) metrics['losses/explained_variance'] = last.explainedVariance;
+      if (critic) {
+        metrics['losses/critic_only_value_loss'] = critic.valueLoss;
+        metrics['perf/critic_sequences_forwarded'] = critic.sequencesForwarded;
+      }
       return metrics;
     },
   };
