@@ -1,14 +1,65 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readTrajectories } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { trainSelfAc, validateSelfAcArgs } from './self-ac';
 
-// The loop is the runner's (tested in @turngym/rl) and `turngym train self-ac` is tested end to end in
-// test/cli-train-self-ac.test.ts; this is the critic-only passes option.
-describe('Self-AC criticEpochs', () => {
+// The loop, resume, budget and metrics are the runner's (tested in @turngym/rl); this is Self-AC's smoke test.
+describe('trainSelfAc', () => {
   const smoke = smokeSetup('turngym-self-ac-');
   const registry = digitRegistry();
+  const comparable = (row: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(row).filter(
+        ([name]) => !name.startsWith('time/') && !name.includes('per_second') && name !== 'charts/SPS',
+      ),
+    );
 
-  it('adds critic-only passes over each batch when asked (one forward per episode each), none by default', async () => {
+  it('trains actor and critic on packed episodes, logs the critic’s metrics, and resumes the value head bit-exact', async () => {
+    const whole = smoke.args('whole').runDir!;
+    const result = await trainSelfAc({ ...smoke.args('whole'), groupSize: 2 }, { registry });
+    expect(result.model.valueHead).not.toBeNull();
+    result.model.dispose();
+    expect(result.iterations).toBe(3);
+    expect((await readTrajectories(join(whole, 'trajectories.jsonl'))).length).toBe(3 * 2 * 2);
+    const rows = await readMetricsRows(whole);
+    for (const name of [
+      'losses/value_loss',
+      'losses/policy_loss',
+      'losses/td_1',
+      'losses/td_2',
+      'losses/td_3',
+      'losses/td_4',
+      'losses/td_5',
+    ]) {
+      expect(rows.every((row) => Number.isFinite(row[name]))).toBe(true);
+    }
+    // One sequence through the model per episode, however many turns it had.
+    for (const row of rows) expect(row['perf/sequences_forwarded']).toBe(row['perf/update_episodes']);
+    // No critic-only passes unless asked for (criticEpochs 0, §2's reference).
+    for (const row of rows) expect(row['perf/critic_sequences_forwarded']).toBeUndefined();
+    expect(rows.some((row) => row['perf/update_turns']! > row['perf/update_episodes']!)).toBe(true);
+    const manifest = JSON.parse(await readFile(join(whole, 'checkpoint', 'checkpoint.json'), 'utf8'));
+    expect(manifest.trained).toEqual({ adapter: 'policy', valueHead: true, base: false });
+
+    const split = smoke.args('split').runDir!;
+    (await trainSelfAc({ ...smoke.args('split'), groupSize: 2, iterations: 2 }, { registry })).model.dispose();
+    (await trainSelfAc({ ...smoke.args('split'), groupSize: 2 }, { registry })).model.dispose();
+    // The critic's losses after the resume equal the unbroken run's only if the value head and its Adam came back.
+    expect((await readMetricsRows(split)).map(comparable)).toEqual(rows.map(comparable));
+  });
+
+  it('rejects bad arguments naming the field', async () => {
+    const args = smoke.args('bad');
+    await expect(trainSelfAc({ ...args, alpha: 2 })).rejects.toThrow(/alpha/);
+    await expect(trainSelfAc({ ...args, tdHorizons: 0 })).rejects.toThrow(/tdHorizons/);
+    // Episodes that pack longer than maxPackedTokens are left out; with none left the run says what to change.
+    await expect(trainSelfAc({ ...smoke.args('too-long'), maxPackedTokens: 8 }, { registry })).rejects.toThrow(
+      /maxPackedTokens/,
+    );
+  });
+
+  it('adds critic-only passes over each batch when asked (criticEpochs: one more forward per episode each)', async () => {
     expect(validateSelfAcArgs(smoke.args('defaults')).criticEpochs).toBe(0);
     expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticEpochs: -1 })).toThrow(/criticEpochs/);
     const result = await trainSelfAc(
