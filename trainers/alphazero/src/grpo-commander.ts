@@ -5,11 +5,9 @@
  * PPO-clip loss with each meta-action as one "token" (ALGORITHMS.md §0). Its budget is counted in env episodes,
  * so it can be given exactly AlphaZero's self-play episodes, or its env steps through forks.
  */
-import { join } from 'node:path';
 import { defineOptions, mean, mixSeed, SeededRng, type JSONSchemaType, type Registry } from '@turngym/core';
 import { useBackend } from '@turngym/lm';
 import {
-  CHECKPOINT_FILES,
   groupAdvantages,
   installedEnvRegistry,
   isTiedGroup,
@@ -24,6 +22,7 @@ import { AlphaZeroError } from './alphazero-error';
 import { PolicyHeadAgent } from './alphazero-search';
 import { DialogueEncoder } from './dialogue-features';
 import { PolicyValueNet, type UpdateStats } from './policy-value-net';
+import { loadRunNetwork } from './trained-network';
 import { TranscriptRecorder } from './transcript-recorder';
 
 /** The GRPO commander's arguments; one doc line per field. */
@@ -314,20 +313,5 @@ export async function loadGrpoCommander(
   runDir: string,
   spec: EnvSpec,
 ): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: GrpoCommanderArgs }> {
-  const run = await RunDirectory.open(runDir);
-  const args = validateGrpoCommanderArgs(run.info.args as Partial<GrpoCommanderArgs>);
-  if (spec.actionSpace.type !== 'discrete') {
-    throw new AlphaZeroError(
-      'ALPHAZERO_ENV',
-      `${spec.id} has a ${spec.actionSpace.type} action space, not a discrete one.`,
-    );
-  }
-  const encoder = new DialogueEncoder(spec.actionSpace.n, spec.maxTurns ?? 10);
-  const net = new PolicyValueNet(
-    { inputs: encoder.size, actions: spec.actionSpace.n, hidden: args.hiddenSize },
-    args.seed,
-    args.learningRate,
-  );
-  await net.load(join(run.checkpointPath, CHECKPOINT_FILES.stores, 'network'));
-  return { net, encoder, args };
+  return loadRunNetwork(runDir, spec, (raw) => validateGrpoCommanderArgs(raw as Partial<GrpoCommanderArgs>));
 }

@@ -14,8 +14,27 @@ export async function loadTrainedNetwork(
   runDir: string,
   spec: EnvSpec,
 ): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: AlphaZeroArgs }> {
+  return loadRunNetwork(runDir, spec, (raw) => validateAlphaZeroArgs(raw as Partial<AlphaZeroArgs>));
+}
+
+/** What AlphaZero's and the GRPO commander's arguments share: the network's size, seed and step size. */
+interface NetworkArgs {
+  readonly hiddenSize: number;
+  readonly seed: number;
+  readonly learningRate: number;
+}
+
+/**
+ * The policy-value network stored as the `network` store of a run's last checkpoint, whichever trainer wrote
+ * it: `validate` reads that trainer's own arguments from the run's info.
+ */
+export async function loadRunNetwork<A extends NetworkArgs>(
+  runDir: string,
+  spec: EnvSpec,
+  validate: (raw: unknown) => A,
+): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: A }> {
   const run = await RunDirectory.open(runDir);
-  const args = validateAlphaZeroArgs(run.info.args as Partial<AlphaZeroArgs>);
+  const args = validate(run.info.args);
   if (spec.actionSpace.type !== 'discrete') {
     throw new AlphaZeroError(
       'ALPHAZERO_ENV',

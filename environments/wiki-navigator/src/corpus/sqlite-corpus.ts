@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
+import { Lru } from './lru';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
 import type { WikiTask } from '../tasks/wiki-task';
@@ -14,24 +15,6 @@ export const STORE_VERSION = '1';
 /** Articles and link lists kept per process (bounded: memory must not grow with the corpus). */
 const ARTICLE_CACHE = 2048;
 const LINK_CACHE = 8192;
-
-/** A small LRU map: a Map's insertion order is the recency order. */
-class Lru<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly capacity: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.set(key, value);
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
-  }
-}
 
 /**
  * Words too common to rank by: each matches most of a corpus, and FTS5 scores every match, so a question's
