@@ -89,4 +89,30 @@ describe('chat-model agents on a suite', () => {
     expect(resumed.resumed).toBe(4);
     expect(resumed.result.envs[0]).toMatchObject({ scored: 6, errored: 0 });
   });
+  it("leaves the env's instructions out of the system prompt with instructions: false, as a trained policy saw it", async () => {
+    const model = new ScriptedChatModel(solve);
+    server = await serveChatModel(model, { modelName: 'served-model' });
+    const one = tinySuite([{ envId: 'turngym/example-v1', seeds: { start: 0, count: 1 } }]);
+    const systemOf = async (instructions: boolean | undefined): Promise<string | undefined> => {
+      model.requests.length = 0;
+      const agent = resolveSuiteAgent('openai:served-model', {
+        baseURL: server?.baseURL as string,
+        maxRetries: 0,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
+      const run = await runSuite({
+        suite: one,
+        agent,
+        registry: testRegistry(),
+        outDir: out,
+        resamples: 100,
+        fresh: true,
+      });
+      expect(run.result.envs[0]).toMatchObject({ scored: 1, errored: 0 });
+      const first = model.requests.find((request) => request.role !== 'preflight');
+      return first?.messages.find((message) => message.role === 'system')?.content;
+    };
+    expect(await systemOf(undefined)).toContain('secret code in a key-value store');
+    expect(await systemOf(false)).toBeUndefined();
+  });
 });

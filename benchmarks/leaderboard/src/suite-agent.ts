@@ -16,6 +16,8 @@ export interface ChatAgentSettings {
   maxRetries?: number;
   /** `auto`: the env's tools as function-calling schemas; `text`: the model writes the env's text syntax. */
   toolMode?: 'auto' | 'text';
+  /** False: leave the env's instructions out of the system prompt (a policy trained without them). Default true. */
+  instructions?: boolean;
   /** Sampling temperature (default 0: a seed replays). */
   temperature?: number;
   /** Most tokens per reply. */
@@ -123,6 +125,7 @@ class ChatModelSuiteAgent implements SuiteAgent {
   sourceFor(): AgentSource {
     const options = {
       ...(this.settings.toolMode ? { toolMode: this.settings.toolMode } : {}),
+      ...(this.settings.instructions === false ? { instructions: false } : {}),
       ...(this.settings.temperature !== undefined ? { temperature: this.settings.temperature } : {}),
       ...(this.settings.maxTokens !== undefined ? { maxTokens: this.settings.maxTokens } : {}),
     };

@@ -138,6 +138,21 @@ describe('ChatModelAgent', () => {
     expect((await env.step(action)).observation).toMatch(new RegExp(`^LOOKUP ${start} = `));
   });
 
+  it("sends no system prompt from the env's instructions with instructions: false, and keeps its own", async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 4 });
+    const model = new ScriptedChatModel(['SUBMIT(x)', 'SUBMIT(x)']);
+    const bare = new ChatModelAgent(model, { instructions: false, toolMode: 'text' });
+    await bare.start({ seed: 4, spec: env.spec, observation: reset.observation, info: reset.info });
+    await bare.act(reset.observation, reset.info);
+    expect(model.requests[0]?.messages[0]).toEqual({ role: 'user', content: reset.observation });
+    expect(model.requests[0]?.messages.some((message) => message.role === 'system')).toBe(false);
+    const own = new ChatModelAgent(model, { instructions: false, systemPrompt: 'Be brief.', toolMode: 'text' });
+    await own.start({ seed: 4, spec: env.spec, observation: reset.observation, info: reset.info });
+    await own.act(reset.observation, reset.info);
+    expect(model.requests[1]?.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+  });
+
   it('hands arguments that are not JSON to the env as text, so the env explains the mistake', async () => {
     const env = new ExampleEnv();
     const reset = await env.reset({ seed: 4 });

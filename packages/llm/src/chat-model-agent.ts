@@ -24,6 +24,12 @@ export interface ChatModelAgentOptions {
   /** Added after the env's instructions in the system prompt. */
   systemPrompt?: string;
   /**
+   * Default true: the env's `info.instructions` open the system prompt. False leaves them out, as TurnGym's
+   * trainers do by default (`instructions: false`): a policy trained without them is evaluated as it was trained,
+   * and a small model's context is not spent on them.
+   */
+  instructions: boolean;
+  /**
    * `auto`: in a tools space, offer the env's tools as function-calling schemas and return the call the
    * model makes. `text`: never send schemas; the model writes the env's text syntax (for models or servers
    * without function calling).
@@ -44,6 +50,7 @@ export const chatModelAgentOptionsSchema: JSONSchemaType<ChatModelAgentOptions> 
     maxTokens: { type: 'integer', minimum: 1, nullable: true },
     seed: { type: 'integer', nullable: true },
     systemPrompt: { type: 'string', nullable: true },
+    instructions: { type: 'boolean', default: true },
     toolMode: { type: 'string', enum: ['auto', 'text'], default: 'auto' },
     role: { type: 'string', minLength: 1, default: 'agent' },
   },
@@ -123,7 +130,7 @@ export class ChatModelAgent implements Agent<unknown, Action> {
     const space = episode.spec.actionSpace;
     this.tools =
       space.type === 'tools' && this.options.toolMode === 'auto' ? (episode.spec.tools ?? space.tools) : undefined;
-    const parts = [episode.info.instructions, this.options.systemPrompt];
+    const parts = [this.options.instructions ? episode.info.instructions : undefined, this.options.systemPrompt];
     if (space.type === 'discrete') {
       parts.push(`Options:\n${describeOptions(space.labels)}\nAnswer with the number of one option.`);
     }

@@ -41,6 +41,8 @@ interface BenchOptions {
   timeoutMs?: number;
   maxRetries?: number;
   toolMode?: 'auto' | 'text';
+  /** Commander's `--no-instructions`: false when given. */
+  instructions?: boolean;
   temperature?: number;
   maxTokens?: number;
   cache?: string;
@@ -202,6 +204,10 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
       "auto: the env's tools as function-calling schemas; text: the env's text syntax",
       parseToolMode,
     )
+    .option(
+      '--no-instructions',
+      "leave the env's instructions out of a chat model's system prompt (a policy trained without them, as turngym train does by default)",
+    )
     .option('--temperature <t>', 'sampling temperature (default 0)', parseTemperature)
     .option('--max-tokens <n>', 'most tokens per model reply', parsePositiveInteger)
     .option('--cache <file.jsonl>', 'response cache: re-runs buy no answer twice')
@@ -247,6 +253,7 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
         ...(options.toolMode ? { toolMode: options.toolMode } : {}),
+        ...(options.instructions === false ? { instructions: false } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
         ...(options.cache ? { cachePath: options.cache } : {}),
