@@ -1,21 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from '@turngym/core';
-import { FixedRewardDemoEnv } from '@turngym/env-seller';
 import { RunDirectory } from '@turngym/rl';
 import { trainAlphaZero, type AlphaZeroArgs } from './index';
-
-const DEMO_ID = 'turngym/fixed-reward-demo-v1';
-// The reference's demo env: 4 actions with fixed rewards; 3 steps, so the best return is 3 × 0.9.
-const REWARDS = [0.2, 0.9, 0.5, 0.1];
-const HORIZON = 3;
-
-function demoRegistry(): Registry {
-  const registry = new Registry();
-  registry.register({ id: DEMO_ID, entryPoint: () => new FixedRewardDemoEnv(REWARDS, HORIZON) });
-  return registry;
-}
+import { DEMO_ID, demoRegistry, HORIZON } from './__fixtures__/demo-env';
 
 const small: Partial<AlphaZeroArgs> = {
   envId: DEMO_ID,

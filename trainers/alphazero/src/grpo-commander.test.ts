@@ -1,19 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from '@turngym/core';
 import { FixedRewardDemoEnv } from '@turngym/env-seller';
 import { loadGrpoCommander, trainGrpoCommander } from './index';
-
-const DEMO_ID = 'turngym/fixed-reward-demo-v1';
-const REWARDS = [0.2, 0.9, 0.5, 0.1];
-const HORIZON = 3;
-
-function demoRegistry(): Registry {
-  const registry = new Registry();
-  registry.register({ id: DEMO_ID, entryPoint: () => new FixedRewardDemoEnv(REWARDS, HORIZON) });
-  return registry;
-}
+import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
 
 describe('trainGrpoCommander', () => {
   let root: string;
