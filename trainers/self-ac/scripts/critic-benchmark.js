@@ -13,6 +13,11 @@
  *     math experiment's RL settings (benchmarks/learning/src/experiments.ts); prints test success per seed and
  *     mean ± std over every run in <out>/learning.json (seeds may be run one invocation at a time).
  *
+ *   node trainers/self-ac/scripts/critic-benchmark.js gains --out runs/self-ac/learning
+ *     scores each finished run of <out>/learning.json again, greedy on the same 200 test tasks, and counts the
+ *     test tasks it solves that the warm start did not (gained) and the other way round (lost), against the
+ *     warm start's task-by-task wins in its manifest; the rescored success must equal the run's own.
+ *
  *   node trainers/self-ac/scripts/critic-benchmark.js tot --run runs/self-ac/critic-1/run --tasks 50 --branches 4 --beam 2
  *     ToT-SelfAC (`totSearch`) with a Self-AC run's adapter and value head against plain sampling at equal
  *     generated tokens on the test split: per task, the search's chosen line, then as many sampled episodes as
@@ -238,6 +243,42 @@ async function learning() {
   );
 }
 
+async function gains() {
+  const { loadModel, loadAdapter } = require('@turngym/lm');
+  const { evaluatePolicy } = require('@turngym/rl');
+  const out = flag('out', 'runs/self-ac/learning');
+  const file = join(out, 'learning.json');
+  const results = JSON.parse(readFileSync(file, 'utf8'));
+  const start = JSON.parse(readFileSync(join(WARM_START, 'manifest.json'), 'utf8')).testScore;
+  const registry = installedEnvRegistry();
+  for (const result of results) {
+    if (result.wins) continue;
+    const model = await loadModel(WARM_START, { backend: 'wasm' });
+    loadAdapter(model, join(out, `${result.algorithm}-${result.seed}`, 'checkpoint', 'adapter'), 'policy');
+    const evaluation = await evaluatePolicy({
+      policy: { model, format: new ChatTurnFormat(model.tokenizer) },
+      makeEnv: () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } }),
+      envId: ENV_ID,
+      seeds: Array.from({ length: RL.evalEpisodes }, (_, seed) => seed),
+      options: {
+        maxActionTokens: RL.maxActionTokens,
+        maxRolloutTokens: RL.maxRolloutTokens,
+        instructions: false,
+        adapter: 'policy',
+      },
+    });
+    model.dispose();
+    result.wins = evaluation.trajectories.map((t) => (t.success ? '1' : '0')).join('');
+    result.rescoredSuccessRate = evaluation.successRate;
+    result.gained = [...result.wins].filter((w, i) => w === '1' && start.wins[i] === '0').length;
+    result.lost = [...result.wins].filter((w, i) => w === '0' && start.wins[i] === '1').length;
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(
+      `${result.algorithm} seed ${result.seed}: ${evaluation.successRate.toFixed(3)} (the run's own ${result.testSuccessRate}), gained ${result.gained} / lost ${result.lost}`,
+    );
+  }
+}
+
 async function tot() {
   const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
   const { totSearch } = require('@turngym/trainer-self-ac');
@@ -307,9 +348,10 @@ async function tot() {
 }
 
 const mode = process.argv[2];
-const run = mode === 'critic' ? critic : mode === 'learning' ? learning : mode === 'tot' ? tot : null;
+const modes = { critic, learning, gains, tot };
+const run = Object.hasOwn(modes, mode) ? modes[mode] : null;
 if (!run || !existsSync(WARM_START)) {
-  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning|tot [flags]\n');
+  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning|gains|tot [flags]\n');
   process.exit(2);
 }
 run().then(

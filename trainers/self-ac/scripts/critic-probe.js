@@ -3,17 +3,21 @@
  * Why does the critic (not) learn? A fixed-data probe (issue 24, item 6), run from the repository root after
  * `npm run build`:
  *
- *   node trainers/self-ac/scripts/critic-probe.js --steps 120 --alpha 0.5 --lr 5e-4 [--value-lr 5e-3] [--value-scale 1]
+ *   node trainers/self-ac/scripts/critic-probe.js --steps 120 --alpha 0.5 --lr 5e-4 [--lr-end 5e-5] [--ema 0.9] [--rank 16]
  *
  * Samples train episodes (train split) and held-out episodes (test split) once from the committed math warm
  * start (cached under --cache), then takes `--steps` Self-AC updates (`selfAcUpdate`, one minibatch each) on
  * minibatches drawn from the fixed train episodes and prints explained variance on the train and held-out
  * states every `--every` steps. The data never changes, so what moves EV is the critic's optimisation alone
- * (the actor term still moves the adapter when α < 1). Nothing here is a test.
+ * (the actor term still moves the adapter when α < 1). Optimisation knobs that leave §2's loss as it is:
+ * `--lr-end` decays Adam's step size linearly from `--lr` to it over the steps; `--ema d` also reports the
+ * held-out EV of an exponential moving average of the adapter and value head (w̄ ← d·w̄ + (1 − d)·w after each
+ * step; Polyak averaging, read with the averaged weights swapped in); `--rank` sets the LoRA rank (alpha 2×rank,
+ * every attention and MLP projection as in training). `--out` writes the curve as JSON. Nothing here is a test.
  */
 const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { loadModel, Trainer } = require('@turngym/lm');
+const { loadModel, Trainer, tf } = require('@turngym/lm');
 const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
 const { criticPromptTokens, packEpisode, explainedVariance, selfAcUpdate } = require('@turngym/trainer-self-ac');
 
@@ -47,10 +51,13 @@ async function main() {
     alpha: Number(flag('alpha', '0.5')),
     discount: 1,
     minibatchSize: Number(flag('minibatch', '8')),
-    ...(flag('value-lr') ? { valueLearningRate: Number(flag('value-lr')) } : {}),
   };
+  const rank = Number(flag('rank', '16'));
+  const lr = Number(flag('lr', '5e-4'));
+  const lrEnd = Number(flag('lr-end', String(lr)));
+  const emaDecay = Number(flag('ema', '0'));
   const model = await loadModel(WARM_START, { backend: 'wasm', seed });
-  model.addAdapter('policy', { rank: 16, alpha: 32, seed });
+  model.addAdapter('policy', { rank, alpha: 2 * rank, seed });
   model.addValueHead(seed);
   let data;
   if (existsSync(cache)) data = JSON.parse(readFileSync(cache, 'utf8'));
@@ -82,10 +89,23 @@ async function main() {
   if (process.argv.includes('--linear-probe')) return linearProbe(model, train, heldOut);
   const trainer = new Trainer(model, {
     adapter: 'policy',
-    learningRate: Number(flag('lr', '5e-4')),
+    learningRate: lr,
     maxGradNorm: 1,
     valueHead: true,
   });
+  // The trained variables (adapter + value head) and, with --ema, their running average.
+  const trained = [...model.adapter('policy').variables(), ...model.valueHead.variables()];
+  const average = emaDecay > 0 ? trained.map((v) => tf.keep(v.clone())) : null;
+  const swap = () => {
+    // Exchanges the live weights with the averaged ones (twice = back as they were).
+    trained.forEach((v, i) => {
+      const live = tf.keep(v.clone());
+      v.assign(average[i]);
+      average[i].dispose();
+      average[i] = live;
+    });
+  };
+  const curve = [];
   const measure = async (episodes) => {
     const pairs = [];
     for (let i = 0; i < episodes.length; i += 8) {
@@ -110,10 +130,26 @@ async function main() {
   };
   const report = async (step, stats) => {
     const [a, b] = [await measure(train.slice(0, 64)), await measure(heldOut)];
+    let c = null;
+    if (average && step > 0) {
+      swap();
+      c = await measure(heldOut);
+      swap();
+    }
+    curve.push({
+      step,
+      trainEv: a.ev,
+      heldOutEv: b.ev,
+      heldOutMeanV: b.meanV,
+      heldOutStdV: b.stdV,
+      emaHeldOutEv: c?.ev,
+    });
     console.log(
       `step ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s): train EV ${a.ev.toFixed(3)} (V ${a.meanV.toFixed(3)} ± ${a.stdV.toFixed(3)}), held-out EV ${b.ev.toFixed(3)} (V ${b.meanV.toFixed(3)} ± ${b.stdV.toFixed(3)})` +
+        (c ? `, EMA held-out EV ${c.ev.toFixed(3)} (V ${c.meanV.toFixed(3)} ± ${c.stdV.toFixed(3)})` : '') +
         (stats ? `, value loss ${stats.valueLoss.toFixed(4)}, policy loss ${stats.policyLoss.toFixed(4)}` : ''),
     );
+    if (flag('out')) writeFileSync(flag('out'), `${JSON.stringify({ argv: process.argv.slice(2), curve }, null, 2)}\n`);
   };
   const t0 = Date.now();
   await report(0);
@@ -130,7 +166,17 @@ async function main() {
     }
     const batch = order.slice(position, position + update.minibatchSize).map((i) => train[i]);
     position += update.minibatchSize;
+    // Linear decay of Adam's step size (tfjs's Adam reads learningRate at every step).
+    trainer.optimizer.learningRate = lr + ((lrEnd - lr) * (step - 1)) / Math.max(1, steps - 1);
     last = await selfAcUpdate(trainer, batch, { ...update, seed: step });
+    if (average)
+      tf.tidy(() =>
+        trained.forEach((v, i) => {
+          const next = tf.keep(tf.add(tf.mul(average[i], emaDecay), tf.mul(v, 1 - emaDecay)));
+          average[i].dispose();
+          average[i] = next;
+        }),
+      );
     if (step % every === 0) await report(step, last);
   }
   console.log(`${steps} steps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
