@@ -7,6 +7,7 @@
  *
  *   node trainers/ccapo/scripts/small-batch-benchmark.js [--group 8] [--tasks 2] [--seeds 1,2,3] [--budget 50000]
  *     [--only ccapo|gigpo|grpo] [--set key=value …] [--root runs/ccapo-bench]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --score [--root runs/ccapo-bench]
  *   node trainers/ccapo/scripts/small-batch-benchmark.js --summarize [--root runs/ccapo-bench]
  *
  * The seed's "batch" is the N rollouts sampled for one prompt (seed §5: GiGPO's step groups form among them), so
@@ -16,9 +17,13 @@
  * in <root>/math-g<G>-p<P>/<algorithm>-t<budget>-s<seed>; a run directory that exists is resumed (a finished run
  * returns at once). `--summarize` prints the markdown tables for docs/benchmarks/learning.md: each run's last
  * evaluation, GiGPO's mean share of singleton step groups, CCAPO's STDB hit rates; mean ± std over seeds.
+ * `--score` scores the warm start and each finished run's final policy task by task on the same greedy test
+ * episodes (benchmarks/learning's test scores, after `npx tsc -b benchmarks/learning`; kept in
+ * <root>/start-eval.json and <run>/final-eval.json), so the summary can count the test tasks each run gained
+ * and lost against the warm start: the trainers' metrics keep the success rate only.
  */
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, readFileSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -41,6 +46,8 @@ const RL = {
   targetKl: 0.02,
 };
 const ALGORITHMS = ['ccapo', 'gigpo', 'grpo'];
+const RUN_NAME = /^(ccapo|gigpo|grpo)-t(\d+)-s(\d+)$/;
+const SCORES = join(ROOT, 'benchmarks', 'learning', 'dist', 'test-scores.js');
 
 function flag(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -102,18 +109,78 @@ function rows(dir) {
     .map((line) => JSON.parse(line));
 }
 
+/** The settings' directories under root (math-g8-p2, …), not the files beside them. */
+const settings = (root) =>
+  existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => statSync(join(root, name)).isDirectory())
+        .sort()
+    : [];
+
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const std = (values) =>
   values.length > 1 ? Math.sqrt(values.reduce((a, b) => a + (b - mean(values)) ** 2, 0) / (values.length - 1)) : 0;
 const shown = (values, digits = 3) =>
   values.length === 0 ? '—' : `${mean(values).toFixed(digits)} ± ${std(values).toFixed(digits)} (n=${values.length})`;
 
+/** The finished runs under root: [setting, run name, directory, last metrics row with an evaluation]. */
+function finishedRuns(root) {
+  const found = [];
+  for (const setting of settings(root)) {
+    for (const run of readdirSync(join(root, setting)).sort()) {
+      if (!RUN_NAME.test(run)) continue;
+      const dir = join(root, setting, run);
+      const last = rows(dir)
+        .filter((row) => Number.isFinite(row['eval/success_rate']))
+        .at(-1);
+      if (last) found.push([setting, run, dir, last]);
+    }
+  }
+  return found;
+}
+
+async function score(root) {
+  const { cachedScore, finalScoreFile } = require(SCORES);
+  const experiment = { envId: ENV_ID, envOptions: ENV_OPTIONS, rl: RL };
+  const start = await cachedScore(join(root, 'start-eval.json'), experiment, join(ROOT, WARM_START));
+  process.stderr.write(`warm start: ${start.successRate}\n`);
+  for (const [, run, dir, last] of finishedRuns(root)) {
+    const adapter = join(dir, 'checkpoint', 'adapter');
+    const final = await cachedScore(finalScoreFile(dir), experiment, join(ROOT, WARM_START), {
+      adapter,
+      tag: `iteration ${last.iteration}`,
+    });
+    // The same greedy episodes as the run's own last evaluation: a different rate means the score is not of
+    // the run's final policy.
+    const agrees = Math.abs(final.successRate - last['eval/success_rate']) < 1e-9;
+    process.stderr.write(
+      `${run}: ${final.successRate}${agrees ? '' : ` (the run's own: ${last['eval/success_rate']})`}\n`,
+    );
+  }
+}
+
+function readJson(path) {
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
+}
+
+function flips(start, final) {
+  if (!start || !final) return undefined;
+  let gained = 0;
+  let lost = 0;
+  for (let task = 0; task < Math.min(start.wins.length, final.wins.length); task++) {
+    if (start.wins[task] === '0' && final.wins[task] === '1') gained++;
+    if (start.wins[task] === '1' && final.wins[task] === '0') lost++;
+  }
+  return { gained, lost };
+}
+
 function summarize(root) {
+  const start = readJson(join(root, 'start-eval.json'));
   const lines = [];
-  for (const setting of existsSync(root) ? readdirSync(root).sort() : []) {
+  for (const setting of settings(root)) {
     const runs = [];
     for (const run of readdirSync(join(root, setting)).sort()) {
-      const match = /^(ccapo|gigpo|grpo)-t(\d+)-s(\d+)$/.exec(run);
+      const match = RUN_NAME.exec(run);
       if (!match) continue;
       const metrics = rows(join(root, setting, run));
       const last = metrics.filter((row) => Number.isFinite(row['eval/success_rate'])).at(-1);
@@ -134,29 +201,31 @@ function summarize(root) {
         edgeHits: average('stdb/edge_hit_rate'),
         lastAnchorHits: metrics.at(-1)['stdb/anchor_hit_rate'],
         trained: metrics.filter((row) => Number.isFinite(row['losses/policy_loss'])).length,
+        flips: flips(start, readJson(join(root, setting, run, 'final-eval.json'))),
       });
     }
     if (runs.length === 0) continue;
     lines.push(
       `### ${setting}`,
       '',
-      '| run | test success | iterations (with an update) | generated tokens | GiGPO singleton step groups (mean) | CCAPO STDB anchor / edge hit rate (mean; last) |',
-      '|---|---:|---:|---:|---:|---:|',
+      '| run | test success | test tasks gained / lost vs the warm start | iterations (with an update) | generated tokens | GiGPO singleton step groups (mean) | CCAPO STDB anchor / edge hit rate (mean; last) |',
+      '|---|---:|---:|---:|---:|---:|---:|',
       ...runs.map(
         (run) =>
-          `| ${run.algorithm} t${run.budget} s${run.seed} | ${run.success.toFixed(3)} | ${run.iterations} (${run.trained}) | ${run.tokens} | ${run.singletons === undefined ? '' : run.singletons.toFixed(3)} | ${run.anchorHits === undefined ? '' : `${run.anchorHits.toFixed(3)} / ${run.edgeHits.toFixed(3)}; ${run.lastAnchorHits.toFixed(3)}`} |`,
+          `| ${run.algorithm} t${run.budget} s${run.seed} | ${run.success.toFixed(3)} | ${run.flips ? `${run.flips.gained} / ${run.flips.lost}` : ''} | ${run.iterations} (${run.trained}) | ${run.tokens} | ${run.singletons === undefined ? '' : run.singletons.toFixed(3)} | ${run.anchorHits === undefined ? '' : `${run.anchorHits.toFixed(3)} / ${run.edgeHits.toFixed(3)}; ${run.lastAnchorHits.toFixed(3)}`} |`,
       ),
       '',
-      '| algorithm | budget | test success | GiGPO singleton share | CCAPO anchor hit rate |',
-      '|---|---:|---:|---:|---:|',
+      '| algorithm | budget | test success | test tasks gained / lost (sum over seeds) | GiGPO singleton share | CCAPO anchor hit rate |',
+      '|---|---:|---:|---:|---:|---:|',
     );
     const keys = [...new Set(runs.map((run) => `${run.algorithm} ${run.budget}`))];
     for (const key of keys) {
       const group = runs.filter((run) => `${run.algorithm} ${run.budget}` === key);
       const [algorithm, budget] = key.split(' ');
       const defined = (name) => group.map((run) => run[name]).filter((value) => value !== undefined);
+      const scored = group.filter((run) => run.flips);
       lines.push(
-        `| ${algorithm} | ${budget} | ${shown(group.map((run) => run.success))} | ${algorithm === 'gigpo' ? shown(defined('singletons')) : ''} | ${algorithm === 'ccapo' ? shown(defined('anchorHits')) : ''} |`,
+        `| ${algorithm} | ${budget} | ${shown(group.map((run) => run.success))} | ${scored.length === 0 ? '' : `${scored.reduce((sum, run) => sum + run.flips.gained, 0)} / ${scored.reduce((sum, run) => sum + run.flips.lost, 0)} (n=${scored.length})`} | ${algorithm === 'gigpo' ? shown(defined('singletons')) : ''} | ${algorithm === 'ccapo' ? shown(defined('anchorHits')) : ''} |`,
       );
     }
     lines.push('');
@@ -167,6 +236,12 @@ function summarize(root) {
 function main() {
   const root = join(ROOT, flag('root', 'runs/ccapo-bench'));
   if (process.argv.includes('--summarize')) return summarize(root);
+  if (process.argv.includes('--score')) {
+    return score(root).catch((error) => {
+      process.stderr.write(`${error.stack ?? error}\n`);
+      process.exitCode = 1;
+    });
+  }
   const group = Number(flag('group', '8'));
   const tasks = Number(flag('tasks', '2'));
   if (!Number.isInteger(group) || group < 2 || !Number.isInteger(tasks) || tasks < 1) {
