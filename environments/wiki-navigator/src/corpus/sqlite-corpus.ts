@@ -5,6 +5,7 @@ import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
 import { Lru } from './lru';
+import { ftsQuery, StoreSearch } from './store-search';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
 import type { WikiTask } from '../tasks/wiki-task';
@@ -15,28 +16,6 @@ export const STORE_VERSION = '1';
 /** Articles and link lists kept per process (bounded: memory must not grow with the corpus). */
 const ARTICLE_CACHE = 2048;
 const LINK_CACHE = 8192;
-
-/**
- * Words too common to rank by: each matches most of a corpus, and FTS5 scores every match, so a question's
- * "what is the … of the …" would make a search read most of the index. Left out unless a query has nothing else.
- */
-const STOPWORDS = new Set(
-  'a an and are as at be by for from has have in is it its of on or that the to was were what which who whom whose when where why how with'.split(
-    ' ',
-  ),
-);
-
-/**
- * A free-text query as an FTS5 expression: its words, each quoted (no operators leak through), OR-ed (or
- * AND-ed with `all`).
- */
-export function ftsQuery(text: string, prefix = false, every = false): string | undefined {
-  const all = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
-  const content = all.filter((word) => !STOPWORDS.has(word));
-  const words = (content.length > 0 ? content : all).slice(0, 32);
-  if (words.length === 0) return undefined;
-  return words.map((word) => `"${word}"${prefix ? '*' : ''}`).join(every ? ' AND ' : ' OR ');
-}
 
 interface ArticleRow {
   title: string;
@@ -66,8 +45,9 @@ export class SqliteCorpus implements WikiCorpus {
     redirect: Database.Statement<string>;
     articleByLower: Database.Statement<string>;
     redirectByLower: Database.Statement<string>;
-    search: Database.Statement<{ id: number; score: number }>;
+    similar: Database.Statement<{ id: number; score: number }>;
   };
+  private readonly ranker: StoreSearch;
 
   constructor(readonly path: string) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
@@ -94,10 +74,11 @@ export class SqliteCorpus implements WikiCorpus {
       redirectByLower: this.db
         .prepare<string>('SELECT title FROM redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
         .pluck(),
-      search: this.db.prepare(
+      similar: this.db.prepare(
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0) LIMIT ?',
       ),
     };
+    this.ranker = new StoreSearch(this.db, this.size);
     this.taskSource = new StoredTasks(this.db);
   }
 
@@ -157,26 +138,15 @@ export class SqliteCorpus implements WikiCorpus {
   }
 
   /**
-   * BM25 over titles (3×) and text, articles holding every word of the query first; a query that is an article's title (or a redirect to it) puts that article
-   * first, as Wikipedia's search does. FTS5's BM25 alone ranks a one-word title below longer titles holding
-   * that word in about 1 of 15 cases, where minisearch's BM25+ ranks it first.
+   * BM25 over titles (3×) and text, articles holding every word of the query first, at a cost bounded by the
+   * query's rare words (`StoreSearch`); a query that is an article's title (or a redirect to it) puts that
+   * article first, as Wikipedia's search does. FTS5's BM25 alone ranks a one-word title below longer titles
+   * holding that word in about 1 of 15 cases, where minisearch's BM25+ ranks it first.
    */
   search(query: string, limit = 10): SearchHit[] {
-    const expression = ftsQuery(query);
-    if (!expression) return [];
-    // Articles holding every word first (few, so ranked fast), then the OR query's when they are too few:
-    // an OR over a word most articles hold ("birthplace") makes FTS5 score most of the index.
-    const every = this.statements.search.all(ftsQuery(query, false, true), limit + 1);
-    const ranked =
-      every.length > limit
-        ? every
-        : [
-            ...every,
-            ...this.statements.search
-              .all(expression, limit + 1)
-              .filter((hit) => !every.some((one) => one.id === hit.id)),
-          ];
-    const hits = ranked.slice(0, limit + 1).map((hit) => {
+    if (!ftsQuery(query)) return [];
+    const ranked = this.ranker.search(query, limit + 1);
+    const hits = ranked.map((hit) => {
       const article = this.read(this.statements.articleById.get(hit.id)) as Article;
       return { title: article.title, snippet: leadSnippet(article), score: hit.score };
     });
@@ -192,7 +162,7 @@ export class SqliteCorpus implements WikiCorpus {
   similarTitles(title: string, limit = 5): string[] {
     const words = ftsQuery(title, true);
     if (!words) return [];
-    return this.statements.search
+    return this.statements.similar
       .all(`{title} : (${words})`, limit)
       .map((hit) => (this.read(this.statements.articleById.get(hit.id)) as Article).title);
   }
