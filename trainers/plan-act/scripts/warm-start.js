@@ -9,7 +9,9 @@
  * Fine-tunes the experiment's base (benchmarks/learning/src/plan-act-experiments.ts) on the wiki expert's
  * train episodes and their Plan/Act decompositions, then copies the checkpoint to
  * benchmarks/learning/models/<experiment>-warm-start/, scores it greedily on the experiment's test seeds
- * (as Plan/Act, and as a single agent) and writes the manifest the warm-start test checks.
+ * (as Plan/Act, and as a single agent) and writes the manifest the warm-start test checks. With
+ * `--score-epochs` it also prints the Plan/Act score after each epoch (the learning curve; the scoring time
+ * is not counted in the stage's seconds).
  */
 const { createHash } = require('node:crypto');
 const { copyFileSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -86,6 +88,7 @@ async function main() {
   }`;
   const registry = installedEnvRegistry();
   const started = Date.now();
+  let scoringMs = 0;
   const result = await trainPlanActWarmStart(
     {
       envId,
@@ -98,13 +101,21 @@ async function main() {
     },
     {
       registry,
-      onEpoch: (epoch, loss) =>
+      onEpoch: async (epoch, loss, model) => {
         process.stderr.write(
-          `epoch ${epoch}: loss ${loss.toFixed(4)} at ${Math.round((Date.now() - started) / 1000)} s\n`,
-        ),
+          `epoch ${epoch}: loss ${loss.toFixed(4)} at ${Math.round((Date.now() - started - scoringMs) / 1000)} s\n`,
+        );
+        // --score-epochs: the learning curve as Plan/Act (greedy, the same test seeds), printed only.
+        if (process.argv.includes('--score-epochs')) {
+          const scoring = Date.now();
+          const scored = await score(model, experiment, registry, planActRoles(experiment.planAct));
+          scoringMs += Date.now() - scoring;
+          process.stderr.write(`epoch ${epoch}: plan-act greedy ${scored.successRate} (${scored.wins})\n`);
+        }
+      },
     },
   );
-  const seconds = Math.round((Date.now() - started) / 1000);
+  const seconds = Math.round((Date.now() - started - scoringMs) / 1000);
   process.stderr.write(`trained in ${seconds} s: ${result.episodes} episodes, ${result.dropped} dropped\n`);
   mkdirSync(dir, { recursive: true });
   for (const file of FILES) copyFileSync(join(out, file), join(dir, file));

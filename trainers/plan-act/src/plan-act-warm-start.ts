@@ -85,7 +85,11 @@ export interface PlanActWarmStartResult {
 /** Decomposes the expert's solved train episodes and fine-tunes the base on them; saves to `out`. */
 export async function trainPlanActWarmStart(
   input: Partial<PlanActWarmStartArgs>,
-  hooks: { registry?: Registry; onEpoch?: (epoch: number, loss: number) => void } = {},
+  hooks: {
+    registry?: Registry;
+    /** After each epoch's checkpoint is saved, awaited before the next epoch (e.g. to score the model so far). */
+    onEpoch?: (epoch: number, loss: number, model: LanguageModel) => void | Promise<void>;
+  } = {},
 ): Promise<PlanActWarmStartResult> {
   const args = validatePlanActWarmStartArgs(input);
   const registry = hooks.registry ?? installedEnvRegistry();
@@ -122,7 +126,7 @@ export async function trainPlanActWarmStart(
     groupByLength: true,
     onEpoch: async (epoch) => {
       await saveCheckpoint(model, args.out);
-      hooks.onEpoch?.(epoch.epoch, epoch.loss);
+      await hooks.onEpoch?.(epoch.epoch, epoch.loss, model);
     },
   });
   const last = result.epochs.at(-1)!;
