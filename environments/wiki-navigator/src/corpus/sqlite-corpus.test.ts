@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { WikiNavigatorEnv } from '../wiki-navigator-env';
 import { buildCorpusStore } from './corpus-store-builder';
 import { readJsonlCorpus, writeJsonlCorpus } from './jsonl-corpus';
 import { openCorpusStore } from './sqlite-corpus';
+import { queryWords, StoreSearch } from './store-search';
 import { generateSyntheticArticles } from './synthetic-encyclopedia';
 
 // The on-disk store must be the JSONL corpus it was built from, read differently: same lookups (redirects,
@@ -72,6 +74,50 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
     expect(disk.search('"unbalanced AND (', 10)).toEqual(expect.any(Array)); // FTS5 syntax cannot leak through
     const title = memory.articles()[3]?.title as string;
     expect(disk.similarTitles(title.slice(0, title.length - 1), 5)).toContain(title);
+  });
+
+  it('ranks as FTS5’s BM25 did (every-word AND, then the OR query) when no word of a query is common', () => {
+    // 400 articles: every word is held by fewer than COMMON_WORD_ARTICLES, so the bounded search must give
+    // exactly the old two-query ranking (over the words the store holds: one it lacks no longer empties the AND).
+    const db = new Database(store, { readonly: true });
+    try {
+      const ranked = db.prepare<{ id: number }>(
+        'SELECT rowid AS id FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0), rowid LIMIT 11',
+      );
+      const search = new StoreSearch(db, 400);
+      const memory = readJsonlCorpus(jsonl);
+      const queries = [
+        ...openCorpusStore(store)
+          .taskSource.all()
+          .slice(0, 60)
+          .map((task) => task.question),
+        ...memory
+          .articles()
+          .slice(0, 30)
+          .map((article) => `${article.title} ${article.type}`),
+      ];
+      for (const query of queries) {
+        const expression = (operator: string): string =>
+          queryWords(query)
+            .filter((word) => search.articlesHolding(word) > 0)
+            .map((word) => `"${word}"`)
+            .join(` ${operator} `);
+        const every = ranked.all(expression('AND')).map((hit) => hit.id);
+        const old =
+          every.length > 10
+            ? every
+            : [
+                ...every,
+                ...ranked
+                  .all(expression('OR'))
+                  .map((hit) => hit.id)
+                  .filter((id) => !every.includes(id)),
+              ];
+        expect([query, search.search(query, 10).map((hit) => hit.id)]).toEqual([query, old.slice(0, 10)]);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('runs the env on the store with the same observations as on the JSONL corpus', async () => {

@@ -69,7 +69,8 @@ export interface RankedArticle {
  * Ranked search over a store's FTS5 index (`search`: title, text; contentless) at a cost bounded by its rare
  * words, not by the corpus.
  *
- * A query's words are rare (held by at most `commonWordArticles` articles) or common. With a rare word, the
+ * A query's words are rare (held by at most `commonWordArticles` articles), common, or held by none (left out:
+ * a word no article holds no longer empties the every-word AND). With a rare word, the
  * candidates are the articles holding one (FTS5's BM25 over the rare words, titles 3×: at most a few thousand
  * rows), and each common word an article holds adds its IDF × `TEXT_MATCH`, or × `TITLE_MATCH` in its title
  * (found with unranked `(rare) AND "word"` queries, which FTS5 answers by seeking, without counting the common
