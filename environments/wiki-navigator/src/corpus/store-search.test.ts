@@ -69,12 +69,22 @@ describe('store search with common words (StoreSearch)', () => {
     expect(hits.every((title) => title === 'Quarry Lane' || title.startsWith('Morrow Bay'))).toBe(true);
   });
 
-  it('ANDs a query of common words only, the rarest first, and is deterministic', () => {
+  it('ANDs a query of common words only, the rarest first, then ranks one word in titles, deterministically', () => {
     const first = search.search('bay town 2', 10);
     expect(first).toHaveLength(10);
     expect(search.search('bay town 2', 10)).toEqual(first);
     // Articles holding all three words (the fillers, and Morrow Bay (2) with "2" in its title) only.
     for (const hit of first) expect(titleOf(hit.id)).toMatch(/^(Filler \d+|Morrow Bay \(2\))$/);
     expect(search.search('lane', 10).map((hit) => titleOf(hit.id))).toEqual(['Quarry Lane']);
+    // One common word: the articles holding it in their title first, then the others in store order.
+    const bay = search.search('bay', 10).map((hit) => titleOf(hit.id));
+    expect(bay.slice(0, 3).sort()).toEqual(['Morrow Bay (1)', 'Morrow Bay (2)', 'Morrow Bay (3)']);
+    expect(bay.slice(3)).toEqual(Array.from({ length: 7 }, (_, n) => `Filler ${n}`));
+    expect(search.search('founded', 4).map((hit) => titleOf(hit.id))).toEqual([
+      'Filler 0',
+      'Filler 1',
+      'Filler 2',
+      'Filler 3',
+    ]);
   });
 });
