@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 // Builds the GPU kit (issue 30): one self-contained archive that runs the webgpu LM benchmark and a short
 // training run on a machine that has a GPU driver but neither Node nor this repository. docs/gpu.md has
-// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz]   (default: turngym-gpu-kit.tar.gz)
+// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz | out.tar.xz]   (default: turngym-gpu-kit.tar.gz)
 //
 // The archive holds turngym-gpu-kit/ with
 //   node        this machine's Node binary (process.execPath; it links only libc/libstdc++)
 //   dawn.node   Dawn for Node, from the `webgpu` package
 //   kit.js      benchmarks/perf's gpu-kit-main bundled with esbuild (tfjs, its webgpu and wasm backends, lm)
+//   learn.js    benchmarks/learning's gpu-learning-run bundled likewise (GRPO on the math env, issue 30 item 5)
+//   math-warm-start/  the committed math warm start, where learn.js starts from
 //   *.wasm      tfjs's wasm binaries, which kit.js loads from its own folder (the benchmark's wasm baseline)
 //   lib/        libvulkan.so.1 (the Vulkan loader, from Debian's libvulkan1) and a libEGL.so link
 //   run.sh      puts lib/ on LD_LIBRARY_PATH, names dawn.node, runs kit.js with the arguments given
+//   learn.sh    the same for learn.js
 // The GPU's own Vulkan driver (NVIDIA's ICD, nvidia_icd.json + its library) comes from the machine.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -46,7 +50,11 @@ function systemLibrary(...names) {
 }
 
 const entry = join(root, 'benchmarks/perf/dist/gpu-kit-main.js');
-if (!existsSync(entry)) fail(`${entry} is missing: build first (npx tsc -b benchmarks/perf)`);
+const learnEntry = join(root, 'benchmarks/learning/dist/gpu-learning-run.js');
+for (const file of [entry, learnEntry]) {
+  if (!existsSync(file)) fail(`${file} is missing: build first (npx tsc -b benchmarks/perf benchmarks/learning)`);
+}
+const warmStart = join(root, 'benchmarks/learning/models/math-warm-start');
 let dawn;
 try {
   dawn = join(dirname(require.resolve('webgpu/package.json', { paths: [root] })), 'dist/linux-x64/dawn.node');
@@ -62,25 +70,40 @@ const kit = join(stage, 'turngym-gpu-kit');
 mkdirSync(join(kit, 'lib'), { recursive: true });
 try {
   const esbuild = require(require.resolve('esbuild', { paths: [root] }));
-  esbuild.buildSync({
-    entryPoints: [entry],
-    outfile: join(kit, 'kit.js'),
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Whitespace and syntax only: the wasm threads' worker bootstrap (lm's wasm-threads.ts) names variables
-    // of tfjs-wasm's module by their source names, which minifying identifiers would change.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'error',
-    // Loaded with require(<computed path>) at run time, found beside kit.js or not at all.
-    external: ['*.node', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'],
-  });
+  for (const [from, to] of [
+    [entry, 'kit.js'],
+    [learnEntry, 'learn.js'],
+  ]) {
+    esbuild.buildSync({
+      entryPoints: [from],
+      outfile: join(kit, to),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      // Whitespace and syntax only: the wasm threads' worker bootstrap (lm's wasm-threads.ts) names variables
+      // of tfjs-wasm's module by their source names, which minifying identifiers would change.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: 'none',
+      logLevel: 'error',
+      // Loaded with require(<computed path>) at run time, found beside kit.js or not at all.
+      external: ['*.node', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'],
+    });
+  }
+  cpSync(warmStart, join(kit, 'math-warm-start'), { recursive: true });
   copyFileSync(process.execPath, join(kit, 'node'));
   chmodSync(join(kit, 'node'), 0o755);
   copyFileSync(dawn, join(kit, 'dawn.node'));
+  // Debug sections are ~13 MB of Debian's Node; the dynamic symbols Node and Dawn load by stay. Without binutils'
+  // strip the kit is only larger.
+  for (const binary of ['node', 'dawn.node']) {
+    try {
+      execFileSync('strip', ['--strip-unneeded', join(kit, binary)], { stdio: 'ignore' });
+    } catch {
+      console.warn(`gpu-kit: could not strip ${binary} (binutils' strip missing?); the kit is larger`);
+    }
+  }
   for (const name of [
     'tfjs-backend-wasm.wasm',
     'tfjs-backend-wasm-simd.wasm',
@@ -91,23 +114,27 @@ try {
   copyFileSync(vulkan, join(kit, 'lib/libvulkan.so.1'));
   // Dawn's OpenGL ES backend opens the unversioned libEGL.so, which only Debian's -dev package provides.
   symlinkSync('/usr/lib/x86_64-linux-gnu/libEGL.so.1', join(kit, 'lib/libEGL.so'));
-  writeFileSync(
-    join(kit, 'run.sh'),
+  const launcher = (bundle, what) =>
     [
       '#!/bin/sh',
-      '# Runs the kit: the webgpu-vs-wasm LM benchmark and a short training run (flags: see kit.js --help in docs/gpu.md).',
+      `# Runs the kit's ${what} (flags: docs/gpu.md).`,
       'dir=$(cd "$(dirname "$0")" && pwd)',
       'export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
       'export TURNGYM_DAWN_NODE="$dir/dawn.node"',
       'export TURNGYM_WEBGPU_BUNDLED=1',
       // wasm on every core (at most 8, tfjs's pool): the fairest CPU baseline.
       'export TURNGYM_LM_THREADS="${TURNGYM_LM_THREADS:-auto}"',
-      'exec "$dir/node" "$dir/kit.js" "$@"',
+      `exec "$dir/node" "$dir/${bundle}" "$@"`,
       '',
-    ].join('\n'),
-  );
+    ].join('\n');
+  writeFileSync(join(kit, 'run.sh'), launcher('kit.js', 'webgpu-vs-wasm LM benchmark and short training run'));
+  writeFileSync(join(kit, 'learn.sh'), launcher('learn.js', 'GRPO run of the math learning table'));
   chmodSync(join(kit, 'run.sh'), 0o755);
-  execFileSync('tar', ['-czf', out, '-C', stage, 'turngym-gpu-kit']);
+  chmodSync(join(kit, 'learn.sh'), 0o755);
+  // xz where the name asks for it: about a third smaller than gzip (the Node binary dominates).
+  execFileSync('tar', [out.endsWith('.xz') ? '-cJf' : '-czf', out, '-C', stage, 'turngym-gpu-kit'], {
+    env: { ...process.env, XZ_OPT: process.env.XZ_OPT ?? '-T0' },
+  });
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }

@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       .map(Number),
     batch,
     length,
+    log: (line) => console.log(line),
   });
   out.benchmark = benchmark;
   console.log(['', ...webGpuTables(benchmark), ''].join('\n'));

@@ -31,6 +31,8 @@ export interface WebGpuThroughputOptions {
    * minutes on the software adapter, and longer on wasm). Its time includes the shader compiles.
    */
   readonly oneStep?: readonly TinyConfigName[];
+  /** Called with a line per figure as it is measured, so a run cut short still shows what it reached. */
+  readonly log?: (line: string) => void;
 }
 
 export interface MatmulRow {
@@ -44,8 +46,13 @@ export interface TrainingRow {
   readonly parameters: number;
   readonly batch: number;
   readonly length: number;
-  /** Tokens/s; null where the config was not run on that backend. */
+  /** Tokens/s; null where the config was not run on that backend, or failed there (`wasmError`). */
   readonly wasm: number | null;
+  /**
+   * Why wasm has no figure, where it failed: a 100M config's full fine-tuning outgrows wasm's 4 GB heap (on an
+   * H200 machine XNNPACK could not allocate its fully-connected operator).
+   */
+  readonly wasmError?: string;
   readonly webgpu: number;
   /** Training FLOPs per second on webgpu (6·params + attention per token). */
   readonly webgpuGflops: number;
@@ -59,6 +66,9 @@ export interface WebGpuThroughput {
   readonly matmul: MatmulRow[];
   readonly training: TrainingRow[];
 }
+
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** GFLOP/s of an n×n×n float32 matmul: products queued back to back, read once (a GPU runs them in order). */
 export async function matmulGflops(size: number, durationMs: number): Promise<number> {
@@ -155,16 +165,25 @@ export async function webGpuThroughput(options: WebGpuThroughputOptions): Promis
   const wasmMatmul = new Map<number, number>();
   for (const size of options.matmulSizes) wasmMatmul.set(size, await matmulGflops(size, options.durationMs));
   const oneStepConfigs = new Set(options.oneStep ?? []);
-  const wasmTraining = new Map<TinyConfigName, number>();
+  const log = options.log ?? ((): void => undefined);
+  for (const [size, gflops] of wasmMatmul) log(`wasm matmul ${size}³: ${fmt(gflops, 1)} GFLOP/s`);
+  const wasmTraining = new Map<TinyConfigName, number | Error>();
   for (const name of options.configs) {
     if (oneStepConfigs.has(name)) continue;
-    const figures = await trainingTokensPerSecond(
-      TINY_CONFIGS[name],
-      options.batch,
-      options.length,
-      options.durationMs,
-    );
-    wasmTraining.set(name, figures.tokensPerSecond);
+    // One config failing on wasm (out of memory) must not cost the webgpu figures that follow.
+    try {
+      const figures = await trainingTokensPerSecond(
+        TINY_CONFIGS[name],
+        options.batch,
+        options.length,
+        options.durationMs,
+      );
+      wasmTraining.set(name, figures.tokensPerSecond);
+      log(`wasm ${name}: ${fmt(figures.tokensPerSecond, 1)} tokens/s`);
+    } catch (error) {
+      wasmTraining.set(name, error as Error);
+      log(`wasm ${name}: failed (${(error as Error).message})`);
+    }
   }
 
   await useBackend('webgpu');
@@ -172,6 +191,7 @@ export async function webGpuThroughput(options: WebGpuThroughputOptions): Promis
   const matmul: MatmulRow[] = [];
   for (const size of options.matmulSizes) {
     matmul.push({ size, wasm: wasmMatmul.get(size)!, webgpu: await matmulGflops(size, options.durationMs) });
+    log(`webgpu matmul ${size}³: ${fmt(matmul.at(-1)!.webgpu, 1)} GFLOP/s`);
   }
   const training: TrainingRow[] = [];
   for (const name of options.configs) {
@@ -180,12 +200,15 @@ export async function webGpuThroughput(options: WebGpuThroughputOptions): Promis
     const figures = oneStepConfigs.has(name)
       ? { ...(await oneStep(config, batch, options.length)), steps: 1 }
       : await trainingTokensPerSecond(config, batch, options.length, options.durationMs);
+    log(`webgpu ${name}: ${fmt(figures.tokensPerSecond, 1)} tokens/s`);
+    const wasm = wasmTraining.get(name);
     training.push({
       config: name,
       parameters: parameterCount(config),
       batch,
       length: options.length,
-      wasm: wasmTraining.get(name) ?? null,
+      wasm: typeof wasm === 'number' ? wasm : null,
+      ...(wasm instanceof Error ? { wasmError: wasm.message } : {}),
       webgpu: figures.tokensPerSecond,
       webgpuGflops: (figures.tokensPerSecond * trainingFlopsPerToken(config, options.length)) / 1e9,
       steps: figures.steps,
@@ -194,9 +217,6 @@ export async function webGpuThroughput(options: WebGpuThroughputOptions): Promis
   }
   return { adapter, wasmThreads, matmul, training };
 }
-
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The figures as markdown: the adapter, the matmul table, the training table. */
 export function webGpuTables(result: WebGpuThroughput): string[] {
@@ -215,7 +235,8 @@ export function webGpuTables(result: WebGpuThroughput): string[] {
     '|---|---:|---|---:|---:|---:|---:|---:|---:|',
     ...result.training.map(
       (row) =>
-        `| ${row.config} | ${fmt(row.parameters / 1e6, 1)}M | ${row.batch}×${row.length} | ${row.wasm === null ? '—' : fmt(row.wasm, 1)} | ${fmt(row.webgpu, 1)} | ${row.wasm === null ? '—' : `${fmt(row.webgpu / row.wasm, 2)}×`} | ${fmt(row.webgpuGflops, 2)} | ${fmt((100 * row.webgpuGflops) / ceiling)}% | ${row.steps === 1 ? '1 (with compiles)' : row.steps} |`,
+        `| ${row.config} | ${fmt(row.parameters / 1e6, 1)}M | ${row.batch}×${row.length} | ${row.wasm === null ? (row.wasmError ? '— (failed)' : '—') : fmt(row.wasm, 1)} | ${fmt(row.webgpu, 1)} | ${row.wasm === null ? '—' : `${fmt(row.webgpu / row.wasm, 2)}×`} | ${fmt(row.webgpuGflops, 2)} | ${fmt((100 * row.webgpuGflops) / ceiling)}% | ${row.steps === 1 ? '1 (with compiles)' : row.steps} |`,
     ),
+    ...result.training.filter((row) => row.wasmError).map((row) => `\nwasm failed on ${row.config}: ${row.wasmError}`),
   ];
 }

@@ -1,0 +1,106 @@
+/**
+ * Issue 30 item 5: the math learning table's GRPO run at a budget these CPUs cannot afford, on a GPU through
+ * the webgpu backend. The GPU kit (scripts/gpu-kit/build.js) bundles this file as `learn.js`; a GPU machine
+ * needs neither Node nor this repository. Everything but the budget, the backend and the evaluation schedule is
+ * the math experiment's (experiments.ts: warm start, 16 prompts × G=8, learning rate 5e-4, 200 test tasks), so
+ * the run sits beside the table's 50k- and 150k-token CPU runs.
+ *
+ *   learn.sh [--budget 1500000] [--seed 1] [--run-dir /tmp/turngym-gpu-learning] [--checkpoint <dir>]
+ *     [--backend webgpu] [--eval-every 5] [--eval-episodes 200] [--max-seconds <s>]
+ *
+ * `--max-seconds` stops after the iteration in flight (the trainer's abort signal: its checkpoint is written, so
+ * the same command resumes the run), for a machine lent by the minute. A row per iteration is printed as the
+ * trainer appends it to `<run-dir>/metrics.jsonl`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Registry } from '@turngym/core';
+import { register as registerMath } from '@turngym/env-math-thought';
+import { backendInfo, type BackendName } from '@turngym/lm';
+import { trainGrpo } from '@turngym/trainer-grpo';
+import { EXPERIMENTS } from './experiments';
+
+function flag(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
+}
+
+function positive(name: string, fallback: string): number {
+  const value = Number(flag(name, fallback));
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`--${name} must be a positive number`);
+  return value;
+}
+
+/** The committed warm start: beside the bundle in the kit, else in this repository. */
+function defaultCheckpoint(): string {
+  const inKit = join(__dirname, 'math-warm-start');
+  return existsSync(inKit) ? inKit : join(__dirname, '..', 'models', 'math-warm-start');
+}
+
+/** Prints the metrics rows the trainer has appended since the last call. */
+function rowPrinter(file: string, started: number): () => void {
+  let printed = 0;
+  return () => {
+    if (!existsSync(file)) return;
+    const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    for (const line of rows.slice(printed)) {
+      const row = JSON.parse(line) as Record<string, number>;
+      const evaluation = 'eval/success_rate' in row ? `, test success ${row['eval/success_rate']!.toFixed(3)}` : '';
+      console.log(
+        `iteration ${row.iteration}: ${row.global_step} tokens, ${((performance.now() - started) / 1000).toFixed(0)} s${evaluation}`,
+      );
+    }
+    printed = rows.length;
+  };
+}
+
+async function main(): Promise<void> {
+  process.env.TURNGYM_DAWN_NODE ??= join(__dirname, 'dawn.node');
+  const math = EXPERIMENTS.find((experiment) => experiment.name === 'math')!;
+  const runDir = flag('run-dir', '/tmp/turngym-gpu-learning');
+  const args = {
+    ...math.rl,
+    ...math.grpo,
+    envId: math.envId,
+    envOptions: math.envOptions,
+    checkpoint: flag('checkpoint', defaultCheckpoint()),
+    runDir,
+    seed: positive('seed', '1'),
+    tokenBudget: positive('budget', '1500000'),
+    // Enough iterations for any budget: the token budget is what stops the run.
+    iterations: 100_000,
+    // Validated by the trainer's schema, which names the field if it is not a backend.
+    backend: flag('backend', 'webgpu') as BackendName,
+    evalEvery: positive('eval-every', '5'),
+    evalEpisodes: positive('eval-episodes', String(math.rl.evalEpisodes)),
+    quiet: true,
+  };
+  const registry = new Registry();
+  registerMath(registry);
+  const abort = new AbortController();
+  const maxSeconds = Number(flag('max-seconds', '0'));
+  const timer = maxSeconds > 0 ? setTimeout(() => abort.abort(), maxSeconds * 1000) : undefined;
+  const started = performance.now();
+  const print = rowPrinter(join(runDir, 'metrics.jsonl'), started);
+  const poll = setInterval(print, 2000);
+  console.log(`GRPO on ${args.envId}, budget ${args.tokenBudget} tokens, seed ${args.seed}, run ${runDir}`);
+  try {
+    const result = await trainGrpo(args, { registry, signal: abort.signal });
+    print();
+    const info = backendInfo();
+    console.log(
+      `${result.iterations} iterations, ${result.generatedTokens} tokens in ${((performance.now() - started) / 1000).toFixed(0)} s ` +
+        `on ${info.name}${info.adapter ? ` (${info.adapter.device})` : ''}; last test success ${result.testSuccessRate}`,
+    );
+    result.model.dispose();
+  } finally {
+    clearInterval(poll);
+    if (timer) clearTimeout(timer);
+  }
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
