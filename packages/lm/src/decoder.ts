@@ -56,6 +56,55 @@ function rotary(x: tf.Tensor3D, cos: tf.Tensor3D, sin: tf.Tensor3D): tf.Tensor3D
   return tf.add(tf.mul(x, cos), tf.mul(tf.concat([second, first], -1), sin));
 }
 
+/** One layer's projections, [N, heads·headDim] (q) and [N, kvHeads·headDim] (k, v), N = B·T. */
+export interface Projected {
+  readonly q: tf.Tensor2D;
+  readonly k: tf.Tensor2D;
+  readonly v: tf.Tensor2D;
+}
+
+/**
+ * RoPE on the queries and keys, then grouped-query attention of the chunk over the cached keys and values
+ * and its own, under the additive mask [B, 1, T, S]. Returns the attended values [N, heads·headDim] and the
+ * keys and values with the chunk's appended, [B, kvHeads, S, headDim].
+ */
+export function attendWithOps(
+  config: ModelConfig,
+  { q: qProjected, k: kProjected, v }: Projected,
+  context: { cos: tf.Tensor3D; sin: tf.Tensor3D; mask: tf.Tensor4D; batch: number; past?: LayerCache },
+): { attended: tf.Tensor2D; keys: tf.Tensor4D; values: tf.Tensor4D } {
+  const { headDim, numHeads, numKvHeads } = config;
+  const { cos, sin, mask, past } = context;
+  const B = context.batch;
+  const N = qProjected.shape[0];
+  const T = N / B;
+  const S = mask.shape[3];
+  const group = numHeads / numKvHeads;
+  const scale = 1 / Math.sqrt(headDim);
+  const q = rotary(tf.reshape(qProjected, [N, numHeads, headDim]), cos, sin);
+  const k = rotary(tf.reshape(kProjected, [N, numKvHeads, headDim]), cos, sin);
+  // Query head h uses key/value head floor(h / group) (HF's repeat_kv): lay queries out as
+  // [B, kvHeads, group·T, headDim] so one batched matmul serves each group without copying keys.
+  const queries = tf.reshape(
+    tf.transpose(tf.reshape(tf.mul(q, scale), [B, T, numKvHeads, group, headDim]), [0, 2, 3, 1, 4]),
+    [B, numKvHeads, group * T, headDim],
+  );
+  let keys = tf.transpose(tf.reshape(k, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
+  let values = tf.transpose(tf.reshape(v, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
+  if (past) {
+    keys = tf.concat([past.k, keys], 2);
+    values = tf.concat([past.v, values], 2);
+  }
+  // [B, kvHeads, group·T, S] is [B, heads, T, S] in memory, so the [B, 1, T, S] mask broadcasts.
+  const scores = tf.add(tf.reshape(tf.matMul(queries, keys, false, true), [B, numHeads, T, S]), mask);
+  const probabilities = tf.reshape(tf.softmax(scores), [B, numKvHeads, group * T, S]);
+  const attended = tf.reshape(
+    tf.transpose(tf.reshape(tf.matMul(probabilities, values), [B, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
+    [N, numHeads * headDim],
+  ) as tf.Tensor2D;
+  return { attended, keys, values };
+}
+
 /**
  * The decoder on tfjs ops, as `modeling_llama.py` computes it: RMSNorm → attention (RoPE at explicit
  * positions, grouped-query heads, any additive mask, optional KV cache) → residual → RMSNorm → SwiGLU →
@@ -79,12 +128,9 @@ export function runDecoder(
 ): DecoderOutput {
   const [B, T] = input.tokens.shape;
   const N = B * T;
-  const { headDim, numHeads, numKvHeads, hiddenSize } = config;
-  const group = numHeads / numKvHeads;
-  const S = input.mask.shape[3];
+  const { headDim, hiddenSize } = config;
   const cos = tf.reshape(input.cos, [N, 1, headDim]) as tf.Tensor3D;
   const sin = tf.reshape(input.sin, [N, 1, headDim]) as tf.Tensor3D;
-  const scale = 1 / Math.sqrt(headDim);
   const adapter = options.adapter;
   const present: LayerCache[] = [];
 
@@ -93,35 +139,15 @@ export function runDecoder(
     const weights = parameters.layers[layer]!;
     const runLayer = (): tf.Tensor[] => {
       const h = rmsNorm(x, weights.inputNorm, config.rmsNormEps);
-      const q = rotary(tf.reshape(project(h, parameters, layer, 'q_proj', adapter), [N, numHeads, headDim]), cos, sin);
-      const k = rotary(
-        tf.reshape(project(h, parameters, layer, 'k_proj', adapter), [N, numKvHeads, headDim]),
-        cos,
-        sin,
+      const { attended, keys, values } = attendWithOps(
+        config,
+        {
+          q: project(h, parameters, layer, 'q_proj', adapter),
+          k: project(h, parameters, layer, 'k_proj', adapter),
+          v: project(h, parameters, layer, 'v_proj', adapter),
+        },
+        { cos, sin, mask: input.mask, batch: B, ...(input.past?.[layer] ? { past: input.past[layer] } : {}) },
       );
-      const v = project(h, parameters, layer, 'v_proj', adapter);
-
-      // Query head h uses key/value head floor(h / group) (HF's repeat_kv): lay queries out as
-      // [B, kvHeads, group·T, headDim] so one batched matmul serves each group without copying keys.
-      const queries = tf.reshape(
-        tf.transpose(tf.reshape(tf.mul(q, scale), [B, T, numKvHeads, group, headDim]), [0, 2, 3, 1, 4]),
-        [B, numKvHeads, group * T, headDim],
-      );
-      let keys = tf.transpose(tf.reshape(k, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
-      let values = tf.transpose(tf.reshape(v, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
-      const past = input.past?.[layer];
-      if (past) {
-        keys = tf.concat([past.k, keys], 2);
-        values = tf.concat([past.v, values], 2);
-      }
-
-      // [B, kvHeads, group·T, S] is [B, heads, T, S] in memory, so the [B, 1, T, S] mask broadcasts.
-      const scores = tf.add(tf.reshape(tf.matMul(queries, keys, false, true), [B, numHeads, T, S]), input.mask);
-      const probabilities = tf.reshape(tf.softmax(scores), [B, numKvHeads, group * T, S]);
-      const attended = tf.reshape(
-        tf.transpose(tf.reshape(tf.matMul(probabilities, values), [B, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
-        [N, numHeads * headDim],
-      ) as tf.Tensor2D;
       let out = tf.add(x, project(attended, parameters, layer, 'o_proj', adapter)) as tf.Tensor2D;
 
       const m = rmsNorm(out, weights.postNorm, config.rmsNormEps);

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { defineOptions, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { languageModelHead, runDecoder, type LayerCache } from './decoder';
+import { FusedWeights, fusedDecoderAvailable, runFusedDecoder } from './internal/fused-decoder';
 import { ropeTables } from './internal/rope-tables';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
@@ -93,6 +94,7 @@ function runChunk(
   chunks: readonly (readonly number[])[],
   startPositions: readonly number[],
   adapter: string | null,
+  fused: FusedWeights | undefined,
 ): { logits: Float32Array; state: BatchState } {
   const { config } = model;
   const B = chunks.length;
@@ -118,26 +120,29 @@ function runChunk(
     }
     valid[b] = row;
   });
-  const resolved = model.resolveAdapter(adapter);
+  const resolved = fused ? undefined : model.resolveAdapter(adapter);
   const result = tf.tidy(() => {
     const tables = ropeTables(model.frequencies, positions);
-    const output = runDecoder(
-      config,
-      model.parameters,
-      {
-        tokens: tf.tensor2d(tokens, [B, T], 'int32'),
-        cos: tf.tensor2d(tables.cos, [B * T, config.headDim]),
-        sin: tf.tensor2d(tables.sin, [B * T, config.headDim]),
-        mask: tf.tensor4d(mask, [B, 1, T, S]),
-        ...(past > 0 ? { past: state.layers } : {}),
-      },
-      { keepCache: true, releaseLayers: true, ...(resolved ? { adapter: resolved } : {}) },
-    );
+    const input = {
+      tokens: tf.tensor2d(tokens, [B, T], 'int32'),
+      cos: tf.tensor2d(tables.cos, [B * T, config.headDim]),
+      sin: tf.tensor2d(tables.sin, [B * T, config.headDim]),
+      mask: tf.tensor4d(mask, [B, 1, T, S]),
+      ...(past > 0 ? { past: state.layers } : {}),
+    };
+    const output = fused
+      ? runFusedDecoder(config, fused, input)
+      : runDecoder(config, model.parameters, input, {
+          keepCache: true,
+          releaseLayers: true,
+          ...(resolved ? { adapter: resolved } : {}),
+        });
     const last = tf.reshape(
       tf.slice(tf.reshape(output.hidden, [B, T, config.hiddenSize]), [0, T - 1, 0], [B, 1, config.hiddenSize]),
       [B, config.hiddenSize],
-    );
-    return { logits: languageModelHead(model.parameters, last as tf.Tensor2D), present: output.present! };
+    ) as tf.Tensor2D;
+    const logits = fused ? tf.matMul(last, fused.head) : languageModelHead(model.parameters, last);
+    return { logits, present: output.present! };
   });
   const logits = result.logits.dataSync() as Float32Array;
   result.logits.dispose();
@@ -168,6 +173,14 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
     }),
   );
   return { layers, valid };
+}
+
+/**
+ * The weights in the fused decoder's layout, where the backend has its kernels (wasm): built once per
+ * `generate`/`prefill` call, so every decode step of the call runs ~11 ops a layer instead of ~100.
+ */
+function fusedWeights(model: LanguageModel, adapter: string | null): FusedWeights | undefined {
+  return fusedDecoderAvailable() ? FusedWeights.build(model.parameters, model.resolveAdapter(adapter)) : undefined;
 }
 
 /** Row `row` of the batch state as a KvCache (only its valid slots). */
@@ -244,7 +257,14 @@ export function prefill(
   if (cachedLength === tokens.length && options.from?.nextLogits) return options.from.fork();
   if (tokens.length === 0) throw new RangeError('prefill needs at least one token.');
   const state = stackCaches(model, [options.from]);
-  const { logits, state: grown } = runChunk(model, state, [tokens.slice(cachedLength)], [cachedLength], adapter);
+  const fused = fusedWeights(model, adapter);
+  let ran: ReturnType<typeof runChunk>;
+  try {
+    ran = runChunk(model, state, [tokens.slice(cachedLength)], [cachedLength], adapter, fused);
+  } finally {
+    fused?.dispose();
+  }
+  const { logits, state: grown } = ran;
   disposeLayers(state.layers);
   const cache = extractRow(grown, 0, tokens, adapter, logits);
   disposeLayers(grown.layers);
@@ -265,8 +285,6 @@ export function generate(
   const options = validateOptions(input);
   const adapter = options.adapter ?? null;
   const limit = model.config.maxPositions;
-  const stopIds = new Set(options.stopTokenIds ?? model.tokenizer.eosTokenIds);
-  const stops = options.stop ?? [];
   const prompts = requests.map((request, i) => {
     const tokens = checkPrefix(request, i);
     if (request.cache && request.cache.adapter !== adapter) {
@@ -282,6 +300,26 @@ export function generate(
     return tokens;
   });
   if (requests.length === 0) return [];
+  const fused = fusedWeights(model, adapter);
+  try {
+    return sample(model, requests, prompts, options, fused);
+  } finally {
+    fused?.dispose();
+  }
+}
+
+/** `generate` after its checks: prefill, then decode steps until every row has finished. */
+function sample(
+  model: LanguageModel,
+  requests: readonly GenerationRequest[],
+  prompts: readonly (readonly number[])[],
+  options: GenerationOptions,
+  fused: FusedWeights | undefined,
+): Generation[] {
+  const adapter = options.adapter ?? null;
+  const limit = model.config.maxPositions;
+  const stopIds = new Set(options.stopTokenIds ?? model.tokenizer.eosTokenIds);
+  const stops = options.stop ?? [];
 
   const rngs = requests.map((request, i) => new SeededRng(request.seed ?? mixSeed(options.seed, i)));
   const budgets = prompts.map((prompt, i) =>
@@ -303,7 +341,7 @@ export function generate(
   let logits: Float32Array;
   const V = model.config.vocabSize;
   if (chunks.some((chunk) => chunk.length > 0)) {
-    const ran = runChunk(model, state, chunks, cachedLengths, adapter);
+    const ran = runChunk(model, state, chunks, cachedLengths, adapter, fused);
     disposeLayers(state.layers);
     state = ran.state;
     logits = ran.logits;
@@ -374,6 +412,7 @@ export function generate(
       rows.map((row) => (finish[row] === null ? [generated[row]!.at(-1)!] : [])),
       rows.map((row) => (finish[row] === null ? prompts[row]!.length + generated[row]!.length - 1 : 0)),
       adapter,
+      fused,
     );
     disposeLayers(state.layers);
     state = ran.state;

@@ -1,5 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
+import { registerWasmCachedAttention } from './wasm-cached-attention';
 import { registerWasmGather } from './wasm-gather';
+import { registerWasmLayerKernels } from './wasm-layer-kernels';
+import { registerWasmSplit } from './wasm-split';
 
 /**
  * Kernels the wasm backend lacks or runs slowly for training (measured in shared/MACHINE.md):
@@ -78,6 +81,9 @@ export function registerWasmKernels(): void {
   if (registered) return;
   registered = true;
   registerWasmGather();
+  registerWasmSplit();
+  registerWasmCachedAttention();
+  registerWasmLayerKernels();
 
   tf.registerKernel({
     kernelName: 'UnsortedSegmentSum',

@@ -1,0 +1,211 @@
+import * as tf from '@tensorflow/tfjs';
+
+/** The kernel's name: the fused decoder calls it where the current backend has it (wasm, through `useBackend`). */
+export const CACHED_ATTENTION = 'TurngymCachedAttention';
+
+/** Shapes the kernel needs besides its inputs'. */
+export interface CachedAttentionAttrs {
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+}
+
+interface WasmBackendLike {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+/** A mask entry at or below this is `MASKED` (token-batch.ts): its softmax weight is exactly 0 in float32. */
+const CLOSED = -1e8;
+
+/**
+ * Attention of new tokens over a KV cache, RoPE included, on wasm's heap in place of ~15 tfjs ops a layer.
+ *
+ * Generation runs it for every chunk after the first (each decode step): on tiny models the attention ops
+ * were ~40% of a decode step, and their cost grew with every slot of the batch's cache, padding included
+ * (branches of a rollout tree start from prefixes of different lengths, so ~a quarter of their slots were
+ * padding). Here a query visits only the slots its mask opens, and there is no transposed copy of the keys,
+ * no mask add and no separate softmax.
+ *
+ * Inputs: `qkv` [N, (heads + 2·kvHeads)·headDim] (the fused q, k and v projections, before RoPE; N = B·T),
+ * `cos`/`sin` [N, headDim] (`ropeTables`), `pastK`/`pastV` [B, kvHeads, P, headDim], `mask` [B, 1, T, P + T]
+ * (additive: 0 or `MASKED`). Outputs: the attended values [N, heads·headDim], and the keys and values with
+ * this chunk's appended, [B, kvHeads, P + T, headDim] — RoPE and the copies round as tfjs's ops do, so the
+ * caches are the same bytes; the attended values differ from tfjs's matmul-softmax-matmul only in the order
+ * of float additions (~1e-7 relative).
+ */
+export function registerWasmCachedAttention(): void {
+  if (!tf.getKernel('Reshape', 'wasm') || tf.getKernel(CACHED_ATTENTION, 'wasm')) return;
+  tf.registerKernel({
+    kernelName: CACHED_ATTENTION,
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const wasm = backend as unknown as WasmBackendLike;
+      const { qkv, cos, sin, pastK, pastV, mask } = inputs as Record<string, tf.TensorInfo>;
+      const { numHeads, numKvHeads, headDim } = attrs as unknown as CachedAttentionAttrs;
+      const [B, , T, S] = mask!.shape as [number, number, number, number];
+      const P = pastK!.shape[2] as number;
+      const N = B * T;
+      // Make the outputs first: allocating may grow the heap, which detaches views taken before it.
+      const attended = wasm.makeOutput([N, numHeads * headDim], 'float32');
+      const keys = wasm.makeOutput([B, numKvHeads, S, headDim], 'float32');
+      const values = wasm.makeOutput([B, numKvHeads, S, headDim], 'float32');
+      const view = (info: tf.TensorInfo): Float32Array => wasm.typedArrayFromHeap(info) as Float32Array;
+      const [projected, cs, ss, pk, pv, ms] = [qkv, cos, sin, pastK, pastV, mask].map((info) => view(info!));
+      const [out, kOut, vOut] = [attended, keys, values].map(view) as [Float32Array, Float32Array, Float32Array];
+      cachedAttention(
+        { qkv: projected!, cos: cs!, sin: ss!, pastK: pk!, pastV: pv!, mask: ms! },
+        { out, keys: kOut, values: vOut },
+        { B, T, S, P, numHeads, numKvHeads, headDim },
+      );
+      return [attended, keys, values];
+    },
+  });
+}
+
+interface Sizes {
+  readonly B: number;
+  readonly T: number;
+  readonly S: number;
+  readonly P: number;
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+}
+
+/** x·cos + swap_halves(x)·sin at `from`, rounded to float32 after each operation as tfjs's mul and add are. */
+function rotate(
+  x: Float32Array,
+  from: number,
+  cos: Float32Array,
+  sin: Float32Array,
+  table: number,
+  headDim: number,
+  into: Float32Array | Float64Array,
+  to: number,
+): void {
+  const half = headDim / 2;
+  const fround = Math.fround;
+  for (let d = 0; d < headDim; d++) {
+    const swapped = x[from + (d < half ? d + half : d - half)]!;
+    into[to + d] = fround(fround(x[from + d]! * cos[table + d]!) + fround(swapped * sin[table + d]!));
+  }
+}
+
+function cachedAttention(
+  input: {
+    readonly qkv: Float32Array;
+    readonly cos: Float32Array;
+    readonly sin: Float32Array;
+    readonly pastK: Float32Array;
+    readonly pastV: Float32Array;
+    readonly mask: Float32Array;
+  },
+  output: { readonly out: Float32Array; readonly keys: Float32Array; readonly values: Float32Array },
+  sizes: Sizes,
+): void {
+  const { B, T, S, P, numHeads, numKvHeads, headDim } = sizes;
+  const { qkv, cos, sin, pastK, pastV, mask } = input;
+  const { out, keys, values } = output;
+  const group = numHeads / numKvHeads;
+  // A row of `qkv`: the queries of every head, then the keys, then the values of every key/value head.
+  const kvWidth = numKvHeads * headDim;
+  const width = numHeads * headDim + 2 * kvWidth;
+  const scale = Math.fround(1 / Math.sqrt(headDim));
+  // The cache with this chunk's keys (after RoPE) and values appended: the layer's present.
+  for (let b = 0; b < B; b++) {
+    for (let kv = 0; kv < numKvHeads; kv++) {
+      const block = (b * numKvHeads + kv) * S * headDim;
+      const past = (b * numKvHeads + kv) * P * headDim;
+      if (P > 0) {
+        keys.set(pastK.subarray(past, past + P * headDim), block);
+        values.set(pastV.subarray(past, past + P * headDim), block);
+      }
+      for (let t = 0; t < T; t++) {
+        const n = b * T + t;
+        const slot = block + (P + t) * headDim;
+        const key = n * width + numHeads * headDim + kv * headDim;
+        rotate(qkv, key, cos, sin, n * headDim, headDim, keys, slot);
+        values.set(qkv.subarray(key + kvWidth, key + kvWidth + headDim), slot);
+      }
+    }
+  }
+  const queries = new Float64Array(group * headDim);
+  const open = new Int32Array(S);
+  const scores = new Float64Array(group * S);
+  const sums = new Float64Array(group * headDim);
+  const maxima = new Float64Array(group);
+  const totals = new Float64Array(group);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      const n = b * T + t;
+      const maskRow = n * S;
+      let count = 0;
+      for (let s = 0; s < S; s++) if (mask[maskRow + s]! > CLOSED) open[count++] = s;
+      for (let kv = 0; kv < numKvHeads; kv++) {
+        // The `group` query heads of this key/value head, each rotated and scaled, side by side.
+        const first = n * numHeads * headDim + kv * group * headDim;
+        if (count === 0) {
+          // A padding row (no slot open): its output is never read; zeros instead of tfjs's uniform average.
+          out.fill(0, first, first + group * headDim);
+          continue;
+        }
+        for (let g = 0; g < group; g++) {
+          rotate(qkv, n * width + (kv * group + g) * headDim, cos, sin, n * headDim, headDim, queries, g * headDim);
+          for (let d = g * headDim; d < (g + 1) * headDim; d++) queries[d] = Math.fround(queries[d]! * scale);
+        }
+        const block = (b * numKvHeads + kv) * S * headDim;
+        maxima.fill(-Infinity);
+        for (let i = 0; i < count; i++) {
+          const s = open[i]!;
+          const at = block + s * headDim;
+          const bias = mask[maskRow + s]!;
+          for (let g = 0; g < group; g++) {
+            const dot = bias + dotProduct(queries, g * headDim, keys, at, headDim);
+            scores[g * count + i] = dot;
+            if (dot > maxima[g]!) maxima[g] = dot;
+          }
+        }
+        totals.fill(0);
+        sums.fill(0);
+        for (let i = 0; i < count; i++) {
+          const at = block + open[i]! * headDim;
+          for (let g = 0; g < group; g++) {
+            const weight = Math.exp(scores[g * count + i]! - maxima[g]!);
+            totals[g] = totals[g]! + weight;
+            accumulate(sums, g * headDim, weight, values, at, headDim);
+          }
+        }
+        for (let g = 0; g < group; g++) {
+          const inverse = 1 / totals[g]!;
+          for (let d = 0; d < headDim; d++) out[first + g * headDim + d] = sums[g * headDim + d]! * inverse;
+        }
+      }
+    }
+  }
+}
+
+/** Σ a[from + d]·b[at + d] over d < size, four terms a round (size is even, as RoPE needs). */
+function dotProduct(a: Float64Array, from: number, b: Float32Array, at: number, size: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let d = 0;
+  for (; d + 3 < size; d += 4) {
+    s0 += a[from + d]! * b[at + d]! + a[from + d + 2]! * b[at + d + 2]!;
+    s1 += a[from + d + 1]! * b[at + d + 1]! + a[from + d + 3]! * b[at + d + 3]!;
+  }
+  for (; d < size; d++) s0 += a[from + d]! * b[at + d]!;
+  return s0 + s1;
+}
+
+/** into[to + d] += weight·x[at + d] over d < size. */
+function accumulate(into: Float64Array, to: number, weight: number, x: Float32Array, at: number, size: number): void {
+  let d = 0;
+  for (; d + 3 < size; d += 4) {
+    into[to + d] = into[to + d]! + weight * x[at + d]!;
+    into[to + d + 1] = into[to + d + 1]! + weight * x[at + d + 1]!;
+    into[to + d + 2] = into[to + d + 2]! + weight * x[at + d + 2]!;
+    into[to + d + 3] = into[to + d + 3]! + weight * x[at + d + 3]!;
+  }
+  for (; d < size; d++) into[to + d] = into[to + d]! + weight * x[at + d]!;
+}
