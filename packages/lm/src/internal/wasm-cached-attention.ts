@@ -156,20 +156,36 @@ function cachedAttention(
         }
         const block = (b * numKvHeads + kv) * S * headDim;
         maxima.fill(-Infinity);
-        for (let i = 0; i < count; i++) {
-          const s = open[i]!;
-          const at = block + s * headDim;
-          const bias = mask[maskRow + s]!;
-          for (let g = 0; g < group; g++) {
-            const dot = bias + dotProduct(queries, g * headDim, keys, at, headDim);
-            scores[g * count + i] = dot;
-            if (dot > maxima[g]!) maxima[g] = dot;
+        if (group === 2) {
+          pairScores(queries, keys, block, open, count, mask, maskRow, headDim, scores, maxima);
+        } else {
+          for (let i = 0; i < count; i++) {
+            const s = open[i]!;
+            const at = block + s * headDim;
+            const bias = mask[maskRow + s]!;
+            for (let g = 0; g < group; g++) {
+              const dot = bias + dotProduct(queries, g * headDim, keys, at, headDim);
+              scores[g * count + i] = dot;
+              if (dot > maxima[g]!) maxima[g] = dot;
+            }
           }
         }
         totals.fill(0);
         sums.fill(0);
         for (let i = 0; i < count; i++) {
           const at = block + open[i]! * headDim;
+          if (group === 2) {
+            const w0 = Math.exp(scores[i]! - maxima[0]!);
+            const w1 = Math.exp(scores[count + i]! - maxima[1]!);
+            totals[0] = totals[0]! + w0;
+            totals[1] = totals[1]! + w1;
+            for (let d = 0; d < headDim; d++) {
+              const value = values[at + d]!;
+              sums[d] = sums[d]! + w0 * value;
+              sums[headDim + d] = sums[headDim + d]! + w1 * value;
+            }
+            continue;
+          }
           for (let g = 0; g < group; g++) {
             const weight = Math.exp(scores[g * count + i]! - maxima[g]!);
             totals[g] = totals[g]! + weight;
@@ -183,6 +199,53 @@ function cachedAttention(
       }
     }
   }
+}
+
+/** The scores of two query heads (queries[0…size) and [size…2·size)) that share a key/value head, in one pass over the keys. */
+function pairScores(
+  queries: Float64Array,
+  keys: Float32Array,
+  block: number,
+  open: Int32Array,
+  count: number,
+  mask: Float32Array,
+  maskRow: number,
+  size: number,
+  scores: Float64Array,
+  maxima: Float64Array,
+): void {
+  let max0 = -Infinity;
+  let max1 = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const s = open[i]!;
+    const at = block + s * size;
+    let a0 = 0;
+    let a1 = 0;
+    let b0 = 0;
+    let b1 = 0;
+    let d = 0;
+    for (; d + 1 < size; d += 2) {
+      const k0 = keys[at + d]!;
+      const k1 = keys[at + d + 1]!;
+      a0 += queries[d]! * k0;
+      a1 += queries[d + 1]! * k1;
+      b0 += queries[size + d]! * k0;
+      b1 += queries[size + d + 1]! * k1;
+    }
+    for (; d < size; d++) {
+      a0 += queries[d]! * keys[at + d]!;
+      b0 += queries[size + d]! * keys[at + d]!;
+    }
+    const bias = mask[maskRow + s]!;
+    const first = bias + (a0 + a1);
+    const second = bias + (b0 + b1);
+    scores[i] = first;
+    scores[count + i] = second;
+    if (first > max0) max0 = first;
+    if (second > max1) max1 = second;
+  }
+  maxima[0] = max0;
+  maxima[1] = max1;
 }
 
 /** Σ a[from + d]·b[at + d] over d < size, four terms a round (size is even, as RoPE needs). */

@@ -8,6 +8,7 @@ export const SWIGLU = 'TurngymSwiglu';
 interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+  disposeData(dataId: tf.DataId): boolean;
 }
 
 /**
@@ -40,6 +41,8 @@ export function registerWasmLayerKernels(): void {
       return info;
     },
   });
+  const sigmoid = tf.getKernel('Sigmoid', 'wasm');
+  if (!sigmoid) return;
   tf.registerKernel({
     kernelName: SWIGLU,
     backendName: 'wasm',
@@ -48,16 +51,22 @@ export function registerWasmLayerKernels(): void {
       const { x } = inputs as { x: tf.TensorInfo };
       const [rows, width] = x.shape as [number, number];
       const half = width / 2;
+      // wasm's vectorised sigmoid over gate and up alike (twice the elements, still ~10× cheaper than
+      // Math.exp on the gate alone), then silu(gate)·up = gate·sigmoid(gate)·up in one pass, in float32 as the
+      // tfjs ops round.
+      const sigmoids = sigmoid.kernelFunc({ inputs: { x }, backend, attrs: {} }) as tf.TensorInfo;
       const info = wasm.makeOutput([rows, half], 'float32');
       const out = wasm.typedArrayFromHeap(info) as Float32Array;
       const xs = wasm.typedArrayFromHeap(x) as Float32Array;
+      const gates = wasm.typedArrayFromHeap(sigmoids) as Float32Array;
+      const fround = Math.fround;
       for (let row = 0; row < rows; row++) {
         const from = row * width;
         for (let j = 0; j < half; j++) {
-          const gate = xs[from + j]!;
-          out[row * half + j] = (gate / (1 + Math.exp(-gate))) * xs[from + half + j]!;
+          out[row * half + j] = fround(fround(xs[from + j]! * gates[from + j]!) * xs[from + half + j]!);
         }
       }
+      wasm.disposeData(sigmoids.dataId);
       return info;
     },
   });
