@@ -500,21 +500,29 @@
   const weakMapGet = WeakMap.prototype.get;
   const weakMapSetMethod = WeakMap.prototype.set;
   const assertionFailures = new WeakMap();
-  const nodeAssert = createNodeAssert(
-    freeze({
-      inspect: show,
-      onAssertionError(error, name, actual, expected, message) {
-        const record = ObjectCreate(null);
-        defineProperty(record, 'matcher', { value: `assert.${safeString(name)}` });
-        defineProperty(record, 'expected', { value: show(expected) });
-        defineProperty(record, 'actual', { value: show(actual) });
-        defineProperty(record, 'note', { value: message == null ? '' : safeString(message) });
-        apply(weakSetAdd, failures, [record]);
-        apply(weakMapSetMethod, assertionFailures, [error, record]);
-      },
-    }),
-  );
-  const assert = nodeAssert.assert;
+  // Built only for an evaluation whose code names 'assert' (the worker asks for it in `configure`), because building it
+  // is about 60% of installing this runtime and most suites use expect(). Why that is as safe as building it always:
+  // - It is still built per context, in the evaluation's own fresh context, from that context's intrinsics, and held
+  //   only in this closure: nothing of it is cached in the isolate or the worker, so no other evaluation can reach it.
+  // - It is built only in `configure`, the first call into the context, before any untrusted code has been compiled
+  //   or run; `dispatch` marks the context as touched on any other call, and `configure` refuses from then on. So its
+  //   primordials are captured from pristine built-ins, exactly as when it was built at installation.
+  // - Without it, requiring it throws (fail-closed): a program cannot get a half-built or patched assert.
+  const buildNodeAssert = () =>
+    createNodeAssert(
+      freeze({
+        inspect: show,
+        onAssertionError(error, name, actual, expected, message) {
+          const record = ObjectCreate(null);
+          defineProperty(record, 'matcher', { value: `assert.${safeString(name)}` });
+          defineProperty(record, 'expected', { value: show(expected) });
+          defineProperty(record, 'actual', { value: show(actual) });
+          defineProperty(record, 'note', { value: message == null ? '' : safeString(message) });
+          apply(weakSetAdd, failures, [record]);
+          apply(weakMapSetMethod, assertionFailures, [error, record]);
+        },
+      }),
+    );
   /** What a test's thrown value is reported as: an AssertionError's record, or the value itself. */
   function asFailure(error) {
     const record =
@@ -632,12 +640,17 @@
 
   // ---- modules: CommonJS over the virtual file system -------------------------------------------------------------
   const modules = new MapCtor(); // path -> record
-  const BUILTINS = new MapCtor([
-    ['assert', assert],
-    ['node:assert', assert],
-    ['assert/strict', nodeAssert.strict],
-    ['node:assert/strict', nodeAssert.strict],
-  ]);
+  // Filled by `configure` when the evaluation names 'assert'; otherwise requiring it says why it is missing.
+  const BUILTINS = new MapCtor();
+  function installNodeAssert() {
+    const nodeAssert = buildNodeAssert();
+    apply(mapSet, BUILTINS, ['assert', nodeAssert.assert]);
+    apply(mapSet, BUILTINS, ['node:assert', nodeAssert.assert]);
+    apply(mapSet, BUILTINS, ['assert/strict', nodeAssert.strict]);
+    apply(mapSet, BUILTINS, ['node:assert/strict', nodeAssert.strict]);
+  }
+  /** Set by the first untrusted file defined or code run; from then on nothing trusted may be built here. */
+  let untrustedSeen = false;
   // Names tests use as globals.
   const testApi = ObjectCreate(null);
   testApi.registering = false;
@@ -690,6 +703,18 @@
       if (typeof specifier !== 'string') throw new TypeError('require() takes a module path string');
       const builtin = apply(mapGet, BUILTINS, [specifier]);
       if (builtin) return builtin;
+      if (
+        specifier === 'assert' ||
+        specifier === 'node:assert' ||
+        specifier === 'assert/strict' ||
+        specifier === 'node:assert/strict'
+      ) {
+        const error = new ErrorCtor(
+          `Cannot load '${specifier}': the sandbox loads node:assert only for code that names it ('assert' written out in a file or snippet), not for a name built at run time.`,
+        );
+        error.code = 'MODULE_NOT_FOUND';
+        throw error;
+      }
       const relative = specifier[0] === '.' || specifier[0] === '/';
       const path = relative ? resolve(from, specifier, trustedCaller) : null;
       if (path === null) {
@@ -910,8 +935,11 @@
 
   // ---- the API the worker drives ----------------------------------------------------------------------------------
   const api = {
-    configure(limit) {
+    /** The first call into a fresh context: the output limit, and whether to build node:assert (see above). */
+    configure(limit, withAssert) {
+      if (untrustedSeen) throw new ErrorCtor('configure must come before any untrusted code');
       outputLimit = limit;
+      if (withAssert === true && apply(mapGet, BUILTINS, ['assert']) === undefined) installNodeAssert();
     },
     /** Registers a file; returns '' or an error description. Compiles with the Function constructor, which
      * parses the body on its own (a body cannot close the wrapper and run code outside it). */
@@ -1053,6 +1081,7 @@
   return function dispatch(operation, a, b, c, d) {
     const fn = hasOwn(api, operation) ? api[operation] : undefined;
     if (typeof fn !== 'function') throw new ErrorCtor(`unknown sandbox operation ${operation}`);
+    if (operation !== 'configure') untrustedSeen = true;
     return apply(fn, api, [a, b, c, d]);
   };
 });

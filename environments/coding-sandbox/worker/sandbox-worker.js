@@ -255,9 +255,23 @@ function takeSession(memoryMb) {
   return new Session(memoryMb);
 }
 
+/**
+ * Whether the evaluation may load node:assert: some file or snippet names it. The runtime builds node:assert (most of
+ * its installation cost) only then, in `configure`, before any untrusted code: see isolate-runtime.js.
+ */
+function namesAssert(request) {
+  const { job } = request;
+  return (
+    request.files.some(([, source]) => source.includes('assert')) ||
+    (job.snippets !== undefined &&
+      (job.snippets.setup.includes('assert') || job.snippets.tests.some((code) => code.includes('assert')))) ||
+    (typeof job.code === 'string' && job.code.includes('assert'))
+  );
+}
+
 function openSession(request, modules, budget, compileErrors) {
   const session = takeSession(request.limits.memoryMb);
-  session.call('configure', [request.limits.outputChars], undefined);
+  session.call('configure', [request.limits.outputChars, namesAssert(request)], undefined);
   const defined = defineAll(session, modules, compileErrors, budget);
   return { session, defined };
 }
@@ -580,7 +594,8 @@ process.on('message', (message) => {
       type: 'result',
       id: message.id,
       result: evaluate(message.request),
-      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+      // rss() alone: memoryUsage() also walks the V8 heap spaces, a measurable share of a small evaluation.
+      rssMb: Math.round(process.memoryUsage.rss() / 1048576),
     };
   } catch (error) {
     reply = {

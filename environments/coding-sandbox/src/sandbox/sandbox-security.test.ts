@@ -155,6 +155,76 @@ describe('the host', () => {
     ).toContain('=> "undefined,undefined,undefined"');
   });
 
+  it('leaves nothing of one evaluation to the next in the same worker and isolate: built-ins, runtime, node:assert', async () => {
+    // One worker, so both evaluations run in the same process and the same pooled isolate (isolates are reused for up
+    // to 500 evaluations; only the context is fresh). The first one patches what a cache shared between evaluations
+    // would carry: built-ins and prototypes, globals, the runtime's expect(), and node:assert (built per evaluation).
+    const own = new SandboxPool({ workers: 1, graceMs: 1500 });
+    try {
+      const polluted = await own.evaluate({
+        files: {},
+        job: {
+          type: 'run',
+          code: [
+            "import assert from 'node:assert';",
+            '(Array.prototype as any).map = () => [42];',
+            "(Object.prototype as any).injected = 'yes';",
+            "(String.prototype as any).split = () => ['x'];",
+            '(JSON as any).stringify = () => "{}";',
+            '(globalThis as any).kept = 1;',
+            'try { (Object.getPrototypeOf(expect(1)) as any).toBe = () => undefined; } catch { /* frozen */ }',
+            // node:assert is frozen; whatever of it a program can reach is patched all the same.
+            'try { (assert as any).strictEqual = () => undefined; } catch { /* frozen */ }',
+            "try { Object.getPrototypeOf(assert.AssertionError.prototype).toString = () => ''; } catch { /* frozen */ }",
+            "[[1].map((n) => n), ({} as any).injected, 'a b'.split(' ')].join('|')",
+          ].join('\n'),
+        },
+        limits,
+      });
+      expect(polluted.run).toEqual({ status: 'ok', value: '"42|yes|x"' });
+      const next = await own.evaluate({
+        files: {},
+        job: {
+          type: 'tests',
+          snippets: {
+            setup: "import assert from 'node:assert';",
+            tests: [
+              'expect([1, 2].map((n) => n * 2)).toEqual([2, 4]);',
+              'expect(({} as any).injected).toBeUndefined();',
+              "expect('a b'.split(' ')).toEqual(['a', 'b']);",
+              'expect(JSON.stringify({ a: 1 })).toBe(\'{"a":1}\');',
+              'expect((globalThis as any).kept).toBeUndefined();',
+              'expect(1).toBe(2);',
+              'assert.strictEqual(1, 2);',
+              'assert.deepStrictEqual([1], [2]);',
+            ],
+          },
+        },
+        limits,
+      });
+      expect(next.tests.map((test) => test.status)).toEqual([
+        'pass',
+        'pass',
+        'pass',
+        'pass',
+        'pass',
+        'fail',
+        'fail',
+        'fail',
+      ]);
+      expect(own.stats.starts).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('loads node:assert only for code that names it, and says so to code that builds the name', async () => {
+    expect(await run("const name = ['as', 'sert'].join('');\nrequire(name).ok(true)")).toMatch(
+      /Cannot load 'assert': the sandbox loads node:assert only for code that names it/,
+    );
+    expect(await run("require('assert').ok(true); 'ok'")).toContain('=> "ok"');
+  });
+
   it('has no file written by a sandboxed program', async () => {
     await run("require('fs').writeFileSync('/tmp/turngym-sandbox-pwned', 'x')");
     expect(existsSync(PWNED)).toBe(false);
