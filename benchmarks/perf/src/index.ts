@@ -136,6 +136,7 @@ const sections: Section[] = [
         '|---|---:|---:|---:|',
         `| unsandboxed (same code, same tests, in the host) | ${fmt(result.unsandboxedPerSecond)} | 100% | ${result.unsandboxedCpuMs.toFixed(3)} |`,
         `| sandboxed (isolated-vm in a supervised worker process) | ${fmt(result.sandboxedPerSecond)} | ${(100 * result.ratio).toFixed(1)}% | ${result.sandboxedCpuMs === undefined ? '—' : result.sandboxedCpuMs.toFixed(2)} |`,
+        `| sandboxed, the suite also imports node:assert (built per evaluation only then; before 7a391d2, always) | ${fmt(result.withAssertPerSecond)} | ${((100 * result.withAssertPerSecond) / result.unsandboxedPerSecond).toFixed(1)}% | ${result.withAssertCpuMs === undefined ? '—' : result.withAssertCpuMs.toFixed(2)} |`,
       ];
     },
   },

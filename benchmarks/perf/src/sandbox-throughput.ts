@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { SandboxPool } from '@turngym/env-coding-sandbox';
+import { SandboxPool, type EvaluationRequest } from '@turngym/env-coding-sandbox';
 
 // A small solution and its tests: the unit of work of RUN_TESTS / SUBMIT in @turngym/env-coding-sandbox.
 const SOLUTION = [
@@ -77,9 +77,41 @@ function childrenCpuMs(): number | undefined {
   return total;
 }
 
+/** Evaluations of `request` for `durationMs` with four in flight: how many, and the CPU they took (host + workers). */
+async function measureSandboxed(
+  pool: SandboxPool,
+  request: EvaluationRequest,
+  durationMs: number,
+): Promise<{ count: number; seconds: number; cpuMs: number | undefined }> {
+  let count = 0;
+  const hostBefore = process.cpuUsage();
+  const childrenBefore = childrenCpuMs();
+  const start = performance.now();
+  const deadline = start + durationMs;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < deadline) {
+        await pool.evaluate(request);
+        count += 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const host = process.cpuUsage(hostBefore);
+  const childrenAfter = childrenCpuMs();
+  const cpuMs =
+    childrenBefore === undefined || childrenAfter === undefined
+      ? undefined
+      : (host.user + host.system) / 1000 + childrenAfter - childrenBefore;
+  return { count, seconds, cpuMs };
+}
+
 /**
  * Sandboxed evaluations per second of a small solution against its 8 tests (isolated-vm in a pool of two worker
  * processes, a fresh context per evaluation, four evaluations in flight), and the same work unsandboxed, in one run.
+ * The same suite once more with an `import` of node:assert (its tests still use expect()): the sandbox builds
+ * node:assert only into evaluations whose code names it, which before 7a391d2 every evaluation paid for. The two
+ * sandboxed variants alternate in halves, so load drift hits both alike.
  */
 export async function sandboxThroughput(options: { durationMs: number }): Promise<{
   sandboxedPerSecond: number;
@@ -88,39 +120,47 @@ export async function sandboxThroughput(options: { durationMs: number }): Promis
   /** CPU per sandboxed evaluation, host and workers (undefined without /proc): less moved by other load. */
   sandboxedCpuMs: number | undefined;
   unsandboxedCpuMs: number;
+  /** The same, for the suite that names node:assert. */
+  withAssertPerSecond: number;
+  withAssertCpuMs: number | undefined;
 }> {
   const pool = new SandboxPool({ workers: 2 });
   try {
-    const request = {
+    const request: EvaluationRequest = {
       files: { 'solution.ts': SOLUTION },
-      job: { type: 'tests' as const, snippets: { setup: "import { reverseWords } from './solution';", tests: TESTS } },
+      job: { type: 'tests', snippets: { setup: "import { reverseWords } from './solution';", tests: TESTS } },
       limits: LIMITS,
     };
-    const check = await pool.evaluate(request);
-    if (check.tests.length !== TESTS.length || check.tests.some((test) => test.status !== 'pass'))
-      throw new Error(`the benchmark solution fails in the sandbox: ${JSON.stringify(check)}`);
-    for (let i = 0; i < 50; i++) await pool.evaluate(request); // warm both workers' JIT
+    const withAssert: EvaluationRequest = {
+      ...request,
+      job: {
+        type: 'tests',
+        snippets: {
+          setup: "import { reverseWords } from './solution';\nimport assert from 'node:assert';",
+          tests: TESTS,
+        },
+      },
+    };
+    for (const candidate of [request, withAssert]) {
+      const check = await pool.evaluate(candidate);
+      if (check.tests.length !== TESTS.length || check.tests.some((test) => test.status !== 'pass'))
+        throw new Error(`the benchmark solution fails in the sandbox: ${JSON.stringify(check)}`);
+    }
+    for (let i = 0; i < 50; i++) await pool.evaluate(i % 2 === 0 ? request : withAssert); // warm both workers' JIT
 
-    let sandboxed = 0;
-    const hostBefore = process.cpuUsage();
-    const childrenBefore = childrenCpuMs();
-    const sandboxStart = performance.now();
-    const deadline = sandboxStart + options.durationMs;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (performance.now() < deadline) {
-          await pool.evaluate(request);
-          sandboxed += 1;
-        }
-      }),
-    );
-    const sandboxedPerSecond = sandboxed / ((performance.now() - sandboxStart) / 1000);
-    const host = process.cpuUsage(hostBefore);
-    const childrenAfter = childrenCpuMs();
-    const sandboxedCpuMs =
-      childrenBefore === undefined || childrenAfter === undefined
+    const plainRuns: Awaited<ReturnType<typeof measureSandboxed>>[] = [];
+    const assertRuns: Awaited<ReturnType<typeof measureSandboxed>>[] = [];
+    for (let half = 0; half < 2; half++) {
+      plainRuns.push(await measureSandboxed(pool, request, options.durationMs / 2));
+      assertRuns.push(await measureSandboxed(pool, withAssert, options.durationMs / 2));
+    }
+    const rate = (runs: typeof plainRuns): number =>
+      runs.reduce((sum, run) => sum + run.count, 0) / runs.reduce((sum, run) => sum + run.seconds, 0);
+    const cpu = (runs: typeof plainRuns): number | undefined =>
+      runs.some((run) => run.cpuMs === undefined)
         ? undefined
-        : ((host.user + host.system) / 1000 + childrenAfter - childrenBefore) / sandboxed;
+        : runs.reduce((sum, run) => sum + (run.cpuMs ?? 0), 0) / runs.reduce((sum, run) => sum + run.count, 0);
+    const sandboxedPerSecond = rate(plainRuns);
 
     let unsandboxed = 0;
     const plainBefore = process.cpuUsage();
@@ -136,8 +176,10 @@ export async function sandboxThroughput(options: { durationMs: number }): Promis
       sandboxedPerSecond,
       unsandboxedPerSecond,
       ratio: sandboxedPerSecond / unsandboxedPerSecond,
-      sandboxedCpuMs,
+      sandboxedCpuMs: cpu(plainRuns),
       unsandboxedCpuMs: (plain.user + plain.system) / 1000 / unsandboxed,
+      withAssertPerSecond: rate(assertRuns),
+      withAssertCpuMs: cpu(assertRuns),
     };
   } finally {
     await pool.close();
