@@ -18,6 +18,13 @@
  *     test tasks it solves that the warm start did not (gained) and the other way round (lost), against the
  *     warm start's task-by-task wins in its manifest; the rescored success must equal the run's own.
  *
+ *   node trainers/self-ac/scripts/critic-benchmark.js react --seed 1 --iterations 2 --prompts 2 --group 4 --eval-episodes 10
+ *     ReAct-SelfAC: Self-AC on `turngym/wiki-qa-compact-v1` bridge questions (2 hops: the answer is a value on
+ *     the second page, reached through a link of the first, and not named in the question) from the committed
+ *     wiki warm start, with the wiki experiment's RL settings (benchmarks/learning/src/experiments.ts); prints the
+ *     start's and the run's greedy test success, the critic's batch explained variance and episodes left out for
+ *     packing longer than maxPackedTokens. The warm start was trained on comparison questions only.
+ *
  *   node trainers/self-ac/scripts/critic-benchmark.js tot --run runs/self-ac/critic-1/run --tasks 50 --branches 4 --beam 2
  *     ToT-SelfAC (`totSearch`) with a Self-AC run's adapter and value head against plain sampling at equal
  *     generated tokens on the test split: per task, the search's chosen line, then as many sampled episodes as
@@ -279,6 +286,87 @@ async function gains() {
   }
 }
 
+async function react() {
+  const { loadModel } = require('@turngym/lm');
+  const { evaluatePolicy } = require('@turngym/rl');
+  const seed = Number(flag('seed', '1'));
+  const out = flag('out', `runs/self-ac/react-${seed}`);
+  const envId = 'turngym/wiki-qa-compact-v1';
+  const envOptions = { questionTypes: ['bridge'], minHops: 2, maxHops: 2, articles: 20000 };
+  const warmStart = 'benchmarks/learning/models/wiki-warm-start';
+  // The wiki experiment's RL settings (experiments.ts) less its iterations; Self-AC's groupSize as GRPO's.
+  const rl = {
+    backend: 'wasm',
+    instructions: false,
+    maxActionTokens: 48,
+    maxRolloutTokens: 192,
+    loraRank: 16,
+    loraAlpha: 32,
+    learningRate: 1e-3,
+    minibatchSize: 64,
+    maxBatch: 16,
+    quiet: true,
+  };
+  const evalEpisodes = Number(flag('eval-episodes', '100'));
+  mkdirSync(out, { recursive: true });
+  const registry = installedEnvRegistry();
+  const makeEnv = () => registry.make(envId, { options: { ...envOptions, split: 'test' } });
+  const started = Date.now();
+  const model = await loadModel(warmStart, { backend: 'wasm' });
+  const start = await evaluatePolicy({
+    policy: { model, format: new ChatTurnFormat(model.tokenizer) },
+    makeEnv,
+    envId,
+    seeds: Array.from({ length: evalEpisodes }, (_, i) => i),
+    options: {
+      maxActionTokens: rl.maxActionTokens,
+      maxRolloutTokens: rl.maxRolloutTokens,
+      instructions: false,
+      maxBatch: 16,
+    },
+  });
+  model.dispose();
+  const result = await trainSelfAc({
+    ...rl,
+    envId,
+    envOptions,
+    checkpoint: warmStart,
+    runDir: join(out, 'run'),
+    seed,
+    iterations: Number(flag('iterations', '2')),
+    promptsPerIteration: Number(flag('prompts', '8')),
+    groupSize: Number(flag('group', '8')),
+    evalEpisodes,
+    evalEvery: 1000,
+    trajectoriesEvery: 1,
+    criticEpochs: Number(flag('critic-epochs', '0')),
+  });
+  result.model.dispose();
+  const metrics = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const summary = {
+    seed,
+    envId,
+    envOptions,
+    seconds: (Date.now() - started) / 1000,
+    startSuccessRate: start.successRate,
+    iterations: result.iterations,
+    generatedTokens: result.generatedTokens,
+    testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
+    perIteration: metrics.map((m) => ({
+      iteration: m.iteration,
+      trainSuccess: m['charts/success_rate'],
+      turns: m['charts/episode_turns'],
+      explainedVariance: m['losses/explained_variance'] ?? null,
+      tooLong: m['perf/episodes_too_long'],
+    })),
+  };
+  writeFileSync(join(out, 'react.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  console.log(JSON.stringify(summary, null, 2));
+}
+
 async function tot() {
   const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
   const { totSearch } = require('@turngym/trainer-self-ac');
@@ -348,10 +436,12 @@ async function tot() {
 }
 
 const mode = process.argv[2];
-const modes = { critic, learning, gains, tot };
+const modes = { critic, learning, gains, react, tot };
 const run = Object.hasOwn(modes, mode) ? modes[mode] : null;
 if (!run || !existsSync(WARM_START)) {
-  process.stderr.write('usage (from the repository root): critic-benchmark.js critic|learning|gains|tot [flags]\n');
+  process.stderr.write(
+    'usage (from the repository root): critic-benchmark.js critic|learning|gains|react|tot [flags]\n',
+  );
   process.exit(2);
 }
 run().then(
