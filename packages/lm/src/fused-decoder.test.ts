@@ -3,9 +3,10 @@ import { SeededRng } from '@turngym/core';
 import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { generate, prefill, type GenerationRequest } from './generation';
+import { fusedDecoderAvailable } from './internal/fused-decoder';
 import { RMS_NORM } from './internal/wasm-layer-kernels';
 import { LanguageModel } from './language-model';
-import { testConfig } from './tiny-configs';
+import { testConfig, TINY_CONFIGS } from './tiny-configs';
 import { randomTokens, randomWeights } from './__fixtures__/random-weights';
 import { wasmTestsRun } from './__fixtures__/wasm-tests';
 
@@ -96,6 +97,15 @@ describeWasm('generation on wasm: the fused decoder and its kernels', () => {
     [...fused, ...plain].forEach((result) => result.cache!.dispose());
     fusedBranches.dispose();
     plainBranches.dispose();
+  });
+
+  it('fuses models up to tiny-30m (a second copy of the weights a call), not tiny-100m, and only on wasm', async () => {
+    expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-1m'])).toBe(true);
+    expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-30m'])).toBe(true);
+    expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-100m'])).toBe(false);
+    await useBackend('cpu');
+    expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-1m'])).toBe(false);
+    await useBackend('wasm');
   });
 
   it('splits (SplitV) with straight heap copies: the same values as the cpu backend', async () => {

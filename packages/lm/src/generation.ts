@@ -180,7 +180,9 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
  * `generate`/`prefill` call, so every decode step of the call runs ~11 ops a layer instead of ~100.
  */
 function fusedWeights(model: LanguageModel, adapter: string | null): FusedWeights | undefined {
-  return fusedDecoderAvailable() ? FusedWeights.build(model.parameters, model.resolveAdapter(adapter)) : undefined;
+  return fusedDecoderAvailable(model.config)
+    ? FusedWeights.build(model.parameters, model.resolveAdapter(adapter))
+    : undefined;
 }
 
 /** Row `row` of the batch state as a KvCache (only its valid slots). */

@@ -95,8 +95,20 @@ export class FusedWeights {
   }
 }
 
-/** True when the current backend registers the kernels `runFusedDecoder` needs (wasm, through `useBackend`). */
-export function fusedDecoderAvailable(): boolean {
+/**
+ * Layer weights above which generation keeps `runDecoder`: `FusedWeights` is a second copy of them for the
+ * call (wasm's heap stops at 4 GB), and on a model this size a step's arithmetic, not its op count, is the cost.
+ */
+const MAX_FUSED_WEIGHTS = 40e6;
+
+/**
+ * True when the current backend registers the kernels `runFusedDecoder` needs (wasm, through `useBackend`)
+ * and the model is small enough to pay for `FusedWeights` (tiny-1m … tiny-30m).
+ */
+export function fusedDecoderAvailable(config: ModelConfig): boolean {
+  const { hiddenSize, intermediateSize, numHeads, numKvHeads, headDim, numLayers } = config;
+  const attention = hiddenSize * (2 * numHeads + 2 * numKvHeads) * headDim;
+  if (numLayers * (attention + 3 * hiddenSize * intermediateSize) > MAX_FUSED_WEIGHTS) return false;
   const backend = tf.getBackend();
   return [CACHED_ATTENTION, RMS_NORM, SWIGLU].every((kernel) => tf.getKernel(kernel, backend) !== undefined);
 }
