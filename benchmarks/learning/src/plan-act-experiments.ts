@@ -89,9 +89,32 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
     base: join(__dirname, '..', 'models', 'math-warm-start'),
     warmStartScript: 'trainers/plan-act/scripts/warm-start.js',
     warmStart: [
+      // Each stage clones fresh expert episodes from the previous stage's weights. The byte-level model copies
+      // numbers only in the layouts it was trained on: with the sub-task phrased "Compute 18 - 9." it solved
+      // 0/50 as Plan/Act after 160 steps, so the planner writes the calculator call it asks for.
       {
         seed: 301,
-        episodes: 128,
+        episodes: 384,
+        epochs: 1,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'math-calc',
+        actorTurnsPerTask: 2,
+        singleAgent: true,
+      },
+      {
+        seed: 302,
+        episodes: 384,
+        epochs: 1,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'math-calc',
+        actorTurnsPerTask: 2,
+        singleAgent: true,
+      },
+      {
+        seed: 303,
+        episodes: 384,
         epochs: 2,
         batchSize: 8,
         learningRate: 2e-3,

@@ -73,17 +73,21 @@ export const wikiHops: Decomposer = (expert) => {
 
 /**
  * The math env with its calculator (`turngym/math-thought-calc-v1`): the expert's calculation is its plan.
- * Each `<calc>` step is a sub-task of its own, "Compute 18 - 9.", in the order the expert evaluates the
- * expression, the results of earlier sub-tasks already substituted (so the planner decomposes the problem and
- * carries the values); the actor makes the calculator call and reports the result the env printed ("9"). A
- * step without a calculator call is a sub-task "Continue." reported as "done".
+ * Each `<calc>` step is a sub-task of its own, in the order the expert evaluates the expression, the results of
+ * earlier sub-tasks already substituted (so the planner decomposes the problem and carries the values). The
+ * planner writes the step as the calculator call it asks for, `<calc>18 - 9</calc>`; the actor makes that call
+ * and reports the calculator's line ("18 - 9 = 9"). Both are the shapes the single-agent warm start already
+ * writes (its calls, the env's lines): in "Compute 18 - 9." the planner's words began as the problem's do,
+ * and the tiny byte-level model copied the problem's numbers after them (0/50 as Plan/Act after 160 SFT
+ * steps, against 3/50 after 192 in this shape; docs/benchmarks/learning.md). A step without a calculator call
+ * is a sub-task "Continue." reported as "done".
  */
 export const mathCalcSteps: Decomposer = (expert) =>
   expert.steps.slice(0, -1).map((step, index) => {
     const expression = /<calc>([\s\S]*?)<\/calc>/i.exec(step.action)?.[1]?.trim();
-    const result = /=\s*(\S[^\n]*?)\s*$/m.exec(step.observation)?.[1];
-    return expression !== undefined && result !== undefined
-      ? { subtask: `Compute ${expression}.`, steps: [index], report: result }
+    const line = /^(.*=\s*\S[^\n]*?)\s*$/m.exec(step.observation)?.[1];
+    return expression !== undefined && line !== undefined
+      ? { subtask: `<calc>${expression}</calc>`, steps: [index], report: line }
       : { subtask: 'Continue.', steps: [index], report: 'done' };
   });
 

@@ -43,13 +43,13 @@ describe('Plan/Act on math: the planner decomposes the expression, the actor run
       const calls = expert.steps.slice(0, -1).map((step) => /<calc>(.*)<\/calc>/.exec(step.action)![1]);
       // Several steps (difficulty 2 has nested operations), one sub-task each, then the expert's answer.
       expect(calls.length).toBeGreaterThan(1);
-      expect(planner).toEqual([...calls.map((call) => `Compute ${call}.`), `FINAL ${expert.steps.at(-1)!.action}`]);
+      // The planner asks for each step as the calculator call, the actor makes it and reports the calculator's line.
+      expect(planner).toEqual([...calls.map((call) => `<calc>${call}</calc>`), `FINAL ${expert.steps.at(-1)!.action}`]);
       const reports = episode.steps.filter((step) => step.action.startsWith('REPORT ')).map((step) => step.action);
-      expect(reports).toEqual(
-        expert.steps.slice(0, -1).map((step) => `REPORT ${/= (\S+)$/.exec(step.observation)![1]}`),
-      );
-      // A later sub-task uses an earlier report: the planner carries the values the actor found.
-      const carried = planner.slice(1).some((task, i) => task.includes(reports[i]!.slice('REPORT '.length)));
+      expect(reports).toEqual(expert.steps.slice(0, -1).map((step) => `REPORT ${step.observation.trim()}`));
+      expect(reports[0]).toMatch(/^REPORT .+ = \S+$/);
+      // A later sub-task uses an earlier report's result: the planner carries the values the actor found.
+      const carried = planner.slice(1).some((task, i) => task.includes(/= (\S+)$/.exec(reports[i]!)![1]!));
       expect(carried).toBe(true);
       const schedule = reportSchedule(2);
       episode.steps.forEach((step, index) => expect(step.role).toBe(schedule(episode.steps.slice(0, index))));
