@@ -5,7 +5,7 @@ import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
 import { Lru } from './lru';
-import { ftsQuery, StoreSearch } from './store-search';
+import { ftsQuery, queryWords, StoreSearch } from './store-search';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
 import type { WikiTask } from '../tasks/wiki-task';
@@ -144,7 +144,8 @@ export class SqliteCorpus implements WikiCorpus {
    * holding that word in about 1 of 15 cases, where minisearch's BM25+ ranks it first.
    */
   search(query: string, limit = 10): SearchHit[] {
-    if (!ftsQuery(query)) return [];
+    // No word to search by (punctuation alone): no hits, and no exact title either.
+    if (queryWords(query).length === 0) return [];
     const ranked = this.ranker.search(query, limit + 1);
     const hits = ranked.map((hit) => {
       const article = this.read(this.statements.articleById.get(hit.id)) as Article;
