@@ -163,15 +163,9 @@ function readJson(path) {
   return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
 }
 
+/** Test tasks gained and lost against the warm start (benchmarks/learning's count), where both were scored. */
 function flips(start, final) {
-  if (!start || !final) return undefined;
-  let gained = 0;
-  let lost = 0;
-  for (let task = 0; task < Math.min(start.wins.length, final.wins.length); task++) {
-    if (start.wins[task] === '0' && final.wins[task] === '1') gained++;
-    if (start.wins[task] === '1' && final.wins[task] === '0') lost++;
-  }
-  return { gained, lost };
+  return start && final ? require(SCORES).gainedAndLost(start, final) : undefined;
 }
 
 function summarize(root) {

@@ -253,6 +253,9 @@ async function learning() {
 async function gains() {
   const { loadModel, loadAdapter } = require('@turngym/lm');
   const { evaluatePolicy } = require('@turngym/rl');
+  const { gainedAndLost } = require(
+    join(__dirname, '..', '..', '..', 'benchmarks', 'learning', 'dist', 'test-scores.js'),
+  );
   const out = flag('out', 'runs/self-ac/learning');
   const file = join(out, 'learning.json');
   const results = JSON.parse(readFileSync(file, 'utf8'));
@@ -277,8 +280,8 @@ async function gains() {
     model.dispose();
     result.wins = evaluation.trajectories.map((t) => (t.success ? '1' : '0')).join('');
     result.rescoredSuccessRate = evaluation.successRate;
-    result.gained = [...result.wins].filter((w, i) => w === '1' && start.wins[i] === '0').length;
-    result.lost = [...result.wins].filter((w, i) => w === '0' && start.wins[i] === '1').length;
+    // benchmarks/learning's count, as the learning table makes it.
+    Object.assign(result, gainedAndLost(start, { wins: result.wins }));
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     console.log(
       `${result.algorithm} seed ${result.seed}: ${evaluation.successRate.toFixed(3)} (the run's own ${result.testSuccessRate}), gained ${result.gained} / lost ${result.lost}`,
