@@ -74,7 +74,9 @@ async function main() {
   const index = experiment.warmStart.findIndex((candidate) => candidate.seed === seed);
   if (index < 0) throw new Error(`No warm-start stage with seed ${seed}.`);
   const stage = experiment.warmStart[index];
-  const dir = join(ROOT, 'benchmarks', 'learning', 'models', `${experiment.name}-warm-start`);
+  // --dir: write (and read the earlier stages' manifest) elsewhere than the committed warm start, to try a stage
+  // without touching it.
+  const dir = join(ROOT, flag('dir', join('benchmarks', 'learning', 'models', `${experiment.name}-warm-start`)));
   // A later stage fine-tunes the previous stage's output (by default the committed warm start, which that
   // stage copied there) and keeps the earlier stages' records in the manifest.
   const from = index === 0 ? experiment.base : join(ROOT, flag('from', relative(ROOT, dir)));

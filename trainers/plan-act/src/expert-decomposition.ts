@@ -111,6 +111,25 @@ export function singleTask(actorTurnsPerTask: number): Decomposer {
   };
 }
 
+/**
+ * Any env, with as few copies as the protocol allows (issue 26: the tiny byte-level model copies each value
+ * with a few per cent of error, and `mathCalcSteps` has the planner, the actor and the reports copy each
+ * number three to five times). The planner's sub-task names nothing ("Solve it."); the actor takes the
+ * expert's actions (in runs of at most `actorTurnsPerTask`, each but the last reporting "done" and followed by
+ * "Continue.") and then reports the expert's answer action itself (`REPORT Answer: 28`, `REPORT
+ * SUBMIT(Mewonar)`), written right after the observation it comes from, as the single agent writes its answer;
+ * the planner finishes with that report (`FINAL Answer: 28`), the one extra copy. On math the actor's calls
+ * are the single agent's own, in one sub-task, so nothing but the protocol's cues and turns lies between
+ * them ("Solve it." with a report of "done" solved 0/50: its planner had to find the result two turns back).
+ */
+export function answerReport(actorTurnsPerTask: number): Decomposer {
+  const runs = singleTask(actorTurnsPerTask);
+  return (expert) => {
+    const answer = expert.steps.at(-1)?.action.trim() ?? '';
+    return runs(expert).map((run, index, all) => (index === all.length - 1 ? { ...run, report: answer } : run));
+  };
+}
+
 interface RenderedTurn {
   readonly role: PlanActRoleName;
   readonly text: string;

@@ -28,6 +28,7 @@ export {
 } from './plan-act-chat-agent';
 export { PLAN_ACT_AGENT_PREFIX, parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';
 export {
+  answerReport,
   mathCalcSteps,
   planActExpertTrajectory,
   singleTask,

@@ -8,9 +8,10 @@ import {
   validateTrajectory,
   type Trajectory,
 } from '@turngym/rl';
-import { mathCalcSteps, planActExpertTrajectory } from './expert-decomposition';
+import { answerReport, mathCalcSteps, planActExpertTrajectory } from './expert-decomposition';
 import { PlanActChatAgent } from './plan-act-chat-agent';
 import { readActorTurn, readPlannerTurn, reportSchedule } from './plan-act-protocol';
+import { validatePlanActWarmStartArgs } from './plan-act-warm-start';
 
 const ENV_ID = 'turngym/math-thought-calc-v1';
 const ENV_OPTIONS = { difficulties: [2], kinds: ['arithmetic'] };
@@ -86,5 +87,47 @@ describe('Plan/Act on math: the planner decomposes the expression, the actor run
       kind: 'finish',
       envAction: expert.steps.at(-1)!.action,
     });
+  });
+
+  it("copies less with answer-report: sub-tasks name no number, the actor makes the expert's calls and reports its answer", async () => {
+    for (const expert of experts) {
+      const episode = planActExpertTrajectory(expert, format, answerReport(2), {
+        actorTurnsPerTask: 3,
+        instructions: false,
+      });
+      expect(() => validateTrajectory(episode)).not.toThrow();
+      const schedule = reportSchedule(3);
+      episode.steps.forEach((step, index) => expect(step.role).toBe(schedule(episode.steps.slice(0, index))));
+      const planner = episode.steps.filter((step) => step.role === 'planner').map((step) => step.action);
+      const answer = expert.steps.at(-1)!.action;
+      // Difficulty 2 takes three calculator calls: two in the first run, one after "Continue.".
+      expect(planner).toEqual(['Solve it.', 'Continue.', `FINAL ${answer}`]);
+      const actor = episode.steps.filter((step) => step.role === 'actor').map((step) => step.action);
+      const calls = expert.steps.slice(0, -1).map((step) => step.action);
+      expect(actor).toEqual([calls[0], calls[1], 'REPORT done', calls[2], `REPORT ${answer}`]);
+      // The only number the planner writes is the answer it read in the report just before.
+      for (const task of planner.slice(0, -1)) expect(task).not.toMatch(/\d/);
+    }
+    // It plays against the env: the actor's calls and the planner's repeat of the reported answer solve it.
+    const expert = experts[0]!;
+    const episode = planActExpertTrajectory(expert, format, answerReport(2), {
+      actorTurnsPerTask: 3,
+      instructions: false,
+    });
+    const texts = (role: string) => episode.steps.filter((step) => step.role === role).map((step) => step.action);
+    const agent = new PlanActChatAgent(
+      { planner: new ScriptedChatModel(texts('planner')), actor: new ScriptedChatModel(texts('actor')) },
+      { actorTurnsPerTask: 3 },
+    );
+    const env = await registry.make(ENV_ID, { options: ENV_OPTIONS });
+    const outcome = await runEpisode(env, agent, expert.seed);
+    await env.close();
+    expect(outcome.success).toBe(true);
+    expect(agent.turns.filter((turn) => turn.envAction !== undefined).map((turn) => turn.envAction)).toEqual(
+      expert.steps.map((step) => step.action),
+    );
+    expect(validatePlanActWarmStartArgs({ envId: ENV_ID, out: 'out', decomposer: 'answer-report' }).decomposer).toBe(
+      'answer-report',
+    );
   });
 });

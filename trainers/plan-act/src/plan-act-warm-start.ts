@@ -14,7 +14,14 @@ import {
   trainSft,
   type Trajectory,
 } from '@turngym/rl';
-import { mathCalcSteps, planActExpertTrajectory, singleTask, wikiHops, type Decomposer } from './expert-decomposition';
+import {
+  answerReport,
+  mathCalcSteps,
+  planActExpertTrajectory,
+  singleTask,
+  wikiHops,
+  type Decomposer,
+} from './expert-decomposition';
 
 export interface PlanActWarmStartArgs {
   /** The env the expert plays, e.g. `turngym/wiki-qa-compact-v1`. */
@@ -34,8 +41,9 @@ export interface PlanActWarmStartArgs {
   batchSize: number;
   learningRate: number;
   /** `wiki-hops`: one sub-question per page of the expert's path; `math-calc`: one sub-task per calculator
-   *  step of the math expert; `single-task`: one sub-task for any env. */
-  decomposer: 'wiki-hops' | 'math-calc' | 'single-task';
+   *  step of the math expert; `single-task`: one sub-task for any env; `answer-report`: one sub-task for any
+   *  env whose actor reports the expert's answer action, which the planner's `FINAL` repeats. */
+  decomposer: 'wiki-hops' | 'math-calc' | 'single-task' | 'answer-report';
   /** The rollouts' actor turns per sub-task (an action each, then the report). */
   actorTurnsPerTask: number;
   /** Clone the expert's own (single-agent) episodes too: one warm start for Plan/Act and for GRPO. */
@@ -61,7 +69,11 @@ const schema: JSONSchemaType<PlanActWarmStartArgs> = {
     epochs: { type: 'integer', minimum: 1, default: 1 },
     batchSize: { type: 'integer', minimum: 1, default: 4 },
     learningRate: { type: 'number', exclusiveMinimum: 0, default: 2e-3 },
-    decomposer: { type: 'string', enum: ['wiki-hops', 'math-calc', 'single-task'], default: 'single-task' },
+    decomposer: {
+      type: 'string',
+      enum: ['wiki-hops', 'math-calc', 'single-task', 'answer-report'],
+      default: 'single-task',
+    },
     actorTurnsPerTask: { type: 'integer', minimum: 2, default: 3 },
     singleAgent: { type: 'boolean', default: true },
     instructions: { type: 'boolean', default: false },
@@ -108,6 +120,7 @@ export async function trainPlanActWarmStart(
     'wiki-hops': wikiHops,
     'math-calc': mathCalcSteps,
     'single-task': singleTask(args.actorTurnsPerTask - 1),
+    'answer-report': answerReport(args.actorTurnsPerTask - 1),
   };
   const decompose = decomposers[args.decomposer];
   const planAct = expert.trajectories.map((trajectory) =>
