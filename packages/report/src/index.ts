@@ -47,4 +47,15 @@ export {
 } from './learning-curves';
 export { summarizeGroups, finalValue, type GroupSummary, type SeedStatistic } from './summary-table';
 export { buildPromptGroups, type PromptGroupView, type RolloutNode, type RolloutView } from './rollout-tree';
-export type { ReportData, ReportGroup, ReportRun, ReportRollouts } from './report-data';
+export type { ReportData, ReportGroup, ReportRun, ReportRollouts, ReportCalibration } from './report-data';
+export {
+  CRITIC_CALIBRATION_FILE,
+  CALIBRATION_BINS,
+  criticCalibrationSchema,
+  calibrationBins,
+  explainedVarianceOf,
+  parseCriticCalibration,
+  type CriticCalibrationFile,
+  type CriticCalibration,
+  type CalibrationBin,
+} from './critic-calibration';

@@ -102,6 +102,7 @@ export function buildReportData(
     summary: summarizeGroups(groups),
     charts: learningCurves(groups, chosenMetrics(runs, options.metrics), xAxis, (run) => runIndex.get(run)!),
     rollouts: ordered.map(rolloutsOf).filter((rollouts): rollouts is ReportRollouts => rollouts !== null),
+    calibrations: ordered.flatMap((run, index) => (run.calibration ? [{ run: index, ...run.calibration }] : [])),
   };
 }
 
@@ -143,7 +144,11 @@ export function renderReportHtml(data: ReportData): string {
 <section><div id="legend" class="legend"></div></section>
 <section><h2>Summary</h2><div id="summary"></div></section>
 <section><h2>Learning curves</h2><div id="charts" class="charts"></div></section>
-<section><h2>Rollouts</h2><div id="viewer"></div></section>
+${
+  data.calibrations.length > 0
+    ? '<section><h2>Critic calibration</h2><div id="calibration" class="charts"></div></section>\n'
+    : ''
+}<section><h2>Rollouts</h2><div id="viewer"></div></section>
 <noscript><p>This report draws its charts and rollout trees with JavaScript.</p></noscript>
 </main>
 <div id="tooltip" class="tooltip" hidden></div>
@@ -164,8 +169,8 @@ function dataFor(options: ReportOptions, runs: readonly TrainingRun[]): ReportDa
 
 /**
  * Renders the training report of the runs named in `options` as one self-contained HTML page: learning
- * curves per metric (mean ± std over seeds, a thin line per seed), a legend, a summary table and a
- * rollout viewer (tree runs drawn as trees). Throws `InvalidRunError` naming the file (and line) for a run
+ * curves per metric (mean ± std over seeds, a thin line per seed), a legend, a summary table, a
+ * calibration plot per run with a critic-calibration.json, and a rollout viewer (tree runs drawn as trees). Throws `InvalidRunError` naming the file (and line) for a run
  * it cannot read, `InvalidOptionsError` for bad options.
  */
 export async function renderReport(options: ReportOptions): Promise<string> {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,6 +43,16 @@ describeBrowser('the training report in Chromium', () => {
     screenshots = process.env.TURNGYM_SCREENSHOT_DIR ?? join(root, 'screenshots');
     mkdirSync(screenshots, { recursive: true });
     writeFakeExperiment(join(root, 'runs'));
+    // One run with a critic's held-out predictions: 40 states, V = i/40, R = 1 for the top half.
+    writeFileSync(
+      join(root, 'runs', 'grpo-s2', 'critic-calibration.json'),
+      JSON.stringify({
+        split: 'test',
+        episodes: 20,
+        source: 'a fake critic',
+        pairs: Array.from({ length: 40 }, (_, i) => [i / 40, i >= 20 ? 1 : 0]),
+      }),
+    );
     const file = join(root, 'report.html');
     await writeReport(file, { runs: [join(root, 'runs')], title: 'Fake runs' });
     browser = await puppeteer.launch({
@@ -202,6 +212,27 @@ describeBrowser('the training report in Chromium', () => {
     expect(
       await page.$$eval('#node-detail .text-block.action pre', (pres) => pres.map((pre) => pre.textContent)),
     ).toEqual(['chain 1 look', 'chain 1 answer']);
+  });
+
+  it('draws a calibration plot for the run with a critic: a dot per bin of V, the diagonal, the explained variance', async () => {
+    expect(
+      await page.$$eval('.calibration-card', (cards) => cards.map((card) => (card as HTMLElement).dataset.run)),
+    ).toEqual(['runs/grpo-s2']);
+    expect(await count('.calibration-card circle.calibration-dot')).toBe(10);
+    expect(await count('.calibration-card line.calibration-diagonal')).toBe(1);
+    // Bins of 4 states: the lower five all R = 0, the upper five R = 1; dots higher on the page for higher R.
+    const heights = await page.$$eval('.calibration-card circle.calibration-dot', (dots) =>
+      dots.map((dot) => Number(dot.getAttribute('cy'))),
+    );
+    expect(new Set(heights.slice(0, 5)).size).toBe(1);
+    expect(new Set(heights.slice(5)).size).toBe(1);
+    expect(heights[9]!).toBeLessThan(heights[0]!);
+    // 1 − Var(R − V)/Var(R) for V = i/40 against the step at 20: 0.666875, shown to 3 digits.
+    expect(await page.$eval('.calibration-meta', (meta) => meta.textContent)).toBe(
+      '40 test states of 20 episodes · explained variance 0.667',
+    );
+    await page.$eval('.calibration-card', (card) => card.scrollIntoView());
+    await page.screenshot({ path: join(screenshots, 'report-calibration.png'), fullPage: true });
   });
 
   it('made no console errors and no network requests', () => {

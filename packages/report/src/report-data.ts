@@ -1,3 +1,4 @@
+import type { CriticCalibration } from './critic-calibration';
 import type { MetricCurves } from './learning-curves';
 import type { PromptGroupView } from './rollout-tree';
 import type { GroupSummary } from './summary-table';
@@ -17,6 +18,13 @@ export interface ReportData {
   readonly charts: readonly MetricCurves[];
   /** Runs that have rollouts to view (tree or chain), in run order. */
   readonly rollouts: readonly ReportRollouts[];
+  /** Runs with a critic-calibration.json (a critic's held-out V against R), in run order. */
+  readonly calibrations: readonly ReportCalibration[];
+}
+
+export interface ReportCalibration extends CriticCalibration {
+  /** Index in `runs`. */
+  readonly run: number;
 }
 
 export interface ReportGroup {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { RUN_FILES } from '@turngym/rl';
+import { CRITIC_CALIBRATION_FILE, parseCriticCalibration, type CriticCalibration } from './critic-calibration';
 import type { RunSeries } from './learning-curves';
 import { readMetrics, type MetricRow } from './metrics-file';
 import { InvalidRunError } from './report-errors';
@@ -29,6 +30,8 @@ export interface TrainingRun extends RunSeries {
   readonly metrics: MetricRow[];
   /** The rollouts the viewer keeps; null when the run has no trajectories.jsonl (or none were asked for). */
   readonly rollouts: SelectedRollouts | null;
+  /** Its critic's held-out predictions against returns; null without a critic-calibration.json. */
+  readonly calibration: CriticCalibration | null;
 }
 
 export interface FoundRun {
@@ -90,7 +93,10 @@ export interface ReadRunOptions {
   readonly rolloutGroups: number;
 }
 
-/** Reads one run directory: run.json and metrics.jsonl (both required), trajectories.jsonl if present. */
+/**
+ * Reads one run directory: run.json and metrics.jsonl (both required), trajectories.jsonl and
+ * critic-calibration.json if present.
+ */
 export async function readRun(found: FoundRun, options: ReadRunOptions): Promise<TrainingRun> {
   const runFile = join(found.dir, RUN_FILE);
   const metricsFile = join(found.dir, METRICS_FILE);
@@ -106,5 +112,9 @@ export async function readRun(found: FoundRun, options: ReadRunOptions): Promise
     const iterations = new Set(spreadIterations(available, options.rolloutIterations));
     rollouts = await readSelectedRollouts(trajectoriesFile, { iterations, maxGroups: options.rolloutGroups });
   }
-  return { dir: found.dir, name: found.name, info, metrics, rollouts };
+  const calibrationFile = join(found.dir, CRITIC_CALIBRATION_FILE);
+  const calibration = existsSync(calibrationFile)
+    ? parseCriticCalibration(await readFile(calibrationFile, 'utf8'), calibrationFile)
+    : null;
+  return { dir: found.dir, name: found.name, info, metrics, rollouts, calibration };
 }

@@ -1,5 +1,5 @@
 import type { BandPoint, GroupCurve, MetricCurves } from '../learning-curves';
-import type { ReportData, ReportRollouts } from '../report-data';
+import type { ReportCalibration, ReportData, ReportRollouts } from '../report-data';
 import type { PromptGroupView, RolloutNode, RolloutView } from '../rollout-tree';
 import type { SeedStatistic } from '../summary-table';
 
@@ -306,6 +306,108 @@ export function reportClient(data: ReportData): void {
     const charts = byId('charts');
     if (data.charts.length === 0) charts.append(el('p', 'muted', 'No metrics to chart.'));
     for (const chart of data.charts) charts.append(renderChart(chart));
+  }
+
+  // ---- critic calibration ----
+
+  /**
+   * One run's critic: each bin of held-out states (equal counts, by predicted V) as a dot at (mean V, mean
+   * return R) with R's standard error, sized by its states; on the dashed diagonal a critic is calibrated.
+   */
+  function renderCalibration(calibration: ReportCalibration): HTMLElement {
+    const run = data.runs[calibration.run]!;
+    const card = el('div', 'calibration-card');
+    card.dataset.run = run.name;
+    card.append(el('h3', '', `${run.name} (${run.algorithm}, seed ${run.seed})`));
+    const ev = calibration.explainedVariance === null ? '—' : fmt(calibration.explainedVariance);
+    const episodes = calibration.episodes === null ? '' : ` of ${calibration.episodes} episodes`;
+    card.append(
+      el(
+        'p',
+        'muted calibration-meta',
+        `${calibration.states} ${calibration.split} states${episodes} · explained variance ${ev}`,
+      ),
+    );
+    // Both axes cover [0, 1] (a success probability) and whatever falls outside it.
+    let low = 0;
+    let high = 1;
+    for (const bin of calibration.bins) {
+      low = Math.min(low, bin.meanValue, bin.meanReturn - bin.returnError);
+      high = Math.max(high, bin.meanValue, bin.meanReturn + bin.returnError);
+    }
+    const size = 300;
+    const margin = { left: 52, right: 14, top: 12, bottom: 40 };
+    const plot = size - margin.left - margin.right;
+    const plotHeight = size - margin.top - margin.bottom;
+    const sx = (v: number): number => margin.left + ((v - low) / (high - low)) * plot;
+    const sy = (v: number): number => margin.top + (1 - (v - low) / (high - low)) * plotHeight;
+    const root = svg('svg', { viewBox: `0 0 ${size} ${size}`, role: 'img' }, 'calibration-chart');
+    root.setAttribute('aria-label', `predicted V against mean return, ${run.name}`);
+    const axes = svg('g', {}, 'axes');
+    for (const value of ticks(low, high, 5)) {
+      axes.append(svg('line', { x1: margin.left, x2: size - margin.right, y1: sy(value), y2: sy(value) }, 'grid'));
+      const y = svg('text', { x: margin.left - 6, y: sy(value) + 4, 'text-anchor': 'end' }, 'tick');
+      y.textContent = fmt(value);
+      const x = svg('text', { x: sx(value), y: size - margin.bottom + 16, 'text-anchor': 'middle' }, 'tick');
+      x.textContent = fmt(value);
+      axes.append(y, x);
+    }
+    axes.append(
+      svg('rect', { x: margin.left, y: margin.top, width: plot, height: plotHeight, fill: 'none' }, 'frame'),
+      svg('line', { x1: sx(low), y1: sy(low), x2: sx(high), y2: sy(high) }, 'calibration-diagonal'),
+    );
+    const xLabel = svg('text', { x: margin.left + plot / 2, y: size - 6, 'text-anchor': 'middle' }, 'axis-label');
+    xLabel.textContent = 'predicted V (bin mean)';
+    const yLabel = svg(
+      'text',
+      {
+        x: 12,
+        y: margin.top + plotHeight / 2,
+        'text-anchor': 'middle',
+        transform: `rotate(-90 12 ${margin.top + plotHeight / 2})`,
+      },
+      'axis-label',
+    );
+    yLabel.textContent = 'mean return R';
+    axes.append(xLabel, yLabel);
+    root.append(axes);
+    const color = data.groups[run.group]!.color;
+    const most = Math.max(...calibration.bins.map((bin) => bin.states));
+    for (const bin of calibration.bins) {
+      const dot = svg('g', {}, 'calibration-bin');
+      const x = sx(bin.meanValue);
+      dot.append(
+        svg(
+          'line',
+          {
+            x1: x,
+            x2: x,
+            y1: sy(bin.meanReturn - bin.returnError),
+            y2: sy(bin.meanReturn + bin.returnError),
+            stroke: color,
+          },
+          'calibration-error',
+        ),
+        svg(
+          'circle',
+          { cx: x, cy: sy(bin.meanReturn), r: 3 + 4 * Math.sqrt(bin.states / most), fill: color },
+          'calibration-dot',
+        ),
+      );
+      const title = svg('title');
+      title.textContent = `${bin.states} states: mean V ${fmt(bin.meanValue)}, mean R ${fmt(bin.meanReturn)} ± ${fmt(bin.returnError)}`;
+      dot.append(title);
+      root.append(dot);
+    }
+    card.append(root);
+    if (calibration.source) card.append(el('p', 'muted calibration-source', calibration.source));
+    return card;
+  }
+
+  function renderCalibrations(): void {
+    if (data.calibrations.length === 0) return;
+    const holder = byId('calibration');
+    for (const calibration of data.calibrations) holder.append(renderCalibration(calibration));
   }
 
   // ---- rollout viewer ----
@@ -644,6 +746,7 @@ export function reportClient(data: ReportData): void {
   renderLegend();
   renderSummary();
   renderCharts();
+  renderCalibrations();
   renderViewer();
   document.body.dataset.ready = 'true';
 }

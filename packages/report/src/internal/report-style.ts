@@ -28,7 +28,8 @@ h2 { font-size: 17px; margin: 0 0 10px; }
 .group-cell { white-space: nowrap; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 14px; }
 .chart-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
-.chart-card h3 { margin: 0 0 4px; font-size: 13px; font-family: var(--mono); font-weight: 600; }
+.calibration-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
+.chart-card h3, .calibration-card h3 { margin: 0 0 4px; font-size: 13px; font-family: var(--mono); font-weight: 600; }
 .curve-chart { width: 100%; height: auto; display: block; }
 .curve-chart .grid { stroke: #edf0f4; }
 .curve-chart .frame { stroke: #cfd5dd; }
@@ -40,6 +41,16 @@ h2 { font-size: 17px; margin: 0 0 10px; }
 .curve-chart .mean { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .curve-chart .hover-rule { stroke: #8792a2; stroke-dasharray: 3 3; }
 .curve-chart .overlay { fill: transparent; }
+.calibration-chart { width: 100%; max-width: 420px; height: auto; display: block; }
+.calibration-chart .grid { stroke: #edf0f4; }
+.calibration-chart .frame { stroke: #cfd5dd; }
+.calibration-chart .tick { font-size: 11px; fill: var(--muted); font-variant-numeric: tabular-nums; }
+.calibration-chart .axis-label { font-size: 11px; fill: var(--muted); font-family: var(--mono); }
+.calibration-chart .calibration-diagonal { stroke: #8792a2; stroke-dasharray: 4 3; }
+.calibration-chart .calibration-dot { opacity: .85; }
+.calibration-chart .calibration-error { stroke-width: 1.5; }
+.calibration-meta, .calibration-source { margin: 0 0 6px; font-size: 12px; }
+.calibration-source { font-family: var(--mono); overflow-wrap: anywhere; }
 .tooltip { position: absolute; z-index: 10; background: #1d2733; color: #f3f6fa; padding: 7px 10px; border-radius: 6px; font-size: 12px;
   pointer-events: none; max-width: 420px; box-shadow: 0 2px 8px rgba(0,0,0,.2); }
 .tooltip-title { font-weight: 600; margin-bottom: 3px; }
