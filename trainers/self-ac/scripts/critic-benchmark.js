@@ -29,7 +29,11 @@
  *     ToT-SelfAC (`totSearch`) with a Self-AC run's adapter and value head against plain sampling at equal
  *     generated tokens on the test split: per task, the search's chosen line, then as many sampled episodes as
  *     fit in the tokens the search spent (at least one); success of the search, of the first sample, and of the
- *     majority answer of the samples (self-consistency, the usual verifier-free baseline).
+ *     majority answer of the samples (self-consistency, the usual verifier-free baseline). Also, on the same
+ *     tasks: the same search with the critic switched off (V ≡ 0, so every choice falls to the tie-break, the
+ *     likelier factor: what the critic itself adds), the sample whose answered-from state the critic values
+ *     highest (best-of-N by V), and whether any sample succeeded (an oracle's ceiling, not a method).
+ *     `--from` skips the first test tasks (to extend a run).
  *
  * Everything is written under --out (JSON + Markdown); nothing here is a test.
  */
@@ -372,9 +376,10 @@ async function react() {
 
 async function tot() {
   const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
-  const { totSearch } = require('@turngym/trainer-self-ac');
+  const { totSearch, criticValues } = require('@turngym/trainer-self-ac');
   const runDir = flag('run', 'runs/self-ac/critic-1/run');
   const tasks = Number(flag('tasks', '50'));
+  const from = Number(flag('from', '0'));
   const out = flag('out', 'runs/self-ac/tot');
   const search = {
     branches: Number(flag('branches', '4')),
@@ -392,8 +397,12 @@ async function tot() {
   const registry = installedEnvRegistry();
   const makeEnv = () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } });
   const rows = [];
-  for (let task = 0; task < tasks; task += 1) {
+  const critic = criticValues(model, 'policy');
+  // The critic off: every candidate scores 0, so the search keeps and answers by the tie-break alone.
+  const noCritic = async (states) => states.map(() => 0);
+  for (let task = from; task < from + tasks; task += 1) {
     const result = await totSearch(model, await makeEnv(), task, search);
+    const control = await totSearch(model, await makeEnv(), task, search, noCritic);
     const perEpisode = RL.maxRolloutTokens / 3;
     const samples = await collectChains({
       policy: { model, format: new ChatTurnFormat(model.tokenizer) },
@@ -417,10 +426,21 @@ async function tot() {
       answers.set(answer, entry);
     }
     const majority = [...answers.values()].sort((a, b) => b.votes - a.votes)[0];
+    // Best-of-N by V: each sample scored, as the search scores a finished line, by V of the state it answered from.
+    const answeredFrom = samples.map((t) => {
+      const kept = t.segments.slice(0, -1).reduce((sum, segment) => sum + segment.tokenCount, 0);
+      return t.segments.at(-1)?.kind === 'action' ? t.tokens.slice(0, kept) : t.tokens;
+    });
+    const values = await critic(answeredFrom);
+    const best = values.reduce((top, v, i) => (v > values[top] ? i : top), 0);
     rows.push({
       task,
       tot: result.best.success,
       totTokens: result.generatedTokens,
+      noCritic: control.best.success,
+      noCriticTokens: control.generatedTokens,
+      bestOfNByV: samples[best].success,
+      any: samples.some((t) => t.success),
       samples: samples.length,
       sampleTokens: samples.reduce((sum, t) => sum + t.generatedTokens, 0),
       first: samples[0].success,
@@ -433,7 +453,9 @@ async function tot() {
   console.log(
     `ToT-SelfAC (k = ${search.branches}, b = ${search.beam}) on ${rows.length} test tasks: ${rate('tot').toFixed(3)} ` +
       `(${tokens('totTokens')} tokens); plain sampling, first episode ${rate('first').toFixed(3)}, majority of ` +
-      `${(rows.reduce((sum, r) => sum + r.samples, 0) / rows.length).toFixed(1)} ${rate('majority').toFixed(3)} (${tokens('sampleTokens')} tokens).`,
+      `${(rows.reduce((sum, r) => sum + r.samples, 0) / rows.length).toFixed(1)} ${rate('majority').toFixed(3)} (${tokens('sampleTokens')} tokens), ` +
+      `best of them by V ${rate('bestOfNByV').toFixed(3)}, any of them ${rate('any').toFixed(3)}; the search with the critic off ` +
+      `${rate('noCritic').toFixed(3)} (${tokens('noCriticTokens')} tokens).`,
   );
   model.dispose();
 }

@@ -14,12 +14,34 @@
  * held-out EV of an exponential moving average of the adapter and value head (w̄ ← d·w̄ + (1 − d)·w after each
  * step; Polyak averaging, read with the averaged weights swapped in); `--rank` sets the LoRA rank (alpha 2×rank,
  * every attention and MLP projection as in training). `--out` writes the curve as JSON; `--held-out-only` skips step 0
- * and measures train EV only after the last step. Nothing here is a test.
+ * and measures train EV only after the last step. `--monte-carlo` (a diagnostic, not §2's loss) replaces the
+ * update by plain regression of V(s_k) on the return R_k (mean squared error over the minibatch's states, only
+ * the critic's term), to tell the TD(1..5) semi-gradient targets' part in the critic's slow fit from the rest.
+ * `--save <dir>` writes the trained adapter (`<dir>/adapter`, PEFT) and value head (`<dir>/value_head.safetensors`),
+ * and the held-out (V, R) pairs of the last step as `<dir>/critic-calibration.json` (the report page's file).
+ * Nothing here is a test.
+ *
+ *   node trainers/self-ac/scripts/critic-probe.js --ceiling 8 [--out runs/self-ac/ceiling.json]
+ *
+ * The ceiling of any critic on the held-out states: each held-out state s_k is rebuilt (the env reset at the
+ * episode's seed and stepped through its first k actions, the prefix cut from the episode's own tokens) and
+ * continued `--ceiling` M times by the warm start with the rollouts' settings, so the mean return of the
+ * continuations, V̂(s_k), estimates V^π(s_k) itself. The EV of V^π against the sampled returns
+ * R_k is the most any critic of this policy can reach on this data (the rest is the sampling's own chance);
+ * V̂'s extra noise (s²/M per state, unbiased) is taken out of the residual variance. Bootstrap intervals resample
+ * the held-out tasks.
  */
 const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { loadModel, Trainer, tf } = require('@turngym/lm');
-const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
+const { loadModel, Trainer, tf, saveAdapter, saveValueHead } = require('@turngym/lm');
+const {
+  ChatTurnFormat,
+  collectChains,
+  installedEnvRegistry,
+  runRollouts,
+  validateRolloutOptions,
+} = require('@turngym/rl');
+const { mixSeed, SeededRng } = require('@turngym/core');
 const { criticPromptTokens, packEpisode, explainedVariance, selfAcUpdate } = require('@turngym/trainer-self-ac');
 
 const WARM_START = 'benchmarks/learning/models/math-warm-start';
@@ -57,6 +79,7 @@ async function main() {
   const lr = Number(flag('lr', '5e-4'));
   const lrEnd = Number(flag('lr-end', String(lr)));
   const emaDecay = Number(flag('ema', '0'));
+  const monteCarlo = process.argv.includes('--monte-carlo');
   const model = await loadModel(WARM_START, { backend: 'wasm', seed });
   model.addAdapter('policy', { rank, alpha: 2 * rank, seed });
   model.addValueHead(seed);
@@ -88,6 +111,7 @@ async function main() {
       `held-out ${heldOut.length} (${returns(heldOut).length} states, mean R ${mean(returns(heldOut)).toFixed(3)})`,
   );
   if (process.argv.includes('--linear-probe')) return linearProbe(model, train, heldOut);
+  if (flag('ceiling')) return ceiling(model, data.heldOut, heldOut, Number(flag('ceiling')));
   const trainer = new Trainer(model, {
     adapter: 'policy',
     learningRate: lr,
@@ -127,12 +151,13 @@ async function main() {
     );
     const values = pairs.map((p) => p.value);
     const m = mean(values);
-    return { ev, meanV: m, stdV: Math.sqrt(mean(values.map((v) => (v - m) ** 2))) };
+    return { ev, meanV: m, stdV: Math.sqrt(mean(values.map((v) => (v - m) ** 2))), pairs };
   };
   const report = async (step, stats) => {
     // --held-out-only: the train EV only after the last step (each measurement is a forward over every episode).
     const trainToo = !process.argv.includes('--held-out-only') || step === steps;
     const [a, b] = [trainToo ? await measure(train.slice(0, 64)) : null, await measure(heldOut)];
+    lastHeldOut = b;
     let c = null;
     if (average && step > 0) {
       swap();
@@ -154,6 +179,7 @@ async function main() {
     );
     if (flag('out')) writeFileSync(flag('out'), `${JSON.stringify({ argv: process.argv.slice(2), curve }, null, 2)}\n`);
   };
+  let lastHeldOut = null;
   const t0 = Date.now();
   // Step 0 is the warm start with a zero adapter and a fresh head (−0.025 on the cached data): --held-out-only skips it.
   if (!process.argv.includes('--held-out-only')) await report(0);
@@ -172,7 +198,9 @@ async function main() {
     position += update.minibatchSize;
     // Linear decay of Adam's step size (tfjs's Adam reads learningRate at every step).
     trainer.optimizer.learningRate = lr + ((lrEnd - lr) * (step - 1)) / Math.max(1, steps - 1);
-    last = await selfAcUpdate(trainer, batch, { ...update, seed: step });
+    last = monteCarlo
+      ? await monteCarloStep(trainer, batch)
+      : await selfAcUpdate(trainer, batch, { ...update, seed: step });
     if (average)
       tf.tidy(() =>
         trained.forEach((v, i) => {
@@ -184,6 +212,74 @@ async function main() {
     if (step % every === 0) await report(step, last);
   }
   console.log(`${steps} steps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const save = flag('save');
+  if (save) {
+    await saveAdapter(model, 'policy', join(save, 'adapter'));
+    await saveValueHead(model, save);
+    if (lastHeldOut)
+      writeFileSync(
+        join(save, 'critic-calibration.json'),
+        `${JSON.stringify(
+          {
+            split: 'test',
+            episodes: heldOut.length,
+            source: `critic-probe.js ${process.argv.slice(2).join(' ')} (step ${steps}, live weights)`,
+            pairs: lastHeldOut.pairs.map((p) => [p.value, p.target]),
+          },
+          null,
+          1,
+        )}\n`,
+      );
+    console.log(`saved the adapter and value head under ${save}`);
+  }
+}
+
+/**
+ * One Adam step of plain Monte-Carlo regression (the `--monte-carlo` diagnostic): the mean over the minibatch's
+ * states s_0 … s_(n−1) of (V(s_k) − R_k)², V read at each critic prompt's last token of the packed rows.
+ */
+async function monteCarloStep(trainer, batch) {
+  const total = batch.reduce((sum, e) => sum + e.vectors.aStart.length, 0);
+  // Passes of at most 4,096 padded tokens (the update's minibatchTokens), each loss weighted by its share of
+  // the states, so the summed gradient is the minibatch mean's.
+  const parts = [];
+  let current = [];
+  for (const episode of batch) {
+    const longest = Math.max(episode.row.tokens.length, ...current.map((e) => e.row.tokens.length));
+    if (current.length > 0 && (current.length + 1) * longest > 4096) {
+      parts.push(current);
+      current = [];
+    }
+    current.push(episode);
+  }
+  parts.push(current);
+  const result = await trainer.stepAccumulated(
+    parts.map((part) => {
+      const targets = [];
+      const places = [];
+      part.forEach((e, b) =>
+        e.vectors.aStart.forEach((_, k) => {
+          places.push([b, e.vectors.cpEnd[k]]);
+          targets.push(e.vectors.returns[k]);
+        }),
+      );
+      return {
+        rows: part.map((e) => e.row),
+        loss: (outputs) => {
+          const T = outputs.values.shape[1];
+          const picked = tf.gather(
+            tf.reshape(outputs.values, [-1]),
+            tf.tensor1d(
+              places.map(([b, t]) => b * T + t),
+              'int32',
+            ),
+          );
+          return tf.div(tf.sum(tf.square(tf.sub(picked, tf.tensor1d(targets)))), total);
+        },
+      };
+    }),
+  );
+  return { valueLoss: result.loss, policyLoss: 0 };
 }
 
 /**
@@ -227,6 +323,142 @@ async function linearProbe(model, train, heldOut) {
       );
     }
   }
+}
+
+/**
+ * V^π of every held-out state, estimated by M continuations from it (see the header), and what it explains.
+ * `trajectories` are the cached records, `episodes` the packed ones kept (the same filter as the probe).
+ */
+async function ceiling(model, trajectories, episodes, samples) {
+  const registry = installedEnvRegistry();
+  const policy = { model, format: new ChatTurnFormat(model.tokenizer) };
+  const options = validateRolloutOptions({
+    maxActionTokens: 32,
+    maxRolloutTokens: 160,
+    instructions: false,
+    adapter: 'policy',
+    seed: 5,
+  });
+  // The probe's own filter (not errored, at least one step, packed into ≤ 1,024 tokens): the same 274 states.
+  const format = policy.format;
+  const criticPrompt = criticPromptTokens(model.tokenizer);
+  const chosen = trajectories.filter(
+    (t) =>
+      t.stopReason !== 'error' &&
+      t.steps.length > 0 &&
+      packEpisode(t, { format, criticPrompt, discount: 1, maxPositions: model.config.maxPositions }).row.tokens
+        .length <= 1024,
+  );
+  if (chosen.length !== episodes.length)
+    throw new Error(`kept ${chosen.length} episodes, the probe ${episodes.length}`);
+  const started = Date.now();
+  const states = [];
+  for (const t of chosen) {
+    let end = 0;
+    let segment = 0;
+    // Segment 0 is the prompt; state k ends after 1 + 2k segments (prompt, then action/observation pairs).
+    for (let k = 0; k < t.steps.length; k += 1) {
+      const upTo = 1 + 2 * k;
+      while (segment < upTo) end += t.segments[segment++].tokenCount;
+      states.push({ trajectory: t, k, tokens: t.tokens.slice(0, end), segments: t.segments.slice(0, upTo), end });
+    }
+  }
+  const results = [];
+  for (let i = 0; i < states.length; i += 12) {
+    const chunk = states.slice(i, i + 12);
+    const starts = [];
+    const opened = [];
+    for (const [c, state] of chunk.entries()) {
+      const t = state.trajectory;
+      const env = await registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } });
+      opened.push(env);
+      await env.reset({ seed: t.seed });
+      for (const step of t.steps.slice(0, state.k)) await env.step(step.action);
+      const steps = t.steps.slice(0, state.k);
+      const prefix = {
+        instructions: null,
+        initialObservation: t.initialObservation,
+        tokens: state.tokens,
+        segments: state.segments,
+        logprobs: t.logprobs.slice(0, state.end),
+        steps,
+        reward: steps.reduce((sum, step) => sum + step.reward, 0),
+        cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+        pathGenerated: state.segments.filter((x) => x.kind === 'action').reduce((sum, x) => sum + x.tokenCount, 0),
+        pathToolCalls: 0,
+      };
+      for (let m = 0; m < samples; m += 1) {
+        starts.push({
+          id: `c${i + c}/m${m}`,
+          envId: ENV_ID,
+          seed: t.seed,
+          group: c,
+          sampleSeed: mixSeed(mixSeed(5, i + c), m),
+          env: await env.fork(),
+          prefix,
+        });
+      }
+    }
+    const rollouts = await runRollouts(policy, starts, options);
+    await Promise.all(opened.map((env) => env.close().catch(() => undefined)));
+    chunk.forEach((state, c) => {
+      const mine = rollouts.filter((r) => r.group === c);
+      const before = state.trajectory.steps.slice(0, state.k).reduce((a, step) => a + step.reward, 0);
+      // The return from s_k of each continuation (a rollout's total counts its prefix's rewards too).
+      const returns = mine.map((r) => r.totalReward - before);
+      const vHat = returns.reduce((a, b) => a + b, 0) / returns.length;
+      results.push({
+        task: state.trajectory.seed,
+        episode: state.trajectory.episodeId,
+        k: state.k,
+        vHat,
+        // V̂'s own sampling variance, unbiased: s² / M with s² over M − 1.
+        vHatVariance:
+          returns.reduce((a, x) => a + (x - vHat) ** 2, 0) / Math.max(1, returns.length - 1) / returns.length,
+        samples: mine.length,
+        errors: mine.filter((r) => r.stopReason === 'error').length,
+        ret: state.trajectory.totalReward - state.trajectory.steps.slice(0, state.k).reduce((a, s) => a + s.reward, 0),
+      });
+    });
+    console.log(`${results.length} / ${states.length} states (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  const evOf = (rows) => {
+    const r = rows.map((x) => x.ret);
+    const m = r.reduce((a, b) => a + b, 0) / r.length;
+    const varR = r.reduce((a, b) => a + (b - m) ** 2, 0) / r.length;
+    const res = rows.map((x) => x.ret - x.vHat);
+    const mr = res.reduce((a, b) => a + b, 0) / res.length;
+    const varRes = res.reduce((a, b) => a + (b - mr) ** 2, 0) / res.length;
+    const noise = rows.reduce((a, x) => a + x.vHatVariance, 0) / rows.length;
+    return { raw: 1 - varRes / varR, corrected: 1 - (varRes - noise) / varR };
+  };
+  const all = evOf(results);
+  const tasks = [...new Set(results.map((x) => x.task))];
+  const rng = new SeededRng(1);
+  const boot = [];
+  for (let b = 0; b < 1000; b += 1) {
+    const pick = tasks.map(() => tasks[rng.int(0, tasks.length - 1)]);
+    boot.push(evOf(pick.flatMap((task) => results.filter((x) => x.task === task))).corrected);
+  }
+  boot.sort((a, b) => a - b);
+  const byTurn = [0, 1, 2].map((k) => {
+    const rows = k < 2 ? results.filter((x) => x.k === k) : results.filter((x) => x.k >= 2);
+    return { turns: k < 2 ? String(k) : '2+', states: rows.length, ...evOf(rows) };
+  });
+  const summary = {
+    samplesPerState: samples,
+    states: results.length,
+    episodes: chosen.length,
+    tasks: tasks.length,
+    meanReturn: results.reduce((a, x) => a + x.ret, 0) / results.length,
+    evRaw: all.raw,
+    evCorrected: all.corrected,
+    bootstrap90: [boot[50], boot[949]],
+    byTurn,
+    seconds: (Date.now() - started) / 1000,
+  };
+  console.log(JSON.stringify(summary, null, 2));
+  if (flag('out')) writeFileSync(flag('out'), `${JSON.stringify({ summary, results }, null, 2)}\n`);
 }
 
 /** Least squares with an L2 penalty (not on the bias), by Gaussian elimination on the normal equations. */

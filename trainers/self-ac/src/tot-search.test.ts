@@ -3,7 +3,8 @@ import { ByteTokenizer, LanguageModel, testConfig, useBackend } from '@turngym/l
 import type { Action, EnvSpec } from '@turngym/spec';
 import { SMOKE_BACKEND } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { SelfAcSetupError } from './self-ac-errors';
-import { totSearch, type StateValueFunction } from './tot-search';
+import { criticPromptTokens } from './critic-prompt';
+import { criticValues, totSearch, type StateValueFunction } from './tot-search';
 
 /**
  * A constructed tree: a factor is "good" when its first character's code is even, and the env says so; the
@@ -140,6 +141,12 @@ describe('ToT-SelfAC search', () => {
     } finally {
       head.setTensors(saved);
     }
+    // A state with no room left for the critic prompt is ranked last instead of overflowing the context.
+    const critic = criticValues(model, 'policy');
+    const room = model.config.maxPositions - criticPromptTokens(tokenizer).length;
+    const values = await critic([tokenizer.encode('short state'), new Array<number>(room + 1).fill(65)]);
+    expect(Number.isFinite(values[0])).toBe(true);
+    expect(values[1]).toBe(-Infinity);
     const bare = LanguageModel.create(testConfig(), { seed: 2, tokenizer });
     await expect(totSearch(bare, new ForkEnv(), 1, { ...options, adapter: null })).rejects.toBeInstanceOf(
       SelfAcSetupError,

@@ -104,17 +104,30 @@ interface Node {
   readonly value: number;
 }
 
-/** The critic of `model`: V(s + cp) at cp's last token, one scoring pass for all states. */
+/**
+ * The critic of `model`: V(s + cp) at cp's last token, one scoring pass for all states. A state too long to
+ * take the critic prompt inside the context cannot be read by the critic: its V is −Infinity, so a search
+ * ranks it last (as the trainer leaves such states out of its packed episodes).
+ */
 export function criticValues(model: LanguageModel, adapter: string | null): StateValueFunction {
   if (!model.valueHead)
     throw new SelfAcSetupError('ToT-SelfAC needs a model with a value head (addValueHead or a Self-AC checkpoint).');
   const criticPrompt = criticPromptTokens(model.tokenizer);
+  const limit = model.config.maxPositions;
   return async (states) => {
-    if (states.length === 0) return [];
-    const rows: TokenRow[] = states.map((tokens) => ({ tokens: [...tokens, ...criticPrompt] }));
+    const readable = states.flatMap((tokens, index) => (tokens.length + criticPrompt.length <= limit ? [index] : []));
+    const values = states.map(() => -Infinity);
+    if (readable.length === 0) return values;
+    const rows: TokenRow[] = readable.map((index) => ({ tokens: [...states[index]!, ...criticPrompt] }));
     const scored = await model.score(rows, { adapter, values: true });
-    return rows.map((row, b) => scored.values![b]![row.tokens.length - 1]!);
+    rows.forEach((row, b) => (values[readable[b]!] = scored.values![b]![row.tokens.length - 1]!));
+    return values;
   };
+}
+
+/** Sorts higher values first; two equal values (−Infinity included, where b − a is NaN) tie. */
+function higher(a: number, b: number): number {
+  return a === b ? 0 : b - a;
 }
 
 /**
@@ -215,14 +228,16 @@ export async function totSearch(
       const values = await value(children.map((child) => child.tokens));
       const scored = children.map((child, i) => ({ ...child, value: values[i]! }));
       // The best `beam` by V; a tie keeps the earlier candidate (the sort is stable).
-      const kept = [...scored].sort((a, b) => b.value - a.value).slice(0, options.beam);
+      const kept = [...scored].sort((a, b) => higher(a.value, b.value)).slice(0, options.beam);
       const keptOrders = new Set(kept.map((child) => child.order));
       for (const child of scored)
         steps[child.order] = { ...steps[child.order]!, value: child.value, kept: keptOrders.has(child.order) };
       trace.push(...steps);
       frontier = kept;
     }
-    const choose = [...finished].sort((a, b) => b.value - a.value || b.logprob - a.logprob || a.order - b.order)[0];
+    const choose = [...finished].sort(
+      (a, b) => higher(a.value, b.value) || b.logprob - a.logprob || a.order - b.order,
+    )[0];
     const line = (node: Node): TotLine => ({
       actions: node.actions,
       observations: node.observations,
