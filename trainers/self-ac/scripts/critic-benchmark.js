@@ -8,6 +8,11 @@
  *     per episode, explained variance 1 − Var(R − V)/Var(R) over every state s_0 … s_(n−1), and a calibration
  *     table and SVG plot (predicted V in ten bins vs the mean return R of the states in each bin).
  *
+ *     The held-out (V, R) pairs also go to <out>/run/critic-calibration.json, which `turngym report` plots.
+ *
+ *   node trainers/self-ac/scripts/critic-benchmark.js calibrate --run runs/self-ac/learning/self-ac-1 [--held-out 64]
+ *     the same held-out measurement of a finished run's critic (its checkpoint), into <run>/critic-calibration.json.
+ *
  *   node trainers/self-ac/scripts/critic-benchmark.js learning --seeds 1,2,3 --budget 50000 --out runs/self-ac/learning [--algorithms self-ac]
  *     Self-AC and GRPO from the same warm start, each run stopping at the same generated-token budget, with the
  *     math experiment's RL settings (benchmarks/learning/src/experiments.ts); prints test success per seed and
@@ -33,7 +38,8 @@
  *     tasks: the same search with the critic switched off (V ≡ 0, so every choice falls to the tie-break, the
  *     likelier factor: what the critic itself adds), the sample whose answered-from state the critic values
  *     highest (best-of-N by V), and whether any sample succeeded (an oracle's ceiling, not a method).
- *     `--from` skips the first test tasks (to extend a run).
+ *     `--from` skips the first test tasks (to extend a run). `--critic <dir>` takes the critic from a
+ *     `critic-probe.js --save` directory instead, and the warm start (no adapter) acts for the search and the samples.
  *
  * Everything is written under --out (JSON + Markdown); nothing here is a test.
  */
@@ -92,7 +98,41 @@ async function critic() {
   );
   const model = result.model;
   const trainSeconds = (Date.now() - started) / 1000;
-  // Held-out: test-split tasks (seeds 0 … heldOut − 1), sampled as in training, never trained on.
+  const { pairs, ev, rows, scoredEpisodes, episodes } = await heldOutCritic(model, heldOut);
+  writeCalibration(runDir, pairs, scoredEpisodes.length, `critic-benchmark.js ${process.argv.slice(2).join(' ')}`);
+  const summary = {
+    seed,
+    trainSeconds,
+    iterations: result.iterations,
+    generatedTokens: result.generatedTokens,
+    testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
+    heldOutEpisodes: scoredEpisodes.length,
+    heldOutLeftOut: episodes.length - scoredEpisodes.length,
+    heldOutStates: pairs.length,
+    explainedVariance: ev,
+    calibration: rows,
+  };
+  writeFileSync(join(out, 'critic.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(out, 'calibration.svg'), calibrationSvg(rows, ev));
+  console.log(
+    [
+      `Self-AC critic, seed ${seed}: ${result.iterations} iterations, ${result.generatedTokens} generated tokens, ` +
+        `${trainSeconds.toFixed(0)} s; held-out: ${scoredEpisodes.length} episodes (${episodes.length - scoredEpisodes.length} left out: packed > 1024 tokens), ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
+      '',
+      '| predicted V | states | mean V | mean return R |',
+      '|---|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.range} | ${r.states} | ${r.meanV.toFixed(3)} | ${r.meanReturn.toFixed(3)} |`),
+    ].join('\n'),
+  );
+  model.dispose();
+}
+
+/**
+ * The critic on held-out episodes: test-split tasks (seeds 0 … heldOut − 1), 2 episodes each sampled as in
+ * training (temperature 1, the trained adapter), never trained on; V(s_k) from one packed forward per episode
+ * against the return R_k of every state s_0 … s_(n−1); explained variance and ten equal-width bins of V.
+ */
+async function heldOutCritic(model, heldOut) {
   const registry = installedEnvRegistry();
   const format = new ChatTurnFormat(model.tokenizer);
   const trajectories = await collectChains({
@@ -137,25 +177,32 @@ async function critic() {
     .map((bin, i) => ({ range: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, ...bin }))
     .filter((bin) => bin.n > 0)
     .map((bin) => ({ range: bin.range, states: bin.n, meanV: bin.value / bin.n, meanReturn: bin.target / bin.n }));
-  const summary = {
-    seed,
-    trainSeconds,
-    iterations: result.iterations,
-    generatedTokens: result.generatedTokens,
-    testSuccessRate: Number.isFinite(result.testSuccessRate) ? result.testSuccessRate : null,
-    heldOutEpisodes: scoredEpisodes.length,
-    heldOutLeftOut: episodes.length - scoredEpisodes.length,
-    heldOutStates: pairs.length,
-    explainedVariance: ev,
-    calibration: rows,
-  };
-  writeFileSync(join(out, 'critic.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  writeFileSync(join(out, 'calibration.svg'), calibrationSvg(rows, ev));
+  return { pairs, ev, rows, scoredEpisodes, episodes };
+}
+
+/** The run directory's critic-calibration.json (the report page's calibration plot): [V, R] per held-out state. */
+function writeCalibration(runDir, pairs, episodes, source) {
+  writeFileSync(
+    join(runDir, 'critic-calibration.json'),
+    `${JSON.stringify({ split: 'test', episodes, source, pairs: pairs.map((p) => [p.value, p.target]) })}\n`,
+  );
+}
+
+/**
+ * `calibrate --run <Self-AC run dir> [--held-out 64]`: the critic of a finished run (its checkpoint's adapter and
+ * value head), measured as `critic` does after training, written to the run's critic-calibration.json.
+ */
+async function calibrate() {
+  const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
+  const runDir = flag('run', 'runs/self-ac/learning/self-ac-1');
+  const model = await loadModel(WARM_START, { backend: 'wasm' });
+  loadAdapter(model, join(runDir, 'checkpoint', 'adapter'), 'policy');
+  loadValueHead(model, join(runDir, 'checkpoint'));
+  const { pairs, ev, rows, scoredEpisodes, episodes } = await heldOutCritic(model, Number(flag('held-out', '64')));
+  writeCalibration(runDir, pairs, scoredEpisodes.length, `critic-benchmark.js ${process.argv.slice(2).join(' ')}`);
   console.log(
     [
-      `Self-AC critic, seed ${seed}: ${result.iterations} iterations, ${result.generatedTokens} generated tokens, ` +
-        `${trainSeconds.toFixed(0)} s; held-out: ${scoredEpisodes.length} episodes (${episodes.length - scoredEpisodes.length} left out: packed > 1024 tokens), ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
-      '',
+      `${runDir}: held-out ${scoredEpisodes.length} episodes (${episodes.length - scoredEpisodes.length} left out), ${pairs.length} states; explained variance ${ev.toFixed(3)}.`,
       '| predicted V | states | mean V | mean return R |',
       '|---|---:|---:|---:|',
       ...rows.map((r) => `| ${r.range} | ${r.states} | ${r.meanV.toFixed(3)} | ${r.meanReturn.toFixed(3)} |`),
@@ -392,16 +439,26 @@ async function tot() {
   };
   mkdirSync(out, { recursive: true });
   const model = await loadModel(WARM_START, { backend: 'wasm' });
-  loadAdapter(model, join(runDir, 'checkpoint', 'adapter'), 'policy');
-  loadValueHead(model, join(runDir, 'checkpoint'));
+  // --critic <dir>: a critic trained apart (critic-probe.js --save) reads the states through its own adapter,
+  // while the warm start (no adapter) acts; otherwise the run's one adapter does both, as Self-AC deploys.
+  const criticDir = flag('critic');
+  if (criticDir) {
+    loadAdapter(model, join(criticDir, 'adapter'), 'critic');
+    loadValueHead(model, criticDir);
+    search.adapter = null;
+  } else {
+    loadAdapter(model, join(runDir, 'checkpoint', 'adapter'), 'policy');
+    loadValueHead(model, join(runDir, 'checkpoint'));
+  }
+  const actor = criticDir ? null : 'policy';
   const registry = installedEnvRegistry();
   const makeEnv = () => registry.make(ENV_ID, { options: { ...ENV_OPTIONS, split: 'test' } });
   const rows = [];
-  const critic = criticValues(model, 'policy');
+  const critic = criticValues(model, criticDir ? 'critic' : 'policy');
   // The critic off: every candidate scores 0, so the search keeps and answers by the tie-break alone.
   const noCritic = async (states) => states.map(() => 0);
   for (let task = from; task < from + tasks; task += 1) {
-    const result = await totSearch(model, await makeEnv(), task, search);
+    const result = await totSearch(model, await makeEnv(), task, search, critic);
     const control = await totSearch(model, await makeEnv(), task, search, noCritic);
     const perEpisode = RL.maxRolloutTokens / 3;
     const samples = await collectChains({
@@ -414,7 +471,7 @@ async function tot() {
         maxActionTokens: RL.maxActionTokens,
         maxRolloutTokens: RL.maxRolloutTokens,
         instructions: false,
-        adapter: 'policy',
+        adapter: actor,
         seed: 1,
       },
     });
@@ -446,7 +503,10 @@ async function tot() {
       first: samples[0].success,
       majority: majority?.success === true,
     });
-    writeFileSync(join(out, 'tot.json'), `${JSON.stringify({ search, rows }, null, 2)}\n`);
+    writeFileSync(
+      join(out, 'tot.json'),
+      `${JSON.stringify({ search, run: criticDir ? null : runDir, critic: criticDir ?? null, rows }, null, 2)}\n`,
+    );
   }
   const rate = (key) => rows.filter((r) => r[key]).length / rows.length;
   const tokens = (key) => rows.reduce((sum, r) => sum + r[key], 0);
@@ -461,11 +521,11 @@ async function tot() {
 }
 
 const mode = process.argv[2];
-const modes = { critic, learning, gains, react, tot };
+const modes = { critic, calibrate, learning, gains, react, tot };
 const run = Object.hasOwn(modes, mode) ? modes[mode] : null;
 if (!run || !existsSync(WARM_START)) {
   process.stderr.write(
-    'usage (from the repository root): critic-benchmark.js critic|learning|gains|react|tot [flags]\n',
+    'usage (from the repository root): critic-benchmark.js critic|calibrate|learning|gains|react|tot [flags]\n',
   );
   process.exit(2);
 }
