@@ -81,6 +81,7 @@ export {
 } from './page/extract-page';
 export { DirectPageLoader, BrowserPageLoader, type PageLoader } from './page/page-loader';
 export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions, type BrowserPoolStats } from './browser/browser-pool';
+export { BrowserTab } from './browser/browser-tab';
 export { findChromium, isHeadlessShell, CHROMIUM_CANDIDATES } from './browser/chromium-executable';
 export {
   chromiumDescendants,

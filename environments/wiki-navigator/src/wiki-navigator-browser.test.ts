@@ -139,12 +139,12 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       const action = await expert.act(expected.observation, expected.info);
       expect(action).toMatch(/^CLICK\(/);
       // Mid-step: the step's page task has its page and is about to load; the browser dies under it.
-      const withPage = pool.withPage.bind(pool);
+      const withTab = pool.withTab.bind(pool);
       let killed = 0;
-      const spy = jest.spyOn(pool, 'withPage').mockImplementation((task) =>
-        withPage(async (page) => {
+      const spy = jest.spyOn(pool, 'withTab').mockImplementation((task) =>
+        withTab(async (tab) => {
           if (killed++ === 0) process.kill(victim, 'SIGKILL');
-          return task(page);
+          return task(tab);
         }),
       );
       let recovered: StepResult<string>;
@@ -195,6 +195,44 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       server.close();
     }
     expect(processesInGroups(impatient.launchedProcessGroups)).toEqual([]);
+  });
+
+  it('loads pages in bare tabs: the script answers from each new document, errors reject, pages and tabs share the pool', async () => {
+    const server: Server = createServer((request, response) => {
+      const name = (request.url ?? '/').slice(1);
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><h1>${name}</h1></body></html>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const heading = 'document.querySelector("h1").textContent';
+    const small = new BrowserPool({ size: 1, taskTimeoutMs: 5000 });
+    try {
+      expect(await small.withTab((tab) => tab.load(`${origin}/first`, heading))).toBe('first');
+      // The next document's answer, never the previous one's; a fragment change (same document) still answers.
+      expect(await small.withTab((tab) => tab.load(`${origin}/second`, heading))).toBe('second');
+      expect(await small.withTab((tab) => tab.load(`${origin}/second#part`, `${heading} + location.hash`))).toBe(
+        'second#part',
+      );
+      await expect(
+        small.withTab((tab) => tab.load(`${origin}/third`, '(() => { throw new Error("no such node"); })()')),
+      ).rejects.toThrow(/failed twice: the page script threw: no such node/);
+      await expect(small.withTab((tab) => tab.load('http://127.0.0.1:1/', heading))).rejects.toThrow(
+        /failed twice: navigation to http:\/\/127\.0\.0\.1:1\/ failed: net::ERR_/,
+      );
+      // One slot: a Puppeteer page takes the tab's place, and a tab the page's.
+      const title = await small.withPage(async (page) => {
+        await page.goto(`${origin}/fourth`);
+        return page.evaluate(heading);
+      });
+      expect(title).toBe('fourth');
+      expect(await small.withTab((tab) => tab.load(`${origin}/fifth`, heading))).toBe('fifth');
+      expect(small.stats()).toMatchObject({ openPages: 1, launches: 1 });
+    } finally {
+      await small.close();
+      server.closeAllConnections();
+      server.close();
+    }
+    expect(processesInGroups(small.launchedProcessGroups)).toEqual([]);
   });
 
   it('reports a browser that cannot start as an EnvFaultError from step(), leaving the episode intact', async () => {

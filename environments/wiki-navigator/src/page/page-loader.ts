@@ -112,7 +112,11 @@ export class DirectPageLoader implements PageLoader {
   }
 }
 
-/** Browser mode: a real navigation in a pooled Chromium page, then the extraction function in the page. */
+/**
+ * Browser mode: a real navigation in a pooled Chromium tab; the extraction function runs in the new document
+ * at DOMContentLoaded (the moment `page.goto(url, { waitUntil: 'domcontentloaded' })` returned before) and
+ * reports back through a binding (`BrowserTab`), so a load is one CDP command and one event.
+ */
 export class BrowserPageLoader implements PageLoader {
   readonly mode = 'browser';
 
@@ -123,9 +127,6 @@ export class BrowserPageLoader implements PageLoader {
 
   load(path: string): Promise<ExtractedPage> {
     const url = `${this.origin()}${path}`;
-    return this.pool.withPage(async (page) => {
-      await page.goto(url, { waitUntil: 'domcontentloaded' });
-      return (await page.evaluate(EXTRACT_IN_PAGE)) as ExtractedPage;
-    });
+    return this.pool.withTab(async (tab) => (await tab.load(url, EXTRACT_IN_PAGE)) as ExtractedPage);
   }
 }
