@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SeededRng } from '@turngym/core';
 import { edgeScore } from './edge-score';
 import type { PathStep } from './episode-path';
 import { Stdb, type StdbEpisode } from './stdb';
@@ -140,6 +141,76 @@ describe('Stdb', () => {
     }
   });
 
+  it('never records on rows in memory that another connection has since changed', () => {
+    const other = Stdb.open(stdb.path);
+    try {
+      // Two batches first, so this connection holds the row in memory when the other one writes it.
+      stdb.record([episode(false, step('^|^', 'A', 0))]);
+      stdb.record([episode(false, step('^|^', 'A', 0))]);
+      other.record([episode(true, step('^|^', 'A', 0))]);
+      stdb.record([episode(false, step('^|^', 'A', 0))]);
+      expect(stdb.edge('^|^', 'A')).toEqual({ total: 4, successes: 1, distanceToGoal: 0 });
+      expect(stdb.globals()).toEqual({ episodes: 4, successes: 1 });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('writes exactly what one SQL update per step would, whether it reads rows one by one, scans the tables or holds them', () => {
+    // Seeded random episodes over 200 edges, with edges repeated inside an episode and across the batch.
+    const rng = new SeededRng(25);
+    const randomEpisodes = (count: number) =>
+      Array.from({ length: count }, () => {
+        const length = rng.int(1, 12);
+        return episode(
+          rng.next() < 0.6,
+          ...Array.from({ length }, (_, t) => {
+            const edge = rng.int(0, 199);
+            return step(`s${edge % 40}|f${edge % 5}`, `a${edge % 9}`, length - 1 - t);
+          }),
+        );
+      });
+    const first = randomEpisodes(120);
+    const small = randomEpisodes(2);
+    const large = randomEpisodes(150);
+    const dump = (path: string) => {
+      const store = Stdb.open(path, { readonly: true });
+      try {
+        return JSON.stringify([
+          store.database.prepare('SELECT * FROM globals').raw().all(),
+          store.database.prepare('SELECT * FROM edges ORDER BY anchor, fingerprint').raw().all(),
+          store.database.prepare('SELECT * FROM nodes ORDER BY anchor').raw().all(),
+        ]);
+      } finally {
+        store.close();
+      }
+    };
+    const recorded = (name: string, batches: StdbEpisode[][], reopen: boolean) => {
+      const path = join(dir, `${name}.sqlite`);
+      let store = Stdb.open(path);
+      for (const batch of batches) {
+        if (reopen) {
+          store.close();
+          store = Stdb.open(path);
+        }
+        store.record(batch);
+      }
+      store.close();
+      return dump(path);
+    };
+    const batches = [first, small, large, small];
+    const reference = join(dir, 'reference.sqlite');
+    Stdb.open(reference).close();
+    recordStepByStep(reference, batches.flat());
+    const expected = dump(reference);
+    // Reopened for every batch: the small one reads its rows one by one, the large one scans the tables.
+    expect(recorded('reopened', batches, true)).toBe(expected);
+    // Held open: every row in memory from the start.
+    expect(recorded('open', batches, false)).toBe(expected);
+    // All at once.
+    expect(recorded('one-batch', [batches.flat()], false)).toBe(expected);
+  });
+
   it('forgets the rows of a batch that failed: the next batch starts from what the file holds', () => {
     // flushEvery 1: the first episode is applied in memory (and written) before the batch breaks.
     stdb.close();
@@ -183,3 +254,50 @@ describe('Stdb', () => {
     expect(existsSync(join(dir, 'none.sqlite'))).toBe(false);
   });
 });
+
+/**
+ * The update rules of ALGORITHMS.md §3 lines 106–107 as the first version of `record` applied them: for every
+ * step, a read of its row and a write of it, in plain SQL, on the store's tables.
+ */
+function recordStepByStep(path: string, episodes: readonly StdbEpisode[]): void {
+  const store = Stdb.open(path);
+  const db = store.database;
+  try {
+    db.transaction(() => {
+      for (const { success, path: steps } of episodes) {
+        db.prepare(`UPDATE globals SET episodes = episodes + 1, successes = successes + ? WHERE id = 0`).run(
+          success ? 1 : 0,
+        );
+        const global = store.globals();
+        const last = steps.filter(
+          (s, t) =>
+            !steps.slice(t + 1).some((later) => later.anchor === s.anchor && later.fingerprint === s.fingerprint),
+        );
+        for (const s of last) {
+          const row = db
+            .prepare('SELECT n_total, n_succ, d_goal FROM edges WHERE anchor = ? AND fingerprint = ?')
+            .get(s.anchor, s.fingerprint) as { n_total: number; n_succ: number; d_goal: number | null } | undefined;
+          const total = (row?.n_total ?? 0) + 1;
+          const successes = (row?.n_succ ?? 0) + (success ? 1 : 0);
+          let distance = row?.d_goal ?? null;
+          if (success) distance = distance === null ? s.stepsToEnd : distance + (s.stepsToEnd - distance) / successes;
+          db.prepare(
+            'INSERT OR REPLACE INTO edges (anchor, fingerprint, n_total, n_succ, d_goal) VALUES (?, ?, ?, ?, ?)',
+          ).run(s.anchor, s.fingerprint, total, successes, distance);
+          if (!success) continue;
+          const score = edgeScore({ total, successes, distanceToGoal: distance }, global);
+          const node = db.prepare('SELECT v_bar, updates FROM nodes WHERE anchor = ?').get(s.anchor) as
+            { v_bar: number; updates: number } | undefined;
+          const vBar = node === undefined ? score : node.v_bar + 0.1 * (score - node.v_bar);
+          db.prepare('INSERT OR REPLACE INTO nodes (anchor, v_bar, updates) VALUES (?, ?, ?)').run(
+            s.anchor,
+            vBar,
+            (node?.updates ?? 0) + 1,
+          );
+        }
+      }
+    })();
+  } finally {
+    store.close();
+  }
+}

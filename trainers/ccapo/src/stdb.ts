@@ -122,6 +122,8 @@ export class Stdb {
   private rows = new Map<string, EdgeState>();
   /** `PRAGMA data_version` when the rows in memory were last known to match the file. */
   private dataVersion = -1;
+  /** Whether `rows` and `cache` hold every row of the file (an edge not there is new). */
+  private complete = false;
   /** Numbers the episodes recorded, so a row is counted once per episode. */
   private serial = 0;
 
@@ -206,6 +208,13 @@ export class Stdb {
         ? {}
         : {
             setGlobals: db.prepare<[number, number]>('UPDATE globals SET episodes = ?, successes = ? WHERE id = 0'),
+            edgeCount: db.prepare<[], number>('SELECT count(*) FROM edges').pluck(),
+            edgeRows: db
+              .prepare<[], [string, string, number, number, number | null]>(
+                'SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges',
+              )
+              .raw(),
+            nodeRows: db.prepare<[], [string, number, number]>('SELECT anchor, v_bar, updates FROM nodes').raw(),
             writeEdge: db.prepare<[EdgeValue[]]>(upsertEdges(1)),
             writeEdges: db.prepare<[EdgeValue[]]>(upsertEdges(WRITE_ROWS)),
             node: db.prepare<[string], { v_bar: number; updates: number }>(
@@ -243,12 +252,14 @@ export class Stdb {
    * Failures never touch N_succ, d_goal or V̄.
    *
    * The episodes are applied in order to the in-memory rows (`cache`), so the result is exactly that of one
-   * update per step. Each chunk of `flushEvery` episodes (default: the whole batch) is done in three passes: its
-   * steps are resolved to rows, the rows not in memory yet are read from the file, then the episodes are applied
-   * and each changed row is written once, anchor by anchor in key order, many rows to a statement (at 10^5
-   * edges, reading every touched row and writing each in its own statement cost four times more than the
-   * updates themselves: docs/benchmarks/perf.md). Everything happens inside the one transaction: `episodes`
-   * may be any iterable, and a process killed while reading it (or while writing) commits none of the batch.
+   * update per step. When every row of the file is in memory (a store this connection created, or one whose
+   * tables a large batch read whole: see `readWhole`), each episode is applied as its steps are looked up. Else
+   * each chunk of `flushEvery` episodes (default: the whole batch) takes three passes: its steps are resolved to
+   * rows, the rows not in memory yet are read from the file, then the episodes are applied. Either way each
+   * changed row is written once, anchor by anchor in key order, many rows to a statement (at 10^5 edges, reading
+   * every touched row and writing each in its own statement cost four times more than the updates themselves:
+   * docs/benchmarks/perf.md). Everything happens inside the one transaction: `episodes` may be any iterable, and a
+   * process killed while reading it (or while writing) commits none of the batch.
    */
   record(episodes: Iterable<StdbEpisode>): void {
     const { setGlobals, writeEdge, writeEdges, writeNode, node } = this.statements;
@@ -256,24 +267,113 @@ export class Stdb {
       throw new StdbError('STDB_INVALID', this.path, `${this.path} is open read-only; it cannot record episodes.`);
     }
     const readEdge = this.statements.edge;
-    const cache = this.cache;
-    const cached = this.rows;
-    const chunk = (batch: readonly StdbEpisode[], global: { episodes: number; successes: number }) => {
-      // Pass 1: each episode's distinct edges at their last visits, as rows; the anchors with rows (or a
-      // baseline) not in memory yet listed.
-      const unread: AnchorState[] = [];
-      const visits = batch.map((episode) => {
+    const write = (dirty: AnchorState[], global: GlobalStatistics) => {
+      const values: EdgeValue[] = [];
+      for (const anchor of dirty.sort(byAnchor)) {
+        for (const row of anchor.dirty) {
+          values.push(anchor.anchor, row.fingerprint, row.n_total, row.n_succ, row.d_goal);
+          row.dirty = false;
+          if (values.length === WRITE_ROWS * EDGE_COLUMNS) {
+            writeEdges.run(values);
+            values.length = 0;
+          }
+        }
+        anchor.dirty = [];
+        if (anchor.nodeDirty) writeNode.run(anchor.anchor, anchor.v_bar, anchor.updates);
+        anchor.nodeDirty = false;
+      }
+      for (let i = 0; i < values.length; i += EDGE_COLUMNS) writeEdge.run(values.slice(i, i + EDGE_COLUMNS));
+      setGlobals.run(global.episodes, global.successes);
+    };
+    /** Applies one episode's distinct edges (`rows[first..]` and `toEnd[first..]`, last visit first) in order. */
+    const apply = (
+      success: boolean,
+      rows: EdgeState[],
+      toEnd: number[],
+      first: number,
+      last: number,
+      global: { episodes: number; successes: number },
+      dirty: AnchorState[],
+    ) => {
+      global.episodes += 1;
+      if (success) global.successes += 1;
+      for (let i = last - 1; i >= first; i--) {
+        const edge = rows[i]!;
+        const anchor = edge.owner;
+        if (!edge.dirty) {
+          edge.dirty = true;
+          if (anchor.dirty.length === 0 && !anchor.nodeDirty) dirty.push(anchor);
+          anchor.dirty.push(edge);
+        }
+        edge.n_total += 1;
+        if (!success) continue;
+        edge.n_succ += 1;
+        // d_goal: the running mean of the steps left after E, over the successful episodes through E.
+        const stepsToEnd = toEnd[i]!;
+        edge.d_goal = edge.d_goal === null ? stepsToEnd : edge.d_goal + (stepsToEnd - edge.d_goal) / edge.n_succ;
+        // V̄ starts at the first successful visit's score, then moves by η towards each later one.
+        const score = edgeScore(edgeStatistics(edge), global, this.score);
+        anchor.v_bar = anchor.v_bar === null ? score : anchor.v_bar + this.baselineRate * (score - anchor.v_bar);
+        anchor.updates += 1;
+        anchor.nodeDirty = true;
+      }
+    };
+    /** The rows of every file row are in memory: an edge not there is new, so nothing is read. */
+    const whole = (batch: readonly StdbEpisode[], global: { episodes: number; successes: number }) => {
+      const cache = this.cache;
+      const cached = this.rows;
+      const dirty: AnchorState[] = [];
+      const rows: EdgeState[] = [];
+      const toEnd: number[] = [];
+      for (const episode of batch) {
         const serial = ++this.serial;
-        const rows: EdgeState[] = [];
-        const steps: PathStep[] = [];
-        for (let t = episode.path.length - 1; t >= 0; t--) {
-          const step = episode.path[t]!;
+        const path = episode.path;
+        rows.length = 0;
+        toEnd.length = 0;
+        for (let t = path.length - 1; t >= 0; t--) {
+          const step = path[t]!;
           const key = `${step.anchor}\u0000${step.fingerprint}`;
           let row = cached.get(key);
           if (!row) {
             let owner = cache.get(step.anchor);
-            if (!owner) cache.set(step.anchor, (owner = newAnchorState(step.anchor)));
-            row = { owner, fingerprint: step.fingerprint, n_total: 0, n_succ: 0, d_goal: null, dirty: false, visit: 0 };
+            if (!owner) cache.set(step.anchor, (owner = newAnchorState(step.anchor, true)));
+            row = newEdgeState(owner, step.fingerprint);
+            cached.set(key, row);
+          }
+          if (row.visit === serial) continue; // a later step of this episode took the same edge
+          row.visit = serial;
+          rows.push(row);
+          toEnd.push(step.stepsToEnd);
+        }
+        apply(episode.success, rows, toEnd, 0, rows.length, global, dirty);
+      }
+      write(dirty, global);
+    };
+    const chunk = (batch: readonly StdbEpisode[], global: { episodes: number; successes: number }) => {
+      if (!this.complete) this.readWhole(batch);
+      if (this.complete) return whole(batch, global);
+      // The Maps as they are now, not as they were when record began: the data_version check inside the
+      // transaction may have replaced them (before 2026-11-26 a connection went on with the old ones and so
+      // recorded on rows another connection had changed since).
+      const cache = this.cache;
+      const cached = this.rows;
+      // Pass 1: each episode's distinct edges at their last visits, as rows (episode e's are rows[ends[e - 1]..
+      // ends[e]], last visit first); the anchors with rows (or a baseline) not in memory yet listed.
+      const unread: AnchorState[] = [];
+      const rows: EdgeState[] = [];
+      const toEnd: number[] = [];
+      const ends: number[] = [];
+      for (const episode of batch) {
+        const serial = ++this.serial;
+        const path = episode.path;
+        for (let t = path.length - 1; t >= 0; t--) {
+          const step = path[t]!;
+          const key = `${step.anchor}\u0000${step.fingerprint}`;
+          let row = cached.get(key);
+          if (!row) {
+            let owner = cache.get(step.anchor);
+            if (!owner) cache.set(step.anchor, (owner = newAnchorState(step.anchor, false)));
+            row = newEdgeState(owner, step.fingerprint);
             cached.set(key, row);
             owner.unread.push(row);
             if (owner.unread.length === 1 && owner.nodeRead !== 'pending') unread.push(owner);
@@ -282,14 +382,14 @@ export class Stdb {
           if (row.visit === serial) continue; // a later step of this episode took the same edge
           row.visit = serial;
           rows.push(row);
-          steps.push(step);
+          toEnd.push(step.stepsToEnd);
           if (episode.success && anchor.nodeRead === false) {
             if (anchor.unread.length === 0) unread.push(anchor);
             anchor.nodeRead = 'pending';
           }
         }
-        return { success: episode.success, rows: rows.reverse(), steps: steps.reverse() };
-      });
+        ends.push(rows.length);
+      }
       // Pass 2: what the file holds for them.
       for (const anchor of unread.sort(byAnchor)) {
         for (const row of anchor.unread) {
@@ -309,47 +409,10 @@ export class Stdb {
       }
       // Pass 3: the episodes in order, then the changed rows written back.
       const dirty: AnchorState[] = [];
-      for (const { success, rows, steps } of visits) {
-        global.episodes += 1;
-        if (success) global.successes += 1;
-        for (let i = 0; i < rows.length; i++) {
-          const edge = rows[i]!;
-          const step = steps[i]!;
-          const anchor = edge.owner;
-          if (!edge.dirty) {
-            edge.dirty = true;
-            if (anchor.dirty.length === 0 && !anchor.nodeDirty) dirty.push(anchor);
-            anchor.dirty.push(edge);
-          }
-          edge.n_total += 1;
-          if (!success) continue;
-          edge.n_succ += 1;
-          // d_goal: the running mean of the steps left after E, over the successful episodes through E.
-          edge.d_goal =
-            edge.d_goal === null ? step.stepsToEnd : edge.d_goal + (step.stepsToEnd - edge.d_goal) / edge.n_succ;
-          // V̄ starts at the first successful visit's score, then moves by η towards each later one.
-          const score = edgeScore(edgeStatistics(edge), global, this.score);
-          anchor.v_bar = anchor.v_bar === null ? score : anchor.v_bar + this.baselineRate * (score - anchor.v_bar);
-          anchor.updates += 1;
-          anchor.nodeDirty = true;
-        }
-      }
-      const values: EdgeValue[] = [];
-      for (const anchor of dirty.sort(byAnchor)) {
-        for (const row of anchor.dirty) {
-          values.push(anchor.anchor, row.fingerprint, row.n_total, row.n_succ, row.d_goal);
-          row.dirty = false;
-          if (values.length === WRITE_ROWS * EDGE_COLUMNS) {
-            writeEdges.run(values);
-            values.length = 0;
-          }
-        }
-        anchor.dirty = [];
-        if (anchor.nodeDirty) writeNode.run(anchor.anchor, anchor.v_bar, anchor.updates);
-        anchor.nodeDirty = false;
-      }
-      for (let i = 0; i < values.length; i += EDGE_COLUMNS) writeEdge.run(values.slice(i, i + EDGE_COLUMNS));
-      setGlobals.run(global.episodes, global.successes);
+      batch.forEach((episode, e) =>
+        apply(episode.success, rows, toEnd, e === 0 ? 0 : ends[e - 1]!, ends[e]!, global, dirty),
+      );
+      write(dirty, global);
     };
     try {
       // IMMEDIATE: the write lock from the start, so no other connection commits between the check and the reads.
@@ -378,9 +441,42 @@ export class Stdb {
     if (this.rows.size > this.cacheEdges) this.dropCache();
   }
 
+  /**
+   * Reads the whole `edges` and `nodes` tables into memory when nothing is there yet and the file holds at most
+   * `SCAN_FACTOR` rows per step of the batch (and no more than `cacheEdges`): one sequential scan then costs less
+   * than reading the touched rows one by one, and every later batch of this connection reads nothing.
+   */
+  private readWhole(batch: readonly StdbEpisode[]): void {
+    const { edgeCount, edgeRows, nodeRows } = this.statements;
+    if (this.rows.size > 0 || !edgeCount || !edgeRows || !nodeRows) return;
+    let steps = 0;
+    for (const episode of batch) steps += episode.path.length;
+    const count = edgeCount.get()!;
+    if (count > this.cacheEdges || count > SCAN_FACTOR * steps) return;
+    const cache = this.cache;
+    const cached = this.rows;
+    for (const [anchor, fingerprint, total, successes, distance] of edgeRows.iterate()) {
+      let owner = cache.get(anchor);
+      if (!owner) cache.set(anchor, (owner = newAnchorState(anchor, true)));
+      const row = newEdgeState(owner, fingerprint);
+      row.n_total = total;
+      row.n_succ = successes;
+      row.d_goal = distance;
+      cached.set(`${anchor}\u0000${fingerprint}`, row);
+    }
+    for (const [anchor, vBar, updates] of nodeRows.iterate()) {
+      let owner = cache.get(anchor);
+      if (!owner) cache.set(anchor, (owner = newAnchorState(anchor, true)));
+      owner.v_bar = vBar;
+      owner.updates = updates;
+    }
+    this.complete = true;
+  }
+
   private dropCache(): void {
     this.cache = new Map();
     this.rows = new Map();
+    this.complete = false;
   }
 
   /** Counts of everything in the store. */
@@ -456,6 +552,9 @@ function byScore(a: ScoredEdge, b: ScoredEdge): number {
 /** Default of `StdbOptions.cacheEdges`. */
 export const DEFAULT_CACHE_EDGES = 1_000_000;
 
+/** `readWhole` scans the tables when they hold at most this many rows per step of the batch. */
+const SCAN_FACTOR = 4;
+
 /** Rows per multi-row upsert: 5 values each, far below SQLite's 32,766 parameters. */
 const WRITE_ROWS = 256;
 const EDGE_COLUMNS = 5;
@@ -495,12 +594,18 @@ interface AnchorState {
   nodeDirty: boolean;
 }
 
-function newAnchorState(anchor: string): AnchorState {
+/** A row of `edges` in memory: zero counts (a new edge) until the file's are read into it. */
+function newEdgeState(owner: AnchorState, fingerprint: string): EdgeState {
+  return { owner, fingerprint, n_total: 0, n_succ: 0, d_goal: null, dirty: false, visit: 0 };
+}
+
+/** `nodeRead`: whether its V̄ is known (a new anchor, or every row of the file is in memory). */
+function newAnchorState(anchor: string, nodeRead: boolean): AnchorState {
   return {
     anchor,
     unread: [],
     dirty: [],
-    nodeRead: false,
+    nodeRead,
     v_bar: null,
     updates: 0,
     nodeDirty: false,
