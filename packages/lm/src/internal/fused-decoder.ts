@@ -8,8 +8,10 @@ import { CACHED_ATTENTION, type CachedAttentionAttrs } from './wasm-cached-atten
 import { RMS_NORM, SWIGLU } from './wasm-layer-kernels';
 
 /**
- * Chunks up to this many tokens a row attend through `CACHED_ATTENTION` (plain JavaScript loops); longer
- * ones (a turn's observation) through tfjs's batched matmuls, which are faster per product at that size.
+ * Chunks up to this many tokens a row attend through `CACHED_ATTENTION`; longer ones (a turn's observation)
+ * through tfjs's batched matmuls, which are faster per product at that size (XNNPACK's float32 GEMM against
+ * the kernel's float64 loops: routing a tree's ~30-token observation chunks through the kernel, even with its
+ * SIMD loops, made wiki tree rollouts ~25% slower).
  */
 const KERNEL_CHUNK = 8;
 
