@@ -288,7 +288,13 @@ export class BrowserPool {
 
   private async open(kind: PageKind, running: Running): Promise<{ page?: Page; tab?: BrowserTab }> {
     if (kind === 'page') return { page: await running.browser.newPage() };
-    running.root ??= running.browser.target().createCDPSession();
+    if (!running.root) {
+      const root = running.browser.target().createCDPSession();
+      running.root = root;
+      root.catch(() => {
+        if (running.root === root) running.root = undefined; // the next tab tries again
+      });
+    }
     return { tab: await BrowserTab.open(running.browser, await running.root) };
   }
 
