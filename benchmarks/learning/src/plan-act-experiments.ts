@@ -81,8 +81,9 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
     seeds: [1, 2, 3],
   },
   {
-    // The planner decomposes the expression into calculator steps (results of earlier steps substituted),
-    // the actor makes each calculator call and reports the result (`mathCalcSteps`).
+    // Stages 1–3 (`math-calc`): the planner writes each calculator step, the actor makes it and reports the
+    // line. Stages 4–7 (`answer-report`): the planner's sub-task names nothing, the actor makes the calls and
+    // reports its answer, the planner's FINAL repeats it.
     name: 'math-plan-act',
     envId: 'turngym/math-thought-calc-v1',
     envOptions: { difficulties: [1], kinds: ['arithmetic'] },
@@ -122,6 +123,53 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
         actorTurnsPerTask: 2,
         singleAgent: true,
       },
+      // Three stages of `math-calc` solved 1/50 as Plan/Act: each number was copied three to five times (the
+      // planner's call, the actor's, the report's line, the next call). From here the planner's sub-task names
+      // nothing ("Solve it."), the actor makes the single agent's two calls and reports its answer
+      // (`REPORT Answer: 28`), and the planner's `FINAL` repeats it (`answer-report`; two calls and a report).
+      {
+        seed: 304,
+        episodes: 384,
+        epochs: 2,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
+      // With the single agent's own episodes beside them, stage 4 left the layout unlearnt (1/50; the first
+      // call right on 3/50), so stages 5 and 6 clone the Plan/Act episodes alone (7/50, then 11/50, the
+      // single agent falling to 0/50) and stage 7 mixes both again at half the rate (12/50 and 10/50).
+      {
+        seed: 305,
+        episodes: 384,
+        epochs: 2,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: false,
+      },
+      {
+        seed: 306,
+        episodes: 768,
+        epochs: 2,
+        batchSize: 8,
+        learningRate: 2e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: false,
+      },
+      {
+        seed: 307,
+        episodes: 384,
+        epochs: 1,
+        batchSize: 8,
+        learningRate: 1e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
     ],
     rl: {
       backend: 'wasm',
@@ -141,7 +189,7 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
       groupSize: 8,
       iterations: 200,
     },
-    planAct: { plannerMaxTurns: 5, actorMaxTurns: 8, actorTurnsPerTask: 2 },
+    planAct: { plannerMaxTurns: 5, actorMaxTurns: 8, actorTurnsPerTask: 3 },
     grpo: {},
     budgets: [100_000],
     seeds: [1, 2, 3],
