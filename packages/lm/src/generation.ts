@@ -3,6 +3,7 @@ import { defineOptions, mixSeed, SeededRng, type JSONSchemaType } from '@turngym
 import { languageModelHead, runDecoder, type LayerCache } from './decoder';
 import { FusedWeights, fusedDecoderAvailable, runFusedDecoder } from './internal/fused-decoder';
 import { ropeTables } from './internal/rope-tables';
+import { STACK_CACHES, type StackCachesAttrs } from './internal/wasm-stack-caches';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
 import { ContextLengthError } from './lm-errors';
@@ -156,6 +157,27 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
   const valid = lengths.map((length) => Array.from({ length: longest }, (_, s) => s >= longest - length));
   if (longest === 0) return { layers: [], valid: caches.map(() => []) };
   const { numKvHeads, headDim } = model.config;
+  if (tf.getKernel(STACK_CACHES, tf.getBackend())) {
+    // wasm: one heap copy per row, the padding zero-filled in place.
+    const attrs = { lengths, numKvHeads, headDim } satisfies StackCachesAttrs as unknown as tf.NamedAttrMap;
+    const stack = (layer: number, part: 'k' | 'v'): tf.Tensor4D =>
+      tf
+        .engine()
+        .runKernel(
+          STACK_CACHES,
+          Object.fromEntries(
+            caches
+              .flatMap((cache) => (cache && cache.cachedLength > 0 ? [cache.layers[layer]![part]] : []))
+              .map((tensor, index) => [`row${index}`, tensor]),
+          ),
+          attrs,
+        ) as tf.Tensor4D;
+    const layers = Array.from({ length: model.config.numLayers }, (_, layer) => ({
+      k: stack(layer, 'k'),
+      v: stack(layer, 'v'),
+    }));
+    return { layers, valid };
+  }
   const layers = tf.tidy(() =>
     Array.from({ length: model.config.numLayers }, (_, layer) => {
       const stack = (part: 'k' | 'v'): tf.Tensor4D =>

@@ -3,6 +3,7 @@ import { registerWasmCachedAttention } from './wasm-cached-attention';
 import { registerWasmGather } from './wasm-gather';
 import { registerWasmLayerKernels } from './wasm-layer-kernels';
 import { registerWasmSplit } from './wasm-split';
+import { registerWasmStackCaches } from './wasm-stack-caches';
 
 /**
  * Kernels the wasm backend lacks or runs slowly for training (measured in shared/MACHINE.md):
@@ -84,6 +85,7 @@ export function registerWasmKernels(): void {
   registerWasmSplit();
   registerWasmCachedAttention();
   registerWasmLayerKernels();
+  registerWasmStackCaches();
 
   tf.registerKernel({
     kernelName: 'UnsortedSegmentSum',
