@@ -17,6 +17,7 @@
  * and measures train EV only after the last step. `--monte-carlo` (a diagnostic, not §2's loss) replaces the
  * update by plain regression of V(s_k) on the return R_k (mean squared error over the minibatch's states, only
  * the critic's term), to tell the TD(1..5) semi-gradient targets' part in the critic's slow fit from the rest.
+ * `--init <dir>` starts from such a directory instead of a fresh adapter and head (Adam's moments start afresh).
  * `--save <dir>` writes the trained adapter (`<dir>/adapter`, PEFT) and value head (`<dir>/value_head.safetensors`),
  * and the held-out (V, R) pairs of the last step as `<dir>/critic-calibration.json` (the report page's file).
  * Nothing here is a test.
@@ -33,7 +34,7 @@
  */
 const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { loadModel, Trainer, tf, saveAdapter, saveValueHead } = require('@turngym/lm');
+const { loadModel, loadAdapter, loadValueHead, Trainer, tf, saveAdapter, saveValueHead } = require('@turngym/lm');
 const {
   ChatTurnFormat,
   collectChains,
@@ -81,8 +82,14 @@ async function main() {
   const emaDecay = Number(flag('ema', '0'));
   const monteCarlo = process.argv.includes('--monte-carlo');
   const model = await loadModel(WARM_START, { backend: 'wasm', seed });
-  model.addAdapter('policy', { rank, alpha: 2 * rank, seed });
-  model.addValueHead(seed);
+  if (flag('init')) {
+    // --init <dir>: go on from a probe's --save (adapter and value head; Adam's moments start afresh).
+    loadAdapter(model, join(flag('init'), 'adapter'), 'policy');
+    loadValueHead(model, flag('init'));
+  } else {
+    model.addAdapter('policy', { rank, alpha: 2 * rank, seed });
+    model.addValueHead(seed);
+  }
   let data;
   if (existsSync(cache)) data = JSON.parse(readFileSync(cache, 'utf8'));
   else {
