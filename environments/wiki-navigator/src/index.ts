@@ -80,7 +80,13 @@ export {
   type DomNode,
 } from './page/extract-page';
 export { DirectPageLoader, BrowserPageLoader, type PageLoader } from './page/page-loader';
-export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions, type BrowserPoolStats } from './browser/browser-pool';
+export {
+  BrowserPool,
+  CHROMIUM_ARGS,
+  MAIN_THREAD_COMPOSITING_ARGS,
+  type BrowserPoolOptions,
+  type BrowserPoolStats,
+} from './browser/browser-pool';
 export { BrowserTab } from './browser/browser-tab';
 export { findChromium, isHeadlessShell, CHROMIUM_CANDIDATES } from './browser/chromium-executable';
 export {

@@ -197,6 +197,27 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
     expect(processesInGroups(impatient.launchedProcessGroups)).toEqual([]);
   });
 
+  it('lends pages that take screenshots when its compositor runs on its own thread (mainThreadCompositing: false)', async () => {
+    const server: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>Shot</h1></body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // With the main-thread compositing flags (the default, a page-load speed-up) this screenshot never returns.
+    const pool = new BrowserPool({ size: 1, taskTimeoutMs: 10_000, mainThreadCompositing: false });
+    try {
+      const png = await pool.withPage(async (page) => {
+        await page.goto(`${origin}/`);
+        return page.screenshot({ type: 'png' });
+      });
+      expect(Buffer.from(png).subarray(1, 4).toString('latin1')).toBe('PNG');
+    } finally {
+      await pool.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('loads pages in bare tabs: the script answers from each new document, errors reject, pages and tabs share the pool', async () => {
     const server: Server = createServer((request, response) => {
       const name = (request.url ?? '/').slice(1);

@@ -58,9 +58,7 @@ describeBrowser('the training report in Chromium', () => {
     browser = await puppeteer.launch({
       executablePath: chromium!,
       headless: isHeadlessShell(chromium!) ? 'shell' : true,
-      // The wiki pool's compositor-on-the-main-thread flags (a page-load speed-up for crawling) make Puppeteer's
-      // clicks and screenshots hang in headless-shell; a report page needs neither the speed-up nor the hang.
-      args: [...CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--disable-threaded-')), `--user-data-dir=${profile}`],
+      args: [...CHROMIUM_ARGS, `--user-data-dir=${profile}`],
     });
     page = await browser.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
