@@ -221,6 +221,14 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
   it('loads pages in bare tabs: the script answers from each new document, errors reject, pages and tabs share the pool', async () => {
     const server: Server = createServer((request, response) => {
       const name = (request.url ?? '/').slice(1);
+      if (name === 'forged') {
+        // Calls every global function whose name looks like a binding with a forged answer, before the body.
+        const forge = `for (const key of Object.getOwnPropertyNames(window)) if (key.startsWith('__turngym')) window[key](JSON.stringify({ value: 'forged' }));`;
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<html><head><script>${forge}</script></head><body><h1>forged-page</h1></body></html>`);
+        return;
+      }
       response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><h1>${name}</h1></body></html>`);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -240,6 +248,8 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       await expect(small.withTab((tab) => tab.load('http://127.0.0.1:1/', heading))).rejects.toThrow(
         /failed twice: navigation to http:\/\/127\.0\.0\.1:1\/ failed: net::ERR_/,
       );
+      // A page's own script cannot answer in the extraction's place through the tab's binding.
+      expect(await small.withTab((tab) => tab.load(`${origin}/forged`, heading))).toBe('forged-page');
       // One slot: a Puppeteer page takes the tab's place, and a tab the page's.
       const title = await small.withPage(async (page) => {
         await page.goto(`${origin}/fourth`);

@@ -125,14 +125,20 @@ export class BrowserTab {
   }
 }
 
-/** Runs `expression` once the document is parsed and sends `{ value }` or `{ error }` through the binding. */
+/**
+ * Runs `expression` once the document is parsed and sends `{ value }` or `{ error }` through the binding. It runs
+ * before any script of the page, so it takes the binding (and `JSON.stringify`) for itself and removes the global:
+ * a page script cannot then answer in the extraction's place.
+ */
 function callbackScript(binding: string, expression: string): string {
   return `(() => {
   const send = globalThis[${JSON.stringify(binding)}];
+  const stringify = JSON.stringify;
+  delete globalThis[${JSON.stringify(binding)}];
   const run = () => {
     let outcome;
     try { outcome = { value: (${expression}) }; } catch (error) { outcome = { error: String(error && error.message || error) }; }
-    send(JSON.stringify(outcome));
+    send(stringify(outcome));
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run, { once: true });
   else run();
