@@ -9,6 +9,7 @@
  *     [--only ccapo|gigpo|grpo] [--set key=value …] [--root runs/ccapo-bench]
  *   node trainers/ccapo/scripts/small-batch-benchmark.js --score [--root runs/ccapo-bench]
  *   node trainers/ccapo/scripts/small-batch-benchmark.js --summarize [--root runs/ccapo-bench]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --help    (this text; runs nothing)
  *
  * The seed's "batch" is the N rollouts sampled for one prompt (seed §5: GiGPO's step groups form among them), so
  * `--group` sets G (rollouts per task, the same for all three) and `--tasks` P (tasks per iteration). The other
@@ -228,6 +229,17 @@ function summarize(root) {
 }
 
 function main() {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    // The usage is this file's header comment; a bare call would start (or resume) the default runs.
+    const header = readFileSync(__filename, 'utf8').split('*/')[0];
+    const usage = header
+      .split('\n')
+      .filter((line) => line.startsWith(' *'))
+      .map((line) => line.replace(/^ \* ?/, ''))
+      .join('\n');
+    process.stdout.write(`${usage.trim()}\n`);
+    return;
+  }
   const root = join(ROOT, flag('root', 'runs/ccapo-bench'));
   if (process.argv.includes('--summarize')) return summarize(root);
   if (process.argv.includes('--score')) {
