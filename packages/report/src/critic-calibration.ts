@@ -1,4 +1,5 @@
 import { compileValidator, type JSONSchemaType } from '@turngym/core';
+import { explainedVariance } from '@turngym/rl';
 import { InvalidRunError } from './report-errors';
 
 /** The optional file of a run directory that holds its critic's held-out predictions (Self-AC's value head). */
@@ -96,17 +97,13 @@ export function calibrationBins(
   return result;
 }
 
-/** 1 − Var(R − V)/Var(R) (population variances); null when R does not vary. */
+/** 1 − Var(R − V)/Var(R) (population variances, `@turngym/rl`'s `explainedVariance`); null when R does not vary. */
 export function explainedVarianceOf(pairs: readonly (readonly [number, number])[]): number | null {
-  const n = pairs.length;
-  const mean = (xs: number[]): number => xs.reduce((sum, x) => sum + x, 0) / n;
-  const variance = (xs: number[]): number => {
-    const m = mean(xs);
-    return xs.reduce((sum, x) => sum + (x - m) ** 2, 0) / n;
-  };
-  const returns = variance(pairs.map(([, target]) => target));
-  if (returns === 0) return null;
-  return 1 - variance(pairs.map(([value, target]) => target - value)) / returns;
+  const ev = explainedVariance(
+    pairs.map(([value]) => value),
+    pairs.map(([, target]) => target),
+  );
+  return Number.isNaN(ev) ? null : ev;
 }
 
 /** Parses the text of a run's `critic-calibration.json` into what the page draws; an error names the file. */

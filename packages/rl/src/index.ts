@@ -80,6 +80,7 @@ export {
   type TdCriticInputs,
   type TdCriticLossOptions,
 } from './td-critic-loss';
+export { explainedVariance } from './explained-variance';
 export {
   policyCrossEntropy,
   policyCrossEntropyTf,

@@ -1,6 +1,6 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tf, type ForwardOutputs, type Trainer } from '@turngym/lm';
-import { k3KlTf, packMinibatches, turnLogRatios, type PpoUpdateStats } from '@turngym/rl';
+import { explainedVariance, k3KlTf, packMinibatches, turnLogRatios, type PpoUpdateStats } from '@turngym/rl';
 import { padEpisodeVectors } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 import { SelfAcSetupError } from './self-ac-errors';
@@ -251,17 +251,8 @@ export async function selfAcUpdate(
   };
 }
 
-/** CleanRL's explained variance, 1 − Var(y − ŷ)/Var(y); NaN when the targets do not vary. */
-export function explainedVariance(predicted: readonly number[], targets: readonly number[]): number {
-  const variance = (values: readonly number[]): number => {
-    if (values.length === 0) return Number.NaN;
-    const mean = values.reduce((a, b) => a + b, 0) / values.length;
-    return values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length;
-  };
-  const total = variance(targets);
-  if (!(total > 0)) return Number.NaN;
-  return 1 - variance(targets.map((target, index) => target - predicted[index]!)) / total;
-}
+/** The critic's explained variance: `@turngym/rl`'s, kept exported here for this package's users. */
+export { explainedVariance };
 
 /** Right-pads per-row numbers to [B, T]. */
 function padRows(rows: readonly (readonly number[])[], length: number): Float32Array {
