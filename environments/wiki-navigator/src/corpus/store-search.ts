@@ -47,7 +47,7 @@ export function queryWords(text: string): string[] {
 
 /**
  * A free-text query as an FTS5 expression: its words, each quoted (no operators leak through), OR-ed (or
- * AND-ed with `all`).
+ * AND-ed with `every`).
  */
 export function ftsQuery(text: string, prefix = false, every = false): string | undefined {
   const words = queryWords(text);
