@@ -12,9 +12,28 @@
  * (as Plan/Act, and as a single agent) and writes the manifest the warm-start test checks. With
  * `--score-epochs` it also prints the Plan/Act score after each epoch (the learning curve; the scoring time
  * is not counted in the stage's seconds).
+ *
+ * Flags: --env <id> (the experiment's env), --seed <n> (which stage of the experiment's `warmStart`; default its
+ * first), --out <dir> (the fine-tuned checkpoint), --dir <dir> (where the stage's result is copied and scored,
+ * and the earlier stages' manifest read; default the committed benchmarks/learning/models/<experiment>-warm-start),
+ * --from <dir> (the checkpoint a later stage fine-tunes; default --dir), --score-epochs, --help (this text; runs
+ * nothing).
  */
 const { createHash } = require('node:crypto');
 const { copyFileSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+
+// Before anything is loaded: a bare call runs stage 1 and overwrites the committed warm start, so a call for
+// the usage must never fall through to it.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  const header = readFileSync(__filename, 'utf8').split('*/')[0];
+  const usage = header
+    .split('\n')
+    .filter((line) => line.startsWith(' *'))
+    .map((line) => line.replace(/^ \* ?/, ''))
+    .join('\n');
+  process.stdout.write(`${usage.trim()}\n`);
+  process.exit(0);
+}
 const { join, relative } = require('node:path');
 const { execSync } = require('node:child_process');
 const { ChatTurnFormat, evaluatePolicy, installedEnvRegistry, testSplitOptions } = require('@turngym/rl');
