@@ -72,4 +72,30 @@ describe('trainSelfAc', () => {
     expect(row!['perf/critic_sequences_forwarded']).toBe(2 * row!['perf/update_episodes']!);
     expect(Number.isFinite(row!['losses/critic_only_value_loss'])).toBe(true);
   }, 120_000);
+
+  it('trains the critic alone for the first criticWarmupIterations iterations, then the α mix', async () => {
+    expect(validateSelfAcArgs(smoke.args('defaults')).criticWarmupIterations).toBe(0);
+    expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticWarmupIterations: -1 })).toThrow(
+      /criticWarmupIterations/,
+    );
+    expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticWarmupIterations: 0.5 })).toThrow(
+      /criticWarmupIterations/,
+    );
+    const result = await trainSelfAc(
+      { ...smoke.args('warmup'), iterations: 2, groupSize: 2, evalEpisodes: 1, criticWarmupIterations: 1 },
+      { registry },
+    );
+    result.model.dispose();
+    const [warm, mixed] = await readMetricsRows(join(smoke.dir, 'warmup'));
+    // Warm-up: α = 1, so the update's loss is the critic's alone (the actor term has weight 0).
+    expect(warm!['charts/critic_warmup']).toBe(1);
+    expect(warm!['losses/total_loss']).toBeCloseTo(warm!['losses/value_loss']!, 6);
+    // Afterwards the α mix (0.5) of both terms.
+    expect(mixed!['charts/critic_warmup']).toBe(0);
+    expect(mixed!['losses/policy_loss']).not.toBeCloseTo(mixed!['losses/value_loss']!, 3);
+    expect(mixed!['losses/total_loss']).toBeCloseTo(
+      0.5 * mixed!['losses/value_loss']! + 0.5 * mixed!['losses/policy_loss']!,
+      5,
+    );
+  }, 120_000);
 });

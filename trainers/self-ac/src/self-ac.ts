@@ -48,6 +48,14 @@ export interface SelfAcOwnArgs {
    * forward/backward per episode.
    */
   criticEpochs: number;
+  /**
+   * Iterations at the start of the run whose update trains the critic alone (α = 1, then `criticEpochs` as
+   * usual): a value warm-up on the warm start's own rollouts, so that the actor's first advantages
+   * A = R − V come from a critic that has seen data rather than from a fresh value head. 0 (the reference,
+   * §2) starts the α mix at once. The actor still moves through the shared adapter's features, as under
+   * `criticEpochs`.
+   */
+  criticWarmupIterations: number;
 }
 
 export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
@@ -59,6 +67,7 @@ const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
   tdHorizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
   maxPackedTokens: { type: 'integer', minimum: 1, default: 1024 },
   criticEpochs: { type: 'integer', minimum: 0, default: 0 },
+  criticWarmupIterations: { type: 'integer', minimum: 0, default: 0 },
 };
 
 // §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
@@ -78,6 +87,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
   let last: SelfAcUpdateStats | null = null;
   let critic: SelfAcUpdateStats | null = null;
   let tooLong = 0;
+  let warmup = false;
   const prompts = new WeakMap<LanguageModel, number[]>();
   return {
     name: 'self-ac',
@@ -122,8 +132,10 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
           `self-ac: every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
         );
       }
+      // The runner counts iterations from 0: iterations 0 … criticWarmupIterations − 1 warm the critic up.
+      warmup = iteration < args.criticWarmupIterations;
       const options = {
-        alpha: args.alpha,
+        alpha: warmup ? 1 : args.alpha,
         discount: args.discount,
         horizons: args.tdHorizons,
         clipEpsilon: args.clipEpsilon,
@@ -160,6 +172,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         'perf/update_turns': last.turns,
         'perf/sequences_forwarded': last.sequencesForwarded,
         'perf/episodes_too_long': tooLong,
+        'charts/critic_warmup': warmup ? 1 : 0,
       };
       last.tdLosses.forEach((loss, n) => (metrics[`losses/td_${n + 1}`] = loss));
       if (Number.isFinite(last.explainedVariance)) metrics['losses/explained_variance'] = last.explainedVariance;
