@@ -25,7 +25,8 @@
  * scores give the test tasks each run gained and lost against its start.
  * `--summarize` prints the markdown tables for docs/benchmarks/learning.md: per run its iterations, generated
  * tokens, the trainer's own last evaluation, the `--score` test success with tasks gained / lost against the
- * start, the mean cache hit rate, wall time and load; per variant the mean ± std over seeds.
+ * start, the mean cache hit rate, wall time and load; per variant the mean ± std over seeds, the gained / lost
+ * sums and their exact two-sided sign test.
  */
 if (process.argv.includes('--help')) {
   const source = require('node:fs').readFileSync(__filename, 'utf8');
@@ -144,6 +145,19 @@ function runFigures(dir, tasks, starts) {
   return figures;
 }
 
+/** Exact two-sided sign test: P(a split of a + b changed tasks at least this uneven | each a fair coin). */
+function signTestP(a, b) {
+  const n = a + b;
+  if (n === 0) return 1;
+  let tail = 0;
+  let choose = 1; // C(n, 0)
+  for (let i = 0; i <= Math.min(a, b); i++) {
+    tail += choose;
+    choose = (choose * (n - i)) / (i + 1);
+  }
+  return Math.min(1, (2 * tail) / 2 ** n);
+}
+
 function gainedAndLost(start, end) {
   let gained = 0;
   let lost = 0;
@@ -186,8 +200,8 @@ function summarize(root, tasks) {
     }
     lines.push(
       '',
-      `| variant | budget | seeds | test success, mean ± std | gained / lost (sum over seeds) | iterations | generated tokens | cache hit rate | wall (s) | load |`,
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| variant | budget | seeds | test success, mean ± std | gained / lost (sum over seeds) | sign test p | iterations | generated tokens | cache hit rate | wall (s) | load |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const [variant, runs] of Object.entries(byVariant)) {
       const of = (key) => runs.map((run) => run[key]).filter((value) => value !== undefined);
@@ -195,7 +209,7 @@ function summarize(root, tasks) {
       const sum = (key) => (of(key).length ? of(key).reduce((a, b) => a + b, 0) : '—');
       const avg = (key, digits) => (of(key).length ? mean(of(key)).toFixed(digits) : '—');
       lines.push(
-        `| ${variant} | ${runs.length} | ${success.length ? `${mean(success).toFixed(3)} ± ${std(success).toFixed(3)}` : '—'} | ${sum('gained')} / ${sum('lost')} | ${avg('iterations', 1)} | ${avg('tokens', 0)} | ${avg('hitRate', 2)} | ${avg('wall', 0)} | ${avg('load', 1)} |`,
+        `| ${variant} | ${runs.length} | ${success.length ? `${mean(success).toFixed(3)} ± ${std(success).toFixed(3)}` : '—'} | ${sum('gained')} / ${sum('lost')} | ${of('gained').length ? signTestP(sum('gained'), sum('lost')).toFixed(2) : '—'} | ${avg('iterations', 1)} | ${avg('tokens', 0)} | ${avg('hitRate', 2)} | ${avg('wall', 0)} | ${avg('load', 1)} |`,
       );
     }
     lines.push('');

@@ -67,7 +67,10 @@ describe('scripts/plan-act-benchmark.js', () => {
       expect(rows.find((line) => line.startsWith('| plan-act-shared | 2000 | 1 |'))).toBe(
         '| plan-act-shared | 2000 | 1 | 2 (1) | 2000 | 0.500 | 1 / 1 | 0.500 | 0.250 | 0.80 | 100 | 3.0 |',
       );
-      expect(rows).toContain('| plan-act-shared | 2000 | 1 | 0.500 ± 0.000 | 1 / 1 | 2.0 | 2000 | 0.80 | 100 | 3.0 |');
+      expect(rows).toContain('| grpo | 2000 | 1 | 0.750 ± 0.000 | 2 / 0 | 0.50 | 2.0 | 2000 | — | 100 | 3.0 |');
+      expect(rows).toContain(
+        '| plan-act-shared | 2000 | 1 | 0.500 ± 0.000 | 1 / 1 | 1.00 | 2.0 | 2000 | 0.80 | 100 | 3.0 |',
+      );
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
