@@ -159,6 +159,51 @@ describe.each(backends)('generation on %s', (backend) => {
     );
   });
 
+  it("a prompt's cache taken out of a longer one (prefixOf) samples and continues as the prompt's own prefill", () => {
+    // Ragged rows: the view's rows are longer tensors than the slots they cache, stacked with rows of
+    // other lengths, one with a cache and one without.
+    const node = model.prefill(prompts[2]!);
+    const turns = model.generate([{ tokens: prompts[0]! }, { tokens: [...prompts[2]!, 7, 8, 9], cache: node }], {
+      maxTokens: 6,
+      seed: 4,
+      keepCache: true,
+      stopTokenIds: [],
+    });
+    node.dispose();
+    const views = turns.map((turn, i) =>
+      turn.cache!.prefixOf(i === 0 ? prompts[0]!.length : prompts[2]!.length + 3, turn.promptLogits!),
+    );
+    // The longer caches go; the views keep their memory.
+    for (const turn of turns) turn.cache!.dispose();
+    expect(views.map((view) => view.cachedLength)).toEqual([prompts[0]!.length, prompts[2]!.length + 3]);
+    const suffix = randomTokens(4, 256, 42);
+    const fromViews = model.generate(
+      [
+        { cache: views[0]!, seed: 11 },
+        { tokens: prompts[1]!, seed: 12 },
+        { tokens: [...views[1]!.tokens, ...suffix], cache: views[1]!, seed: 13 },
+      ],
+      { maxTokens: 5, stopTokenIds: [] },
+    );
+    const fresh = model.generate(
+      [
+        { tokens: prompts[0]!, seed: 11 },
+        { tokens: prompts[1]!, seed: 12 },
+        { tokens: [...prompts[2]!, 7, 8, 9, ...suffix], seed: 13 },
+      ],
+      { maxTokens: 5, stopTokenIds: [] },
+    );
+    expect(fromViews.map((result) => result.tokens)).toEqual(fresh.map((result) => result.tokens));
+    fromViews.forEach((result, i) =>
+      result.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - fresh[i]!.logprobs[t]!)).toBeLessThan(1e-4)),
+    );
+    // A prefill from a view (its nextLogits included) is the view itself.
+    const again = model.prefill(views[0]!.tokens, { from: views[0]! });
+    expect(again.nextLogits).toEqual(views[0]!.nextLogits);
+    expect(() => views[0]!.prefixOf(views[0]!.cachedLength + 1, views[0]!.nextLogits!)).toThrow(/cachedLength/);
+    for (const cache of [...views, again]) cache.dispose();
+  });
+
   it('refuses prompts over the context limit and stops generating at it', () => {
     expect(() => model.generate([{ tokens: randomTokens(49, 256) }])).toThrow(ContextLengthError);
     const [result] = model.generate([{ tokens: randomTokens(45, 256) }], { maxTokens: 10, stopTokenIds: [] });

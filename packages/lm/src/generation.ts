@@ -69,6 +69,11 @@ export interface Generation {
   readonly promptTokens: number;
   /** With `keepCache`: the prompt and generated tokens, to continue or fork from. */
   readonly cache?: KvCache;
+  /**
+   * With `keepCache`: the logits after the prompt (what the first token was sampled from), so that
+   * `cache.prefixOf(promptTokens, promptLogits)` is the prompt's own cache, ready to sample from.
+   */
+  readonly promptLogits?: Float32Array;
 }
 
 /** The batch's keys/values: [B, kvHeads, S, headDim] per layer, and which slots each row may see. */
@@ -184,7 +189,12 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
         tf.concat(
           caches.map((cache, row) => {
             const pad = longest - (lengths[row] as number);
-            const own = cache && cache.cachedLength > 0 ? cache.layers[layer]![part] : null;
+            const whole = cache && cache.cachedLength > 0 ? cache.layers[layer]![part] : null;
+            // A prefix view's tensors hold more slots than it caches.
+            const own =
+              whole && whole.shape[2] > (lengths[row] as number)
+                ? tf.slice(whole, [0, 0, 0, 0], [1, numKvHeads, lengths[row] as number, headDim])
+                : whole;
             if (pad === 0 && own) return own;
             const padding = tf.zeros([1, numKvHeads, pad, headDim]) as tf.Tensor4D;
             return own ? tf.concat([padding, own], 2) : padding;
@@ -382,6 +392,10 @@ function sample(
       throw new RangeError(`Request ${i}: its cache has no logits; add tokens after it.`);
   });
 
+  const promptLogits = options.keepCache
+    ? prompts.map((_, i) => logits.slice(i * V, (i + 1) * V))
+    : prompts.map(() => undefined);
+
   // The request row at each position of the batch state; finished rows stay until the next compaction.
   let rows = prompts.map((_, i) => i);
   const closeRow = (row: number, position: number, reason: 'stop' | 'length'): void => {
@@ -452,6 +466,7 @@ function sample(
         ? texts[row]!
         : model.tokenizer.decode(endsWithStopToken ? tokens.slice(0, -1) : tokens);
     const cache = caches[row];
+    const rowLogits = promptLogits[row];
     return {
       tokens,
       logprobs: logprobs[row]!,
@@ -459,6 +474,7 @@ function sample(
       finishReason: finish[row] ?? 'length',
       promptTokens: prompt.length,
       ...(cache ? { cache } : {}),
+      ...(rowLogits ? { promptLogits: rowLogits } : {}),
     };
   });
 }

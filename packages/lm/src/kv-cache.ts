@@ -15,7 +15,10 @@ export class KvCache {
   constructor(
     readonly tokens: readonly number[],
     readonly cachedLength: number,
-    /** Per layer, [1, kvHeads, cachedLength, headDim]. */
+    /**
+     * Per layer, [1, kvHeads, S, headDim] with S >= cachedLength: this cache is the first cachedLength slots
+     * (S > cachedLength for a `prefixOf` view, which shares a longer cache's memory).
+     */
     readonly layers: readonly LayerCache[],
     /** The adapter these keys and values were computed with (null: the base model). */
     readonly adapter: string | null,
@@ -40,6 +43,28 @@ export class KvCache {
       this.layers.map((layer) => ({ k: tf.clone(layer.k), v: tf.clone(layer.v) })),
       this.adapter,
       this.nextLogits,
+    );
+  }
+
+  /**
+   * The cache of the first `length` tokens, with the logits after them, as a handle on this cache's memory
+   * (nothing is copied): a node of a rollout tree whose keys and values a later turn already computed, so a
+   * branch from it starts sampling at once instead of running the node's last observation again.
+   * `nextLogits` must be the logits after token `length - 1` (a generation's `promptLogits`).
+   */
+  prefixOf(length: number, nextLogits: Float32Array): KvCache {
+    this.assertLive();
+    if (!Number.isInteger(length) || length < 1 || length > this.cachedLength) {
+      throw new RangeError(
+        `prefixOf(${String(length)}): expected an integer from 1 to cachedLength (${this.cachedLength}).`,
+      );
+    }
+    return new KvCache(
+      this.tokens.slice(0, length),
+      length,
+      this.layers.map((layer) => ({ k: tf.clone(layer.k), v: tf.clone(layer.v) })),
+      this.adapter,
+      nextLogits,
     );
   }
 

@@ -40,4 +40,36 @@ describeWasm('wasm stacking of per-row caches into a left-padded batch', () => {
     expect(Array.from(stacked.dataSync())).toEqual(Array.from(reference.dataSync()));
     tf.dispose([stacked, reference, ...rows.filter((row) => row !== null)]);
   });
+
+  it('copies only the first `length` slots of a longer row (a KvCache.prefixOf view)', () => {
+    const [heads, headDim] = [2, 4];
+    const lengths = [3, 5, 2];
+    const slots = [6, 5, 9];
+    const rng = new SeededRng(4);
+    const rows = slots.map((S) =>
+      tf.tensor4d(
+        Float32Array.from({ length: heads * S * headDim }, () => rng.normal()),
+        [1, heads, S, headDim],
+      ),
+    );
+    const stacked = tf
+      .engine()
+      .runKernel(STACK_CACHES, Object.fromEntries(rows.map((row, index) => [`row${index}`, row])), {
+        lengths,
+        numKvHeads: heads,
+        headDim,
+      } as unknown as tf.NamedAttrMap) as tf.Tensor4D;
+    const reference = tf.concat(
+      rows.map((row, index) =>
+        tf.concat(
+          [tf.zeros([1, heads, 5 - lengths[index]!, headDim]), tf.slice(row, 0, [1, heads, lengths[index]!, headDim])],
+          2,
+        ),
+      ),
+      0,
+    );
+    expect(stacked.shape).toEqual([3, heads, 5, headDim]);
+    expect(Array.from(stacked.dataSync())).toEqual(Array.from(reference.dataSync()));
+    tf.dispose([stacked, reference, ...rows]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describeError, mixSeed, type EpisodeRecord } from '@turngym/core';
-import { generate, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
+import { generate, type Generation, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
 import type { Action, Env, Info, StepResult } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
 import { cutObservation } from './internal/observation-cut';
@@ -49,7 +49,12 @@ export interface NodeSnapshot {
   readonly episodeId: string;
   /** A fork of the env at this state; fork it again for each branch. */
   readonly env: Env<string, Action>;
-  /** The keys and values of `prefix.tokens` (their last observation possibly not run yet). */
+  /**
+   * The keys and values of `prefix.tokens`. Once the rollout's next turn has run, a view of that turn's cache
+   * up to the node, the last observation included, with the logits after it: a branch samples its first token
+   * at once instead of running the observation again. Before that (or for a node no turn followed) the cache
+   * of the turn before, its last observation not run yet.
+   */
   readonly cache: KvCache | undefined;
   readonly prefix: RolloutPrefix;
 }
@@ -95,8 +100,16 @@ interface LiveRollout {
   readonly caches: Map<string | null, KvCache>;
   /** Context tokens the last action's generation read from its cache (recorded on role turns). */
   reused: number;
+  /** The last node snapshot taken, which the next turn's generation completes (tree rollouts). */
+  openNode?: OpenNode;
   stopReason?: StopReason;
   error?: EpisodeRecord['error'];
+}
+
+/** A node snapshot waiting for its cache to be completed by the next turn: the node's prefix length. */
+interface OpenNode {
+  readonly snapshot: { cache: KvCache | undefined };
+  readonly length: number;
 }
 
 function pushSegment(
@@ -242,14 +255,31 @@ function startRollout(start: RolloutStart): LiveRollout {
 async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
   const hooks = rollout.start.snapshots;
   if (!hooks) return;
-  hooks.onNode({
+  const taken: { -readonly [K in keyof NodeSnapshot]: NodeSnapshot[K] } = {
     node,
     episodeId: rollout.start.id,
     env: await rollout.start.env.fork(),
     // One policy (checkRoles): its adapter's cache is the rollout's only one.
     cache: [...rollout.caches.values()][0]?.fork(),
     prefix: prefixOf(rollout),
-  });
+  };
+  hooks.onNode(taken);
+  rollout.openNode = { snapshot: taken, length: rollout.tokens.length };
+}
+
+/**
+ * Gives the rollout's open node the cache of its whole prefix: the generation that just continued from the
+ * node ran its last observation, so a view of the new cache up to the node (no copy) and the logits there
+ * are the node's own. The cache the node held until now (without the observation) is released.
+ */
+function completeOpenNode(rollout: LiveRollout, generation: Generation): void {
+  const open = rollout.openNode;
+  rollout.openNode = undefined;
+  const { cache, promptLogits } = generation;
+  if (!open || !cache || !promptLogits || cache.cachedLength < open.length) return;
+  if (rollout.tokens.length !== open.length) return;
+  open.snapshot.cache?.dispose();
+  open.snapshot.cache = cache.prefixOf(open.length, promptLogits);
 }
 
 /** A tree's first rollout snapshots the root before its first action. */
@@ -356,6 +386,7 @@ function generateActions(
       generations.forEach((generation, row) => {
         const index = chunk[row]!;
         const { rollout, role } = requests[index]!;
+        completeOpenNode(rollout, generation);
         const cache = rollout.caches.get(adapter);
         rollout.reused = cache?.cachedLength ?? 0;
         // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).

@@ -277,6 +277,9 @@ describe('rollouts', () => {
         expect(leaf.tokens.slice(0, sharedLength)).toEqual(parent.tokens.slice(0, sharedLength));
         const ownActions = leaf.steps.slice(sharedTurns).reduce((sum, turn) => sum + turn.actionTokens, 0);
         expect(leaf.generatedTokens).toBe(ownActions);
+        // The node's cache holds its last observation (the parent's next turn ran it): the branch runs no
+        // token of the shared prefix, only its own tokens after it, less the last one sampled (never run).
+        expect(leaf.computedTokens).toBe(leaf.tokens.length - sharedLength - 1);
         // A branch continued from a forked KV cache scores like a fresh forward pass of its whole sequence.
         const scores = await rescored(leaf);
         const mask = lossMask(leaf);

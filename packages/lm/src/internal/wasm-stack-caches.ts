@@ -3,7 +3,11 @@ import * as tf from '@tensorflow/tfjs';
 /** The kernel's name: generation stacks per-row caches with it where the backend has it (wasm). */
 export const STACK_CACHES = 'TurngymStackCaches';
 
-/** Inputs `row0`, `row1`, … (the rows that have a cache, in order); `lengths` has an entry for every row. */
+/**
+ * Inputs `row0`, `row1`, … (the rows that have a cache, in order), each [1, kvHeads, S, headDim] with S at
+ * least the row's length (a `KvCache.prefixOf` view: only its first `length` slots are copied); `lengths` has
+ * an entry for every row.
+ */
 export interface StackCachesAttrs {
   /** Cached slots of each row of the batch (0: no cache, all padding). */
   readonly lengths: readonly number[];
@@ -41,11 +45,14 @@ export function registerWasmStackCaches(): void {
       let input = 0;
       lengths.forEach((length, row) => {
         const pad = (longest - length) * headDim;
-        const source = length > 0 ? (wasm.typedArrayFromHeap(inputs[`row${input++}`]!) as Float32Array) : null;
+        const info = length > 0 ? inputs[`row${input++}`]! : null;
+        const source = info ? (wasm.typedArrayFromHeap(info) as Float32Array) : null;
+        // The row's own slots per head: more than `length` for a prefix view.
+        const stride = info ? (info.shape[2] as number) * headDim : 0;
         for (let head = 0; head < numKvHeads; head++) {
           const at = (row * numKvHeads + head) * block;
           target.fill(0, at, at + pad);
-          if (source) target.set(source.subarray(head * length * headDim, (head + 1) * length * headDim), at + pad);
+          if (source) target.set(source.subarray(head * stride, head * stride + length * headDim), at + pad);
         }
       });
       return out;
