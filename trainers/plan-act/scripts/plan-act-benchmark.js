@@ -9,7 +9,7 @@
  *     [--checkpoint <dir>: default the committed warm start]
  *   node trainers/plan-act/scripts/plan-act-benchmark.js --score [--experiment …] [--tasks 200] [--root …]
  *     [--checkpoint <dir>]
- *   node trainers/plan-act/scripts/plan-act-benchmark.js --summarize [--tasks 200] [--root runs/plan-act]
+ *   node trainers/plan-act/scripts/plan-act-benchmark.js --summarize [--tasks 200] [--root runs/plan-act] [--json <file>]
  *   node trainers/plan-act/scripts/plan-act-benchmark.js --help    (this text; runs nothing)
  *
  * Each run is one `turngym train` command (printed before it runs) in <root>/<experiment>/<variant>-b<budget>-s<seed>;
@@ -26,7 +26,7 @@
  * `--summarize` prints the markdown tables for docs/benchmarks/learning.md: per run its iterations, generated
  * tokens, the trainer's own last evaluation, the `--score` test success with tasks gained / lost against the
  * start, the mean cache hit rate, wall time and load; per variant the mean ± std over seeds, the gained / lost
- * sums and their exact two-sided sign test.
+ * sums and their exact two-sided sign test; `--json` also writes those figures and each policy's task-by-task wins.
  */
 if (process.argv.includes('--help')) {
   const source = require('node:fs').readFileSync(__filename, 'utf8');
@@ -172,6 +172,7 @@ const fixed = (value, digits = 3) => (value === undefined ? '—' : value.toFixe
 
 function summarize(root, tasks) {
   const lines = [];
+  const results = {};
   for (const experiment of PLAN_ACT_EXPERIMENTS) {
     const dir = join(root, experiment.name);
     if (!existsSync(dir)) continue;
@@ -180,6 +181,8 @@ function summarize(root, tasks) {
       single: readJson(join(dir, `start-eval-single-${tasks}.json`)),
     };
     lines.push(`### ${experiment.name}`, '');
+    const runs = {};
+    results[experiment.name] = { tasks, starts, runs };
     for (const [roles, start] of Object.entries(starts)) {
       if (start) lines.push(`- warm start as ${roles}: ${start.successRate.toFixed(3)} on test tasks 0–${tasks - 1}`);
     }
@@ -194,6 +197,7 @@ function summarize(root, tasks) {
       const figures = match && runFigures(join(dir, run), tasks, starts);
       if (!figures) continue;
       (byVariant[`${match[1]} | ${match[2]}`] ??= []).push(figures);
+      runs[run] = figures;
       lines.push(
         `| ${match[1]} | ${match[2]} | ${match[3]} | ${figures.iterations} (${figures.updates}) | ${figures.tokens} | ${fixed(figures.success)} | ${figures.gained ?? '—'} / ${figures.lost ?? '—'} | ${fixed(figures.trainerEval)} | ${fixed(figures.trainSuccess)} | ${fixed(figures.hitRate, 2)} | ${fixed(figures.wall, 0)} | ${fixed(figures.load, 1)} |`,
       );
@@ -215,6 +219,8 @@ function summarize(root, tasks) {
     lines.push('');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  // --json: the same figures with each policy's task-by-task wins, small enough to commit beside the doc.
+  if (flag('json')) writeFileSync(resolve(ROOT, flag('json')), `${JSON.stringify(results, null, 2)}\n`);
 }
 
 /** Greedy, task by task, as the trainers evaluate: the warm start with a run's adapters (none: iteration 0). */
