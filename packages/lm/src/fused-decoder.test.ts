@@ -115,7 +115,50 @@ describeWasm('generation on wasm: the fused decoder and its kernels', () => {
     expect(await splits()).toEqual(cpu);
   });
 
+  it("keeps the fused weights between calls, and rebuilds them when an adapter's tensors are assigned", async () => {
+    const options = { maxTokens: 6, temperature: 1, adapter: 'policy', stopTokenIds: [] };
+    const prompt = randomTokens(9, 256, 91);
+    generate(model, [{ tokens: prompt, seed: 1 }], options);
+    const kept = tf.memory().numTensors;
+    // A second call builds nothing: no tensor more or less (a rebuilt copy would be freed, not kept).
+    const before = generate(model, [{ tokens: prompt, seed: 1 }], options)[0]!;
+    expect(tf.memory().numTensors).toBe(kept);
+    // Training assigns the adapter's variables new tensors: the next call samples from the new weights.
+    const adapter = model.adapter('policy');
+    const original = await adapter.toTensors();
+    const changed = await adapter.toTensors();
+    const rng = new SeededRng(12);
+    for (const tensor of changed.values()) tensor.data.forEach((_, i) => (tensor.data[i] = 0.3 * rng.normal()));
+    adapter.setTensors(changed);
+    try {
+      const after = generate(model, [{ tokens: prompt, seed: 1 }], options)[0]!;
+      expect(tf.memory().numTensors).toBe(kept);
+      const scored = await model.score([{ tokens: [...prompt, ...after.tokens] }], { adapter: 'policy' });
+      after.logprobs.forEach((logprob, t) =>
+        expect(Math.abs(logprob - scored.logprobs[0]![prompt.length + t]!)).toBeLessThan(1e-4),
+      );
+      expect(after.logprobs).not.toEqual(before.logprobs);
+    } finally {
+      adapter.setTensors(original);
+    }
+  });
+
+  it('a disposed model, or a removed adapter, frees the fused weights kept for it', () => {
+    const before = tf.memory().numTensors;
+    const other = LanguageModel.fromTensors(config, randomWeights(config, 7), new ByteTokenizer());
+    other.addAdapter('a', { rank: 4, alpha: 8, seed: 3 });
+    const withAdapter = tf.memory().numTensors;
+    generate(other, [{ tokens: randomTokens(5, 256, 92) }], { maxTokens: 3, adapter: 'a' });
+    expect(tf.memory().numTensors).toBeGreaterThan(withAdapter);
+    other.removeAdapter('a');
+    generate(other, [{ tokens: randomTokens(5, 256, 93) }], { maxTokens: 3 });
+    other.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
   it('leaks no tensors', () => {
+    // The call's fused weights are kept from here on (above); every other tensor of the call must go.
+    generate(model, [{ tokens: randomTokens(3, 256, 94) }], { maxTokens: 2, adapter: 'policy' });
     const before = tf.memory().numTensors;
     const branches = branchRequests();
     const results = generate(model, branches.requests, { maxTokens: 5, adapter: 'policy', keepCache: true });

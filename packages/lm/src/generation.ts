@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { defineOptions, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { languageModelHead, runDecoder, type LayerCache } from './decoder';
-import { FusedWeights, fusedDecoderAvailable, runFusedDecoder } from './internal/fused-decoder';
+import { type FusedWeights, fusedDecoderAvailable, runFusedDecoder } from './internal/fused-decoder';
+import { FusedWeightsCache } from './internal/fused-weights-cache';
 import { ropeTables } from './internal/rope-tables';
 import { STACK_CACHES, type StackCachesAttrs } from './internal/wasm-stack-caches';
 import { KvCache } from './kv-cache';
@@ -207,14 +208,39 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
   return { layers, valid };
 }
 
+const fusedCaches = new WeakMap<LanguageModel, FusedWeightsCache>();
+
 /**
- * The weights in the fused decoder's layout, where the backend has its kernels (wasm): built once per
- * `generate`/`prefill` call, so every decode step of the call runs ~11 ops a layer instead of ~100.
+ * The weights in the fused decoder's layout, where the backend has its kernels (wasm), so every decode step
+ * runs ~11 ops a layer instead of ~100: kept between calls on small models while their tensors are unchanged
+ * (`owned` false), built for the call otherwise (the caller frees them).
  */
-function fusedWeights(model: LanguageModel, adapter: string | null): FusedWeights | undefined {
-  return fusedDecoderAvailable(model.config)
-    ? FusedWeights.build(model.parameters, model.resolveAdapter(adapter))
-    : undefined;
+function fusedWeights(
+  model: LanguageModel,
+  adapter: string | null,
+): { weights: FusedWeights; owned: boolean } | undefined {
+  if (!fusedDecoderAvailable(model.config)) return undefined;
+  let cache = fusedCaches.get(model);
+  if (!cache) {
+    cache = new FusedWeightsCache(model.config);
+    fusedCaches.set(model, cache);
+  }
+  return cache.acquire(model.parameters, adapter, model.resolveAdapter(adapter));
+}
+
+/**
+ * Frees the fused weights generation keeps for `model` (one adapter's, or all of them when `adapter` is
+ * undefined): the model calls it when it is disposed or loses an adapter.
+ */
+export function releaseFusedWeights(model: LanguageModel, adapter?: string | null): void {
+  const cache = fusedCaches.get(model);
+  if (!cache) return;
+  if (adapter === undefined) {
+    cache.dispose();
+    fusedCaches.delete(model);
+  } else {
+    cache.release(adapter);
+  }
 }
 
 /** Row `row` of the batch state as a KvCache (only its valid slots). */
@@ -294,9 +320,9 @@ export function prefill(
   const fused = fusedWeights(model, adapter);
   let ran: ReturnType<typeof runChunk>;
   try {
-    ran = runChunk(model, state, [tokens.slice(cachedLength)], [cachedLength], adapter, fused);
+    ran = runChunk(model, state, [tokens.slice(cachedLength)], [cachedLength], adapter, fused?.weights);
   } finally {
-    fused?.dispose();
+    if (fused?.owned) fused.weights.dispose();
   }
   const { logits, state: grown } = ran;
   disposeLayers(state.layers);
@@ -336,9 +362,9 @@ export function generate(
   if (requests.length === 0) return [];
   const fused = fusedWeights(model, adapter);
   try {
-    return sample(model, requests, prompts, options, fused);
+    return sample(model, requests, prompts, options, fused?.weights);
   } finally {
-    fused?.dispose();
+    if (fused?.owned) fused.weights.dispose();
   }
 }
 

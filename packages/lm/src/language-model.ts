@@ -2,7 +2,14 @@ import * as tf from '@tensorflow/tfjs';
 import { ByteTokenizer } from './byte-tokenizer';
 import { DecoderParameters } from './decoder-parameters';
 import { languageModelHead, runDecoder } from './decoder';
-import { generate, prefill, type Generation, type GenerationOptions, type GenerationRequest } from './generation';
+import {
+  generate,
+  prefill,
+  releaseFusedWeights,
+  type Generation,
+  type GenerationOptions,
+  type GenerationRequest,
+} from './generation';
 import { initializeWeights } from './hf-weights';
 import type { KvCache } from './kv-cache';
 import { ropeFrequencies, ropeTables } from './internal/rope-tables';
@@ -110,6 +117,7 @@ export class LanguageModel {
 
   removeAdapter(name: string): void {
     this.adapter(name).dispose();
+    releaseFusedWeights(this, name);
     this.adapters.delete(name);
   }
 
@@ -271,6 +279,7 @@ export class LanguageModel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    releaseFusedWeights(this);
     this.parameters.dispose();
     for (const adapter of this.adapters.values()) adapter.dispose();
     this.adapters.clear();

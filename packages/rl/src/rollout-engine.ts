@@ -78,7 +78,11 @@ export interface RolloutStart {
     /** The id of the node the rollout starts at, to snapshot it first (a tree's root); omitted for branches. */
     readonly root?: string;
     readonly nextNode: () => string;
-    readonly onNode: (snapshot: NodeSnapshot) => void;
+    /**
+     * Takes each node's snapshot. Omitted: nodes are named but not snapshotted (no env or cache is forked),
+     * for rollouts no branch will start from (a tree's last round).
+     */
+    readonly onNode?: (snapshot: NodeSnapshot) => void;
   };
 }
 
@@ -254,7 +258,7 @@ function startRollout(start: RolloutStart): LiveRollout {
 /** Hands the rollout's current state to its snapshot hooks as node `node` (tree rollouts only). */
 async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
   const hooks = rollout.start.snapshots;
-  if (!hooks) return;
+  if (!hooks?.onNode) return;
   const taken: { -readonly [K in keyof NodeSnapshot]: NodeSnapshot[K] } = {
     node,
     episodeId: rollout.start.id,

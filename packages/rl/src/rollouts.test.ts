@@ -308,6 +308,27 @@ describe('rollouts', () => {
       expect(perToken(result.trajectories) / perToken(plain)).toBeGreaterThan(1.15);
     });
 
+    it('over L = 2 rounds, later rounds also branch from nodes the earlier rounds reached', async () => {
+      // Round 1's nodes are snapshotted (only the last round's are named and not kept), so round 2 draws some.
+      const result = await trees({ trees: 2, branches: 2, rounds: 2 }, 8);
+      expect(result.trajectories).toHaveLength(2 * 2 * (1 + 2 * 2));
+      // The round whose rollout reached each node (its own turns, after the ones it shares).
+      const roundOf = new Map(
+        result.trajectories.flatMap((leaf) =>
+          leaf.steps.slice(leaf.tree!.sharedTurns).map((step) => [step.node, leaf.tree!.round] as const),
+        ),
+      );
+      const fromRoundOne = result.trajectories.filter(
+        (leaf) => leaf.tree!.round === 2 && roundOf.get(leaf.tree!.branchedFrom) === 1,
+      );
+      expect(fromRoundOne.length).toBeGreaterThan(0);
+      for (const leaf of fromRoundOne) {
+        const forked = result.trajectories.find((other) => other.episodeId === leaf.forkOf!.episodeId)!;
+        expect(forked.tree!.round).toBe(1);
+        expect(leaf.steps.slice(0, leaf.tree!.sharedTurns)).toEqual(forked.steps.slice(0, leaf.tree!.sharedTurns));
+      }
+    });
+
     it('rejects a bad shape naming the field', async () => {
       await expect(trees({ trees: 0, branches: 2, rounds: 1 })).rejects.toThrow('shape.trees is 0');
     });

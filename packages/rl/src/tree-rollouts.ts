@@ -112,7 +112,8 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
           ...(snapshot.cache ? { cache: snapshot.cache.fork() } : {}),
           tree: { tree, branchedFrom: snapshot.node, sharedTurns: snapshot.prefix.steps.length, round },
           forkOf: { episodeId: snapshot.episodeId, turn: snapshot.prefix.steps.length },
-          snapshots: hooksFor(group, tree),
+          // The last round's nodes are never drawn: name them, but fork no env or cache for them.
+          snapshots: round < shape.rounds ? hooksFor(group, tree) : { nextNode: hooksFor(group, tree).nextNode },
         })),
       );
       trajectories.push(...(await runRollouts(request.policy, branches, options)));
