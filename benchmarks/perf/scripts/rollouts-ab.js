@@ -3,16 +3,15 @@
  * Rollouts only (no updates) of the rollouts section's cases, chains (G = 4) against trees (M = 2, N = 2,
  * L = 1) on tiny-1m, wasm, one thread: CPU time of each method on the same prompts and sampling seeds, and a
  * digest of every rollout's tokens (equal digests = the same tokens were sampled). With --ab, each iteration
- * also runs "before" on the same seeds: the cached-attention kernel's JavaScript loops instead of its wasm SIMD
- * ones, and the caches stacked with tfjs ops instead of TurngymStackCaches (the generation code before issue
- * 32's second round), so before and after come from one process under the same load.
+ * also runs "before" on the same seeds: tree nodes left with the cache of the turn before them (a branch runs
+ * its node's last observation again) and the fused weights built for every generation call (the rollout code
+ * before issue 32's third round), so before and after come from one process under the same load.
  *
  *   node benchmarks/perf/scripts/rollouts-ab.js [--iterations 2] [--only math,wiki,long] [--ab]
  *
  * Needs a build (`npx tsc -b benchmarks/perf`).
  */
 const crypto = require('node:crypto');
-const tf = require('@tensorflow/tfjs');
 const os = require('node:os');
 const { mixSeed, SeededRng } = require('@turngym/core');
 const { loadModel } = require('@turngym/lm');
@@ -25,17 +24,26 @@ const flag = (name, fallback) => {
 };
 const iterations = Number(flag('--iterations', '2'));
 const only = flag('--only', 'math,wiki,long').split(',');
-const internal = (file) => require(require.resolve('@turngym/lm').replace(/index\.js$/, `internal/${file}`));
+const distFile = (pkg, file) => require(require.resolve(pkg).replace(/index\.js$/, file));
 const ab = args.includes('--ab');
 
-/** Issue 32's generation kernels on (the build as it is) or off (the code before them), for --ab. */
-function useKernels(on) {
-  internal('wasm-cached-attention.js').useSimdAttention(on);
-  const { STACK_CACHES } = internal('wasm-stack-caches.js');
-  if (on && !tf.getKernel(STACK_CACHES, 'wasm')) tf.registerKernel(stackCaches);
-  if (!on && tf.getKernel(STACK_CACHES, 'wasm')) tf.unregisterKernel(STACK_CACHES, 'wasm');
+/**
+ * Issue 32's third round on (the build as it is) or off (the code before it), for --ab: node snapshots
+ * completed by the next turn, and FusedWeights kept between generation calls (off: freed before every call,
+ * so each builds and packs its own, as before).
+ */
+function useThisRound(on) {
+  distFile('@turngym/rl', 'rollout-engine.js').useNodeCompletion(on);
+  const generation = distFile('@turngym/lm', 'generation.js');
+  if (!keptGenerate) keptGenerate = generation.generate;
+  generation.generate = on
+    ? keptGenerate
+    : (model, ...rest) => {
+        generation.releaseFusedWeights(model);
+        return keptGenerate(model, ...rest);
+      };
 }
-let stackCaches;
+let keptGenerate;
 
 const MATH = { difficulties: [1], kinds: ['arithmetic'] };
 const CASES = [
@@ -59,7 +67,6 @@ async function main() {
   const model = await loadModel('tiny-1m', { backend: 'wasm', seed: 1 });
   model.addAdapter('policy', { rank: 16, alpha: 32, seed: 1 });
   const policy = { model, format: new ChatTurnFormat(model.tokenizer) };
-  if (ab) stackCaches = tf.getKernel(internal('wasm-stack-caches.js').STACK_CACHES, 'wasm');
   for (const envCase of CASES.filter((c) => only.includes(c.label))) {
     const makeEnv = () => registry.make(envCase.envId, { options: envCase.envOptions });
     const options = (iteration) => ({
@@ -111,7 +118,7 @@ async function main() {
       const seeds = Array.from({ length: 8 }, () => rng.int(0, 2 ** 31 - 1));
       // Orders alternate across iterations: which mode and which method goes first.
       for (const mode of iteration % 2 === 0 ? modes : [...modes].reverse()) {
-        if (ab) useKernels(mode === 'after');
+        if (ab) useThisRound(mode === 'after');
         for (const method of iteration % 2 === 0 ? ['chains', 'trees'] : ['trees', 'chains']) {
           const result = await run(method, seeds, iteration);
           tally[mode][method] += result.ms;
@@ -119,7 +126,7 @@ async function main() {
         }
       }
     }
-    if (ab) useKernels(true);
+    if (ab) useThisRound(true);
     for (const mode of modes) {
       const { chains, trees, digests } = tally[mode];
       // 48 tree rollouts against 32 chains per iteration.

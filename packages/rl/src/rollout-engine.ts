@@ -271,6 +271,19 @@ async function snapshot(rollout: LiveRollout, node: string): Promise<void> {
   rollout.openNode = { snapshot: taken, length: rollout.tokens.length };
 }
 
+let completeNodes = true;
+
+/**
+ * Leaves node snapshots with the cache of the turn before them, so that a branch runs its node's last
+ * observation again (the engine before issue 32's third round): the reference the tests and the rollouts A/B
+ * benchmark compare against. Returns the previous setting.
+ */
+export function useNodeCompletion(enabled: boolean): boolean {
+  const previous = completeNodes;
+  completeNodes = enabled;
+  return previous;
+}
+
 /**
  * Gives the rollout's open node the cache of its whole prefix: the generation that just continued from the
  * node ran its last observation, so a view of the new cache up to the node (no copy) and the logits there
@@ -280,7 +293,7 @@ function completeOpenNode(rollout: LiveRollout, generation: Generation): void {
   const open = rollout.openNode;
   rollout.openNode = undefined;
   const { cache, promptLogits } = generation;
-  if (!open || !cache || !promptLogits || cache.cachedLength < open.length) return;
+  if (!completeNodes || !open || !cache || !promptLogits || cache.cachedLength < open.length) return;
   if (rollout.tokens.length !== open.length) return;
   open.snapshot.cache?.dispose();
   open.snapshot.cache = cache.prefixOf(open.length, promptLogits);

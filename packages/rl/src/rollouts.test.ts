@@ -5,7 +5,7 @@ import { ByteTokenizer, LanguageModel, isBackendAvailable, testConfig, useBacken
 import { collectChains } from './chain-rollouts';
 import { ChatTurnFormat } from './chat-turn-format';
 import { lossMask } from './loss-mask';
-import type { RolloutPolicy } from './rollout-engine';
+import { useNodeCompletion, type RolloutPolicy } from './rollout-engine';
 import { validateEpisodeRecord } from '@turngym/core';
 import { InvalidTrajectoryError } from './rl-errors';
 import {
@@ -287,6 +287,25 @@ describe('rollouts', () => {
           if (mask[t]) expect(leaf.logprobs[t]).toBeCloseTo(scores[t]!, 3);
         });
       }
+    });
+
+    it("samples the tokens branches sample when they run their node's last observation again", async () => {
+      const completed = await trees();
+      const previous = useNodeCompletion(false);
+      let rerun: Awaited<ReturnType<typeof trees>>;
+      try {
+        rerun = await trees();
+      } finally {
+        useNodeCompletion(previous);
+      }
+      expect(completed.trajectories.map((leaf) => leaf.tokens)).toEqual(rerun.trajectories.map((leaf) => leaf.tokens));
+      completed.trajectories.forEach((leaf, index) => {
+        const other = rerun.trajectories[index]!;
+        leaf.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - other.logprobs[t]!)).toBeLessThan(1e-5));
+        // A branch from a completed node runs none of its prefix; roots run the same either way.
+        if (leaf.tree!.round === 0) expect(leaf.computedTokens).toBe(other.computedTokens);
+        else expect(leaf.computedTokens).toBeLessThan(other.computedTokens);
+      });
     });
 
     it('is deterministic for a seed', async () => {
