@@ -195,6 +195,51 @@ describe('Self-AC loss and update', () => {
     }
   });
 
+  it('klReference current holds the actor where the update found it while the critic trains (PPG’s cloning term)', async () => {
+    // Critic-only updates (α = 1) move the shared adapter and so the actor; the KL to the adapter as the update
+    // began pulls the action logprobs back. Same model, data and seed, with and without the term.
+    const drift = async (klCoefficient: number): Promise<{ drift: number; klRef: number }> => {
+      const local = freshModel(11);
+      try {
+        const rows = episodes.map((episode) => episode.row);
+        const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 2e-2 });
+        // Move the adapter away from the base first, so that "the adapter as it is" and "adapter off" differ.
+        await selfAcUpdate(trainer, episodes, { alpha: 0, minibatchSize: 64 });
+        // The reference is read before the first step: that step's KL is 0 to the current adapter, not to the base.
+        const first = { alpha: 1, epochs: 1, minibatchSize: 64, klCoefficient: 1e-9 };
+        expect((await selfAcUpdate(trainer, episodes, { ...first, klReference: 'current' })).klRef).toBeCloseTo(0, 7);
+        expect((await selfAcUpdate(trainer, episodes, { ...first, klReference: 'base' })).klRef).toBeGreaterThan(1e-6);
+        const before = (await local.score(rows, { adapter: 'policy' })).logprobs;
+        const stats = await selfAcUpdate(trainer, episodes, {
+          alpha: 1,
+          epochs: 6,
+          minibatchSize: 64,
+          klCoefficient,
+          klReference: 'current',
+        });
+        const after = (await local.score(rows, { adapter: 'policy' })).logprobs;
+        let sum = 0;
+        let count = 0;
+        rows.forEach((row, b) =>
+          row.weights.forEach((weight, t) => {
+            if (!weight) return;
+            sum += Math.abs(after[b]![t]! - before[b]![t]!);
+            count += 1;
+          }),
+        );
+        trainer.dispose();
+        return { drift: sum / count, klRef: stats.klRef };
+      } finally {
+        local.dispose();
+      }
+    };
+    const free = await drift(0);
+    const held = await drift(50);
+    expect(free.drift).toBeGreaterThan(0);
+    expect(held.klRef).toBeGreaterThan(0);
+    expect(held.drift).toBeLessThan(free.drift * 0.5);
+  });
+
   it('refuses a trainer without the value head', async () => {
     const local = freshModel(8);
     try {

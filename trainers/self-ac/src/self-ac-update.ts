@@ -20,8 +20,15 @@ export interface SelfAcUpdateOptions extends SelfAcLossOptions {
   minibatchSize: number;
   /** Most padded tokens per forward pass; a bigger minibatch is run in passes whose gradients are summed. */
   minibatchTokens: number;
-  /** β_KL on the k3 KL to the base model (adapter off); 0 (§2 has none) skips the reference pass. */
+  /** β_KL on the k3 KL to the reference policy (`klReference`); 0 (§2 has none) skips the reference pass. */
   klCoefficient: number;
+  /**
+   * The policy the KL term holds the actor to: `base`, the model with its adapter off (the usual KL to a
+   * reference model), or `current`, the trained adapter as it is when the update starts — Phasic Policy
+   * Gradient's behavioural-cloning term, which lets critic-only passes change the shared features while
+   * keeping the actor's action probabilities where they were.
+   */
+  klReference: 'base' | 'current';
   /** Weight of the entropy bonus on action tokens. */
   entropyCoefficient: number;
   /** Seeds the minibatch shuffling. */
@@ -39,6 +46,7 @@ export const selfAcUpdateOptionsSchema = {
     minibatchSize: { type: 'integer', minimum: 1, default: 8 },
     minibatchTokens: { type: 'integer', minimum: 1, default: 4096 },
     klCoefficient: { type: 'number', minimum: 0, default: 0 },
+    klReference: { type: 'string', enum: ['base', 'current'], default: 'base' },
     entropyCoefficient: { type: 'number', minimum: 0, default: 0 },
     seed: { type: 'integer', default: 0 },
   },
@@ -105,7 +113,7 @@ export async function selfAcUpdate(
     )) {
       const scored = await trainer.model.score(
         batch.map((index) => rows[index]!),
-        { adapter: null },
+        { adapter: options.klReference === 'current' ? trainer.options.adapter! : null },
       );
       batch.forEach((index, b) => (reference[index] = scored.logprobs[b]!.map((value) => value ?? 0)));
     }

@@ -73,7 +73,7 @@ describe('trainSelfAc', () => {
     expect(Number.isFinite(row!['losses/critic_only_value_loss'])).toBe(true);
   }, 120_000);
 
-  it('trains the critic alone for the first criticWarmupIterations iterations, then the α mix', async () => {
+  it('trains the critic alone for the first criticWarmupIterations iterations, then the α mix; criticCloneCoefficient anchors the critic passes', async () => {
     expect(validateSelfAcArgs(smoke.args('defaults')).criticWarmupIterations).toBe(0);
     expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticWarmupIterations: -1 })).toThrow(
       /criticWarmupIterations/,
@@ -81,8 +81,20 @@ describe('trainSelfAc', () => {
     expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticWarmupIterations: 0.5 })).toThrow(
       /criticWarmupIterations/,
     );
+    expect(validateSelfAcArgs(smoke.args('defaults')).criticCloneCoefficient).toBe(0);
+    expect(() => validateSelfAcArgs({ ...smoke.args('bad'), criticCloneCoefficient: -1 })).toThrow(
+      /criticCloneCoefficient/,
+    );
     const result = await trainSelfAc(
-      { ...smoke.args('warmup'), iterations: 2, groupSize: 2, evalEpisodes: 1, criticWarmupIterations: 1 },
+      {
+        ...smoke.args('warmup'),
+        iterations: 2,
+        groupSize: 2,
+        evalEpisodes: 1,
+        criticWarmupIterations: 1,
+        criticEpochs: 2,
+        criticCloneCoefficient: 1,
+      },
       { registry },
     );
     result.model.dispose();
@@ -92,6 +104,8 @@ describe('trainSelfAc', () => {
     expect(warm!['losses/total_loss']).toBeCloseTo(warm!['losses/value_loss']!, 6);
     // Afterwards the α mix (0.5) of both terms.
     expect(mixed!['charts/critic_warmup']).toBe(0);
+    // The critic-only passes carry PPG's cloning term: a KL to the adapter as they began (0 only at their first step).
+    for (const row of [warm!, mixed!]) expect(row['losses/critic_clone_kl']).toBeGreaterThan(0);
     expect(mixed!['losses/policy_loss']).not.toBeCloseTo(mixed!['losses/value_loss']!, 3);
     expect(mixed!['losses/total_loss']).toBeCloseTo(
       0.5 * mixed!['losses/value_loss']! + 0.5 * mixed!['losses/policy_loss']!,

@@ -56,6 +56,13 @@ export interface SelfAcOwnArgs {
    * `criticEpochs`.
    */
   criticWarmupIterations: number;
+  /**
+   * β_clone of Phasic Policy Gradient's auxiliary phase (Cobbe et al., 2021): the critic-only passes
+   * (`criticEpochs`) add β_clone·KL(π_before ‖ π_θ) on the action tokens (k3, π_before = the adapter as the
+   * critic passes begin), so the critic reshapes the shared adapter without moving the actor. 0 (default) adds
+   * no term; the α-mixed update itself is unchanged.
+   */
+  criticCloneCoefficient: number;
 }
 
 export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
@@ -68,6 +75,7 @@ const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
   maxPackedTokens: { type: 'integer', minimum: 1, default: 1024 },
   criticEpochs: { type: 'integer', minimum: 0, default: 0 },
   criticWarmupIterations: { type: 'integer', minimum: 0, default: 0 },
+  criticCloneCoefficient: { type: 'number', minimum: 0, default: 0 },
 };
 
 // §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
@@ -154,7 +162,8 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
           ...options,
           alpha: 1,
           epochs: args.criticEpochs,
-          klCoefficient: 0,
+          klCoefficient: args.criticCloneCoefficient,
+          klReference: 'current' as const,
           entropyCoefficient: 0,
           seed: mixSeed(options.seed, 1),
         });
@@ -163,7 +172,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
     },
 
     // The critic's metrics (CleanRL's names); explained variance is left out when the returns do not vary.
-    metrics: () => {
+    metrics: (_rollouts, { args }) => {
       if (!last) return {};
       const metrics: Record<string, number> = {
         'losses/value_loss': last.valueLoss,
@@ -179,6 +188,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       if (critic) {
         metrics['losses/critic_only_value_loss'] = critic.valueLoss;
         metrics['perf/critic_sequences_forwarded'] = critic.sequencesForwarded;
+        if (args.criticCloneCoefficient > 0) metrics['losses/critic_clone_kl'] = critic.klRef;
       }
       return metrics;
     },
