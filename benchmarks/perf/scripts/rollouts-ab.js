@@ -4,8 +4,10 @@
  * L = 1) on tiny-1m, wasm, one thread: CPU time of each method on the same prompts and sampling seeds, and a
  * digest of every rollout's tokens (equal digests = the same tokens were sampled). With --ab, each iteration
  * also runs "before" on the same seeds: tree nodes left with the cache of the turn before them (a branch runs
- * its node's last observation again) and the fused weights built for every generation call (the rollout code
- * before issue 32's third round), so before and after come from one process under the same load.
+ * its node's last observation again), the fused weights built for every generation call and the decode
+ * attention's SIMD loops in float64 (the rollout code before issue 32's third round), so before and after come
+ * from one process under the same load. Before and after sample different tokens where float32 attention
+ * tips a near tie (their digests differ); each method's "after" digests are this build's.
  *
  *   node benchmarks/perf/scripts/rollouts-ab.js [--iterations 2] [--only math,wiki,long] [--ab]
  *
@@ -29,11 +31,12 @@ const ab = args.includes('--ab');
 
 /**
  * Issue 32's third round on (the build as it is) or off (the code before it), for --ab: node snapshots
- * completed by the next turn, and FusedWeights kept between generation calls (off: freed before every call,
- * so each builds and packs its own, as before).
+ * completed by the next turn, FusedWeights kept between generation calls (off: freed before every call, so
+ * each builds and packs its own, as before), and float32 decode attention (off: float64).
  */
 function useThisRound(on) {
   distFile('@turngym/rl', 'rollout-engine.js').useNodeCompletion(on);
+  distFile('@turngym/lm', 'internal/wasm-cached-attention.js').useSimdPrecision(on ? 'float32' : 'float64');
   const generation = distFile('@turngym/lm', 'generation.js');
   if (!keptGenerate) keptGenerate = generation.generate;
   generation.generate = on

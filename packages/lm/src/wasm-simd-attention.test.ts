@@ -3,8 +3,8 @@ import { SeededRng } from '@turngym/core';
 import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { generate, prefill, type GenerationRequest } from './generation';
-import { CACHED_ATTENTION, useSimdAttention } from './internal/wasm-cached-attention';
-import { attentionModuleBytes, simdAttention } from './internal/wasm-simd-attention';
+import { CACHED_ATTENTION, useSimdAttention, useSimdPrecision } from './internal/wasm-cached-attention';
+import { attentionModuleBytes, simdAttention, type AttentionPrecision } from './internal/wasm-simd-attention';
 import { LanguageModel } from './language-model';
 import { testConfig } from './tiny-configs';
 import { MASKED } from './token-batch';
@@ -55,8 +55,14 @@ function kernelInputs(shape: Case, seed: number): Record<string, tf.Tensor> {
   };
 }
 
-function runKernel(shape: Case, inputs: Record<string, tf.Tensor>, simd: boolean): Float32Array[] {
+function runKernel(
+  shape: Case,
+  inputs: Record<string, tf.Tensor>,
+  simd: boolean,
+  precision: AttentionPrecision = 'float64',
+): Float32Array[] {
   const previous = useSimdAttention(simd);
+  const previousPrecision = useSimdPrecision(precision);
   try {
     const { numHeads, numKvHeads, headDim } = shape;
     const outputs = tf.engine().runKernel(CACHED_ATTENTION, inputs, { numHeads, numKvHeads, headDim }) as tf.Tensor[];
@@ -65,6 +71,7 @@ function runKernel(shape: Case, inputs: Record<string, tf.Tensor>, simd: boolean
     return values;
   } finally {
     useSimdAttention(previous);
+    useSimdPrecision(previousPrecision);
   }
 }
 
@@ -102,10 +109,35 @@ describeWasm('wasm SIMD attention: the same bits as the JavaScript loops', () =>
     simd!.forEach((value, i) => expect(Math.abs(value - plain![i]!)).toBeLessThan(1e-6));
   });
 
+  it.each([
+    { B: 5, T: 1, P: 37, numHeads: 4, numKvHeads: 2, headDim: 32 },
+    { B: 3, T: 6, P: 20, numHeads: 4, numKvHeads: 2, headDim: 32 },
+    { B: 4, T: 2, P: 9, numHeads: 4, numKvHeads: 2, headDim: 8 },
+    { B: 2, T: 1, P: 50, numHeads: 8, numKvHeads: 4, headDim: 64 },
+    { B: 3, T: 1, P: 30, numHeads: 2, numKvHeads: 2, headDim: 16 },
+    { B: 3, T: 3, P: 12, numHeads: 8, numKvHeads: 2, headDim: 16 },
+  ])('in float32 agrees with the JavaScript loops to float32 rounding: %o', (shape) => {
+    const inputs = kernelInputs(shape, 100 + shape.P);
+    const [attended, keys, values] = runKernel(shape, inputs, true, 'float32');
+    const [plain, plainKeys, plainValues] = runKernel(shape, inputs, false);
+    tf.dispose(Object.values(inputs));
+    // The caches are copies (the same bits); the attended values are averages of values ~N(0, 1) under
+    // weights from scores of tens of units, so float32 dot products move them by ~1e-6.
+    expect(Array.from(keys!)).toEqual(Array.from(plainKeys!));
+    expect(Array.from(values!)).toEqual(Array.from(plainValues!));
+    let largest = 0;
+    attended!.forEach((value, i) => (largest = Math.max(largest, Math.abs(value - plain![i]!))));
+    expect(largest).toBeLessThan(2e-5);
+    const width = shape.numHeads * shape.headDim;
+    expect(attended!.subarray(shape.T * width, 2 * shape.T * width).every((value) => value === 0)).toBe(true);
+  });
+
   it('builds a valid module for head sizes that are multiples of 4 and refuses others', () => {
     for (const headDim of [4, 8, 32, 64, 128]) {
-      expect(WebAssembly.validate(attentionModuleBytes(headDim, false))).toBe(true);
-      expect(WebAssembly.validate(attentionModuleBytes(headDim, true))).toBe(true);
+      for (const precision of ['float64', 'float32'] as const) {
+        expect(WebAssembly.validate(attentionModuleBytes(headDim, false, precision))).toBe(true);
+        expect(WebAssembly.validate(attentionModuleBytes(headDim, true, precision))).toBe(true);
+      }
     }
     expect(() => attentionModuleBytes(6, false)).toThrow(RangeError);
     expect(simdAttention(new WebAssembly.Memory({ initial: 1 }), 6)).toBeNull();
@@ -169,10 +201,16 @@ describeWasm('generation with the wasm SIMD attention', () => {
     return { requests, dispose: () => [...nodes, ...forks].forEach((cache) => cache.dispose()) };
   }
 
-  it('samples the same tokens with the same logprobs and caches as the JavaScript loops', () => {
+  it('in float64, samples the same tokens with the same logprobs and caches as the JavaScript loops', () => {
     const options = { maxTokens: 12, temperature: 1, adapter: 'policy', keepCache: true, stopTokenIds: [] };
     const simdBranches = branches();
-    const simd = generate(model, simdBranches.requests, options);
+    const previousPrecision = useSimdPrecision('float64');
+    let simd;
+    try {
+      simd = generate(model, simdBranches.requests, options);
+    } finally {
+      useSimdPrecision(previousPrecision);
+    }
     const plainBranches = branches();
     const previous = useSimdAttention(false);
     let plain;
@@ -192,5 +230,24 @@ describeWasm('generation with the wasm SIMD attention', () => {
     [...simd, ...plain].forEach((result) => result.cache!.dispose());
     simdBranches.dispose();
     plainBranches.dispose();
+  });
+
+  it('in float32 (the default), samples with logprobs that a full forward pass agrees with', async () => {
+    const options = { maxTokens: 12, temperature: 1, adapter: 'policy', keepCache: true, stopTokenIds: [] };
+    const simdBranches = branches();
+    const simd = generate(model, simdBranches.requests, options);
+    const histories = simdBranches.requests.map((request, row) => [...request.tokens!, ...simd[row]!.tokens]);
+    const scored = await model.score(
+      histories.map((tokens) => ({ tokens })),
+      { adapter: 'policy' },
+    );
+    simd.forEach((result, row) => {
+      const start = simdBranches.requests[row]!.tokens!.length;
+      result.logprobs.forEach((logprob, t) =>
+        expect(Math.abs(logprob - scored.logprobs[row]![start + t]!)).toBeLessThan(1e-4),
+      );
+      result.cache!.dispose();
+    });
+    simdBranches.dispose();
   });
 });

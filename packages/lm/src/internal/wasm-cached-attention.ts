@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { simdAttention, type AttendFunction, type WasmMemory } from './wasm-simd-attention';
+import { simdAttention, type AttendFunction, type AttentionPrecision, type WasmMemory } from './wasm-simd-attention';
 
 /** The kernel's name: the fused decoder calls it where the current backend has it (wasm, through `useBackend`). */
 export const CACHED_ATTENTION = 'TurngymCachedAttention';
@@ -23,15 +23,27 @@ interface WasmBackendLike {
 function attendOn(wasm: WasmBackendLike, headDim: number): AttendFunction | null {
   if (!simdEnabled) return null;
   const memory = wasm.wasm.asm?.memory ?? wasm.wasm.wasmMemory;
-  return memory ? simdAttention(memory, headDim) : null;
+  return memory ? simdAttention(memory, headDim, simdPrecision) : null;
 }
 
 let simdEnabled = true;
+let simdPrecision: AttentionPrecision = 'float32';
 
 /** Runs the JavaScript loops instead of the wasm SIMD ones (the tests' reference); returns the previous setting. */
 export function useSimdAttention(enabled: boolean): boolean {
   const previous = simdEnabled;
   simdEnabled = enabled;
+  return previous;
+}
+
+/**
+ * The SIMD loops' arithmetic (`wasm-simd-attention`): float32 by default (dot products and weighted sums
+ * four lanes at a time), float64 for the JavaScript loops' bits (tests, and the A/B benchmark's "before").
+ * Returns the previous setting.
+ */
+export function useSimdPrecision(precision: AttentionPrecision): AttentionPrecision {
+  const previous = simdPrecision;
+  simdPrecision = precision;
   return previous;
 }
 
@@ -46,8 +58,9 @@ const CLOSED = -1e8;
  * (branches of a rollout tree start from prefixes of different lengths, so ~a quarter of their slots were
  * padding). Here a query visits only the slots its mask opens, and there is no transposed copy of the keys,
  * no mask add and no separate softmax. The scores, softmax and weighted sum run as wasm SIMD
- * (`wasm-simd-attention`, the same bits as the JavaScript loops below, ~2–3× faster), RoPE and the cache
- * copies in JavaScript.
+ * (`wasm-simd-attention`): by default with float32 dot products and weighted sums (`useSimdPrecision`; the
+ * slots' share of a decode step is the part that grows with context, which a tree's branch rows have most
+ * of), or in float64, the same bits as the JavaScript loops below; RoPE and the cache copies in JavaScript.
  *
  * Inputs: `qkv` [N, (heads + 2·kvHeads)·headDim] (the fused q, k and v projections, before RoPE; N = B·T),
  * `cos`/`sin` [N, headDim] (`ropeTables`), `pastK`/`pastV` [B, kvHeads, P, headDim], `mask` [B, 1, T, P + T]

@@ -4,12 +4,13 @@
  * to build it, and it reads the tfjs wasm backend's own heap (it imports that memory), so nothing is copied
  * in or out.
  *
- * It computes what the plain JavaScript loops compute, in the same order and the same float64 arithmetic, so
- * the outputs are the same bits: f64x2 lanes hold the even and the odd terms of each dot product (the two
- * partial sums the loop kept), the weighted sums add slot after slot, and `exp` is fdlibm's, the algorithm
- * V8's `Math.exp` runs (base/ieee754.cc), step for step. Generation therefore samples the same tokens as
- * before. The JavaScript loops stay as the fallback (no SIMD, a head size not a multiple of 4) and as the
- * reference the tests hold this to.
+ * In float64 it computes what the plain JavaScript loops compute, in the same order and the same float64
+ * arithmetic, so the outputs are the same bits: f64x2 lanes hold the even and the odd terms of each dot
+ * product (the two partial sums the loop kept), the weighted sums add slot after slot, and `exp` is fdlibm's,
+ * the algorithm V8's `Math.exp` runs (base/ieee754.cc), step for step. In float32 (what generation runs) the
+ * dot products and weighted sums take four lanes at a time and differ from the loops by float32 rounding;
+ * `exp` and the softmax stay as above. The JavaScript loops stay as the fallback (no SIMD, a head size not a
+ * multiple of 4) and as the reference the tests hold both to.
  */
 
 /**
@@ -92,6 +93,12 @@ const F64X2_EXTRACT_LANE = 0x21;
 const F64X2_PROMOTE_LOW_F32X4 = 0x5f;
 const F64X2_ADD = 0xf0;
 const F64X2_MUL = 0xf2;
+const F32_ADD = 0x92;
+const F32X4_SPLAT = 0x13;
+const F32X4_EXTRACT_LANE = 0x1f;
+const F32X4_DEMOTE_F64X2_ZERO = 0x5e;
+const F32X4_ADD = 0xe4;
+const F32X4_MUL = 0xe6;
 
 function unsigned(value: number): number[] {
   const bytes: number[] = [];
@@ -310,12 +317,48 @@ function emitExp(body: Body): void {
 }
 
 /**
- * The module's bytes for head size `headDim` (a multiple of 4): its loops over a head's dimensions are
- * unrolled, with one f64x2 accumulator per two dimensions in locals. `shared`: the backend's memory is a
- * SharedArrayBuffer (its threaded build), which an import must declare, with a maximum.
+ * How `attend` multiplies and adds: `float64` as the JavaScript loops (the same bits), or `float32`: the dot
+ * products and the weighted sums in f32x4 lanes (four terms an instruction instead of two, no promotion of
+ * each key and value), the scores, the softmax and its total still in float64. The attended values then
+ * differ from the loops' by float32 rounding (~1e-6 relative), so sampled tokens may differ where two are
+ * nearly tied.
  */
-export function attentionModuleBytes(headDim: number, shared: boolean): Uint8Array {
+export type AttentionPrecision = 'float64' | 'float32';
+
+/**
+ * The module's bytes for head size `headDim` (a multiple of 4): its loops over a head's dimensions are
+ * unrolled, with one accumulator per two dimensions (f64x2) or four (f32x4) in locals. `shared`: the
+ * backend's memory is a SharedArrayBuffer (its threaded build), which an import must declare, with a maximum.
+ */
+export function attentionModuleBytes(
+  headDim: number,
+  shared: boolean,
+  precision: AttentionPrecision = 'float64',
+): Uint8Array {
   if (headDim % 4 !== 0 || headDim <= 0) throw new RangeError(`headDim ${headDim} is not a positive multiple of 4.`);
+  const body = precision === 'float32' ? float32Body(headDim) : float64Body(headDim);
+  const vectors = precision === 'float32' ? 2 + 2 * (headDim / 4) : 2 + headDim / 2;
+  const locals = [
+    [9, I32],
+    [11, F64],
+    [vectors, V128],
+  ] as const;
+  const code = [...unsigned(locals.length), ...locals.flatMap(([n, type]) => [...unsigned(n), type]), ...body.bytes];
+  const section = (id: number, content: number[]): number[] => [id, ...unsigned(content.length), ...content];
+  const name = (text: string): number[] => [...unsigned(text.length), ...[...text].map((ch) => ch.charCodeAt(0))];
+  const limits = shared ? [0x03, ...unsigned(1), ...unsigned(65536)] : [0x00, ...unsigned(1)];
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 9, ...new Array<number>(9).fill(I32), 0]),
+    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, ...limits]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name('attend'), 0x00, 0]),
+    ...section(10, [1, ...unsigned(code.length), ...code]),
+  ]);
+}
+
+/** `attend` in float64, the JavaScript loops' arithmetic in their order. */
+function float64Body(headDim: number): Body {
   const pairs = headDim / 2;
   const body = new Body();
   const { q, group, keys, values, open, count, mask, scores, out } = P;
@@ -427,24 +470,124 @@ export function attentionModuleBytes(headDim: number, shared: boolean): Uint8Arr
   body.get(g).i32(1).op(I32_ADD).set(g).op(BR, 0);
   body.op(END).op(END);
   body.op(END);
+  return body;
+}
 
-  const locals = [
-    [9, I32],
-    [11, F64],
-    [2 + pairs, V128],
-  ] as const;
-  const code = [...unsigned(locals.length), ...locals.flatMap(([n, type]) => [...unsigned(n), type]), ...body.bytes];
-  const section = (id: number, content: number[]): number[] => [id, ...unsigned(content.length), ...content];
-  const name = (text: string): number[] => [...unsigned(text.length), ...[...text].map((ch) => ch.charCodeAt(0))];
-  const limits = shared ? [0x03, ...unsigned(1), ...unsigned(65536)] : [0x00, ...unsigned(1)];
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 9, ...new Array<number>(9).fill(I32), 0]),
-    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, ...limits]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('attend'), 0x00, 0]),
-    ...section(10, [1, ...unsigned(code.length), ...code]),
-  ]);
+/**
+ * `attend` with float32 dot products and weighted sums. The query head (float64 in memory, each value a
+ * float32 rounded by the kernel, so demoting it is exact) sits in f32x4 locals for the whole pass over the
+ * slots; a dot product is four-lane products summed lane by lane, then its lanes (0 + 1) + (2 + 3); exp and
+ * the softmax total stay fdlibm's float64.
+ */
+function float32Body(headDim: number): Body {
+  const quads = headDim / 4;
+  const body = new Body();
+  const { q, group, keys, values, open, count, mask, scores, out } = P;
+  const { g, i, slot, qg, outg, max, score, total, weight, inverse, acc, kv } = L;
+  // v128 locals after acc and kv: the weighted sums, then the query head, four dimensions each.
+  const sums = L.sums;
+  const queries = L.sums + quads;
+  const rowBytes = headDim * 4;
+  body.i32(0).set(g);
+  body.op(BLOCK, VOID).op(LOOP, VOID);
+  body.get(g).get(group).op(I32_GE_S).op(BR_IF, 1);
+  body
+    .get(q)
+    .get(g)
+    .i32(headDim * 8)
+    .op(I32_MUL)
+    .op(I32_ADD)
+    .set(qg);
+  body
+    .get(out)
+    .get(g)
+    .i32(headDim * 4)
+    .op(I32_MUL)
+    .op(I32_ADD)
+    .set(outg);
+  // queries[j] = the head's dimensions 4j … 4j + 3 as float32.
+  for (let j = 0; j < quads; j++) {
+    body
+      .get(qg)
+      .v128Load(j * 32)
+      .simd(F32X4_DEMOTE_F64X2_ZERO);
+    body
+      .get(qg)
+      .v128Load(j * 32 + 16)
+      .simd(F32X4_DEMOTE_F64X2_ZERO);
+    body.simd(I8X16_SHUFFLE, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23).set(queries + j);
+  }
+  // Scores: bias + q·k, and their maximum.
+  body.f64(-Infinity).set(max);
+  body.i32(0).set(i);
+  body.op(BLOCK, VOID).op(LOOP, VOID);
+  body.get(i).get(count).op(I32_GE_S).op(BR_IF, 1);
+  body.get(open).get(i).i32(2).op(I32_SHL).op(I32_ADD).memory(I32_LOAD, 2).set(slot);
+  body.get(keys).get(slot).i32(rowBytes).op(I32_MUL).op(I32_ADD).set(L.at);
+  body.get(L.at).v128Load(0).get(queries).simd(F32X4_MUL).set(acc);
+  for (let j = 1; j < quads; j++) {
+    body
+      .get(acc)
+      .get(L.at)
+      .v128Load(j * 16)
+      .get(queries + j)
+      .simd(F32X4_MUL)
+      .simd(F32X4_ADD)
+      .set(acc);
+  }
+  body.get(mask).get(slot).i32(2).op(I32_SHL).op(I32_ADD).memory(F32_LOAD, 2).op(F64_PROMOTE_F32);
+  body.get(acc).simd(F32X4_EXTRACT_LANE, 0).get(acc).simd(F32X4_EXTRACT_LANE, 1).op(F32_ADD);
+  body.get(acc).simd(F32X4_EXTRACT_LANE, 2).get(acc).simd(F32X4_EXTRACT_LANE, 3).op(F32_ADD);
+  body.op(F32_ADD).op(F64_PROMOTE_F32).op(F64_ADD).set(score);
+  body.get(scores).get(i).i32(3).op(I32_SHL).op(I32_ADD).get(score).memory(F64_STORE, 3);
+  body.get(max).get(score).op(F64_MAX).set(max);
+  body.get(i).i32(1).op(I32_ADD).set(i).op(BR, 0);
+  body.op(END).op(END);
+  // Weights exp(score − max) (float64), their total, and the weighted sum of the values in float32.
+  for (let j = 0; j < quads; j++) body.simd(V128_CONST, ...new Array<number>(16).fill(0)).set(sums + j);
+  body.f64(0).set(total);
+  body.i32(0).set(i);
+  body.op(BLOCK, VOID).op(LOOP, VOID);
+  body.get(i).get(count).op(I32_GE_S).op(BR_IF, 1);
+  body.get(scores).get(i).i32(3).op(I32_SHL).op(I32_ADD).memory(F64_LOAD, 3).get(max).op(F64_SUB).set(L.x);
+  emitExp(body);
+  body.get(L.y).set(weight);
+  body.get(scores).get(i).i32(3).op(I32_SHL).op(I32_ADD).get(weight).memory(F64_STORE, 3);
+  body.get(total).get(weight).op(F64_ADD).set(total);
+  body.get(open).get(i).i32(2).op(I32_SHL).op(I32_ADD).memory(I32_LOAD, 2).set(slot);
+  body.get(values).get(slot).i32(rowBytes).op(I32_MUL).op(I32_ADD).set(L.at);
+  body.get(weight).op(F32_DEMOTE_F64).simd(F32X4_SPLAT).set(kv);
+  for (let j = 0; j < quads; j++) {
+    body
+      .get(sums + j)
+      .get(L.at)
+      .v128Load(j * 16)
+      .get(kv)
+      .simd(F32X4_MUL)
+      .simd(F32X4_ADD)
+      .set(sums + j);
+  }
+  body.get(i).i32(1).op(I32_ADD).set(i).op(BR, 0);
+  body.op(END).op(END);
+  // out = sums · (1 / total), rounded to float32.
+  body.f64(1).get(total).op(F64_DIV).set(inverse);
+  for (let j = 0; j < quads; j++) {
+    for (let lane = 0; lane < 4; lane++) {
+      body
+        .get(outg)
+        .get(sums + j)
+        .simd(F32X4_EXTRACT_LANE, lane)
+        .op(F64_PROMOTE_F32)
+        .get(inverse)
+        .op(F64_MUL)
+        .op(F32_DEMOTE_F64);
+      body.memory(F32_STORE, 2, (4 * j + lane) * 4);
+    }
+  }
+  body.get(g).i32(1).op(I32_ADD).set(g).op(BR, 0);
+  body.op(END).op(END);
+  body.op(END);
+  return body;
 }
 
 /** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
@@ -458,27 +601,32 @@ interface WasmApi {
 }
 const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
-/** Modules already built, by head size and memory kind (every model of a head size shares one). */
-const instances = new WeakMap<WasmMemory, Map<number, AttendFunction | null>>();
+/** Modules already built, by head size, precision and memory (every model of a head size shares one). */
+const instances = new WeakMap<WasmMemory, Map<string, AttendFunction | null>>();
 
 /**
  * `attend` on `memory` for head size `headDim`, or null where it cannot run: WebAssembly without SIMD, or a
  * head size that is not a multiple of 4 (the JavaScript loops then run).
  */
-export function simdAttention(memory: WasmMemory, headDim: number): AttendFunction | null {
+export function simdAttention(
+  memory: WasmMemory,
+  headDim: number,
+  precision: AttentionPrecision = 'float64',
+): AttendFunction | null {
   let byHead = instances.get(memory);
   if (!byHead) instances.set(memory, (byHead = new Map()));
-  const known = byHead.get(headDim);
+  const key = `${headDim}/${precision}`;
+  const known = byHead.get(key);
   if (known !== undefined) return known;
   let attend: AttendFunction | null = null;
   if (wasmApi && headDim % 4 === 0 && headDim > 0) {
     const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-    const bytes = attentionModuleBytes(headDim, shared);
+    const bytes = attentionModuleBytes(headDim, shared, precision);
     if (wasmApi.validate(bytes)) {
       const instance = new wasmApi.Instance(new wasmApi.Module(bytes), { env: { memory } });
       attend = instance.exports.attend as AttendFunction;
     }
   }
-  byHead.set(headDim, attend);
+  byHead.set(key, attend);
   return attend;
 }
