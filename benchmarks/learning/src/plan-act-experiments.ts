@@ -56,6 +56,41 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
         actorTurnsPerTask: 3,
         singleAgent: true,
       },
+      // Two stages of `wiki-hops` solved 1/50 as Plan/Act: each name was copied about seven times. From here
+      // the math recipe (`answer-report`: the actor makes the expert's tool calls and reports its `SUBMIT(…)`,
+      // the planner's FINAL repeats it), cloned on the Plan/Act episodes alone.
+      {
+        seed: 203,
+        episodes: 384,
+        epochs: 2,
+        batchSize: 4,
+        learningRate: 2e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: false,
+      },
+      {
+        seed: 204,
+        episodes: 768,
+        epochs: 2,
+        batchSize: 4,
+        learningRate: 2e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: false,
+      },
+      // The Plan/Act-only stages lose the single agent (a single agent's rollout writes Plan/Act turns): one
+      // mixed stage at half the rate, as on math.
+      {
+        seed: 205,
+        episodes: 384,
+        epochs: 1,
+        batchSize: 4,
+        learningRate: 1e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
     ],
     rl: {
       backend: 'wasm',
