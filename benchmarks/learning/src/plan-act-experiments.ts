@@ -79,11 +79,32 @@ export const PLAN_ACT_EXPERIMENTS: readonly PlanActExperiment[] = [
         actorTurnsPerTask: 3,
         singleAgent: false,
       },
-      // The Plan/Act-only stages lose the single agent (a single agent's rollout writes Plan/Act turns): one
-      // mixed stage at half the rate, as on math.
+      // The Plan/Act-only stages (6/50, then 3/50 as Plan/Act) lose the single agent (0/50: its rollouts write
+      // the planner's turn): from here the expert's own episodes are cloned beside them, at a lower rate
+      // (9/50 and 9/50 after stage 5, 7/50 and 6/50 after stage 6, 12/50 and 10/50 after stage 7).
       {
         seed: 205,
         episodes: 384,
+        epochs: 1,
+        batchSize: 4,
+        learningRate: 1e-3,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
+      {
+        seed: 206,
+        episodes: 512,
+        epochs: 1,
+        batchSize: 4,
+        learningRate: 5e-4,
+        decomposer: 'answer-report',
+        actorTurnsPerTask: 3,
+        singleAgent: true,
+      },
+      {
+        seed: 207,
+        episodes: 768,
         epochs: 1,
         batchSize: 4,
         learningRate: 1e-3,
