@@ -44,6 +44,8 @@ const { existsSync, readdirSync, readFileSync, statSync, writeFileSync } = requi
 const { loadavg } = require('node:os');
 const { join, relative, resolve } = require('node:path');
 const { PLAN_ACT_EXPERIMENTS } = require('../../../benchmarks/learning/dist/plan-act-experiments');
+// The learning table's exact sign test (unit-tested there), so both tables read the same p.
+const { signTestP } = require('../../../benchmarks/learning/dist/test-scores');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
@@ -143,19 +145,6 @@ function runFigures(dir, tasks, starts) {
     if (start) Object.assign(figures, gainedAndLost(start.wins, final.wins), { start: start.successRate });
   }
   return figures;
-}
-
-/** Exact two-sided sign test: P(a split of a + b changed tasks at least this uneven | each a fair coin). */
-function signTestP(a, b) {
-  const n = a + b;
-  if (n === 0) return 1;
-  let tail = 0;
-  let choose = 1; // C(n, 0)
-  for (let i = 0; i <= Math.min(a, b); i++) {
-    tail += choose;
-    choose = (choose * (n - i)) / (i + 1);
-  }
-  return Math.min(1, (2 * tail) / 2 ** n);
 }
 
 function gainedAndLost(start, end) {
