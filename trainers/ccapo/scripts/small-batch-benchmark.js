@@ -231,13 +231,7 @@ function summarize(root) {
 function main() {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     // The usage is this file's header comment; a bare call would start (or resume) the default runs.
-    const header = readFileSync(__filename, 'utf8').split('*/')[0];
-    const usage = header
-      .split('\n')
-      .filter((line) => line.startsWith(' *'))
-      .map((line) => line.replace(/^ \* ?/, ''))
-      .join('\n');
-    process.stdout.write(`${usage.trim()}\n`);
+    process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
     return;
   }
   const root = join(ROOT, flag('root', 'runs/ccapo-bench'));

@@ -29,14 +29,7 @@
  * sums and their exact two-sided sign test; `--json` also writes those figures and each policy's task-by-task wins.
  */
 if (process.argv.includes('--help')) {
-  const source = require('node:fs').readFileSync(__filename, 'utf8');
-  const usage = source
-    .slice(source.indexOf('/**'), source.indexOf('*/'))
-    .split('\n')
-    .filter((line) => line.startsWith(' *'))
-    .map((line) => line.replace(/^ \* ?/, ''))
-    .join('\n');
-  process.stdout.write(`${usage.trim()}\n`);
+  process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
   process.exit(0);
 }
 const { spawn } = require('node:child_process');

@@ -25,13 +25,7 @@ const { copyFileSync, mkdirSync, readFileSync, writeFileSync } = require('node:f
 // Before anything is loaded: a bare call runs stage 1 and overwrites the committed warm start, so a call for
 // the usage must never fall through to it.
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  const header = readFileSync(__filename, 'utf8').split('*/')[0];
-  const usage = header
-    .split('\n')
-    .filter((line) => line.startsWith(' *'))
-    .map((line) => line.replace(/^ \* ?/, ''))
-    .join('\n');
-  process.stdout.write(`${usage.trim()}\n`);
+  process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
   process.exit(0);
 }
 const { join, relative } = require('node:path');
