@@ -525,6 +525,10 @@ async function tot() {
   model.dispose();
 }
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
+  process.exit(0);
+}
 const mode = process.argv[2];
 const modes = { critic, calibrate, learning, gains, react, tot };
 const run = Object.hasOwn(modes, mode) ? modes[mode] : null;

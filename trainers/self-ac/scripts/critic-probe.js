@@ -20,7 +20,7 @@
  * `--init <dir>` starts from such a directory instead of a fresh adapter and head (Adam's moments start afresh).
  * `--save <dir>` writes the trained adapter (`<dir>/adapter`, PEFT) and value head (`<dir>/value_head.safetensors`),
  * and the held-out (V, R) pairs of the last step as `<dir>/critic-calibration.json` (the report page's file).
- * Nothing here is a test.
+ * Nothing here is a test. `--help` prints this text.
  *
  *   node trainers/self-ac/scripts/critic-probe.js --ceiling 8 [--out runs/self-ac/ceiling.json]
  *
@@ -32,6 +32,11 @@
  * V̂'s extra noise (s²/M per state, unbiased) is taken out of the residual variance. Bootstrap intervals resample
  * the held-out tasks.
  */
+// Before anything is loaded: a bare call runs the default probe for minutes, so a call for the usage must not.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
+  process.exit(0);
+}
 const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { loadModel, loadAdapter, loadValueHead, Trainer, tf, saveAdapter, saveValueHead } = require('@turngym/lm');
