@@ -22,10 +22,34 @@
  * episodes (benchmarks/learning's test scores, after `npx tsc -b benchmarks/learning`; kept in
  * <root>/start-eval.json and <run>/final-eval.json), so the summary can count the test tasks each run gained
  * and lost against the warm start: the trainers' metrics keep the success rate only.
+ *
+ * Wiki bridge questions (`--env wiki`; the math path above is the default and unchanged):
+ *
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --env wiki [--seeds 1,2,3] [--budget 100000]
+ *     [--only ccapo|gigpo] [--set key=value …] [--root runs/ccapo-wiki] [--dry-run]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --env wiki --score [--test-tasks 200] [--root runs/ccapo-wiki]
+ *   node trainers/ccapo/scripts/small-batch-benchmark.js --summarize [--test-tasks 200] [--root runs/ccapo-wiki]
+ *     [--grpo-root runs/plan-act-wiki/wiki-plan-act]
+ *
+ * CCAPO and GiGPO run with exactly the settings of the Plan/Act benchmark's single-agent GRPO runs
+ * (trainers/plan-act/scripts/plan-act-benchmark.js, experiment `wiki-plan-act` of
+ * benchmarks/learning/src/plan-act-experiments.ts, run with `--set evalEvery=1000 --set evalEpisodes=50`):
+ * env turngym/wiki-qa-compact-v1 {"questionTypes":["bridge"],"minHops":2,"maxHops":2,"articles":20000}, the
+ * committed warm start benchmarks/learning/models/wiki-plan-act-warm-start, the experiment's `rl` arguments
+ * (G = groupSize 8 rollouts for each of P = promptsPerIteration 8 tasks, so `--group` and `--tasks` are
+ * refused), a 100k generated-token budget, evaluation at the end only on 50 test tasks. Only the algorithm and its own
+ * options (their defaults) differ, so those GRPO runs are the GRPO baseline: this script runs no GRPO on wiki
+ * (`--only grpo` is refused), and `--summarize` reads GRPO's runs `grpo-b<budget>-s<seed>` from `--grpo-root`.
+ * Runs go to <root>/wiki-bridge-g8-p8/<algorithm>-t<budget>-s<seed> (resumed like the math runs). `--dry-run`
+ * prints the commands and runs nothing. `--score` scores greedily, task by task, on test seeds
+ * 0 … test-tasks − 1 (the plan-act script's `--tasks`; benchmarks/learning's test scores): the warm start
+ * (<root>/wiki-bridge-g8-p8/start-eval-<n>.json) and each finished CCAPO/GiGPO run (<run>/final-eval-<n>.json,
+ * the file name the plan-act script gives GRPO's, which `--summarize` reads from the GRPO runs: score those with
+ * `plan-act-benchmark.js --score --tasks <n> --root runs/plan-act-wiki`; this script never writes there).
  */
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
-const { join, relative } = require('node:path');
+const { existsSync, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
+const { join, relative, resolve } = require('node:path');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
@@ -49,6 +73,55 @@ const RL = {
 const ALGORITHMS = ['ccapo', 'gigpo', 'grpo'];
 const RUN_NAME = /^(ccapo|gigpo|grpo)-t(\d+)-s(\d+)$/;
 const SCORES = join(ROOT, 'benchmarks', 'learning', 'dist', 'test-scores.js');
+
+// Wiki bridge questions: the Plan/Act experiment's setting, whose single-agent GRPO runs are the baseline.
+const PLAN_ACT_EXPERIMENTS = join(ROOT, 'benchmarks', 'learning', 'dist', 'plan-act-experiments.js');
+const WIKI_EXPERIMENT = 'wiki-plan-act';
+const WIKI_WARM_START = 'benchmarks/learning/models/wiki-plan-act-warm-start';
+/** The `--set`s the GRPO baseline ran with (runs/plan-act-wiki): one evaluation, at the end, on 50 test tasks. */
+const WIKI_SETS = { evalEvery: 1000, evalEpisodes: 50 };
+const WIKI_SETTING = 'wiki-bridge-g8-p8';
+const WIKI_ALGORITHMS = ['ccapo', 'gigpo'];
+const GRPO_RUN = /^grpo-b(\d+)-s(\d+)$/;
+
+function wikiExperiment() {
+  const experiment = require(PLAN_ACT_EXPERIMENTS).PLAN_ACT_EXPERIMENTS.find(
+    (candidate) => candidate.name === WIKI_EXPERIMENT,
+  );
+  if (!experiment) throw new Error(`benchmarks/learning has no experiment ${WIKI_EXPERIMENT}`);
+  return experiment;
+}
+
+/**
+ * The wiki command, built as plan-act-benchmark.js builds its GRPO one (the experiment's `rl`, the budget, the
+ * `--set`s, in that order; `backend` as its own flag) so that the two differ in the algorithm alone.
+ */
+function wikiCommand(algorithm, budget, seed, dir, extra) {
+  const experiment = wikiExperiment();
+  const args = { ...experiment.rl, tokenBudget: budget, ...WIKI_SETS, ...extra };
+  return [
+    CLI,
+    'train',
+    algorithm,
+    '--env',
+    experiment.envId,
+    '--options',
+    JSON.stringify(experiment.envOptions),
+    '--checkpoint',
+    WIKI_WARM_START,
+    '--run-dir',
+    dir,
+    '--seed',
+    String(seed),
+    '--backend',
+    String(experiment.rl.backend ?? 'wasm'),
+    ...Object.entries(args)
+      .filter(([key]) => key !== 'backend')
+      .flatMap(([key, value]) => ['--set', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`]),
+    '--quiet',
+    '--json',
+  ];
+}
 
 function flag(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -140,6 +213,48 @@ function finishedRuns(root) {
   return found;
 }
 
+/** The wiki runs' test scores on test seeds 0 … tasks − 1 (the GRPO baseline's are the plan-act script's). */
+async function scoreWiki(root, tasks, grpoRoot) {
+  const { cachedScore } = require(SCORES);
+  const experiment = wikiExperiment();
+  const evalEpisodes = { ...experiment.rl, ...WIKI_SETS }.evalEpisodes;
+  // cachedScore scores `rl.evalEpisodes` test tasks at the experiment's rollout caps.
+  const scored = {
+    envId: experiment.envId,
+    envOptions: experiment.envOptions,
+    rl: { ...experiment.rl, evalEpisodes: tasks },
+  };
+  const warm = join(ROOT, WIKI_WARM_START);
+  const dir = join(root, WIKI_SETTING);
+  mkdirSync(dir, { recursive: true });
+  const start = await cachedScore(join(dir, `start-eval-${tasks}.json`), scored, warm);
+  process.stderr.write(`warm start: ${start.successRate}\n`);
+  // The plan-act script scores the same start as a single agent: the GRPO runs' gains and losses are counted
+  // against this script's start, so the two must be the same episodes.
+  const theirs = readJson(join(grpoRoot, `start-eval-single-${tasks}.json`));
+  if (theirs && theirs.wins !== start.wins)
+    process.stderr.write(`the GRPO root's start-eval-single-${tasks}.json differs\n`);
+  for (const [, run, runDir, last] of finishedRuns(root).filter(([setting]) => setting === WIKI_SETTING)) {
+    const final = await cachedScore(join(runDir, `final-eval-${tasks}.json`), scored, warm, {
+      adapter: join(runDir, 'checkpoint', 'adapter'),
+      tag: `iteration ${last.iteration}`,
+    });
+    // Test seeds 0 … evalEpisodes − 1 are the run's own last evaluation's greedy episodes.
+    const own = [...final.wins.slice(0, evalEpisodes)].filter((win) => win === '1').length / evalEpisodes;
+    const agrees = tasks < evalEpisodes || Math.abs(own - last['eval/success_rate']) < 1e-9;
+    process.stderr.write(
+      `${run}: ${final.successRate}${agrees ? '' : ` (its first ${evalEpisodes}: ${own}; the run's own: ${last['eval/success_rate']})`}\n`,
+    );
+  }
+  for (const run of existsSync(grpoRoot) ? readdirSync(grpoRoot).filter((name) => GRPO_RUN.test(name)) : []) {
+    if (!existsSync(join(grpoRoot, run, `final-eval-${tasks}.json`))) {
+      process.stderr.write(
+        `${run}: not scored (plan-act-benchmark.js --score --tasks ${tasks} --root ${relative(ROOT, join(grpoRoot, '..'))})\n`,
+      );
+    }
+  }
+}
+
 async function score(root) {
   const { cachedScore, finalScoreFile } = require(SCORES);
   const experiment = { envId: ENV_ID, envOptions: ENV_OPTIONS, rl: RL };
@@ -169,26 +284,45 @@ function flips(start, final) {
   return start && final ? require(SCORES).gainedAndLost(start, final) : undefined;
 }
 
-function summarize(root) {
-  const start = readJson(join(root, 'start-eval.json'));
+/** A setting's runs: [algorithm, budget, seed, directory]; a wiki setting's GRPO runs are the plan-act script's. */
+function settingRuns(root, setting, grpoRoot) {
+  const runs = [];
+  for (const run of readdirSync(join(root, setting)).sort()) {
+    const match = RUN_NAME.exec(run);
+    if (match) runs.push([match[1], Number(match[2]), Number(match[3]), join(root, setting, run)]);
+  }
+  if (setting === WIKI_SETTING && existsSync(grpoRoot)) {
+    for (const run of readdirSync(grpoRoot).sort()) {
+      const match = GRPO_RUN.exec(run);
+      if (match) runs.push(['grpo', Number(match[1]), Number(match[2]), join(grpoRoot, run)]);
+    }
+  }
+  return runs;
+}
+
+function summarize(root, tasks, grpoRoot) {
   const lines = [];
   for (const setting of settings(root)) {
+    const wiki = setting === WIKI_SETTING;
+    // Math: the start and the final policies scored on the experiment's 200 test tasks; wiki: on `tasks`.
+    const start = readJson(wiki ? join(root, setting, `start-eval-${tasks}.json`) : join(root, 'start-eval.json'));
+    const finalFile = wiki ? `final-eval-${tasks}.json` : 'final-eval.json';
     const runs = [];
-    for (const run of readdirSync(join(root, setting)).sort()) {
-      const match = RUN_NAME.exec(run);
-      if (!match) continue;
-      const metrics = rows(join(root, setting, run));
+    for (const [algorithm, budget, seed, dir] of settingRuns(root, setting, grpoRoot)) {
+      const metrics = rows(dir);
       const last = metrics.filter((row) => Number.isFinite(row['eval/success_rate'])).at(-1);
       if (!last) continue;
       const average = (name) => {
         const values = metrics.map((row) => row[name]).filter(Number.isFinite);
         return values.length > 0 ? mean(values) : undefined;
       };
+      const final = readJson(join(dir, finalFile));
       runs.push({
-        algorithm: match[1],
-        budget: Number(match[2]),
-        seed: Number(match[3]),
+        algorithm,
+        budget,
+        seed,
         success: last['eval/success_rate'],
+        scored: final?.successRate,
         iterations: metrics.length,
         tokens: metrics.at(-1).global_step,
         singletons: average('gigpo/singleton_group_share'),
@@ -196,22 +330,31 @@ function summarize(root) {
         edgeHits: average('stdb/edge_hit_rate'),
         lastAnchorHits: metrics.at(-1)['stdb/anchor_hit_rate'],
         trained: metrics.filter((row) => Number.isFinite(row['losses/policy_loss'])).length,
-        flips: flips(start, readJson(join(root, setting, run, 'final-eval.json'))),
+        flips: flips(start, final),
       });
     }
     if (runs.length === 0) continue;
+    // Wiki: the trainers evaluate on 50 test tasks, `--score` on `tasks`; both are shown.
+    const scoredHead = wiki ? ` test success, tasks 0–${tasks - 1} |` : '';
+    const scoredRule = wiki ? '---:|' : '';
+    const scoredCell = (run) => (wiki ? ` ${run.scored === undefined ? '—' : run.scored.toFixed(3)} |` : '');
+    lines.push(`### ${setting}`, '');
+    if (wiki) {
+      lines.push(
+        `GRPO: the Plan/Act benchmark's single-agent runs in ${relative(ROOT, grpoRoot)}; test success: the trainer's own last evaluation (tasks 0–49).`,
+        '',
+      );
+    }
     lines.push(
-      `### ${setting}`,
-      '',
-      '| run | test success | test tasks gained / lost vs the warm start | iterations (with an update) | generated tokens | GiGPO singleton step groups (mean) | CCAPO STDB anchor / edge hit rate (mean; last) |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      `| run | test success |${scoredHead} test tasks gained / lost vs the warm start | iterations (with an update) | generated tokens | GiGPO singleton step groups (mean) | CCAPO STDB anchor / edge hit rate (mean; last) |`,
+      `|---|---:|${scoredRule}---:|---:|---:|---:|---:|`,
       ...runs.map(
         (run) =>
-          `| ${run.algorithm} t${run.budget} s${run.seed} | ${run.success.toFixed(3)} | ${run.flips ? `${run.flips.gained} / ${run.flips.lost}` : ''} | ${run.iterations} (${run.trained}) | ${run.tokens} | ${run.singletons === undefined ? '' : run.singletons.toFixed(3)} | ${run.anchorHits === undefined ? '' : `${run.anchorHits.toFixed(3)} / ${run.edgeHits.toFixed(3)}; ${run.lastAnchorHits.toFixed(3)}`} |`,
+          `| ${run.algorithm} t${run.budget} s${run.seed} | ${run.success.toFixed(3)} |${scoredCell(run)} ${run.flips ? `${run.flips.gained} / ${run.flips.lost}` : ''} | ${run.iterations} (${run.trained}) | ${run.tokens} | ${run.singletons === undefined ? '' : run.singletons.toFixed(3)} | ${run.anchorHits === undefined ? '' : `${run.anchorHits.toFixed(3)} / ${run.edgeHits.toFixed(3)}; ${run.lastAnchorHits.toFixed(3)}`} |`,
       ),
       '',
-      '| algorithm | budget | test success | test tasks gained / lost (sum over seeds) | GiGPO singleton share | CCAPO anchor hit rate |',
-      '|---|---:|---:|---:|---:|---:|',
+      `| algorithm | budget | test success |${scoredHead} test tasks gained / lost (sum over seeds) | GiGPO singleton share | CCAPO anchor hit rate |`,
+      `|---|---:|---:|${scoredRule}---:|---:|---:|`,
     );
     const keys = [...new Set(runs.map((run) => `${run.algorithm} ${run.budget}`))];
     for (const key of keys) {
@@ -220,12 +363,20 @@ function summarize(root) {
       const defined = (name) => group.map((run) => run[name]).filter((value) => value !== undefined);
       const scored = group.filter((run) => run.flips);
       lines.push(
-        `| ${algorithm} | ${budget} | ${shown(group.map((run) => run.success))} | ${scored.length === 0 ? '' : `${scored.reduce((sum, run) => sum + run.flips.gained, 0)} / ${scored.reduce((sum, run) => sum + run.flips.lost, 0)} (n=${scored.length})`} | ${algorithm === 'gigpo' ? shown(defined('singletons')) : ''} | ${algorithm === 'ccapo' ? shown(defined('anchorHits')) : ''} |`,
+        `| ${algorithm} | ${budget} | ${shown(group.map((run) => run.success))} |${wiki ? ` ${shown(defined('scored'))} |` : ''} ${scored.length === 0 ? '' : `${scored.reduce((sum, run) => sum + run.flips.gained, 0)} / ${scored.reduce((sum, run) => sum + run.flips.lost, 0)} (n=${scored.length})`} | ${algorithm === 'gigpo' ? shown(defined('singletons')) : ''} | ${algorithm === 'ccapo' ? shown(defined('anchorHits')) : ''} |`,
       );
     }
     lines.push('');
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Prints a command as the log shows it (quoted where the shell would need it). */
+function printed(args) {
+  return `$ node ${relative(ROOT, args[0])} ${args
+    .slice(1)
+    .map((arg) => (/[\s{"]/.test(arg) ? `'${arg}'` : arg))
+    .join(' ')}`;
 }
 
 function main() {
@@ -234,13 +385,23 @@ function main() {
     process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
     return;
   }
-  const root = join(ROOT, flag('root', 'runs/ccapo-bench'));
-  if (process.argv.includes('--summarize')) return summarize(root);
+  const env = flag('env', 'math');
+  if (!['math', 'wiki'].includes(env)) throw new Error(`--env must be math or wiki; got ${env}`);
+  const wiki = env === 'wiki';
+  const root = resolve(ROOT, flag('root', wiki ? 'runs/ccapo-wiki' : 'runs/ccapo-bench'));
+  const testTasks = Number(flag('test-tasks', '200'));
+  if (!Number.isInteger(testTasks) || testTasks < 1)
+    throw new Error(`--test-tasks must be an integer >= 1; got ${testTasks}`);
+  const grpoRoot = resolve(ROOT, flag('grpo-root', 'runs/plan-act-wiki/wiki-plan-act'));
+  if (process.argv.includes('--summarize')) return summarize(root, testTasks, grpoRoot);
   if (process.argv.includes('--score')) {
-    return score(root).catch((error) => {
+    return (wiki ? scoreWiki(root, testTasks, grpoRoot) : score(root)).catch((error) => {
       process.stderr.write(`${error.stack ?? error}\n`);
       process.exitCode = 1;
     });
+  }
+  if (wiki && (flag('group') !== undefined || flag('tasks') !== undefined)) {
+    throw new Error("--group and --tasks are the wiki GRPO baseline's (G = 8, P = 8) with --env wiki");
   }
   const group = Number(flag('group', '8'));
   const tasks = Number(flag('tasks', '2'));
@@ -248,20 +409,27 @@ function main() {
     throw new Error(`--group must be an integer >= 2 and --tasks one >= 1; got ${group} and ${tasks}`);
   }
   const seeds = flag('seeds', '1,2,3').split(',').map(Number);
-  const budget = Number(flag('budget', '50000'));
+  const budget = Number(flag('budget', wiki ? '100000' : '50000'));
   const only = flag('only');
+  const algorithms = wiki ? WIKI_ALGORITHMS : ALGORITHMS;
+  if (only && !algorithms.includes(only)) {
+    throw new Error(
+      wiki
+        ? `--only must be ccapo or gigpo with --env wiki (GRPO's runs are plan-act-benchmark.js's); got ${only}`
+        : `--only must be one of ${ALGORITHMS.join(', ')}; got ${only}`,
+    );
+  }
   const extra = overrides();
   for (const seed of seeds) {
-    for (const algorithm of ALGORITHMS) {
+    for (const algorithm of algorithms) {
       if (only && algorithm !== only) continue;
-      const dir = relative(ROOT, join(root, `math-g${group}-p${tasks}`, `${algorithm}-t${budget}-s${seed}`));
-      const args = command(algorithm, group, tasks, budget, seed, dir, extra);
-      process.stderr.write(
-        `$ node ${relative(ROOT, args[0])} ${args
-          .slice(1)
-          .map((arg) => (/[\s{"]/.test(arg) ? `'${arg}'` : arg))
-          .join(' ')}\n`,
-      );
+      const setting = wiki ? WIKI_SETTING : `math-g${group}-p${tasks}`;
+      const dir = relative(ROOT, join(root, setting, `${algorithm}-t${budget}-s${seed}`));
+      const args = wiki
+        ? wikiCommand(algorithm, budget, seed, dir, extra)
+        : command(algorithm, group, tasks, budget, seed, dir, extra);
+      process.stderr.write(`${printed(args)}\n`);
+      if (process.argv.includes('--dry-run')) continue;
       const started = Date.now();
       const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       process.stderr.write(
