@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 import type { ForwardOptions, ForwardOutputs, LanguageModel } from './language-model';
 import { CheckpointError } from './lm-errors';
 import type { NamedTensors } from './named-tensors';
@@ -111,6 +111,10 @@ export class Trainer {
   readonly options: TrainerOptions;
   private readonly optimizer: tf.AdamOptimizer;
   private readonly variables: tf.Variable[];
+  /** The value head's variables among `variables` (its parameter group). */
+  private readonly headVariables: tf.Variable[];
+  /** The value head's step size when set apart from `learningRate` (`setValueLearningRate`); null = the same. */
+  private valueRate: number | null = null;
   private steps = 0;
 
   constructor(
@@ -126,6 +130,7 @@ export class Trainer {
     if (this.variables.length === 0) {
       throw new RangeError('Trainer: nothing to train — name an adapter, or set valueHead or base.');
     }
+    this.headVariables = this.options.valueHead ? model.trainableVariables({ valueHead: true }) : [];
     this.optimizer = tf.train.adam(
       this.options.learningRate,
       this.options.beta1,
@@ -136,6 +141,32 @@ export class Trainer {
 
   get stepCount(): number {
     return this.steps;
+  }
+
+  /** The value head's Adam step size: `setValueLearningRate`'s, or `learningRate` when none is set. */
+  get valueLearningRate(): number {
+    return this.valueRate ?? this.options.learningRate;
+  }
+
+  /**
+   * A second parameter group: the value head steps with its own learning rate (a critic can need a larger
+   * step than a LoRA actor), the rest with `learningRate`; null goes back to one rate. Adam's step is
+   * lr·m̂/(√v̂ + ε), linear in lr, so the head's step is the shared optimiser's scaled by rate/learningRate:
+   * the moments, β-powers and saved state are the same as with one group (nothing new is checkpointed; like
+   * a schedule, the caller sets the rate again after a resume). Clipping still sees the global norm.
+   */
+  setValueLearningRate(rate: number | null): void {
+    if (rate !== null && !(Number.isFinite(rate) && rate > 0)) {
+      throw new InvalidOptionsError('Trainer.setValueLearningRate', [
+        `rate must be a finite number > 0 or null, got ${rate}`,
+      ]);
+    }
+    if (rate !== null && this.headVariables.length === 0) {
+      throw new InvalidOptionsError('Trainer.setValueLearningRate', [
+        'this trainer trains no value head (valueHead: true)',
+      ]);
+    }
+    this.valueRate = rate;
   }
 
   /** Trainable parameters (for bytes-per-parameter accounting). */
@@ -203,12 +234,19 @@ export class Trainer {
     const gradNorm = (await norm.data())[0] as number;
     const max = this.options.maxGradNorm;
     const scale = max > 0 && gradNorm > max ? max / gradNorm : 1;
+    const headScale = this.valueRate === null ? 1 : this.valueRate / this.options.learningRate;
     tf.tidy(() => {
       const applied =
         scale === 1
           ? grads
           : Object.fromEntries(Object.entries(grads).map(([name, grad]) => [name, tf.mul(grad, scale)]));
+      const before = headScale === 1 ? [] : this.headVariables.map((variable) => tf.clone(variable));
       this.optimizer.applyGradients(applied as unknown as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
+      // The head's parameter group: its Adam step, taken at learningRate, rescaled to the head's own rate.
+      before.forEach((old, i) => {
+        const variable = this.headVariables[i]!;
+        variable.assign(tf.add(old, tf.mul(tf.sub(variable, old), headScale)));
+      });
     });
     tf.dispose([norm, ...Object.values(grads)]);
     this.steps += 1;
