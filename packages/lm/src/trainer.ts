@@ -234,7 +234,9 @@ export class Trainer {
     const gradNorm = (await norm.data())[0] as number;
     const max = this.options.maxGradNorm;
     const scale = max > 0 && gradNorm > max ? max / gradNorm : 1;
-    const headScale = this.valueRate === null ? 1 : this.valueRate / this.options.learningRate;
+    // Against the optimiser's step size as it is now (a caller may schedule tfjs's `learningRate`).
+    const rate = (this.optimizer as unknown as { learningRate: number }).learningRate;
+    const headScale = this.valueRate === null ? 1 : this.valueRate / rate;
     tf.tidy(() => {
       const applied =
         scale === 1
