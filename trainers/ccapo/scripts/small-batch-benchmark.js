@@ -217,7 +217,6 @@ function finishedRuns(root) {
 async function scoreWiki(root, tasks, grpoRoot) {
   const { cachedScore } = require(SCORES);
   const experiment = wikiExperiment();
-  const evalEpisodes = { ...experiment.rl, ...WIKI_SETS }.evalEpisodes;
   // cachedScore scores `rl.evalEpisodes` test tasks at the experiment's rollout caps.
   const scored = {
     envId: experiment.envId,
@@ -240,6 +239,7 @@ async function scoreWiki(root, tasks, grpoRoot) {
       tag: `iteration ${last.iteration}`,
     });
     // Test seeds 0 … evalEpisodes − 1 are the run's own last evaluation's greedy episodes.
+    const { evalEpisodes } = readJson(join(runDir, 'run.json')).args;
     const own = [...final.wins.slice(0, evalEpisodes)].filter((win) => win === '1').length / evalEpisodes;
     const agrees = tasks < evalEpisodes || Math.abs(own - last['eval/success_rate']) < 1e-9;
     process.stderr.write(
@@ -341,7 +341,7 @@ function summarize(root, tasks, grpoRoot) {
     lines.push(`### ${setting}`, '');
     if (wiki) {
       lines.push(
-        `GRPO: the Plan/Act benchmark's single-agent runs in ${relative(ROOT, grpoRoot)}; test success: the trainer's own last evaluation (tasks 0–49).`,
+        `GRPO: the Plan/Act benchmark's single-agent runs in ${relative(ROOT, grpoRoot)}; test success: the trainer's own last evaluation (its evalEpisodes test tasks, 50 in the baseline).`,
         '',
       );
     }
