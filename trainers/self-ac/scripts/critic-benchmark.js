@@ -3,7 +3,7 @@
  * Self-AC benchmark scripts (issue 24, items 7–8), run from the repository root after `npm run build`:
  *
  *   node trainers/self-ac/scripts/critic-benchmark.js critic --seed 1 --iterations 40 [--critic-epochs 2] [--critic-warmup 1]
- *       [--critic-clone 1] [--alpha 0.5] [--td-horizons 5] --out runs/self-ac/critic-1
+ *       [--critic-clone 1] [--value-lr 5e-3] [--max-packed 1024] [--alpha 0.5] [--td-horizons 5] --out runs/self-ac/critic-1
  *     trains Self-AC from the committed math warm start, then measures the critic on held-out episodes:
  *     episodes sampled (temperature 1, the trained adapter) on the test split, V(s_k) from one packed forward
  *     per episode, explained variance 1 − Var(R − V)/Var(R) over every state s_0 … s_(n−1), and a calibration
@@ -96,6 +96,8 @@ async function critic() {
       criticEpochs: Number(flag('critic-epochs', '0')),
       criticWarmupIterations: Number(flag('critic-warmup', '0')),
       criticCloneCoefficient: Number(flag('critic-clone', '0')),
+      ...(flag('value-lr') !== undefined ? { valueLearningRate: Number(flag('value-lr')) } : {}),
+      ...(flag('max-packed') !== undefined ? { maxPackedTokens: Number(flag('max-packed')) } : {}),
       ...(flag('alpha') !== undefined ? { alpha: Number(flag('alpha')) } : {}),
       ...(flag('td-horizons') !== undefined ? { tdHorizons: Number(flag('td-horizons')) } : {}),
     },

@@ -13,7 +13,8 @@
  * `--lr-end` decays Adam's step size linearly from `--lr` to it over the steps; `--ema d` also reports the
  * held-out EV of an exponential moving average of the adapter and value head (w̄ ← d·w̄ + (1 − d)·w after each
  * step; Polyak averaging, read with the averaged weights swapped in); `--rank` sets the LoRA rank (alpha 2×rank,
- * every attention and MLP projection as in training). `--out` writes the curve as JSON; `--held-out-only` skips step 0
+ * every attention and MLP projection as in training); `--value-lr` gives the value head its own step size (a second
+ * Adam parameter group, `Trainer.setValueLearningRate`; decayed with `--lr-end` in proportion). `--out` writes the curve as JSON; `--held-out-only` skips step 0
  * and measures train EV only after the last step. `--monte-carlo` (a diagnostic, not §2's loss) replaces the
  * update by plain regression of V(s_k) on the return R_k (mean squared error over the minibatch's states, only
  * the critic's term), to tell the TD(1..5) semi-gradient targets' part in the critic's slow fit from the rest.
@@ -84,6 +85,7 @@ async function main() {
   const rank = Number(flag('rank', '16'));
   const lr = Number(flag('lr', '5e-4'));
   const lrEnd = Number(flag('lr-end', String(lr)));
+  const valueLr = flag('value-lr') ? Number(flag('value-lr')) : null;
   const emaDecay = Number(flag('ema', '0'));
   const monteCarlo = process.argv.includes('--monte-carlo');
   const model = await loadModel(WARM_START, { backend: 'wasm', seed });
@@ -210,6 +212,8 @@ async function main() {
     position += update.minibatchSize;
     // Linear decay of Adam's step size (tfjs's Adam reads learningRate at every step).
     trainer.optimizer.learningRate = lr + ((lrEnd - lr) * (step - 1)) / Math.max(1, steps - 1);
+    // --value-lr: the value head's own step size (its parameter group), decayed in proportion.
+    if (valueLr) trainer.setValueLearningRate((valueLr * trainer.optimizer.learningRate) / lr);
     last = monteCarlo
       ? await monteCarloStep(trainer, batch)
       : await selfAcUpdate(trainer, batch, { ...update, seed: step });

@@ -21,6 +21,31 @@ export interface EpisodeVectors {
   readonly returns: readonly number[];
   /** Whether s_n is terminal (the task ended): then V(s_n) is 0 by definition, not the head's output. */
   readonly terminal: boolean;
+  /**
+   * Whether the packed episode was cut short of its rollout (its later turns did not fit the context or
+   * `maxPackedTokens`): the rollout's rewards after s_n are known, so the critic's targets take the known
+   * return R_n in place of a bootstrap V(s_n) (`tdRewards`), and V(s_n) is not read, as for a terminal state.
+   */
+  readonly cut: boolean;
+}
+
+/**
+ * The rewards the TD targets read (§2's r, a cut episode closed) **[choice]**: for a cut episode r_(n−1) is
+ * replaced by R_(n−1) = r_(n−1) + λ·R_n (R counts the whole rollout), with V(s_n) read as 0. Then every
+ * Y_j of state k that reaches s_n is Σ_(i<n−k) λ^i r_(k+i) + λ^(n−k)·R_n, the known return, for every
+ * horizon j; a bootstrap V(s_n) would reach only the targets that land exactly on s_n (§2's shift reads 0
+ * past the last state), so the longer horizons would take the cut for an end with no reward.
+ */
+export function tdRewards(vectors: EpisodeVectors): number[] {
+  const rewards = [...vectors.rewards];
+  const n = vectors.aStart.length;
+  if (vectors.cut && n > 0) rewards[n - 1] = vectors.returns[n - 1]!;
+  return rewards;
+}
+
+/** Whether V(s_n) is the head's output (else 0): not for a terminal or a cut episode. */
+export function lastStateLive(vectors: EpisodeVectors): boolean {
+  return !vectors.terminal && !vectors.cut;
 }
 
 /** R_k = r_k + λ·R_(k+1), R past the end = 0 (ALGORITHMS.md §2). */
@@ -51,6 +76,7 @@ export interface EpisodeBatch {
   readonly cpEnd: Int32Array;
   readonly piOld: Float32Array;
   readonly logPiOld: Float32Array;
+  /** r as the TD targets read it (`tdRewards`: a cut episode's last reward carries the return after it). */
   readonly rewards: Float32Array;
   readonly returns: Float32Array;
   /** [B·K] 1 where episode b has action k. */
@@ -58,8 +84,9 @@ export interface EpisodeBatch {
   /** [B·S] 1 where episode b has state k. */
   readonly stateMask: Float32Array;
   /**
-   * [B·S] 1 where V(s_k) is the head's output: every state but padding and a terminal s_n (whose value is 0).
-   * A truncated episode's s_n stays: it is the bootstrap value of the states before it.
+   * [B·S] 1 where V(s_k) is the head's output: every state but padding, a terminal s_n (whose value is 0) and
+   * a cut episode's s_n (whose known return is in `rewards`). A truncated episode's s_n stays: it is the
+   * bootstrap value of the states before it.
    */
   readonly live: Float32Array;
   /**
@@ -99,10 +126,10 @@ export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeB
     batch.turnMask.fill(1, b * K, b * K + n);
     batch.cpStart.set(episode.cpStart, b * S);
     batch.cpEnd.set(episode.cpEnd, b * S);
-    batch.rewards.set(episode.rewards, b * S);
+    batch.rewards.set(tdRewards(episode), b * S);
     batch.returns.set(episode.returns, b * S);
     batch.stateMask.fill(1, b * S, b * S + n + 1);
-    batch.live.fill(1, b * S, b * S + (episode.terminal ? n : n + 1));
+    batch.live.fill(1, b * S, b * S + (lastStateLive(episode) ? n + 1 : n));
     batch.criticMask.fill(1, b * S, b * S + n);
   });
   return batch;

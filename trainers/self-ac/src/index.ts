@@ -9,7 +9,13 @@ export {
 } from './self-ac';
 export { CRITIC_PROMPT_TEXT, criticPromptTokens } from './critic-prompt';
 export { packEpisode, separateRows, type PackedEpisode, type PackEpisodeOptions } from './packed-episode';
-export { discountedReturns, padEpisodeVectors, type EpisodeVectors, type EpisodeBatch } from './episode-vectors';
+export {
+  discountedReturns,
+  padEpisodeVectors,
+  tdRewards,
+  type EpisodeVectors,
+  type EpisodeBatch,
+} from './episode-vectors';
 export {
   selfAcLoss,
   selfAcLossTf,
@@ -41,5 +47,5 @@ export {
   type TotLine,
   type StateValueFunction,
 } from './tot-search';
-export { PackedEpisodeError, SelfAcSetupError } from './self-ac-errors';
+export { EpisodeTooLongError, PackedEpisodeError, SelfAcSetupError } from './self-ac-errors';
 export type { Trajectory } from '@turngym/rl';

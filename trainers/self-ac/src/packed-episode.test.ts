@@ -4,9 +4,10 @@ import type { Action, Env } from '@turngym/spec';
 import { fixtureTrajectory } from '../../../packages/rl/src/__fixtures__/trajectory-fixture';
 import { digitRegistry, SMOKE_BACKEND } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { CRITIC_PROMPT_TEXT, criticPromptTokens } from './critic-prompt';
-import { padEpisodeVectors } from './episode-vectors';
+import { padEpisodeVectors, tdRewards } from './episode-vectors';
 import { packEpisode, separateRows, type PackedEpisode } from './packed-episode';
-import { PackedEpisodeError } from './self-ac-errors';
+import { EpisodeTooLongError, PackedEpisodeError } from './self-ac-errors';
+import { selfAcLoss } from './self-ac-loss';
 
 const tokenizer = new ByteTokenizer();
 const format = new ChatTurnFormat(tokenizer);
@@ -156,7 +157,61 @@ describe('packEpisode', () => {
     expect(episode.vectors.rewards).toEqual([0.5, 0]);
     expect(episode.vectors.returns).toEqual([1, 1]);
     expect(episode.vectors.terminal).toBe(false);
+    expect(episode.vectors.cut).toBe(true);
+    // The critic's targets close the cut with the known return: r_0 + λ·R_1 = R_0.
+    expect(tdRewards(episode.vectors)).toEqual([1, 0]);
     expect(episode.row.tokens).toEqual([10, 11, 12, 13, ...cp, 20, 21, 30, 31, 32, ...cp]);
+  });
+
+  it('cuts an episode longer than maxPackedTokens at the last turn boundary that fits, with the critic prompts and the return it carries', () => {
+    const three = threeTurns();
+    const whole = pack(three);
+    expect(whole.vectors.cut).toBe(false);
+    expect(whole.vectors.terminal).toBe(true);
+    // Packed lengths: s_1 + 2·|cp| = 15, s_2 + 3·|cp| = 23, the whole episode more.
+    expect(whole.row.tokens.length).toBeGreaterThan(23);
+    const episode = packEpisode(three, {
+      format,
+      criticPrompt: cp,
+      discount: 0.5,
+      maxPositions: 1024,
+      maxPackedTokens: 23,
+    });
+    expect(episode.row.tokens).toEqual([10, 11, 12, 13, ...cp, 20, 21, 30, 31, 32, ...cp, 40, 41, 50, 51, 52, ...cp]);
+    expect(episode.row.weights.reduce((a, b) => a + b, 0)).toBe(4); // a_0 and a_1 are trained; a_2 is cut
+    expect(episode.vectors.aStart).toEqual(whole.vectors.aStart.slice(0, 2));
+    expect(episode.vectors.cpEnd).toEqual(whole.vectors.cpEnd.slice(0, 3));
+    expect(episode.vectors.logPiOld).toEqual(whole.vectors.logPiOld.slice(0, 2));
+    expect(episode.vectors.cut).toBe(true);
+    expect(episode.vectors.terminal).toBe(false);
+    expect(episode.vectors.rewards).toEqual([0.5, 0.25, 0]);
+    // R counts the whole rollout: R_2 = 1 (the reward after the cut), R_1 = 0.25 + 0.5·1, R_0 = 0.5 + 0.5·R_1.
+    expect(episode.vectors.returns).toEqual([0.875, 0.75, 1]);
+    expect(tdRewards(episode.vectors)).toEqual([0.5, 0.75, 0]);
+    const batch = padEpisodeVectors([episode.vectors]);
+    expect(Array.from(batch.live)).toEqual([1, 1, 0]); // V(s_2) is not read: its known return is in r
+    expect(Array.from(batch.rewards)).toEqual([0.5, 0.75, 0]);
+    expect(Array.from(batch.criticMask)).toEqual([1, 1, 0]);
+    // Every TD(j) target that reaches the cut is the known return, for every horizon: a critic that predicts
+    // the returns has no loss, whatever its head says at the cut state.
+    for (const headAtCut of [0, 9]) {
+      const values = [[0.875, 0.75, headAtCut]];
+      const loss = selfAcLoss([episode], values, [episode.oldLogprobs], { alpha: 1, discount: 0.5 });
+      expect(loss.critic).toBeCloseTo(0, 12);
+    }
+    // One turn fits in 15 tokens; not even one in 14: the trainer leaves such an episode out.
+    const one = packEpisode(three, {
+      format,
+      criticPrompt: cp,
+      discount: 0.5,
+      maxPositions: 1024,
+      maxPackedTokens: 15,
+    });
+    expect(one.vectors.aStart.length).toBe(1);
+    expect(tdRewards(one.vectors)).toEqual([0.875, 0]);
+    expect(() =>
+      packEpisode(three, { format, criticPrompt: cp, discount: 0.5, maxPositions: 1024, maxPackedTokens: 14 }),
+    ).toThrow(EpisodeTooLongError);
   });
 
   it('refuses what it cannot pack, naming the episode', () => {
@@ -167,6 +222,33 @@ describe('packEpisode', () => {
     );
   });
 });
+
+/** Three turns, rewards 0.5, 0.25, 1; the task ends after a_2. */
+function threeTurns(): Trajectory {
+  const two = handMade();
+  const step = (reward: number, observation: string, ended: boolean) => ({
+    ...two.steps[0]!,
+    reward,
+    observation,
+    terminated: ended,
+  });
+  return fixtureTrajectory({
+    ...two,
+    tokens: [10, 11, 12, 13, 20, 21, 30, 31, 32, 40, 41, 50, 51, 52, 60, 61],
+    segments: [
+      { kind: 'prompt', tokenCount: 4 },
+      { kind: 'action', tokenCount: 2 },
+      { kind: 'observation', tokenCount: 3 },
+      { kind: 'action', tokenCount: 2 },
+      { kind: 'observation', tokenCount: 3 },
+      { kind: 'action', tokenCount: 2 },
+    ],
+    logprobs: [0, 0, 0, 0, -1, -2, 0, 0, 0, -0.5, -0.25, 0, 0, 0, -0.1, -0.2],
+    steps: [step(0.5, 'o0', false), step(0.25, 'o1', false), step(1, 'end', true)],
+    totalReward: 1.75,
+    stopReason: 'terminated',
+  });
+}
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);

@@ -1,7 +1,7 @@
 import { attentionFromMatrix, type TokenRow } from '@turngym/lm';
 import type { ChatTurnFormat, Trajectory } from '@turngym/rl';
 import { discountedReturns, type EpisodeVectors } from './episode-vectors';
-import { PackedEpisodeError } from './self-ac-errors';
+import { EpisodeTooLongError, PackedEpisodeError } from './self-ac-errors';
 
 /**
  * One episode as one sequence with ShadowPrompt (ALGORITHMS.md §2): sp, up, cp_0, a_0, o_0, cp_1, a_1, …,
@@ -36,6 +36,12 @@ export interface PackEpisodeOptions {
   readonly discount: number;
   /** The model's context: positions of cp_n must stay below it (o_(n−1) is cut to make room). */
   readonly maxPositions: number;
+  /**
+   * Longest packed row (tokens + (n + 1)·|cp|; attention memory grows with its square): a longer episode is
+   * cut at the last turn boundary that fits (`vectors.cut`), and one whose first turn does not fit throws
+   * `EpisodeTooLongError`. Absent = only the context bounds it.
+   */
+  readonly maxPackedTokens?: number;
 }
 
 /** Where each packed token came from: a state token (index into `stateTokens`) or critic prompt k. */
@@ -96,10 +102,17 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
   }
   stateLengths.push(stateTokens.length);
   // A state too long to add the critic prompt inside the context cannot be evaluated (nor can any later
-  // one): the packed episode ends at the last state that fits, which stays as the bootstrap value of the
-  // states before it. The returns R still count every reward of the rollout (they are known).
-  const fitting = stateLengths.filter((length) => length + options.criticPrompt.length <= options.maxPositions).length;
-  if (fitting === 0) {
+  // one), and a packed row past maxPackedTokens cannot be trained: the packed episode ends at the last state
+  // that fits (a turn boundary, `cut`). The returns R still count every reward of the rollout (they are
+  // known), and the critic's targets take the known return after the cut (`tdRewards`).
+  const cpLength = options.criticPrompt.length;
+  const inContext = stateLengths.filter((length) => length + cpLength <= options.maxPositions).length;
+  // The same for the packed row: s_k plus the k + 1 critic prompts cp_0 … cp_k (both grow with k).
+  const maxPacked = options.maxPackedTokens ?? Number.POSITIVE_INFINITY;
+  const fitting = stateLengths
+    .slice(0, inContext)
+    .filter((length, k) => length + (k + 1) * cpLength <= maxPacked).length;
+  if (inContext === 0) {
     throw new PackedEpisodeError(
       id,
       `the prompt (${stateLengths[0]} tokens) and the critic prompt (${options.criticPrompt.length}) pass the model's ${options.maxPositions} positions.`,
@@ -108,6 +121,10 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
   const allRewards = [...trajectory.steps.slice(0, n).map((step) => step.reward), 0];
   const allReturns = discountedReturns(allRewards, options.discount);
   const m = fitting - 1; // the turns kept
+  if (m <= 0 && inContext > 1) {
+    // The context holds a turn but maxPackedTokens does not: the caller leaves the episode out and counts it.
+    throw new EpisodeTooLongError(id, stateLengths[1]! + 2 * cpLength, maxPacked);
+  }
   if (m === 0) {
     throw new PackedEpisodeError(
       id,
@@ -184,6 +201,8 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
       // Only an episode the task itself ended has a terminal last state; the turn limit, a budget or the
       // context cut it short of one.
       terminal: trajectory.stopReason === 'terminated' && m === trajectory.steps.length,
+      // Cut short of the rollout (context or maxPackedTokens): its known return closes the critic's targets.
+      cut: m < n,
     },
     stateTokens,
     stateLengths,

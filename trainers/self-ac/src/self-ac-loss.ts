@@ -9,7 +9,7 @@ import {
   tdTarget,
   type TurnSpan,
 } from '@turngym/rl';
-import type { EpisodeBatch } from './episode-vectors';
+import { lastStateLive, tdRewards, type EpisodeBatch } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 
 /**
@@ -18,8 +18,9 @@ import type { PackedEpisode } from './packed-episode';
  *   A_k = R_k − V(s_k).detach(),
  *   Loss_Actor  = turn-level PPO-clip on ρ_k = exp(clamp(Σ_{t∈a_k}(log π_θ − log π_old), ±20))  (rl's `ppoTurnClipLoss`),
  *   Loss = α·Loss_Critic + (1 − α)·Loss_Actor.
- * V(s_n) of a terminal episode is 0, not the head's output; the critic trains V(s_0 … s_(n−1)) (see
- * `EpisodeBatch.live`, `criticMask`). The TD loss is the masked mean, not §2's plain squared norm
+ * V(s_n) of a terminal episode is 0, not the head's output, and so is a cut episode's, whose known return
+ * closes its rewards instead (`tdRewards`); the critic trains V(s_0 … s_(n−1)) (see `EpisodeBatch.live`,
+ * `criticMask`). The TD loss is the masked mean, not §2's plain squared norm
  * **[choice]**: it keeps the critic term on the actor's scale (a turn mean) whatever the batch size.
  */
 export interface SelfAcLossOptions {
@@ -57,12 +58,20 @@ export interface SelfAcLossParts<T> {
   readonly actor: T;
 }
 
-/** The critic's view of one episode: V with a terminal s_n set to 0, and its loss mask (s_0 … s_(n−1)). */
-function criticRow(episode: PackedEpisode, values: ArrayLike<number>): { values: number[]; mask: number[] } {
+/**
+ * The critic's view of one episode: V with a terminal or cut s_n set to 0, the rewards its targets read
+ * (`tdRewards`), and its loss mask (s_0 … s_(n−1)).
+ */
+function criticRow(
+  episode: PackedEpisode,
+  values: ArrayLike<number>,
+): { values: number[]; rewards: number[]; mask: number[] } {
   const { vectors } = episode;
   const n = vectors.aStart.length;
+  const live = lastStateLive(vectors);
   return {
-    values: Array.from({ length: n + 1 }, (_, k) => (k === n && vectors.terminal ? 0 : (values[k] as number))),
+    values: Array.from({ length: n + 1 }, (_, k) => (k === n && !live ? 0 : (values[k] as number))),
+    rewards: tdRewards(vectors),
     mask: Array.from({ length: n + 1 }, (_, k) => (k < n ? 1 : 0)),
   };
 }
@@ -82,7 +91,7 @@ export function selfAcLoss(
   const critic = tdCriticLoss(
     {
       values: rows.map((row) => row.values),
-      rewards: episodes.map((episode) => episode.vectors.rewards),
+      rewards: rows.map((row) => row.rewards),
       mask: rows.map((row) => row.mask),
     },
     { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
@@ -181,7 +190,7 @@ export function tdLossesByHorizon(
     const row = criticRow(episode, values[b]!);
     count += row.mask.reduce((sum, m) => sum + m, 0);
     for (let steps = 1; steps <= options.horizons; steps += 1) {
-      const target = tdTarget(episode.vectors.rewards, row.values, steps, options.discount);
+      const target = tdTarget(row.rewards, row.values, steps, options.discount);
       row.mask.forEach((m, k) => {
         if (m === 1) sums[steps - 1] = sums[steps - 1]! + (row.values[k]! - target[k]!) ** 2;
       });

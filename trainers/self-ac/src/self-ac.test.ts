@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Trainer } from '@turngym/lm';
 import { readTrajectories } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { trainSelfAc, validateSelfAcArgs } from './self-ac';
@@ -34,6 +35,7 @@ describe('trainSelfAc', () => {
     ]) {
       expect(rows.every((row) => Number.isFinite(row[name]))).toBe(true);
     }
+    for (const row of rows) expect(row['perf/episodes_cut']).toBe(0); // maxPackedTokens 1024: nothing is cut
     // One sequence through the model per episode, however many turns it had.
     for (const row of rows) expect(row['perf/sequences_forwarded']).toBe(row['perf/update_episodes']);
     // No critic-only passes unless asked for (criticEpochs 0, §2's reference).
@@ -58,6 +60,20 @@ describe('trainSelfAc', () => {
       /maxPackedTokens/,
     );
   });
+
+  it('cuts episodes longer than maxPackedTokens at a turn boundary and trains on them (counted), rather than leaving them out', async () => {
+    const result = await trainSelfAc(
+      { ...smoke.args('cut'), iterations: 1, groupSize: 2, evalEpisodes: 1, maxPackedTokens: 300 },
+      { registry },
+    );
+    result.model.dispose();
+    const [row] = await readMetricsRows(join(smoke.dir, 'cut'));
+    expect(row!['perf/episodes_cut']).toBeGreaterThan(0);
+    expect(row!['perf/episodes_too_long']).toBe(0);
+    // Every rollout is trained, the cut ones with the turns that fit.
+    expect(row!['perf/update_episodes']).toBe(row!['budget/rollouts']);
+    expect(row!['perf/update_turns']).toBeLessThan(row!['charts/episode_turns']! * row!['budget/rollouts']!);
+  }, 120_000);
 
   it('adds critic-only passes over each batch when asked (criticEpochs: one more forward per episode each)', async () => {
     expect(validateSelfAcArgs(smoke.args('defaults')).criticEpochs).toBe(0);
@@ -111,5 +127,22 @@ describe('trainSelfAc', () => {
       0.5 * mixed!['losses/value_loss']! + 0.5 * mixed!['losses/policy_loss']!,
       5,
     );
+  }, 120_000);
+
+  it('gives the value head its own learning rate when valueLearningRate is set (absent: one rate)', async () => {
+    expect(validateSelfAcArgs(smoke.args('defaults')).valueLearningRate).toBeUndefined();
+    expect(() => validateSelfAcArgs({ ...smoke.args('bad'), valueLearningRate: 0 })).toThrow(/valueLearningRate/);
+    const rates = jest.spyOn(Trainer.prototype, 'setValueLearningRate');
+    try {
+      const result = await trainSelfAc(
+        { ...smoke.args('value-lr'), iterations: 1, groupSize: 2, evalEpisodes: 1, valueLearningRate: 5e-3 },
+        { registry },
+      );
+      result.model.dispose();
+      expect(rates).toHaveBeenCalledWith(5e-3);
+      expect(rates.mock.calls.every(([rate]) => rate === 5e-3)).toBe(true);
+    } finally {
+      rates.mockRestore();
+    }
   }, 120_000);
 });

@@ -22,8 +22,8 @@ import {
   type UpdateSample,
 } from '@turngym/rl';
 import { criticPromptTokens } from './critic-prompt';
-import { packEpisode } from './packed-episode';
-import { SelfAcSetupError } from './self-ac-errors';
+import { packEpisode, type PackedEpisode } from './packed-episode';
+import { EpisodeTooLongError, SelfAcSetupError } from './self-ac-errors';
 import { selfAcUpdate, type SelfAcUpdateStats } from './self-ac-update';
 
 /** Self-AC's own arguments; the shared ones are `TrainerArgs`. */
@@ -37,8 +37,9 @@ export interface SelfAcOwnArgs {
   /** N of §2: the critic averages TD(1) … TD(N). */
   tdHorizons: number;
   /**
-   * Longest packed episode trained on (tokens + (n + 1)·|cp|); longer ones are left out of the update and
-   * counted (`perf/episodes_too_long`): attention memory grows with its square, and wasm's heap is bounded.
+   * Longest packed episode trained on (tokens + (n + 1)·|cp|): attention memory grows with its square, and
+   * wasm's heap is bounded. A longer episode is cut at the last turn boundary that fits, with its return
+   * (`perf/episodes_cut`); one whose first turn alone is longer is left out (`perf/episodes_too_long`).
    */
   maxPackedTokens: number;
   /**
@@ -63,6 +64,11 @@ export interface SelfAcOwnArgs {
    * no term; the α-mixed update itself is unchanged.
    */
   criticCloneCoefficient: number;
+  /**
+   * The value head's own Adam step size (a second parameter group, `Trainer.setValueLearningRate`): the critic's
+   * head can need a larger step than the LoRA actor. Absent (the default) = `learningRate` for both.
+   */
+  valueLearningRate?: number;
 }
 
 export type SelfAcArgs = TrainerArgs & SelfAcOwnArgs;
@@ -76,6 +82,7 @@ const selfAcOwnProperties: JSONSchemaType<SelfAcOwnArgs>['properties'] = {
   criticEpochs: { type: 'integer', minimum: 0, default: 0 },
   criticWarmupIterations: { type: 'integer', minimum: 0, default: 0 },
   criticCloneCoefficient: { type: 'number', minimum: 0, default: 0 },
+  valueLearningRate: { type: 'number', exclusiveMinimum: 0, nullable: true },
 };
 
 // §2's loss has no KL term: the shared β_KL defaults to 0 here (set it to add k3 to the adapters-off base).
@@ -95,6 +102,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
   let last: SelfAcUpdateStats | null = null;
   let critic: SelfAcUpdateStats | null = null;
   let tooLong = 0;
+  let cut = 0;
   let warmup = false;
   const prompts = new WeakMap<LanguageModel, number[]>();
   return {
@@ -107,6 +115,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       last = null;
       critic = null;
       tooLong = 0;
+      cut = 0;
       return { trajectories: await collectChains({ ...request, groupSize: args.groupSize }) };
     },
 
@@ -123,21 +132,35 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
     // LoRA adapter and the value head per minibatch.
     update: async (trainer, samples, { args, iteration }) => {
       const model = trainer.model;
+      // Set at every update (it is not in the optimiser's saved state), so a resumed run steps as the original.
+      trainer.setValueLearningRate(args.valueLearningRate ?? null);
       const format = new ChatTurnFormat(model.tokenizer);
       const criticPrompt = criticPromptOf(model, prompts);
-      const packed = samples.map(({ trajectory }) =>
-        packEpisode(trajectory, {
-          format,
-          criticPrompt,
-          discount: args.discount,
-          maxPositions: model.config.maxPositions,
-        }),
-      );
-      const episodes = packed.filter((episode) => episode.row.tokens.length <= args.maxPackedTokens);
-      tooLong = packed.length - episodes.length;
+      // An episode longer than maxPackedTokens (one that loops to the turn limit) is cut at the last turn that
+      // fits, keeping its return, so a policy that starts to loop is still told; only an episode whose first
+      // turn alone does not fit is left out.
+      const episodes: PackedEpisode[] = [];
+      tooLong = 0;
+      for (const { trajectory } of samples) {
+        try {
+          episodes.push(
+            packEpisode(trajectory, {
+              format,
+              criticPrompt,
+              discount: args.discount,
+              maxPositions: model.config.maxPositions,
+              maxPackedTokens: args.maxPackedTokens,
+            }),
+          );
+        } catch (error) {
+          if (!(error instanceof EpisodeTooLongError)) throw error;
+          tooLong += 1;
+        }
+      }
+      cut = episodes.filter((episode) => episode.vectors.cut).length;
       if (episodes.length === 0) {
         throw new SelfAcSetupError(
-          `self-ac: every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
+          `self-ac: the first turn of every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
         );
       }
       // The runner counts iterations from 0: iterations 0 … criticWarmupIterations − 1 warm the critic up.
@@ -181,6 +204,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         'perf/update_turns': last.turns,
         'perf/sequences_forwarded': last.sequencesForwarded,
         'perf/episodes_too_long': tooLong,
+        'perf/episodes_cut': cut,
         'charts/critic_warmup': warmup ? 1 : 0,
       };
       last.tdLosses.forEach((loss, n) => (metrics[`losses/td_${n + 1}`] = loss));
