@@ -77,7 +77,10 @@ export interface Generation {
   readonly promptLogits?: Float32Array;
 }
 
-/** The batch's keys/values: [B, kvHeads, S, headDim] per layer, and which slots each row may see. */
+/**
+ * The batch's keys/values, per layer [B, kvHeads, C, headDim] with C ≥ S (on wasm, a buffer that decode steps
+ * append to in place; its slots after S are unspecified), and which of the S slots each row may see.
+ */
 interface BatchState {
   layers: LayerCache[];
   /** valid[row][slot] */
@@ -102,6 +105,7 @@ function runChunk(
   startPositions: readonly number[],
   adapter: string | null,
   fused: FusedWeights | undefined,
+  capacity?: number,
 ): { logits: Float32Array; state: BatchState } {
   const { config } = model;
   const B = chunks.length;
@@ -138,7 +142,7 @@ function runChunk(
       ...(past > 0 ? { past: state.layers } : {}),
     };
     const output = fused
-      ? runFusedDecoder(config, fused, input)
+      ? runFusedDecoder(config, fused, input, capacity !== undefined ? { capacity } : {})
       : runDecoder(config, model.parameters, input, {
           keepCache: true,
           releaseLayers: true,
@@ -422,6 +426,9 @@ function sample(
     ? prompts.map((_, i) => logits.slice(i * V, (i + 1) * V))
     : prompts.map(() => undefined);
 
+  // Every slot the decode steps can add (one a step after each row's first token): the first step moves the
+  // cache into a buffer this size, and every later step appends in place.
+  const capacity = (state.valid[0]?.length ?? 0) + Math.max(...budgets);
   // The request row at each position of the batch state; finished rows stay until the next compaction.
   let rows = prompts.map((_, i) => i);
   const closeRow = (row: number, position: number, reason: 'stop' | 'length'): void => {
@@ -477,6 +484,7 @@ function sample(
       rows.map((row) => (finish[row] === null ? prompts[row]!.length + generated[row]!.length - 1 : 0)),
       adapter,
       fused,
+      capacity,
     );
     disposeLayers(state.layers);
     state = ran.state;

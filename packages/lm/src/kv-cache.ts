@@ -2,9 +2,32 @@ import * as tf from '@tensorflow/tfjs';
 import type { LayerCache } from './decoder';
 
 /**
+ * Another tensor on the same data (tfjs reference-counts it): `tf.clone` copies the whole buffer on wasm
+ * (its `Identity` kernel), which a rollout tree paid for every node and branch; a reshape to the same shape
+ * shares it. A cache's tensors are never written (generation copies them into its batch, and the in-place
+ * append of `CACHED_ATTENTION` writes only a buffer nothing else references), so sharing is safe.
+ */
+function share(tensor: tf.Tensor4D): tf.Tensor4D {
+  return sharing ? tf.reshape(tensor, tensor.shape) : tf.clone(tensor);
+}
+
+let sharing = true;
+
+/**
+ * Off: `fork` and `prefixOf` copy the tensors as they did before (`tf.clone`), for the A/B benchmark's
+ * "before"; the bytes are the same either way. Internal (not in the package's index); returns the previous
+ * setting.
+ */
+export function useSharedForks(enabled: boolean): boolean {
+  const previous = sharing;
+  sharing = enabled;
+  return previous;
+}
+
+/**
  * The keys and values of one sequence's prefix: a node of a rollout tree. `fork()` gives an
- * independent handle on the same memory (tfjs reference-counts tensor data), so each branch of a tree
- * rollout continues from the shared prefix without recomputing or copying it.
+ * independent handle on the same memory (nothing is copied), so each branch of a tree rollout continues
+ * from the shared prefix without recomputing or copying it.
  *
  * `tokens` may run past what is cached: tokens[cachedLength…] are known but not yet run (a generated
  * token that ended its sequence); the next `prefill`/`generate` from this cache runs them first.
@@ -40,7 +63,7 @@ export class KvCache {
     return new KvCache(
       this.tokens,
       this.cachedLength,
-      this.layers.map((layer) => ({ k: tf.clone(layer.k), v: tf.clone(layer.v) })),
+      this.layers.map((layer) => ({ k: share(layer.k), v: share(layer.v) })),
       this.adapter,
       this.nextLogits,
     );
@@ -62,7 +85,7 @@ export class KvCache {
     return new KvCache(
       this.tokens.slice(0, length),
       length,
-      this.layers.map((layer) => ({ k: tf.clone(layer.k), v: tf.clone(layer.v) })),
+      this.layers.map((layer) => ({ k: share(layer.k), v: share(layer.v) })),
       this.adapter,
       nextLogits,
     );

@@ -130,14 +130,20 @@ function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor | null): tf
  * a decode step's cost. Same architecture and the same caches up to float rounding: the merged adapter
  * and the kernels' loops add in another order (logprobs within ~1e-6 of `runDecoder`'s).
  * Returns the final hidden states [B·T, hidden] (after the final RMSNorm) and the grown caches.
+ *
+ * A layer's past may be a buffer with room to grow ([B, kvHeads, C, headDim], its first S − T slots cached,
+ * S = the mask's last dimension), and so may its present: short chunks append in place where they can
+ * (`CACHED_ATTENTION`), and `capacity` is how many slots a buffer the kernel has to move is given.
  */
 export function runFusedDecoder(
   config: ModelConfig,
   weights: FusedWeights,
   input: DecoderInput,
+  options: { capacity?: number } = {},
 ): { hidden: tf.Tensor2D; present: LayerCache[] } {
   const [B, T] = input.tokens.shape;
   const N = B * T;
+  const cached = input.mask.shape[3] - T;
   const { headDim, numHeads, numKvHeads, hiddenSize, rmsNormEps } = config;
   const queryWidth = numHeads * headDim;
   const kvWidth = numKvHeads * headDim;
@@ -156,9 +162,17 @@ export function runFusedDecoder(
           .runKernel(
             CACHED_ATTENTION,
             { qkv, cos: input.cos, sin: input.sin, pastK: past.k, pastV: past.v, mask: input.mask },
-            { numHeads, numKvHeads, headDim } satisfies CachedAttentionAttrs as unknown as tf.NamedAttrMap,
+            {
+              numHeads,
+              numKvHeads,
+              headDim,
+              ...(options.capacity !== undefined ? { capacity: options.capacity } : {}),
+            } satisfies CachedAttentionAttrs as unknown as tf.NamedAttrMap,
           ) as [tf.Tensor2D, tf.Tensor4D, tf.Tensor4D];
       } else {
+        // tfjs's ops concatenate the whole past: only its cached slots, where it is a buffer with room.
+        const own = (part: tf.Tensor4D): tf.Tensor4D =>
+          part.shape[2] > cached ? tf.slice(part, [0, 0, 0, 0], [B, numKvHeads, cached, headDim]) : part;
         const [q, k, v] = tf.split(qkv, [queryWidth, kvWidth, kvWidth], 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
         ({ attended, keys, values } = attendWithOps(
           config,
@@ -168,7 +182,7 @@ export function runFusedDecoder(
             sin: tf.reshape(input.sin, [N, 1, headDim]),
             mask: input.mask,
             batch: B,
-            ...(past ? { past } : {}),
+            ...(past ? { past: { k: own(past.k), v: own(past.v) } } : {}),
           },
         ));
       }

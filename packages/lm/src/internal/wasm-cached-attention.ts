@@ -9,12 +9,21 @@ export interface CachedAttentionAttrs {
   readonly numHeads: number;
   readonly numKvHeads: number;
   readonly headDim: number;
+  /**
+   * Slots to allocate when the cache must move to a new buffer (it is full, or shared): the most this
+   * cache will hold (generation passes the prompt plus its token budget), so later steps append in place.
+   * When it is too small, a new buffer holds twice the slots needed (capacity doubling); without it, exactly
+   * the slots needed (the shape tfjs's ops give).
+   */
+  readonly capacity?: number;
 }
 
 interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
   disposeData(dataId: tf.DataId): boolean;
+  refCount(dataId: tf.DataId): number;
+  incRef(dataId: tf.DataId): void;
   /** The Emscripten module: its memory is exported (`asm.memory`), or imported (`wasmMemory`) when threaded. */
   readonly wasm: { readonly asm?: { readonly memory?: WasmMemory }; readonly wasmMemory?: WasmMemory };
 }
@@ -28,6 +37,18 @@ function attendOn(wasm: WasmBackendLike, headDim: number): AttendFunction | null
 
 let simdEnabled = true;
 let simdPrecision: AttentionPrecision = 'float32';
+let appendInPlace = true;
+
+/**
+ * Off: every call copies the whole cache into a new buffer of exactly the slots it holds, as before the
+ * in-place append (the A/B benchmark's "before"; the bytes read and written are the same either way).
+ * Returns the previous setting.
+ */
+export function useInPlaceAppend(enabled: boolean): boolean {
+  const previous = appendInPlace;
+  appendInPlace = enabled;
+  return previous;
+}
 
 /** Runs the JavaScript loops instead of the wasm SIMD ones (the tests' reference); returns the previous setting. */
 export function useSimdAttention(enabled: boolean): boolean {
@@ -63,11 +84,19 @@ const CLOSED = -1e8;
  * of), or in float64, the same bits as the JavaScript loops below; RoPE and the cache copies in JavaScript.
  *
  * Inputs: `qkv` [N, (heads + 2·kvHeads)·headDim] (the fused q, k and v projections, before RoPE; N = B·T),
- * `cos`/`sin` [N, headDim] (`ropeTables`), `pastK`/`pastV` [B, kvHeads, P, headDim], `mask` [B, 1, T, P + T]
- * (additive: 0 or `MASKED`). Outputs: the attended values [N, heads·headDim], and the keys and values with
- * this chunk's appended, [B, kvHeads, P + T, headDim] — RoPE and the copies round as tfjs's ops do, so the
- * caches are the same bytes; the attended values differ from tfjs's matmul-softmax-matmul only in the order
- * of float additions (~1e-7 relative).
+ * `cos`/`sin` [N, headDim] (`ropeTables`), `pastK`/`pastV` [B, kvHeads, C, headDim] whose first P slots are
+ * the cache (C ≥ P: a buffer with room to grow), `mask` [B, 1, T, P + T] (additive: 0 or `MASKED`; P comes
+ * from it). Outputs: the attended values [N, heads·headDim], and the keys and values with this chunk's
+ * appended, [B, kvHeads, C', headDim], the cache in their first P + T slots (the slots after them are
+ * unspecified) — RoPE and the copies round as tfjs's ops do, so the caches are the same bytes; the attended
+ * values differ from tfjs's matmul-softmax-matmul only in the order of float additions (~1e-7 relative).
+ *
+ * Appending in place: where the past buffer has room for the chunk and nothing else holds it (its data's
+ * reference count is 1: a generation batch's own state; a forked or shared cache counts more), the chunk's
+ * keys and values are written into it and the outputs are the same buffers (as `Reshape` returns its input).
+ * Otherwise the cache moves to a new buffer of `capacity` slots (attrs): copy on write. A decode step used to
+ * copy the whole cache into a new tensor, a cost per token that grows with the row's context, which a rollout
+ * tree's branch rows have 2–3× the chains' of (docs/benchmarks/perf.md, "Trees in CPU time").
  */
 export function registerWasmCachedAttention(): void {
   if (!tf.getKernel('Reshape', 'wasm') || tf.getKernel(CACHED_ATTENTION, 'wasm')) return;
@@ -78,13 +107,33 @@ export function registerWasmCachedAttention(): void {
       const wasm = backend as unknown as WasmBackendLike;
       const { qkv, cos, sin, pastK, pastV, mask } = inputs as Record<string, tf.TensorInfo>;
       const { numHeads, numKvHeads, headDim } = attrs as unknown as CachedAttentionAttrs;
+      const { capacity: wanted } = attrs as unknown as CachedAttentionAttrs;
       const [B, , T, S] = mask!.shape as [number, number, number, number];
-      const P = pastK!.shape[2] as number;
+      const P = S - T;
+      const room = pastK!.shape[2] as number;
       const N = B * T;
+      const inPlace =
+        appendInPlace &&
+        room >= S &&
+        wasm.refCount(pastK!.dataId) === 1 &&
+        wasm.refCount(pastV!.dataId) === 1 &&
+        pastK!.dataId !== pastV!.dataId;
+      // Without the in-place append, exactly the slots the cache holds (the behaviour before it).
+      const grown = !appendInPlace || wanted === undefined ? S : wanted >= S ? wanted : 2 * S;
       // Make the outputs first: allocating may grow the heap, which detaches views taken before it.
       const attended = wasm.makeOutput([N, numHeads * headDim], 'float32');
-      const keys = wasm.makeOutput([B, numKvHeads, S, headDim], 'float32');
-      const values = wasm.makeOutput([B, numKvHeads, S, headDim], 'float32');
+      let keys: tf.TensorInfo;
+      let values: tf.TensorInfo;
+      if (inPlace) {
+        // The same buffers, one more reference each (the caller disposes the inputs), as `Reshape` does.
+        wasm.incRef(pastK!.dataId);
+        wasm.incRef(pastV!.dataId);
+        keys = { dataId: pastK!.dataId, shape: pastK!.shape, dtype: 'float32' };
+        values = { dataId: pastV!.dataId, shape: pastV!.shape, dtype: 'float32' };
+      } else {
+        keys = wasm.makeOutput([B, numKvHeads, grown, headDim], 'float32');
+        values = wasm.makeOutput([B, numKvHeads, grown, headDim], 'float32');
+      }
       const attend = attendOn(wasm, headDim);
       const group = numHeads / numKvHeads;
       // The SIMD loops' scratch on the heap: one query group (float64), a row's open slots, their scores
@@ -97,7 +146,7 @@ export function registerWasmCachedAttention(): void {
         cachedAttention(
           { qkv: projected!, cos: cs!, sin: ss!, pastK: pk!, pastV: pv!, mask: ms! },
           { out, keys: kOut, values: vOut },
-          { B, T, S, P, numHeads, numKvHeads, headDim },
+          { B, T, S, P, room, capacity: inPlace ? room : grown, inPlace, numHeads, numKvHeads, headDim },
           attend && scratch ? simdScratch(attend, view(scratch), group * headDim, S) : undefined,
         );
       } finally {
@@ -141,6 +190,11 @@ interface Sizes {
   readonly T: number;
   readonly S: number;
   readonly P: number;
+  /** Slots per (row, key/value head) block of the past buffers, and of the output buffers. */
+  readonly room: number;
+  readonly capacity: number;
+  /** The outputs are the past buffers: nothing to copy. */
+  readonly inPlace: boolean;
   readonly numHeads: number;
   readonly numKvHeads: number;
   readonly headDim: number;
@@ -178,7 +232,7 @@ function cachedAttention(
   sizes: Sizes,
   simd?: Simd,
 ): void {
-  const { B, T, S, P, numHeads, numKvHeads, headDim } = sizes;
+  const { B, T, S, P, room, capacity, inPlace, numHeads, numKvHeads, headDim } = sizes;
   const { qkv, cos, sin, pastK, pastV, mask } = input;
   const { out, keys, values } = output;
   const group = numHeads / numKvHeads;
@@ -189,9 +243,9 @@ function cachedAttention(
   // The cache with this chunk's keys (after RoPE) and values appended: the layer's present.
   for (let b = 0; b < B; b++) {
     for (let kv = 0; kv < numKvHeads; kv++) {
-      const block = (b * numKvHeads + kv) * S * headDim;
-      const past = (b * numKvHeads + kv) * P * headDim;
-      if (P > 0) {
+      const block = (b * numKvHeads + kv) * capacity * headDim;
+      const past = (b * numKvHeads + kv) * room * headDim;
+      if (P > 0 && !inPlace) {
         keys.set(pastK.subarray(past, past + P * headDim), block);
         values.set(pastV.subarray(past, past + P * headDim), block);
       }
@@ -228,7 +282,7 @@ function cachedAttention(
           rotate(qkv, n * width + (kv * group + g) * headDim, cos, sin, n * headDim, headDim, queries, g * headDim);
           for (let d = g * headDim; d < (g + 1) * headDim; d++) queries[d] = Math.fround(queries[d]! * scale);
         }
-        const block = (b * numKvHeads + kv) * S * headDim;
+        const block = (b * numKvHeads + kv) * capacity * headDim;
         if (simd) {
           simd.attend(
             simd.queriesAt,
