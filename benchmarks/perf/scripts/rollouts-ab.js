@@ -3,11 +3,11 @@
  * Rollouts only (no updates) of the rollouts section's cases, chains (G = 4) against trees (M = 2, N = 2,
  * L = 1) on tiny-1m, wasm, one thread: CPU time of each method on the same prompts and sampling seeds, and a
  * digest of every rollout's tokens (equal digests = the same tokens were sampled). With --ab, each iteration
- * also runs "before" on the same seeds: tree nodes left with the cache of the turn before them (a branch runs
- * its node's last observation again), the fused weights built for every generation call and the decode
- * attention's SIMD loops in float64 (the rollout code before issue 32's third round), so before and after come
- * from one process under the same load. Before and after sample different tokens where float32 attention
- * tips a near tie (their digests differ); each method's "after" digests are this build's.
+ * also runs "before" on the same seeds: every decode step copying the whole KV cache into a new buffer and
+ * every fork or prefix view of a cache copying it (the generation code before issue 32's fourth round: the
+ * in-place append and shared forks), so before and after come from one process under the same load; their
+ * digests must be equal (the same bytes are computed). The third round's A/B (node completion, fused weights
+ * kept, float32 attention) is in git history (`git show a5a2ce8:benchmarks/perf/scripts/rollouts-ab.js`).
  *
  *   node benchmarks/perf/scripts/rollouts-ab.js [--iterations 2] [--only math,wiki,long] [--ab]
  *
@@ -30,23 +30,14 @@ const distFile = (pkg, file) => require(require.resolve(pkg).replace(/index\.js$
 const ab = args.includes('--ab');
 
 /**
- * Issue 32's third round on (the build as it is) or off (the code before it), for --ab: node snapshots
- * completed by the next turn, FusedWeights kept between generation calls (off: freed before every call, so
- * each builds and packs its own, as before), and float32 decode attention (off: float64).
+ * Issue 32's fourth round on (the build as it is) or off (the code before it), for --ab: decode steps append to
+ * a preallocated KV cache in place (off: each copies the whole cache), forks and prefix views share their
+ * cache's memory (off: each copies it).
  */
 function useThisRound(on) {
-  distFile('@turngym/rl', 'rollout-engine.js').useNodeCompletion(on);
-  distFile('@turngym/lm', 'internal/wasm-cached-attention.js').useSimdPrecision(on ? 'float32' : 'float64');
-  const generation = distFile('@turngym/lm', 'generation.js');
-  if (!keptGenerate) keptGenerate = generation.generate;
-  generation.generate = on
-    ? keptGenerate
-    : (model, ...rest) => {
-        generation.releaseFusedWeights(model);
-        return keptGenerate(model, ...rest);
-      };
+  distFile('@turngym/lm', 'internal/wasm-cached-attention.js').useInPlaceAppend(on);
+  distFile('@turngym/lm', 'kv-cache.js').useSharedForks(on);
 }
-let keptGenerate;
 
 const MATH = { difficulties: [1], kinds: ['arithmetic'] };
 const CASES = [
