@@ -11,8 +11,14 @@
  *
  *   node benchmarks/perf/scripts/rollouts-ab.js [--iterations 2] [--only math,wiki,long] [--ab]
  *
+ *   node benchmarks/perf/scripts/rollouts-ab.js --help    (this text; runs nothing)
+ *
  * Needs a build (`npx tsc -b benchmarks/perf`).
  */
+if (process.argv.includes('--help')) {
+  process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
+  process.exit(0);
+}
 const crypto = require('node:crypto');
 const os = require('node:os');
 const { mixSeed, SeededRng } = require('@turngym/core');
