@@ -194,8 +194,11 @@ function summarize(root, tasks) {
       const success = of('success');
       const sum = (key) => (of(key).length ? of(key).reduce((a, b) => a + b, 0) : '—');
       const avg = (key, digits) => (of(key).length ? mean(of(key)).toFixed(digits) : '—');
+      // The mean is over the scored runs only, so the seeds column says how many those are while some are owed.
+      const seeds = success.length === runs.length ? `${runs.length}` : `${success.length} of ${runs.length} scored`;
+      const p = of('gained').length ? signTestP(sum('gained'), sum('lost')) : undefined;
       lines.push(
-        `| ${variant} | ${runs.length} | ${success.length ? `${mean(success).toFixed(3)} ± ${std(success).toFixed(3)}` : '—'} | ${sum('gained')} / ${sum('lost')} | ${of('gained').length ? signTestP(sum('gained'), sum('lost')).toFixed(2) : '—'} | ${avg('iterations', 1)} | ${avg('tokens', 0)} | ${avg('hitRate', 2)} | ${avg('wall', 0)} | ${avg('load', 1)} |`,
+        `| ${variant} | ${seeds} | ${success.length ? `${mean(success).toFixed(3)} ± ${std(success).toFixed(3)}` : '—'} | ${sum('gained')} / ${sum('lost')} | ${p === undefined ? '—' : p < 0.01 ? p.toPrecision(1) : p.toFixed(2)} | ${avg('iterations', 1)} | ${avg('tokens', 0)} | ${avg('hitRate', 2)} | ${avg('wall', 0)} | ${avg('load', 1)} |`,
       );
     }
     lines.push('');

@@ -55,6 +55,9 @@ describe('scripts/plan-act-benchmark.js', () => {
       // task 1, gains task 2 (against the single-agent start it would be 2 gained, 1 lost).
       addRun('grpo-b2000-s1', '1101');
       addRun('plan-act-shared-b2000-s1', '1010', 0.8);
+      // A second seed that finished but is not scored yet: its row shows no score, and the mean is seed 1's alone.
+      addRun('plan-act-shared-b2000-s2', '1010', 0.8);
+      rmSync(join(dir, 'plan-act-shared-b2000-s2', 'final-eval-4.json'));
       const run = spawnSync(process.execPath, [SCRIPT, '--summarize', '--root', scratch, '--tasks', '4'], {
         encoding: 'utf8',
         timeout: 30_000,
@@ -69,7 +72,7 @@ describe('scripts/plan-act-benchmark.js', () => {
       );
       expect(rows).toContain('| grpo | 2000 | 1 | 0.750 ± 0.000 | 2 / 0 | 0.50 | 2.0 | 2000 | — | 100 | 3.0 |');
       expect(rows).toContain(
-        '| plan-act-shared | 2000 | 1 | 0.500 ± 0.000 | 1 / 1 | 1.00 | 2.0 | 2000 | 0.80 | 100 | 3.0 |',
+        '| plan-act-shared | 2000 | 1 of 2 scored | 0.500 ± 0.000 | 1 / 1 | 1.00 | 2.0 | 2000 | 0.80 | 100 | 3.0 |',
       );
     } finally {
       rmSync(scratch, { recursive: true, force: true });
