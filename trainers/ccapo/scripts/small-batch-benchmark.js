@@ -76,6 +76,7 @@ const SCORES = join(ROOT, 'benchmarks', 'learning', 'dist', 'test-scores.js');
 
 // Wiki bridge questions: the Plan/Act experiment's setting, whose single-agent GRPO runs are the baseline.
 const PLAN_ACT_EXPERIMENTS = join(ROOT, 'benchmarks', 'learning', 'dist', 'plan-act-experiments.js');
+const TRAIN_COMMAND = join(ROOT, 'benchmarks', 'learning', 'dist', 'train-command.js');
 const WIKI_EXPERIMENT = 'wiki-plan-act';
 const WIKI_WARM_START = 'benchmarks/learning/models/wiki-plan-act-warm-start';
 /** The `--set`s the GRPO baseline ran with (runs/plan-act-wiki): one evaluation, at the end, on 50 test tasks. */
@@ -93,34 +94,22 @@ function wikiExperiment() {
 }
 
 /**
- * The wiki command, built as plan-act-benchmark.js builds its GRPO one (the experiment's `rl`, the budget, the
- * `--set`s, in that order; `backend` as its own flag) so that the two differ in the algorithm alone.
+ * The wiki command, built by the same builder as plan-act-benchmark.js's GRPO one (benchmarks/learning's
+ * train-command: the experiment's `rl`, the budget, the `--set`s, in that order), so the two differ in the
+ * algorithm alone.
  */
 function wikiCommand(algorithm, budget, seed, dir, extra) {
   const experiment = wikiExperiment();
-  const args = { ...experiment.rl, tokenBudget: budget, ...WIKI_SETS, ...extra };
-  return [
-    CLI,
-    'train',
+  return require(TRAIN_COMMAND).trainCommand({
+    cli: CLI,
     algorithm,
-    '--env',
-    experiment.envId,
-    '--options',
-    JSON.stringify(experiment.envOptions),
-    '--checkpoint',
-    WIKI_WARM_START,
-    '--run-dir',
-    dir,
-    '--seed',
-    String(seed),
-    '--backend',
-    String(experiment.rl.backend ?? 'wasm'),
-    ...Object.entries(args)
-      .filter(([key]) => key !== 'backend')
-      .flatMap(([key, value]) => ['--set', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`]),
-    '--quiet',
-    '--json',
-  ];
+    envId: experiment.envId,
+    envOptions: experiment.envOptions,
+    checkpoint: WIKI_WARM_START,
+    runDir: dir,
+    seed,
+    args: { ...experiment.rl, tokenBudget: budget, ...WIKI_SETS, ...extra },
+  });
 }
 
 function flag(name, fallback) {

@@ -39,6 +39,8 @@ const { join, relative, resolve } = require('node:path');
 const { PLAN_ACT_EXPERIMENTS } = require('../../../benchmarks/learning/dist/plan-act-experiments');
 // The learning table's exact sign test (unit-tested there), so both tables read the same p.
 const { signTestP } = require('../../../benchmarks/learning/dist/test-scores');
+// One command builder for every learning-benchmark run, so runs that share a baseline differ in the algorithm alone.
+const { trainCommand } = require('../../../benchmarks/learning/dist/train-command');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
@@ -69,30 +71,16 @@ function warmStart(experiment) {
 function command(experiment, variant, budget, seed, dir, overrides) {
   const { algorithm, set } = VARIANTS[variant];
   const own = algorithm === 'plan-act' ? { ...experiment.planAct, ...set } : { ...experiment.grpo, ...set };
-  const args = { ...experiment.rl, ...own, tokenBudget: budget, ...overrides };
-  const setFlags = Object.entries(args)
-    .filter(([key]) => !['backend'].includes(key))
-    .flatMap(([key, value]) => ['--set', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`]);
-  return [
-    CLI,
-    'train',
+  return trainCommand({
+    cli: CLI,
     algorithm,
-    '--env',
-    experiment.envId,
-    '--options',
-    JSON.stringify(experiment.envOptions),
-    '--checkpoint',
-    relative(ROOT, warmStart(experiment)),
-    '--run-dir',
-    dir,
-    '--seed',
-    String(seed),
-    '--backend',
-    String(experiment.rl.backend ?? 'wasm'),
-    ...setFlags,
-    '--quiet',
-    '--json',
-  ];
+    envId: experiment.envId,
+    envOptions: experiment.envOptions,
+    checkpoint: relative(ROOT, warmStart(experiment)),
+    runDir: dir,
+    seed,
+    args: { ...experiment.rl, ...own, tokenBudget: budget, ...overrides },
+  });
 }
 
 function readRows(dir) {
