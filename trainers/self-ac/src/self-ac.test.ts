@@ -115,9 +115,12 @@ describe('trainSelfAc', () => {
     );
     result.model.dispose();
     const [warm, mixed] = await readMetricsRows(join(smoke.dir, 'warmup'));
-    // Warm-up: α = 1, so the update's loss is the critic's alone (the actor term has weight 0).
+    // Warm-up: α = 1, so the update's loss is the critic's alone (the actor term has weight 0), and as a critic
+    // pass it carries the cloning term: a KL to the adapter as the update began (read only when β > 0).
     expect(warm!['charts/critic_warmup']).toBe(1);
     expect(warm!['losses/total_loss']).toBeCloseTo(warm!['losses/value_loss']!, 6);
+    expect(warm!['losses/kl_ref']).toBeGreaterThan(0);
+    expect(mixed!['losses/kl_ref']).toBe(0);
     // Afterwards the α mix (0.5) of both terms.
     expect(mixed!['charts/critic_warmup']).toBe(0);
     // The critic-only passes carry PPG's cloning term: a KL to the adapter as they began (0 only at their first step).

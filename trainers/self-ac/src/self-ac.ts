@@ -54,14 +54,15 @@ export interface SelfAcOwnArgs {
    * usual): a value warm-up on the warm start's own rollouts, so that the actor's first advantages
    * A = R − V come from a critic that has seen data rather than from a fresh value head. 0 (the reference,
    * §2) starts the α mix at once. The actor still moves through the shared adapter's features, as under
-   * `criticEpochs`.
+   * `criticEpochs`. With `criticCloneCoefficient` > 0 the warm-up updates carry the cloning term as well.
    */
   criticWarmupIterations: number;
   /**
    * β_clone of Phasic Policy Gradient's auxiliary phase (Cobbe et al., 2021): the critic-only passes
    * (`criticEpochs`) add β_clone·KL(π_before ‖ π_θ) on the action tokens (k3, π_before = the adapter as the
    * critic passes begin), so the critic reshapes the shared adapter without moving the actor. 0 (default) adds
-   * no term; the α-mixed update itself is unchanged.
+   * no term; the α-mixed update itself is unchanged. The value warm-up's updates (`criticWarmupIterations`) are
+   * critic passes too and carry it.
    */
   criticCloneCoefficient: number;
   /**
@@ -165,6 +166,10 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       }
       // The runner counts iterations from 0: iterations 0 … criticWarmupIterations − 1 warm the critic up.
       warmup = iteration < args.criticWarmupIterations;
+      // A warm-up update is a critic pass like the `criticEpochs` ones, so PPG's cloning term holds the actor
+      // there too: without it, hundreds of warm-up steps of the critic's loss alone move the shared adapter's
+      // actor freely before the α mix begins.
+      const warmupClone = warmup && args.criticCloneCoefficient > 0;
       const options = {
         alpha: warmup ? 1 : args.alpha,
         discount: args.discount,
@@ -174,8 +179,9 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         epochs: args.updateEpochs,
         minibatchSize: args.minibatchSize,
         minibatchTokens: args.minibatchTokens,
-        klCoefficient: args.klCoefficient,
-        entropyCoefficient: args.entropyCoefficient,
+        klCoefficient: warmupClone ? args.criticCloneCoefficient : args.klCoefficient,
+        ...(warmupClone ? { klReference: 'current' as const } : {}),
+        entropyCoefficient: warmup ? 0 : args.entropyCoefficient,
         seed: mixSeed(args.seed, iteration),
       };
       last = await selfAcUpdate(trainer, episodes, options);
