@@ -31,6 +31,12 @@
  *     start's and the run's greedy test success, the critic's batch explained variance and episodes left out for
  *     packing longer than maxPackedTokens. The warm start was trained on comparison questions only.
  *
+ *   node trainers/self-ac/scripts/critic-benchmark.js react-score --root runs/self-ac-wiki [--tasks 200]
+ *     the finished ReAct-SelfAC wiki runs (<root>/self-ac-b<budget>-s<seed>: learning.md's command, GRPO's settings
+ *     in runs/plan-act-wiki) scored greedily, task by task, on test tasks 0 … tasks − 1 against the single-agent
+ *     warm start, beside GRPO's runs (`--grpo-root`, scored by plan-act-benchmark.js --score); mean ± std, test
+ *     tasks gained / lost and a sign test, into <root>/react-scores.md.
+ *
  *   node trainers/self-ac/scripts/critic-benchmark.js tot --run runs/self-ac/critic-1/run --tasks 50 --branches 4 --beam 2
  *     ToT-SelfAC (`totSearch`) with a Self-AC run's adapter and value head against plain sampling at equal
  *     generated tokens on the test split: per task, the search's chosen line, then as many sampled episodes as
@@ -44,7 +50,7 @@
  *
  * Everything is written under --out (JSON + Markdown); nothing here is a test.
  */
-const { mkdirSync, writeFileSync, existsSync, readFileSync } = require('node:fs');
+const { mkdirSync, writeFileSync, existsSync, readFileSync, readdirSync } = require('node:fs');
 const { join } = require('node:path');
 const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
 const { trainSelfAc, criticPromptTokens, packEpisode, explainedVariance } = require('@turngym/trainer-self-ac');
@@ -527,16 +533,113 @@ async function tot() {
   model.dispose();
 }
 
+/**
+ * `react-score --root runs/self-ac-wiki [--tasks 200] [--grpo-root runs/plan-act-wiki/wiki-plan-act]`: the finished
+ * ReAct-SelfAC wiki runs (<root>/self-ac-b<budget>-s<seed>, learning.md's command) scored greedily, task by task,
+ * on test seeds 0 … tasks − 1 with the wiki-plan-act experiment's rollout caps (benchmarks/learning's test scores,
+ * as the CCAPO script scores its wiki runs), against the single-agent warm start, beside the GRPO runs of the
+ * Plan/Act benchmark (their final-eval-<tasks>.json, written by `plan-act-benchmark.js --score`). Scores are cached
+ * in each run directory; the table goes to <root>/react-scores.md.
+ */
+async function reactScore() {
+  const learningDist = join(__dirname, '..', '..', '..', 'benchmarks', 'learning', 'dist');
+  const { cachedScore, gainedAndLost, signTestP } = require(join(learningDist, 'test-scores.js'));
+  const experiment = require(join(learningDist, 'plan-act-experiments.js')).PLAN_ACT_EXPERIMENTS.find(
+    (candidate) => candidate.name === 'wiki-plan-act',
+  );
+  const root = flag('root', 'runs/self-ac-wiki');
+  const tasks = Number(flag('tasks', '200'));
+  const grpoRoot = flag('grpo-root', 'runs/plan-act-wiki/wiki-plan-act');
+  const warm = 'benchmarks/learning/models/wiki-plan-act-warm-start';
+  const scored = {
+    envId: experiment.envId,
+    envOptions: experiment.envOptions,
+    rl: { ...experiment.rl, evalEpisodes: tasks },
+  };
+  const start = await cachedScore(join(root, `start-eval-${tasks}.json`), scored, warm);
+  const theirs = existsSync(join(grpoRoot, `start-eval-single-${tasks}.json`))
+    ? JSON.parse(readFileSync(join(grpoRoot, `start-eval-single-${tasks}.json`), 'utf8'))
+    : undefined;
+  if (theirs && theirs.wins !== start.wins)
+    throw new Error(`the warm start's ${tasks} greedy episodes differ from ${grpoRoot}'s`);
+  const lastRow = (dir) => {
+    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    return JSON.parse(lines[lines.length - 1]);
+  };
+  const rows = [];
+  const collect = async (algorithm, dir, pattern, score) => {
+    for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+      const match = pattern.exec(name);
+      if (!match) continue;
+      const runDir = join(dir, name);
+      const last = lastRow(runDir);
+      // A run is finished once it has evaluated at its end (evalEvery 1000: the last iteration only).
+      if (last['eval/success_rate'] === undefined) continue;
+      const final = await score(runDir, last);
+      if (!final) continue;
+      rows.push({
+        algorithm,
+        seed: Number(match[2]),
+        iterations: last.iteration + 1,
+        tokens: last['budget/generated_tokens'],
+        own: last['eval/success_rate'],
+        success: final.successRate,
+        ...gainedAndLost(start, final),
+        ev: last['losses/explained_variance'],
+      });
+    }
+  };
+  await collect('self-ac', root, /^self-ac-b(\d+)-s(\d+)$/, (runDir, last) =>
+    cachedScore(join(runDir, `final-eval-${tasks}.json`), scored, warm, {
+      adapter: join(runDir, 'checkpoint', 'adapter'),
+      tag: `iteration ${last.iteration}`,
+    }),
+  );
+  await collect('grpo', grpoRoot, /^grpo-b(\d+)-s(\d+)$/, (runDir) => {
+    const file = join(runDir, `final-eval-${tasks}.json`);
+    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  });
+  const meanStd = (xs) => {
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const std = xs.length > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
+    return `${mean.toFixed(3)} ± ${std.toFixed(3)}`;
+  };
+  const table = [
+    `Wiki bridge questions, greedy on test tasks 0–${tasks - 1}; warm start ${start.successRate.toFixed(3)}.`,
+    '',
+    `| run | trainer's eval, tasks 0–49 | test success, tasks 0–${tasks - 1} | gained / lost vs the warm start | iterations | generated tokens | batch EV, last iteration |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.algorithm}, seed ${r.seed} | ${r.own.toFixed(3)} | ${r.success.toFixed(3)} | ${r.gained} / ${r.lost} | ${r.iterations} | ${r.tokens} | ${r.ev === undefined ? '' : r.ev.toFixed(2)} |`,
+    ),
+    '',
+    `| algorithm | seeds | test success, mean ± std (start ${start.successRate.toFixed(3)}) | gained / lost, sum over seeds | sign test p |`,
+    '|---|---:|---:|---:|---:|',
+    ...['self-ac', 'grpo'].flatMap((algorithm) => {
+      const mine = rows.filter((r) => r.algorithm === algorithm);
+      if (mine.length === 0) return [];
+      const gained = mine.reduce((a, r) => a + r.gained, 0);
+      const lost = mine.reduce((a, r) => a + r.lost, 0);
+      return [
+        `| ${algorithm} | ${mine.length} | ${meanStd(mine.map((r) => r.success))} | ${gained} / ${lost} | ${signTestP(gained, lost).toFixed(4)} |`,
+      ];
+    }),
+  ].join('\n');
+  writeFileSync(join(root, 'react-scores.md'), `${table}\n`);
+  console.log(table);
+}
+
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
   process.exit(0);
 }
 const mode = process.argv[2];
-const modes = { critic, calibrate, learning, gains, react, tot };
+const modes = { critic, calibrate, learning, gains, react, 'react-score': reactScore, tot };
 const run = Object.hasOwn(modes, mode) ? modes[mode] : null;
 if (!run || !existsSync(WARM_START)) {
   process.stderr.write(
-    'usage (from the repository root): critic-benchmark.js critic|calibrate|learning|gains|react|tot [flags]\n',
+    'usage (from the repository root): critic-benchmark.js critic|calibrate|learning|gains|react|react-score|tot [flags]\n',
   );
   process.exit(2);
 }
