@@ -604,6 +604,7 @@ async function reactScore() {
       const match = pattern.exec(name);
       if (!match) continue;
       const runDir = join(dir, name);
+      if (!existsSync(join(runDir, 'metrics.jsonl'))) continue; // not started: nothing to score
       const last = lastRow(runDir);
       // A run is finished once it has evaluated at its end (evalEvery 1000: the last iteration only).
       if (last['eval/success_rate'] === undefined) continue;
