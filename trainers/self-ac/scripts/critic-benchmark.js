@@ -576,6 +576,7 @@ async function tot() {
 async function reactScore() {
   const learningDist = join(__dirname, '..', '..', '..', 'benchmarks', 'learning', 'dist');
   const { cachedScore, gainedAndLost, signTestP } = require(join(learningDist, 'test-scores.js'));
+  const { mean, sampleStd } = require('@turngym/core');
   const experiment = require(join(learningDist, 'plan-act-experiments.js')).PLAN_ACT_EXPERIMENTS.find(
     (candidate) => candidate.name === 'wiki-plan-act',
   );
@@ -632,11 +633,7 @@ async function reactScore() {
     const file = join(runDir, `final-eval-${tasks}.json`);
     return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   });
-  const meanStd = (xs) => {
-    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const std = xs.length > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
-    return `${mean.toFixed(3)} ± ${std.toFixed(3)}`;
-  };
+  const meanStd = (xs) => `${mean(xs).toFixed(3)} ± ${sampleStd(xs).toFixed(3)}`;
   const table = [
     `Wiki bridge questions, greedy on test tasks 0–${tasks - 1}; warm start ${start.successRate.toFixed(3)}.`,
     '',

@@ -169,7 +169,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       // A warm-up update is a critic pass like the `criticEpochs` ones, so PPG's cloning term holds the actor
       // there too: without it, hundreds of warm-up steps of the critic's loss alone move the shared adapter's
       // actor freely before the α mix begins.
-      const warmupClone = warmup && args.criticCloneCoefficient > 0;
+      const cloneTerm = { klCoefficient: args.criticCloneCoefficient, klReference: 'current' as const };
       const options = {
         alpha: warmup ? 1 : args.alpha,
         discount: args.discount,
@@ -179,10 +179,10 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
         epochs: args.updateEpochs,
         minibatchSize: args.minibatchSize,
         minibatchTokens: args.minibatchTokens,
-        klCoefficient: warmupClone ? args.criticCloneCoefficient : args.klCoefficient,
-        ...(warmupClone ? { klReference: 'current' as const } : {}),
+        klCoefficient: args.klCoefficient,
         entropyCoefficient: warmup ? 0 : args.entropyCoefficient,
         seed: mixSeed(args.seed, iteration),
+        ...(warmup && args.criticCloneCoefficient > 0 ? cloneTerm : {}),
       };
       last = await selfAcUpdate(trainer, episodes, options);
       if (args.criticEpochs > 0) {
@@ -191,8 +191,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
           ...options,
           alpha: 1,
           epochs: args.criticEpochs,
-          klCoefficient: args.criticCloneCoefficient,
-          klReference: 'current' as const,
+          ...cloneTerm,
           entropyCoefficient: 0,
           seed: mixSeed(options.seed, 1),
         });
