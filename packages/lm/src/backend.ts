@@ -9,7 +9,9 @@ import {
   startThreadedWasm,
   wasmThreadsCount,
 } from './internal/wasm-threads';
-import { probeWebGpu, startWebGpu, webGpuAdapterInfo } from './internal/webgpu-backend';
+import { probeWebGpu, startWebGpu, webGpuAdapterInfo, webGpuPoolInfo } from './internal/webgpu-backend';
+import type { WebGpuPoolInfo } from './internal/webgpu-buffer-pool';
+export type { WebGpuPoolInfo } from './internal/webgpu-buffer-pool';
 import { backendPackageMissing, dawnBinaryPath, type WebGpuAdapterInfo } from './internal/webgpu-device';
 import { BackendUnavailableError } from './lm-errors';
 
@@ -34,6 +36,11 @@ export interface BackendOptions {
    * changing the count restarts it.
    */
   threads?: number | 'auto';
+  /**
+   * webgpu only: bytes of released GPU buffers kept for reuse (tfjs-webgpu would keep every one, and a run on
+   * varying shapes fills the GPU). Unset: TURNGYM_WEBGPU_POOL_MB (MiB), else 1 GiB. 0 frees each buffer at once.
+   */
+  webgpuPoolBytes?: number;
 }
 
 export const backendOptionsSchema: JSONSchemaType<BackendOptions> = {
@@ -49,6 +56,7 @@ export const backendOptionsSchema: JSONSchemaType<BackendOptions> = {
       ],
       nullable: true,
     },
+    webgpuPoolBytes: { type: 'integer', minimum: 0, nullable: true },
   },
 } as JSONSchemaType<BackendOptions>;
 
@@ -63,6 +71,8 @@ export interface BackendInfo {
   readonly simd: boolean | null;
   /** webgpu only: the adapter it runs on (a GPU, or a software rasteriser such as llvmpipe). */
   readonly adapter?: WebGpuAdapterInfo;
+  /** webgpu only: the GPU memory its buffer pool holds (`BackendOptions.webgpuPoolBytes`). */
+  readonly pool?: WebGpuPoolInfo;
 }
 
 /** Loads the TensorFlow C binding if one is installed; returns the package name, or null. */
@@ -211,7 +221,7 @@ export function useBackend(
 }
 
 async function switchBackend(name: BackendName, options: BackendOptions): Promise<Exclude<BackendName, 'auto'>> {
-  const { threads } = validateOptions(options);
+  const { threads, webgpuPoolBytes } = validateOptions(options);
   let chosen = name;
   if (chosen === 'auto') {
     const fromEnvironment = process.env.TURNGYM_LM_BACKEND as BackendName | undefined;
@@ -239,7 +249,7 @@ async function switchBackend(name: BackendName, options: BackendOptions): Promis
         `Backend "webgpu" needs the optional peers webgpu and @tensorflow/tfjs-backend-webgpu: ${String(reason)}. Use --backend wasm or cpu.`,
       );
     }
-    await startWebGpu();
+    await startWebGpu(webgpuPoolBytes);
   } else if (chosen === 'cpu') {
     registerCpuKernels();
   } else {
@@ -270,5 +280,6 @@ export function backendInfo(): BackendInfo {
   }
   if (name === 'cpu') return { name, threads: 1, simd: false };
   const adapter = name === 'webgpu' ? webGpuAdapterInfo() : null;
-  return { name, threads: null, simd: null, ...(adapter ? { adapter } : {}) };
+  const pool = name === 'webgpu' ? webGpuPoolInfo() : null;
+  return { name, threads: null, simd: null, ...(adapter ? { adapter } : {}), ...(pool ? { pool } : {}) };
 }

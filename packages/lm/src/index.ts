@@ -30,6 +30,7 @@ export {
   type BackendOptions,
   type BackendInfo,
   type WebGpuAdapterInfo,
+  type WebGpuPoolInfo,
 } from './backend';
 export { vulkanDriverFiles } from './internal/webgpu-device';
 export {

@@ -121,13 +121,42 @@ describeOnWebGpu('webgpu equals cpu (software adapter in CI)', () => {
     await useBackend('cpu');
   });
 
+  // A pool of 256 KiB: the tests below then run with buffers destroyed and made afresh all the time, so they
+  // also show that bounding tfjs-webgpu's pool (webgpu-buffer-pool.ts) leaves the results as they were.
+  const POOL_BYTES = 256 * 1024;
+
   it('starts on an adapter and says which', async () => {
-    expect(await useBackend('webgpu')).toBe('webgpu');
+    expect(await useBackend('webgpu', { webgpuPoolBytes: POOL_BYTES })).toBe('webgpu');
     const info = backendInfo();
     expect(info.name).toBe('webgpu');
     expect(info.adapter).toEqual(
       expect.objectContaining({ backend: expect.stringMatching(/^(vulkan|opengles)$/), software: expect.any(Boolean) }),
     );
+    expect(info.pool).toEqual(expect.objectContaining({ limitBytes: POOL_BYTES }));
+    await useBackend('cpu');
+  });
+
+  it('rejects a pool size that is not a byte count, naming the field', async () => {
+    await expect(useBackend('webgpu', { webgpuPoolBytes: -1 })).rejects.toThrow(/webgpuPoolBytes/);
+  });
+
+  it('keeps its free GPU buffers under the limit while shapes vary, generating as cpu does', async () => {
+    // Every prompt length and token budget makes buffers of new sizes; tfjs-webgpu alone would keep them all.
+    const requests = (round: number) =>
+      Array.from({ length: 2 + (round % 3) }, (_, i) => ({ tokens: randomTokens(3 + round + i, 256, 40 + round) }));
+    const generate = (round: number) =>
+      model
+        .generate(requests(round), { maxTokens: 2 + round, temperature: 1, seed: round, stopTokenIds: [] })
+        .map((result) => result.tokens);
+    await useBackend('cpu');
+    const onCpu = [0, 1, 2, 3, 4, 5].map(generate);
+    await useBackend('webgpu');
+    const evictedBefore = backendInfo().pool!.evictedBuffers;
+    const onGpu = [0, 1, 2, 3, 4, 5].map(generate);
+    const pool = backendInfo().pool!;
+    expect(onGpu).toEqual(onCpu);
+    expect(pool.freeBytes).toBeLessThanOrEqual(POOL_BYTES);
+    expect(pool.evictedBuffers).toBeGreaterThan(evictedBefore);
     await useBackend('cpu');
   });
 

@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
+import { InvalidOptionsError } from '@turngym/core';
 import { BackendUnavailableError } from '../lm-errors';
+import { boundBufferPool, type BoundedPool, type BufferManagerLike, type WebGpuPoolInfo } from './webgpu-buffer-pool';
 import { findAdapter, type FoundAdapter, type WebGpuAdapterInfo } from './webgpu-device';
 import { registerWebGpuKernels } from './webgpu-kernels';
 import { patchWebGpuReadSync } from './webgpu-sync-read';
@@ -14,6 +16,26 @@ import { patchWebGpuReadSync } from './webgpu-sync-read';
 const INSTALL = 'npm install @tensorflow/tfjs-backend-webgpu@4.22.0 webgpu@0.6.2';
 
 let running: WebGpuAdapterInfo | null = null;
+let pool: BoundedPool | null = null;
+
+/** Free GPU memory kept for reuse when neither the options nor TURNGYM_WEBGPU_POOL_MB say: 1 GiB. */
+export const DEFAULT_WEBGPU_POOL_BYTES = 1024 * 1024 * 1024;
+
+/** The pool limit from TURNGYM_WEBGPU_POOL_MB (MiB), else the default. */
+function poolBytesFromEnvironment(): number {
+  const text = process.env.TURNGYM_WEBGPU_POOL_MB?.trim();
+  if (!text) return DEFAULT_WEBGPU_POOL_BYTES;
+  const mib = Number(text);
+  if (!Number.isFinite(mib) || mib < 0) {
+    throw new InvalidOptionsError('TURNGYM_WEBGPU_POOL_MB', [`must be a number of MiB, 0 or more (got "${text}")`]);
+  }
+  return Math.round(mib * 1024 * 1024);
+}
+
+/** The webgpu backend's buffer pool (webgpu-buffer-pool.ts); null before it starts. */
+export function webGpuPoolInfo(): WebGpuPoolInfo | null {
+  return pool ? pool.info() : null;
+}
 
 /** The adapter the webgpu backend runs on; null before it starts. */
 export function webGpuAdapterInfo(): WebGpuAdapterInfo | null {
@@ -79,14 +101,19 @@ export async function probeWebGpu(options: { hardwareOnly: boolean }): Promise<W
   return search.found ? search.found.info : search.reasons.join('; ');
 }
 
-/** Makes tfjs's webgpu backend the one in use, starting it on first call. */
-export async function startWebGpu(): Promise<WebGpuAdapterInfo> {
+/**
+ * Makes tfjs's webgpu backend the one in use, starting it on first call. `poolBytes` bounds the free GPU
+ * memory it keeps for reuse (default TURNGYM_WEBGPU_POOL_MB, else 1 GiB); given again, it changes the bound.
+ */
+export async function startWebGpu(poolBytes?: number): Promise<WebGpuAdapterInfo> {
   if (tf.findBackend('webgpu') !== null && running !== null) {
     if (tf.getBackend() !== 'webgpu' && !(await tf.setBackend('webgpu'))) {
       throw new BackendUnavailableError('tfjs could not switch back to the "webgpu" backend.');
     }
+    if (poolBytes !== undefined) pool?.setLimit(poolBytes);
     return running;
   }
+  const limit = poolBytes ?? poolBytesFromEnvironment();
   const search = await findAdapter({ hardwareOnly: false });
   if (!search.found) {
     throw new BackendUnavailableError(`Backend "webgpu" found no GPU adapter: ${search.reasons.join('; ')}.`);
@@ -115,6 +142,14 @@ export async function startWebGpu(): Promise<WebGpuAdapterInfo> {
     }
     if (!ok) throw new BackendUnavailableError(`tfjs could not start the "webgpu" backend on ${found.info.device}.`);
   });
+  const manager = (tf.findBackend('webgpu') as unknown as { bufferManager?: BufferManagerLike }).bufferManager;
+  if (!manager || typeof manager.releaseBuffer !== 'function' || !(manager.freeBuffers instanceof Map)) {
+    // Without the bound a long run fills the GPU (see webgpu-buffer-pool.ts): refuse rather than run into it.
+    throw new BackendUnavailableError(
+      '@tensorflow/tfjs-backend-webgpu has no BufferManager of the shape 4.22 has, so its buffer pool cannot be bounded; install @tensorflow/tfjs-backend-webgpu@4.22.0.',
+    );
+  }
+  pool = boundBufferPool(manager, limit);
   running = found.info;
   return found.info;
 }
