@@ -46,8 +46,13 @@ function rowPrinter(file: string, started: number): () => void {
     for (const line of rows.slice(printed)) {
       const row = JSON.parse(line) as Record<string, number>;
       const evaluation = 'eval/success_rate' in row ? `, test success ${row['eval/success_rate']!.toFixed(3)}` : '';
+      // The GPU memory tfjs-webgpu keeps for reuse: bounded (webgpu-buffer-pool.ts), else a long run fills the GPU.
+      const pool = backendInfo().pool;
+      const memory = pool
+        ? `; GPU buffers ${(pool.usedBytes / 2 ** 20).toFixed(0)} MiB in use, ${(pool.freeBytes / 2 ** 20).toFixed(0)} MiB pooled (limit ${(pool.limitBytes / 2 ** 20).toFixed(0)}), ${pool.evictedBuffers} freed`
+        : '';
       console.log(
-        `iteration ${row.iteration}: ${row.global_step} tokens, ${((performance.now() - started) / 1000).toFixed(0)} s${evaluation}`,
+        `iteration ${row.iteration}: ${row.global_step} tokens, ${((performance.now() - started) / 1000).toFixed(0)} s${evaluation}${memory}`,
       );
     }
     printed = rows.length;

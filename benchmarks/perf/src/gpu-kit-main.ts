@@ -5,7 +5,8 @@
  * offers (the adapter Dawn finds, or why none), the webgpu-vs-wasm benchmark of the perf `webgpu` section,
  * and a short training run on webgpu; `--json <file>` also writes the figures.
  *
- * Flags: --configs a,b (default tiny-1m,tiny-8m,tiny-30m,tiny-100m), --one-step a,b (default none), --batch
+ * Flags: --configs a,b (default tiny-1m,tiny-8m,tiny-30m,tiny-100m), --one-step a,b (default none),
+ * --webgpu-only a,b (of --configs, measured at the full batch on webgpu alone: no wasm figure), --batch
  * 8x128, --duration <ms per measurement> (default 3000), --matmul 1024,2048,4096, --train-config tiny-8m,
  * --train-steps 30 (0 = none), --json <file>.
  */
@@ -79,10 +80,12 @@ async function main(): Promise<void> {
   }
   console.log(`Adapter: ${JSON.stringify(adapter)}`);
   const oneStep = configs(flag('one-step', 'none'));
+  const webgpuOnly = configs(flag('webgpu-only', 'none'));
   const benchmark: WebGpuThroughput = await webGpuThroughput({
     durationMs: Number(flag('duration', '3000')),
     configs: [...configs(flag('configs', 'tiny-1m,tiny-8m,tiny-30m,tiny-100m')), ...oneStep],
     oneStep,
+    webgpuOnly,
     matmulSizes: flag('matmul', adapter.software ? '256,512' : '1024,2048,4096')
       .split(',')
       .map(Number),

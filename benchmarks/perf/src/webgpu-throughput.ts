@@ -31,6 +31,11 @@ export interface WebGpuThroughputOptions {
    * minutes on the software adapter, and longer on wasm). Its time includes the shader compiles.
    */
   readonly oneStep?: readonly TinyConfigName[];
+  /**
+   * Configs measured on webgpu alone, at the full batch: wasm is not tried (a 104M config's wasm step runs for
+   * more than ten minutes before it fails out of its 4 GB heap, device time a GPU kit run cannot spare).
+   */
+  readonly webgpuOnly?: readonly TinyConfigName[];
   /** Called with a line per figure as it is measured, so a run cut short still shows what it reached. */
   readonly log?: (line: string) => void;
 }
@@ -46,7 +51,7 @@ export interface TrainingRow {
   readonly parameters: number;
   readonly batch: number;
   readonly length: number;
-  /** Tokens/s; null where the config was not run on that backend, or failed there (`wasmError`). */
+  /** Tokens/s; null where the config was not run on wasm (`webgpuOnly`, one-step) or failed there (`wasmError`). */
   readonly wasm: number | null;
   /**
    * Why wasm has no figure, where it failed: a 100M config's full fine-tuning outgrows wasm's 4 GB heap (on an
@@ -165,11 +170,12 @@ export async function webGpuThroughput(options: WebGpuThroughputOptions): Promis
   const wasmMatmul = new Map<number, number>();
   for (const size of options.matmulSizes) wasmMatmul.set(size, await matmulGflops(size, options.durationMs));
   const oneStepConfigs = new Set(options.oneStep ?? []);
+  const webgpuOnly = new Set(options.webgpuOnly ?? []);
   const log = options.log ?? ((): void => undefined);
   for (const [size, gflops] of wasmMatmul) log(`wasm matmul ${size}³: ${fmt(gflops, 1)} GFLOP/s`);
   const wasmTraining = new Map<TinyConfigName, number | Error>();
   for (const name of options.configs) {
-    if (oneStepConfigs.has(name)) continue;
+    if (oneStepConfigs.has(name) || webgpuOnly.has(name)) continue;
     // One config failing on wasm (out of memory) must not cost the webgpu figures that follow.
     try {
       const figures = await trainingTokensPerSecond(
