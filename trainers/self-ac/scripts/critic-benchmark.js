@@ -54,6 +54,7 @@ const { mkdirSync, writeFileSync, existsSync, readFileSync, readdirSync } = requ
 const { join } = require('node:path');
 const { ChatTurnFormat, collectChains, installedEnvRegistry } = require('@turngym/rl');
 const { trainSelfAc, criticPromptTokens, packEpisode, explainedVariance } = require('@turngym/trainer-self-ac');
+const { evByTurn, byTurnLine } = require('./ev-by-turn');
 
 const WARM_START = 'benchmarks/learning/models/math-warm-start';
 const ENV_ID = 'turngym/math-thought-calc-v1';
@@ -209,28 +210,6 @@ function writeCalibration(runDir, pairs, episodes, source) {
   };
   writeFileSync(join(runDir, 'critic-calibration.json'), `${JSON.stringify(file)}\n`);
 }
-
-/**
- * Explained variance within s_0 (the question alone), s_1 and s_2 onwards: where the critic falls short (V^π
- * itself explains 0.63, 0.79 and 0.98 of them on the probe's held-out data, learning.md).
- */
-function evByTurn(pairs) {
-  return [
-    ['s_0', (k) => k === 0],
-    ['s_1', (k) => k === 1],
-    ['s_2+', (k) => k >= 2],
-  ].map(([turn, keep]) => {
-    const mine = pairs.filter((p) => keep(p.k));
-    const ev = explainedVariance(
-      mine.map((p) => p.value),
-      mine.map((p) => p.target),
-    );
-    return { turn, states: mine.length, ev: Number.isFinite(ev) ? ev : null };
-  });
-}
-
-const byTurnLine = (byTurn) =>
-  `by turn: ${byTurn.map((t) => `${t.turn} ${t.ev === null ? '—' : t.ev.toFixed(3)} (${t.states} states)`).join(', ')}.`;
 
 /**
  * `calibrate --run <Self-AC run dir> [--held-out 64]`: the critic of a finished run (its checkpoint's adapter and

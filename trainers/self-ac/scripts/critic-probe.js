@@ -50,6 +50,7 @@ const {
 } = require('@turngym/rl');
 const { mixSeed, SeededRng } = require('@turngym/core');
 const { criticPromptTokens, packEpisode, explainedVariance, selfAcUpdate } = require('@turngym/trainer-self-ac');
+const { evByTurn, byTurnLine } = require('./ev-by-turn');
 
 const WARM_START = 'benchmarks/learning/models/math-warm-start';
 const ENV_ID = 'turngym/math-thought-calc-v1';
@@ -155,7 +156,7 @@ async function main() {
       );
       batch.forEach((e, b) =>
         e.vectors.aStart.forEach((_, k) =>
-          pairs.push({ value: scored.values[b][e.vectors.cpEnd[k]], target: e.vectors.returns[k] }),
+          pairs.push({ value: scored.values[b][e.vectors.cpEnd[k]], target: e.vectors.returns[k], k }),
         ),
       );
     }
@@ -184,12 +185,14 @@ async function main() {
       heldOutEv: b.ev,
       heldOutMeanV: b.meanV,
       heldOutStdV: b.stdV,
+      heldOutByTurn: evByTurn(b.pairs),
       emaHeldOutEv: c?.ev,
     });
     console.log(
       `step ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s): ${a ? `train EV ${a.ev.toFixed(3)} (V ${a.meanV.toFixed(3)} ± ${a.stdV.toFixed(3)}), ` : ''}held-out EV ${b.ev.toFixed(3)} (V ${b.meanV.toFixed(3)} ± ${b.stdV.toFixed(3)})` +
         (c ? `, EMA held-out EV ${c.ev.toFixed(3)} (V ${c.meanV.toFixed(3)} ± ${c.stdV.toFixed(3)})` : '') +
-        (stats ? `, value loss ${stats.valueLoss.toFixed(4)}, policy loss ${stats.policyLoss.toFixed(4)}` : ''),
+        (stats ? `, value loss ${stats.valueLoss.toFixed(4)}, policy loss ${stats.policyLoss.toFixed(4)}` : '') +
+        `; held-out ${byTurnLine(evByTurn(b.pairs))}`,
     );
     if (flag('out')) writeFileSync(flag('out'), `${JSON.stringify({ argv: process.argv.slice(2), curve }, null, 2)}\n`);
   };
@@ -241,6 +244,7 @@ async function main() {
             episodes: heldOut.length,
             source: `critic-probe.js ${process.argv.slice(2).join(' ')} (step ${steps}, live weights)`,
             pairs: lastHeldOut.pairs.map((p) => [p.value, p.target]),
+            turns: lastHeldOut.pairs.map((p) => p.k),
           },
           null,
           1,
