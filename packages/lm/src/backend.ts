@@ -11,11 +11,11 @@ import {
 } from './internal/wasm-threads';
 import { probeWebGpu, startWebGpu, webGpuAdapterInfo, webGpuPoolInfo } from './internal/webgpu-backend';
 import type { WebGpuPoolInfo } from './internal/webgpu-buffer-pool';
-export type { WebGpuPoolInfo } from './internal/webgpu-buffer-pool';
 import { backendPackageMissing, dawnBinaryPath, type WebGpuAdapterInfo } from './internal/webgpu-device';
 import { BackendUnavailableError } from './lm-errors';
 
 export type { WebGpuAdapterInfo } from './internal/webgpu-device';
+export type { WebGpuPoolInfo } from './internal/webgpu-buffer-pool';
 
 /**
  * `tensorflow` = @tensorflow/tfjs-node-gpu or -node (optional peers); `webgpu` = @tensorflow/tfjs-backend-webgpu

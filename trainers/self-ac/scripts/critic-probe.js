@@ -173,6 +173,7 @@ async function main() {
     const trainToo = !process.argv.includes('--held-out-only') || step === steps;
     const [a, b] = [trainToo ? await measure(train.slice(0, 64)) : null, await measure(heldOut)];
     lastHeldOut = b;
+    const heldOutByTurn = evByTurn(b.pairs);
     let c = null;
     if (average && step > 0) {
       swap();
@@ -185,14 +186,14 @@ async function main() {
       heldOutEv: b.ev,
       heldOutMeanV: b.meanV,
       heldOutStdV: b.stdV,
-      heldOutByTurn: evByTurn(b.pairs),
+      heldOutByTurn,
       emaHeldOutEv: c?.ev,
     });
     console.log(
       `step ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s): ${a ? `train EV ${a.ev.toFixed(3)} (V ${a.meanV.toFixed(3)} ± ${a.stdV.toFixed(3)}), ` : ''}held-out EV ${b.ev.toFixed(3)} (V ${b.meanV.toFixed(3)} ± ${b.stdV.toFixed(3)})` +
         (c ? `, EMA held-out EV ${c.ev.toFixed(3)} (V ${c.meanV.toFixed(3)} ± ${c.stdV.toFixed(3)})` : '') +
         (stats ? `, value loss ${stats.valueLoss.toFixed(4)}, policy loss ${stats.policyLoss.toFixed(4)}` : '') +
-        `; held-out ${byTurnLine(evByTurn(b.pairs))}`,
+        `; held-out ${byTurnLine(heldOutByTurn)}`,
     );
     if (flag('out')) writeFileSync(flag('out'), `${JSON.stringify({ argv: process.argv.slice(2), curve }, null, 2)}\n`);
   };

@@ -19,7 +19,7 @@ let running: WebGpuAdapterInfo | null = null;
 let pool: BoundedPool | null = null;
 
 /** Free GPU memory kept for reuse when neither the options nor TURNGYM_WEBGPU_POOL_MB say: 1 GiB. */
-export const DEFAULT_WEBGPU_POOL_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_WEBGPU_POOL_BYTES = 1024 * 1024 * 1024;
 
 /** The pool limit from TURNGYM_WEBGPU_POOL_MB (MiB), else the default. */
 function poolBytesFromEnvironment(): number {

@@ -43,15 +43,11 @@ export interface BoundedPool {
   setLimit(bytes: number): void;
 }
 
-const bounded = new WeakMap<BufferManagerLike, BoundedPool>();
-
-/** Wraps `manager` (once) so that it keeps at most `limitBytes` of free buffers; returns its handle. */
+/**
+ * Wraps `manager` so that it keeps at most `limitBytes` of free buffers; returns its handle. Called once per
+ * backend (startWebGpu starts it once and changes the limit through the handle after).
+ */
 export function boundBufferPool(manager: BufferManagerLike, limitBytes: number): BoundedPool {
-  const existing = bounded.get(manager);
-  if (existing) {
-    existing.setLimit(limitBytes);
-    return existing;
-  }
   let limit = limitBytes;
   let evicted = 0;
   // Free buffers in the order they were released (a Set iterates in insertion order): the first is the oldest.
@@ -67,7 +63,9 @@ export function boundBufferPool(manager: BufferManagerLike, limitBytes: number):
       released.delete(buffer);
       const list = manager.freeBuffers.get(`${buffer.size}_${buffer.usage}`);
       const index = list ? list.indexOf(buffer) : -1;
-      if (index < 0) continue; // taken again without passing through acquireBuffer: not ours to free
+      // Every acquire passes through the wrapper below, so the buffer is there; were a later tfjs to take free
+      // buffers some other way, skipping is safe where splicing at −1 would drop another buffer from the pool.
+      if (index < 0) continue;
       list!.splice(index, 1);
       manager.numFreeBuffers -= 1;
       manager.numBytesAllocated -= buffer.size;
@@ -92,7 +90,7 @@ export function boundBufferPool(manager: BufferManagerLike, limitBytes: number):
     released.clear();
     dispose();
   };
-  const handle: BoundedPool = {
+  return {
     info: () => ({
       limitBytes: limit,
       freeBytes: freeBytes(),
@@ -104,6 +102,4 @@ export function boundBufferPool(manager: BufferManagerLike, limitBytes: number):
       evict();
     },
   };
-  bounded.set(manager, handle);
-  return handle;
 }
