@@ -31,6 +31,7 @@ const BAD_INPUT_CODES = new Set([
   'CONTEXT_LENGTH_EXCEEDED',
   'BACKEND_UNAVAILABLE',
   'ADAPTER_NOT_FOUND',
+  'GPU_COMMAND_FAILED',
   // @turngym/leaderboard: a suite, result or preflight the command line named is wrong.
   'PREFLIGHT',
   'INVALID_SUITE',

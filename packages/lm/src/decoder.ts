@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { DecoderParameters } from './decoder-parameters';
+import { maxTensorBytes } from './internal/webgpu-device-errors';
 import type { ProjectionName } from './hf-weights';
 import type { LoraAdapter } from './lora-adapter';
 import type { ModelConfig } from './model-config';
@@ -88,7 +89,7 @@ export function attendWithOps(
   const queries = tf.reshape(
     tf.transpose(tf.reshape(tf.mul(q, scale), [B, T, numKvHeads, group, headDim]), [0, 2, 3, 1, 4]),
     [B, numKvHeads, group * T, headDim],
-  );
+  ) as tf.Tensor4D;
   let keys = tf.transpose(tf.reshape(k, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
   let values = tf.transpose(tf.reshape(v, [B, T, numKvHeads, headDim]), [0, 2, 1, 3]) as tf.Tensor4D;
   if (past) {
@@ -96,13 +97,26 @@ export function attendWithOps(
     values = tf.concat([past.v, values], 2);
   }
   // [B, kvHeads, group·T, S] is [B, heads, T, S] in memory, so the [B, 1, T, S] mask broadcasts.
-  const scores = tf.add(tf.reshape(tf.matMul(queries, keys, false, true), [B, numHeads, T, S]), mask);
-  const probabilities = tf.reshape(tf.softmax(scores), [B, numKvHeads, group * T, S]);
-  const attended = tf.reshape(
-    tf.transpose(tf.reshape(tf.matMul(probabilities, values), [B, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
-    [N, numHeads * headDim],
-  ) as tf.Tensor2D;
-  return { attended, keys, values };
+  const attend = (rows: number, q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, m: tf.Tensor4D): tf.Tensor2D => {
+    const scores = tf.add(tf.reshape(tf.matMul(q, k, false, true), [rows, numHeads, T, S]), m);
+    const probabilities = tf.reshape(tf.softmax(scores), [rows, numKvHeads, group * T, S]);
+    return tf.reshape(
+      tf.transpose(tf.reshape(tf.matMul(probabilities, v), [rows, numKvHeads, group, T, headDim]), [0, 3, 1, 2, 4]),
+      [rows * T, numHeads * headDim],
+    ) as tf.Tensor2D;
+  };
+  // The scores take B·heads·T·S floats. A GPU device rejects a tensor past its storage-binding limit (128 MiB
+  // on a software adapter), so a batch whose scores would not fit attends a block of rows at a time.
+  const rowsPerBlock = Math.max(1, Math.floor(maxTensorBytes() / (numHeads * T * S * 4)));
+  if (B <= rowsPerBlock) return { attended: attend(B, queries, keys, values, mask), keys, values };
+  const blocks: tf.Tensor2D[] = [];
+  for (let first = 0; first < B; first += rowsPerBlock) {
+    const rows = Math.min(rowsPerBlock, B - first);
+    const rowsOf = (t: tf.Tensor4D): tf.Tensor4D => tf.slice(t, [first, 0, 0, 0], [rows, -1, -1, -1]);
+    const blockMask = mask.shape[0] === 1 ? mask : rowsOf(mask);
+    blocks.push(attend(rows, rowsOf(queries), rowsOf(keys), rowsOf(values), blockMask));
+  }
+  return { attended: tf.concat(blocks, 0), keys, values };
 }
 
 /**

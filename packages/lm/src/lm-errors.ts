@@ -12,6 +12,7 @@ import { TurnGymError } from '@turngym/core';
  * | CONTEXT_LENGTH_EXCEEDED  | ContextLengthError         | a prompt longer than the model's context              |
  * | BACKEND_UNAVAILABLE      | BackendUnavailableError    | a tfjs backend that is not installed or fails to load |
  * | ADAPTER_NOT_FOUND        | AdapterNotFoundError       | a LoRA adapter name the model does not have           |
+ * | GPU_COMMAND_FAILED       | GpuCommandError            | the GPU rejected a command: tensors since are invalid |
  */
 export class CheckpointError extends TurnGymError {
   constructor(message: string, options: { cause?: unknown } = {}) {
@@ -47,6 +48,16 @@ export class ContextLengthError extends TurnGymError {
       'CONTEXT_LENGTH_EXCEEDED',
       `The ${what} has ${length} tokens, more than the model's context limit max_position_embeddings = ${limit}.`,
     );
+  }
+}
+
+/** The GPU rejected a command (webgpu-device-errors.ts); `detail` is the device's whole message. */
+export class GpuCommandError extends TurnGymError {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super('GPU_COMMAND_FAILED', message);
   }
 }
 

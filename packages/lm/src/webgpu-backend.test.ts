@@ -3,8 +3,9 @@ import { SeededRng } from '@turngym/core';
 import { backendInfo, useBackend, webGpuAdapter } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { isSoftwareAdapter } from './internal/webgpu-device';
+import { clearDeviceFailure, maxTensorBytes } from './internal/webgpu-device-errors';
 import { LanguageModel } from './language-model';
-import { BackendUnavailableError } from './lm-errors';
+import { BackendUnavailableError, GpuCommandError } from './lm-errors';
 import { testConfig } from './tiny-configs';
 import { tokenCrossEntropyLoss, Trainer } from './trainer';
 import type { ForwardOutputs } from './language-model';
@@ -228,5 +229,68 @@ describeOnWebGpu('webgpu equals cpu (software adapter in CI)', () => {
       expect(maxAbsDifference(tensor.data, onGpu.adapter.get(name)!.data)).toBeLessThan(1e-4);
     for (const [name, tensor] of onCpu.base)
       expect(maxAbsDifference(tensor.data, onGpu.base.get(name)!.data)).toBeLessThan(1e-4);
+  });
+});
+
+/**
+ * A device rejects a tensor past its storage-binding limit (128 MiB on the software adapter) by an error event,
+ * not an exception: the command is dropped and its output keeps whatever the buffer held. Attention whose scores
+ * would pass the limit must run in blocks and give cpu's results, and anything else past it must fail the next
+ * read instead of returning garbage.
+ */
+describeOnWebGpu('webgpu at the device buffer limit', () => {
+  const config = testConfig();
+  const tokenizer = new ByteTokenizer();
+  const length = 512;
+  /** The device's limit; only a software adapter's is small enough to pass in a test. */
+  let limit = 0;
+
+  beforeAll(async () => {
+    await useBackend('webgpu');
+    limit = maxTensorBytes();
+    await useBackend('cpu');
+  });
+  afterAll(async () => {
+    clearDeviceFailure();
+    await useBackend('cpu');
+  });
+
+  // Against wasm, not cpu: the same ops, and tfjs's cpu backend takes half a minute over 35 rows of 512 tokens.
+  it('attends in blocks of rows where one batch of scores would pass the limit, with the logprobs of wasm', async () => {
+    const rowBytes = config.numHeads * length * length * 4;
+    const batch = Math.floor(limit / rowBytes) + 3;
+    if (batch > 64) throw new Error(`this adapter's buffer limit (${limit} bytes) is too large to pass in a test`);
+    const rows: TokenRow[] = Array.from({ length: batch }, (_, i) => ({ tokens: randomTokens(length, 256, 60 + i) }));
+    const model = LanguageModel.fromTensors(config, randomWeights(config, 8), tokenizer);
+    try {
+      await useBackend('wasm');
+      const onWasm = await model.score(rows);
+      await useBackend('webgpu');
+      const onGpu = await model.score(rows);
+      const errors = onWasm.logprobs.map((row, b) =>
+        maxAbsDifference(row.slice(1) as number[], onGpu.logprobs[b]!.slice(1) as number[]),
+      );
+      expect(Math.max(...errors)).toBeLessThan(1e-4);
+    } finally {
+      model.dispose();
+      await useBackend('cpu');
+    }
+  });
+
+  it('fails the next read with GpuCommandError, naming the limit, when a command passes it', async () => {
+    await useBackend('webgpu');
+    const big = tf.fill([Math.floor(limit / 4) + 1024], 1);
+    const total = tf.sum(big);
+    try {
+      expect(() => total.dataSync()).toThrow(GpuCommandError);
+      // It stays failed: the dropped command's output fed every tensor computed after it.
+      const small = tf.add(tf.scalar(1), tf.scalar(2));
+      await expect(small.data()).rejects.toThrow(/the GPU rejected .*maximum storage buffer binding size/);
+      small.dispose();
+    } finally {
+      tf.dispose([big, total]);
+      clearDeviceFailure();
+      await useBackend('cpu');
+    }
   });
 });

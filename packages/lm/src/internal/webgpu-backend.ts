@@ -3,6 +3,12 @@ import { InvalidOptionsError } from '@turngym/core';
 import { BackendUnavailableError } from '../lm-errors';
 import { boundBufferPool, type BoundedPool, type BufferManagerLike, type WebGpuPoolInfo } from './webgpu-buffer-pool';
 import { findAdapter, type FoundAdapter, type WebGpuAdapterInfo } from './webgpu-device';
+import {
+  checkReadsForDeviceErrors,
+  setDeviceLimits,
+  watchDeviceErrors,
+  type GpuDeviceLike,
+} from './webgpu-device-errors';
 import { registerWebGpuKernels } from './webgpu-kernels';
 import { patchWebGpuReadSync } from './webgpu-sync-read';
 
@@ -131,6 +137,7 @@ export async function startWebGpu(poolBytes?: number): Promise<WebGpuAdapterInfo
       );
     }
     patchWebGpuReadSync(module.WebGPUBackend);
+    checkReadsForDeviceErrors(module.WebGPUBackend);
     registerWebGpuKernels();
     let ok: boolean;
     try {
@@ -142,7 +149,10 @@ export async function startWebGpu(poolBytes?: number): Promise<WebGpuAdapterInfo
     }
     if (!ok) throw new BackendUnavailableError(`tfjs could not start the "webgpu" backend on ${found.info.device}.`);
   });
-  const manager = (tf.findBackend('webgpu') as unknown as { bufferManager?: BufferManagerLike }).bufferManager;
+  const backend = tf.findBackend('webgpu') as unknown as { bufferManager?: BufferManagerLike; device: GpuDeviceLike };
+  watchDeviceErrors(backend.device);
+  setDeviceLimits(backend.device);
+  const manager = backend.bufferManager;
   if (!manager || typeof manager.releaseBuffer !== 'function' || !(manager.freeBuffers instanceof Map)) {
     // Without the bound a long run fills the GPU (see webgpu-buffer-pool.ts): refuse rather than run into it.
     throw new BackendUnavailableError(
