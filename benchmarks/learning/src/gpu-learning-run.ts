@@ -7,6 +7,11 @@
  *
  *   learn.sh [--budget 1500000] [--seed 1] [--run-dir /tmp/turngym-gpu-learning] [--checkpoint <dir>]
  *     [--backend webgpu] [--eval-every 5] [--eval-episodes 200] [--max-seconds <s>]
+ *     [--prompts 16] [--max-batch 64] [--minibatch 8] [--minibatch-tokens 2048] [--learning-rate 5e-4]
+ *
+ * The batch flags default to the table's settings. On a GPU a wider batch is what buys tokens: generation is a
+ * chain of small kernels and a read back per token, so 1,024 rows in lockstep cost about what 64 do, and one
+ * optimiser step on a minibatch of 64 about what one on 8 does. A run that changes them says so in its first line.
  *
  * `--max-seconds` stops after the iteration in flight (the trainer's abort signal: its checkpoint is written, so
  * the same command resumes the run), for a machine lent by the minute. A row per iteration is printed as the
@@ -63,6 +68,8 @@ async function main(): Promise<void> {
   process.env.TURNGYM_DAWN_NODE ??= join(__dirname, 'dawn.node');
   const math = EXPERIMENTS.find((experiment) => experiment.name === 'math')!;
   const runDir = flag('run-dir', '/tmp/turngym-gpu-learning');
+  // The table's batch settings, with the trainer's defaults where the experiment leaves them.
+  const table: Record<string, unknown> = { maxBatch: 64, minibatchTokens: 2048, ...math.rl };
   const args = {
     ...math.rl,
     ...math.grpo,
@@ -78,8 +85,16 @@ async function main(): Promise<void> {
     backend: flag('backend', 'webgpu') as BackendName,
     evalEvery: positive('eval-every', '5'),
     evalEpisodes: positive('eval-episodes', String(math.rl.evalEpisodes)),
+    promptsPerIteration: positive('prompts', String(table.promptsPerIteration)),
+    maxBatch: positive('max-batch', String(table.maxBatch)),
+    minibatchSize: positive('minibatch', String(table.minibatchSize)),
+    minibatchTokens: positive('minibatch-tokens', String(table.minibatchTokens)),
+    learningRate: positive('learning-rate', String(table.learningRate)),
     quiet: true,
   };
+  const changed = (['promptsPerIteration', 'maxBatch', 'minibatchSize', 'minibatchTokens', 'learningRate'] as const)
+    .filter((key) => args[key] !== table[key])
+    .map((key) => `${key} ${args[key]}`);
   const registry = new Registry();
   registerMath(registry);
   const abort = new AbortController();
@@ -88,7 +103,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const print = rowPrinter(join(runDir, 'metrics.jsonl'), started);
   const poll = setInterval(print, 2000);
-  console.log(`GRPO on ${args.envId}, budget ${args.tokenBudget} tokens, seed ${args.seed}, run ${runDir}`);
+  console.log(
+    `GRPO on ${args.envId}, budget ${args.tokenBudget} tokens, seed ${args.seed}, run ${runDir}; ` +
+      (changed.length > 0 ? `changed from the table: ${changed.join(', ')}` : `the table's settings`),
+  );
   try {
     const result = await trainGrpo(args, { registry, signal: abort.signal });
     print();
