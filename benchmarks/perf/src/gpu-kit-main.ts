@@ -8,7 +8,8 @@
  * Flags: --configs a,b (default tiny-1m,tiny-8m,tiny-30m,tiny-100m), --one-step a,b (default none),
  * --webgpu-only a,b (of --configs, measured at the full batch on webgpu alone: no wasm figure), --batch
  * 8x128, --duration <ms per measurement> (default 3000), --matmul 1024,2048,4096, --train-config tiny-8m,
- * --train-steps 30 (0 = none), --json <file>.
+ * --train-steps 30 (0 = none), --generate 64,256,1024 (rows; default none: sampled generation's tokens/s per
+ * batch size, tiny-1m, on webgpu and wasm), --json <file>.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import {
   webGpuAdapter,
   type TinyConfigName,
 } from '@turngym/lm';
+import { generationThroughput } from './generation-throughput';
 import { webGpuTables, webGpuThroughput, type WebGpuThroughput } from './webgpu-throughput';
 
 function flag(name: string, fallback: string): string {
@@ -95,6 +97,18 @@ async function main(): Promise<void> {
   });
   out.benchmark = benchmark;
   console.log(['', ...webGpuTables(benchmark), ''].join('\n'));
+  const generateRows = flag('generate', 'none')
+    .split(',')
+    .filter((text) => text !== 'none')
+    .map(Number);
+  if (generateRows.length > 0) {
+    out.generation = await generationThroughput({
+      config: 'tiny-1m',
+      batches: generateRows,
+      backends: ['webgpu', 'wasm'],
+      log: (line) => console.log(line),
+    });
+  }
   const trainSteps = Number(flag('train-steps', '30'));
   if (trainSteps > 0) {
     const run = await shortTrainingRun(configs(flag('train-config', 'tiny-8m'))[0]!, trainSteps, batch, length);
