@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 // Builds the GPU kit (issue 30): one self-contained archive that runs the webgpu LM benchmark and a short
 // training run on a machine that has a GPU driver but neither Node nor this repository. docs/gpu.md has
-// the commands. Usage: node scripts/gpu-kit/build.js [--learn-only] [out.tar.gz | out.tar.xz]
-// (default: turngym-gpu-kit.tar.gz). `--learn-only` leaves out kit.js, run.sh and the wasm binaries: the learning
-// run needs none of them, and a machine that takes the repository's tree and the kit together in 64 MiB (the
-// device machines here) has room for no more.
+// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz | out.tar.xz]   (default: turngym-gpu-kit.tar.gz)
 //
 // The archive holds turngym-gpu-kit/ with
 //   node        this machine's Node binary (process.execPath; it links only libc/libstdc++)
@@ -36,8 +33,7 @@ const { tmpdir } = require('node:os');
 const { dirname, join, resolve } = require('node:path');
 
 const root = resolve(__dirname, '../..');
-const learnOnly = process.argv.includes('--learn-only');
-const out = resolve(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'turngym-gpu-kit.tar.gz');
+const out = resolve(process.argv[2] ?? 'turngym-gpu-kit.tar.gz');
 const LIMIT = 64 * 1024 * 1024;
 
 function fail(message) {
@@ -74,7 +70,10 @@ const kit = join(stage, 'turngym-gpu-kit');
 mkdirSync(join(kit, 'lib'), { recursive: true });
 try {
   const esbuild = require(require.resolve('esbuild', { paths: [root] }));
-  for (const [from, to] of [...(learnOnly ? [] : [[entry, 'kit.js']]), [learnEntry, 'learn.js']]) {
+  for (const [from, to] of [
+    [entry, 'kit.js'],
+    [learnEntry, 'learn.js'],
+  ]) {
     esbuild.buildSync({
       entryPoints: [from],
       outfile: join(kit, to),
@@ -105,9 +104,11 @@ try {
       console.warn(`gpu-kit: could not strip ${binary} (binutils' strip missing?); the kit is larger`);
     }
   }
-  for (const name of learnOnly
-    ? []
-    : ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) {
+  for (const name of [
+    'tfjs-backend-wasm.wasm',
+    'tfjs-backend-wasm-simd.wasm',
+    'tfjs-backend-wasm-threaded-simd.wasm',
+  ]) {
     copyFileSync(join(wasmDir, name), join(kit, name));
   }
   copyFileSync(vulkan, join(kit, 'lib/libvulkan.so.1'));
@@ -126,12 +127,10 @@ try {
       `exec "$dir/node" "$dir/${bundle}" "$@"`,
       '',
     ].join('\n');
-  const launchers = [['learn.sh', 'learn.js', 'GRPO run of the math learning table']];
-  if (!learnOnly) launchers.push(['run.sh', 'kit.js', 'webgpu-vs-wasm LM benchmark and short training run']);
-  for (const [name, bundle, what] of launchers) {
-    writeFileSync(join(kit, name), launcher(bundle, what));
-    chmodSync(join(kit, name), 0o755);
-  }
+  writeFileSync(join(kit, 'run.sh'), launcher('kit.js', 'webgpu-vs-wasm LM benchmark and short training run'));
+  writeFileSync(join(kit, 'learn.sh'), launcher('learn.js', 'GRPO run of the math learning table'));
+  chmodSync(join(kit, 'run.sh'), 0o755);
+  chmodSync(join(kit, 'learn.sh'), 0o755);
   // xz where the name asks for it: about a third smaller than gzip (the Node binary dominates).
   execFileSync('tar', [out.endsWith('.xz') ? '-cJf' : '-czf', out, '-C', stage, 'turngym-gpu-kit'], {
     env: { ...process.env, XZ_OPT: process.env.XZ_OPT ?? '-T0' },
