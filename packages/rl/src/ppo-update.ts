@@ -336,8 +336,12 @@ function passLoss(pass: PassInput, options: PpoUpdateOptions, side: PassStats): 
 }
 
 /**
- * Splits `order` into consecutive batches of at most `minibatchSize` sequences and at most `minibatchTokens`
- * padded tokens (a sequence longer than that goes alone): the forward passes of a scoring or of one step.
+ * Splits the sequences of `order` into batches of at most `minibatchSize` sequences and at most `minibatchTokens`
+ * padded tokens (a sequence longer than that goes alone): the forward passes of a scoring or of one step. They
+ * go shortest first (ties in `order`'s order), so each pass pads its rows to a length near their own: a pass
+ * costs its rows × its longest row (attention, its square), and rollouts of one batch run from ~150 to ~1,000
+ * tokens. Which sequences share a step is the caller's choice; which share a pass changes only the padding,
+ * since a step's gradient is the sum over its passes.
  */
 export function packMinibatches(
   order: readonly number[],
@@ -347,7 +351,7 @@ export function packMinibatches(
   const batches: number[][] = [];
   let current: number[] = [];
   let longest = 0;
-  for (const index of order) {
+  for (const index of [...order].sort((a, b) => lengths[a]! - lengths[b]!)) {
     const length = lengths[index]!;
     const widest = Math.max(longest, length);
     if (
