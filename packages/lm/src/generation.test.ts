@@ -137,6 +137,28 @@ describe.each(backends)('generation on %s', (backend) => {
     });
   });
 
+  it("continues a batch of rows from caches of different lengths, as a rollout's next turn does", async () => {
+    // A second turn for every row at once: each row's cache (its own length) is stacked left-padded under the
+    // others, so every slot must land where the row's own history puts it.
+    const first = model.generate(
+      prompts.map((tokens, i) => ({ tokens, maxTokens: 2 + i, seed: 20 + i })),
+      { maxTokens: 4, keepCache: true, stopTokenIds: [] },
+    );
+    const histories = first.map((result, i) => [...prompts[i]!, ...result.tokens, ...randomTokens(2 + i, 256, 90 + i)]);
+    expect(new Set(first.map((result) => result.cache!.cachedLength)).size).toBe(3);
+    const next = model.generate(
+      histories.map((tokens, i) => ({ tokens, cache: first[i]!.cache!, seed: 30 + i })),
+      { maxTokens: 3, stopTokenIds: [] },
+    );
+    first.forEach((result) => result.cache!.dispose());
+    const scored = await model.score(next.map((result, i) => ({ tokens: [...histories[i]!, ...result.tokens] })));
+    next.forEach((result, i) =>
+      result.logprobs.forEach((logprob, t) =>
+        expect(Math.abs(logprob - scored.logprobs[i]![histories[i]!.length + t]!)).toBeLessThan(1e-4),
+      ),
+    );
+  });
+
   it('returns caches that continue a multi-turn episode with the right logprobs', async () => {
     const [turn] = model.generate([{ tokens: prompts[0]! }], {
       maxTokens: 4,
