@@ -9,6 +9,8 @@ import { GpuCommandError } from '../lm-errors';
  * the first such error is kept, and every read of a tensor from the GPU (sync or async) throws it: generation
  * reads each step's logits and training reads its loss, so a run stops within a step instead of scoring
  * garbage. It stays failed: the tensors the dropped commands fed are wrong, and nothing says which.
+ * The device's buffer limit is kept here too (`maxTensorBytes`): the size past which its commands are rejected,
+ * which attention stays under by working in blocks of rows (decoder.ts).
  */
 export interface GpuDeviceLike {
   onuncapturederror: ((event: { error?: { message?: string } }) => void) | null;
