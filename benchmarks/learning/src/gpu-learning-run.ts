@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { Registry } from '@turngym/core';
 import { register as registerMath } from '@turngym/env-math-thought';
 import { backendInfo, type BackendName } from '@turngym/lm';
+import { trainerArgsSchema } from '@turngym/rl';
 import { trainGrpo } from '@turngym/trainer-grpo';
 import { EXPERIMENTS } from './experiments';
 
@@ -68,8 +69,13 @@ async function main(): Promise<void> {
   process.env.TURNGYM_DAWN_NODE ??= join(__dirname, 'dawn.node');
   const math = EXPERIMENTS.find((experiment) => experiment.name === 'math')!;
   const runDir = flag('run-dir', '/tmp/turngym-gpu-learning');
-  // The table's batch settings, with the trainer's defaults where the experiment leaves them.
-  const table: Record<string, unknown> = { maxBatch: 64, minibatchTokens: 2048, ...math.rl };
+  // The table's batch settings, with the trainer's schema defaults where the experiment leaves them.
+  const defaults = trainerArgsSchema.properties as Record<string, { default?: unknown }>;
+  const table: Record<string, unknown> = {
+    maxBatch: defaults.maxBatch!.default,
+    minibatchTokens: defaults.minibatchTokens!.default,
+    ...math.rl,
+  };
   const args = {
     ...math.rl,
     ...math.grpo,
