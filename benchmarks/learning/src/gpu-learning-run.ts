@@ -25,14 +25,10 @@ import { backendInfo, type BackendName } from '@turngym/lm';
 import { trainerArgsSchema } from '@turngym/rl';
 import { trainGrpo } from '@turngym/trainer-grpo';
 import { EXPERIMENTS } from './experiments';
-
-function flag(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-}
+import { flag } from './cli-flag';
 
 function positive(name: string, fallback: string): number {
-  const value = Number(flag(name, fallback));
+  const value = Number(flag(name) ?? fallback);
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`--${name} must be a positive number`);
   return value;
 }
@@ -68,7 +64,7 @@ function rowPrinter(file: string, started: number): () => void {
 async function main(): Promise<void> {
   process.env.TURNGYM_DAWN_NODE ??= join(__dirname, 'dawn.node');
   const math = EXPERIMENTS.find((experiment) => experiment.name === 'math')!;
-  const runDir = flag('run-dir', '/tmp/turngym-gpu-learning');
+  const runDir = flag('run-dir') ?? '/tmp/turngym-gpu-learning';
   // The table's batch settings, with the trainer's schema defaults where the experiment leaves them.
   const defaults = trainerArgsSchema.properties as Record<string, { default?: unknown }>;
   const table: Record<string, unknown> = {
@@ -81,14 +77,14 @@ async function main(): Promise<void> {
     ...math.grpo,
     envId: math.envId,
     envOptions: math.envOptions,
-    checkpoint: flag('checkpoint', defaultCheckpoint()),
+    checkpoint: flag('checkpoint') ?? defaultCheckpoint(),
     runDir,
     seed: positive('seed', '1'),
     tokenBudget: positive('budget', '1500000'),
     // Enough iterations for any budget: the token budget is what stops the run.
     iterations: 100_000,
     // Validated by the trainer's schema, which names the field if it is not a backend.
-    backend: flag('backend', 'webgpu') as BackendName,
+    backend: (flag('backend') ?? 'webgpu') as BackendName,
     evalEvery: positive('eval-every', '5'),
     evalEpisodes: positive('eval-episodes', String(math.rl.evalEpisodes)),
     promptsPerIteration: positive('prompts', String(table.promptsPerIteration)),
@@ -104,7 +100,7 @@ async function main(): Promise<void> {
   const registry = new Registry();
   registerMath(registry);
   const abort = new AbortController();
-  const maxSeconds = Number(flag('max-seconds', '0'));
+  const maxSeconds = Number(flag('max-seconds') ?? '0');
   const timer = maxSeconds > 0 ? setTimeout(() => abort.abort(), maxSeconds * 1000) : undefined;
   const started = performance.now();
   const print = rowPrinter(join(runDir, 'metrics.jsonl'), started);

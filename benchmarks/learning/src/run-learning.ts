@@ -26,13 +26,9 @@ import {
   startSampledFile,
   startScoreFile,
 } from './test-scores';
+import { flag } from './cli-flag';
 
 const CLI = join(__dirname, '..', '..', '..', 'packages', 'cli', 'dist', 'bin.js');
-
-function flag(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
 
 function sets(args: Record<string, unknown>): string[] {
   return Object.entries(args).flatMap(([key, value]) => [

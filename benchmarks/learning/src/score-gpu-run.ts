@@ -9,11 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPERIMENTS } from './experiments';
 import { gainedAndLost, SAMPLES_PER_TASK, scoreOnTestTasks, signTestP } from './test-scores';
-
-function flag(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
+import { flag } from './cli-flag';
 
 async function main(): Promise<void> {
   const adapter = flag('adapter');

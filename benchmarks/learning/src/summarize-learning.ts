@@ -21,11 +21,7 @@ import {
   startScoreFile,
   type TestScore,
 } from './test-scores';
-
-function flag(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
+import { flag } from './cli-flag';
 
 type Row = Record<string, number>;
 
