@@ -211,10 +211,10 @@ function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined
   });
   const layers = tf.tidy(() => {
     const gatherIndex = tf.tensor1d(index, 'int32');
+    const zero = tf.zeros([1, numKvHeads, 1, headDim]);
     return Array.from({ length: model.config.numLayers }, (_, layer) => {
       const stack = (part: 'k' | 'v'): tf.Tensor4D => {
         const parts = present.flatMap((cache) => (cache ? [cache.layers[layer]![part]] : []));
-        const zero = tf.zeros([1, numKvHeads, 1, headDim]);
         const all = tf.reshape(tf.concat([...parts, zero], 2), [numKvHeads * total, headDim]);
         return tf.reshape(tf.gather(all, gatherIndex, 0), [caches.length, numKvHeads, longest, headDim]);
       };
