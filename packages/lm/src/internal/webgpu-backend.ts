@@ -3,12 +3,7 @@ import { InvalidOptionsError } from '@turngym/core';
 import { BackendUnavailableError } from '../lm-errors';
 import { boundBufferPool, type BoundedPool, type BufferManagerLike, type WebGpuPoolInfo } from './webgpu-buffer-pool';
 import { findAdapter, type FoundAdapter, type WebGpuAdapterInfo } from './webgpu-device';
-import {
-  checkReadsForDeviceErrors,
-  setDeviceLimits,
-  watchDeviceErrors,
-  type GpuDeviceLike,
-} from './webgpu-device-errors';
+import { checkReadsForDeviceErrors, watchDevice, type GpuDeviceLike } from './webgpu-device-errors';
 import { registerWebGpuKernels } from './webgpu-kernels';
 import { patchWebGpuReadSync } from './webgpu-sync-read';
 
@@ -150,8 +145,7 @@ export async function startWebGpu(poolBytes?: number): Promise<WebGpuAdapterInfo
     if (!ok) throw new BackendUnavailableError(`tfjs could not start the "webgpu" backend on ${found.info.device}.`);
   });
   const backend = tf.findBackend('webgpu') as unknown as { bufferManager?: BufferManagerLike; device: GpuDeviceLike };
-  watchDeviceErrors(backend.device);
-  setDeviceLimits(backend.device);
+  watchDevice(backend.device);
   const manager = backend.bufferManager;
   if (!manager || typeof manager.releaseBuffer !== 'function' || !(manager.freeBuffers instanceof Map)) {
     // Without the bound a long run fills the GPU (see webgpu-buffer-pool.ts): refuse rather than run into it.

@@ -18,9 +18,14 @@ export interface GpuDeviceLike {
 }
 
 let failure: { message: string; count: number } | null = null;
+let bufferLimit = Number.POSITIVE_INFINITY;
 
-/** Records the device's uncaptured errors from now on (the first one's message, and how many). */
-export function watchDeviceErrors(device: GpuDeviceLike): void {
+/**
+ * Records the device's buffer limit and, from now on, its uncaptured errors (the first one's message, and how
+ * many).
+ */
+export function watchDevice(device: GpuDeviceLike): void {
+  bufferLimit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
   failure = null;
   device.onuncapturederror = (event) => {
     const message = (event.error?.message ?? String(event)).trim();
@@ -73,8 +78,6 @@ export function checkReadsForDeviceErrors(backendClass: { prototype: object }): 
   };
 }
 
-let bufferLimit = Number.POSITIVE_INFINITY;
-
 /**
  * The most bytes one tensor may take while webgpu is the backend in use: the device's storage-binding limit
  * (128 MiB on a software adapter, GiBs on a GPU), past which its commands are rejected. Infinity otherwise.
@@ -89,9 +92,4 @@ let limitForTests: number | null = null;
 /** Test hook: a tensor-size limit on any backend (null: the device's again), to exercise the blocked paths. */
 export function limitTensorBytesForTests(bytes: number | null): void {
   limitForTests = bytes;
-}
-
-/** Records the started device's limits. */
-export function setDeviceLimits(device: GpuDeviceLike): void {
-  bufferLimit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
 }
