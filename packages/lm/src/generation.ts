@@ -1,15 +1,11 @@
-import * as tf from '@tensorflow/tfjs';
 import { defineOptions, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
-import { languageModelHead, runDecoder, type LayerCache } from './decoder';
-import { type FusedWeights, fusedDecoderAvailable, runFusedDecoder } from './internal/fused-decoder';
+import { disposeLayers, extractRow, runChunk, selectRows, stackCaches } from './internal/batch-state';
+import { type FusedWeights, fusedDecoderAvailable } from './internal/fused-decoder';
 import { FusedWeightsCache } from './internal/fused-weights-cache';
-import { ropeTables } from './internal/rope-tables';
-import { STACK_CACHES, type StackCachesAttrs } from './internal/wasm-stack-caches';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
 import { ContextLengthError } from './lm-errors';
-import { sampleToken } from './sampling';
-import { MASKED } from './token-batch';
+import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
 
 export interface GenerationOptions {
   /** Most tokens to generate per request (fewer near the context limit). */
@@ -77,153 +73,6 @@ export interface Generation {
   readonly promptLogits?: Float32Array;
 }
 
-/**
- * The batch's keys/values, per layer [B, kvHeads, C, headDim] with C ≥ S (on wasm, a buffer that decode steps
- * append to in place; its slots after S are unspecified), and which of the S slots each row may see.
- */
-interface BatchState {
-  layers: LayerCache[];
-  /** valid[row][slot] */
-  valid: boolean[][];
-}
-
-function disposeLayers(layers: readonly LayerCache[]): void {
-  for (const layer of layers) {
-    layer.k.dispose();
-    layer.v.dispose();
-  }
-}
-
-/**
- * Runs `chunks[i]` (left-padded to a common length) through the decoder on top of `state`, at the given
- * start positions. Returns logits after each row's last chunk token ([B, V] data) and the grown state.
- */
-function runChunk(
-  model: LanguageModel,
-  state: BatchState,
-  chunks: readonly (readonly number[])[],
-  startPositions: readonly number[],
-  adapter: string | null,
-  fused: FusedWeights | undefined,
-  capacity?: number,
-): { logits: Float32Array; state: BatchState } {
-  const { config } = model;
-  const B = chunks.length;
-  const T = Math.max(...chunks.map((chunk) => chunk.length));
-  const past = state.valid[0]?.length ?? 0;
-  const S = past + T;
-  const tokens = new Int32Array(B * T).fill(model.tokenizer.padTokenId);
-  const positions = new Int32Array(B * T);
-  const mask = new Float32Array(B * T * S).fill(MASKED);
-  const valid = state.valid.map((row) => [...row]);
-  chunks.forEach((chunk, b) => {
-    const offset = T - chunk.length;
-    const row = valid[b] ?? [];
-    for (let c = 0; c < T; c++) {
-      const real = c >= offset;
-      row.push(real);
-      if (!real) continue;
-      tokens[b * T + c] = chunk[c - offset] as number;
-      positions[b * T + c] = (startPositions[b] as number) + c - offset;
-      const base = (b * T + c) * S;
-      for (let s = 0; s < past; s++) if (state.valid[b]![s]) mask[base + s] = 0;
-      for (let k = offset; k <= c; k++) mask[base + past + k] = 0;
-    }
-    valid[b] = row;
-  });
-  const resolved = fused ? undefined : model.resolveAdapter(adapter);
-  const result = tf.tidy(() => {
-    const tables = ropeTables(model.frequencies, positions);
-    const input = {
-      tokens: tf.tensor2d(tokens, [B, T], 'int32'),
-      cos: tf.tensor2d(tables.cos, [B * T, config.headDim]),
-      sin: tf.tensor2d(tables.sin, [B * T, config.headDim]),
-      mask: tf.tensor4d(mask, [B, 1, T, S]),
-      ...(past > 0 ? { past: state.layers } : {}),
-    };
-    const output = fused
-      ? runFusedDecoder(config, fused, input, capacity !== undefined ? { capacity } : {})
-      : runDecoder(config, model.parameters, input, {
-          keepCache: true,
-          releaseLayers: true,
-          ...(resolved ? { adapter: resolved } : {}),
-        });
-    const last = tf.reshape(
-      tf.slice(tf.reshape(output.hidden, [B, T, config.hiddenSize]), [0, T - 1, 0], [B, 1, config.hiddenSize]),
-      [B, config.hiddenSize],
-    ) as tf.Tensor2D;
-    const logits = fused ? tf.matMul(last, fused.head) : languageModelHead(model.parameters, last);
-    return { logits, present: output.present! };
-  });
-  const logits = result.logits.dataSync() as Float32Array;
-  result.logits.dispose();
-  return { logits, state: { layers: result.present, valid } };
-}
-
-/** Stacks per-row caches (different lengths) into one left-padded batch state. */
-function stackCaches(model: LanguageModel, caches: readonly (KvCache | undefined)[]): BatchState {
-  const lengths = caches.map((cache) => cache?.cachedLength ?? 0);
-  const longest = Math.max(...lengths);
-  const valid = lengths.map((length) => Array.from({ length: longest }, (_, s) => s >= longest - length));
-  if (longest === 0) return { layers: [], valid: caches.map(() => []) };
-  const { numKvHeads, headDim } = model.config;
-  if (tf.getKernel(STACK_CACHES, tf.getBackend())) {
-    // wasm: one heap copy per row, the padding zero-filled in place.
-    const attrs = { lengths, numKvHeads, headDim } satisfies StackCachesAttrs as unknown as tf.NamedAttrMap;
-    const stack = (layer: number, part: 'k' | 'v'): tf.Tensor4D =>
-      tf
-        .engine()
-        .runKernel(
-          STACK_CACHES,
-          Object.fromEntries(
-            caches
-              .flatMap((cache) => (cache && cache.cachedLength > 0 ? [cache.layers[layer]![part]] : []))
-              .map((tensor, index) => [`row${index}`, tensor]),
-          ),
-          attrs,
-        ) as tf.Tensor4D;
-    const layers = Array.from({ length: model.config.numLayers }, (_, layer) => ({
-      k: stack(layer, 'k'),
-      v: stack(layer, 'v'),
-    }));
-    return { layers, valid };
-  }
-  // Elsewhere (webgpu, cpu): one concat of every row's cache and one gather that lays them out left-padded, per
-  // layer and part. Padding and concatenating row by row made three ops a row — 30,000 a turn for a GRPO batch
-  // of 1,024 rollouts, each a GPU dispatch. The concat is along the slot axis of [1, heads, S_r, headDim], so
-  // row r's slot s of head h sits at (h·ΣS + offset_r + s) in the [heads·ΣS, headDim] view; a last zero slot
-  // serves every padded one. A `prefixOf` view's extra slots are never indexed.
-  const present = caches.map((cache) => (cache && cache.cachedLength > 0 ? cache : null));
-  const widths = present.map((cache) => cache?.layers[0]!.k.shape[2] ?? 0);
-  const total = widths.reduce((sum, width) => sum + width, 0) + 1;
-  const index = new Int32Array(caches.length * numKvHeads * longest);
-  let offset = 0;
-  present.forEach((cache, row) => {
-    const length = lengths[row] as number;
-    const pad = longest - length;
-    for (let h = 0; h < numKvHeads; h++) {
-      const base = (row * numKvHeads + h) * longest;
-      for (let s = 0; s < longest; s++) {
-        index[base + s] = s < pad || !cache ? total - 1 : h * total + offset + (s - pad);
-      }
-    }
-    offset += widths[row] as number;
-  });
-  const layers = tf.tidy(() => {
-    const gatherIndex = tf.tensor1d(index, 'int32');
-    const zero = tf.zeros([1, numKvHeads, 1, headDim]);
-    return Array.from({ length: model.config.numLayers }, (_, layer) => {
-      const stack = (part: 'k' | 'v'): tf.Tensor4D => {
-        const parts = present.flatMap((cache) => (cache ? [cache.layers[layer]![part]] : []));
-        const all = tf.reshape(tf.concat([...parts, zero], 2), [numKvHeads * total, headDim]);
-        return tf.reshape(tf.gather(all, gatherIndex, 0), [caches.length, numKvHeads, longest, headDim]);
-      };
-      return { k: stack('k'), v: stack('v') };
-    });
-  });
-  return { layers, valid };
-}
-
 const fusedCaches = new WeakMap<LanguageModel, FusedWeightsCache>();
 
 /**
@@ -231,7 +80,7 @@ const fusedCaches = new WeakMap<LanguageModel, FusedWeightsCache>();
  * runs ~11 ops a layer instead of ~100: kept between calls on small models while their tensors are unchanged
  * (`owned` false), built for the call otherwise (the caller frees them).
  */
-function fusedWeights(
+export function fusedWeights(
   model: LanguageModel,
   adapter: string | null,
 ): { weights: FusedWeights; owned: boolean } | undefined {
@@ -259,45 +108,6 @@ export function releaseFusedWeights(model: LanguageModel, adapter?: string | nul
   }
 }
 
-/** Row `row` of the batch state as a KvCache (only its valid slots). */
-function extractRow(
-  state: BatchState,
-  row: number,
-  tokens: readonly number[],
-  adapter: string | null,
-  nextLogits: Float32Array | null,
-): KvCache {
-  const slots = state.valid[row]!.flatMap((ok, s) => (ok ? [s] : []));
-  if (state.layers.length === 0) return new KvCache(tokens, slots.length, [], adapter, nextLogits);
-  // One gather of the row's valid slots from a [B·heads·T, headDim] view (a reshape copies nothing): wasm's
-  // Slice on the 4-D state read the whole batch's cache back to JS for every finished row. Every layer's
-  // cache has the same shape, so one index serves them all.
-  const [, heads, T, headDim] = state.layers[0]!.k.shape;
-  const layers = tf.tidy(() => {
-    const index = tf.tensor1d(
-      Array.from({ length: heads }, (_, h) => slots.map((slot) => (row * heads + h) * T + slot)).flat(),
-      'int32',
-    );
-    const pick = (part: tf.Tensor4D): tf.Tensor4D =>
-      tf.reshape(tf.gather(tf.reshape(part, [-1, headDim]), index, 0), [1, heads, slots.length, headDim]);
-    return state.layers.map(({ k, v }) => ({ k: pick(k), v: pick(v) }));
-  });
-  return new KvCache(tokens, slots.length, layers, adapter, nextLogits);
-}
-
-/** Keeps only `rows` of the batch state (finished rows leave the batch, so later steps cost less). */
-function selectRows(state: BatchState, rows: readonly number[]): BatchState {
-  const layers = tf.tidy(() => {
-    const index = tf.tensor1d([...rows], 'int32');
-    return state.layers.map(({ k, v }) => ({
-      k: tf.gather(k, index, 0) as tf.Tensor4D,
-      v: tf.gather(v, index, 0) as tf.Tensor4D,
-    }));
-  });
-  disposeLayers(state.layers);
-  return { layers, valid: rows.map((row) => state.valid[row]!) };
-}
-
 function checkPrefix(request: GenerationRequest, index: number): readonly number[] {
   const cache = request.cache;
   const tokens = request.tokens ?? cache?.tokens;
@@ -308,6 +118,32 @@ function checkPrefix(request: GenerationRequest, index: number): readonly number
       throw new RangeError(`Request ${index}: the cache's tokens are not a prefix of the request's tokens.`);
     }
   }
+  return tokens;
+}
+
+/**
+ * The whole prompt of request `index`, after the checks every generation makes: a live cache that is a prefix
+ * of the tokens and was computed with `adapter`, a prompt that is not empty and fits the context, a whole
+ * `maxTokens`.
+ */
+export function requestTokens(
+  model: LanguageModel,
+  request: GenerationRequest,
+  index: number,
+  adapter: string | null,
+): readonly number[] {
+  const tokens = checkPrefix(request, index);
+  if (request.cache && request.cache.adapter !== adapter) {
+    throw new RangeError(
+      `Request ${index}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`,
+    );
+  }
+  if (tokens.length === 0) throw new RangeError(`Request ${index} has an empty prompt.`);
+  const own = request.maxTokens;
+  if (own !== undefined && (!Number.isInteger(own) || own < 0))
+    throw new RangeError(`Request ${index}: maxTokens is ${String(own)}; expected an integer >= 0.`);
+  const limit = model.config.maxPositions;
+  if (tokens.length > limit) throw new ContextLengthError(tokens.length, limit, `prompt of request ${index}`);
   return tokens;
 }
 
@@ -360,21 +196,7 @@ export function generate(
 ): Generation[] {
   const options = validateOptions(input);
   const adapter = options.adapter ?? null;
-  const limit = model.config.maxPositions;
-  const prompts = requests.map((request, i) => {
-    const tokens = checkPrefix(request, i);
-    if (request.cache && request.cache.adapter !== adapter) {
-      throw new RangeError(
-        `Request ${i}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`,
-      );
-    }
-    if (tokens.length === 0) throw new RangeError(`Request ${i} has an empty prompt.`);
-    const own = request.maxTokens;
-    if (own !== undefined && (!Number.isInteger(own) || own < 0))
-      throw new RangeError(`Request ${i}: maxTokens is ${String(own)}; expected an integer >= 0.`);
-    if (tokens.length > limit) throw new ContextLengthError(tokens.length, limit, `prompt of request ${i}`);
-    return tokens;
-  });
+  const prompts = requests.map((request, i) => requestTokens(model, request, i, adapter));
   if (requests.length === 0) return [];
   const fused = fusedWeights(model, adapter);
   try {
@@ -394,16 +216,18 @@ function sample(
 ): Generation[] {
   const adapter = options.adapter ?? null;
   const limit = model.config.maxPositions;
-  const stopIds = new Set(options.stopTokenIds ?? model.tokenizer.eosTokenIds);
-  const stops = options.stop ?? [];
+  const ends: RowStops = {
+    stopIds: new Set(options.stopTokenIds ?? model.tokenizer.eosTokenIds),
+    stops: options.stop ?? [],
+  };
 
-  const rngs = requests.map((request, i) => new SeededRng(request.seed ?? mixSeed(options.seed, i)));
-  const budgets = prompts.map((prompt, i) =>
-    Math.min(options.maxTokens, requests[i]!.maxTokens ?? Infinity, limit - prompt.length + 1),
-  );
-  const generated = prompts.map(() => [] as number[]);
-  const logprobs = prompts.map(() => [] as number[]);
-  const texts = prompts.map(() => '');
+  const draws: RowDraw[] = prompts.map((prompt, i) => ({
+    rng: new SeededRng(requests[i]!.seed ?? mixSeed(options.seed, i)),
+    budget: Math.min(options.maxTokens, requests[i]!.maxTokens ?? Infinity, limit - prompt.length + 1),
+    tokens: [],
+    logprobs: [],
+    text: '',
+  }));
   const finish: ('stop' | 'length' | null)[] = prompts.map(() => null);
   const caches: (KvCache | undefined)[] = prompts.map(() => undefined);
 
@@ -440,13 +264,13 @@ function sample(
 
   // Every slot the decode steps can add (one a step after each row's first token): the first step moves the
   // cache into a buffer this size, and every later step appends in place.
-  const capacity = (state.valid[0]?.length ?? 0) + Math.max(...budgets);
+  const capacity = (state.valid[0]?.length ?? 0) + Math.max(...draws.map((draw) => draw.budget));
   // The request row at each position of the batch state; finished rows stay until the next compaction.
   let rows = prompts.map((_, i) => i);
   const closeRow = (row: number, position: number, reason: 'stop' | 'length'): void => {
     finish[row] = reason;
     if (options.keepCache) {
-      caches[row] = extractRow(state, position, [...prompts[row]!, ...generated[row]!], adapter, null);
+      caches[row] = extractRow(state, position, [...prompts[row]!, ...draws[row]!.tokens], adapter, null);
     }
   };
 
@@ -454,28 +278,9 @@ function sample(
     const next: number[] = [];
     rows.forEach((row, position) => {
       if (finish[row] !== null) return;
-      if (budgets[row]! <= 0) {
-        closeRow(row, position, 'length');
-        return;
-      }
-      const { token, logprob } = sampleToken(logits.subarray(position * V, (position + 1) * V), options, rngs[row]!);
-      generated[row]!.push(token);
-      logprobs[row]!.push(logprob);
-      if (stopIds.has(token)) {
-        closeRow(row, position, 'stop');
-        return;
-      }
-      if (stops.length > 0) {
-        const text = model.tokenizer.decode(generated[row]!);
-        const hit = stops.map((stop) => text.indexOf(stop)).filter((index) => index >= 0);
-        if (hit.length > 0) {
-          texts[row] = text.slice(0, Math.min(...hit));
-          closeRow(row, position, 'stop');
-          return;
-        }
-      }
-      if (generated[row]!.length >= budgets[row]!) {
-        closeRow(row, position, 'length');
+      const outcome = drawToken(model, logits.subarray(position * V, (position + 1) * V), options, draws[row]!, ends);
+      if (outcome !== 'continue') {
+        closeRow(row, position, outcome);
         return;
       }
       next.push(position);
@@ -492,8 +297,8 @@ function sample(
     const ran = runChunk(
       model,
       state,
-      rows.map((row) => (finish[row] === null ? [generated[row]!.at(-1)!] : [])),
-      rows.map((row) => (finish[row] === null ? prompts[row]!.length + generated[row]!.length - 1 : 0)),
+      rows.map((row) => (finish[row] === null ? [draws[row]!.tokens.at(-1)!] : [])),
+      rows.map((row) => (finish[row] === null ? prompts[row]!.length + draws[row]!.tokens.length - 1 : 0)),
       adapter,
       fused,
       capacity,
@@ -504,23 +309,7 @@ function sample(
   }
   disposeLayers(state.layers);
 
-  return prompts.map((prompt, row) => {
-    const tokens = generated[row]!;
-    const endsWithStopToken = tokens.length > 0 && stopIds.has(tokens.at(-1)!);
-    const text =
-      finish[row] === 'stop' && !endsWithStopToken
-        ? texts[row]!
-        : model.tokenizer.decode(endsWithStopToken ? tokens.slice(0, -1) : tokens);
-    const cache = caches[row];
-    const rowLogits = promptLogits[row];
-    return {
-      tokens,
-      logprobs: logprobs[row]!,
-      text,
-      finishReason: finish[row] ?? 'length',
-      promptTokens: prompt.length,
-      ...(cache ? { cache } : {}),
-      ...(rowLogits ? { promptLogits: rowLogits } : {}),
-    };
-  });
+  return prompts.map((prompt, row) =>
+    rowGeneration(model, draws[row]!, prompt.length, finish[row] ?? null, ends.stopIds, caches[row], promptLogits[row]),
+  );
 }
