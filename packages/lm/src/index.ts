@@ -65,6 +65,7 @@ export {
   type GenerationOptions,
   type GenerationRequest,
 } from './generation';
+export { GenerationBatch, type FinishedRow } from './generation-batch';
 export { sampleToken, logSumExp, type SamplingSettings } from './sampling';
 export {
   Trainer,
