@@ -126,6 +126,7 @@ async function main() {
       `held-out ${heldOut.length} (${returns(heldOut).length} states, mean R ${mean(returns(heldOut)).toFixed(3)})`,
   );
   if (process.argv.includes('--linear-probe')) return linearProbe(model, train, heldOut);
+  if (process.argv.includes('--baselines')) return baselines(data, format, criticPrompt, model.config.maxPositions);
   if (flag('ceiling')) return ceiling(model, data.heldOut, heldOut, Number(flag('ceiling')));
   const trainer = new Trainer(model, {
     adapter: 'policy',
@@ -301,6 +302,65 @@ async function monteCarloStep(trainer, batch) {
     }),
   );
   return { valueLoss: result.loss, policyLoss: 0 };
+}
+
+/**
+ * The keyed-mean predictors of `--baselines` (header): every kept state s_k with its return R_k and what each
+ * key reads of it, on the probe's own filter so the held-out states are the critics' 731.
+ */
+function baselines(data, format, criticPrompt, maxPositions) {
+  const statesOf = (trajectories) =>
+    trajectories
+      .filter((t) => t.stopReason !== 'error' && t.steps.length > 0)
+      .map((t) => ({ t, episode: packEpisode(t, { format, criticPrompt, discount: 1, maxPositions }) }))
+      .filter(({ episode }) => episode.row.tokens.length <= 1024)
+      .flatMap(({ t, episode }) =>
+        episode.vectors.aStart.map((_, k) => ({
+          k,
+          turn: Math.min(k, 3),
+          template: t.initialObservation.replace(/\d+/g, 'N'),
+          // s_k is the state after k actions: the anchor the env reported after action k − 1.
+          anchor: k === 0 ? 'start' : String(t.steps[k - 1].info.anchor ?? 'start'),
+          target: episode.vectors.returns[k],
+        })),
+      );
+  const train = statesOf(data.train);
+  const heldOut = statesOf(data.heldOut);
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const keys = {
+    'turn only': (s) => [s.turn],
+    'turn + template': (s) => [s.turn, s.template],
+    'turn + anchor': (s) => [s.turn, s.anchor],
+    'turn + template + anchor': (s) => [s.turn, s.template, s.anchor],
+  };
+  const byTurn = new Map();
+  for (const s of train) byTurn.set(s.turn, [...(byTurn.get(s.turn) ?? []), s.target]);
+  const results = {};
+  for (const [name, key] of Object.entries(keys)) {
+    const groups = new Map();
+    for (const s of train) {
+      const id = JSON.stringify(key(s));
+      groups.set(id, [...(groups.get(id) ?? []), s.target]);
+    }
+    const pairs = heldOut.map((s) => {
+      const prior = mean(byTurn.get(s.turn) ?? [0]);
+      const seen = groups.get(JSON.stringify(key(s))) ?? [];
+      // Shrunk toward the turn's mean: a key seen a few times says little.
+      return { value: (seen.reduce((a, b) => a + b, 0) + 5 * prior) / (seen.length + 5), target: s.target, k: s.k };
+    });
+    const ev = explainedVariance(
+      pairs.map((p) => p.value),
+      pairs.map((p) => p.target),
+    );
+    results[name] = { keys: groups.size, heldOutEv: ev, heldOutByTurn: evByTurn(pairs) };
+    console.log(`${name}: ${groups.size} keys, held-out EV ${ev.toFixed(3)}; ${byTurnLine(evByTurn(pairs))}`);
+  }
+  if (flag('out')) {
+    writeFileSync(
+      flag('out'),
+      `${JSON.stringify({ argv: process.argv.slice(2), trainStates: train.length, heldOutStates: heldOut.length, results }, null, 2)}\n`,
+    );
+  }
 }
 
 /**
