@@ -1,5 +1,12 @@
 import { describeError, mixSeed, type EpisodeRecord } from '@turngym/core';
-import { generate, type Generation, type GenerationRequest, type KvCache, type LanguageModel } from '@turngym/lm';
+import {
+  generate,
+  GenerationBatch,
+  type Generation,
+  type GenerationRequest,
+  type KvCache,
+  type LanguageModel,
+} from '@turngym/lm';
 import type { Action, Env, Info, StepResult } from '@turngym/spec';
 import type { ChatTurnFormat } from './chat-turn-format';
 import { cutObservation } from './internal/observation-cut';
@@ -204,22 +211,94 @@ export async function runRollouts(
   // Tokens each prompt (group) has spent in this call: the per-prompt budget.
   const spent = new Map<number, number>();
   await Promise.all(live.map(snapshotRoot));
-  let active = live;
   try {
-    while (active.length > 0) {
-      const requests = requestActions(policy, active, spent, options, limit);
-      const actions = generateActions(policy.model, requests, spent, options);
-      // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
-      await Promise.all(
-        requests.map(({ rollout, role }, index) => takeTurn(policy, rollout, role, actions[index]!, options, limit)),
-      );
-      active = active.filter((rollout) => rollout.stopReason === undefined);
-    }
+    if (options.schedule === 'continuous' && !policy.roles) await runContinuous(policy, live, spent, options, limit);
+    else await runTurns(policy, live, spent, options, limit);
   } finally {
     await release(live);
   }
   const agent = agentName(policy, options);
   return live.map((rollout) => toTrajectory(rollout, agent));
+}
+
+/** `schedule: 'turns'`: every unfinished rollout's next action in one round, then every env steps at once. */
+async function runTurns(
+  policy: RolloutPolicy,
+  live: readonly LiveRollout[],
+  spent: Map<number, number>,
+  options: RolloutOptions,
+  limit: number,
+): Promise<void> {
+  let active = live;
+  while (active.length > 0) {
+    const requests = requestActions(policy, active, spent, options, limit);
+    const actions = generateActions(policy.model, requests, spent, options);
+    // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
+    await Promise.all(
+      requests.map(({ rollout, role }, index) => takeTurn(policy, rollout, role, actions[index]!, options, limit)),
+    );
+    active = active.filter((rollout) => rollout.stopReason === undefined);
+  }
+}
+
+/**
+ * `schedule: 'continuous'` (continuous batching): one `GenerationBatch` of at most `maxBatch` rows, each a
+ * rollout's next action. After every decoder pass the rollouts whose action ended step their envs (all at once,
+ * awaited before the next pass, so which rows share a pass depends on tokens only, never on an env's timing)
+ * and, unless they ended, join the batch again with their observation. A per-prompt token budget is shared
+ * among the rollouts waiting to act, after what the group's rows in flight may still spend, so it is never
+ * overspent.
+ */
+async function runContinuous(
+  policy: RolloutPolicy,
+  live: readonly LiveRollout[],
+  spent: Map<number, number>,
+  options: RolloutOptions,
+  limit: number,
+): Promise<void> {
+  const batch = new GenerationBatch(policy.model, {
+    maxTokens: options.maxActionTokens,
+    temperature: options.temperature,
+    topP: options.topP,
+    adapter: options.adapter ?? null,
+    keepCache: true,
+    seed: options.seed,
+  });
+  const inFlight = new Map<number, ActionRequest>();
+  // Tokens the group's rows in flight may still generate (each row's cap), for the per-prompt budget.
+  const reserved = new Map<number, number>();
+  const reserve = ({ rollout, request }: ActionRequest, sign: 1 | -1): void => {
+    const group = rollout.start.group;
+    reserved.set(group, (reserved.get(group) ?? 0) + sign * (request.maxTokens ?? 0));
+  };
+  let waiting = [...live];
+  try {
+    for (;;) {
+      if (waiting.length > 0 && inFlight.size < options.maxBatch) {
+        const requests = requestActions(policy, waiting, spent, options, limit, reserved);
+        const admitted = requests.slice(0, options.maxBatch - inFlight.size);
+        for (const request of admitted) {
+          inFlight.set(batch.add(request.request), request);
+          reserve(request, 1);
+        }
+        const taken = new Set(admitted.map(({ rollout }) => rollout));
+        waiting = waiting.filter((rollout) => rollout.stopReason === undefined && !taken.has(rollout));
+      }
+      if (inFlight.size === 0) break;
+      const turns = batch.step().map(({ ticket, generation }) => {
+        const request = inFlight.get(ticket)!;
+        inFlight.delete(ticket);
+        reserve(request, -1);
+        return { request, action: recordAction(request, generation, spent) };
+      });
+      await Promise.all(
+        turns.map(({ request, action }) => takeTurn(policy, request.rollout, request.role, action, options, limit)),
+      );
+      for (const { request } of turns) if (request.rollout.stopReason === undefined) waiting.push(request.rollout);
+    }
+  } finally {
+    batch.dispose();
+  }
 }
 
 /** Roles: each declared once, their adapters on the model, and not mixed with tree snapshots. */
@@ -324,6 +403,7 @@ function requestActions(
   spent: ReadonlyMap<number, number>,
   options: RolloutOptions,
   limit: number,
+  reserved: ReadonlyMap<number, number> = new Map(),
 ): ActionRequest[] {
   const perGroup = new Map<number, number>();
   for (const rollout of active) perGroup.set(rollout.start.group, (perGroup.get(rollout.start.group) ?? 0) + 1);
@@ -331,7 +411,8 @@ function requestActions(
   for (const rollout of active) {
     let allowed = Math.min(options.maxActionTokens, options.maxRolloutTokens - rollout.pathGenerated);
     if (options.promptTokenBudget !== undefined) {
-      const left = options.promptTokenBudget - (spent.get(rollout.start.group) ?? 0);
+      const group = rollout.start.group;
+      const left = options.promptTokenBudget - (spent.get(group) ?? 0) - (reserved.get(group) ?? 0);
       // Shared fairly among the group's rollouts still running, so the group cannot overspend.
       allowed = Math.min(allowed, Math.floor(left / (perGroup.get(rollout.start.group) as number)));
       if (left <= 0 || allowed < 1) {
@@ -402,26 +483,34 @@ function generateActions(
       );
       generations.forEach((generation, row) => {
         const index = chunk[row]!;
-        const { rollout, role } = requests[index]!;
-        completeOpenNode(rollout, generation);
-        const cache = rollout.caches.get(adapter);
-        rollout.reused = cache?.cachedLength ?? 0;
-        // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
-        rollout.computed += rollout.tokens.length - rollout.reused + Math.max(0, generation.tokens.length - 1);
-        cache?.dispose();
-        rollout.caches.set(adapter, generation.cache!);
-        rollout.tokens.push(...generation.tokens);
-        rollout.logprobs.push(...generation.logprobs);
-        pushSegment(rollout.segments, 'action', generation.tokens.length, role);
-        rollout.generated += generation.tokens.length;
-        rollout.pathGenerated += generation.tokens.length;
-        const group = rollout.start.group;
-        spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
-        texts[index] = generation.text;
+        texts[index] = recordAction(requests[index]!, generation, spent);
       });
     }
   }
   return texts;
+}
+
+/**
+ * Appends a sampled action to its rollout as an action segment: tokens, logprobs, the adapter's new KV cache
+ * (the open tree node completed from it), the tokens spent. Returns the action's text.
+ */
+function recordAction(request: ActionRequest, generation: Generation, spent: Map<number, number>): string {
+  const { rollout, role, adapter } = request;
+  completeOpenNode(rollout, generation);
+  const cache = rollout.caches.get(adapter);
+  rollout.reused = cache?.cachedLength ?? 0;
+  // Run now: the uncached prompt tokens and every sampled token but the last (that one runs next turn).
+  rollout.computed += rollout.tokens.length - rollout.reused + Math.max(0, generation.tokens.length - 1);
+  cache?.dispose();
+  rollout.caches.set(adapter, generation.cache!);
+  rollout.tokens.push(...generation.tokens);
+  rollout.logprobs.push(...generation.logprobs);
+  pushSegment(rollout.segments, 'action', generation.tokens.length, role);
+  rollout.generated += generation.tokens.length;
+  rollout.pathGenerated += generation.tokens.length;
+  const group = rollout.start.group;
+  spent.set(group, (spent.get(group) ?? 0) + generation.tokens.length);
+  return generation.text;
 }
 
 /**

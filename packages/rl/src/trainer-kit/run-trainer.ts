@@ -147,6 +147,7 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
     maxRolloutTokens: args.maxRolloutTokens,
     ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
     maxBatch: args.maxBatch,
+    schedule: args.rolloutSchedule,
     instructions: args.instructions,
     adapter: POLICY_ADAPTER,
     // π_old is the sampling logprob, which is log π only at temperature 1 without top-p.

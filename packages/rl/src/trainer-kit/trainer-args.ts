@@ -39,6 +39,11 @@ export interface TrainerArgs {
    * freed each layer's intermediates, they aborted it).
    */
   maxBatch: number;
+  /**
+   * How rollouts share decoder passes (the rollout options' `schedule`): `turns`, or `continuous` (continuous
+   * batching: a rollout's next action joins the batch as soon as its env answered; fewer passes, for GPUs).
+   */
+  rolloutSchedule: 'turns' | 'continuous';
   /** Show the env's instructions as the system prompt (a model warm-started by SFT may do without). */
   instructions: boolean;
   /** LoRA rank (the update is scaled by alpha / rank). */
@@ -101,6 +106,7 @@ export const trainerArgsSchema: JSONSchemaType<TrainerArgs> = {
     maxRolloutTokens: { type: 'integer', minimum: 1, default: 256 },
     maxObservationTokens: { type: 'integer', minimum: 1, nullable: true },
     maxBatch: { type: 'integer', minimum: 1, default: 64 },
+    rolloutSchedule: { type: 'string', enum: ['turns', 'continuous'], default: 'turns' },
     instructions: { type: 'boolean', default: false },
     loraRank: { type: 'integer', minimum: 1, default: 16 },
     loraAlpha: { type: 'number', exclusiveMinimum: 0, default: 32 },
