@@ -8,10 +8,13 @@
  *   learn.sh [--budget 1500000] [--seed 1] [--run-dir /tmp/turngym-gpu-learning] [--checkpoint <dir>]
  *     [--backend webgpu] [--eval-every 5] [--eval-episodes 200] [--max-seconds <s>]
  *     [--prompts 16] [--max-batch 64] [--minibatch 8] [--minibatch-tokens 2048] [--learning-rate 5e-4]
+ *     [--rollout-schedule turns|continuous]
  *
  * The batch flags default to the table's settings. On a GPU a wider batch is what buys tokens: generation is a
  * chain of small kernels and a read back per token, so 1,024 rows in lockstep cost about what 64 do, and one
  * optimiser step on a minibatch of 64 about what one on 8 does. A run that changes them says so in its first line.
+ * `--rollout-schedule continuous` samples by continuous batching (a rollout's next action joins the batch as soon
+ * as its env answered: fewer decoder passes, each running the joining rows' observations; not yet timed on a GPU).
  *
  * `--max-seconds` stops after the iteration in flight (the trainer's abort signal: its checkpoint is written, so
  * the same command resumes the run), for a machine lent by the minute. A row per iteration is printed as the
@@ -92,10 +95,14 @@ async function main(): Promise<void> {
     minibatchSize: positive('minibatch', String(table.minibatchSize)),
     minibatchTokens: positive('minibatch-tokens', String(table.minibatchTokens)),
     learningRate: positive('learning-rate', String(table.learningRate)),
+    // Validated by the trainer's schema (`turns` or `continuous`), which names the field otherwise.
+    rolloutSchedule: (flag('rollout-schedule') ?? 'turns') as 'turns' | 'continuous',
     quiet: true,
   };
-  const changed = (['promptsPerIteration', 'maxBatch', 'minibatchSize', 'minibatchTokens', 'learningRate'] as const)
-    .filter((key) => args[key] !== table[key])
+  const changed = (
+    ['promptsPerIteration', 'maxBatch', 'minibatchSize', 'minibatchTokens', 'learningRate', 'rolloutSchedule'] as const
+  )
+    .filter((key) => args[key] !== (table[key] ?? defaults[key]!.default))
     .map((key) => `${key} ${args[key]}`);
   const registry = new Registry();
   registerMath(registry);

@@ -17,6 +17,7 @@ import { lmThroughput } from './lm-throughput';
 import { mathThoughtThroughput } from './math-thought-throughput';
 import { planActSection } from './plan-act-section';
 import { mcpSection } from './mcp-section';
+import { rolloutSchedule } from './rollout-schedule';
 import { rolloutThroughput } from './rollout-throughput';
 import { sandboxThroughput } from './sandbox-throughput';
 import { selfAcSection } from './self-ac-section';
@@ -192,6 +193,18 @@ const sections: Section[] = [
         checkpoints: { ...(math ? { math } : {}), ...(wiki ? { wiki } : {}) },
       });
     },
+  },
+  {
+    name: 'rollout-schedule',
+    slow: true,
+    title:
+      'Rollout schedules: lockstep rounds vs continuous batching, GRPO math rollouts of the warm start (decoder passes, wall time)',
+    run: () =>
+      rolloutSchedule({
+        log: (line) => process.stderr.write(`${line}\n`),
+        ...(flag('schedule-prompts') ? { prompts: Number(flag('schedule-prompts')) } : {}),
+        ...(flag('schedule-max-batch') ? { maxBatch: Number(flag('schedule-max-batch')) } : {}),
+      }),
   },
   planActSection,
   selfAcSection,

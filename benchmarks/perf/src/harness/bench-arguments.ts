@@ -118,7 +118,7 @@ export function formatHelp(sections: readonly { name: string; title: string; slo
     ),
     '',
     'Section flags: --wiki-dir, --wiki-convert, --wiki-stores (wiki-dumps); --math-checkpoint, --wiki-checkpoint',
-    '(rollouts). Examples: npm run bench -- --only wiki,sandbox --runs 3 --write docs/benchmarks/perf.md',
+    '(rollouts); --schedule-prompts, --schedule-max-batch (rollout-schedule). Examples: npm run bench -- --only wiki,sandbox --runs 3 --write docs/benchmarks/perf.md',
     '                      npm run bench -- --compare docs/benchmarks/perf.json',
   ];
   return `${lines.join('\n')}\n`;
