@@ -136,7 +136,7 @@ export async function rolloutSchedule(options: {
     );
     const rows = prompts * group;
     const lines = [
-      `${checkpoint} on ${backendInfo().name} (${backendInfo().threads ?? '?'} threads)}, ${ENV_ID} test tasks 0–${prompts - 1} × ${group} rollouts (${rows} rows), ` +
+      `${checkpoint} on ${backendInfo().name} (threads: ${backendInfo().threads ?? 'its own'}), ${ENV_ID} test tasks 0–${prompts - 1} × ${group} rollouts (${rows} rows), ` +
         `at most ${maxBatch} in a batch, the math table's caps (${CAPS.maxActionTokens} tokens an action, ` +
         `${CAPS.maxRolloutTokens} a rollout). Same sampled tokens under both schedules: ${same ? 'yes' : 'no'}.`,
       '',
