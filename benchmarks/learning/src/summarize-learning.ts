@@ -90,6 +90,9 @@ function turnsFirstAndLast(rows: readonly Row[]): RunResult['turns'] {
 async function main(): Promise<void> {
   const root = flag('root') ?? 'runs';
   const out = flag('out') ?? 'docs/benchmarks/learning.md';
+  // The output is rewritten whole: from a wrong --root it would be replaced by empty tables.
+  if (!existsSync(root)) throw new Error(`summarize-learning: --root ${root} does not exist; ${out} is left as it is.`);
+  let summarised = 0;
   const lines: string[] = [
     '# Learning results',
     '',
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
       .map(result)
       .filter((run): run is RunResult => run !== undefined);
     if (sftSuccess === undefined && results.length === 0) continue;
+    summarised += 1;
     const runsOf = (budget: number, algorithm: string) =>
       results.filter((run) => run.spec.budget === budget && run.spec.algorithm === algorithm);
     lines.push(`## ${experiment.name}: \`${experiment.envId}\` ${JSON.stringify(experiment.envOptions)}`, '');
@@ -219,6 +223,12 @@ async function main(): Promise<void> {
         '',
       );
     }
+  }
+  if (summarised === 0) {
+    throw new Error(
+      `summarize-learning: no learning runs of ${EXPERIMENTS.map((e) => e.name).join(', ')} under ${root} ` +
+        `(run-learning.js writes them); ${out} is left as it is.`,
+    );
   }
   // Hand-written reading of the results (what they show and what they do not) goes below the tables.
   const notes = join(__dirname, '..', 'NOTES.md');
