@@ -91,6 +91,19 @@ describe('rollout schedules: continuous batching', () => {
     expectSameRollouts(delayed, plain);
   });
 
+  it('ends rollouts at an env error, the context limit and the token budget as the turn schedule does', async () => {
+    for (const [options, env, reason] of [
+      [{}, { failAtTurn: 1 }, 'error'],
+      [{ maxRolloutTokens: 1000 }, { maxTurns: 20, feedback: 'x'.repeat(100) }, 'context'],
+      [{ maxRolloutTokens: 12 }, { maxTurns: 20 }, 'rollout-tokens'],
+    ] as const) {
+      const turns = await chains({ ...options, schedule: 'turns', maxBatch: 4 }, env);
+      const continuous = await chains({ ...options, schedule: 'continuous', maxBatch: 4 }, env);
+      expect(continuous.some((trajectory) => trajectory.stopReason === reason)).toBe(true);
+      expectSameRollouts(continuous, turns);
+    }
+  });
+
   it('never overspends a per-prompt budget, sharing it among the rollouts still acting', async () => {
     const byPrompt = await chains({ schedule: 'continuous', promptTokenBudget: 40 }, { maxTurns: 20 });
     for (const group of [0, 1, 2]) {
