@@ -136,6 +136,10 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
     expect(() => batch.add({ tokens: [] })).toThrow(/empty prompt/);
     expect(() => batch.add({ tokens: prompts[0]!, maxTokens: 1.5 })).toThrow(/maxTokens is 1.5/);
     expect(() => new GenerationBatch(model, { temperature: -1 })).toThrow(/temperature/);
+    const late = model.prefill(prompts[1]!, { adapter: 'policy' });
+    batch.add({ tokens: [...prompts[1]!, 65], cache: late });
+    late.dispose();
+    expect(() => batch.step()).toThrow(/KvCache was disposed/);
     batch.dispose();
     expect(() => batch.add({ tokens: prompts[0]! })).toThrow(/disposed/);
     node.dispose();

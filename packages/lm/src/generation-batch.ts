@@ -199,6 +199,8 @@ export class GenerationBatch {
   /** A new batch state of the unfinished rows (`live` positions) and the rows that join with their caches. */
   private pack(live: readonly number[]): void {
     const joining = this.joining;
+    // A cache disposed between `add` and this step would fail deep in the backend; say which.
+    for (const row of joining) row.cache?.assertLive();
     const caches: BatchState =
       joining.length > 0
         ? stackCaches(
