@@ -412,11 +412,13 @@ function requestActions(
     let allowed = Math.min(options.maxActionTokens, options.maxRolloutTokens - rollout.pathGenerated);
     if (options.promptTokenBudget !== undefined) {
       const group = rollout.start.group;
-      const left = options.promptTokenBudget - (spent.get(group) ?? 0) - (reserved.get(group) ?? 0);
+      const held = reserved.get(group) ?? 0;
+      const left = options.promptTokenBudget - (spent.get(group) ?? 0) - held;
       // Shared fairly among the group's rollouts still running, so the group cannot overspend.
       allowed = Math.min(allowed, Math.floor(left / (perGroup.get(rollout.start.group) as number)));
       if (left <= 0 || allowed < 1) {
-        rollout.stopReason = 'prompt-tokens';
+        // What the group's rows in flight hold back may come free when they end short of it: wait, don't stop.
+        if (left + held <= 0 || held === 0) rollout.stopReason = 'prompt-tokens';
         continue;
       }
     }
