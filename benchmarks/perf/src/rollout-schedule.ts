@@ -109,7 +109,8 @@ async function sample(
 /**
  * Rollout schedules (issue 30): GRPO's math rollouts of the committed warm start sampled by lockstep rounds
  * (`schedule: 'turns'`, the baseline) and by continuous batching, on this machine's backend — wall time, decoder
- * passes (rounds: from the action lengths; continuous: counted) and whether the two sampled the same rollouts.
+ * passes (rounds: from the action lengths; continuous: counted, the joining rows' own passes included off webgpu)
+ * and whether the two sampled the same rollouts.
  * Then the passes both schedules would take for wider batches, from the same action lengths resampled (a GPU's
  * rollout time is its passes: a pass costs about the same for 64 rows as for 1,024, perf.md's GPU runs).
  */
@@ -126,6 +127,9 @@ export async function rolloutSchedule(options: {
   const checkpoint = existsSync(WARM_START) ? WARM_START : 'tiny-1m';
   const model = await loadModel(checkpoint, { backend: 'auto', seed: 1 });
   try {
+    // Untimed: the first rollouts of a process compile the backend's kernels, which would be charged to the baseline.
+    await sample(model, 'turns', 2, group, maxBatch);
+    await sample(model, 'continuous', 2, group, maxBatch);
     const turns = await sample(model, 'turns', prompts, group, maxBatch);
     options.log?.(`turns: ${turns.seconds.toFixed(1)} s, ${turns.passes} passes`);
     const continuous = await sample(model, 'continuous', prompts, group, maxBatch);
@@ -159,7 +163,8 @@ export async function rolloutSchedule(options: {
     const rng = new SeededRng(mixSeed(7, rows));
     lines.push(
       '',
-      `Decoder passes for wider batches, from these ${rows} rollouts' action lengths resampled (seeded):`,
+      `Decoder passes for wider batches, from these ${rows} rollouts' action lengths resampled (seeded), joining rows ` +
+        "sharing each step's pass as they do on webgpu:",
       '',
       '| rows | in a batch | rounds | continuous | continuous vs rounds |',
       '|---:|---:|---:|---:|---:|',

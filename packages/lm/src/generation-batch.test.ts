@@ -30,7 +30,9 @@ function expectSameDraw(actual: Generation, expected: Generation): void {
   actual.logprobs.forEach((logprob, t) => expect(Math.abs(logprob - expected.logprobs[t]!)).toBeLessThan(1e-4));
 }
 
-describe.each(backends)('GenerationBatch on %s', (backend) => {
+describe.each(
+  backends.flatMap((backend) => (['shared', 'own'] as const).map((joinPass) => [backend, joinPass] as const)),
+)('GenerationBatch on %s, joining rows in a %s pass', (backend, joinPass) => {
   let model: LanguageModel;
   const config = testConfig({ maxPositions: 64 });
   beforeAll(async () => {
@@ -56,7 +58,7 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
       ...(i === 3 ? { maxTokens: 2 } : {}),
     }));
     const expected = model.generate(requests, settings);
-    const batch = new GenerationBatch(model, settings);
+    const batch = new GenerationBatch(model, settings, { joinPass });
     const tickets = requests.map((request) => batch.add(request));
     const { done } = drain(batch);
     batch.dispose();
@@ -70,7 +72,7 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
   it('lets a row join while others decode: each row draws what it would draw alone', () => {
     const requests: GenerationRequest[] = prompts.map((tokens, i) => ({ tokens, seed: 100 + i }));
     const alone = requests.map((request) => model.generate([request], { ...options, stopTokenIds: [] })[0]!);
-    const batch = new GenerationBatch(model, { ...options, stopTokenIds: [] });
+    const batch = new GenerationBatch(model, { ...options, stopTokenIds: [] }, { joinPass });
     const done = new Map<number, Generation>();
     const collect = (rows: FinishedRow[]): void =>
       rows.forEach(({ ticket, generation }) => done.set(ticket, generation));
@@ -89,7 +91,7 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
 
   it('hands out caches a later turn continues from, as generate does', () => {
     const settings = { ...options, stopTokenIds: [], keepCache: true };
-    const batch = new GenerationBatch(model, settings);
+    const batch = new GenerationBatch(model, settings, { joinPass });
     batch.add({ tokens: prompts[1]!, seed: 7 });
     batch.add({ tokens: prompts[2]!, seed: 8, maxTokens: 3 });
     const { done } = drain(batch);
@@ -127,7 +129,7 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
 
   it('starts from a complete cache with its logits, and names what is wrong with a request', () => {
     const node = model.prefill(prompts[3]!, { adapter: 'policy' });
-    const batch = new GenerationBatch(model, { ...options, stopTokenIds: [] });
+    const batch = new GenerationBatch(model, { ...options, stopTokenIds: [] }, { joinPass });
     batch.add({ cache: node, seed: 3 });
     const { done } = drain(batch);
     expectSameDraw(done.get(0)!, model.generate([{ cache: node, seed: 3 }], { ...options, stopTokenIds: [] })[0]!);
@@ -136,6 +138,7 @@ describe.each(backends)('GenerationBatch on %s', (backend) => {
     expect(() => batch.add({ tokens: [] })).toThrow(/empty prompt/);
     expect(() => batch.add({ tokens: prompts[0]!, maxTokens: 1.5 })).toThrow(/maxTokens is 1.5/);
     expect(() => new GenerationBatch(model, { temperature: -1 })).toThrow(/temperature/);
+    expect(() => new GenerationBatch(model, {}, { joinPass: 'both' as 'own' })).toThrow(/joinPass must be/);
     const late = model.prefill(prompts[1]!, { adapter: 'policy' });
     batch.add({ tokens: [...prompts[1]!, 65], cache: late });
     late.dispose();

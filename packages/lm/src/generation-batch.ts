@@ -1,4 +1,5 @@
-import { defineOptions, mixSeed, SeededRng } from '@turngym/core';
+import * as tf from '@tensorflow/tfjs';
+import { defineOptions, InvalidOptionsError, mixSeed, SeededRng } from '@turngym/core';
 import {
   type BatchState,
   disposeLayers,
@@ -62,12 +63,25 @@ export class GenerationBatch {
   private tickets = 0;
   private disposed = false;
   private passCount = 0;
+  private readonly joinPass: 'shared' | 'own';
 
+  /**
+   * `joinPass`: where rows that join run their uncached prompt tokens. `shared` (the default on webgpu): in the
+   * step's one pass, beside the other rows' last tokens — one pass a step, for a GPU whose pass costs about the
+   * same whatever it runs. `own` (the default elsewhere): in a pass of their own first, so the decoding rows are
+   * not padded to the joining rows' length — for a CPU, whose pass costs what it runs.
+   */
   constructor(
     readonly model: LanguageModel,
     input: Partial<GenerationOptions> = {},
+    { joinPass }: { joinPass?: 'shared' | 'own' } = {},
   ) {
     this.options = validateOptions(input);
+    if (joinPass !== undefined && joinPass !== 'shared' && joinPass !== 'own')
+      throw new InvalidOptionsError('GenerationBatch', [
+        `joinPass must be "shared" or "own" (got ${String(joinPass)})`,
+      ]);
+    this.joinPass = joinPass ?? (tf.getBackend() === 'webgpu' ? 'shared' : 'own');
     this.adapter = this.options.adapter ?? null;
     if (this.adapter !== null) model.adapter(this.adapter);
     this.ends = {
@@ -130,7 +144,7 @@ export class GenerationBatch {
     this.drawFor(this.rows, finished);
     const live = this.rows.flatMap((row, position) => (row.finish === null ? [position] : []));
     if (this.joining.length > 0 || live.length <= this.rows.length * 0.75) this.pack(live);
-    // Rows that joined with every prompt token cached draw their first token from the cache's logits.
+    // Rows that joined draw their first token: from their own pass's logits, or their complete cache's.
     this.drawFor(this.rows, finished);
     const running = this.rows.filter((row) => row.input.length > 0);
     if (running.length === 0) return finished;
@@ -201,20 +215,41 @@ export class GenerationBatch {
     const joining = this.joining;
     // A cache disposed between `add` and this step would fail deep in the backend; say which.
     for (const row of joining) row.cache?.assertLive();
-    const caches: BatchState =
+    let joined: BatchState =
       joining.length > 0
         ? stackCaches(
             this.model,
             joining.map((row) => row.cache),
           )
         : { layers: [], valid: [] };
+    if (this.joinPass === 'own' && joining.some((row) => row.input.length > 0)) {
+      // The joining rows' prompts in a pass of their own: on a CPU a pass costs its rows × its longest chunk, so
+      // the decoding rows are not padded to the joining rows' observations.
+      const ran = runChunk(
+        this.model,
+        joined,
+        joining.map((row) => row.input),
+        joining.map((row) => row.position),
+        this.adapter,
+        this.fused?.weights,
+      );
+      disposeLayers(joined.layers);
+      joined = ran.state;
+      this.passCount += 1;
+      const V = this.model.config.vocabSize;
+      joining.forEach((row, index) => {
+        if (row.input.length === 0) return;
+        row.logits = ran.logits.slice(index * V, (index + 1) * V);
+        row.input = [];
+      });
+    }
     const sources: RowSource[] = [
       { state: this.state, rows: live },
-      { state: caches, rows: joining.map((_, index) => index) },
+      { state: joined, rows: joining.map((_, index) => index) },
     ];
     const packed = packRows(this.model.config, sources);
     disposeLayers(this.state.layers);
-    disposeLayers(caches.layers);
+    disposeLayers(joined.layers);
     this.state = packed;
     for (const row of joining) row.cache = undefined;
     this.rows = [...live.map((position) => this.rows[position]!), ...joining];

@@ -65,15 +65,16 @@ describe('rollout schedules: continuous batching', () => {
     );
   }
 
-  it('samples the rollouts the turn schedule samples, in fewer decoder passes', async () => {
+  it('samples the rollouts the turn schedule samples, in fewer decoding steps', async () => {
     const steps = jest.spyOn(GenerationBatch.prototype, 'step');
     const turns = await chains({ schedule: 'turns', maxBatch: 4 });
     expect(steps).not.toHaveBeenCalled();
     const continuous = await chains({ schedule: 'continuous', maxBatch: 4 });
     expectSameRollouts(continuous, turns);
     expect(turns.some((trajectory) => trajectory.steps.length > 1)).toBe(true);
-    // By turns, each round of at most maxBatch rows lasts as long as its longest action; continuous batching
-    // takes one pass a step (the last step of each row only draws).
+    // By turns, each round of at most maxBatch rows lasts as long as its longest action (a pass per token);
+    // continuous batching decodes every row in flight once a step — one pass a step on webgpu, where joining rows
+    // share it (on a CPU they get a pass of their own, which costs only their tokens).
     const rounds = Math.max(...turns.map((trajectory) => trajectory.steps.length));
     let turnPasses = 0;
     for (let round = 0; round < rounds; round++) {

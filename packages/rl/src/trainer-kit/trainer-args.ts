@@ -41,7 +41,7 @@ export interface TrainerArgs {
   maxBatch: number;
   /**
    * How rollouts share decoder passes (the rollout options' `schedule`): `turns`, or `continuous` (continuous
-   * batching: a rollout's next action joins the batch as soon as its env answered; fewer passes, for GPUs).
+   * batching: a rollout's next action joins the batch as soon as its env answered).
    */
   rolloutSchedule: 'turns' | 'continuous';
   /** Show the env's instructions as the system prompt (a model warm-started by SFT may do without). */
