@@ -211,9 +211,10 @@ export async function runRollouts(
   // Tokens each prompt (group) has spent in this call: the per-prompt budget.
   const spent = new Map<number, number>();
   await Promise.all(live.map(snapshotRoot));
+  const run: RolloutRun = { policy, live, spent, options, limit };
   try {
-    if (options.schedule === 'continuous' && !policy.roles) await runContinuous(policy, live, spent, options, limit);
-    else await runTurns(policy, live, spent, options, limit);
+    if (options.schedule === 'continuous' && !policy.roles) await runContinuous(run);
+    else await runTurns(run);
   } finally {
     await release(live);
   }
@@ -221,14 +222,17 @@ export async function runRollouts(
   return live.map((rollout) => toTrajectory(rollout, agent));
 }
 
+/** One `runRollouts` call: its policy and rollouts, the tokens each prompt has spent, its options and context limit. */
+interface RolloutRun {
+  readonly policy: RolloutPolicy;
+  readonly live: readonly LiveRollout[];
+  readonly spent: Map<number, number>;
+  readonly options: RolloutOptions;
+  readonly limit: number;
+}
+
 /** `schedule: 'turns'`: every unfinished rollout's next action in one round, then every env steps at once. */
-async function runTurns(
-  policy: RolloutPolicy,
-  live: readonly LiveRollout[],
-  spent: Map<number, number>,
-  options: RolloutOptions,
-  limit: number,
-): Promise<void> {
+async function runTurns({ policy, live, spent, options, limit }: RolloutRun): Promise<void> {
   let active = live;
   while (active.length > 0) {
     const requests = requestActions(policy, active, spent, options, limit);
@@ -249,13 +253,7 @@ async function runTurns(
  * among the rollouts waiting to act, after what the group's rows in flight may still spend, so it is never
  * overspent.
  */
-async function runContinuous(
-  policy: RolloutPolicy,
-  live: readonly LiveRollout[],
-  spent: Map<number, number>,
-  options: RolloutOptions,
-  limit: number,
-): Promise<void> {
+async function runContinuous({ policy, live, spent, options, limit }: RolloutRun): Promise<void> {
   const batch = new GenerationBatch(policy.model, {
     maxTokens: options.maxActionTokens,
     temperature: options.temperature,

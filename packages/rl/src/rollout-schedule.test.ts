@@ -1,12 +1,11 @@
-import { ByteTokenizer, GenerationBatch, LanguageModel, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
+import { GenerationBatch } from '@turngym/lm';
 import type { Action, Env } from '@turngym/spec';
 import { collectChains } from './chain-rollouts';
-import { ChatTurnFormat } from './chat-turn-format';
-import type { RolloutPolicy } from './rollout-engine';
 import type { Trajectory } from './trajectory';
 import { withoutWallClock } from './__fixtures__/trajectory-fixture';
 import { collectTrees } from './tree-rollouts';
 import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
+import { useDigitPolicy } from './__fixtures__/digit-policy';
 
 /** `env` whose steps answer after `delayMs` (and whose forks do too): an env slower for some rollouts than others. */
 function slowed(env: Env<string, Action>, delayMs: number): Env<string, Action> {
@@ -25,23 +24,13 @@ function slowed(env: Env<string, Action>, delayMs: number): Env<string, Action> 
 }
 
 describe('rollout schedules: continuous batching', () => {
-  let policy: RolloutPolicy;
-  const tokenizer = new ByteTokenizer();
-  beforeAll(async () => {
-    await useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu');
-    const model = LanguageModel.create(testConfig({ maxPositions: 512 }), { seed: 7, tokenizer });
-    policy = { model, format: new ChatTurnFormat(tokenizer) };
-  });
-  afterAll(() => policy.model.dispose());
-  afterEach(() => {
-    expect(DigitEnv.open).toBe(0);
-    jest.restoreAllMocks();
-  });
+  const digitPolicy = useDigitPolicy();
+  afterEach(() => jest.restoreAllMocks());
 
   const chains = (options: Record<string, unknown>, env: Partial<DigitEnvOptions> = {}, delays = false) => {
     let made = 0;
     return collectChains({
-      policy,
+      policy: digitPolicy(),
       makeEnv: async () => {
         const digits = new DigitEnv({ maxTurns: 6, ...env });
         // Rollouts whose envs answer at different times: 0–12 ms, by the order they were made.
@@ -118,7 +107,7 @@ describe('rollout schedules: continuous batching', () => {
   it('runs tree rollouts deterministically; nodes are numbered in the order turns end', async () => {
     const trees = (schedule: 'turns' | 'continuous') =>
       collectTrees({
-        policy,
+        policy: digitPolicy(),
         makeEnv: async () => new DigitEnv({ maxTurns: 6 }),
         envId: 'test/digit-v1',
         seeds: [3, 4],

@@ -1,9 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteTokenizer, LanguageModel, isBackendAvailable, testConfig, useBackend } from '@turngym/lm';
+import { ByteTokenizer } from '@turngym/lm';
 import { collectChains } from './chain-rollouts';
-import { ChatTurnFormat } from './chat-turn-format';
 import { lossMask } from './loss-mask';
 import { useNodeCompletion, type RolloutPolicy } from './rollout-engine';
 import { validateEpisodeRecord } from '@turngym/core';
@@ -19,6 +18,7 @@ import {
 import { withoutWallClock } from './__fixtures__/trajectory-fixture';
 import { collectTrees } from './tree-rollouts';
 import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
+import { useDigitPolicy } from './__fixtures__/digit-policy';
 
 const envFactory =
   (options: Partial<DigitEnvOptions> = {}) =>
@@ -26,15 +26,12 @@ const envFactory =
     new DigitEnv({ maxTurns: 4, ...options });
 
 describe('rollouts', () => {
+  const digitPolicy = useDigitPolicy();
   let policy: RolloutPolicy;
-  const tokenizer = new ByteTokenizer();
-  beforeAll(async () => {
-    await useBackend(isBackendAvailable('wasm') ? 'wasm' : 'cpu');
-    const model = LanguageModel.create(testConfig({ maxPositions: 512 }), { seed: 7, tokenizer });
-    policy = { model, format: new ChatTurnFormat(tokenizer) };
+  beforeAll(() => {
+    policy = digitPolicy();
   });
-  afterAll(() => policy.model.dispose());
-  afterEach(() => expect(DigitEnv.open).toBe(0));
+  const tokenizer = new ByteTokenizer();
 
   const chains = (options: Record<string, unknown> = {}, env: Partial<DigitEnvOptions> = {}) =>
     collectChains({
