@@ -4,6 +4,7 @@ import { backendInfo, useBackend, webGpuAdapter } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { isSoftwareAdapter } from './internal/webgpu-device';
 import { clearDeviceFailure, maxTensorBytes } from './internal/webgpu-device-errors';
+import { GenerationBatch } from './generation-batch';
 import { LanguageModel } from './language-model';
 import { BackendUnavailableError, GpuCommandError } from './lm-errors';
 import { testConfig } from './tiny-configs';
@@ -206,6 +207,32 @@ describeOnWebGpu('webgpu equals cpu (software adapter in CI)', () => {
     expect(onGpu.map((results) => results.map((result) => result.tokens))).toEqual(
       onCpu.map((results) => results.map((result) => result.tokens)),
     );
+  });
+
+  it('draws with continuous batching (rows joining mid-way, in the shared pass) what cpu draws', async () => {
+    const requests = [
+      { tokens: randomTokens(5, 256, 15), seed: 1 },
+      { tokens: randomTokens(8, 256, 16), seed: 2 },
+      { tokens: randomTokens(3, 256, 17), seed: 3 },
+    ];
+    const run = (): number[][] => {
+      const batch = new GenerationBatch(model, { maxTokens: 5, stopTokenIds: [], adapter: 'actor' });
+      const tokens: number[][] = [];
+      batch.add(requests[0]!);
+      batch.add(requests[1]!);
+      for (let step = 0; batch.size > 0 || step < 2; step++) {
+        // The third row joins at the second step, into a batch of rows at other positions.
+        if (step === 1) batch.add(requests[2]!);
+        for (const { ticket, generation } of batch.step()) tokens[ticket] = generation.tokens;
+      }
+      batch.dispose();
+      return tokens;
+    };
+    await useBackend('cpu');
+    const onCpu = run();
+    await useBackend('webgpu');
+    expect(run()).toEqual(onCpu);
+    expect(onCpu.map((tokens) => tokens.length)).toEqual([5, 5, 5]);
   });
 
   it("makes the trainer's update of cpu (Adam on the base, the adapter and the value head)", async () => {
