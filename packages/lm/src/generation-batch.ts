@@ -48,7 +48,8 @@ export interface FinishedRow {
  *
  * A row draws exactly what `generate` would draw for the same request (the same seeded generator, stops and
  * limits; `seed` mixed with the row's ticket where the request has no seed), from logits that differ only by
- * float rounding where the batch around it differs. Options as `generate`'s; `dispose` frees the batch.
+ * float rounding where the batch around it differs. Options as `generate`'s; `dispose` frees the batch. The
+ * weights are read as the batch is made (on wasm, in the fused layout): train the model only once it is disposed.
  */
 export class GenerationBatch {
   private readonly options: GenerationOptions;
