@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { defineOptions, InvalidOptionsError, mixSeed, SeededRng } from '@turngym/core';
 import {
   type BatchState,
+  cacheState,
   disposeLayers,
   extractRow,
   packRows,
@@ -147,26 +148,10 @@ export class GenerationBatch {
     if (this.joining.length > 0 || live.length <= this.rows.length * 0.75) this.pack(live);
     // Rows that joined draw their first token: from their own pass's logits, or their complete cache's.
     this.drawFor(this.rows, finished);
-    const running = this.rows.filter((row) => row.input.length > 0);
-    if (running.length === 0) return finished;
-    const { fused } = this;
-    const ran = runChunk(
-      this.model,
-      this.state,
-      this.rows.map((row) => row.input),
-      this.rows.map((row) => row.position),
-      this.adapter,
-      fused?.weights,
-    );
+    if (!this.rows.some((row) => row.input.length > 0)) return finished;
+    const grown = this.runPass(this.state, this.rows);
     disposeLayers(this.state.layers);
-    this.state = ran.state;
-    this.passCount += 1;
-    const V = this.model.config.vocabSize;
-    this.rows.forEach((row, position) => {
-      if (row.input.length === 0) return;
-      row.logits = ran.logits.slice(position * V, (position + 1) * V);
-      row.input = [];
-    });
+    this.state = grown;
     return finished;
   }
 
@@ -211,46 +196,52 @@ export class GenerationBatch {
     });
   }
 
+  /**
+   * Runs each row's new tokens (`input`) in one pass on top of `state`; the rows that ran get the logits after
+   * them. Returns the grown state (the caller frees `state`).
+   */
+  private runPass(state: BatchState, rows: readonly BatchRow[]): BatchState {
+    const ran = runChunk(
+      this.model,
+      state,
+      rows.map((row) => row.input),
+      rows.map((row) => row.position),
+      this.adapter,
+      this.fused?.weights,
+    );
+    this.passCount += 1;
+    const V = this.model.config.vocabSize;
+    rows.forEach((row, position) => {
+      if (row.input.length === 0) return;
+      row.logits = ran.logits.slice(position * V, (position + 1) * V);
+      row.input = [];
+    });
+    return ran.state;
+  }
+
   /** A new batch state of the unfinished rows (`live` positions) and the rows that join with their caches. */
   private pack(live: readonly number[]): void {
     const joining = this.joining;
     // A cache disposed between `add` and this step would fail deep in the backend; say which.
     for (const row of joining) row.cache?.assertLive();
-    let joined: BatchState =
-      joining.length > 0
-        ? stackCaches(
-            this.model,
-            joining.map((row) => row.cache),
-          )
-        : { layers: [], valid: [] };
+    let own: BatchState | null = null;
     if (this.joinPass === 'own' && joining.some((row) => row.input.length > 0)) {
       // The joining rows' prompts in a pass of their own: on a CPU a pass costs its rows × its longest chunk, so
       // the decoding rows are not padded to the joining rows' observations.
-      const ran = runChunk(
+      const stacked = stackCaches(
         this.model,
-        joined,
-        joining.map((row) => row.input),
-        joining.map((row) => row.position),
-        this.adapter,
-        this.fused?.weights,
+        joining.map((row) => row.cache),
       );
-      disposeLayers(joined.layers);
-      joined = ran.state;
-      this.passCount += 1;
-      const V = this.model.config.vocabSize;
-      joining.forEach((row, index) => {
-        if (row.input.length === 0) return;
-        row.logits = ran.logits.slice(index * V, (index + 1) * V);
-        row.input = [];
-      });
+      own = this.runPass(stacked, joining);
+      disposeLayers(stacked.layers);
     }
-    const sources: RowSource[] = [
-      { state: this.state, rows: live },
-      { state: joined, rows: joining.map((_, index) => index) },
-    ];
-    const packed = packRows(this.model.config, sources);
+    // Otherwise each joining row's cache goes straight into the packed state.
+    const joined: RowSource[] = own
+      ? [{ state: own, rows: joining.map((_, index) => index) }]
+      : joining.map((row) => ({ state: cacheState(row.cache), rows: [0] }));
+    const packed = packRows(this.model.config, [{ state: this.state, rows: live }, ...joined]);
     disposeLayers(this.state.layers);
-    disposeLayers(joined.layers);
+    if (own) disposeLayers(own.layers);
     this.state = packed;
     for (const row of joining) row.cache = undefined;
     this.rows = [...live.map((position) => this.rows[position]!), ...joining];

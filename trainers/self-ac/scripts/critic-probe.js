@@ -334,16 +334,19 @@ function baselines(data, format, criticPrompt, maxPositions) {
     'turn + template + anchor': (s) => [s.turn, s.template, s.anchor],
   };
   const byTurn = new Map();
-  for (const s of train) byTurn.set(s.turn, [...(byTurn.get(s.turn) ?? []), s.target]);
+  // Appended in place: copying each list per state made these loops quadratic in the states.
+  const push = (map, key, value) => (map.get(key) ?? map.set(key, []).get(key)).push(value);
+  for (const s of train) push(byTurn, s.turn, s.target);
+  const turnMean = new Map([...byTurn].map(([turn, targets]) => [turn, mean(targets)]));
   const results = {};
   for (const [name, key] of Object.entries(keys)) {
     const groups = new Map();
     for (const s of train) {
       const id = JSON.stringify(key(s));
-      groups.set(id, [...(groups.get(id) ?? []), s.target]);
+      push(groups, id, s.target);
     }
     const pairs = heldOut.map((s) => {
-      const prior = mean(byTurn.get(s.turn) ?? [0]);
+      const prior = turnMean.get(s.turn) ?? 0;
       const seen = groups.get(JSON.stringify(key(s))) ?? [];
       // Shrunk toward the turn's mean: a key seen a few times says little.
       return { value: (seen.reduce((a, b) => a + b, 0) + 5 * prior) / (seen.length + 5), target: s.target, k: s.k };

@@ -123,39 +123,22 @@ export function stackCaches(model: LanguageModel, caches: readonly (KvCache | un
     return { layers, valid };
   }
   // Elsewhere (webgpu, cpu): one concat of every row's cache and one gather that lays them out left-padded, per
-  // layer and part. Padding and concatenating row by row made three ops a row — 30,000 a turn for a GRPO batch
-  // of 1,024 rollouts, each a GPU dispatch. The concat is along the slot axis of [1, heads, S_r, headDim], so
-  // row r's slot s of head h sits at (h·ΣS + offset_r + s) in the [heads·ΣS, headDim] view; a last zero slot
-  // serves every padded one. A `prefixOf` view's extra slots are never indexed.
-  const present = caches.map((cache) => (cache && cache.cachedLength > 0 ? cache : null));
-  const widths = present.map((cache) => cache?.layers[0]!.k.shape[2] ?? 0);
-  const total = widths.reduce((sum, width) => sum + width, 0) + 1;
-  const index = new Int32Array(caches.length * numKvHeads * longest);
-  let offset = 0;
-  present.forEach((cache, row) => {
-    const length = lengths[row] as number;
-    const pad = longest - length;
-    for (let h = 0; h < numKvHeads; h++) {
-      const base = (row * numKvHeads + h) * longest;
-      for (let s = 0; s < longest; s++) {
-        index[base + s] = s < pad || !cache ? total - 1 : h * total + offset + (s - pad);
-      }
-    }
-    offset += widths[row] as number;
-  });
-  const layers = tf.tidy(() => {
-    const gatherIndex = tf.tensor1d(index, 'int32');
-    const zero = tf.zeros([1, numKvHeads, 1, headDim]);
-    return Array.from({ length: model.config.numLayers }, (_, layer) => {
-      const stack = (part: 'k' | 'v'): tf.Tensor4D => {
-        const parts = present.flatMap((cache) => (cache ? [cache.layers[layer]![part]] : []));
-        const all = tf.reshape(tf.concat([...parts, zero], 2), [numKvHeads * total, headDim]);
-        return tf.reshape(tf.gather(all, gatherIndex, 0), [caches.length, numKvHeads, longest, headDim]);
-      };
-      return { k: stack('k'), v: stack('v') };
-    });
-  });
-  return { layers, valid };
+  // layer and part (`packRows`). Padding and concatenating row by row made three ops a row — 30,000 a turn for a
+  // GRPO batch of 1,024 rollouts, each a GPU dispatch.
+  return packRows(
+    model.config,
+    caches.map((cache) => ({ state: cacheState(cache), rows: [0] })),
+  );
+}
+
+/** A cache as a one-row batch state: its first `cachedLength` slots (a `prefixOf` view's tensors hold more). */
+export function cacheState(cache: KvCache | undefined): BatchState {
+  if (!cache || cache.cachedLength === 0) return { layers: [], valid: [[]] };
+  const width = cache.layers[0]!.k.shape[2];
+  return {
+    layers: [...cache.layers],
+    valid: [Array.from({ length: width }, (_, slot) => slot < cache.cachedLength)],
+  };
 }
 
 /** Row `row` of the batch state as a KvCache (only its valid slots). */
