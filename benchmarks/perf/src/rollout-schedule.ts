@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mixSeed, SeededRng } from '@turngym/core';
+import { mixSeed, SeededRng, type Registry } from '@turngym/core';
 import { backendInfo, GenerationBatch, loadModel, type LanguageModel } from '@turngym/lm';
 import { ChatTurnFormat, collectChains, installedEnvRegistry, type RolloutOptions, type Trajectory } from '@turngym/rl';
 
@@ -84,12 +84,12 @@ async function countingPasses<T>(run: () => Promise<T>): Promise<{ result: T; pa
 
 async function sample(
   model: LanguageModel,
+  registry: Registry,
   schedule: RolloutOptions['schedule'],
   prompts: number,
   group: number,
   maxBatch: number,
 ): Promise<ScheduleRun> {
-  const registry = installedEnvRegistry();
   const started = performance.now();
   const { result, passes } = await countingPasses(() =>
     collectChains({
@@ -126,13 +126,14 @@ export async function rolloutSchedule(options: {
   const maxBatch = options.maxBatch ?? 64;
   const checkpoint = existsSync(WARM_START) ? WARM_START : 'tiny-1m';
   const model = await loadModel(checkpoint, { backend: 'auto', seed: 1 });
+  const registry = installedEnvRegistry();
   try {
     // Untimed: the first rollouts of a process compile the backend's kernels, which would be charged to the baseline.
-    await sample(model, 'turns', 2, group, maxBatch);
-    await sample(model, 'continuous', 2, group, maxBatch);
-    const turns = await sample(model, 'turns', prompts, group, maxBatch);
+    await sample(model, registry, 'turns', 2, group, maxBatch);
+    await sample(model, registry, 'continuous', 2, group, maxBatch);
+    const turns = await sample(model, registry, 'turns', prompts, group, maxBatch);
     options.log?.(`turns: ${turns.seconds.toFixed(1)} s, ${turns.passes} passes`);
-    const continuous = await sample(model, 'continuous', prompts, group, maxBatch);
+    const continuous = await sample(model, registry, 'continuous', prompts, group, maxBatch);
     options.log?.(`continuous: ${continuous.seconds.toFixed(1)} s, ${continuous.passes} passes`);
     const generated = (run: ScheduleRun) => run.trajectories.reduce((sum, t) => sum + t.generatedTokens, 0);
     const same = turns.trajectories.every(
