@@ -99,7 +99,7 @@ describeWasm('generation on wasm: the fused decoder and its kernels', () => {
     plainBranches.dispose();
   });
 
-  it('fuses models up to tiny-30m (a second copy of the weights a call), not tiny-100m, and only on wasm', async () => {
+  it('fuses models up to tiny-30m on wasm (a second copy of the weights a call), not tiny-100m, and not on cpu', async () => {
     expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-1m'])).toBe(true);
     expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-30m'])).toBe(true);
     expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-100m'])).toBe(false);

@@ -76,7 +76,7 @@ export interface Generation {
 const fusedCaches = new WeakMap<LanguageModel, FusedWeightsCache>();
 
 /**
- * The weights in the fused decoder's layout, where the backend has its kernels (wasm), so every decode step
+ * The weights in the fused decoder's layout, where the backend has its kernels (wasm, webgpu), so every decode step
  * runs ~11 ops a layer instead of ~100: kept between calls on small models while their tensors are unchanged
  * (`owned` false), built for the call otherwise (the caller frees them).
  */

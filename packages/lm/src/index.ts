@@ -33,6 +33,7 @@ export {
   type WebGpuPoolInfo,
 } from './backend';
 export { vulkanDriverFiles } from './internal/webgpu-device';
+export { useFusedDecoder } from './internal/fused-decoder';
 export {
   causalAttention,
   packedAttention,

@@ -4,7 +4,10 @@ import { backendInfo, useBackend, webGpuAdapter } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import { isSoftwareAdapter } from './internal/webgpu-device';
 import { clearDeviceFailure, maxTensorBytes } from './internal/webgpu-device-errors';
+import { attendWithOps } from './decoder';
 import { GenerationBatch } from './generation-batch';
+import { CACHED_ATTENTION } from './internal/wasm-cached-attention';
+import { RMS_NORM, SWIGLU } from './internal/wasm-layer-kernels';
 import { LanguageModel } from './language-model';
 import { BackendUnavailableError, GpuCommandError } from './lm-errors';
 import { testConfig } from './tiny-configs';
@@ -207,6 +210,91 @@ describeOnWebGpu('webgpu equals cpu (software adapter in CI)', () => {
     expect(onGpu.map((results) => results.map((result) => result.tokens))).toEqual(
       onCpu.map((results) => results.map((result) => result.tokens)),
     );
+  });
+
+  it("runs generation's fused kernels (RMSNorm, SwiGLU, attention over a cache) with the results of cpu's ops", async () => {
+    const { numHeads, numKvHeads, headDim } = config;
+    const [B, T, P, room] = [3, 2, 5, 9];
+    const S = P + T;
+    const rng = new SeededRng(31);
+    const random = (size: number): Float32Array => Float32Array.from({ length: size }, () => rng.normal());
+    const qkvWidth = (numHeads + 2 * numKvHeads) * headDim;
+    const data = {
+      x: random(B * T * 32),
+      weight: random(32),
+      gateUp: random(B * T * 48),
+      qkv: random(B * T * qkvWidth),
+      cos: random(B * T * headDim),
+      sin: random(B * T * headDim),
+      // A past buffer with room for four slots more than it holds (the slots after P are never read).
+      pastK: random(B * numKvHeads * room * headDim),
+      pastV: random(B * numKvHeads * room * headDim),
+    };
+    // Row 0 sees everything, row 1 not its first two past slots (a shorter branch), row 2 nothing (padding).
+    const mask = new Float32Array(B * T * S).fill(0);
+    for (let t = 0; t < T; t++) {
+      mask.fill(-1e9, (1 * T + t) * S, (1 * T + t) * S + 2);
+      mask.fill(-1e9, (2 * T + t) * S, (2 * T + t + 1) * S);
+      // Causal within the chunk: its first token does not see the second.
+      mask[(0 * T + t) * S + P + 1] = t === 0 ? -1e9 : 0;
+    }
+    const run = (fused: boolean) =>
+      tf.tidy(() => {
+        const x = tf.tensor2d(data.x, [B * T, 32]);
+        const weight = tf.tensor1d(data.weight);
+        const gateUp = tf.tensor2d(data.gateUp, [B * T, 48]);
+        const qkv = tf.tensor2d(data.qkv, [B * T, qkvWidth]);
+        const cos = tf.tensor2d(data.cos, [B * T, headDim]);
+        const sin = tf.tensor2d(data.sin, [B * T, headDim]);
+        const pastK = tf.tensor4d(data.pastK, [B, numKvHeads, room, headDim]);
+        const pastV = tf.tensor4d(data.pastV, [B, numKvHeads, room, headDim]);
+        const maskTensor = tf.tensor4d(mask, [B, 1, T, S]);
+        if (fused) {
+          const engine = tf.engine();
+          const [attended, keys, values] = engine.runKernel(
+            CACHED_ATTENTION,
+            { qkv, cos, sin, pastK, pastV, mask: maskTensor },
+            { numHeads, numKvHeads, headDim },
+          ) as tf.Tensor[];
+          return [
+            engine.runKernel(RMS_NORM, { x, weight }, { eps: 0.5 }) as tf.Tensor,
+            engine.runKernel(SWIGLU, { x: gateUp }, {}) as tf.Tensor,
+            attended!,
+            tf.slice(keys!, [0, 0, 0, 0], [B, numKvHeads, S, headDim]),
+            tf.slice(values!, [0, 0, 0, 0], [B, numKvHeads, S, headDim]),
+          ].map((tensor) => tensor.dataSync());
+        }
+        const norm = tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), 0.5))), weight);
+        const [gate, up] = tf.split(gateUp, 2, 1);
+        const swiglu = tf.mul(tf.mul(gate!, tf.sigmoid(gate!)), up!);
+        const [q, k, v] = tf.split(qkv, [numHeads * headDim, numKvHeads * headDim, numKvHeads * headDim], 1);
+        const past = (part: tf.Tensor4D) => tf.slice(part, [0, 0, 0, 0], [B, numKvHeads, P, headDim]);
+        const { attended, keys, values } = attendWithOps(
+          config,
+          { q: q as tf.Tensor2D, k: k as tf.Tensor2D, v: v as tf.Tensor2D },
+          {
+            cos: tf.reshape(cos, [B * T, 1, headDim]),
+            sin: tf.reshape(sin, [B * T, 1, headDim]),
+            mask: maskTensor,
+            batch: B,
+            past: { k: past(pastK), v: past(pastV) },
+          },
+        );
+        return [norm, swiglu, attended, keys, values].map((tensor) => tensor.dataSync());
+      });
+    await useBackend('cpu');
+    const onCpu = run(false);
+    await useBackend('webgpu');
+    const onGpu = run(true);
+    // The padding row's attended values are never read (cpu's ops average its values; the kernel writes 0s).
+    const open = B * T * numHeads * headDim - T * numHeads * headDim;
+    const parts = [onGpu[0], onGpu[1], onGpu[2]!.slice(0, open), onGpu[3], onGpu[4]];
+    const expected = [onCpu[0], onCpu[1], onCpu[2]!.slice(0, open), onCpu[3], onCpu[4]];
+    parts.forEach((part, index) => {
+      expect(part!.length).toBe(expected[index]!.length);
+      expect(maxAbsDifference(part!, expected[index]!)).toBeLessThan(1e-5);
+    });
+    expect([...onGpu[2]!.slice(open)].every((value) => value === 0)).toBe(true);
   });
 
   it('draws with continuous batching (rows joining mid-way, in the shared pass) what cpu draws', async () => {

@@ -98,20 +98,37 @@ export class FusedWeights {
 }
 
 /**
- * Layer weights above which generation keeps `runDecoder`: `FusedWeights` is a second copy of them for the
- * call (wasm's heap stops at 4 GB), and on a model this size a step's arithmetic, not its op count, is the cost.
+ * Layer weights above which generation on wasm keeps `runDecoder`: `FusedWeights` is a second copy of them
+ * for the call (wasm's heap stops at 4 GB), and on a CPU a step of a model this size costs its arithmetic,
+ * not its op count. A GPU has the memory, and its steps are bound by their dispatches at every size measured
+ * (tiny-100m trained faster than tiny-30m on an H200), so webgpu fuses every model.
  */
 const MAX_FUSED_WEIGHTS = 40e6;
 
+let fusedEnabled = true;
+
 /**
- * True when the current backend registers the kernels `runFusedDecoder` needs (wasm, through `useBackend`)
- * and the model is small enough to pay for `FusedWeights` (tiny-1m … tiny-30m).
+ * Off: generation runs `runDecoder`'s tfjs ops on every backend (benchmarks' "before"; the results differ
+ * only in float rounding). Returns the previous setting.
+ */
+export function useFusedDecoder(enabled: boolean): boolean {
+  const previous = fusedEnabled;
+  fusedEnabled = enabled;
+  return previous;
+}
+
+/**
+ * True when the current backend registers the kernels `runFusedDecoder` needs (wasm and webgpu, through
+ * `useBackend`) and, on wasm, the model is small enough to pay for `FusedWeights` (tiny-1m … tiny-30m).
  */
 export function fusedDecoderAvailable(config: ModelConfig): boolean {
+  if (!fusedEnabled) return false;
   const { hiddenSize, intermediateSize, numHeads, numKvHeads, headDim, numLayers } = config;
-  const attention = hiddenSize * (2 * numHeads + 2 * numKvHeads) * headDim;
-  if (numLayers * (attention + 3 * hiddenSize * intermediateSize) > MAX_FUSED_WEIGHTS) return false;
   const backend = tf.getBackend();
+  const attention = hiddenSize * (2 * numHeads + 2 * numKvHeads) * headDim;
+  if (backend === 'wasm' && numLayers * (attention + 3 * hiddenSize * intermediateSize) > MAX_FUSED_WEIGHTS) {
+    return false;
+  }
   return [CACHED_ATTENTION, RMS_NORM, SWIGLU].every((kernel) => tf.getKernel(kernel, backend) !== undefined);
 }
 
@@ -125,7 +142,7 @@ function linear(x: tf.Tensor2D, weight: tf.Tensor2D, bias: tf.Tensor | null): tf
 }
 
 /**
- * `runDecoder` for generation (inference only, keys and values kept), on `FusedWeights` and the wasm
+ * `runDecoder` for generation (inference only, keys and values kept), on `FusedWeights` and the wasm or webgpu
  * kernels: ~11 ops a layer where `runDecoder` runs ~100 with an adapter, which on tiny models is most of
  * a decode step's cost. Same architecture and the same caches up to float rounding: the merged adapter
  * and the kernels' loops add in another order (logprobs within ~1e-6 of `runDecoder`'s).

@@ -5,6 +5,7 @@ import { boundBufferPool, type BoundedPool, type BufferManagerLike, type WebGpuP
 import { findAdapter, type FoundAdapter, type WebGpuAdapterInfo } from './webgpu-device';
 import { checkReadsForDeviceErrors, watchDevice, type GpuDeviceLike } from './webgpu-device-errors';
 import { registerWebGpuKernels } from './webgpu-kernels';
+import { registerWebGpuLayerKernels } from './webgpu-layer-kernels';
 import { patchWebGpuReadSync } from './webgpu-sync-read';
 
 /**
@@ -134,6 +135,7 @@ export async function startWebGpu(poolBytes?: number): Promise<WebGpuAdapterInfo
     patchWebGpuReadSync(module.WebGPUBackend);
     checkReadsForDeviceErrors(module.WebGPUBackend);
     registerWebGpuKernels();
+    registerWebGpuLayerKernels();
     let ok: boolean;
     try {
       ok = await tf.setBackend('webgpu');
