@@ -9,7 +9,7 @@
  * --webgpu-only a,b (of --configs, measured at the full batch on webgpu alone: no wasm figure), --batch
  * 8x128, --duration <ms per measurement> (default 3000), --matmul 1024,2048,4096, --train-config tiny-8m,
  * --train-steps 30 (0 = none), --generate 64,256,1024 (rows; default none: sampled generation's tokens/s per
- * batch size, tiny-1m, on webgpu and wasm), --json <file>.
+ * batch size, tiny-1m, on webgpu and wasm, and on webgpu with the fused decoder off), --json <file>.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import {
   webGpuAdapter,
   type TinyConfigName,
 } from '@turngym/lm';
-import { generationThroughput } from './generation-throughput';
+import { generationTable, generationThroughput } from './generation-throughput';
 import { webGpuTables, webGpuThroughput, type WebGpuThroughput } from './webgpu-throughput';
 
 function flag(name: string, fallback: string): string {
@@ -102,12 +102,16 @@ async function main(): Promise<void> {
     .filter((text) => text !== 'none')
     .map(Number);
   if (generateRows.length > 0) {
-    out.generation = await generationThroughput({
+    const generation = await generationThroughput({
       config: 'tiny-1m',
       batches: generateRows,
       backends: ['webgpu', 'wasm'],
+      opsOn: ['webgpu'],
       log: (line) => console.log(line),
     });
+    console.log(
+      ['', ...generationTable(out.generation as Awaited<ReturnType<typeof generationThroughput>>), ''].join('\n'),
+    );
   }
   const trainSteps = Number(flag('train-steps', '30'));
   if (trainSteps > 0) {

@@ -1,4 +1,5 @@
 import { TINY_CONFIGS, webGpuAdapter, type TinyConfigName } from '@turngym/lm';
+import { generationTable, generationThroughput } from './generation-throughput';
 import { webGpuTables, webGpuThroughput } from './webgpu-throughput';
 
 /** A comma-separated list of built-in config names from the environment, checked. */
@@ -38,11 +39,24 @@ export const webGpuSection = {
       batch: batch as number,
       length: length as number,
     });
+    // Generation of tiny-1m, the GRPO rollouts' policy: the fused decoder's kernels against tfjs's ops.
+    const generation = await generationThroughput({
+      config: 'tiny-1m',
+      batches: adapter.software ? [16, 64] : [64, 256, 1024],
+      backends: ['webgpu', 'wasm'],
+      opsOn: ['webgpu'],
+      newTokens: adapter.software ? 16 : 32,
+    });
     return [
       ...webGpuTables(result),
       '',
       'Training is full fine-tuning (forward + backward + Adam) on fresh weights; GFLOP/s counts 6·params + attention',
       'per token. A one-step config runs one step of one row on webgpu alone, shader compiles included.',
+      '',
+      ...generationTable(generation),
+      '',
+      'Fused: generation on `FusedWeights` with the RMSNorm, SwiGLU and cached-attention kernels (wasm loops, WGSL on',
+      'webgpu); ops: the same model through `runDecoder`, tfjs ops only. One timed call after one that compiles.',
     ];
   },
 };
