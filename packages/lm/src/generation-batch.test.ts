@@ -149,3 +149,44 @@ describe.each(
     base.dispose();
   });
 });
+
+describe('GenerationBatch: TURNGYM_JOIN_PASS', () => {
+  const config = testConfig({ maxPositions: 64 });
+  let model: LanguageModel;
+  const saved = process.env.TURNGYM_JOIN_PASS;
+  beforeAll(async () => {
+    await useBackend('cpu');
+    model = LanguageModel.fromTensors(config, randomWeights(config, 8), new ByteTokenizer());
+  });
+  afterAll(() => model.dispose());
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TURNGYM_JOIN_PASS;
+    else process.env.TURNGYM_JOIN_PASS = saved;
+  });
+
+  /** A batch of two rows under the environment's join pass: its passes in the first step, and its draws. */
+  function run(value: string | undefined, joinPass?: 'shared' | 'own'): { passes: number; tokens: number[][] } {
+    if (value === undefined) delete process.env.TURNGYM_JOIN_PASS;
+    else process.env.TURNGYM_JOIN_PASS = value;
+    const batch = new GenerationBatch(model, { maxTokens: 3, stopTokenIds: [], seed: 4 }, joinPass ? { joinPass } : {});
+    batch.add({ tokens: randomTokens(5, 256, 51) });
+    batch.add({ tokens: randomTokens(3, 256, 52) });
+    batch.step();
+    const passes = batch.passes;
+    const { done } = drain(batch);
+    batch.dispose();
+    return { passes, tokens: [0, 1].map((ticket) => done.get(ticket)!.tokens) };
+  }
+
+  it('overrides the backend default (own on cpu) without changing what is drawn, and yields to the argument', () => {
+    const byDefault = run(undefined);
+    expect(byDefault.passes).toBe(2);
+    expect(run('shared')).toEqual({ passes: 1, tokens: byDefault.tokens });
+    expect(run(' own ')).toEqual(byDefault);
+    expect(run('shared', 'own').passes).toBe(2);
+  });
+
+  it('names the variable when its value is neither', () => {
+    expect(() => run('both')).toThrow(/TURNGYM_JOIN_PASS: must be "shared" or "own" \(got "both"\)/);
+  });
+});

@@ -71,7 +71,9 @@ export class GenerationBatch {
    * `joinPass`: where rows that join run their uncached prompt tokens. `shared` (the default on webgpu): in the
    * step's one pass, beside the other rows' last tokens — one pass a step, for a GPU whose pass costs about the
    * same whatever it runs. `own` (the default elsewhere): in a pass of their own first, so the decoding rows are
-   * not padded to the joining rows' length — for a CPU, whose pass costs what it runs.
+   * not padded to the joining rows' length — for a CPU, whose pass costs what it runs. Without the argument,
+   * TURNGYM_JOIN_PASS (`shared` or `own`) overrides the backend's default: the draws are the same either way,
+   * so a run can time both without changing its arguments.
    */
   constructor(
     readonly model: LanguageModel,
@@ -83,7 +85,13 @@ export class GenerationBatch {
       throw new InvalidOptionsError('GenerationBatch', [
         `joinPass must be "shared" or "own" (got ${String(joinPass)})`,
       ]);
-    this.joinPass = joinPass ?? (tf.getBackend() === 'webgpu' ? 'shared' : 'own');
+    const fromEnvironment = process.env.TURNGYM_JOIN_PASS?.trim();
+    if (joinPass === undefined && fromEnvironment && fromEnvironment !== 'shared' && fromEnvironment !== 'own')
+      throw new InvalidOptionsError('TURNGYM_JOIN_PASS', [`must be "shared" or "own" (got "${fromEnvironment}")`]);
+    this.joinPass =
+      joinPass ??
+      (fromEnvironment as 'shared' | 'own' | undefined) ??
+      (tf.getBackend() === 'webgpu' ? 'shared' : 'own');
     this.adapter = this.options.adapter ?? null;
     if (this.adapter !== null) model.adapter(this.adapter);
     this.ends = {
