@@ -109,9 +109,8 @@ async function main(): Promise<void> {
       opsOn: ['webgpu'],
       log: (line) => console.log(line),
     });
-    console.log(
-      ['', ...generationTable(out.generation as Awaited<ReturnType<typeof generationThroughput>>), ''].join('\n'),
-    );
+    out.generation = generation;
+    console.log(['', ...generationTable(generation), ''].join('\n'));
   }
   const trainSteps = Number(flag('train-steps', '30'));
   if (trainSteps > 0) {
