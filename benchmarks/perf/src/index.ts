@@ -10,7 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { checkSectionNames, formatHelp, parseBenchArguments } from './harness/bench-arguments';
 import { BenchArgumentError } from './harness/bench-error';
 import { compareResults, formatComparison } from './harness/compare-results';
-import { mergeResults, readResults, updateMarkdown, type SectionResult } from './harness/results-file';
+import { updateMarkdownSections } from '@turngym/report';
+import { mergeResults, readResults, type SectionResult } from './harness/results-file';
 import { checkoutState, commandLine, describeContext, startContext } from './harness/run-context';
 import { combineRuns } from './harness/table-figures';
 import { lmThroughput } from './lm-throughput';
@@ -273,7 +274,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
   if (args.write) {
     const document = existsSync(args.write) ? readFileSync(args.write, 'utf8') : DOCUMENT_HEADER;
-    const updated = updateMarkdown(
+    const updated = updateMarkdownSections(
       document,
       Object.entries(results).map(([name, result]) => ({ name, title: result.title, lines: result.markdown })),
     );

@@ -15,6 +15,7 @@ export {
   type ReportOptions,
 } from './report-options';
 export { InvalidRunError } from './report-errors';
+export { updateMarkdownSections, type MarkdownSection } from './markdown-sections';
 export { runInfoSchema, parseRunInfo, type RunInfo } from './run-info';
 export { X_AXES, parseMetricLine, readMetrics, type XAxis, type MetricRow } from './metrics-file';
 export { findRunDirectories, readRun, type TrainingRun, type FoundRun, type ReadRunOptions } from './run-directory';

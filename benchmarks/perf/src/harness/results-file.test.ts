@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchArgumentError } from './bench-error';
-import { mergeResults, readResults, updateMarkdown, type SectionResult } from './results-file';
+import { mergeResults, readResults, type SectionResult } from './results-file';
 
 const result = (title: string): SectionResult => ({
   title,
@@ -21,49 +21,6 @@ const result = (title: string): SectionResult => ({
   },
   figures: [],
   markdown: ['| a | steps/s |'],
-});
-
-describe('updateMarkdown', () => {
-  const document = [
-    '# Performance benchmarks',
-    '',
-    '## Wiki (old goal)',
-    '',
-    'A note above, written by hand.',
-    '<!-- bench:wiki -->',
-    '| old | table |',
-    '<!-- /bench:wiki -->',
-    '',
-    'A note below, written by hand.',
-    '',
-    '## Sandbox',
-    '',
-    '| old sandbox |',
-    '',
-    '## Later section',
-    'kept',
-  ].join('\n');
-
-  it('replaces a marked section between its markers, updates its title and keeps the notes outside', () => {
-    const { text, kept } = updateMarkdown(document, [{ name: 'wiki', title: 'Wiki (new goal)', lines: ['| new |'] }]);
-    expect(text).toContain(
-      '## Wiki (new goal)\n\nA note above, written by hand.\n<!-- bench:wiki -->\n| new |\n<!-- /bench:wiki -->\n\nA note below, written by hand.',
-    );
-    expect(text).not.toContain('| old | table |');
-    expect(text).toContain('| old sandbox |');
-    expect(kept).toEqual([]);
-  });
-
-  it('puts the figures of an unmarked section under its title and keeps its old text, naming it', () => {
-    const { text, kept } = updateMarkdown(document, [{ name: 'sandbox', title: 'Sandbox', lines: ['| new |'] }]);
-    expect(text).toContain('## Sandbox\n\n<!-- bench:sandbox -->\n| new |\n<!-- /bench:sandbox -->\n\n| old sandbox |');
-    expect(kept).toEqual(['sandbox']);
-  });
-
-  it('appends a section it does not find', () => {
-    const { text } = updateMarkdown(document, [{ name: 'gpu', title: 'GPU', lines: ['| gpu |'] }]);
-    expect(text.endsWith('kept\n\n## GPU\n\n<!-- bench:gpu -->\n| gpu |\n<!-- /bench:gpu -->\n')).toBe(true);
-  });
 });
 
 describe('mergeResults', () => {
