@@ -14,6 +14,22 @@ function lineCount(text: string): number {
 }
 
 /**
+ * Each line without its trailing spaces and tabs (lines end at \n, \r, \r\n, U+2028 or U+2029, as a
+ * multiline regex's `$` does). A loop, not `/[ \t]+$/gm`: that regex backtracks over every run of blanks
+ * followed by text, quadratic in its length, and an agent's action may be a megabyte of them.
+ */
+function trimLines(value: string): string {
+  const pieces = value.split(/(\r\n|[\n\r\u2028\u2029])/);
+  for (let index = 0; index < pieces.length; index += 2) {
+    const line = pieces[index] as string;
+    let end = line.length;
+    while (end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end -= 1;
+    if (end < line.length) pieces[index] = line.slice(0, end);
+  }
+  return pieces.join('');
+}
+
+/**
  * The agent's virtual file system: path → text, nothing else. Plain data, so a fork copies it and a record can
  * hold it; the sandbox receives a snapshot of it for every run.
  */
@@ -78,12 +94,17 @@ export class Workspace {
         ok: false,
         feedback: `EDIT_FILE: there is no file ${path}. Files: ${this.paths().join(', ') || '(none)'}.`,
       };
+    if (search.length > this.limits.maxFileChars) {
+      return {
+        ok: false,
+        feedback: `EDIT_FILE ${path}: the search text has ${search.length} characters, more than the ${this.limits.maxFileChars} a file may hold.`,
+      };
+    }
     let count = current.split(search).length - 1;
     let text = current;
     let needle = search;
     if (count === 0) {
       // Models often drop or add trailing whitespace; match line by line with it trimmed.
-      const trimLines = (value: string): string => value.replace(/[ \t]+$/gm, '');
       const trimmed = trimLines(current);
       const trimmedSearch = trimLines(search);
       const relaxed = trimmed.split(trimmedSearch).length - 1;
