@@ -39,6 +39,26 @@ describe('parseCodingAction', () => {
     expect(call('All tests pass, so:\nSUBMIT').name).toBe('SUBMIT');
   });
 
+  it('reads every header form, and answers at once on a header line ending in a long run of blanks', () => {
+    for (const header of [
+      'RUN main.ts',
+      '  run   main.ts \t',
+      'RUN(main.ts)',
+      'RUN (main.ts)',
+      'RUN\tmain.ts)',
+      'RUN(main.ts',
+    ])
+      expect(call(header)).toEqual({ name: 'RUN', arguments: { path: 'main.ts' } });
+    for (const prose of ['RUN main.ts now', 'RUN ( main.ts)', 'RUN main.ts )', 'RUN x('])
+      expect(parseCodingAction(prose)).toMatchObject({ ok: false });
+    // One regex with overlapping runs of blanks took 28 s for these 200,000 (quadratic), blocking the host's
+    // event loop. The bound is a hang guard, ~100× what the parse takes on a loaded machine.
+    const long = `I will run it now.\nRUN${' '.repeat(200_000)}x y`;
+    const started = performance.now();
+    expect(parseCodingAction(long)).toMatchObject({ ok: false, feedback: expect.any(String) });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('accepts JSON arguments and structured function calls, validated against the tool schemas', () => {
     expect(call('WRITE_FILE({"path": "a.ts", "content": "x"})').arguments).toEqual({ path: 'a.ts', content: 'x' });
     expect(call({ name: 'EDIT_FILE', arguments: { path: 'a.ts', search: 'x', replace: 'y' } }).name).toBe('EDIT_FILE');

@@ -2,8 +2,28 @@ import { parseToolCall, type ToolCallParse } from '@turngym/core';
 import type { ToolCall } from '@turngym/spec';
 import { CODING_TOOLS } from './coding-tools';
 
-const HEADER = /^[ \t]*(WRITE_FILE|EDIT_FILE|READ_FILE|RUN)(?:[ \t]+|[ \t]*\()?([^\s()]*)\)?[ \t]*$/i;
+const HEADER_NAME = /^[ \t]*(WRITE_FILE|EDIT_FILE|READ_FILE|RUN)/i;
+const TARGET = /^[^\s()]*/;
 const FENCE_OPEN = /^[ \t]*(`{3,}|~{3,})[^`]*$/;
+
+/**
+ * A block action's header line, `[ \t]*NAME(?:[ \t]+|[ \t]*\()?TARGET\)?[ \t]*` with TARGET `[^\s()]*`
+ * (`RUN main.ts`, `READ_FILE(main.ts)`): its name and target, or null. Read step by step rather than by that
+ * one regex, whose overlapping runs of blanks backtracked quadratically on a header followed by a long run of
+ * them (50,000 blanks took 5 s, blocking the host's event loop).
+ */
+function parseHeader(line: string): [name: string, target: string] | null {
+  const name = HEADER_NAME.exec(line);
+  if (!name) return null;
+  let at = name[0].length;
+  while (line[at] === ' ' || line[at] === '\t') at += 1;
+  if (line[at] === '(') at += 1;
+  const target = TARGET.exec(line.slice(at))![0];
+  at += target.length;
+  if (line[at] === ')') at += 1;
+  while (line[at] === ' ' || line[at] === '\t') at += 1;
+  return at === line.length ? [name[1] as string, target] : null;
+}
 
 interface Fenced {
   readonly content: string;
@@ -45,10 +65,10 @@ type TextCall = { ok: true; call: ToolCall } | { ok: false; feedback: string } |
 function parseBlockSyntax(text: string): TextCall {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const header = HEADER.exec(lines[i] as string);
+    const header = parseHeader(lines[i] as string);
     if (!header) continue;
-    const name = (header[1] as string).toUpperCase();
-    const target = header[2] as string;
+    const name = header[0].toUpperCase();
+    const target = header[1];
     switch (name) {
       case 'WRITE_FILE': {
         const block = fencedBlock(lines, i + 1);
