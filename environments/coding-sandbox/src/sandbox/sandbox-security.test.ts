@@ -71,6 +71,25 @@ describe('what a program hands back and holds is bounded', () => {
     }
   });
 
+  it('keeps the worker alive when snippets that transpile to megabytes are run one after another', async () => {
+    // Each RUN below is a distinct 98k-character snippet that sucrase expands to ~5 MB. The worker's transpile
+    // cache kept every output (bounded by count only): 110 → 343 MB resident in 45 runs, then out of heap.
+    const own = new SandboxPool({ workers: 1, graceMs: 1500 });
+    // The env's own limits (coding-options.ts defaults): a RUN of this size needs more than this file's 250 ms.
+    const envLimits: SandboxLimits = { timeMs: 1000, totalTimeMs: 10_000, memoryMb: 64, outputChars: 2000 };
+    try {
+      const module = `./${'b'.repeat(100)}`;
+      for (let index = 0; index < 50; index++) {
+        const code = `import { a } from '${module}';\n${'a;'.repeat(49_000)}\n// ${index}`;
+        const result = await own.evaluate({ files: {}, job: { type: 'run', code }, limits: envLimits });
+        expect(formatRunReport('(code)', result)).toMatch(/Cannot find module/);
+      }
+      expect(own.stats.crashes).toBe(0);
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
+
   const testRun = async (code: string): Promise<{ result: EvaluationResult; report: string }> => {
     const result = await pool.evaluate({
       files: { 'attack.test.ts': code },
