@@ -25,6 +25,10 @@ const tools: ToolSpec[] = [
   },
 ];
 
+const hangTools: ToolSpec[] = [
+  { name: 'SEARCH', description: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+];
+
 describe('parseToolCall', () => {
   it.each([
     ['SEARCH(river delta)', { name: 'SEARCH', arguments: { query: 'river delta' } }],
@@ -35,6 +39,17 @@ describe('parseToolCall', () => {
     ['SCROLL({"lines": 20})', { name: 'SCROLL', arguments: { lines: 20 } }],
   ])('reads %s', (text, call) => {
     expect(parseToolCall(text, tools)).toEqual({ ok: true, call });
+  });
+
+  it('reads NAME, NAME(args) and NAME (args), and answers at once on a word, a long run of blanks and another word', () => {
+    for (const text of ['SEARCH', 'SEARCH()', 'SEARCH(x)', '  SEARCH   (x)  ', 'SEARCH\n(x)'])
+      expect(parseToolCall(text, hangTools)).toMatchObject({ ok: true, call: { name: 'SEARCH' } });
+    expect(parseToolCall('SEARCH x', hangTools)).toMatchObject({ ok: false });
+    // With `\s*` on both sides of the optional call, 100,000 blanks took 10 s with the event loop blocked. The
+    // bound is a hang guard, ~100× what the parse takes.
+    const started = performance.now();
+    expect(parseToolCall(`Let${' '.repeat(100_000)}me`, hangTools)).toMatchObject({ ok: false });
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('accepts structured function calls and round-trips formatToolCall', () => {

@@ -45,7 +45,9 @@ export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpe
     args = action.arguments ?? {};
   } else {
     const text = action.trim();
-    const match = /^([A-Za-z_][\w-]*)\s*(?:\(([\s\S]*)\))?\s*$/.exec(text);
+    // The text is trimmed, so no blank run may end it: with `\s*` on both sides of the optional call, a name,
+    // many blanks and a word backtracked quadratically (100,000 blanks: 10 s with the event loop blocked).
+    const match = /^([A-Za-z_][\w-]*)(?:\s*\(([\s\S]*)\))?$/.exec(text);
     if (!match) {
       return {
         ok: false,
