@@ -199,6 +199,12 @@ describe('ChatModelAgent', () => {
     expect(parseDiscreteReply('go 1 step', labels)).toBe(1);
     expect(parseDiscreteReply('7', labels)).toBe('7');
     expect(parseDiscreteReply('sideways', labels)).toBe('sideways');
+    expect(parseDiscreteReply('**"Down"**!', labels)).toBe(1);
+    // Its trim was a regex whose unanchored branch was retried along a run of dots: 100,000 took 16 s. The bound
+    // is a hang guard, ~100× what the parse takes.
+    const started = performance.now();
+    expect(parseDiscreteReply(`a${'.'.repeat(100_000)}b`, labels)).toBe(`a${'.'.repeat(100_000)}b`);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('validates its options', () => {
