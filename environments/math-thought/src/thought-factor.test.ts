@@ -33,6 +33,20 @@ describe('thought factors', () => {
     expect(readFactor(action, 2000, false).fingerprint).toBe(fingerprint);
   });
 
+  it('reads claims with signs, currency and blanks in any mix, and long runs of blanks or parentheses at once', () => {
+    for (const claim of ['x = -3', 'x =( 3', 'x = $ 3', 'x = - $ .5', 'x=+$.5', 'x =\t-\t$\t3'])
+      expect(readFactor(claim, 2000, false).kind).toBe('CLAIM');
+    for (const note of ['x = y', 'x = $ y', 'x = - - 3', 'x = $$3'])
+      expect(readFactor(note, 2000, false).kind).toBe('NOTE');
+    // Hang guards, ~100× what each takes: `=` and 2,000 blanks took 4 s per step (a cubic regex); 50,000 nested
+    // parentheses took 3.7 s (one rescan per layer).
+    const started = performance.now();
+    expect(readFactor(`x =${' '.repeat(100_000)}y`, 100_000, false).kind).toBe('NOTE');
+    expect(topOperator(`${'('.repeat(25_000)}1 + 2${')'.repeat(25_000)}`)).toBe('num');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(topOperator(`${'('.repeat(32)}1 + 2${')'.repeat(32)}`)).toBe('add');
+  });
+
   it('reads <calc> tags only with the calculator, and at most four per factor', () => {
     expect(readFactor('Cost: <calc>4 * 3</calc>', 2000, true)).toMatchObject({
       kind: 'CALC',

@@ -28,7 +28,11 @@ const CONTROL_CHARS_ALL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 /* eslint-enable no-control-regex */
 const BLANK_LINE = /\n[ \t]*\r?\n/;
 const CALC_TAG = /<calc>([\s\S]*?)<\/calc>/gi;
-const CLAIM = /=\s*[-+(]?\s*\$?\s*\.?\d/;
+// `= [sign] [$] [.]digit`, each optional part with its own blanks: written `=\s*[-+(]?\s*\$?\s*\.?\d`, three
+// adjacent `\s*` made it cubic in a run of blanks (`x =` and 2,000 blanks: 4 s per step).
+const CLAIM = /=\s*(?:[-+(]\s*)?(?:\$\s*)?\.?\d/;
+/** Wrapping parentheses `topOperator` peels: each layer is a rescan, and deeper nesting is no arithmetic a model writes. */
+const MAX_WRAPPING = 32;
 const MATH_CHARS = new Set('0123456789 \t.,+-*/×÷^()');
 const OPERATOR_NAMES: Record<string, string> = {
   '+': 'add',
@@ -48,7 +52,7 @@ const PRECEDENCE: Record<string, number> = { '+': 1, '-': 1, '*': 2, '×': 2, '/
  */
 export function topOperator(expression: string): string | undefined {
   let text = expression.trim();
-  for (;;) {
+  for (let layer = 0; ; layer++) {
     let depth = 0;
     let lowest = 99;
     let lowestOperator: string | undefined;
@@ -83,7 +87,7 @@ export function topOperator(expression: string): string | undefined {
       afterOperand = false;
     }
     if (lowestOperator !== undefined) return OPERATOR_NAMES[lowestOperator];
-    if (wrapped && text.endsWith(')') && text.length > 2) {
+    if (wrapped && text.endsWith(')') && text.length > 2 && layer < MAX_WRAPPING) {
       text = text.slice(1, -1).trim();
       continue;
     }
