@@ -234,3 +234,108 @@ describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', 
     });
   });
 });
+
+/**
+ * A server that misbehaves in one way per test, as no real OpenAI-compatible server should: a stream that
+ * stops mid-way, one cut without a finish_reason, a plain JSON body for a stream, a runaway reply.
+ */
+describe('OpenAIChatModel against a misbehaving server', () => {
+  const open: import('node:http').Server[] = [];
+  afterEach(async () => {
+    await Promise.all(
+      open.splice(0).map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      ),
+    );
+  });
+
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+  /** Serves `respond` on loopback; returns the base URL and how many requests came. */
+  async function misbehaving(
+    respond: (response: import('node:http').ServerResponse) => void,
+  ): Promise<{ baseURL: string; requests: () => number }> {
+    const { createServer } = await import('node:http');
+    let requests = 0;
+    const server = createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      request.on('end', () => respond(response));
+    });
+    open.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as { port: number };
+    return { baseURL: `http://127.0.0.1:${port}/v1`, requests: () => requests };
+  }
+
+  const ask = (baseURL: string, options: Record<string, unknown>) =>
+    new OpenAIChatModel(
+      { model: 'm', baseURL, timeoutMs: 500, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...options },
+      {},
+    )
+      .complete({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
+
+  const sse = (response: import('node:http').ServerResponse) =>
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+
+  it('times out a stream that stops after its first chunk (the deadline covers the body) and retries it', async () => {
+    const { baseURL, requests } = await misbehaving((response) => {
+      sse(response);
+      response.write(chunk({ role: 'assistant', content: 'Hello, ' }));
+    });
+    const error = await ask(baseURL, { stream: true });
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({ failure: 'timeout', isRetryable: true });
+    expect(requests()).toBe(2);
+  });
+
+  it('retries a stream cut without a finish_reason instead of returning its fragment as the reply', async () => {
+    const { baseURL, requests } = await misbehaving((response) => {
+      sse(response);
+      response.end(chunk({ role: 'assistant', content: 'Hello, ' }));
+    });
+    const error = await ask(baseURL, { stream: true });
+    expect(error).toMatchObject({ failure: 'connection', isRetryable: true });
+    expect((error as Error).message).toMatch(/stream ended before the reply finished/);
+    expect(requests()).toBe(2);
+  });
+
+  it('names a server that answers a stream request with plain JSON, and a stream with broken data', async () => {
+    const plain = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }] }));
+    });
+    expect(await ask(plain.baseURL, { stream: true })).toMatchObject({ failure: 'invalid-response' });
+    const broken = await misbehaving((response) => {
+      sse(response);
+      response.end('data: {not json\n\n');
+    });
+    expect(await ask(broken.baseURL, { stream: true })).toMatchObject({ failure: 'invalid-response' });
+  });
+
+  it.each([false, true])('refuses a reply past maxReplyChars (stream: %s)', async (stream) => {
+    const content = 'x'.repeat(5000);
+    const { baseURL } = await misbehaving((response) => {
+      if (stream) {
+        sse(response);
+        for (let i = 0; i < 50; i++) response.write(chunk({ content: content.slice(0, 100) }));
+        response.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'length' }] }),
+      );
+    });
+    const error = await ask(baseURL, { stream, maxReplyChars: 1000 });
+    expect(error).toMatchObject({ failure: 'invalid-response', isRetryable: false });
+    expect((error as Error).message).toMatch(/longer than 1000 characters \(maxReplyChars\)/);
+    expect(await ask(baseURL, { stream, maxReplyChars: 5000 })).toMatchObject({ message: { content } });
+  });
+});

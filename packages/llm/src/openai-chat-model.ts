@@ -147,7 +147,8 @@ export class OpenAIChatModel implements ChatModel {
           { ...params, stream: true, stream_options: { include_usage: true } },
           requestOptions,
         );
-        return this.fromChunks(request, stream);
+        // Awaited here, so that the deadline (cleared in `finally`) covers the body and its errors reach `catch`.
+        return await this.fromChunks(request, stream);
       }
       const completion = await this.client.chat.completions.create({ ...params, stream: false }, requestOptions);
       return this.fromCompletion(request, completion);
@@ -169,10 +170,22 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /** Refuses a reply past `maxReplyChars` (content and tool-call arguments). */
+  private checkReplySize(characters: number): void {
+    if (characters > this.options.maxReplyChars) {
+      throw this.invalidResponse(
+        `the reply is longer than ${this.options.maxReplyChars} characters (maxReplyChars): a runaway server?`,
+      );
+    }
+  }
+
   private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
     const choice = completion.choices?.[0];
     if (!choice) throw this.invalidResponse('the response has no choices');
     const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
+    this.checkReplySize(
+      (choice.message.content ?? '').length + calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0),
+    );
     const message: ChatModelMessage = {
       role: 'assistant',
       content: choice.message.content ?? '',
@@ -196,18 +209,37 @@ export class OpenAIChatModel implements ChatModel {
     let finishReason: string | null | undefined;
     let usage: ChatCompletionChunk['usage'];
     const calls: { id?: string; name: string; arguments: string }[] = [];
+    let chunks = 0;
+    let characters = 0;
     for await (const chunk of stream) {
+      chunks += 1;
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.find((each) => each.index === 0) ?? chunk.choices?.[0];
       if (!choice) continue;
       content += choice.delta?.content ?? '';
+      characters += (choice.delta?.content ?? '').length;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const call = (calls[delta.index] ??= { name: '', arguments: '' });
         if (delta.id) call.id = delta.id;
         if (delta.function?.name) call.name += delta.function.name;
         if (delta.function?.arguments) call.arguments += delta.function.arguments;
+        characters += (delta.function?.name ?? '').length + (delta.function?.arguments ?? '').length;
       }
+      // Checked as it arrives: a runaway stream is stopped, not read to its end.
+      this.checkReplySize(characters);
       if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+    if (chunks === 0) {
+      throw this.invalidResponse('the server sent no stream chunks (does it support "stream": true?)');
+    }
+    if (!finishReason) {
+      // A stream that ends without a finish_reason was cut (a proxy, a crashed server): its text is a fragment.
+      throw new LLMCallError(`${this.where()}: the stream ended before the reply finished (no finish_reason)`, {
+        baseURL: this.options.baseURL,
+        modelId: this.id,
+        failure: 'connection',
+        isRetryable: true,
+      });
     }
     const toolCalls = calls
       .filter(Boolean)

@@ -28,6 +28,12 @@ export interface OpenAIChatModelOptions {
   retryMaxDelayMs: number;
   /** Ask for an SSE stream and assemble it (same result; useful where a proxy cuts long idle requests). */
   stream: boolean;
+  /**
+   * Longest reply accepted, in characters (content and tool-call arguments together): a longer one is an
+   * invalid response, not retried. A runaway server once answered 50 MB a turn, which was stored in full and
+   * sent back in every later prompt; no token limit a caller sets comes near the default.
+   */
+  maxReplyChars: number;
   /** `max_completion_tokens` for OpenAI's reasoning models; most compatible servers want `max_tokens`. */
   maxTokensParameter: 'max_tokens' | 'max_completion_tokens';
   defaults?: SamplingDefaults;
@@ -56,6 +62,7 @@ export const openAIChatModelOptionsSchema: JSONSchemaType<OpenAIChatModelOptions
     retryBaseDelayMs: { type: 'number', minimum: 0, default: 500 },
     retryMaxDelayMs: { type: 'number', minimum: 0, default: 8_000 },
     stream: { type: 'boolean', default: false },
+    maxReplyChars: { type: 'integer', minimum: 1, default: 1_000_000 },
     maxTokensParameter: { type: 'string', enum: ['max_tokens', 'max_completion_tokens'], default: 'max_tokens' },
     defaults: {
       type: 'object',
