@@ -57,6 +57,13 @@ function stats(corpus: WikiCorpus, tasksPath: string | undefined): string {
   ].join('\n');
 }
 
+/** How many articles a store left out for a title an earlier one has (`apple` after `Apple`). */
+function duplicatesNote(duplicates: number): string {
+  return duplicates > 0
+    ? ` (${duplicates} article${duplicates === 1 ? '' : 's'} left out: the same title as an earlier one once normalised)`
+    : '';
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { positional, flags } = parse(argv);
   const number = (flag: string): number | undefined => (flags.has(flag) ? Number(flags.get(flag)) : undefined);
@@ -84,7 +91,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (positional.length !== 2 || !isCorpusStore(positional[1] as string)) return usage();
     const built = await buildCorpusStore(positional[0] as string, positional[1] as string);
     process.stdout.write(
-      `${positional[1]}: ${built.articles} articles, ${built.redirects} redirects, ${built.tasks} tasks in ${built.seconds.toFixed(1)} s (index ${built.indexSeconds.toFixed(1)} s, tasks ${built.taskSeconds.toFixed(1)} s)\n`,
+      `${positional[1]}: ${built.articles} articles, ${built.redirects} redirects, ${built.tasks} tasks${duplicatesNote(built.duplicates)} in ${built.seconds.toFixed(1)} s (index ${built.indexSeconds.toFixed(1)} s, tasks ${built.taskSeconds.toFixed(1)} s)\n`,
     );
     return 0;
   }
@@ -117,10 +124,14 @@ async function main(argv: readonly string[]): Promise<number> {
   process.stdout.write(
     `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
+  if (converted.caseSensitive)
+    process.stdout.write(
+      `${input}: the wiki's titles are case-sensitive; a corpus upper-cases their first letter, so titles that differ only there ("apple", "Apple") become one: the first one is kept\n`,
+    );
   if (store) {
     const built = await buildCorpusStore(output, target);
     process.stdout.write(
-      `${target}: ${built.articles} articles, ${built.tasks} tasks in ${built.seconds.toFixed(1)} s\n`,
+      `${target}: ${built.articles} articles, ${built.tasks} tasks${duplicatesNote(built.duplicates)} in ${built.seconds.toFixed(1)} s\n`,
     );
   }
   if (flags.has('--stats')) {

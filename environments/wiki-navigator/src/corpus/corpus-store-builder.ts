@@ -12,6 +12,8 @@ import { SKELETON_SCHEMA, StoreTaskGraph } from './store-task-graph';
 export interface CorpusStoreStats {
   articles: number;
   redirects: number;
+  /** Articles left out because an earlier one has the same title once normalised (`apple` and `Apple`). */
+  duplicates: number;
   tasks: number;
   /** Seconds spent: reading and indexing the articles, generating the tasks, in all. */
   indexSeconds: number;
@@ -79,6 +81,7 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
     const stageRedirect = db.prepare('INSERT INTO work.redirects (title, lower, target) VALUES (?, ?, ?)');
     const problems: string[] = [];
     let redirects = 0;
+    let duplicates = 0;
     const insertBatch = db.transaction((batch: Article[]) => {
       for (const article of batch) {
         const title = normalizeTitle(article.title);
@@ -90,7 +93,10 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
           sections: normalized.sections,
         });
         const result = insertArticle.run(title, title.toLowerCase(), normalized.type, body);
-        if (result.changes === 0) continue; // a duplicate title: the first wins, as in `Corpus`
+        if (result.changes === 0) {
+          duplicates += 1; // the first wins, as in `Corpus`
+          continue;
+        }
         insertSearch.run(result.lastInsertRowid, title, searchText(normalized));
         insertSkeleton.run(
           result.lastInsertRowid,
@@ -138,6 +144,11 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
     // The same corpus as `readJsonlCorpus(jsonlPath)` as far as tasks are concerned (titles, types,
     // infoboxes, links, redirects, name), so the same tasks with the same ids.
     const articles = db.prepare<number>('SELECT COUNT(*) FROM main.articles').pluck().get() as number;
+    // A store of no article poses no task, and would replace a good one.
+    if (articles === 0)
+      throw new InvalidOptionsError(`the JSONL corpus ${source}`, [
+        `it holds no article, so ${storePath} is left as it was`,
+      ]);
     const graph = new StoreTaskGraph(db, source, articles);
     const remember = db.prepare('INSERT OR IGNORE INTO work.questions (question) VALUES (?)');
     const insertTask = db.prepare('INSERT INTO main.tasks (id, kind, split, hops, body) VALUES (?, ?, ?, ?, ?)');
@@ -168,6 +179,7 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
     return {
       articles,
       redirects,
+      duplicates,
       tasks,
       indexSeconds: (indexed - started) / 1000,
       taskSeconds: (finished - indexed) / 1000,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -6,7 +6,7 @@ import { WikiExpert } from '../agents/wiki-expert';
 import { splitOf } from '../tasks/task-bank';
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
 import { parseJsonlCorpus, readJsonlCorpus } from './jsonl-corpus';
-import { convertMediaWikiFile } from './mediawiki-converter';
+import { convertMediaWikiFile, wikitextToArticle } from './mediawiki-converter';
 
 const page = (title: string, ns: number, text: string, redirect?: string): string =>
   `<page><title>${title}</title><ns>${ns}</ns><id>1</id>${redirect ? `<redirect title="${redirect}" />` : ''}<revision><id>2</id><text xml:space="preserve">${text
@@ -110,6 +110,15 @@ describe('MediaWiki XML → JSONL corpus', () => {
       const opened = await env.step('NAVIGATE(ada)');
       expect(opened.info.page).toBe('Ada Lovelace');
       expect(opened.observation).toContain('Birth place: [#1 London]');
+      // The engine is linked twice, as "the engine" and "a proposed computer": either text clicks it.
+      expect(opened.observation).toContain('[#2 the engine]');
+      expect(opened.observation).toContain('[#2 a proposed computer]');
+      const clicked = await env.step('CLICK(a proposed computer)');
+      expect(clicked.info).toMatchObject({
+        page: 'Analytical Engine',
+        feedback: 'Followed [#2 a proposed computer] to "Analytical Engine".',
+      });
+      await env.step('BACK');
       const tasks = env.availableTasks();
       expect(tasks.some((task) => task.goldPath[0] === 'Ada Lovelace')).toBe(true);
       for (const task of tasks) {
@@ -124,6 +133,52 @@ describe('MediaWiki XML → JSONL corpus', () => {
     } finally {
       await env.close();
     }
+  });
+
+  it('links only articles of this wiki: interwiki links become their label, interlanguage links are dropped', () => {
+    const article = wikitextToArticle(
+      'Aldric Venn',
+      "'''Aldric Venn''' was an [[wikt:explorer|explorer]] from [[Morrow Bay]] who sailed to [[fr:Paris|a French city]]" +
+        ' and quoted [[s:Logbook|his logbook]], [[:fr:Lyon|Lyon]] and [[:Category:Explorers|other explorers]].[[es:Aldric Venn]]',
+    );
+    expect(article.lead).toBe(
+      'Aldric Venn was an explorer from [[Morrow Bay]] who sailed to and quoted his logbook, Lyon and [[Category:Explorers|other explorers]].',
+    );
+  });
+
+  it('decodes HTML character references, named and numeric, as the wiki shows them', () => {
+    const article = wikitextToArticle(
+      'Café',
+      "{{Infobox venue\n| motto = Caf&eacute; &amp; co\n}}\n'''Caf&#233;''' serves 1 &lt; 2 cakes &#x1F600; for R&D.\n\n== Men&uacute; ==\n[[Cr&egrave;me br&ucirc;l&eacute;e|Cr&egrave;me]] only.",
+    );
+    expect(article.infobox).toEqual([{ field: 'Motto', value: 'Café & co' }]);
+    expect(article.lead).toBe('Café serves 1 < 2 cakes 😀 for R&D.');
+    expect(article.sections).toEqual([{ title: 'Menú', text: '[[Crème brûlée|Crème]] only.' }]);
+  });
+
+  it('reads the namespace from the title prefix in exports without <ns>, and notes a case-sensitive wiki', async () => {
+    const untagged = (title: string, text: string): string =>
+      `<page><title>${title}</title><id>1</id><revision><id>2</id><text>${text}</text></revision></page>`;
+    writeFileSync(
+      join(dir, 'old.xml'),
+      `<mediawiki version="0.3"><siteinfo><case>case-sensitive</case><namespaces><namespace key="1">Talk</namespace>` +
+        `<namespace key="14">Category</namespace></namespaces></siteinfo>` +
+        untagged('Old Article', 'Text of [[Old Other]].') +
+        untagged('Talk:Old Article', 'A discussion.') +
+        untagged('Category:Old Things', 'Old things.') +
+        untagged('Mr. Smith: A Life', 'A colon that names no namespace.') +
+        '</mediawiki>',
+    );
+    const articles = await convertMediaWikiFile(join(dir, 'old.xml'), join(dir, 'old.jsonl'));
+    expect(articles).toEqual({ articles: 2, redirects: 0, skipped: 2, caseSensitive: true });
+    const titles = (path: string): string[] =>
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).title);
+    expect(titles(join(dir, 'old.jsonl'))).toEqual(['Old Article', 'Mr. Smith: A Life']);
+    await convertMediaWikiFile(join(dir, 'old.xml'), join(dir, 'old-14.jsonl'), { namespaces: [0, 14] });
+    expect(titles(join(dir, 'old-14.jsonl'))).toEqual(['Old Article', 'Category:Old Things', 'Mr. Smith: A Life']);
   });
 
   it('names the line of a bad JSONL corpus line', () => {
@@ -243,5 +298,84 @@ describe('MediaWiki history dumps (several revisions per page)', () => {
     });
     expect(lines).toContainEqual({ title: 'Became a redirect', redirect: 'Oldest first' });
     expect(JSON.stringify(lines)).not.toMatch(/DRAFT/);
+  });
+});
+
+describe('dump files that cannot be converted: one error naming the file, and the previous output kept', () => {
+  let dir: string;
+  let good: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-refuse-'));
+    writeFileSync(join(dir, 'dump.xml'), DUMP);
+    good = join(dir, 'good.jsonl');
+    await convertMediaWikiFile(join(dir, 'dump.xml'), good);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Converts `contents` over the good corpus: the conversion must fail and leave that corpus as it was. */
+  const refused = async (name: string, contents: string | Buffer | undefined): Promise<string> => {
+    const before = readFileSync(good, 'utf8');
+    if (contents !== undefined) writeFileSync(join(dir, name), contents);
+    const message = await convertMediaWikiFile(join(dir, name), good).then(
+      () => 'converted',
+      (error: Error) => error.message,
+    );
+    expect(readFileSync(good, 'utf8')).toBe(before);
+    expect(readdirSync(dir).filter((file) => file.includes('.converting'))).toEqual([]);
+    return message;
+  };
+
+  it.each([
+    ['missing.xml', undefined],
+    ['missing.xml.gz', undefined],
+    ['missing.xml.bz2', 'process'],
+    ['missing.xml.bz2', 'js'],
+  ] as const)('reports a missing input %s (bzip2 %s) as such', async (name, bzip2) => {
+    const converting = convertMediaWikiFile(join(dir, name), join(dir, 'out.jsonl'), bzip2 ? { bzip2 } : {});
+    await expect(converting).rejects.toThrow(`${join(dir, name)}: no such file or directory`);
+  });
+
+  it('reports a missing output folder as such, naming the output', async () => {
+    const output = join(dir, 'no-such-folder', 'out.jsonl');
+    await expect(convertMediaWikiFile(join(dir, 'dump.xml'), output)).rejects.toThrow(
+      `${output}: no such file or directory`,
+    );
+  });
+
+  it('refuses a file that is not a MediaWiki export of pages, or that has no article', async () => {
+    expect(await refused('empty.xml', '')).toBe(
+      `${join(dir, 'empty.xml')}: not a MediaWiki XML export: the file is empty`,
+    );
+    expect(await refused('404.xml', '<html><head><title>404 Not Found</title></head><body></body></html>')).toMatch(
+      /404\.xml: not a MediaWiki XML export: its root element is <html>, not <mediawiki>$/,
+    );
+    expect(await refused('feed.xml', '<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>')).toMatch(
+      /its root element is <rss>/,
+    );
+    expect(await refused('no-pages.xml', '<mediawiki><siteinfo><sitename>X</sitename></siteinfo></mediawiki>')).toMatch(
+      /no-pages\.xml: a MediaWiki XML export with no <page>/,
+    );
+    expect(await refused('talk-only.xml', `<mediawiki>${page('Talk:London', 1, 'A discussion.')}</mediawiki>`)).toMatch(
+      /talk-only\.xml: no article in namespace 0 \(0 redirects, 1 pages skipped\)/,
+    );
+  });
+
+  it('names the file and the line of the first XML error (lines from 1), and wraps gzip errors', async () => {
+    // The bad close tag is on line 3; the errors sax reports after it (at the end of the file) do not count.
+    const bad = `<mediawiki>\n${page('London', 0, 'A city.')}\n<page><title>Paris</titel>\n${page('England', 0, 'x')}\n</mediawiki>`;
+    expect(await refused('bad.xml', bad)).toMatch(
+      /^.*bad\.xml: MediaWiki XML is malformed at line 3, column \d+: Unexpected close tag$/,
+    );
+    // Cut after the first page: the error is at the end of the file, on its last line.
+    const truncated = DUMP.slice(0, DUMP.indexOf('</page>') + '</page>'.length);
+    expect(await refused('truncated.xml', truncated)).toMatch(
+      `truncated.xml: MediaWiki XML is malformed at line ${truncated.split('\n').length}, column`,
+    );
+    expect(await refused('plain.xml.gz', DUMP)).toBe(
+      `${join(dir, 'plain.xml.gz')}: not a valid gzip file (incorrect header check)`,
+    );
+    expect(await refused('cut.xml.gz', gzipSync(DUMP).subarray(0, 600))).toMatch(
+      /cut\.xml\.gz: not a valid gzip file \(unexpected end of file\)/,
+    );
   });
 });

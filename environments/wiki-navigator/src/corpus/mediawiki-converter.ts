@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { decodeHTMLStrict } from 'entities';
 import { parser as saxParser } from 'sax';
 import unbzip2Stream from 'unbzip2-stream';
 import type { Article, ArticleSection, InfoboxField, Redirect } from './article';
@@ -15,6 +17,8 @@ export interface MediaWikiConversionOptions {
   readonly maxArticles?: number;
   /** `.bz2` files: the system's `bzip2` (`process`), unbzip2-stream (`js`), or the first that works (`auto`). */
   readonly bzip2?: Bzip2Decoder;
+  /** What error messages call the dump (its path); `convertMediaWikiFile` passes the input path. */
+  readonly source?: string;
 }
 
 export interface MediaWikiConversionStats {
@@ -22,6 +26,11 @@ export interface MediaWikiConversionStats {
   redirects: number;
   /** Pages outside the namespaces, or whose latest revision has no text (blanked, or hidden by the wiki). */
   skipped: number;
+  /**
+   * Set when the wiki's titles are case-sensitive (`<case>case-sensitive</case>`, Wiktionary's setting): the
+   * corpus upper-cases a title's first letter, so `apple` and `Apple` become one title there.
+   */
+  caseSensitive?: true;
 }
 
 /** Sections that hold citations and navigation, not content. */
@@ -60,6 +69,10 @@ const SKIPPED_FIELDS = new Set([
 ]);
 
 interface WtfLink {
+  /** `internal` (an article of this wiki), `interwiki` (another wiki: `[[wikt:word]]`, `[[fr:Paris]]`), `external`. */
+  type(): string;
+  /** The other wiki's prefix, for an interwiki link. */
+  wiki(): string | undefined;
   page(): string | undefined;
   text(): string | undefined;
 }
@@ -82,18 +95,57 @@ interface WtfDocument {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const wtf = require('wtf_wikipedia') as (wikitext: string, options?: { title?: string }) => WtfDocument;
 
-/** Puts `[[page|label]]` back around each link label, in order (wtf gives plain text plus a link list). */
+/**
+ * Interwiki prefixes of two or three letters that are not languages (wtf_wikipedia's list): every other such
+ * prefix, and the few longer language codes (`bat-smg`, `simple`), names a Wikipedia in another language.
+ */
+// prettier-ignore
+const PROJECT_PREFIXES = new Set([
+  'aew', 'blw', 'dcc', 'doi', 'dpd', 'git', 'guc', 'hdl', 'mw', 'rev', 'rfc', 'rt', 'svn', 'voy', 'wg', 'wmf', 'wqy', 'zum',
+]);
+
+function isLanguagePrefix(prefix: string): boolean {
+  const lower = prefix.toLowerCase();
+  return (/^[a-z]{2,3}(-[a-z]+)*$/.test(lower) || lower === 'simple') && !PROJECT_PREFIXES.has(lower);
+}
+
+/**
+ * Wikitext's text with HTML character references decoded (`&lt;`, `&eacute;`, `&#233;`, `&#x1F600;`): the
+ * wiki shows the characters, and wtf_wikipedia decodes only a few (`&nbsp;`, `&ndash;`, `&amp;`). Only
+ * references ended by `;`, as MediaWiki reads them: `R&D` and `a&paragraph` are text.
+ */
+function decoded(text: string): string {
+  return decodeHTMLStrict(text);
+}
+
+/**
+ * Puts `[[page|label]]` back around each link label, in order (wtf gives plain text plus a link list). Only a
+ * link to this wiki stays a link: an interwiki link (`[[wikt:explorer|explorer]]`, `[[:fr:Lyon|Lyon]]`) is its
+ * label as plain text, and an interlanguage link (`[[fr:Paris]]`), which the wiki shows beside the page and not
+ * in the text, is dropped. `[[:Category:X]]` (a link to a category, not a categorisation) links `Category:X`.
+ */
 function withLinks(item: WtfText): string {
-  let text = item.text();
+  let text = decoded(item.text());
   let out = '';
   for (const link of item.links()) {
-    const page = link.page();
-    if (!page) continue;
-    const label = link.text() || page;
+    const raw = link.page();
+    if (!raw) continue;
+    const colon = raw.startsWith(':');
+    const page = decoded(colon ? raw.slice(1) : raw);
+    const label = decoded(link.text() || page);
     const at = text.indexOf(label);
     if (at < 0) continue;
-    out += text.slice(0, at) + (label === page ? `[[${page}]]` : `[[${page}|${label}]]`);
+    out += text.slice(0, at);
     text = text.slice(at + label.length);
+    const prefix = /^([^:]+):/.exec(page)?.[1];
+    if (link.type() === 'interwiki') {
+      const language = !colon && isLanguagePrefix(link.wiki() ?? '');
+      if (!language) out += label;
+    } else if (link.type() !== 'internal' || (colon && prefix !== undefined && isLanguagePrefix(prefix))) {
+      out += label;
+    } else {
+      out += label === page ? `[[${page}]]` : `[[${page}|${label}]]`;
+    }
   }
   return (out + text).replace(/\s+/g, ' ').trim();
 }
@@ -116,7 +168,8 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
     for (const key of Object.keys(values)) {
       if (SKIPPED_FIELDS.has(key.toLowerCase())) continue;
       const sentence = first.get(key) as WtfText | undefined;
-      const value = sentence && typeof sentence.text === 'function' ? withLinks(sentence) : String(values[key] ?? '');
+      const value =
+        sentence && typeof sentence.text === 'function' ? withLinks(sentence) : decoded(String(values[key] ?? ''));
       if (value) infobox.push({ field: fieldName(key), value });
     }
   }
@@ -137,7 +190,7 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
         .join('\n'),
     );
     const text = [...paragraphs, ...lists].filter((block) => block.trim().length > 0).join('\n\n');
-    const heading = section.title().trim();
+    const heading = decoded(section.title()).trim();
     if (!heading) {
       lead = lead ? `${lead}\n\n${text}` : text;
     } else if (!SKIPPED_SECTIONS.has(heading.toLowerCase()) && text) {
@@ -167,7 +220,8 @@ interface RevisionRead {
 
 interface PageBuffer {
   title: string;
-  ns: number;
+  /** `<ns>`, undefined when the page has none (exports older than MediaWiki 1.16). */
+  ns: number | undefined;
   redirect: string | undefined;
   /** The latest revision seen so far; a page holds at most this one and the one being read. */
   latest: RevisionRead | undefined;
@@ -212,14 +266,32 @@ export async function convertMediaWikiDump(
   let field: 'title' | 'ns' | 'id' | 'timestamp' | 'text' | undefined;
   let fieldText = '';
   let done = false;
+  const source = options.source ?? 'the dump';
+  const failure = (reason: string): Error => new Error(`${source}: ${reason}`);
+  let root: string | undefined;
+  let pages = 0;
+  let characters = 0;
+  // From `<siteinfo>`: the title case rule, and namespace names (lower case) by number, for pages with no `<ns>`.
+  const siteNamespaces = new Map<string, number>();
+  let siteField: { name: 'case' | 'namespace'; key: number; text: string } | undefined;
 
   const parser = saxParser(true, { trim: false });
   parser.onopentag = (tag) => {
     const parent = open[open.length - 1];
+    if (root === undefined) {
+      root = tag.name;
+      // An HTML error page, a feed or any other XML would otherwise be "converted" to an empty corpus.
+      if (root !== 'mediawiki')
+        throw failure(`not a MediaWiki XML export: its root element is <${root}>, not <mediawiki>`);
+    }
     if (tag.name === 'page') {
-      page = { title: '', ns: 0, redirect: undefined, latest: undefined, revisions: 0 };
+      page = { title: '', ns: undefined, redirect: undefined, latest: undefined, revisions: 0 };
+      pages += 1;
       open.length = 0;
     } else if (!page) {
+      // Outside pages, `<case>` and `<namespace>` occur only in `<siteinfo>`.
+      if (tag.name === 'case' || tag.name === 'namespace')
+        siteField = { name: tag.name, key: Number(tag.attributes.key), text: '' };
       return;
     } else if (parent === 'page' && (tag.name === 'title' || tag.name === 'ns')) {
       field = tag.name;
@@ -245,6 +317,7 @@ export async function convertMediaWikiDump(
     fieldText = '';
   };
   const onText = (text: string): void => {
+    if (!page && siteField) siteField.text += text;
     if (!page || !field) return;
     if (field === 'text') {
       if (revision?.keepText) revision.text += text;
@@ -255,6 +328,13 @@ export async function convertMediaWikiDump(
   parser.ontext = onText;
   parser.oncdata = onText;
   parser.onclosetag = (name) => {
+    if (!page && siteField?.name === name) {
+      const text = siteField.text.trim();
+      if (name === 'case' && text === 'case-sensitive') stats.caseSensitive = true;
+      if (name === 'namespace' && text && Number.isInteger(siteField.key))
+        siteNamespaces.set(text.toLowerCase(), siteField.key);
+      siteField = undefined;
+    }
     if (page) open.pop();
     if (field && name === field) {
       if (field === 'title' && page) page.title += fieldText;
@@ -273,7 +353,11 @@ export async function convertMediaWikiDump(
     const current = page;
     page = undefined;
     open.length = 0;
-    if (!namespaces.has(current.ns) || !current.title.trim()) {
+    // Without `<ns>` the title's prefix says the namespace (`Talk:Paris`), as the wiki's namespace list names it.
+    const prefix = /^([^:]+):/.exec(current.title.trim())?.[1];
+    const ns =
+      current.ns ?? (prefix ? siteNamespaces.get(prefix.replace(/_/g, ' ').trim().toLowerCase()) : undefined) ?? 0;
+    if (!namespaces.has(ns) || !current.title.trim()) {
       stats.skipped += 1;
       return;
     }
@@ -296,7 +380,11 @@ export async function convertMediaWikiDump(
   };
   let parseError: Error | undefined;
   parser.onerror = (error) => {
-    parseError = error;
+    // sax reads on after an error and reports what follows from it: the first error is where the file is wrong.
+    // Its `line` counts from 0; `column` is the character just read, counted from 1.
+    parseError ??= failure(
+      `MediaWiki XML is malformed at line ${parser.line + 1}, column ${Math.max(1, parser.column)}: ${error.message.split('\n')[0]}`,
+    );
   };
 
   const flush = async (): Promise<void> => {
@@ -308,13 +396,21 @@ export async function convertMediaWikiDump(
 
   input.setEncoding('utf8');
   for await (const chunk of input) {
+    characters += (chunk as string).length;
     parser.write(chunk as string);
-    if (parseError) throw new Error(`MediaWiki XML is malformed: ${parseError.message}`);
+    if (parseError) throw parseError;
     await flush();
     if (done) break;
   }
-  if (!done) parser.close();
-  if (parseError) throw new Error(`MediaWiki XML is malformed: ${(parseError as Error).message}`);
+  if (!done) {
+    parser.close();
+    if (parseError) throw parseError;
+    if (root === undefined)
+      throw failure(
+        `not a MediaWiki XML export: ${characters === 0 ? 'the file is empty' : 'it holds no XML element'}`,
+      );
+    if (pages === 0) throw failure('a MediaWiki XML export with no <page>: there is nothing to convert');
+  }
   await flush();
   return stats;
 }
@@ -328,51 +424,102 @@ function hasBzip2(): boolean {
   return bzip2OnPath;
 }
 
+/** A file system error as `<path>: <reason>` (`dumps/x.xml: no such file or directory`), for the CLI to print. */
+function fileError(path: string, error: Error): Error {
+  const reason = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '[^']*'$/, '');
+  return new Error(`${path}: ${reason}`);
+}
+
 /**
  * A dump file as a stream of XML, in bounded memory: `.gz` through zlib; `.bz2` (Wikipedia's format) through
  * the system's `bzip2 -dc` in a child process (about 10× faster than JavaScript, and on another core) or
- * unbzip2-stream in process (no binary needed); anything else as is.
+ * unbzip2-stream in process (no binary needed); anything else as is. Every failure (the file cannot be read,
+ * the decompressor rejects it) ends the stream with one error that names the file, the first one: the
+ * consumer sees it, and no stage's error goes unhandled.
  */
 export function openDumpFile(path: string, bzip2: Bzip2Decoder = 'auto'): { input: Readable; close(): void } {
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const input = new PassThrough({ highWaterMark: 1 << 20 });
+  const fail = (error: Error): void => {
+    if (!input.destroyed) input.destroy(error);
+  };
+  raw.on('error', (error) => fail(fileError(path, error)));
   if (path.endsWith('.bz2') && (bzip2 === 'process' || (bzip2 === 'auto' && hasBzip2()))) {
-    const child = spawn('bzip2', ['-dc', path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The file is read here and fed to bzip2, so that a file that cannot be read is reported as such.
+    const child = spawn('bzip2', ['-dc'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    // bzip2 stops reading when the data is corrupt: its exit status says so, not the broken pipe.
+    child.stdin.on('error', () => undefined);
+    raw.pipe(child.stdin);
     // Ended only once bzip2 has exited, so that a corrupt file is an error, not a truncated dump.
-    const input = child.stdout.pipe(new PassThrough({ highWaterMark: 1 << 20 }), { end: false });
-    child.on('error', (error) => input.destroy(new Error(`${path}: could not run bzip2 (${error.message})`)));
+    child.stdout.pipe(input, { end: false });
+    child.on('error', (error) => fail(new Error(`${path}: could not run bzip2 (${error.message})`)));
     child.on('close', (code, signal) => {
       if (code === 0) input.end();
       else if (!signal)
-        input.destroy(new Error(`${path}: not a valid bzip2 file (${stderr.trim() || `bzip2 exited with ${code}`})`));
+        fail(new Error(`${path}: not a valid bzip2 file (${stderr.trim() || `bzip2 exited with ${code}`})`));
     });
-    return { input, close: () => child.kill() };
+    return {
+      input,
+      close: () => {
+        raw.destroy();
+        child.kill();
+      },
+    };
   }
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  if (path.endsWith('.gz')) return { input: raw.pipe(createGunzip()), close: () => raw.destroy() };
-  if (path.endsWith('.bz2')) {
-    // unbzip2-stream is a classic `through` stream: a PassThrough gives it async iteration and backpressure.
-    const bz2 = unbzip2Stream();
-    const input = raw.pipe(bz2).pipe(new PassThrough({ highWaterMark: 1 << 20 }));
-    bz2.on('error', (error: Error) => input.destroy(new Error(`${path}: not a valid bzip2 file (${error.message})`)));
+  if (path.endsWith('.gz') || path.endsWith('.bz2')) {
+    // unbzip2-stream is a classic `through` stream: the PassThrough gives it async iteration and backpressure.
+    const gzip = path.endsWith('.gz');
+    const decoder: Writable & Readable = gzip ? createGunzip() : unbzip2Stream();
+    decoder.on('error', (error: Error) =>
+      fail(new Error(`${path}: not a valid ${gzip ? 'gzip' : 'bzip2'} file (${error.message})`)),
+    );
+    raw.pipe(decoder).pipe(input);
     return { input, close: () => raw.destroy() };
   }
-  return { input: raw, close: () => raw.destroy() };
+  raw.pipe(input);
+  return { input, close: () => raw.destroy() };
 }
 
-/** File to file; `.gz` and `.bz2` input is decompressed on the fly. */
+/**
+ * File to file; `.gz` and `.bz2` input is decompressed on the fly. The JSONL is written next to the output
+ * (`<output>.converting`) and renamed over it only when the whole dump converted to at least one article, so
+ * an output on disk is always complete, and a failed or empty conversion leaves the previous one as it was.
+ */
 export async function convertMediaWikiFile(
   inputPath: string,
   outputPath: string,
   options: MediaWikiConversionOptions = {},
 ): Promise<MediaWikiConversionStats> {
+  const partial = `${outputPath}.converting`;
   const { input, close } = openDumpFile(inputPath, options.bzip2);
-  const output = createWriteStream(outputPath);
+  const output = createWriteStream(partial);
+  let outputError: Error | undefined;
+  output.on('error', (error) => {
+    outputError ??= fileError(outputPath, error);
+    input.destroy(outputError);
+  });
   try {
-    return await convertMediaWikiDump(input, output, options);
+    const stats = await convertMediaWikiDump(input, output, { source: inputPath, ...options });
+    output.end();
+    await finished(output);
+    if (stats.articles === 0) {
+      const kept = [...(options.namespaces ?? [0])].join(', ');
+      throw new Error(
+        `${inputPath}: no article in namespace ${kept} (${stats.redirects} redirects, ${stats.skipped} pages skipped); ${outputPath} is left as it was`,
+      );
+    }
+    renameSync(partial, outputPath);
+    return stats;
+  } catch (error) {
+    const cause = outputError ?? error;
+    // Ended, not destroyed: a write in flight completes and the file is closed before it is removed.
+    output.end();
+    await finished(output).catch(() => undefined);
+    rmSync(partial, { force: true });
+    throw cause;
   } finally {
     close();
-    output.end();
-    await once(output, 'close');
   }
 }

@@ -34,7 +34,8 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
       redirects,
     );
     const stats = await buildCorpusStore(jsonl, store);
-    expect(stats).toMatchObject({ articles: 400, redirects: 41 });
+    // The second article's duplicate is left out, and counted: the build says what it dropped.
+    expect(stats).toMatchObject({ articles: 400, redirects: 41, duplicates: 1 });
     expect(existsSync(`${store}.building-work`)).toBe(false); // the skeletons tasks were generated from
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -152,6 +153,14 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
         await inMemory.close();
       }
     }
+  });
+
+  it('builds no store from a corpus of no article, and leaves the one it would replace as it was', async () => {
+    const empty = join(dir, 'redirects-only.jsonl');
+    writeJsonlCorpus(empty, [], [{ title: 'A', redirect: 'B' }]);
+    await expect(buildCorpusStore(empty, store)).rejects.toThrow(/redirects-only\.jsonl: it holds no article/);
+    expect(openCorpusStore(store).size).toBe(400);
+    expect(existsSync(`${store}.building`)).toBe(false);
   });
 
   it('names a missing store and the command that builds one', () => {

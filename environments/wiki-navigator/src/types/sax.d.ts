@@ -12,6 +12,10 @@ declare module 'sax' {
     oncdata: (text: string) => void;
     onerror: (error: Error) => void;
     error: Error | null;
+    /** The line being read, counted from 0. */
+    line: number;
+    /** Characters read on the line so far. */
+    column: number;
     write(chunk: string): SAXParser;
     close(): SAXParser;
     resume(): SAXParser;
