@@ -154,6 +154,61 @@ describe('WikiNavigatorEnv (direct mode)', () => {
     }
   });
 
+  it('answers text that is not well-formed Unicode (a lone surrogate, an emoji at the cut) with an ordinary step', async () => {
+    const env = new WikiNavigatorEnv({ ...SMALL, toolBudget: 30 });
+    try {
+      await env.reset({ seed: 2 });
+      const title = env.corpus.articles()[0]!.title;
+      // 199 characters, then an emoji across the 200-character cut: the query keeps the whole emoji.
+      const straddling = await env.step(`SEARCH(${title} ${'x'.repeat(198 - title.length)}🦄 more)`);
+      expect(straddling).toMatchObject({ reward: 0, terminated: false });
+      expect(straddling.observation).toMatch(/query cut to its first 200 characters/);
+      for (const action of [
+        { name: 'SEARCH', arguments: { query: '\ud800' } },
+        { name: 'SEARCH', arguments: { query: `${title} \udc00 bay` } },
+        { name: 'NAVIGATE', arguments: { title: `${title}\ud800` } },
+        { name: 'FIND', arguments: { text: '\ud800' } },
+        { name: 'CLICK', arguments: { link: '\ud800' } },
+      ]) {
+        const step = await env.step(action);
+        expect(step).toMatchObject({ reward: 0, terminated: false });
+        expect(step.info.invalidAction).toBeUndefined();
+        // What the env echoes is well-formed too (a lone surrogate is shown as U+FFFD).
+        expect(step.observation).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      }
+      expect((await env.step(`NAVIGATE(${title})`)).info.page).toBe(title);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('answers at once on long runs in SAVE_LINE_IDS, CLICK and NAVIGATE arguments', async () => {
+    const env = new WikiNavigatorEnv({ ...SMALL, toolBudget: 30 });
+    try {
+      await env.reset({ seed: 2 });
+      const title = env.corpus.articles()[0]!.title;
+      await env.step(`NAVIGATE(${title})`);
+      // Hang guards, ~100× what each step takes: before, a range and 100,000 blanks took 20 s (an ` and ` split
+      // retried inside the run), 25,000 unclosed `[#1 ` markers 6 s, and a 50,000-letter title 2.4 s and 2.5 GB
+      // (fuzzy title matching allocates the square of a word's length; 100,000 letters threw a RangeError).
+      for (const action of [
+        `SAVE_LINE_IDS(1${' '.repeat(100_000)}x)`,
+        `CLICK(${'[#1 '.repeat(25_000)})`,
+        `NAVIGATE(${'a'.repeat(100_000)})`,
+      ]) {
+        const started = performance.now();
+        const step = await env.step(action);
+        expect(performance.now() - started).toBeLessThan(1000);
+        // Ordinary steps with feedback (an unreadable one pays the format penalty), the episode going on.
+        expect(step).toMatchObject({ terminated: false, truncated: false });
+        expect(step.observation).toMatch(/SAVE_LINE_IDS: cannot read|CLICK: no link|NAVIGATE: no article/);
+      }
+      expect((await env.step('SAVE_LINE_IDS(1 and 2)')).observation).not.toMatch(/cannot read/);
+    } finally {
+      await env.close();
+    }
+  });
+
   it('searches with BM25, clicks results, finds text, scrolls, saves notes and goes back', async () => {
     const env = new WikiNavigatorEnv({ ...SMALL, windowLines: 5 });
     try {

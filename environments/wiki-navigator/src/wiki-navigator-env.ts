@@ -23,6 +23,7 @@ import {
   type Note,
 } from './navigation/observation';
 import { shownPage } from './navigation/shown-page';
+import { firstCodePoints, wellFormed } from './corpus/well-formed-text';
 import type { PageLink } from './page/extract-page';
 import { BrowserPageLoader, DirectPageLoader, PageCache, type PageLoader } from './page/page-loader';
 import {
@@ -121,7 +122,8 @@ const copyState = (state: NavigationState): NavigationState => ({
 
 function quote(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
+  const cut = firstCodePoints(flat, max - 1);
+  return `"${cut.length < flat.length ? `${cut}…` : flat}"`;
 }
 
 /**
@@ -469,7 +471,12 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     // The compact style writes links as [label]; an agent may copy the brackets too.
     const unbracketed = this.options.observation === 'compact' ? /^\[([^\]]*)\]$/.exec(text)?.[1] : undefined;
     const lower = (unbracketed ?? withoutMarkers(text)).toLowerCase();
-    let index = links.findIndex((link) => link.label.toLowerCase() === lower);
+    let index = -1;
+    let label: string | undefined;
+    for (let i = 0; i < links.length && index < 0; i++) {
+      label = (links[i] as PageLink).labels.find((text) => text.toLowerCase() === lower);
+      if (label !== undefined) index = i;
+    }
     if (index < 0) {
       const resolved = this.corpus.resolve(unbracketed ?? text);
       index = links.findIndex(
@@ -478,7 +485,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
           (resolved !== undefined && this.corpus.resolve(link.target) === resolved),
       );
     }
-    return index >= 0 ? { ...(links[index] as PageLink), number: index + 1 } : undefined;
+    // Named by one of its texts, the link is reported with that text (`Followed [#4 his wife]`).
+    return index >= 0 ? { ...(links[index] as PageLink), ...(label ? { label } : {}), number: index + 1 } : undefined;
   }
 
   /** Opens a page: the old one goes on the history, the window goes to the top. */
@@ -507,7 +515,14 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   private async transition(action: string | ToolCall): Promise<Transition> {
     const parsed = parseToolCall(action, this.tools);
     if (!parsed.ok) return this.invalid(parsed.feedback);
-    const { name, arguments: args } = parsed.call;
+    const { name } = parsed.call;
+    // Made well-formed once, here, so that no action can reach `encodeURIComponent` with a lone surrogate.
+    const args = Object.fromEntries(
+      Object.entries(parsed.call.arguments).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? wellFormed(value) : value,
+      ]),
+    );
     const task = this.task as WikiTask;
     const page = this.state.page;
     const needsPage = name === 'CLICK' || name === 'FIND' || name === 'SCROLL' || name === 'SAVE_LINE_IDS';
@@ -519,8 +534,9 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         let query = String(args.query).replace(/\s+/g, ' ').trim();
         if (!query) return this.ordinary('SEARCH needs words to look for, e.g. SEARCH(Glass Orchard).');
         const notes: string[] = [];
-        if (query.length > MAX_QUERY_LENGTH) {
-          query = query.slice(0, MAX_QUERY_LENGTH);
+        const cut = firstCodePoints(query, MAX_QUERY_LENGTH);
+        if (cut !== query) {
+          query = cut;
           notes.push(`(query cut to its first ${MAX_QUERY_LENGTH} characters)`);
         }
         const results = await this.load(`/search?q=${encodeURIComponent(query)}`);
@@ -536,7 +552,10 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         const requested = String(args.title);
         const title = this.corpus.resolve(requested);
         if (title === undefined) {
-          const similar = requested.trim() ? this.corpus.similarTitles(requested, 5) : [];
+          // Cut like a search: fuzzy matching allocates the square of a word's length (a 50,000-letter title: 2.5 GB).
+          const similar = requested.trim()
+            ? this.corpus.similarTitles(firstCodePoints(requested, MAX_QUERY_LENGTH), 5)
+            : [];
           return this.ordinary(
             `NAVIGATE: no article titled ${quote(requested)}.${similar.length > 0 ? ` Similar titles: ${similar.join('; ')}.` : ''}`,
           );

@@ -6,6 +6,8 @@
  * list item. Nothing else is interpreted, so any source (the synthetic generator, a MediaWiki dump, a
  * hand-written file) only has to produce plain text with links.
  */
+import { wellFormed } from './well-formed-text';
+
 export interface InfoboxField {
   readonly field: string;
   /** Plain text with `[[links]]`. */
@@ -76,12 +78,17 @@ export function stripLinks(text: string): string {
 
 /**
  * MediaWiki's title rules, the parts that matter offline: underscores are spaces, runs of spaces collapse,
- * and the first letter is upper case (`[[paris]]` links to `Paris`).
+ * and the first letter is upper case (`[[paris]]` links to `Paris`). A leading colon is link syntax, not part of
+ * the title (`[[:Category:Cities]]` links to `Category:Cities`). A letter whose upper case is several
+ * letters stays as it is, as MediaWiki keeps it (`ß`, not `SS`). A title is well-formed Unicode, as
+ * MediaWiki's are, so that every title has a URL (`articlePath`).
  */
 export function normalizeTitle(title: string): string {
-  const text = title.replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = wellFormed(title).replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/^:\s*/, '');
   if (text.length === 0) return '';
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const first = String.fromCodePoint(text.codePointAt(0) as number);
+  const upper = first.toUpperCase();
+  return ([...upper].length === 1 ? upper : first) + text.slice(first.length);
 }
 
 /** The URL path of an article on the corpus server (`/wiki/Morrow_Bay`). */

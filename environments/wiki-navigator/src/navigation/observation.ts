@@ -26,7 +26,9 @@ export interface ObservationParts {
 
 /** Link markers `[#3 Morrow Bay]` as their labels (for notes, which outlive the page's link numbers). */
 export function withoutMarkers(text: string): string {
-  return text.replace(/\[#\d+ ([^\]]*)\]/g, '$1');
+  // A label holds no bracket (extract-page.ts makes them parentheses), so `[^\][]`: with `[^\]]` each unclosed
+  // `[#1 ` scanned to the end of the text, quadratic in an agent's CLICK argument (100,000 characters: 6 s).
+  return text.replace(/\[#\d+ ([^\][]*)\]/g, '$1');
 }
 
 /**

@@ -10,6 +10,8 @@ export interface ShownPageOptions {
 /** A results line starts with its result's link: `[#3 Morrow Bay]: Morrow Bay is a city in …`. */
 const RESULT_START = /^\[#\d+ [^\]]*\]/;
 const MARKER = /\[#(\d+) /g;
+/** A whole marker: link texts hold no `]` (the extraction writes brackets in them as parentheses). */
+const LABELLED_MARKER = /\[#(\d+) ([^\]]*)\]/g;
 
 /**
  * The page as the env shows it, derived from what the extraction function read (which stays the same in
@@ -48,20 +50,30 @@ export function shownPage(view: ExtractedPage, options: ShownPageOptions): Extra
   return { ...renumberLinks(lines, view.links), kind: view.kind, type: view.type, title: view.title };
 }
 
-/** Keeps the links the lines show, numbered 1, 2, … in order of first appearance (as the extraction does). */
+/**
+ * Keeps the links the lines show, numbered 1, 2, … in order of first appearance (as the extraction does), each
+ * with the labels the kept lines show for it.
+ */
 function renumberLinks(
   lines: readonly PageLine[],
   links: readonly PageLink[],
 ): { lines: PageLine[]; links: PageLink[] } {
   const numbers = new Map<number, number>();
-  const kept: PageLink[] = [];
+  const kept: Array<PageLink & { labels: string[] }> = [];
   for (const line of lines) {
-    for (const match of line.text.matchAll(MARKER)) {
+    for (const match of line.text.matchAll(LABELLED_MARKER)) {
       const old = Number(match[1]);
+      const label = match[2] as string;
       const link = links[old - 1];
-      if (numbers.has(old) || !link) continue;
-      kept.push(link);
-      numbers.set(old, kept.length);
+      if (!link) continue;
+      const number = numbers.get(old);
+      if (number === undefined) {
+        kept.push({ ...link, label, labels: [label] });
+        numbers.set(old, kept.length);
+      } else {
+        const labels = (kept[number - 1] as { labels: string[] }).labels;
+        if (!labels.includes(label)) labels.push(label);
+      }
     }
   }
   return {

@@ -15,7 +15,10 @@ describe('extractPage (run over linkedom here; the browser tests run it in Chrom
     ],
     lead: 'Morrow Bay is a city in [[Veldoria]]. It lies near [[St. Ives|St. Ives. The town]] and the sea! Founded in 1801.',
     sections: [
-      { title: 'Notable people', text: '* [[Aldric Venn]] (1843)\n* [[Missing Person]]' },
+      {
+        title: 'Notable people',
+        text: '* [[Aldric Venn]] (1843)\n* [[Missing Person]]\n* [[Aldric Venn|the founder]] again',
+      },
       { title: 'Long text', text: `${'word '.repeat(70)}end.` },
     ],
   };
@@ -38,12 +41,13 @@ describe('extractPage (run over linkedom here; the browser tests run it in Chrom
     expect(page.lines[7]).toEqual({ text: '• [#3 Aldric Venn] (1843)', region: 'body', section: 'notable-people' });
   });
 
-  it('numbers each distinct target once, red links included, with the region of first appearance', () => {
+  it('numbers each distinct target once, red links included, with the region of first appearance and every label', () => {
+    expect(page.lines[9]).toEqual({ text: '• [#3 the founder] again', region: 'body', section: 'notable-people' });
     expect(page.links).toEqual([
-      { target: 'Veldoria', label: 'Veldoria', region: 'infobox' },
-      { target: 'St. Ives', label: 'St. Ives. The town', region: 'lead' },
-      { target: 'Aldric Venn', label: 'Aldric Venn', region: 'body' },
-      { target: 'Missing Person', label: 'Missing Person', region: 'body' },
+      { target: 'Veldoria', label: 'Veldoria', labels: ['Veldoria'], region: 'infobox' },
+      { target: 'St. Ives', label: 'St. Ives. The town', labels: ['St. Ives. The town'], region: 'lead' },
+      { target: 'Aldric Venn', label: 'Aldric Venn', labels: ['Aldric Venn', 'the founder'], region: 'body' },
+      { target: 'Missing Person', label: 'Missing Person', labels: ['Missing Person'], region: 'body' },
     ]);
   });
 

@@ -25,6 +25,11 @@ export interface PageLink {
   readonly target: string;
   /** The link text where it first appears. */
   readonly label: string;
+  /**
+   * Every text the page shows for this link, in order, once each (`label` first): a target linked twice
+   * (`[#4 Juno Shore]`, later `[#4 his wife]`) is clickable by either.
+   */
+  readonly labels: readonly string[];
   /** Region of its first appearance. */
   readonly region: PageRegion;
 }
@@ -100,9 +105,12 @@ export function extractPage(doc: DomDocument): ExtractedPage {
           }
           let number = numbers.get(target);
           if (number === undefined) {
-            links.push({ target, label, region });
+            links.push({ target, label, labels: [label], region });
             number = links.length;
             numbers.set(target, number);
+          } else {
+            const labels = (links[number - 1] as PageLink).labels as string[];
+            if (labels.indexOf(label) < 0) labels.push(label);
           }
           out += `[#${number} ${label}]`;
         } else {

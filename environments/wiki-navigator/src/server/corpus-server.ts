@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EnvFaultError } from '@turngym/core';
 import { normalizeTitle, type Article } from '../corpus/article';
+import { firstCodePoints } from '../corpus/well-formed-text';
 import type { WikiCorpus } from '../corpus/wiki-corpus';
 import { renderArticleHtml, renderMissingHtml, renderSearchHtml } from './article-html';
 
@@ -95,7 +96,7 @@ export class CorpusServer {
       return { status: 404, html: renderMissingHtml(requested) };
     }
     if (url.pathname === '/search') {
-      const query = (url.searchParams.get('q') ?? '').slice(0, MAX_QUERY_LENGTH);
+      const query = firstCodePoints(url.searchParams.get('q') ?? '', MAX_QUERY_LENGTH);
       return {
         status: 200,
         html: renderSearchHtml(query, query.trim() ? this.corpus.search(query, SEARCH_RESULTS) : []),
