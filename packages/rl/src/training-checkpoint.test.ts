@@ -160,6 +160,32 @@ describe('training checkpoints', () => {
     expect(await run.readMetrics()).toHaveLength(1);
   });
 
+  it('refuses to start over when the metrics record later iterations but the checkpoint is gone', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    await runIterations(run, setup(), freshLoopState(), 0, 3);
+    rmSync(run.checkpointPath, { recursive: true });
+    const second = setup();
+    await expect(loadTrainingCheckpoint(run, second.model, second.trainer)).rejects.toThrow(
+      /records iterations 0–2, but the run has no checkpoint/,
+    );
+    expect(await run.readMetrics()).toHaveLength(3);
+  });
+
+  it('refuses weights that are not finite, naming the file and the tensor', async () => {
+    const run = await RunDirectory.create(dir, RUN_INFO);
+    await runIterations(run, setup(), freshLoopState(), 0, 1);
+    const weights = join(run.checkpointPath, 'adapter', 'adapter_model.safetensors');
+    const bytes = readFileSync(weights);
+    // The header's length, then the header, then the data: fill the data with 0xFF (NaN in float32).
+    const dataStart = 8 + Number(bytes.readBigUInt64LE(0));
+    bytes.fill(0xff, dataStart);
+    writeFileSync(weights, bytes);
+    const second = setup();
+    await expect(loadTrainingCheckpoint(run, second.model, second.trainer)).rejects.toThrow(
+      /adapter_model\.safetensors: tensor ".+" holds NaN at index 0/,
+    );
+  });
+
   it('refuses a checkpoint for a trainer that trains something else', async () => {
     const run = await RunDirectory.create(dir, RUN_INFO);
     await runIterations(run, setup(), freshLoopState(), 0, 1);

@@ -329,9 +329,24 @@ function readManifest(dir: string): CheckpointManifest {
   return manifest;
 }
 
+/**
+ * A checkpoint's tensors, refused if any value is not finite (a corrupt file, or a run that diverged): loaded,
+ * NaN weights made every later rollout fail without a word (a resumed run scored 0 and took no update).
+ */
 function readTensors(path: string): NamedTensors {
   if (!existsSync(path)) throw new CheckpointError(`${path} not found: the checkpoint is incomplete.`);
-  return readSafetensors(readFileSync(path), path).tensors;
+  const tensors = readSafetensors(readFileSync(path), path).tensors;
+  for (const [name, tensor] of tensors) {
+    const data = tensor.data;
+    for (let index = 0; index < data.length; index++) {
+      if (!Number.isFinite(data[index])) {
+        throw new CheckpointError(
+          `${path}: tensor "${name}" holds ${String(data[index])} at index ${index} (a corrupt file, or a run that diverged); restore the checkpoint, or delete the run directory to start the run over.`,
+        );
+      }
+    }
+  }
+  return tensors;
 }
 
 /** Loads weights into the model's existing variables: the trainer holds those very variables. */
@@ -506,6 +521,16 @@ async function findCheckpoint(
     );
   }
   if (dir === null) {
+    // Every iteration appends its metrics and then saves its checkpoint, so a kill leaves at most the first
+    // iteration's rows without one. Rows of later iterations mean the checkpoint was removed: starting over
+    // would wipe them.
+    const later = (await run.readMetrics()).filter((row) => typeof row.iteration === 'number' && row.iteration > 0);
+    if (later.length > 0) {
+      const last = Math.max(...later.map((row) => row.iteration as number));
+      throw new CheckpointError(
+        `${run.metricsPath} records iterations 0–${last}, but the run has no checkpoint (${run.checkpointPath}); restore it, or delete the run directory to start the run over.`,
+      );
+    }
     for (const name of Object.keys(stores).sort()) await stores[name]!.reset();
     await run.rollBack({ metrics: 0, trajectories: 0 }, 'a run with no checkpoint');
   }
