@@ -124,10 +124,16 @@ function formOf(data: Record<string, unknown>): Form | undefined {
 
 /**
  * Wire action → TurnGym action, validated with ajv. A malformed object is a VALIDATION_ERROR
- * (`InvalidRequestError`); a well-formed form the env's space does not take is `InvalidActionTypeError`,
- * as in-process.
+ * (`InvalidRequestError`) at `loc`, and a bad field of it at `fieldLoc` + the field (OpenEnv's `/step` words a
+ * field's loc as the field alone, `["text"]`); a well-formed form the env's space does not take is
+ * `InvalidActionTypeError`, as in-process.
  */
-export function decodeAction(data: unknown, spec: EnvSpec, loc: readonly (string | number)[] = ['data']): Action {
+export function decodeAction(
+  data: unknown,
+  spec: EnvSpec,
+  loc: readonly (string | number)[] = ['data'],
+  fieldLoc: readonly (string | number)[] = loc,
+): Action {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     const shown = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
     throw new InvalidRequestError(
@@ -147,7 +153,7 @@ export function decodeAction(data: unknown, spec: EnvSpec, loc: readonly (string
       },
     ]);
   }
-  const wire = validators[form](record, loc);
+  const wire = validators[form](record, fieldLoc);
   if (!allowed.includes(form)) {
     throw new InvalidActionTypeError(
       spec.id,

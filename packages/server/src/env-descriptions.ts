@@ -2,13 +2,16 @@ import type { EnvSpec, ToolSpec } from '@turngym/spec';
 import { actionSchema } from './action-codec';
 import { ENV_ROUTES, type EnvRoute } from './routes';
 
-/** `GET /metadata`: OpenEnv's EnvironmentMetadata (its model forbids other keys, so there are none). */
-export function metadataOf(spec: EnvSpec): Record<string, unknown> {
+/**
+ * `GET /metadata`: OpenEnv's EnvironmentMetadata (its model forbids other keys, so there are none). `version`
+ * is the env package's version (its registration's, else its spec's), left out when neither records one.
+ */
+export function metadataOf(spec: EnvSpec, version: string | undefined = spec.packageVersion): Record<string, unknown> {
   return {
     name: spec.id,
     description: spec.summary,
     readme_content: readmeOf(spec),
-    ...(spec.packageVersion ? { version: spec.packageVersion } : {}),
+    ...(version ? { version } : {}),
   };
 }
 

@@ -2,10 +2,11 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
+import { NameNotFoundError, TurnGymError, type Logger, type Registry } from '@turngym/core';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ClientOptionsPolicy } from './client-options';
+import { closeEnvWithin } from './close-env-within';
 import { toErrorData } from './error-mapping';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
 import { validateQuery } from './message-schemas';
@@ -13,7 +14,7 @@ import { MuxConnection, type MuxHost } from './mux-connection';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
 import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
-import { CapacityReachedError, SessionNotFoundError, UnauthorizedError } from './server-errors';
+import { CapacityReachedError, EnvBuildError, SessionNotFoundError, UnauthorizedError } from './server-errors';
 import type { ServeSettings } from './server-options';
 import { Session, type SessionHost } from './session';
 import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
@@ -130,7 +131,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
         this.aliases.set(id, env.spec.id);
         this.aliases.set(env.spec.id, env.spec.id);
       } finally {
-        await env.close();
+        // The spec is read; an env whose close() fails or hangs is logged, and the server starts all the same.
+        await closeEnvWithin(env, this.settings.shutdownGraceMs, this.logger, `starting ${id}`);
       }
     }
     if (listen) {
@@ -199,6 +201,12 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return this.specs.get(this.resolveEnvId(envId)) as EnvSpec;
   }
 
+  envVersion(envId: string): string | undefined {
+    const canonical = this.resolveEnvId(envId);
+    const registration = this.registry.get(this.registered.get(canonical) as string);
+    return registration.packageVersion ?? this.specs.get(canonical)?.packageVersion;
+  }
+
   servedSpecs(): EnvSpec[] {
     return [...this.specs.values()];
   }
@@ -209,7 +217,9 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
 
   /**
    * Builds an env for a config. The client's `env_options` pass the allow-list first (a refusal is a
-   * VALIDATION_ERROR at `loc`), so an option the operator did not allow never reaches the env.
+   * VALIDATION_ERROR at `loc`), so an option the operator did not allow never reaches the env. A factory that
+   * throws a plain exception is an EnvBuildError (FACTORY_ERROR); its own TurnGymErrors (invalid options, a
+   * retryable fault) keep their codes.
    */
   async buildEnv(
     config: SessionConfig,
@@ -217,7 +227,12 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   ): Promise<Env<unknown, Action>> {
     const canonical = this.resolveEnvId(config.envId);
     this.clientOptions.check(canonical, config.envOptions, loc);
-    return this.registry.make(this.registered.get(canonical) as string, makeOptionsOf(config));
+    try {
+      return await this.registry.make(this.registered.get(canonical) as string, makeOptionsOf(config));
+    } catch (error) {
+      if (TurnGymError.isInstance(error)) throw error;
+      throw new EnvBuildError(canonical, error);
+    }
   }
 
   async withEnv<T>(
@@ -231,7 +246,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       try {
         return await body(env);
       } finally {
-        await env.close().catch((error: unknown) => this.logger?.warn(`env close() failed: ${String(error)}`));
+        await closeEnvWithin(env, this.settings.shutdownGraceMs, this.logger, `HTTP request on ${config.envId}`);
       }
     } finally {
       this.transient -= 1;
@@ -242,7 +257,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   async openSession(data: OpenData, defaultEnvId: string): Promise<Session> {
     if (data.session !== undefined) {
       const fork = this.sessions.get(data.session);
-      if (!fork || fork.attached || fork.isClosing) throw new SessionNotFoundError(data.session);
+      if (!fork || !fork.claim()) throw new SessionNotFoundError(data.session);
       return fork;
     }
     const config = mergeConfig({ envId: defaultEnvId }, data);
@@ -255,6 +270,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       this.transient -= 1;
     }
     const session = new Session(this, this.newSessionId(), canonical, env);
+    session.claim();
     this.sessions.set(session.id, session);
     if (this.stopping) void session.close(CLOSE_CODES.goingAway, 'server shutting down');
     return session;
@@ -295,8 +311,16 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       this.stopReaper?.();
       this.stopHeartbeat?.();
       const listening = new Promise<void>((resolve) => this.http.close(() => resolve()));
-      // Connections being set up finish first (their envs then close with everything else).
-      await Promise.allSettled([...this.inflight]);
+      // Connections being set up and HTTP requests in flight may finish first (their envs then close with
+      // everything else), but only within the grace: a client that never sends the rest of its body would
+      // otherwise hold the shutdown until Node's request timeout. Their connections are cut below.
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.settings.shutdownGraceMs);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled([...this.inflight]), grace]);
+      clearTimeout(timer);
       while (this.sessions.size > 0) {
         await Promise.all(
           [...this.sessions.values()].map((session) => session.close(CLOSE_CODES.goingAway, 'server shutting down')),
@@ -332,7 +356,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     const now = this.clock.now();
     for (const session of this.sessions.values()) {
       if (session.isClosing) continue;
-      if (!session.attached) {
+      if (!session.isClaimed) {
         if (now - session.createdAt > this.settings.forkTtlMs) void session.close();
       } else if (
         this.settings.idleTimeoutMs > 0 &&

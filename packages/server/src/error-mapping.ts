@@ -10,7 +10,13 @@ import {
   VersionNotFoundError,
 } from '@turngym/core';
 import type { ErrorData, ProtocolErrorCode } from './protocol';
-import { CapacityReachedError, InvalidRequestError, RemoteProtocolError, SessionNotFoundError } from './server-errors';
+import {
+  CapacityReachedError,
+  EnvBuildError,
+  InvalidRequestError,
+  RemoteProtocolError,
+  SessionNotFoundError,
+} from './server-errors';
 
 /**
  * TurnGymError codes → OpenEnv's protocol codes. Anything not listed (RESET_NEEDED, ENV_CLOSED, ENV_FAULT, an
@@ -27,6 +33,7 @@ const PROTOCOL_CODE: Readonly<Record<string, ProtocolErrorCode>> = {
   PLUGIN_LOAD: 'FACTORY_ERROR',
   CAPACITY_REACHED: 'CAPACITY_REACHED',
   SESSION_NOT_FOUND: 'SESSION_ERROR',
+  ENV_BUILD: 'FACTORY_ERROR',
 };
 
 /** The `data` of the `error` reply for an exception raised while serving a request. */
@@ -47,7 +54,12 @@ export function toErrorData(error: unknown): ErrorData {
     data.errors = error.problems.map((msg) => ({ type: 'value_error', loc: ['options'], msg }));
   if (error instanceof CapacityReachedError)
     Object.assign(data, { active_sessions: error.activeSessions, max_sessions: error.maxSessions });
-  if (error instanceof NameNotFoundError || error instanceof VersionNotFoundError) data.factory_name = error.envId;
+  if (error instanceof NameNotFoundError || error instanceof VersionNotFoundError || error instanceof EnvBuildError)
+    data.factory_name = error.envId;
+  // OpenEnv's clients read `errors` on every VALIDATION_ERROR; errors without field details (an action form the
+  // space does not take, a malformed id) carry one item with the message.
+  if (code === 'VALIDATION_ERROR' && !(Array.isArray(data.errors) && data.errors.length > 0))
+    data.errors = [{ type: 'value_error', loc: [], msg: error.message }];
   return data as unknown as ErrorData;
 }
 

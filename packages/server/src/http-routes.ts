@@ -28,6 +28,8 @@ export interface HttpContext {
   /** Canonical id of a served env (throws NameNotFoundError naming the served ones). */
   resolveEnvId(id: string): string;
   specOf(envId: string): EnvSpec;
+  /** The served env's package version (from its registration or spec), if one is recorded. */
+  envVersion(envId: string): string | undefined;
   servedSpecs(): EnvSpec[];
   session(sessionId: string): Session | undefined;
   /** Builds a short-lived env for a stateless request, counted against capacity while it lives. */
@@ -88,6 +90,9 @@ function sendError(response: ServerResponse, error: unknown): void {
   sendJson(response, status, { detail: message, ...rest });
 }
 
+/** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function readBody(request: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -98,9 +103,19 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
       if (size > limit) tooLarge = true;
       if (!tooLarge) chunks.push(chunk);
     });
-    request.on('end', () =>
-      tooLarge ? reject(new PayloadTooLargeError(limit)) : resolve(Buffer.concat(chunks).toString('utf8')),
-    );
+    request.on('end', () => {
+      if (tooLarge) return reject(new PayloadTooLargeError(limit));
+      try {
+        resolve(UTF8.decode(Buffer.concat(chunks)));
+      } catch {
+        // Buffer's own decoding would turn the bad bytes into U+FFFD and go on with a body the client never sent.
+        reject(
+          new InvalidRequestError('Invalid JSON: the body is not valid UTF-8', [
+            { type: 'json_invalid', loc: ['body'], msg: 'JSON decode error: the body is not valid UTF-8' },
+          ]),
+        );
+      }
+    });
     request.on('error', reject);
   });
 }
@@ -176,7 +191,7 @@ export async function handleHttp(
     const spec = context.specOf(canonical);
     switch (route.route) {
       case 'metadata':
-        return sendJson(response, 200, metadataOf(spec));
+        return sendJson(response, 200, metadataOf(spec, context.envVersion(canonical)));
       case 'schema':
         return sendJson(response, 200, schemaOf(spec));
       case 'openapi.json':
@@ -202,14 +217,24 @@ export async function handleHttp(
         // OpenEnv builds a fresh env per request; a TurnGym env needs a reset first (seed from the body, else 0).
         const body = validateStepBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
         const reply = await context.withEnv(configFor(canonical, body), async (env) => {
-          const action = decodeAction(body.action, env.spec, ['body', 'action']);
+          // OpenEnv validates the action as its own model, so a bad field's loc is the field alone (`["text"]`);
+          // an action that is no action object at all stays at `["body", "action"]`.
+          const action = decodeAction(body.action, env.spec, ['body', 'action'], []);
           await env.reset({ seed: body.seed ?? 0, ...(body.options === undefined ? {} : { options: body.options }) });
           return encodeStep(await env.step(action), () => env.anchor());
         });
         return sendJson(response, 200, reply);
       }
-      case 'mcp':
-        return sendJson(response, 200, await handleMcp(context, canonical, spec, request));
+      case 'mcp': {
+        const reply = await handleMcp(context, canonical, spec, request);
+        // A notification gets no JSON-RPC response: 202 and no body, as MCP's Streamable HTTP transport answers.
+        if (reply === undefined) {
+          response.writeHead(202, { 'content-length': 0 });
+          response.end();
+          return;
+        }
+        return sendJson(response, 200, reply);
+      }
     }
   } catch (error) {
     sendError(response, error);
@@ -242,13 +267,17 @@ type JsonRpcReply = {
   error?: { code: number; message: string };
 };
 
-/** MCP over HTTP (JSON-RPC 2.0), stateless like OpenEnv's: `tools/list`, and `tools/call` on a fresh env. */
+/**
+ * MCP over HTTP (JSON-RPC 2.0), stateless like OpenEnv's: `tools/list`, and `tools/call` on a fresh env.
+ * Undefined for a notification (a request without `id`, e.g. `notifications/initialized`): JSON-RPC 2.0
+ * answers none, and this stateless route has nothing to do for one.
+ */
 async function handleMcp(
   context: HttpContext,
   envId: string,
   spec: EnvSpec,
   request: IncomingMessage,
-): Promise<JsonRpcReply> {
+): Promise<JsonRpcReply | undefined> {
   let raw: unknown;
   try {
     raw = await readJson(request, context.maxFrameBytes, undefined);
@@ -266,7 +295,8 @@ async function handleMcp(
       error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` },
     };
   }
-  const id = rpc.id ?? null;
+  if (rpc.id === undefined) return undefined;
+  const id = rpc.id;
   if (rpc.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: mcpToolsOf(spec) } };
   if (rpc.method !== 'tools/call')
     return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${rpc.method}` } };

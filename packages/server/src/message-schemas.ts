@@ -141,11 +141,14 @@ export const validateFingerprintBody = requestValidator<{ action: unknown }>(
   'Invalid request body',
 );
 
-/** Query parameters of every route. */
+/**
+ * Query parameters of every route. Unknown ones are ignored, as FastAPI (OpenEnv's server) ignores them: a
+ * load balancer's probe or a proxy adds cache-busters and tracking parameters the client never chose.
+ */
 export const validateQuery = requestValidator<{ env?: string; session?: string; token?: string }>(
   {
     type: 'object',
-    additionalProperties: false,
+    additionalProperties: true,
     properties: {
       env: { type: 'string', minLength: 1, maxLength: 200 },
       session: { type: 'string', minLength: 1, maxLength: 100 },

@@ -122,9 +122,10 @@ export class MuxConnection {
 
   private async open(channelId: number, message: unknown): Promise<void> {
     if (this.channels.has(channelId)) {
+      const message = `Channel ${channelId} is already open`;
       this.post(channelId, {
         type: 'error',
-        data: { message: `Channel ${channelId} is already open`, code: 'VALIDATION_ERROR' },
+        data: { message, code: 'VALIDATION_ERROR', errors: [{ type: 'value_error', loc: ['c'], msg: message }] },
       });
       return;
     }

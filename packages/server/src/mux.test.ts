@@ -105,6 +105,52 @@ describe('/mux: many sessions on one connection', () => {
     expect((await client.closed).code).toBe(1000);
   });
 
+  it('lets a fork be claimed once, even by two opens in one frame', async () => {
+    const parent = await WsClient.open(`${server.url}/ws?env=test/echo-v1`);
+    await parent.request({ type: 'reset' });
+    await parent.request({ type: 'step', data: { text: 'before' } });
+    const fork = (await parent.request({ type: 'fork' })).data.session_id as string;
+    const client = await WsClient.open(`${server.url}/mux`);
+    client.send([
+      { c: 1, m: { type: 'open', data: { session: fork } } },
+      { c: 2, m: { type: 'open', data: { session: fork } } },
+    ]);
+    const replies = await envelopes(client, 2);
+    expect(replies.find((e) => e.c === 1)?.m).toMatchObject({ type: 'session', data: { session_id: fork } });
+    expect(replies.find((e) => e.c === 2)?.m).toMatchObject({ type: 'error', data: { code: 'SESSION_ERROR' } });
+    // The loser's channel is not open: nothing it sends reaches the fork.
+    client.send([{ c: 2, m: { type: 'state' } }]);
+    expect((await envelopes(client, 1))[0]).toMatchObject({ c: 2, m: { data: { code: 'SESSION_ERROR' } } });
+    client.send([{ c: 1, m: { type: 'state' } }]);
+    expect((await envelopes(client, 1))[0]?.m.data).toMatchObject({ session_id: fork, step_count: 1 });
+    client.close();
+    parent.close();
+  });
+
+  it('gives every VALIDATION_ERROR an errors list', async () => {
+    const client = await WsClient.open(`${server.url}/mux`);
+    client.send([
+      { c: 1, m: { type: 'open' } },
+      { c: 1, m: { type: 'reset' } },
+      // The example env takes text or tool calls; an index is a form its space does not take.
+      { c: 1, m: { type: 'step', data: { index: 1 } } },
+      { c: 1, m: { type: 'open' } },
+    ]);
+    const errors = (await envelopes(client, 4)).filter((e) => e.m.type === 'error').map((e) => e.m.data);
+    client.close();
+    expect(errors).toHaveLength(2);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: 'VALIDATION_ERROR',
+          turngym_code: 'INVALID_ACTION_TYPE',
+          errors: [expect.objectContaining({ type: 'value_error', msg: expect.stringMatching(/got number/) })],
+        }),
+        expect.objectContaining({ code: 'VALIDATION_ERROR', errors: [expect.objectContaining({ loc: ['c'] })] }),
+      ]),
+    );
+  });
+
   it('counts channels against capacity', async () => {
     const client = await WsClient.open(`${server.url}/mux`);
     client.send(Array.from({ length: 9 }, (_, c) => ({ c, m: { type: 'open' } })));

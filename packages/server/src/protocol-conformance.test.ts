@@ -158,6 +158,10 @@ describe('error replies', () => {
     await client.request({ type: 'reset' });
     const step = await client.request({ type: 'step', data: { index: 2 } });
     expect(step.data).toMatchObject({ code: 'VALIDATION_ERROR', turngym_code: 'INVALID_ACTION_TYPE' });
+    // OpenEnv's clients read `errors` on every VALIDATION_ERROR, not only on schema failures.
+    expect(step.data.errors).toEqual([
+      { type: 'value_error', loc: [], msg: expect.stringContaining('{"text": …} or {"tool": …}') },
+    ]);
   });
 
   it('an oversized frame gets VALIDATION_ERROR and the session goes on; a huge one is cut off (1009)', async () => {
@@ -268,12 +272,19 @@ describe('HTTP routes', () => {
   it('GET /health, /metadata, /schema, /envs, /openapi.json', async () => {
     expect(await body(get('/health'))).toEqual({ status: 'healthy' });
     const metadata = await body(get('/metadata'));
-    expect(Object.keys(metadata).sort()).toEqual(['description', 'name', 'readme_content']);
+    expect(Object.keys(metadata).sort()).toEqual(['description', 'name', 'readme_content', 'version']);
     expect(metadata).toMatchObject({
       name: 'turngym/example-v1',
       readme_content: expect.stringContaining('## Action Space'),
+      // The version its registration records (the env's package).
+      version: '0.1.0-test',
     });
-    expect((await body(get('/envs/test/echo-v1/metadata'))).name).toBe('test/echo-v1');
+    // An env that records no version has none (OpenEnv's `version` is optional).
+    expect(await body(get('/envs/test/echo-v1/metadata'))).toEqual({
+      name: 'test/echo-v1',
+      description: expect.any(String),
+      readme_content: expect.any(String),
+    });
     const schema = await body(get('/schema'));
     expect(Object.keys(schema).sort()).toEqual(['action', 'observation', 'state']);
     // Flat object schemas, as pydantic emits them: a generic client builds an action from `properties`.
@@ -312,6 +323,13 @@ describe('HTTP routes', () => {
     const invalid = await post('/step', { action: { nope: 1 } });
     expect(invalid.status).toBe(422);
     expect((await body(invalid)).detail).toEqual([expect.objectContaining({ loc: ['body', 'action'] })]);
+    // A bad field of the action is located at the field itself, as OpenEnv's action model words it.
+    const badField = await post('/step', { action: { text: 5 } });
+    expect(badField.status).toBe(422);
+    expect((await body(badField)).detail).toEqual([expect.objectContaining({ type: 'string_type', loc: ['text'] })]);
+    expect((await body(post('/step', { action: { text: 'x', extra: 1 } }))).detail).toEqual([
+      expect.objectContaining({ type: 'extra_forbidden', loc: ['extra'] }),
+    ]);
     const missing = await post('/step', {});
     expect((await body(missing)).detail).toEqual([
       { type: 'missing', loc: ['body', 'action'], msg: 'body.action is required', input: {} },
@@ -319,6 +337,14 @@ describe('HTTP routes', () => {
     const broken = await post('/reset', '{oops');
     expect(broken.status).toBe(422);
     expect((await body(broken)).detail[0].type).toBe('json_invalid');
+    // Bytes that are not UTF-8 are malformed JSON too, not text with U+FFFD in place of them.
+    const notUtf8 = await fetch(`${server.url}/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from([...Buffer.from('{"episode_id":"'), 0xff, 0xfe, ...Buffer.from('"}')]),
+    });
+    expect(notUtf8.status).toBe(422);
+    expect((await body(notUtf8)).detail).toEqual([expect.objectContaining({ type: 'json_invalid', loc: ['body'] })]);
     expect((await post('/reset', 'x'.repeat(5000))).status).toBe(413);
     expect((await get('/nowhere')).status).toBe(404);
     expect((await get('/reset')).status).toBe(405);
@@ -340,5 +366,24 @@ describe('HTTP routes', () => {
     expect(call.result.content[0]).toEqual({ type: 'text', text: 'LOOKUP x: no such key.' });
     expect((await body(post('/mcp', { jsonrpc: '2.0', id: 3, method: 'nope' }))).error.code).toBe(-32601);
     expect((await body(post('/mcp', '{'))).error.code).toBe(-32700);
+  });
+
+  it('POST /mcp answers a JSON-RPC notification with 202 and no body', async () => {
+    const notified = await post('/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+    // An id of null is still a request, and gets its answer.
+    expect((await body(post('/mcp', { jsonrpc: '2.0', id: null, method: 'tools/list' }))).id).toBeNull();
+  });
+
+  it('ignores unknown query parameters (cache-busters) and still validates the known ones', async () => {
+    expect((await get('/health?_=1712345')).status).toBe(200);
+    expect((await body(get('/metadata?cb=1&env=test/echo-v1'))).name).toBe('test/echo-v1');
+    const client = await ws('/ws?env=test/echo-v1&utm_source=probe');
+    expect((await client.request({ type: 'reset' })).type).toBe('observation');
+    client.close();
+    const badEnv = await get('/schema?env=&cb=1');
+    expect(badEnv.status).toBe(422);
+    expect((await body(badEnv)).detail).toEqual([expect.objectContaining({ loc: ['query', 'env'] })]);
   });
 });

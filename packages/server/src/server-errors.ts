@@ -9,6 +9,7 @@ import type { ProtocolErrorCode, ValidationDetail } from './protocol';
  * | INVALID_REQUEST   | InvalidRequestError  | VALIDATION_ERROR  | no        |
  * | CAPACITY_REACHED  | CapacityReachedError | CAPACITY_REACHED  | yes       |
  * | SESSION_NOT_FOUND | SessionNotFoundError | SESSION_ERROR     | no        |
+ * | ENV_BUILD         | EnvBuildError        | FACTORY_ERROR     | no        |
  * | UNAUTHORIZED      | UnauthorizedError    | (HTTP 401)        | no        |
  * | PROTOCOL_ERROR    | RemoteProtocolError  | any other reply   | no        |
  * | WORKER_START      | WorkerStartError     | (cluster start)   | no        |
@@ -45,6 +46,23 @@ export class SessionNotFoundError extends TurnGymError {
     super(
       'SESSION_NOT_FOUND',
       `No session "${sessionId}" to claim: it expired, was claimed already, or never existed.`,
+    );
+  }
+}
+
+/**
+ * A served env's factory (its constructor or entry point) threw something that is not a TurnGymError: the env
+ * could not be built, which OpenEnv reports as FACTORY_ERROR naming the factory, not as a failed request.
+ */
+export class EnvBuildError extends TurnGymError {
+  constructor(
+    readonly envId: string,
+    cause: unknown,
+  ) {
+    super(
+      'ENV_BUILD',
+      `The env ${envId} could not be built: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`,
+      { cause },
     );
   }
 }

@@ -141,4 +141,19 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${server.url}/health`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     await server.close();
   });
+
+  it('waits for an HTTP request in flight only up to shutdownGraceMs', async () => {
+    const server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, shutdownGraceMs: 50 });
+    // A client that announces a body and never sends all of it: its request stays in flight until cut.
+    const raw = connect({ port: server.port, host: '127.0.0.1' });
+    raw.on('error', () => undefined);
+    const cut = new Promise((resolve) => raw.once('close', resolve));
+    await new Promise<void>((resolve) => raw.once('connect', resolve));
+    raw.write('POST /reset HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    // Sent after that request line on loopback, this answer comes once the server has read it (one thread).
+    await fetch(`${server.url}/health`);
+    await server.close();
+    await cut;
+    expect(server.liveSessions()).toBe(0);
+  });
 });

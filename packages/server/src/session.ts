@@ -2,6 +2,7 @@ import type { Logger } from '@turngym/core';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
 import type { RawData } from 'ws';
 import { decodeAction } from './action-codec';
+import { closeEnvWithin } from './close-env-within';
 import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
 import { inProcessSessions } from './internal/in-process-sessions';
@@ -95,6 +96,8 @@ export class Session {
   /** Messages received and not yet answered. */
   pending = 0;
   private transport: SessionTransport | undefined;
+  /** Taken by the first client to open or claim the session, before the `await` that attaches its transport. */
+  private claimed = false;
   private queue: Promise<void> = Promise.resolve();
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -116,6 +119,21 @@ export class Session {
 
   get attached(): boolean {
     return this.transport !== undefined;
+  }
+
+  /** True once a client has taken the session (its transport may still be on the way). */
+  get isClaimed(): boolean {
+    return this.claimed;
+  }
+
+  /**
+   * Takes the session for one client; false if another took it first. Synchronous, so two claims of one fork
+   * racing through the same turn of the event loop (two `open`s in one `/mux` frame) cannot both succeed.
+   */
+  claim(): boolean {
+    if (this.claimed || this.closing) return false;
+    this.claimed = true;
+    return true;
   }
 
   get isClosing(): boolean {
@@ -141,6 +159,7 @@ export class Session {
 
   /** Binds the session to its transport; from here on, the transport's end is the session's end. */
   attach(transport: SessionTransport): void {
+    this.claimed = true;
     this.transport = transport;
     this.lastActivity = this.host.now();
   }
@@ -345,22 +364,23 @@ export class Session {
     if (this.closed) return this.closed;
     this.closing = true;
     this.closed = (async () => {
-      const grace = delay(this.host.shutdownGraceMs);
-      await Promise.race([this.queue, grace.promise]);
-      grace.cancel();
-      inProcessSessions().delete(this.id);
-      if (this.transport?.isOpen) this.transport.end(code, reason);
-      await this.closeEnv(this.env);
-      this.host.sessionClosed(this);
+      try {
+        const grace = delay(this.host.shutdownGraceMs);
+        await Promise.race([this.queue, grace.promise]);
+        grace.cancel();
+        inProcessSessions().delete(this.id);
+        if (this.transport?.isOpen) this.transport.end(code, reason);
+        await this.closeEnv(this.env);
+      } finally {
+        // Whatever the env or the transport did, the slot is freed: a leaked one would fill maxSessions.
+        this.host.sessionClosed(this);
+      }
     })();
     return this.closed;
   }
 
-  private async closeEnv(env: Env<unknown, Action>): Promise<void> {
-    try {
-      await env.close();
-    } catch (error) {
-      this.host.logger?.warn(`session ${this.id}: env close() failed: ${(error as Error)?.message ?? String(error)}`);
-    }
+  /** Closes an env within the shutdown grace; a close that throws or hangs is logged, never waited on. */
+  private closeEnv(env: Env<unknown, Action>): Promise<void> {
+    return closeEnvWithin(env, this.host.shutdownGraceMs, this.host.logger, `session ${this.id}`);
   }
 }

@@ -20,6 +20,10 @@ interface ServeOptions {
   mcp?: McpTransportName | true;
 }
 
+function describeReason(reason: unknown): string {
+  return reason instanceof Error ? (reason.stack ?? `${reason.name}: ${reason.message}`) : String(reason);
+}
+
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command('serve')
@@ -61,6 +65,12 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .action(async (ids: string[], options: ServeOptions, command: Command) => {
       const { registry, logger } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       for (const id of ids) registry.get(id); // an unknown id fails in one line before the server loads
+      // A promise an env started and never awaited that rejects later is nobody's to catch: under Node's default
+      // (--unhandled-rejections=throw) it would end this process and every session with it, though an env that
+      // throws must never crash the server. Logged instead; the server keeps serving.
+      process.on('unhandledRejection', (reason) =>
+        logger.error(`unhandled promise rejection (an env's stray promise?), still serving: ${describeReason(reason)}`),
+      );
       const token = resolveServeToken(options);
       if (options.token !== undefined)
         logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);

@@ -182,6 +182,8 @@ export function testRegistry(): Registry {
     optionsSchema: exampleOptionsSchema,
     clientOptions: { keys: true, chainLength: true, maxTurns: true },
     agents: { scripted: () => new ExampleSolver(), random: ({ seed }) => new RandomAgent(seed) },
+    packageName: '@turngym/env-example',
+    packageVersion: '0.1.0-test',
   });
   registry.register({ id: 'test/echo-v1', entryPoint: () => new EchoEnv() });
   registry.register({ id: 'test/choice-v1', entryPoint: () => new ChoiceEnv() });
