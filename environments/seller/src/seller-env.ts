@@ -530,7 +530,8 @@ export class SellerEnv extends BaseEnv<string, Action> {
       buyer,
       buyerMessages(episode.task.persona, episode.task.product, episode.dialogue),
       this.options.llm.replyRetries,
-      nonEmpty,
+      // Cut like the executor's line: a runaway buyer's 50 MB line was kept and sent back in every later prompt.
+      (answer) => nonEmpty(answer.slice(0, this.options.maxUtteranceChars)),
       emptyReplyRetryMessages,
     );
     noteCues(episode.notes, readBuyerReply(said.value));

@@ -341,6 +341,24 @@ describe('roles as plain dependency objects', () => {
     await voided.close();
   });
 
+  it("cuts a buyer's runaway line to maxUtteranceChars, as the executor's", async () => {
+    const runaway = silent('buyer', () => `Oh, hello.${' and more'.repeat(20_000)}`);
+    const env = await registry.make(SELLER_COMMANDER_ID, {
+      dependencies: { buyer: runaway },
+      options: { maxUtteranceChars: 200 },
+    });
+    await env.reset({ seed: 3, options: { taskId: 0 } });
+    const step = await env.step(0);
+    const line = /\nBuyer: (.*)$/s.exec(step.observation)?.[1] ?? '';
+    expect(line.startsWith('Oh, hello. and more')).toBe(true);
+    expect(line.length).toBeLessThanOrEqual(200);
+    await env.step(1);
+    // The next prompt carries the cut line, not the runaway one.
+    const prompts = runaway.requests.map((request) => JSON.stringify(request.messages).length);
+    expect(Math.max(...prompts)).toBeLessThan(20_000);
+    await env.close();
+  });
+
   it('an executor that never speaks voids the episode instead of falling back to the template', async () => {
     const executor = silent('executor', () => '');
     const env = await registry.make(SELLER_COMMANDER_ID, { dependencies: { executor } });
