@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { checkEnv, formatCheckReport, InvalidOptionsError, RandomAgent, Registry, runEpisode } from '@turngym/core';
 import { CodingEnv } from './coding-env';
 import { CodingExpert, writeFileAction } from './coding-expert';
@@ -220,5 +223,67 @@ describe('fork', () => {
     await env.step('SUBMIT');
     const fork = await env.fork();
     await expect(fork.step('SUBMIT')).rejects.toThrow(/episode has ended/);
+  });
+});
+
+describe("a user's task file", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'turngym-coding-tasks-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A one-task file: `add(a, b)` with the given hidden tests and solutions. */
+  function taskFile(name: string, hidden: string[], canonical = 'a + b', wrong = 'a - b'): string {
+    const solution = (body: string) => ({
+      'solution.ts': `export function add(a: number, b: number): number { return ${body}; }\n`,
+    });
+    const task = {
+      task_id: `fn/peer-add/${name}`,
+      kind: 'function',
+      split: 'test',
+      difficulty: 'easy',
+      category: 'math',
+      family: 'peer-add',
+      language: 'typescript',
+      prompt: 'Implement `add(a, b)` in solution.ts and export it.',
+      entry_point: 'add',
+      files: solution("(() => { throw new Error('todo'); })()"),
+      canonical_solution: solution(canonical),
+      wrong_solution: solution(wrong),
+      test_setup_code: "import { add } from './solution';",
+      visible_tests: ['expect(add(1, 2)).toBe(3);'],
+      hidden_tests: hidden,
+    };
+    const path = join(dir, `${name}.jsonl`);
+    writeFileSync(path, `${JSON.stringify(task)}\n`);
+    return path;
+  }
+  const reset = (tasksFile: string) =>
+    new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox }).reset({ seed: 1 });
+
+  it('plays a task whose reference passes its hidden tests and whose wrong solution does not', async () => {
+    const env = new CodingEnv(
+      { tasksFile: taskFile('good', ['expect(add(2, 2)).toBe(4);']), split: 'test', ...slack },
+      { sandbox },
+    );
+    await env.reset({ seed: 1 });
+    await env.step(writeFileAction('solution.ts', 'export const add = (a: number, b: number) => a + b;\n'));
+    expect((await env.step('SUBMIT')).reward).toBe(1);
+  });
+
+  it('refuses a task whose hidden tests are Jest-style blocks, which used to pass without running', async () => {
+    await expect(reset(taskFile('it-block', ["it('adds', () => { expect(add(1, 2)).toBe(3); });"]))).rejects.toThrow(
+      /task fn\/peer-add\/it-block: its canonical_solution passes 0 of 1 hidden tests \(.*it\(\) cannot be called inside a running test/,
+    );
+    await expect(
+      reset(taskFile('describe-block', ["describe('add', () => { expect(add(1, 2)).toBe(3); });"])),
+    ).rejects.toThrow(/describe\(\) cannot be called inside a running test/);
+  });
+
+  it('refuses a task whose reference fails its own tests, and one whose tests pass the wrong solution', async () => {
+    await expect(reset(taskFile('bad-reference', ['expect(add(1, 2)).toBe(4);']))).rejects.toThrow(
+      /bad-reference\.jsonl: task fn\/peer-add\/bad-reference: its canonical_solution passes 0 of 1 hidden tests/,
+    );
+    await expect(reset(taskFile('weak-tests', ['expect(add(0, 0)).toBe(0);']))).rejects.toThrow(
+      /task fn\/peer-add\/weak-tests: its wrong_solution passes all 1 hidden tests/,
+    );
   });
 });

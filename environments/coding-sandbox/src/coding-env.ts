@@ -6,9 +6,9 @@ import { CODING_TOOLS } from './coding-tools';
 import { boundObservation, formatProblems, formatRunReport, formatTestReport } from './observations';
 import type { EvaluationResult, SandboxLimits } from './sandbox/evaluation';
 import { SandboxPool } from './sandbox/sandbox-pool';
-import { hiddenScore, hiddenTestsRequest, SNIPPET_MODULE, visibleTestsRequest } from './task-evaluation';
+import { hiddenScore, hiddenTestsRequest, SNIPPET_MODULE, visibleTestsRequest, withFiles } from './task-evaluation';
 import type { CodingTask } from './tasks/coding-task';
-import { DEFAULT_TASKS_FILE, loadTasks, selectTasks } from './tasks/task-loader';
+import { DEFAULT_TASKS_FILE, InvalidTaskFileError, loadTasks, selectTasks } from './tasks/task-loader';
 import { Workspace } from './workspace';
 
 export const CODING_FUNCTION_ID = 'turngym/coding-sandbox-v1';
@@ -97,6 +97,39 @@ function bucketOf(result: EvaluationResult): FailingBucket {
  * runs in a sandbox (isolated-vm inside supervised worker processes, see `SandboxPool`) and is graded on hidden tests.
  * Two ids share it: function problems (`turngym/coding-sandbox-v1`) and fix-the-failing-test tasks (`turngym/coding-fix-v1`).
  */
+/**
+ * Each task of a user's task file is checked once per process, the first time an episode draws it: its
+ * canonical solution must pass every hidden test and its wrong solution must fail one. A peer's file whose
+ * reference fails its own tests (or whose tests pass anything) was otherwise scored without a word, charging
+ * the agent for the task's bug. The bundled tasks are checked by this package's tests instead.
+ */
+const checkedTasks = new Map<string, Promise<void>>();
+
+async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool, limits: SandboxLimits): Promise<void> {
+  const score = async (files: Record<string, string>) => {
+    const result = await sandbox.evaluate(hiddenTestsRequest(task, withFiles(task, files), limits));
+    const failed = result.tests.find((test) => test.suite === SNIPPET_MODULE && test.status !== 'pass');
+    const why =
+      result.fatal ??
+      result.compileErrors[0]?.message ??
+      result.loadErrors[0]?.message ??
+      (failed ? `${failed.name.slice(0, 80)}: ${failed.message ?? failed.status}` : undefined);
+    return { ...hiddenScore(task, result), why };
+  };
+  const canonical = await score(task.canonical_solution);
+  if (canonical.passed < canonical.total) {
+    throw new InvalidTaskFileError(source, [
+      `task ${task.task_id}: its canonical_solution passes ${canonical.passed} of ${canonical.total} hidden tests (${String(canonical.why).slice(0, 300)})`,
+    ]);
+  }
+  const wrong = await score(task.wrong_solution);
+  if (wrong.passed === wrong.total) {
+    throw new InvalidTaskFileError(source, [
+      `task ${task.task_id}: its wrong_solution passes all ${wrong.total} hidden tests, so they cannot tell a wrong solution`,
+    ]);
+  }
+}
+
 export class CodingEnv extends BaseEnv<string, Action> {
   readonly spec: EnvSpec;
   readonly options: CodingOptions;
@@ -212,7 +245,10 @@ export class CodingEnv extends BaseEnv<string, Action> {
     };
   }
 
-  protected onReset(_seed: number, options: Record<string, unknown> | undefined): EnvResetOutcome<string> {
+  protected async onReset(
+    _seed: number,
+    options: Record<string, unknown> | undefined,
+  ): Promise<EnvResetOutcome<string>> {
     const resetOptions = validateCodingResetOptions(options ?? {});
     const wanted = resetOptions.taskId ?? (this.options.taskId !== '' ? this.options.taskId : undefined);
     let task: CodingTask;
@@ -225,6 +261,19 @@ export class CodingEnv extends BaseEnv<string, Action> {
       task = found;
     } else {
       task = this.rng.pick(this.candidates);
+    }
+    if (this.options.tasksFile !== '') {
+      const key = `${this.options.tasksFile}\u0000${task.task_id}`;
+      let check = checkedTasks.get(key);
+      if (!check) {
+        check = checkTask(this.options.tasksFile, task, this.sandbox, this.limits);
+        checkedTasks.set(key, check);
+        // A check the sandbox could not finish (a crash, a stall under load) is tried again next time.
+        check.catch((error: unknown) => {
+          if (!(error instanceof InvalidTaskFileError)) checkedTasks.delete(key);
+        });
+      }
+      await check;
     }
     this.install({ task, files: { ...task.files }, failing: 'untested', last: 'START' });
     const paths = Object.keys(task.files).sort();

@@ -779,11 +779,32 @@
     untrustedTests += 1;
     push(tests, { name: testApi.prefix + clip(safeString(name), MAX_TITLE_CHARS), body, suite: testApi.suite });
   }
-  const test = (name, body) => registerGlobal(name, body);
+  // Inside a running test nothing can register: a task's hidden test is itself one test body, and a Jest-style
+  // `it(…)` or `describe(…)` written inside it used to do nothing, so the test passed without running a line
+  // of it (a peer's task file of such tests gave the reward to any solution).
+  function refuseInsideTest(name) {
+    if (runningTest !== null) {
+      throw new ErrorCtor(
+        `${name}() cannot be called inside a running test: a task's test is already the body of one test, so write its assertions directly (this ${name}() block would not run)`,
+      );
+    }
+  }
+  const test = (name, body) => {
+    refuseInsideTest('test');
+    registerGlobal(name, body);
+  };
   test.skip = () => {};
   test.only = test;
-  test.each = () => () => {};
+  test.each = () => () => refuseInsideTest('test.each');
+  const it = (name, body) => {
+    refuseInsideTest('it');
+    registerGlobal(name, body);
+  };
+  it.skip = () => {};
+  it.only = it;
+  it.each = () => () => refuseInsideTest('it.each');
   const describe = (name, body) => {
+    refuseInsideTest('describe');
     if (!testApi.registering || typeof body !== 'function') return;
     const saved = testApi.prefix;
     testApi.prefix = `${clip(`${saved}${safeString(name)}`, MAX_TITLE_CHARS)} › `;
@@ -798,7 +819,7 @@
   for (const [name, value] of [
     ['expect', freeze(expect)],
     ['test', freeze(test)],
-    ['it', test],
+    ['it', freeze(it)],
     ['describe', freeze(describe)],
   ]) {
     // Non-writable, non-configurable: code under test cannot swap the assertion API of the tests that follow.
