@@ -52,6 +52,14 @@ describe('the bundled task file', () => {
 describe('parseTasks', () => {
   const valid = loadTasks()[0] as object;
 
+  it('reads a file with a byte-order mark and CRLF line ends', () => {
+    const text = `\uFEFF${JSON.stringify(valid)}\r\n${JSON.stringify({ ...valid, task_id: 'fn/x/bom' })}\r\n`;
+    expect(parseTasks(text, 'bom.jsonl').map((task) => task.task_id)).toEqual([
+      (valid as { task_id: string }).task_id,
+      'fn/x/bom',
+    ]);
+  });
+
   it('names the line and the field of every problem', () => {
     const bad = { ...valid, task_id: 'fn/x/y', difficulty: 'extreme' };
     const { hidden_tests: _, ...missing } = { ...valid, task_id: 'fn/x/z' } as Record<string, unknown>;

@@ -30,28 +30,32 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   const tasks: CodingTask[] = [];
   const problems: string[] = [];
   const ids = new Set<string>();
-  text.split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    const where = `line ${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      problems.push(`${where}: not JSON (${(error as Error).message})`);
-      return;
-    }
-    try {
-      const task = validateTask(value);
-      if (ids.has(task.task_id)) problems.push(`${where}: duplicate task_id ${task.task_id}`);
-      else if (task.kind === 'function' && task.visible_tests.length === 0)
-        problems.push(`${where}: a function task needs visible_tests`);
-      ids.add(task.task_id);
-      tasks.push(task);
-    } catch (error) {
-      const detail = error instanceof InvalidTaskFileError ? error.problems.join('; ') : (error as Error).message;
-      problems.push(`${where}: ${detail}`);
-    }
-  });
+  // A byte-order mark (editors on Windows write one) is not part of the first line's JSON.
+  text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.trim() === '') return;
+      const where = `line ${index + 1}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        problems.push(`${where}: not JSON (${(error as Error).message})`);
+        return;
+      }
+      try {
+        const task = validateTask(value);
+        if (ids.has(task.task_id)) problems.push(`${where}: duplicate task_id ${task.task_id}`);
+        else if (task.kind === 'function' && task.visible_tests.length === 0)
+          problems.push(`${where}: a function task needs visible_tests`);
+        ids.add(task.task_id);
+        tasks.push(task);
+      } catch (error) {
+        const detail = error instanceof InvalidTaskFileError ? error.problems.join('; ') : (error as Error).message;
+        problems.push(`${where}: ${detail}`);
+      }
+    });
   if (problems.length > 0) throw new InvalidTaskFileError(source, problems);
   return tasks;
 }
