@@ -88,6 +88,11 @@ describe('GSM8K loader', () => {
       /line 1: the final answer "four" is not a number/,
     ],
     ['empty', `\n\n`, /bad\.jsonl: the file holds no problems/],
+    [
+      'a repeated id',
+      `${JSON.stringify({ id: 'p1', question: 'Q?', answer: '#### 1' })}\n${good}\n${JSON.stringify({ id: 'p1', question: 'R?', answer: '#### 2' })}\n`,
+      /line 3: "id" "p1" is also the id of line 1/,
+    ],
   ])('rejects a malformed file (%s) with an error naming the line', (_name, text, message) => {
     const path = file('bad.jsonl', text);
     expect(() => parseGsm8k(text, path)).toThrow(message);

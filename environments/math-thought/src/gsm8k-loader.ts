@@ -64,6 +64,7 @@ function lineValue(line: string): string | undefined {
  */
 export function parseGsm8k(text: string, file: string): Problem[] {
   const problems: Problem[] = [];
+  const seen = new Map<string, number>();
   const name = basename(file);
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
@@ -100,8 +101,15 @@ export function parseGsm8k(text: string, file: string): Problem[] {
       return { label: `l${i + 1}`, text: step.replace(ANNOTATION, ''), ...(value === undefined ? {} : { value }) };
     });
     const answerKind = PERCENT_QUESTION.test(question) ? 'percent' : 'number';
+    const problemId = typeof id === 'string' || typeof id === 'number' ? String(id) : `${name}#${lineNumber}`;
+    // An episode's problemId names its problem in every record: two problems under one id could not be told apart.
+    const earlier = seen.get(problemId);
+    if (earlier !== undefined) {
+      throw new TaskFileError(file, lineNumber, `"id" ${JSON.stringify(problemId)} is also the id of line ${earlier}`);
+    }
+    seen.set(problemId, lineNumber);
     problems.push({
-      id: typeof id === 'string' || typeof id === 'number' ? String(id) : `${name}#${lineNumber}`,
+      id: problemId,
       kind: 'gsm8k',
       difficulty: 0,
       question: question.trim(),
