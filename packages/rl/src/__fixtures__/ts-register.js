@@ -2,7 +2,7 @@
 /**
  * Lets a test spawn a TypeScript script from source (`node -r ./ts-register.js script.ts`): .ts files are
  * compiled with @swc/core as jest compiles them, and @turngym/* imports resolve to each package's
- * src/index.ts, as in jest.config.js. So a subprocess test needs no build.
+ * src/index.ts, as in jest.config.js (every workspace group). So a subprocess test needs no build.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,7 +12,7 @@ require('reflect-metadata');
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const sources = new Map();
-for (const group of ['packages', 'environments']) {
+for (const group of ['packages', 'environments', 'templates', 'benchmarks', 'trainers']) {
   const dir = path.join(root, group);
   if (!fs.existsSync(dir)) continue;
   for (const name of fs.readdirSync(dir)) {
