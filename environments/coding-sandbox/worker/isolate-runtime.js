@@ -789,20 +789,19 @@
       );
     }
   }
-  const test = (name, body) => {
-    refuseInsideTest('test');
-    registerGlobal(name, body);
-  };
-  test.skip = () => {};
-  test.only = test;
-  test.each = () => () => refuseInsideTest('test.each');
-  const it = (name, body) => {
-    refuseInsideTest('it');
-    registerGlobal(name, body);
-  };
-  it.skip = () => {};
-  it.only = it;
-  it.each = () => () => refuseInsideTest('it.each');
+  /** `test` or `it`: registers while a test file loads, refuses inside a running test. */
+  function registrar(kind) {
+    const register = (name, body) => {
+      refuseInsideTest(kind);
+      registerGlobal(name, body);
+    };
+    register.skip = () => {};
+    register.only = register;
+    register.each = () => () => refuseInsideTest(`${kind}.each`);
+    return register;
+  }
+  const test = registrar('test');
+  const it = registrar('it');
   const describe = (name, body) => {
     refuseInsideTest('describe');
     if (!testApi.registering || typeof body !== 'function') return;
