@@ -5,6 +5,7 @@ export {
   InvalidResultError,
   RunMismatchError,
   RunAbortedError,
+  ForeignOutputError,
 } from './leaderboard-errors';
 export {
   SUITE_ID_PATTERN,

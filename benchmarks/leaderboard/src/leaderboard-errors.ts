@@ -10,6 +10,7 @@ import { TurnGymError } from '@turngym/core';
  * | INVALID_RESULT| InvalidResultError| a result or submission file fails its schema or does not add up          |
  * | RUN_MISMATCH  | RunMismatchError  | a run directory holds a run of another suite, agent or env version       |
  * | RUN_ABORTED   | RunAbortedError   | too many episodes in a row failed (the endpoint died); resumable         |
+ * | FOREIGN_OUTPUT| ForeignOutputError| an output directory holds a file of that name that the leaderboard did not write |
  */
 export class InvalidSuiteError extends TurnGymError {
   constructor(message: string) {
@@ -42,5 +43,15 @@ export class RunMismatchError extends TurnGymError {
 export class RunAbortedError extends TurnGymError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('RUN_ABORTED', message, { ...options, isRetryable: true });
+  }
+}
+
+/** Refused before anything is written: the file is the user's, and overwriting it would lose it. */
+export class ForeignOutputError extends TurnGymError {
+  constructor(readonly file: string) {
+    super(
+      'FOREIGN_OUTPUT',
+      `${file} was not written by turngym leaderboard; it is left alone: move it away, or choose another --out directory.`,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
 import type { BenchResult } from './bench-result';
@@ -65,6 +65,29 @@ describe('leaderboard', () => {
       'tiny-v1--scripted.js',
       'tiny-v1--random.js',
     ]);
+  });
+
+  it("rewrites its own pages but never overwrites a user's index.html, leaderboard.md or viewer data", () => {
+    const site = join(out, 'site');
+    const write = (): unknown => writeLeaderboard({ inputs: [join(out, 'results')], outDir: site, suites: [suite] });
+    write();
+    for (const name of ['index.html', 'leaderboard.md', 'viewer-data/mine.js']) {
+      write(); // over its own pages, from the call before
+      const path = join(site, name);
+      const before = readFileSync(join(site, 'index.html'), 'utf8');
+      mkdirSync(join(site, 'viewer-data'), { recursive: true });
+      writeFileSync(path, 'my own page');
+      expect(write).toThrow(`${path} was not written by turngym leaderboard`);
+      expect(readFileSync(path, 'utf8')).toBe('my own page');
+      if (name !== 'index.html') expect(readFileSync(join(site, 'index.html'), 'utf8')).toBe(before);
+      rmSync(path);
+    }
+    // A page of an earlier version, without the generator tag (the committed sample), is still its own.
+    const sample = join(__dirname, '..', '..', '..', 'docs', 'leaderboard', 'index.html');
+    expect(readFileSync(sample, 'utf8')).not.toContain('name="generator"');
+    writeFileSync(join(site, 'index.html'), readFileSync(sample, 'utf8'));
+    write();
+    expect(readFileSync(join(site, 'index.html'), 'utf8')).toContain('name="generator"');
   });
 
   it('accepts documented submissions, with their submitter, beside local results', () => {

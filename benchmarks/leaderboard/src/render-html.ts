@@ -7,7 +7,7 @@ import {
   formatPercentInterval,
   shortEnvId,
 } from './format-values';
-import { escapeHtml, fragment } from './internal/html';
+import { escapeHtml, fragment, GENERATOR_META } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
 import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
 
@@ -356,6 +356,7 @@ export function renderHtml(boards: readonly SuiteBoard[], options: RenderHtmlOpt
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${GENERATOR_META}
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>

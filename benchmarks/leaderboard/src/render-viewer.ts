@@ -1,6 +1,6 @@
 import { formatToolCall, readEpisodeRecords, type EpisodeRecord } from '@turngym/core';
 import type { ToolCall } from '@turngym/spec';
-import { escapeHtml, scriptJson } from './internal/html';
+import { escapeHtml, GENERATOR_META, scriptJson } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
 import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
 
@@ -397,6 +397,7 @@ export function renderViewerPage(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${GENERATOR_META}
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 <script type="application/json" id="runs">${scriptJson(runs)}</script>

@@ -1,7 +1,17 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { EpisodeOutcome, EpisodeRecord } from '@turngym/core';
 import type { EpisodeError } from './bench-result';
+import { RunMismatchError } from './leaderboard-errors';
 
 export const RUN_MANIFEST_SCHEMA_ID = 'turngym.bench-run/v1';
 
@@ -58,6 +68,12 @@ function parseLines<T>(path: string): { parsed: T[]; dropped: number } {
   return { parsed, dropped };
 }
 
+/** The files a run directory holds, and their temporaries: the only files `create` may remove. */
+const RUN_FILES = ['run.json', 'episodes.jsonl', 'records.jsonl', 'attempts.jsonl'].flatMap((file) => [
+  file,
+  `${file}.tmp`,
+]);
+
 /** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
 function replaceFile(path: string, text: string): void {
   const temporary = `${path}.tmp`;
@@ -89,18 +105,48 @@ export class RunDirectory {
     this.attemptsPath = join(directory, 'attempts.jsonl');
   }
 
+  /**
+   * The run's manifest, or undefined where there is no run.json. A run.json that is not a manifest is an
+   * error, never "no run": it is written atomically, so it was edited by hand or belongs to something else,
+   * and starting over would destroy it.
+   */
   readManifest(): RunManifest | undefined {
     if (!existsSync(this.manifestPath)) return undefined;
+    let parsed: Partial<RunManifest> | null;
     try {
-      return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as RunManifest;
-    } catch {
-      return undefined; // torn: the run never got past its first write, start over
+      parsed = JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Partial<RunManifest> | null;
+    } catch (error) {
+      throw new RunMismatchError(
+        `${this.manifestPath} is not JSON (${(error as Error).message}): fix it, pass --fresh to start the run over, or --run-id for a new one.`,
+      );
     }
+    if (
+      typeof parsed?.schema !== 'string' ||
+      typeof parsed.suite !== 'object' ||
+      typeof parsed.agent !== 'object' ||
+      !Array.isArray(parsed.envs) ||
+      !Array.isArray(parsed.skipped)
+    ) {
+      throw new RunMismatchError(
+        `${this.manifestPath} is not a bench run manifest: fix it, pass --fresh to start the run over, or --run-id for a new one.`,
+      );
+    }
+    return parsed as RunManifest;
   }
 
-  /** Starts a new run here (whatever was here is removed). */
+  /**
+   * Starts a new run here, removing an earlier run's files. Any other file is the user's: the directory is
+   * refused rather than wiped.
+   */
   create(manifest: RunManifest): void {
-    rmSync(this.directory, { recursive: true, force: true });
+    const present = existsSync(this.directory) ? readdirSync(this.directory) : [];
+    const foreign = present.filter((name) => !RUN_FILES.includes(name));
+    if (foreign.length > 0) {
+      throw new RunMismatchError(
+        `${this.directory} holds files a bench run does not write (${foreign.join(', ')}): move them away, or pass --run-id for a new run.`,
+      );
+    }
+    for (const name of RUN_FILES) rmSync(join(this.directory, name), { force: true });
     mkdirSync(this.directory, { recursive: true });
     replaceFile(this.manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEpisodeRecords } from '@turngym/core';
 import { faults, temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
@@ -308,6 +308,28 @@ describe('runSuite', () => {
       resamples: RESAMPLES,
     });
     expect(restarted.result.overall.episodes).toBe(9);
+  });
+
+  it('never deletes a run directory it does not recognise: a hand-edited run.json or a user file', async () => {
+    const registry = testRegistry();
+    const suite = tinySuite(entries);
+    const run = (fresh: boolean): Promise<SuiteRun> =>
+      runSuite({ suite, agent: resolveSuiteAgent('scripted'), registry, outDir: out, fresh, resamples: RESAMPLES });
+    const directory = join(out, 'runs', 'tiny-v1--scripted');
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(join(directory, 'notes.txt'), 'mine');
+    for (const fresh of [false, true]) {
+      await expect(run(fresh)).rejects.toThrow(`${directory} holds files a bench run does not write (notes.txt)`);
+    }
+    expect(readFileSync(join(directory, 'notes.txt'), 'utf8')).toBe('mine');
+
+    rmSync(join(directory, 'notes.txt'));
+    const first = await run(false);
+    const manifest = join(first.runDirectory, 'run.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('{', '{,'));
+    await expect(run(false)).rejects.toThrow(`${manifest} is not JSON`);
+    expect(journal(first)).toHaveLength(9);
+    expect((await run(true)).resumed).toBe(0);
   });
 });
 

@@ -1,5 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { GENERATOR_META } from './internal/html';
+import { ForeignOutputError } from './leaderboard-errors';
 import { buildLeaderboard, type SuiteBoard } from './leaderboard-model';
 import { listSuites } from './load-suite';
 import { renderHtml } from './render-html';
@@ -28,6 +30,32 @@ export interface WrittenLeaderboard {
 }
 
 /**
+ * What each kind of file the leaderboard writes contains, so an existing file can be told to be its own. Pages
+ * written before the generator tag carry other signs of it (the page's own stylesheet, the viewer's data block),
+ * so that a board made by an earlier version is rewritten, not refused.
+ */
+const MARKERS: readonly { matches: (name: string) => boolean; markers: readonly string[] }[] = [
+  { matches: (name) => name === 'leaderboard.md', markers: ['by `turngym leaderboard`'] },
+  { matches: (name) => name === 'index.html', markers: [GENERATOR_META, '--bar-fill: #3d8fd1;'] },
+  {
+    matches: (name) => name === 'viewer.html',
+    markers: [GENERATOR_META, '<script type="application/json" id="runs">'],
+  },
+  { matches: (name) => name.startsWith('viewer-data/') && name.endsWith('.js'), markers: ['window.TURNGYM_RUNS'] },
+];
+
+/** A file the leaderboard would replace that it did not write is the user's: refused, before any write. */
+function assertOwnFiles(outDir: string, names: readonly string[]): void {
+  for (const name of names) {
+    const path = join(outDir, name);
+    if (!existsSync(path)) continue;
+    const markers = MARKERS.find((candidate) => candidate.matches(name))?.markers ?? [];
+    const text = readFileSync(path, 'utf8');
+    if (!markers.some((marker) => text.includes(marker))) throw new ForeignOutputError(path);
+  }
+}
+
+/**
  * Reads and validates every result and submission, ranks them per suite, and writes the markdown table, the
  * static HTML page and the rollout viewer (with one data file per run whose records are at hand).
  */
@@ -39,12 +67,17 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
   if (!withViewer) for (const board of boards) for (const row of board.rows) row.recordsFile = null;
   const outDir = resolve(options.outDir);
   const generatedAt = options.generatedAt ?? new Date();
+  const dataDir = join(outDir, 'viewer-data');
+  const staleData = existsSync(dataDir)
+    ? readdirSync(dataDir)
+        .filter((file) => file.endsWith('.js'))
+        .map((file) => `viewer-data/${file}`)
+    : [];
+  assertOwnFiles(outDir, ['leaderboard.md', 'index.html', ...(withViewer ? ['viewer.html'] : []), ...staleData]);
   mkdirSync(outDir, { recursive: true });
 
-  const dataDir = join(outDir, 'viewer-data');
   // Data of runs no longer on the board must not linger.
-  if (existsSync(dataDir))
-    for (const file of readdirSync(dataDir)) if (file.endsWith('.js')) rmSync(join(dataDir, file));
+  for (const file of staleData) rmSync(join(outDir, file));
   const viewerData: string[] = [];
   const runs: { id: string; label: string; suiteId: string; file: string }[] = [];
   for (const row of withViewer ? viewerRows(boards) : []) {

@@ -25,3 +25,6 @@ export function fragment(values: Record<string, string>): string {
     .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
     .join('&');
 }
+
+/** In every page the leaderboard writes: how `writeLeaderboard` tells its own pages from a user's. */
+export const GENERATOR_META = '<meta name="generator" content="turngym leaderboard">';
