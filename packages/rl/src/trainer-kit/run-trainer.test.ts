@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,6 +163,19 @@ describe('runTrainer', () => {
   it('rejects bad arguments naming the field, shared or the algorithm’s own', async () => {
     await expect(train(join(dir, 'bad'), { groupSize: 1 })).rejects.toThrow(/groupSize/);
     await expect(train(join(dir, 'bad'), { ratio: 'tokens' as never })).rejects.toThrow(/ratio/);
+  });
+
+  it('refuses an unknown env or bad env options before writing the run, so the corrected command runs', async () => {
+    const runDir = join(dir, 'bad-env');
+    for (const overrides of [
+      { envId: 'test/no-such-env-v1' },
+      { envOptions: { zzz: 1 } },
+      { testEnvOptions: { zzz: 1 } },
+    ] as Partial<TestArgs>[]) {
+      await expect(train(runDir, overrides)).rejects.toThrow(/no-such-env|zzz/);
+      expect(existsSync(runDir)).toBe(false);
+    }
+    expect((await train(runDir)).iterations).toBeGreaterThan(0);
   });
 
   it("resumes an algorithm's extra adapter, its Adam and its stores with the policy: the same metrics as a run that never stopped", async () => {

@@ -131,6 +131,9 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
   const makeEnv = (options: Record<string, unknown>) => async (): Promise<Env<string, Action>> =>
     (await registry.make(args.envId, { options })) as Env<string, Action>;
+  // An unknown env id or a bad option must fail before the run directory records the run (a corrected
+  // command would then be refused as another run) and before any iteration trains.
+  for (const options of [args.envOptions, testEnvOptions]) await (await makeEnv(options)()).close();
   const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
   model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
   if (algorithm.valueHead) model.addValueHead(mixSeed(args.seed, 0));
