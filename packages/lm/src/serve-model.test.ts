@@ -81,6 +81,12 @@ describe('CLI functions, local: provider and serve-model', () => {
     expect(models.data.map((model) => model.id)).toEqual(['tiny-chat']);
   });
 
+  it('refuses an adapter the checkpoint does not have before it serves', async () => {
+    await expect(serveModel({ checkpoint, port: 0, backend: 'wasm', adapter: 'nope' })).rejects.toThrow(
+      'No LoRA adapter named "nope"',
+    );
+  });
+
   it('serves /v1/completions: batched prompts, n, logprobs, token-id prompts, seeds', async () => {
     const completion = await client.completions.create({
       model: 'tiny-chat',

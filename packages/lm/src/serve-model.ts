@@ -131,6 +131,15 @@ function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
 export async function serveModel(input: Partial<ServeModelOptions> & { checkpoint: string }): Promise<ModelServer> {
   const options = validateOptions(input);
   const model = await loadModel(options.checkpoint, { backend: options.backend });
+  // Checked before serving: otherwise the server starts and every request fails on the missing adapter.
+  if (options.adapter) {
+    try {
+      model.adapter(options.adapter);
+    } catch (error) {
+      model.dispose();
+      throw error;
+    }
+  }
   const modelName =
     options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
   const chat = new LocalChatModel(model, options.adapter ? { adapter: options.adapter } : {});
