@@ -37,8 +37,15 @@ const BAD_INPUT_CODES = new Set([
   'INVALID_SUITE',
   'RUN_MISMATCH',
   'INVALID_RESULT',
+  // --out holds a page of that name the leaderboard did not write.
+  'FOREIGN_OUTPUT',
   // @turngym/report: a run directory the command line named is missing or has a malformed file.
   'INVALID_RUN',
+  // A task file the command line named is malformed (coding-sandbox's, math-thought's and mcp-tools').
+  'INVALID_TASKS',
+  'INVALID_TASK_FILE',
+  // @turngym/rl: --run-dir holds another run, or none to resume.
+  'RUN_DIRECTORY',
 ]);
 
 export const EXIT_OK = 0;

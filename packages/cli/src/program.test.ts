@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliIo } from './cli-io';
 import { runCli } from './program';
@@ -41,5 +44,37 @@ describe('runCli (in-process)', () => {
     expect(await runCli(['--help'], help)).toBe(0);
     for (const command of ['list', 'info', 'check', 'play', 'run', 'serve', 'new-env', 'quickstart'])
       expect(help.output().stdout).toContain(command);
+  });
+
+  it('names the flag and exits 2 for a --set without "="', async () => {
+    const io = captureIo();
+    expect(await runCli(['train', 'grpo', '--env', 'turngym/example-v1', '--set', 'noequals'], io)).toBe(2);
+    expect(io.output().stderr).toContain('--set expects key=value, got "noequals".');
+  });
+
+  it('names the flag when an output path is a file where a directory goes, or the reverse', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turngym-cli-out-'));
+    const file = join(dir, 'somefile');
+    writeFileSync(file, 'mine');
+    try {
+      for (const [argv, message] of [
+        [['run', 'turngym/example-v1', '--agent', 'scripted', '--out', dir], `--out ${dir} is a directory, not a file`],
+        [['report', dir, '--out', dir], `--out ${dir} is a directory, not a file`],
+        [['bench', 'quick', '--agent', 'scripted', '--out', file], `--out ${file} is a file, not a directory`],
+        [['leaderboard', '--out', file], `--out ${file} is a file, not a directory`],
+        [
+          ['train', 'grpo', '--env', 'turngym/example-v1', '--run-dir', join(file, 'run')],
+          `--run-dir ${join(file, 'run')}: ${file} is a file`,
+        ],
+      ] as const) {
+        const io = captureIo();
+        const code = await runCli([...argv], io);
+        expect(io.output().stderr).toContain(message);
+        expect(code).toBe(2);
+      }
+      expect(readFileSync(file, 'utf8')).toBe('mine');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

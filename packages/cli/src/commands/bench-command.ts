@@ -23,6 +23,7 @@ import { UsageError } from '../cli-errors';
 import { writeLine, type CliIo } from '../cli-io';
 import { formatTable } from '../format-table';
 import { collect, parseInteger, parsePositiveInteger } from '../parse-arguments';
+import { checkOutputDirectory } from '../output-paths';
 
 interface BenchOptions {
   agent: string[];
@@ -240,6 +241,7 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
       if (options.agent.length > 1 && (options.runId || options.label)) {
         throw new UsageError('--run-id and --label name one run: give them with a single --agent.');
       }
+      checkOutputDirectory('--out', options.out);
       let suite: LoadedSuite;
       try {
         suite = loadSuite(suiteReference);

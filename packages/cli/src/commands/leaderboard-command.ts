@@ -4,6 +4,7 @@ import type { CliContext } from '../cli-context';
 import { UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { asCliError, defaultLeaderboardInputs, shownPath, writeLeaderboardFromCli } from './bench-command';
+import { checkOutputDirectory } from '../output-paths';
 
 interface LeaderboardOptions {
   out: string;
@@ -28,6 +29,7 @@ export function registerLeaderboardCommand(program: Command, context: CliContext
     .option('--json', 'print the ranked rows as JSON on stdout')
     .action(async (inputs: string[], options: LeaderboardOptions) => {
       const { io } = context;
+      checkOutputDirectory('--out', options.out);
       const sources = inputs.length > 0 ? inputs : defaultLeaderboardInputs(options.out);
       if (sources.length === 0) {
         throw new UsageError(

@@ -9,6 +9,7 @@ import { specOf } from '../env-summaries';
 import { formatRunSummary } from '../format-summary';
 import { parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
 import { createProgress } from '../progress';
+import { checkOutputFile } from '../output-paths';
 
 interface RunOptions {
   agent: string;
@@ -57,6 +58,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
         ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       });
+      if (options.out) checkOutputFile('--out', options.out);
       const out = options.out ? resolve(options.out) : undefined;
       // Before any episode: a file that is not an episode file is refused, not appended to.
       const sink = out ? new JsonlRecordSink(out) : undefined;

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import type { CliContext, GlobalOptions } from '../cli-context';
 import { UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { loadTrainer, type TrainerName } from '../optional-modules';
 import { collect, parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
+import { checkOutputDirectory } from '../output-paths';
 
 interface TrainCommandOptions {
   env: string;
@@ -38,7 +38,9 @@ const ALGORITHMS: readonly TrainerName[] = [
 /** `key=value`: the value as JSON when it parses (numbers, booleans, objects), else as a string. */
 function parseAssignment(text: string): [string, unknown] {
   const split = text.indexOf('=');
-  if (split <= 0) throw new InvalidArgumentError(`Expected key=value, got "${text}".`);
+  // A UsageError, not commander's InvalidArgumentError: this runs inside the action, after commander
+  // could print it, and runCli takes every CommanderError as already printed.
+  if (split <= 0) throw new UsageError(`--set expects key=value, got "${text}".`);
   const raw = text.slice(split + 1);
   let value: unknown = raw;
   try {
@@ -105,6 +107,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
       if (name === 'sft') {
         if (!options.out && args.out === undefined) throw new UsageError('turngym train sft needs --out <dir>.');
         if (options.out) args.out = options.out;
+        checkOutputDirectory('--out', String(args.out));
         if (options.iterations !== undefined) args.epochs = options.iterations;
         const result = await loadTrainer('sft').trainSftWarmStart(args, { registry });
         const summary = {
@@ -122,6 +125,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
       if (!options.runDir && args.runDir === undefined)
         throw new UsageError(`turngym train ${name} needs --run-dir <dir>.`);
       if (options.runDir) args.runDir = options.runDir;
+      checkOutputDirectory('--run-dir', String(args.runDir));
       if (options.iterations !== undefined) args.iterations = options.iterations;
       if (options.tokenBudget !== undefined) args.tokenBudget = options.tokenBudget;
       const abort = new AbortController();
