@@ -5,6 +5,7 @@ import { ByteTokenizer } from './byte-tokenizer';
 import { generate, prefill, type GenerationRequest } from './generation';
 import { fusedDecoderAvailable } from './internal/fused-decoder';
 import { RMS_NORM } from './internal/wasm-layer-kernels';
+import { limitTensorBytesForTests } from './internal/webgpu-device-errors';
 import { LanguageModel } from './language-model';
 import { testConfig, TINY_CONFIGS } from './tiny-configs';
 import { randomTokens, randomWeights } from './__fixtures__/random-weights';
@@ -106,6 +107,27 @@ describeWasm('generation on wasm: the fused decoder and its kernels', () => {
     await useBackend('cpu');
     expect(fusedDecoderAvailable(TINY_CONFIGS['tiny-1m'])).toBe(false);
     await useBackend('wasm');
+  });
+
+  it('runs a chunk whose fused activations would pass the tensor limit through runDecoder, drawing the same tokens', async () => {
+    const requests = [{ tokens: randomTokens(12, 256, 95), seed: 4 }];
+    const options = { maxTokens: 6, temperature: 1, adapter: 'policy', stopTokenIds: [] };
+    const fusedKernels = async (run: () => unknown): Promise<number> =>
+      (await tf.profile(() => void run())).kernels.filter((kernel) => kernel.name === RMS_NORM).length;
+    const unlimited = generate(model, requests, options);
+    expect(await fusedKernels(() => generate(model, requests, { ...options, maxTokens: 1 }))).toBeGreaterThan(0);
+    // Room for a decode step's activations (one token a row), not for the 12-token prompt's.
+    limitTensorBytesForTests(4 * 2 * config.intermediateSize * 4);
+    try {
+      expect(await fusedKernels(() => generate(model, requests, { ...options, maxTokens: 1 }))).toBe(0);
+      const limited = generate(model, requests, options);
+      expect(limited[0]!.tokens).toEqual(unlimited[0]!.tokens);
+      limited[0]!.logprobs.forEach((logprob, t) =>
+        expect(Math.abs(logprob - unlimited[0]!.logprobs[t]!)).toBeLessThan(1e-4),
+      );
+    } finally {
+      limitTensorBytesForTests(null);
+    }
   });
 
   it('splits (SplitV) with straight heap copies: the same values as the cpu backend', async () => {

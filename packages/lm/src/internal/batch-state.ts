@@ -5,6 +5,7 @@ import type { LanguageModel } from '../language-model';
 import type { ModelConfig } from '../model-config';
 import { MASKED } from '../token-batch';
 import { type FusedWeights, runFusedDecoder } from './fused-decoder';
+import { maxTensorBytes } from './webgpu-device-errors';
 import { ropeTables } from './rope-tables';
 import { STACK_CACHES, type StackCachesAttrs } from './wasm-stack-caches';
 
@@ -38,12 +39,17 @@ export function runChunk(
   chunks: readonly (readonly number[])[],
   startPositions: readonly number[],
   adapter: string | null,
-  fused: FusedWeights | undefined,
+  fusedWeights: FusedWeights | undefined,
   capacity?: number,
 ): { logits: Float32Array; state: BatchState } {
+  let fused = fusedWeights;
   const { config } = model;
   const B = chunks.length;
   const T = Math.max(...chunks.map((chunk) => chunk.length));
+  // The fused projections are twice as wide as runDecoder's widest (gate and up side by side): a chunk whose
+  // fused activations would pass the device's buffer limit (a wide prefill on webgpu) runs through runDecoder.
+  const widest = Math.max((config.numHeads + 2 * config.numKvHeads) * config.headDim, 2 * config.intermediateSize);
+  if (fused && B * T * widest * 4 > maxTensorBytes()) fused = undefined;
   const past = state.valid[0]?.length ?? 0;
   const S = past + T;
   const tokens = new Int32Array(B * T).fill(model.tokenizer.padTokenId);
