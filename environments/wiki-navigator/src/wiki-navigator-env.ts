@@ -23,7 +23,7 @@ import {
   type Note,
 } from './navigation/observation';
 import { shownPage } from './navigation/shown-page';
-import { firstCodePoints, wellFormed } from './corpus/well-formed-text';
+import { firstCodePoints } from './corpus/well-formed-text';
 import type { PageLink } from './page/extract-page';
 import { BrowserPageLoader, DirectPageLoader, PageCache, type PageLoader } from './page/page-loader';
 import {
@@ -520,7 +520,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     const args = Object.fromEntries(
       Object.entries(parsed.call.arguments).map(([key, value]) => [
         key,
-        typeof value === 'string' ? wellFormed(value) : value,
+        typeof value === 'string' ? value.toWellFormed() : value,
       ]),
     );
     const task = this.task as WikiTask;

@@ -6,7 +6,6 @@
  * list item. Nothing else is interpreted, so any source (the synthetic generator, a MediaWiki dump, a
  * hand-written file) only has to produce plain text with links.
  */
-import { wellFormed } from './well-formed-text';
 
 export interface InfoboxField {
   readonly field: string;
@@ -84,7 +83,7 @@ export function stripLinks(text: string): string {
  * MediaWiki's are, so that every title has a URL (`articlePath`).
  */
 export function normalizeTitle(title: string): string {
-  const text = wellFormed(title).replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/^:\s*/, '');
+  const text = title.toWellFormed().replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/^:\s*/, '');
   if (text.length === 0) return '';
   const first = String.fromCodePoint(text.codePointAt(0) as number);
   const upper = first.toUpperCase();

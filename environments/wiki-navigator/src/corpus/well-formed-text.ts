@@ -1,15 +1,9 @@
 /**
  * Agent text is any JavaScript string, and a string may hold a lone surrogate (a function call's argument,
- * or a cut through an emoji): `encodeURIComponent` throws on one, so text is made well-formed before it is
- * cut, encoded or echoed, and cut by code points, never between the two halves of a pair.
+ * or a cut through an emoji): `encodeURIComponent` throws on one, so text is made well-formed
+ * (`String.prototype.toWellFormed`) before it is cut, encoded or echoed, and cut by code points, never
+ * between the two halves of a pair.
  */
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** The text with each lone surrogate replaced by U+FFFD (what `String.prototype.toWellFormed` does). */
-export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, '\ufffd');
-}
 
 /** The first `max` code points of a well-formed text (an emoji counts once and is never split). */
 export function firstCodePoints(text: string, max: number): string {
