@@ -68,11 +68,16 @@ function parseLines<T>(path: string): { parsed: T[]; dropped: number } {
   return { parsed, dropped };
 }
 
+/** The files of a run directory (below). */
+const RUN_FILE_NAMES = {
+  manifest: 'run.json',
+  journal: 'episodes.jsonl',
+  records: 'records.jsonl',
+  attempts: 'attempts.jsonl',
+} as const;
+
 /** The files a run directory holds, and their temporaries: the only files `create` may remove. */
-const RUN_FILES = ['run.json', 'episodes.jsonl', 'records.jsonl', 'attempts.jsonl'].flatMap((file) => [
-  file,
-  `${file}.tmp`,
-]);
+const RUN_FILES = Object.values(RUN_FILE_NAMES).flatMap((file) => [file, `${file}.tmp`]);
 
 /** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
 function replaceFile(path: string, text: string): void {
@@ -99,10 +104,10 @@ export class RunDirectory {
   private readonly attemptsPath: string;
 
   constructor(readonly directory: string) {
-    this.manifestPath = join(directory, 'run.json');
-    this.journalPath = join(directory, 'episodes.jsonl');
-    this.recordsPath = join(directory, 'records.jsonl');
-    this.attemptsPath = join(directory, 'attempts.jsonl');
+    this.manifestPath = join(directory, RUN_FILE_NAMES.manifest);
+    this.journalPath = join(directory, RUN_FILE_NAMES.journal);
+    this.recordsPath = join(directory, RUN_FILE_NAMES.records);
+    this.attemptsPath = join(directory, RUN_FILE_NAMES.attempts);
   }
 
   /**
