@@ -178,7 +178,7 @@ describe('GenerationBatch: TURNGYM_JOIN_PASS', () => {
     return { passes, tokens: [0, 1].map((ticket) => done.get(ticket)!.tokens) };
   }
 
-  it('overrides the backend default (own on cpu) without changing what is drawn, and yields to the argument', () => {
+  it('overrides the default (own, on every backend) without changing what is drawn, and yields to the argument', () => {
     const byDefault = run(undefined);
     expect(byDefault.passes).toBe(2);
     expect(run('shared')).toEqual({ passes: 1, tokens: byDefault.tokens });
