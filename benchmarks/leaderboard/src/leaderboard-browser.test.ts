@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { faults, temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
 import { runSuite } from './run-suite';
+import { SUBMISSION_SCHEMA_ID } from './submission';
 import { resolveSuiteAgent } from './suite-agent';
 import { writeLeaderboard } from './write-leaderboard';
 
@@ -154,5 +155,69 @@ describeBrowser('the leaderboard pages in Chromium', () => {
     expect(await detail()).toContain('Errored (ENV_FAULT): simulated env fault on seed 11 — excluded from the scores.');
     expect(page.url()).toMatch(/#run=tiny-v1--faulty&env=test%2Ffaulty-v1&episode=/);
     expect(pageErrors).toEqual([]);
+  });
+  // A submission is anyone's file, and a viewer link is anyone's URL: neither may run script or stop the page.
+  it('runs no script from a hostile result or submission, and survives a hostile viewer link', async () => {
+    const hostile = JSON.parse(readFileSync(join(out, 'results', 'tiny-v1--scripted.json'), 'utf8'));
+    hostile.runId = 'hostile';
+    hostile.label = 'evil</script><script>window.__pwned=1</script>\u2028<!--';
+    hostile.agent.spec = '<a><img src=x onerror="window.__pwned=2">';
+    hostile.records = join(out, 'runs', 'tiny-v1--scripted', 'records.jsonl');
+    const inputs = join(out, 'hostile');
+    mkdirSync(inputs, { recursive: true });
+    writeFileSync(join(inputs, 'hostile.json'), JSON.stringify(hostile));
+    const spoofed = { ...structuredClone(hostile), runId: 'spoofed', label: 'plain \u202Eagent' };
+    writeFileSync(
+      join(inputs, 'spoofed.json'),
+      JSON.stringify({
+        schema: SUBMISSION_SCHEMA_ID,
+        submittedBy: '<img src=y onerror="window.__pwned=3">',
+        result: spoofed,
+      }),
+    );
+    const site = join(out, 'hostile-site');
+    writeLeaderboard({ inputs: [inputs], outDir: site, suites: [suite] });
+    pageErrors.length = 0;
+    await page.goto(pathToFileURL(join(site, 'index.html')).href);
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    // A right-to-left override in a label reorders the label, not the tag after it.
+    const [label, tag] = await page.$$eval('tr[data-run="spoofed"] td.agent > :is(.label, .tag)', (nodes) =>
+      nodes.map((node) => ({ left: node.getBoundingClientRect().left, right: node.getBoundingClientRect().right })),
+    );
+    expect(tag!.left).toBeGreaterThanOrEqual(label!.right);
+    expect(await page.$eval('tr[data-run="spoofed"] td.agent .sub', (node) => node.textContent)).toBe(
+      '<a><img src=x onerror="window.__pwned=2"> · by <img src=y onerror="window.__pwned=3">',
+    );
+    for (const hash of ['run=hostile', 'run=constructor', 'run=__proto__', 'run=%E0%A4%A&env=%']) {
+      await page.goto(`${pathToFileURL(join(site, 'viewer.html')).href}#${hash}`);
+      await page.waitForFunction(() => !/^(Loading…)?$/.test(document.querySelector('#detail')?.textContent ?? ''));
+      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    }
+    // The malformed link falls back to the first run, whose episodes are listed.
+    await page.waitForSelector('.episode-item');
+    expect(await page.$eval('#run', (select) => (select as HTMLSelectElement).value)).toBe('hostile');
+    expect(pageErrors).toEqual([]);
+  });
+  // The second wall: were a later change to let markup through, the page's policy still runs only its own script.
+  it('runs only its own scripts, even with markup injected into the page', async () => {
+    for (const name of ['index.html', 'viewer.html']) {
+      const injected = join(out, `injected-${name}`);
+      writeFileSync(
+        injected,
+        readFileSync(join(out, name), 'utf8').replace(
+          '</header>',
+          '</header><img src="x" onerror="window.__pwned=1"><script>window.__pwned=2</script>',
+        ),
+      );
+      await page.goto(pathToFileURL(injected).href);
+      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    }
+    // The viewer's own script and its data file still run: it lists the first run's episodes.
+    await page.waitForSelector('.episode-item');
+    await page.goto(pathToFileURL(join(out, 'injected-index.html')).href);
+    await page.click('table.board thead th:nth-child(2) button');
+    expect(await page.$eval('table.board thead th:nth-child(2)', (th) => th.getAttribute('aria-sort'))).toBe(
+      'ascending',
+    );
   });
 });

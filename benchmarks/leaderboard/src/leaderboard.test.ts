@@ -1,8 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readEpisodeRecords } from '@turngym/core';
 import { temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
 import type { BenchResult } from './bench-result';
 import { buildLeaderboard } from './leaderboard-model';
+import { renderMarkdown } from './render-markdown';
+import { buildViewerRun } from './render-viewer';
 import { runSuite } from './run-suite';
 import { readLeaderboardEntries, readLeaderboardEntry, SUBMISSION_SCHEMA_ID } from './submission';
 import { resolveSuiteAgent } from './suite-agent';
@@ -90,6 +93,34 @@ describe('leaderboard', () => {
     expect(readFileSync(join(site, 'index.html'), 'utf8')).toContain('name="generator"');
   });
 
+  it('fails on a malformed records file before it removes or writes anything', () => {
+    const site = join(out, 'records-site');
+    const write = (): unknown => writeLeaderboard({ inputs: [join(out, 'results')], outDir: site, suites: [suite] });
+    write();
+    const pages = ['index.html', 'viewer.html', 'viewer-data/tiny-v1--scripted.js', 'viewer-data/tiny-v1--random.js'];
+    const before = pages.map((name) => readFileSync(join(site, name), 'utf8'));
+    const records = join(out, 'runs', 'tiny-v1--random', 'records.jsonl');
+    const saved = readFileSync(records, 'utf8');
+    try {
+      writeFileSync(records, saved.replace('\n', '\n{"broken": \n'));
+      expect(write).toThrow(`${records}:2 is not JSON`);
+      expect(pages.map((name) => readFileSync(join(site, name), 'utf8'))).toEqual(before);
+    } finally {
+      writeFileSync(records, saved);
+    }
+    // A file where the viewer's data directory goes is the user's too.
+    rmSync(join(site, 'viewer-data'), { recursive: true });
+    writeFileSync(join(site, 'viewer-data'), 'my notes');
+    expect(write).toThrow(`${join(site, 'viewer-data')} was not written by turngym leaderboard`);
+    expect(readFileSync(join(site, 'viewer-data'), 'utf8')).toBe('my notes');
+  });
+
+  it('reads a submission saved with a byte order mark', () => {
+    const file = submission({ ...(results.scripted as BenchResult), runId: 'bom', label: 'BOM agent' });
+    writeFileSync(file, `\uFEFF${readFileSync(file, 'utf8')}`);
+    expect(readLeaderboardEntry(file, [suite]).result.label).toBe('BOM agent');
+  });
+
   it('accepts documented submissions, with their submitter, beside local results', () => {
     const file = submission(
       { ...(results.scripted as BenchResult), runId: 'theirs', label: 'Their agent' },
@@ -113,6 +144,17 @@ describe('leaderboard', () => {
       'Their agent:Ada',
       'random:-',
     ]); // a tie is broken by name;
+  });
+
+  it("never reads a submission's records from this machine", () => {
+    // Its result's records path is the submitter's; here it points at a local run of the same id.
+    const theirs = structuredClone(results.scripted as BenchResult);
+    theirs.records = join(out, 'runs', 'tiny-v1--random', 'records.jsonl');
+    const entry = readLeaderboardEntry(submission(theirs), [suite]);
+    expect(entry.recordsFile).toBeNull();
+    expect(readLeaderboardEntry(join(out, 'results', 'tiny-v1--scripted.json'), [suite]).recordsFile).toBe(
+      join(out, 'runs', 'tiny-v1--scripted', 'records.jsonl'),
+    );
   });
 
   it('rejects a submission that fails its schema, does not add up, or did not play the suite', () => {
@@ -146,6 +188,55 @@ describe('leaderboard', () => {
     expect(() => readLeaderboardEntry(unknown)).toThrow(
       /"schema" must be "turngym\.bench-result\/v1" \(a result\) or "turngym\.leaderboard-submission\/v1"/,
     );
+  });
+
+  // A submission is anyone's file: its label, agent spec, submitter and URL are text, never markup.
+  it("keeps a submission's own text inert in the HTML page and in the markdown table", () => {
+    const hostile = structuredClone(results.scripted as BenchResult);
+    hostile.runId = 'hostile';
+    hostile.label = 'evil\r| 1 | fake row | 100% [100–100] |';
+    hostile.agent = { ...hostile.agent, spec: '<a><img src=x onerror="window.__pwned=1">' };
+    const inputs = join(out, 'hostile');
+    mkdirSync(inputs, { recursive: true });
+    const file = join(inputs, 'hostile.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema: SUBMISSION_SCHEMA_ID,
+        submittedBy: '<img src=y onerror="window.__pwned=2">',
+        url: 'https://example.org/a)<img src=z>',
+        result: hostile,
+      }),
+    );
+    const site = join(out, 'hostile-site');
+    const written = writeLeaderboard({ inputs: [file], outDir: site, suites: [suite] });
+    const html = readFileSync(written.files.html, 'utf8');
+    expect(html).not.toMatch(/<img/i);
+    expect(html).toContain('&lt;a&gt;&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;');
+    const markdown = readFileSync(written.files.markdown, 'utf8');
+    // One table row, its text escaped: no line break, raw tag or early end of the link.
+    expect(markdown.split('\n').filter((line) => /^\| \d+ \|/.test(line))).toEqual([
+      expect.stringMatching(
+        /^\| 1 \| \[evil \\\| 1 \\\| fake row \\\| 100% \\\[100–100\\\] \\\|\]\(https:\/\/example\.org\/a%29%3Cimg%20src=z%3E\) \(\\<img src=y onerror="window\.__pwned=2"\\>\) \| /,
+      ),
+    ]);
+    expect(markdown).not.toContain('\r');
+    // A suite this machine does not know gets a board under its id: a heading that stays one line of text.
+    const odd = { ...hostile, runId: 'odd', suite: { ...hostile.suite, id: 'odd\n<img src=s onerror=x>' } };
+    writeFileSync(file, JSON.stringify(odd));
+    const oddMarkdown = renderMarkdown(buildLeaderboard([readLeaderboardEntry(file, [suite])], [suite]));
+    expect(oddMarkdown).toContain('\n## odd \\<img src=s onerror=x\\>\n');
+  });
+
+  // Models write emoji; a cut between the two halves of one would put a lone surrogate (shown as �) on the page.
+  it('clips long viewer text between characters, never inside an emoji', () => {
+    const board = buildLeaderboard(readLeaderboardEntries([join(out, 'results')], [suite]), [suite])[0]!;
+    const row = board.rows.find((candidate) => candidate.label === 'scripted')!;
+    const records = readEpisodeRecords(row.recordsFile!);
+    const long = `${'x'.repeat(19_999)}😀 and more`;
+    (records[0]!.steps[0] as { observation: unknown }).observation = long;
+    const observation = buildViewerRun(row, records).episodes[0]!.steps[0]!.observation;
+    expect(observation).toBe(`${'x'.repeat(19_999)}\n… (11 more characters in the records)`);
   });
 
   it('ranks partial rows after complete ones and names what they did not run', () => {

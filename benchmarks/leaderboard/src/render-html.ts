@@ -7,7 +7,7 @@ import {
   formatPercentInterval,
   shortEnvId,
 } from './format-values';
-import { escapeHtml, fragment, GENERATOR_META } from './internal/html';
+import { contentSecurityPolicy, escapeHtml, fragment, GENERATOR_META } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
 import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
 
@@ -36,7 +36,8 @@ table.board th[aria-sort="descending"] button::after { content: "▼"; color: va
 table.board th .sub { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
 td.rank { color: var(--muted); width: 28px; }
 td.agent { min-width: 150px; padding-left: 10px; }
-td.agent .label { font-weight: 600; }
+/* A label is anyone's text: a right-to-left override in it must not reorder the tags after it. */
+td.agent .label { font-weight: 600; unicode-bidi: isolate; }
 td.agent .sub { display: block; color: var(--muted); font-size: 12px; max-width: 320px; overflow: hidden; text-overflow: ellipsis; }
 .rate-cell { display: block; width: 66px; color: inherit; }
 a.rate-cell:hover { text-decoration: none; }
@@ -189,15 +190,14 @@ function agentCell(row: LeaderboardRow): string {
     tags.push(`<span class="tag warn" title="${escapeHtml(`ran ${versions}`)}">other env version</span>`);
   }
   if (row.result.overall.errored > 0) tags.push(`<span class="tag bad">${row.result.overall.errored} errored</span>`);
+  // Each part is HTML here: the spec and the submitter are a submission's own text, so they are escaped as
+  // they are added (telling markup from text afterwards, by how a part starts, let a spec "<a>…" through raw).
   const subParts = [
-    row.result.agent.spec !== row.label ? row.result.agent.spec : '',
-    row.submittedBy ? `by ${row.submittedBy}` : '',
+    row.result.agent.spec !== row.label ? escapeHtml(row.result.agent.spec) : '',
+    row.submittedBy ? escapeHtml(`by ${row.submittedBy}`) : '',
     row.url ? `<a href="${escapeHtml(row.url)}">link</a>` : '',
   ].filter(Boolean);
-  const sub =
-    subParts.length > 0
-      ? `<span class="sub">${subParts.map((part) => (part.startsWith('<a') ? part : escapeHtml(part))).join(' · ')}</span>`
-      : '';
+  const sub = subParts.length > 0 ? `<span class="sub">${subParts.join(' · ')}</span>` : '';
   const title = row.description ? ` title="${escapeHtml(row.description)}"` : '';
   return `<td class="agent" data-value="${escapeHtml(row.label)}"${title}>${label} ${tags.join(' ')}${sub}</td>`;
 }
@@ -357,6 +357,7 @@ export function renderHtml(boards: readonly SuiteBoard[], options: RenderHtmlOpt
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${GENERATOR_META}
+${contentSecurityPolicy([SORT_SCRIPT])}
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>

@@ -8,8 +8,31 @@ import {
 } from './format-values';
 import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
 
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/**
+ * Text from a result or a submission as literal markdown in a table cell. Labels, submitters and error codes are
+ * anyone's text, and leaderboard.md is rendered (GitHub, a docs site): a line break (`\r` as much as `\n`) would
+ * end the row and let the text draw rows of its own, `<…>` would be raw HTML, `[…](…)` a link, a backslash
+ * would undo the escapes after it. Backslash escapes keep every character visible as written.
+ */
+function text(value: string): string {
+  return value.replace(/\r\n|[\r\n\u2028\u2029]/g, ' ').replace(/[\\`<>[\]|]/g, '\\$&');
+}
+
+/** A link target that stays one: characters that would end it, or the table cell, are percent-encoded. */
+function linkTarget(url: string): string {
+  return url.replace(/[\s()<>[\]\\|`"']/g, (char) =>
+    [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
+}
+
+/** An env id in backticks; one with a backtick of its own cannot be a code span, and is escaped text instead. */
+function codeSpan(value: string): string {
+  return value.includes('`') ? text(value) : `\`${value.replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')}\``;
+}
+
+/** Cells built here are markdown already; only a line break could still split the row. */
+function cell(markdown: string): string {
+  return markdown.replace(/\r\n|[\r\n]/g, ' ');
 }
 
 function successCell(value: { mean: number; low: number; high: number } | null | undefined): string {
@@ -17,8 +40,8 @@ function successCell(value: { mean: number; low: number; high: number } | null |
 }
 
 function agentCell(row: LeaderboardRow): string {
-  const by = row.submittedBy ? ` (${row.submittedBy})` : '';
-  const name = row.url ? `[${row.label}](${row.url})` : row.label;
+  const by = row.submittedBy ? ` (${text(row.submittedBy)})` : '';
+  const name = row.url ? `[${text(row.label)}](${linkTarget(row.url)})` : text(row.label);
   const partial = row.missingEnvs.length > 0 ? ' *(partial)*' : '';
   return `${name}${by}${partial}`;
 }
@@ -28,7 +51,7 @@ function renderBoard(board: SuiteBoard): string {
     '#',
     'Agent',
     'Success (mean over envs)',
-    ...board.envIds.map(shortEnvId),
+    ...board.envIds.map((envId) => text(shortEnvId(envId))),
     'Reward',
     'Turns',
     'Tokens/ep',
@@ -37,7 +60,7 @@ function renderBoard(board: SuiteBoard): string {
     'Wall',
   ];
   const lines = [
-    `## ${board.suiteId}`,
+    `## ${text(board.suiteId)}`,
     '',
     ...(board.description ? [board.description, ''] : []),
     `| ${header.join(' | ')} |`,
@@ -64,7 +87,9 @@ function renderBoard(board: SuiteBoard): string {
     lines.push(`| ${cells.map(cell).join(' | ')} |`);
   }
   lines.push('');
-  const versions = [...board.envVersions].map(([envId, version]) => `\`${envId}\`${version ? ` ${version}` : ''}`);
+  const versions = [...board.envVersions].map(
+    ([envId, version]) => `${codeSpan(envId)}${version ? ` ${text(version)}` : ''}`,
+  );
   lines.push(`Env versions: ${versions.join(', ')}.`);
   const notes: string[] = [];
   for (const row of board.rows) {
@@ -77,7 +102,7 @@ function renderBoard(board: SuiteBoard): string {
       notes.push(`${row.label}: ${row.result.overall.errored} errored episodes (${codes}), excluded from the scores.`);
     }
   }
-  if (notes.length > 0) lines.push('', ...notes.map((note) => `- ${cell(note)}`));
+  if (notes.length > 0) lines.push('', ...notes.map((note) => `- ${text(note)}`));
   return lines.join('\n');
 }
 

@@ -1,6 +1,6 @@
 import { formatToolCall, readEpisodeRecords, type EpisodeRecord } from '@turngym/core';
 import type { ToolCall } from '@turngym/spec';
-import { escapeHtml, GENERATOR_META, scriptJson } from './internal/html';
+import { contentSecurityPolicy, escapeHtml, GENERATOR_META, scriptJson } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
 import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
 
@@ -48,9 +48,11 @@ export interface ViewerRun {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_TEXT
-    ? `${text.slice(0, MAX_TEXT)}\n… (${text.length - MAX_TEXT} more characters in the records)`
-    : text;
+  if (text.length <= MAX_TEXT) return text;
+  // Not between the two halves of a surrogate pair (an emoji): a lone half is shown as �.
+  const high = text.charCodeAt(MAX_TEXT - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_TEXT - 1 : MAX_TEXT;
+  return `${text.slice(0, end)}\n… (${text.length - end} more characters in the records)`;
 }
 
 function textOf(value: unknown): string {
@@ -224,14 +226,20 @@ const SCRIPT = `
   }
   function tag(text, kind) { return el('span', 'tag' + (kind ? ' ' + kind : ''), text); }
   function fmt(value) { var t = Number(value).toFixed(2); return t.charAt(0) === '-' && Number(t) !== 0 ? '\\u2212' + t.slice(1) : t.replace(/^-/, ''); }
+  // The hash is anyone's link: a part that is not valid percent-encoding is skipped, not thrown (that stopped the page).
+  function decode(text) { try { return decodeURIComponent(text); } catch (error) { return null; } }
+  // Run ids come from the hash too, so lookups take own keys only ("constructor" is not a run).
+  function own(object, key) { return object && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined; }
   function parseHash() {
     var out = {};
     location.hash.replace(/^#/, '').split('&').forEach(function (part) {
       if (!part) return;
       var at = part.indexOf('=');
-      out[decodeURIComponent(at < 0 ? part : part.slice(0, at))] = at < 0 ? '' : decodeURIComponent(part.slice(at + 1));
+      var key = decode(at < 0 ? part : part.slice(0, at));
+      var value = at < 0 ? '' : decode(part.slice(at + 1));
+      if (key !== null && value !== null) out[key] = value;
     });
-    return out;
+    return { run: own(out, 'run'), env: own(out, 'env'), outcome: own(out, 'outcome'), episode: own(out, 'episode') };
   }
   function writeHash() {
     var parts = [];
@@ -244,12 +252,12 @@ const SCRIPT = `
   function outcomeOf(episode) { return episode.error ? 'errored' : episode.success ? 'success' : 'failure'; }
   function load(runId, done) {
     window.TURNGYM_RUNS = window.TURNGYM_RUNS || {};
-    if (window.TURNGYM_RUNS[runId]) return done(window.TURNGYM_RUNS[runId]);
+    if (own(window.TURNGYM_RUNS, runId)) return done(own(window.TURNGYM_RUNS, runId));
     var info = RUNS.filter(function (run) { return run.id === runId; })[0];
     if (!info) return done(null);
     var script = document.createElement('script');
     script.src = info.file;
-    script.onload = function () { done(window.TURNGYM_RUNS[runId] || null); };
+    script.onload = function () { done(own(window.TURNGYM_RUNS, runId) || null); };
     script.onerror = function () { done(null); };
     document.head.appendChild(script);
   }
@@ -351,7 +359,7 @@ const SCRIPT = `
     detail.appendChild(ending);
   }
   function render() {
-    var run = state.run && window.TURNGYM_RUNS && window.TURNGYM_RUNS[state.run];
+    var run = state.run && own(window.TURNGYM_RUNS, state.run);
     renderControls(run);
     if (!run) {
       byId('episodes').innerHTML = '';
@@ -398,6 +406,7 @@ export function renderViewerPage(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${GENERATOR_META}
+${contentSecurityPolicy([SCRIPT], { self: true })}
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 <script type="application/json" id="runs">${scriptJson(runs)}</script>

@@ -91,7 +91,8 @@ export function readLeaderboardEntry(path: string, suites: readonly LoadedSuite[
   const file = resolve(path);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    // A submission is edited by hand; Windows editors save a byte order mark first, which JSON.parse rejects.
+    parsed = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new InvalidResultError(file, [`not a readable JSON file (${(error as Error).message})`]);
   }
@@ -126,7 +127,9 @@ export function readLeaderboardEntry(path: string, suites: readonly LoadedSuite[
   let recordsUrl: string | null = submission?.recordsUrl ?? null;
   if (result.records !== null) {
     if (/^https?:\/\//.test(result.records)) recordsUrl ??= result.records;
-    else {
+    // A submission's local path is a path on the submitter's machine: read here, it would name this machine's
+    // files (a run of the same id beside the submissions, or anything else), shown as their episodes.
+    else if (submission === null) {
       const candidate = resolve(dirname(file), result.records);
       if (existsSync(candidate)) recordsFile = candidate;
     }

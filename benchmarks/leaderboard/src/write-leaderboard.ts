@@ -1,4 +1,14 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GENERATOR_META } from './internal/html';
 import { ForeignOutputError } from './leaderboard-errors';
@@ -82,21 +92,26 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
   const outDir = resolve(options.outDir);
   const generatedAt = options.generatedAt ?? new Date();
   const dataDir = join(outDir, 'viewer-data');
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ForeignOutputError(dataDir);
   const staleData = existsSync(dataDir)
     ? readdirSync(dataDir)
         .filter((file) => file.endsWith('.js'))
         .map((file) => `viewer-data/${file}`)
     : [];
   assertOwnFiles(outDir, ['leaderboard.md', 'index.html', ...(withViewer ? ['viewer.html'] : []), ...staleData]);
+  // Every run's records are read before anything is removed or written: a malformed records file fails the
+  // build with the pages of the last one still whole, their viewer data included.
+  const loaded = (withViewer ? viewerRows(boards) : []).flatMap((row) => {
+    const run = loadViewerRun(row);
+    return run ? [{ row, run }] : [];
+  });
   mkdirSync(outDir, { recursive: true });
 
   // Data of runs no longer on the board must not linger.
   for (const file of staleData) rmSync(join(outDir, file));
   const viewerData: string[] = [];
   const runs: { id: string; label: string; suiteId: string; file: string }[] = [];
-  for (const row of withViewer ? viewerRows(boards) : []) {
-    const run = loadViewerRun(row);
-    if (!run) continue;
+  for (const { row, run } of loaded) {
     const file = viewerDataFile(row.id);
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(outDir, file), renderViewerData(run));

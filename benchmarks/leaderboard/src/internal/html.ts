@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Escapes text for HTML element content and attribute values (always quoted with "). */
 export function escapeHtml(text: string): string {
   return text
@@ -28,3 +30,14 @@ export function fragment(values: Record<string, string>): string {
 
 /** In every page the leaderboard writes: how `writeLeaderboard` tells its own pages from a user's. */
 export const GENERATOR_META = '<meta name="generator" content="turngym leaderboard">';
+
+/**
+ * The page's policy: only its own scripts run (by hash; `'self'` adds the viewer's data files), nothing is fetched
+ * from elsewhere. Every text from a result is escaped, and this is the second wall: a markup slip in a later change
+ * (an `onerror=` that gets through) stays inert.
+ */
+export function contentSecurityPolicy(scripts: readonly string[], options: { self?: boolean } = {}): string {
+  const hashes = scripts.map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+  const sources = [...hashes, ...(options.self ? ["'self'"] : [])].join(' ');
+  return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src ${sources}; img-src data:">`;
+}
