@@ -1,5 +1,6 @@
 import { compileValidator, type JSONSchemaType } from '@turngym/core';
 import { explainedVariance } from '@turngym/rl';
+import { withoutByteOrderMark } from './internal/byte-order-mark';
 import { InvalidRunError } from './report-errors';
 
 /** The optional file of a run directory that holds its critic's held-out predictions (Self-AC's value head). */
@@ -110,7 +111,7 @@ export function explainedVarianceOf(pairs: readonly (readonly [number, number])[
 export function parseCriticCalibration(text: string, file: string): CriticCalibration {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw new InvalidRunError(`${file}: not JSON (${(error as Error).message}).`);
   }

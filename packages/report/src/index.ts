@@ -14,7 +14,7 @@ export {
   DEFAULT_ROLLOUT_GROUPS,
   type ReportOptions,
 } from './report-options';
-export { InvalidRunError } from './report-errors';
+export { InvalidRunError, ForeignOutputError } from './report-errors';
 export { updateMarkdownSections, type MarkdownSection } from './markdown-sections';
 export { runInfoSchema, parseRunInfo, type RunInfo } from './run-info';
 export { X_AXES, parseMetricLine, readMetrics, type XAxis, type MetricRow } from './metrics-file';

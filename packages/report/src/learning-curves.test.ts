@@ -8,8 +8,8 @@ import {
   thinSeries,
   type RunSeries,
 } from './learning-curves';
-import type { MetricRow } from './metrics-file';
-import { summarizeGroups } from './summary-table';
+import { parseMetricLine, type MetricRow } from './metrics-file';
+import { finalValue, summarizeGroups } from './summary-table';
 
 function row(iteration: number, values: Record<string, number>): MetricRow {
   return {
@@ -137,6 +137,22 @@ describe('metric series and names', () => {
       [30, 0.4],
     ]);
     expect(metricSeries(rows, 'eval/success_rate', 'budget/generated_tokens')).toEqual([]);
+  });
+
+  // Metric names are anyone's keys: one that is also an Object property must be a metric like any other.
+  it('reads a metric named like an Object property only where a line logged it', () => {
+    const rows = [
+      parseMetricLine('{"iteration": 0, "global_step": 10, "toString": 0.5, "__proto__": 2}', 'metrics.jsonl:1'),
+      parseMetricLine('{"iteration": 1, "global_step": 20, "__proto__": 3}', 'metrics.jsonl:2'),
+    ];
+    expect(metricNames([run('grpo', 0, rows)])).toEqual(['__proto__', 'toString']);
+    expect(metricSeries(rows, 'toString', 'global_step')).toEqual([[10, 0.5]]);
+    expect(metricSeries(rows, '__proto__', 'global_step')).toEqual([
+      [10, 2],
+      [20, 3],
+    ]);
+    expect(metricSeries(rows, 'constructor', 'global_step')).toEqual([]);
+    expect(finalValue([row(0, {})], 'constructor')).toBeUndefined();
   });
 
   it('lists known metrics first and unknown names after, alphabetically, without the axes', () => {

@@ -1,5 +1,5 @@
 import { mean, sampleStd } from '@turngym/core';
-import type { MetricRow } from './metrics-file';
+import { metricValue, type MetricRow } from './metrics-file';
 import type { RunInfo } from './run-info';
 
 /** What grouping and curves need of a run: who it is and its metrics. */
@@ -97,8 +97,8 @@ export function metricNames(runs: readonly RunSeries[]): string[] {
 export function metricSeries(metrics: readonly MetricRow[], metric: string, xAxis: string): Point[] {
   const byX = new Map<number, number>();
   for (const row of metrics) {
-    const x = row.values[xAxis];
-    const y = row.values[metric];
+    const x = metricValue(row, xAxis);
+    const y = metricValue(row, metric);
     if (x !== undefined && y !== undefined) byX.set(x, y);
   }
   return [...byX].sort(([a], [b]) => a - b);

@@ -39,11 +39,20 @@ export function parseMetricLine(line: string, where: string): MetricRow {
       );
     }
   }
-  const values: Record<string, number> = {};
+  // No prototype: a metric named "__proto__" is kept like any other, and "constructor" is not found on every line.
+  const values: Record<string, number> = Object.create(null);
   for (const [name, value] of Object.entries(record)) {
     if (typeof value === 'number' && Number.isFinite(value)) values[name] = value;
   }
   return { iteration: record.iteration as number, global_step: record.global_step as number, values };
+}
+
+/**
+ * A row's value of `name`, own fields only: rows built by callers may be plain objects, where `toString` or
+ * `constructor` would otherwise read as a value on every line.
+ */
+export function metricValue(row: MetricRow, name: string): number | undefined {
+  return Object.hasOwn(row.values, name) ? row.values[name] : undefined;
 }
 
 function parses(text: string): boolean {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -233,6 +233,26 @@ describeBrowser('the training report in Chromium', () => {
     );
     await page.$eval('.calibration-card', (card) => card.scrollIntoView());
     await page.screenshot({ path: join(screenshots, 'report-calibration.png'), fullPage: true });
+  });
+
+  // The second wall: were a later change to let markup through, the page's policy still runs only its own script.
+  it('runs only its own script, even with markup injected into the page', async () => {
+    const injected = join(root, 'injected.html');
+    writeFileSync(
+      injected,
+      readFileSync(join(root, 'report.html'), 'utf8').replace(
+        '</header>',
+        '</header><img src="x" onerror="window.__pwned=1"><script>window.__pwned=2</script>',
+      ),
+    );
+    const other = await browser.newPage(); // its CSP reports must not count as this page's console errors
+    try {
+      await other.goto(pathToFileURL(injected).href);
+      await other.waitForSelector('body[data-ready="true"]');
+      expect(await other.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    } finally {
+      await other.close();
+    }
   });
 
   it('made no console errors and no network requests', () => {

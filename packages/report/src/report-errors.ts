@@ -5,12 +5,27 @@ import { TurnGymError } from '@turngym/core';
  * that is not what the trainers write. The message names the file and, for JSONL, the line, so the one
  * line the CLI prints is enough to find the fault (the CLI exits with 2, like other bad input).
  *
- * | code        | class           | meaning                                                         |
- * |-------------|-----------------|-----------------------------------------------------------------|
- * | INVALID_RUN | InvalidRunError | a run directory or one of its files is missing or malformed      |
+ * | code           | class              | meaning                                                         |
+ * |----------------|--------------------|-----------------------------------------------------------------|
+ * | INVALID_RUN    | InvalidRunError    | a run directory or one of its files is missing or malformed      |
+ * | FOREIGN_OUTPUT | ForeignOutputError | the output path holds a file the report did not write            |
  */
 export class InvalidRunError extends TurnGymError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('INVALID_RUN', message, options);
+  }
+}
+
+/**
+ * Refused before anything is written: the file at the output path is not a report (a run's metrics.jsonl, a
+ * README, another tool's page), and writing the report there would lose it. Same code as the leaderboard's
+ * refusal, so the CLI treats both as bad input.
+ */
+export class ForeignOutputError extends TurnGymError {
+  constructor(readonly file: string) {
+    super(
+      'FOREIGN_OUTPUT',
+      `${file} exists and was not written by turngym report; it is left alone: move it away, or choose another --out file.`,
+    );
   }
 }

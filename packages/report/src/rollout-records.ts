@@ -30,9 +30,11 @@ export function iterationOf(id: string): number | undefined {
 }
 
 function clip(text: string): string {
-  return text.length > MAX_TURN_TEXT
-    ? `${text.slice(0, MAX_TURN_TEXT)}\n… (${text.length - MAX_TURN_TEXT} more characters in trajectories.jsonl)`
-    : text;
+  if (text.length <= MAX_TURN_TEXT) return text;
+  // Not between the two halves of a surrogate pair (an emoji): a lone half is shown as �.
+  const high = text.charCodeAt(MAX_TURN_TEXT - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_TURN_TEXT - 1 : MAX_TURN_TEXT;
+  return `${text.slice(0, end)}\n… (${text.length - end} more characters in trajectories.jsonl)`;
 }
 
 /** Drops the token arrays (the bulk of a record) and clips long text. */

@@ -2,9 +2,15 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeTrajectory, writeFakeExperiment, writeFakeRun } from './__fixtures__/fake-runs';
-import { renderReport } from './render-report';
-import { InvalidRunError } from './report-errors';
-import { MAX_TURN_TEXT, readSelectedRollouts, scanTrajectoryIterations, spreadIterations } from './rollout-records';
+import { renderReport, writeReport } from './render-report';
+import { ForeignOutputError, InvalidRunError } from './report-errors';
+import {
+  MAX_TURN_TEXT,
+  readSelectedRollouts,
+  scanTrajectoryIterations,
+  spreadIterations,
+  toRolloutRecord,
+} from './rollout-records';
 import { findRunDirectories, readRun } from './run-directory';
 
 let root: string;
@@ -109,6 +115,32 @@ describe('reading a run', () => {
     );
   });
 
+  // Files saved by Windows tools: a byte order mark first and CRLF line ends (a BOM reads as "not JSON" at 1).
+  it('reads run.json, metrics.jsonl and trajectories.jsonl saved with a BOM and CRLF line ends', async () => {
+    const dir = runDir();
+    for (const name of ['run.json', 'metrics.jsonl', 'trajectories.jsonl']) {
+      const file = join(dir, name);
+      writeFileSync(file, `\uFEFF${readFileSync(file, 'utf8').replace(/\n/g, '\r\n')}`);
+    }
+    const run = await readRun({ dir, name: 'run' }, READ);
+    expect(run.info.algorithm).toBe('grpo');
+    expect(run.metrics.map((row) => row.iteration)).toEqual([0, 1, 2]);
+    expect([...run.rollouts!.iterations.keys()]).toEqual([0, 1, 2]);
+  });
+
+  it('names a file it cannot read (a directory in its place)', async () => {
+    const dir = runDir();
+    for (const name of ['metrics.jsonl', 'run.json']) {
+      rmSync(join(dir, name));
+      mkdirSync(join(dir, name));
+      const error = await errorOf(readRun({ dir, name: 'run' }, READ));
+      expect(error).toBeInstanceOf(InvalidRunError);
+      expect(error.message).toBe(
+        `${join(dir, name)}: cannot be read (EISDIR: illegal operation on a directory, read).`,
+      );
+    }
+  });
+
   it('names a run.json that is not JSON or misses a field', async () => {
     const dir = runDir();
     writeFileSync(join(dir, 'run.json'), '{"algorithm": "grpo", "envId": "x", "seed": 1, "args": {}}');
@@ -143,6 +175,18 @@ describe('which rollouts the viewer keeps', () => {
     expect(selected.hiddenGroups.get(5)).toBe(1);
     const action = selected.iterations.get(5)!.at(-1)!.turns[0]!.action;
     expect(action).toBe(`${'x'.repeat(MAX_TURN_TEXT)}\n… (10 more characters in trajectories.jsonl)`);
+  });
+
+  // Models write emoji; a cut between the two halves of one would put a lone surrogate (shown as �) on the page.
+  it('clips long text between characters, never inside an emoji', () => {
+    const text = `${'x'.repeat(MAX_TURN_TEXT - 1)}😀 and more`;
+    const record = toRolloutRecord(
+      fakeTrajectory({ id: 'it0/g0/r0', group: 0, turns: [{ node: 'a', action: text, observation: text }], reward: 0 }),
+    );
+    expect(record.turns[0]!.action).toBe(
+      `${'x'.repeat(MAX_TURN_TEXT - 1)}\n… (11 more characters in trajectories.jsonl)`,
+    );
+    expect(record.turns[0]!.observation.isWellFormed()).toBe(true);
   });
 
   it('chooses among the iterations that have rollouts, not those that have metrics', async () => {
@@ -196,5 +240,42 @@ describe('renderReport', () => {
     expect(html.match(/<\/script>/g)).toHaveLength(2); // the data element's and the script's own
     expect(html).toContain('\\u003cimg src=x onerror=');
     expect(html).not.toMatch(/<(link|img|iframe)\b|src="http/); // nothing is fetched
+  });
+});
+
+describe('writeReport', () => {
+  // --out is typed by hand: a slip must not cost the user a run's metrics, a README or another page.
+  it('replaces its own page but refuses, untouched, a file it did not write', async () => {
+    writeFakeExperiment(join(root, 'runs'));
+    const page = join(root, 'out', 'report.html');
+    await writeReport(page, { runs: [join(root, 'runs')] });
+    await writeReport(page, { runs: [join(root, 'runs')], title: 'Again' });
+    expect(readFileSync(page, 'utf8')).toContain('<title>Again</title>');
+    const metrics = join(root, 'runs', 'grpo-s0', 'metrics.jsonl');
+    const readme = join(root, 'README.html');
+    writeFileSync(readme, '<!doctype html>\n<title>my notes</title>');
+    for (const file of [metrics, readme]) {
+      const before = readFileSync(file, 'utf8');
+      const error = await errorOf(writeReport(file, { runs: [join(root, 'runs')] }));
+      expect(error).toBeInstanceOf(ForeignOutputError);
+      expect(error.message).toBe(
+        `${file} exists and was not written by turngym report; it is left alone: move it away, or choose another --out file.`,
+      );
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    }
+  });
+
+  it('replaces a page written before the generator tag', async () => {
+    writeFakeExperiment(join(root, 'runs'));
+    const page = join(root, 'report.html');
+    await writeReport(page, { runs: [join(root, 'runs')] });
+    // As the versions before the tag wrote it: no generator, any inline script allowed.
+    const legacy = readFileSync(page, 'utf8')
+      .replace(/<meta name="generator"[^>]*>\n/, '')
+      .replace(/script-src 'sha256-[^']+'/, "script-src 'unsafe-inline'");
+    writeFileSync(page, legacy);
+    expect(readFileSync(page, 'utf8')).not.toContain('name="generator"');
+    await writeReport(page, { runs: [join(root, 'runs')], title: 'Newer' });
+    expect(readFileSync(page, 'utf8')).toContain('<title>Newer</title>');
   });
 });

@@ -94,6 +94,19 @@ export interface ReadRunOptions {
 }
 
 /**
+ * Runs `read` on `file`, turning a file system error into one that names the file: Node's EISDIR (a directory
+ * where the file should be) names no path at all, and the CLI shows only the message.
+ */
+async function reading<T>(file: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof InvalidRunError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+    throw new InvalidRunError(`${file}: cannot be read (${(error as Error).message}).`, { cause: error });
+  }
+}
+
+/**
  * Reads one run directory: run.json and metrics.jsonl (both required), trajectories.jsonl and
  * critic-calibration.json if present.
  */
@@ -101,20 +114,22 @@ export async function readRun(found: FoundRun, options: ReadRunOptions): Promise
   const runFile = join(found.dir, RUN_FILE);
   const metricsFile = join(found.dir, METRICS_FILE);
   const trajectoriesFile = join(found.dir, RUN_FILES.trajectories);
-  const info = parseRunInfo(await readFile(runFile, 'utf8'), runFile);
+  const info = parseRunInfo(await reading(runFile, () => readFile(runFile, 'utf8')), runFile);
   if (!existsSync(metricsFile)) {
     throw new InvalidRunError(`${metricsFile}: missing (a trainer writes one line per iteration there).`);
   }
-  const metrics = await readMetrics(metricsFile);
+  const metrics = await reading(metricsFile, () => readMetrics(metricsFile));
   let rollouts: SelectedRollouts | null = null;
   if (options.rolloutIterations > 0 && existsSync(trajectoriesFile)) {
-    const available = await scanTrajectoryIterations(trajectoriesFile);
+    const available = await reading(trajectoriesFile, () => scanTrajectoryIterations(trajectoriesFile));
     const iterations = new Set(spreadIterations(available, options.rolloutIterations));
-    rollouts = await readSelectedRollouts(trajectoriesFile, { iterations, maxGroups: options.rolloutGroups });
+    rollouts = await reading(trajectoriesFile, () =>
+      readSelectedRollouts(trajectoriesFile, { iterations, maxGroups: options.rolloutGroups }),
+    );
   }
   const calibrationFile = join(found.dir, CRITIC_CALIBRATION_FILE);
   const calibration = existsSync(calibrationFile)
-    ? parseCriticCalibration(await readFile(calibrationFile, 'utf8'), calibrationFile)
+    ? parseCriticCalibration(await reading(calibrationFile, () => readFile(calibrationFile, 'utf8')), calibrationFile)
     : null;
   return { dir: found.dir, name: found.name, info, metrics, rollouts, calibration };
 }

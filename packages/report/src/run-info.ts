@@ -1,5 +1,6 @@
 import { compileValidator, type JSONSchemaType } from '@turngym/core';
 import type { RunInfo } from '@turngym/rl';
+import { withoutByteOrderMark } from './internal/byte-order-mark';
 import { InvalidRunError } from './report-errors';
 
 export type { RunInfo };
@@ -33,7 +34,7 @@ const validate = compileValidator<RunInfo>(
 export function parseRunInfo(text: string, file: string): RunInfo {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw new InvalidRunError(`${file}: not JSON (${(error as Error).message}).`);
   }

@@ -1,6 +1,6 @@
 import { mean, sampleStd } from '@turngym/core';
 import type { RunGroup, RunSeries } from './learning-curves';
-import type { MetricRow } from './metrics-file';
+import { metricValue, type MetricRow } from './metrics-file';
 
 /** Mean and sample std of a run-level number over a group's seeds; `n` seeds had it. */
 export interface SeedStatistic {
@@ -34,9 +34,9 @@ export interface GroupSummary {
 export function finalValue(metrics: readonly MetricRow[], metric: string): number | undefined {
   let best: MetricRow | undefined;
   for (const row of metrics) {
-    if (row.values[metric] !== undefined && (best === undefined || row.iteration >= best.iteration)) best = row;
+    if (metricValue(row, metric) !== undefined && (best === undefined || row.iteration >= best.iteration)) best = row;
   }
-  return best?.values[metric];
+  return best && metricValue(best, metric);
 }
 
 function lastIteration(runs: readonly RunSeries[]): number | null {

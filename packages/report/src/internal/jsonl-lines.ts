@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { endsCleanly } from '@turngym/core';
+import { withoutByteOrderMark } from './byte-order-mark';
 
 export interface JsonlLine {
   readonly text: string;
@@ -19,8 +20,9 @@ export async function* readJsonlLines(path: string): AsyncGenerator<JsonlLine> {
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let held: { text: string; number: number } | undefined;
   let number = 0;
-  for await (const text of lines) {
+  for await (const line of lines) {
     number++;
+    const text = number === 1 ? withoutByteOrderMark(line) : line;
     if (held) yield { ...held, torn: false };
     held = text.trim() === '' ? undefined : { text, number };
   }
