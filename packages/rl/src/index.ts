@@ -237,3 +237,4 @@ export {
   type ExtraAdapter,
 } from './trainer-kit/trainer-algorithm';
 export { runTrainer, ppoUpdateOptions, POLICY_ADAPTER } from './trainer-kit/run-trainer';
+export { EnvRolloutsFailedError, NonFiniteRewardError } from './trainer-kit/trainer-errors';

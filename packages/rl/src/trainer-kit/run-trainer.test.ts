@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Registry, TurnGymError, type EnvStepOutcome } from '@turngym/core';
+import type { Action } from '@turngym/spec';
+import { DigitEnv } from '../__fixtures__/digit-env';
 import { digitRegistry, readMetricsRows, smokeArgs, tinyCheckpoint } from '../__fixtures__/trainer-smoke';
 import { collectChains } from '../chain-rollouts';
 import { tokenCrossEntropyLoss } from '@turngym/lm';
@@ -9,6 +12,7 @@ import { groupAdvantages } from '../group-advantages';
 import { JsonStatisticsStore } from '../json-statistics-store';
 import { ppoUpdate } from '../ppo-update';
 import { readTrajectories, type Trajectory } from '../trajectory';
+import { EnvRolloutsFailedError, NonFiniteRewardError } from './trainer-errors';
 import { ppoUpdateOptions, runTrainer } from './run-trainer';
 import type { TrainerAlgorithm } from './trainer-algorithm';
 import { defineTrainerArgs, type TrainerArgs } from './trainer-args';
@@ -176,6 +180,86 @@ describe('runTrainer', () => {
       expect(existsSync(runDir)).toBe(false);
     }
     expect((await train(runDir)).iterations).toBeGreaterThan(0);
+  });
+
+  it('refuses what an algorithm’s own check rejects before writing the run, so the corrected command runs', async () => {
+    const runDir = join(dir, 'bad-check');
+    const checked = (limit: number) => ({
+      ...chainsAlgorithm(),
+      check: (checkedArgs: TestArgs) => {
+        if (checkedArgs.groupSize > limit) throw new Error(`groupSize ${checkedArgs.groupSize} is over ${limit}`);
+      },
+    });
+    await expect(runTrainer(checked(2), args(runDir), { registry })).rejects.toThrow(/groupSize 3 is over 2/);
+    expect(existsSync(runDir)).toBe(false);
+    const result = await runTrainer(checked(3), args(runDir), { registry });
+    result.model.dispose();
+    expect(result.iterations).toBe(3);
+  });
+
+  it('stops on a NaN or infinite reward from the env, naming env, episode and step, before the iteration trains or is saved', async () => {
+    /** The digit env whose partial credit is `reward` (NaN, Infinity): an env with a bug in its reward. */
+    class BadRewardEnv extends DigitEnv {
+      constructor(private readonly reward: number) {
+        super({ maxTurns: 3, partialCredit: true });
+      }
+      protected override onStep(action: Action): EnvStepOutcome<string> {
+        const outcome = super.onStep(action);
+        return outcome.reward === 0.2 ? { ...outcome, reward: this.reward } : outcome;
+      }
+    }
+    for (const reward of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      const bad = new Registry();
+      bad.register({ id: 'test/bad-reward-v1', entryPoint: () => new BadRewardEnv(reward) });
+      const runDir = join(dir, `bad-reward-${reward}`);
+      const run = runTrainer(chainsAlgorithm(), args(runDir, { envId: 'test/bad-reward-v1' }), { registry: bad });
+      const error = await run.then(
+        (result) => (result.model.dispose(), null),
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(NonFiniteRewardError);
+      expect(TurnGymError.isInstance(error) && error.code).toBe('NON_FINITE_REWARD');
+      expect((error as Error).message).toMatch(
+        new RegExp(`test/bad-reward-v1 returned reward ${reward} at step 0 of episode it0/g\\d+/c\\d+`),
+      );
+      // Nothing of the iteration was logged or checkpointed: a resume after the env is fixed starts at 0.
+      expect(existsSync(join(runDir, 'checkpoint'))).toBe(false);
+      expect(
+        existsSync(join(runDir, 'metrics.jsonl')) ? await readFile(join(runDir, 'metrics.jsonl'), 'utf8') : '',
+      ).toBe('');
+    }
+  });
+
+  it('stops when every rollout of an iteration failed in the env, with the first error, instead of training on nothing', async () => {
+    const broken = new Registry();
+    broken.register({
+      id: 'test/broken-v1',
+      entryPoint: ({ failAtTurn }: { failAtTurn: number }) =>
+        new DigitEnv({ maxTurns: 3, partialCredit: true, failAtTurn }),
+      optionsSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: [],
+        properties: { failAtTurn: { type: 'integer', default: 0 } },
+      },
+    });
+    const runDir = join(dir, 'broken-env');
+    const run = runTrainer(chainsAlgorithm(), args(runDir, { envId: 'test/broken-v1' }), { registry: broken });
+    await expect(run).rejects.toThrow(EnvRolloutsFailedError);
+    await expect(run).rejects.toThrow(
+      /test\/broken-v1: all 6 rollouts of iteration 0 ended in an env error, the first: digit env failed at turn 0/,
+    );
+    expect(existsSync(join(runDir, 'checkpoint'))).toBe(false);
+    // The same for an evaluation env that fails on every episode (its split's data missing, say).
+    const evalDir = join(dir, 'broken-test-env');
+    const evaluation = runTrainer(
+      chainsAlgorithm(),
+      args(evalDir, { envId: 'test/broken-v1', envOptions: { failAtTurn: 99 }, testEnvOptions: { failAtTurn: 0 } }),
+      { registry: broken },
+    );
+    await expect(evaluation).rejects.toThrow(
+      /test\/broken-v1: all 3 rollouts of the evaluation after iteration 1 ended in an env error/,
+    );
   });
 
   it("resumes an algorithm's extra adapter, its Adam and its stores with the policy: the same metrics as a run that never stopped", async () => {

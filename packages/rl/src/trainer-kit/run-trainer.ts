@@ -18,6 +18,7 @@ import type {
   TrainerHooks,
   TrainResult,
 } from './trainer-algorithm';
+import { EnvRolloutsFailedError, NonFiniteRewardError } from './trainer-errors';
 import { RESUMABLE_ARG_CHANGES, type TrainerArgs } from './trainer-args';
 
 /** The LoRA adapter the runner trains; the reference policy is the same model with it off. */
@@ -44,6 +45,25 @@ export function ppoUpdateOptions(args: TrainerArgs, iteration: number): Partial<
     entropyCoefficient: args.entropyCoefficient,
     seed: mixSeed(args.seed, iteration),
   };
+}
+
+/** Stops on a NaN or infinite reward before anything is computed from it (`NonFiniteRewardError`). */
+function assertFiniteRewards(envId: string, trajectories: readonly Trajectory[], where: string): void {
+  for (const trajectory of trajectories) {
+    trajectory.steps.forEach((step, index) => {
+      if (!Number.isFinite(step.reward))
+        throw new NonFiniteRewardError(envId, trajectory.episodeId, index, step.reward, where);
+    });
+  }
+}
+
+/**
+ * Stops when every rollout failed in the env (`EnvRolloutsFailedError`, with the first error): such rollouts are
+ * never trained on or scored, so the run would otherwise go on logging a return of 0.
+ */
+function assertSomeRolloutRan(envId: string, trajectories: readonly Trajectory[], where: string): void {
+  if (trajectories.length > 0 && trajectories.every((trajectory) => trajectory.stopReason === 'error'))
+    throw new EnvRolloutsFailedError(envId, where, trajectories.length, trajectories[0]!.error);
 }
 
 /** CleanRL's names for an iteration's rollouts, budget and times. */
@@ -134,6 +154,7 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
   // An unknown env id or a bad option must fail before the run directory records the run (a corrected
   // command would then be refused as another run) and before any iteration trains.
   for (const options of [args.envOptions, testEnvOptions]) await (await makeEnv(options)()).close();
+  await algorithm.check?.(args);
   const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
   model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
   if (algorithm.valueHead) model.addValueHead(mixSeed(args.seed, 0));
@@ -199,6 +220,8 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
         context,
       );
       const { trajectories } = rollouts;
+      assertFiniteRewards(args.envId, trajectories, `training rollouts of iteration ${iteration}`);
+      assertSomeRolloutRan(args.envId, trajectories, `iteration ${iteration}`);
       const rolloutSeconds = (performance.now() - started) / 1000;
       const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
       generatedTokens += spent;
@@ -225,6 +248,8 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
           seeds: testSeeds,
           options: { ...rollout, seed: args.seed },
         });
+        assertFiniteRewards(args.envId, evaluation.trajectories, `evaluation after iteration ${iteration}`);
+        assertSomeRolloutRan(args.envId, evaluation.trajectories, `the evaluation after iteration ${iteration}`);
         testSuccessRate = evaluation.successRate;
         metrics['eval/success_rate'] = evaluation.successRate;
         metrics['eval/episodic_return'] = evaluation.meanReturn;

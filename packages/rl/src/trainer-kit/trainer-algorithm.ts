@@ -76,6 +76,12 @@ export interface TrainerAlgorithm<Args extends TrainerArgs, Rollouts extends Col
   /** Names the run in run.json and the progress bar, e.g. `grpo`. */
   readonly name: string;
   readonly args: TrainerArgsDefinition<Args>;
+  /**
+   * Checks what the schema cannot (a file an argument names, arguments that contradict each other) and throws
+   * an error naming the field. It runs before the run directory is written, so the corrected command starts
+   * the run instead of being refused as another run.
+   */
+  check?(args: Args): void | Promise<void>;
   /** Rollouts for one iteration. */
   collect(request: RolloutRequest, context: IterationContext<Args>): Promise<Rollouts>;
   /** The sequences to train on, each with its advantage; none = no signal this iteration (no update). */
