@@ -5,7 +5,7 @@ import { TurnGymError } from '@turngym/core';
  *
  * | code                  | meaning                                                                   |
  * |-----------------------|---------------------------------------------------------------------------|
- * | ALPHAZERO_ENV         | the env cannot be searched: not a discrete action space                    |
+ * | ALPHAZERO_ENV         | the env cannot be searched: not a discrete action space, a non-finite reward |
  * | ALPHAZERO_CHECKPOINT  | a checkpoint that does not fit this run (other network shape, torn files) |
  */
 export class AlphaZeroError extends TurnGymError {

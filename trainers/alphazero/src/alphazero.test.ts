@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Registry } from '@turngym/core';
+import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID } from '@turngym/env-seller';
 import { RunDirectory } from '@turngym/rl';
+import { AlphaZeroError } from './alphazero-error';
 import { trainAlphaZero, type AlphaZeroArgs } from './index';
 import { DEMO_ID, demoRegistry, HORIZON } from './__fixtures__/demo-env';
 
@@ -105,6 +109,44 @@ describe('trainAlphaZero', () => {
         { registry: demoRegistry() },
       ),
     ).rejects.toThrow(/hiddenSize/);
+  });
+
+  it('stops on a NaN or infinite reward from the env, naming it, before the network is trained or saved', async () => {
+    for (const bad of [Number.NaN, Number.NEGATIVE_INFINITY]) {
+      const registry = new Registry();
+      registry.register({ id: DEMO_ID, entryPoint: () => new FixedRewardDemoEnv([0.2, bad, 0.5, 0.1], HORIZON) });
+      const runDir = join(root, `bad-reward-${bad}`);
+      const error = await trainAlphaZero({ ...small, runDir, iterations: 1 }, { registry }).then(
+        (result) => (result.net.dispose(), null),
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(AlphaZeroError);
+      expect((error as AlphaZeroError).code).toBe('ALPHAZERO_ENV');
+      expect((error as Error).message).toMatch(new RegExp(`${DEMO_ID} returned reward ${bad} for action 1`));
+      expect(existsSync(join(runDir, 'checkpoint'))).toBe(false);
+      expect(
+        existsSync(join(runDir, 'metrics.jsonl')) ? await readFile(join(runDir, 'metrics.jsonl'), 'utf8') : '',
+      ).toBe('');
+    }
+  });
+
+  it('refuses task ids the env does not have before writing the run, so the corrected command runs', async () => {
+    const registry = new Registry();
+    registerSeller(registry);
+    const args = { ...small, envId: SELLER_COMMANDER_ID, runDir: join(root, 'tasks'), iterations: 1, simulations: 2 };
+    await expect(
+      trainAlphaZero({ ...args, episodesPerIteration: 1, trainTasks: [0, 99_999] }, { registry }),
+    ).rejects.toThrow(/trainTasks: task 99999: .*taskId must be < \d+/);
+    await expect(
+      trainAlphaZero({ ...args, episodesPerIteration: 1, evalTasks: [99_999] }, { registry }),
+    ).rejects.toThrow(/evalTasks: task 99999: .*taskId must be < \d+/);
+    expect(existsSync(args.runDir)).toBe(false);
+    const result = await trainAlphaZero(
+      { ...args, episodesPerIteration: 1, evalEpisodes: 1, trainTasks: [0], evalTasks: [0] },
+      { registry },
+    );
+    result.net.dispose();
+    expect(result.iterations).toBe(1);
   });
 
   it('names a bad argument', async () => {

@@ -3,7 +3,17 @@
  * PR #276 `zoo/seller`), in CleanRL's shape: Args → envs and network → loop of self-play (PUCT through
  * `env.fork()`) → training on visit counts and outcomes → evaluation → metrics and an atomic checkpoint.
  */
-import { mean, mixSeed, runEpisode, SeededRng, summarize, type EnvDependencies, type Registry } from '@turngym/core';
+import {
+  InvalidOptionsError,
+  mean,
+  mixSeed,
+  runEpisode,
+  SeededRng,
+  summarize,
+  TurnGymError,
+  type EnvDependencies,
+  type Registry,
+} from '@turngym/core';
 import { useBackend } from '@turngym/lm';
 import {
   installedEnvRegistry,
@@ -155,6 +165,27 @@ export async function evaluateAgent(
   return { successRate: summary.successRate, meanReturn: summary.meanReward };
 }
 
+/**
+ * Resets `env` once on each task id of each field (`trainTasks: [env, ids]`), so that an id the env does not
+ * have fails before run.json records the run — a corrected command would be refused as another run — rather
+ * than at the first episode that draws it. A seeded reset leaves nothing behind for the next one.
+ */
+export async function checkTaskIds(
+  subject: string,
+  fields: Record<string, readonly [TranscriptRecorder, readonly number[] | undefined]>,
+): Promise<void> {
+  for (const [field, [env, tasks]] of Object.entries(fields)) {
+    for (const taskId of new Set(tasks ?? [])) {
+      try {
+        await env.reset({ seed: 0, options: { taskId } });
+      } catch (error) {
+        if (!TurnGymError.isInstance(error)) throw error;
+        throw new InvalidOptionsError(subject, [`${field}: task ${taskId}: ${error.message}`]);
+      }
+    }
+  }
+}
+
 /** The training loop. Resumes bit-exact from a run found in `runDir`. */
 export async function trainAlphaZero(
   input: Partial<AlphaZeroArgs>,
@@ -180,6 +211,10 @@ export async function trainAlphaZero(
       `${args.envId} has a ${space.type} action space; AlphaZero searches a discrete one.`,
     );
   }
+  await checkTaskIds('alphazero arguments', {
+    trainTasks: [env, args.trainTasks],
+    evalTasks: [testEnv, args.evalTasks],
+  });
   const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
   const net = new PolicyValueNet(
     { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },

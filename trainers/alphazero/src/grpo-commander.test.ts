@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FixedRewardDemoEnv } from '@turngym/env-seller';
+import { Registry } from '@turngym/core';
+import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID } from '@turngym/env-seller';
 import { loadGrpoCommander, trainGrpoCommander } from './index';
 import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
 
@@ -42,5 +44,17 @@ describe('trainGrpoCommander', () => {
     expect(Buffer.from(loaded.net.weightBytes()).equals(Buffer.from(result.net.weightBytes()))).toBe(true);
     loaded.net.dispose();
     result.net.dispose();
+  });
+
+  it('refuses task ids the env does not have before writing the run', async () => {
+    const registry = new Registry();
+    registerSeller(registry);
+    const runDir = join(root, 'tasks');
+    for (const tasks of [{ trainTasks: [99_999] }, { evalTasks: [99_999] }]) {
+      await expect(
+        trainGrpoCommander({ envId: SELLER_COMMANDER_ID, runDir, iterations: 1, quiet: true, ...tasks }, { registry }),
+      ).rejects.toThrow(new RegExp(`${Object.keys(tasks)[0]}: task 99999: .*taskId must be <`));
+    }
+    expect(existsSync(runDir)).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ import {
   testSplitOptions,
 } from '@turngym/rl';
 import type { EnvSpec, Info } from '@turngym/spec';
-import { evaluateAgent } from './alphazero';
+import { checkTaskIds, evaluateAgent } from './alphazero';
 import { AlphaZeroError } from './alphazero-error';
 import { PolicyHeadAgent } from './alphazero-search';
 import { DialogueEncoder } from './dialogue-features';
@@ -171,6 +171,10 @@ export async function trainGrpoCommander(
   if (space.type !== 'discrete') {
     throw new AlphaZeroError('ALPHAZERO_ENV', `${args.envId} has a ${space.type} action space, not a discrete one.`);
   }
+  await checkTaskIds('GRPO commander arguments', {
+    trainTasks: [env, args.trainTasks],
+    evalTasks: [testEnv, args.evalTasks],
+  });
   const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
   const net = new PolicyValueNet(
     { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },

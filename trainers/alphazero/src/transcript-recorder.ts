@@ -1,5 +1,6 @@
 import { Wrapper } from '@turngym/core';
 import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { AlphaZeroError } from './alphazero-error';
 
 /** One step of an episode as the agent saw it: its action and what came back. */
 export interface TranscriptStep {
@@ -45,6 +46,16 @@ export class TranscriptRecorder extends Wrapper<string, Action> {
 
   override async step(action: Action): Promise<StepResult<string>> {
     const result = await this.env.step(action);
+    // Every step of self-play, search and evaluation passes here: a NaN reward would turn the search's values,
+    // the targets z and then the network's weights into NaN, and surface only as a NaN metric.
+    if (!Number.isFinite(result.reward)) {
+      throw new AlphaZeroError(
+        'ALPHAZERO_ENV',
+        `${this.env.spec.id} returned reward ${String(result.reward)} for action ${String(action)} at step ` +
+          `${this.current.steps.length} of an episode; every reward must be a finite number. Fix the env: the ` +
+          'iteration in flight was neither trained on nor saved.',
+      );
+    }
     this.usage.steps += 1;
     this.usage.llmTokens += result.info.cost?.llmTokens ?? 0;
     // Steps are appended to a new array: a fork shares the old one, never sees this step.

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Trajectory } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
@@ -113,5 +115,22 @@ describe('CCAPO', () => {
     const args = smoke.args('bad');
     await expect(trainCcapo({ ...args, groupSize: 1 })).rejects.toThrow(/groupSize/);
     await expect(trainCcapo({ ...args, stepPenalty: 0.1 })).rejects.toThrow(/stepPenalty/);
+  });
+
+  it('refuses a missing or foreign warm start before writing the run, so the corrected command runs', async () => {
+    const args = { ...smoke.args('bad-warm'), groupSize: 2, iterations: 1 };
+    const runDir = args.runDir!;
+    const foreign = join(smoke.dir, 'foreign.sqlite');
+    await writeFile(foreign, 'not a database');
+    await expect(
+      trainCcapo({ ...args, stdbWarmStart: join(smoke.dir, 'nowhere.sqlite') }, { registry }),
+    ).rejects.toThrow(/stdbWarmStart: .*nowhere\.sqlite/);
+    await expect(trainCcapo({ ...args, stdbWarmStart: foreign }, { registry })).rejects.toThrow(
+      /stdbWarmStart: .*foreign\.sqlite: not a turngym\.stdb/,
+    );
+    expect(existsSync(runDir)).toBe(false);
+    const result = await trainCcapo({ ...args, stdbWarmStart: join(smoke.dir, 'whole', 'stdb.sqlite') }, { registry });
+    result.model.dispose();
+    expect(result.iterations).toBe(1);
   });
 });

@@ -7,7 +7,7 @@
  * Fingerprints and anchors come from the env's hooks in every step's info; nothing here knows an env.
  */
 import { join } from 'node:path';
-import { mean, type JSONSchemaType } from '@turngym/core';
+import { InvalidOptionsError, mean, type JSONSchemaType } from '@turngym/core';
 import {
   collectChains,
   defineTrainerArgs,
@@ -31,6 +31,8 @@ import {
 } from './dual-stream-advantage';
 import { edgeScore } from './edge-score';
 import { episodePath, type PathStep } from './episode-path';
+import { Stdb } from './stdb';
+import { StdbError } from './stdb-error';
 import { StdbStore } from './stdb-store';
 
 /** CCAPO's own arguments (ALGORITHMS.md §3); the shared ones are `TrainerArgs`. */
@@ -110,6 +112,18 @@ export function ccapoAlgorithm(): TrainerAlgorithm<CcapoArgs, { trajectories: Tr
         baselineRate: args.baselineRate,
       }),
     }),
+
+    // A warm start that is missing or not a store must fail before run.json records it: the corrected command
+    // would otherwise be refused as another run.
+    check: (args) => {
+      if (args.stdbWarmStart === undefined) return;
+      try {
+        Stdb.open(args.stdbWarmStart, { readonly: true }).close();
+      } catch (error) {
+        if (!(error instanceof StdbError)) throw error;
+        throw new InvalidOptionsError('ccapo', [`stdbWarmStart: ${error.message}`]);
+      }
+    },
 
     // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
     collect: async (request, { args }) => ({

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readTrajectories, type Trajectory, type TrajectoryStep } from '@turngym/rl';
 import { tf } from '@turngym/lm';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
@@ -98,5 +99,10 @@ describe('trainPlanAct', () => {
   it('rejects bad arguments naming the field', async () => {
     await expect(trainPlanAct({ ...args('bad'), policies: 'two' as never })).rejects.toThrow(/policies/);
     await expect(trainPlanAct({ ...args('bad'), plannerLossWeight: -1 })).rejects.toThrow(/plannerLossWeight/);
+    // Both roles frozen: nothing would ever train. Refused before the run directory is written.
+    await expect(
+      trainPlanAct({ ...args('bad'), plannerLossWeight: 0, actorLossWeight: 0 }, { registry }),
+    ).rejects.toThrow(/plannerLossWeight and actorLossWeight are both 0/);
+    expect(existsSync(args('bad').runDir!)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@
  * `policies: 'shared'` is the seed's path 1 (one set of parameters, the role only in the prompt's cue and
  * the records); `'independent'` its path 2 as §4's [choice]: a LoRA adapter per role on one base in memory.
  */
-import type { JSONSchemaType } from '@turngym/core';
+import { InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 import type { Trainer } from '@turngym/lm';
 import {
   collectChains,
@@ -97,6 +97,15 @@ export function planActAlgorithm(
         DEFAULT_PROTOCOL,
       ),
 
+    // Both roles frozen is a run that spends rollouts and never trains: said before the run is written.
+    check: (args) => {
+      if (args.plannerLossWeight === 0 && args.actorLossWeight === 0) {
+        throw new InvalidOptionsError('plan-act', [
+          'plannerLossWeight and actorLossWeight are both 0, so neither role would ever train; set at least one above 0',
+        ]);
+      }
+    },
+
     // ALGO LOGIC: rollouts — G Plan/Act episodes for each of P tasks drawn from the train split.
     collect: async (request, { args }) => ({
       trajectories: await collectChains({ ...request, groupSize: args.groupSize }),
@@ -170,7 +179,7 @@ export function planActAlgorithm(
   };
 }
 
-/** What the runner logs for an iteration whose every role was frozen: nothing trained. */
+/** What the runner logs for an iteration in which no role trained (one frozen, the other without samples). */
 function frozenStats(): PpoUpdateStats {
   return {
     policyLoss: 0,

@@ -214,6 +214,22 @@ describe('packEpisode', () => {
     ).toThrow(EpisodeTooLongError);
   });
 
+  it('leaves out (EpisodeTooLongError, counted by the trainer) an episode whose first states the critic cannot read', () => {
+    // s_0 = 4 tokens, s_1 = 9, cp = 3. The context holds neither s_0 + cp (7) …
+    const limits = (maxPositions: number, maxPackedTokens?: number) => () =>
+      packEpisode(handMade(), { format, criticPrompt: cp, discount: 1, maxPositions, maxPackedTokens });
+    expect(limits(6)).toThrow(EpisodeTooLongError);
+    expect(limits(6)).toThrow(
+      /e: a state of its first turn and the critic prompt take 7 tokens, more than the model's 6 positions/,
+    );
+    // … nor s_1 + cp (12): no action is left to train.
+    expect(limits(8)).toThrow(/take 12 tokens, more than the model's 8 positions/);
+    // s_0 + cp fits the context but not maxPackedTokens.
+    expect(limits(8, 6)).toThrow(EpisodeTooLongError);
+    expect(limits(8, 6)).toThrow(/packs to 7 tokens, more than maxPackedTokens \(6\)/);
+    expect(limits(12).call(null).vectors.aStart.length).toBe(1);
+  });
+
   it('refuses what it cannot pack, naming the episode', () => {
     expect(() => pack({ ...handMade(), stopReason: 'error' })).toThrow(PackedEpisodeError);
     expect(() => pack({ ...handMade(), steps: [] })).toThrow(/e: the rollout has no action/);

@@ -112,12 +112,10 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
   const fitting = stateLengths
     .slice(0, inContext)
     .filter((length, k) => length + (k + 1) * cpLength <= maxPacked).length;
-  if (inContext === 0) {
-    throw new PackedEpisodeError(
-      id,
-      `the prompt (${stateLengths[0]} tokens) and the critic prompt (${options.criticPrompt.length}) pass the model's ${options.maxPositions} positions.`,
-    );
-  }
+  // The critic cannot read s_0 (or s_1) with its prompt: like a first turn past maxPackedTokens, nothing of the
+  // episode can be trained, and the caller leaves it out and counts it rather than failing the whole batch.
+  if (inContext === 0)
+    throw new EpisodeTooLongError(id, stateLengths[0]! + cpLength, options.maxPositions, 'maxPositions');
   const allRewards = [...trajectory.steps.slice(0, n).map((step) => step.reward), 0];
   const allReturns = discountedReturns(allRewards, options.discount);
   const m = fitting - 1; // the turns kept
@@ -125,11 +123,12 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
     // The context holds a turn but maxPackedTokens does not: the caller leaves the episode out and counts it.
     throw new EpisodeTooLongError(id, stateLengths[1]! + 2 * cpLength, maxPacked);
   }
-  if (m === 0) {
-    throw new PackedEpisodeError(
-      id,
-      `only the prompt and the critic prompt fit in the model's ${options.maxPositions} positions; no action is left to train.`,
-    );
+  if (m <= 0) {
+    // Only s_0 fits the context with its critic prompt: no action is left to train (and with fitting = 0 not
+    // even s_0 fits maxPackedTokens).
+    throw fitting === 0
+      ? new EpisodeTooLongError(id, stateLengths[0]! + cpLength, maxPacked)
+      : new EpisodeTooLongError(id, stateLengths[1]! + cpLength, options.maxPositions, 'maxPositions');
   }
   stateTokens.length = stateLengths[m]!;
   oldByState.length = stateLengths[m]!;

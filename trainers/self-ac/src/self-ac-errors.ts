@@ -5,8 +5,8 @@ import { TurnGymError } from '@turngym/core';
  *
  * | code                | class              | meaning                                                       |
  * |---------------------|--------------------|---------------------------------------------------------------|
- * | PACKED_EPISODE      | PackedEpisodeError | a rollout that cannot be packed (no action, env error, steps that do not match its actions, a critic prompt past the context) |
- * | EPISODE_TOO_LONG    | EpisodeTooLongError | a rollout whose first turn alone packs past `maxPackedTokens` (the trainer leaves it out and counts it) |
+ * | PACKED_EPISODE      | PackedEpisodeError | a rollout that cannot be packed (no action, env error, steps that do not match its actions) |
+ * | EPISODE_TOO_LONG    | EpisodeTooLongError | a rollout whose first turn alone packs past `maxPackedTokens`, or whose first states with the critic prompt pass the model's positions (the trainer leaves it out and counts it) |
  * | SELF_AC_SETUP       | SelfAcSetupError   | the model or trainer lacks what Self-AC needs (a value head, a chat form for the critic prompt) |
  */
 export class PackedEpisodeError extends TurnGymError {
@@ -21,13 +21,20 @@ export class PackedEpisodeError extends TurnGymError {
 export class EpisodeTooLongError extends TurnGymError {
   constructor(
     readonly episodeId: string,
-    /** Packed tokens of the episode's first turn: s_0, cp_0, a_0, o_0, cp_1. */
+    /**
+     * Packed tokens of the episode's first turn: s_0, cp_0, a_0, o_0, cp_1 against `maxPackedTokens`; against
+     * the model's positions, the longest state the critic must read with its prompt (s_0 + cp or s_1 + cp).
+     */
     readonly firstTurnTokens: number,
     readonly limit: number,
+    /** Which limit it passes: the trainer's `maxPackedTokens`, or the model's context (`maxPositions`). */
+    readonly limitName: 'maxPackedTokens' | 'maxPositions' = 'maxPackedTokens',
   ) {
     super(
       'EPISODE_TOO_LONG',
-      `${episodeId}: its first turn alone packs to ${firstTurnTokens} tokens, more than maxPackedTokens (${limit}); nothing of it can be trained.`,
+      limitName === 'maxPackedTokens'
+        ? `${episodeId}: its first turn alone packs to ${firstTurnTokens} tokens, more than maxPackedTokens (${limit}); nothing of it can be trained.`
+        : `${episodeId}: a state of its first turn and the critic prompt take ${firstTurnTokens} tokens, more than the model's ${limit} positions; nothing of it can be trained.`,
     );
   }
 }

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Registry, type EnvResetOutcome } from '@turngym/core';
 import { Trainer } from '@turngym/lm';
 import { readTrajectories } from '@turngym/rl';
+import { DigitEnv } from '../../../packages/rl/src/__fixtures__/digit-env';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { trainSelfAc, validateSelfAcArgs } from './self-ac';
 
@@ -73,6 +75,31 @@ describe('trainSelfAc', () => {
     // Every rollout is trained, the cut ones with the turns that fit.
     expect(row!['perf/update_episodes']).toBe(row!['budget/rollouts']);
     expect(row!['perf/update_turns']).toBeLessThan(row!['charts/episode_turns']! * row!['budget/rollouts']!);
+  }, 120_000);
+
+  it('leaves out (counted) the episodes whose prompt with the critic prompt passes the model’s positions, and trains the rest', async () => {
+    /** The digit env with a prompt too long for the critic (the byte tokenizer's cp is ~90 tokens) on odd digits. */
+    class LongPromptEnv extends DigitEnv {
+      protected override onReset(): EnvResetOutcome<string> {
+        const outcome = super.onReset();
+        const odd = Number(/\d/.exec(String(outcome.observation))![0]) % 2 === 1;
+        return odd ? { ...outcome, observation: `${'x'.repeat(200)} ${String(outcome.observation)}` } : outcome;
+      }
+    }
+    const mixed = new Registry();
+    mixed.register({
+      id: 'test/digit-v1',
+      entryPoint: () => new LongPromptEnv({ maxTurns: 3, partialCredit: true }),
+    });
+    const result = await trainSelfAc(
+      { ...smoke.args('long-prompt'), iterations: 1, promptsPerIteration: 4, maxRolloutTokens: 240, evalEpisodes: 1 },
+      { registry: mixed },
+    );
+    result.model.dispose();
+    const [row] = await readMetricsRows(join(smoke.dir, 'long-prompt'));
+    expect(row!['perf/episodes_too_long']).toBeGreaterThan(0);
+    expect(row!['perf/update_episodes']).toBeGreaterThan(0);
+    expect(row!['perf/update_episodes']! + row!['perf/episodes_too_long']!).toBe(row!['budget/rollouts']);
   }, 120_000);
 
   it('adds critic-only passes over each batch when asked (criticEpochs: one more forward per episode each)', async () => {

@@ -161,7 +161,7 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
       cut = episodes.filter((episode) => episode.vectors.cut).length;
       if (episodes.length === 0) {
         throw new SelfAcSetupError(
-          `self-ac: the first turn of every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}); lower maxRolloutTokens or the env's turn limit, or raise maxPackedTokens.`,
+          `self-ac: the first turn of every episode of iteration ${iteration} packs to more than maxPackedTokens (${args.maxPackedTokens}), or its prompt and the critic prompt (${criticPrompt.length} tokens) pass the model's ${model.config.maxPositions} positions; lower maxRolloutTokens or the env's turn limit, raise maxPackedTokens, or use a model with a longer context.`,
         );
       }
       // The runner counts iterations from 0: iterations 0 … criticWarmupIterations − 1 warm the critic up.
