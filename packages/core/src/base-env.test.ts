@@ -50,6 +50,15 @@ describe('BaseEnv', () => {
     expect(next.observation).toBe((await new ExampleEnv().reset({ seed: next.info.seed as number })).observation);
   });
 
+  it('refuses a seed past 2^53, where neighbouring integers are one double and would replay as one episode', async () => {
+    const env = new ExampleEnv();
+    await expect(env.reset({ seed: 2 ** 53 })).rejects.toThrow(
+      /seed must be an integer within ±\(2\^53 − 1\), got 9007199254740992/,
+    );
+    await expect(env.reset({ seed: 1.5 })).rejects.toThrow(RangeError);
+    expect((await env.reset({ seed: 2 ** 53 - 1 })).info.seed).toBe(2 ** 53 - 1);
+  });
+
   it('the default fork replays to the same state and then diverges independently', async () => {
     const env = new ExampleEnv();
     const reset = await env.reset({ seed: 2 });
@@ -62,6 +71,23 @@ describe('BaseEnv', () => {
     const onOriginal = await env.step('LOOKUP(nothing)');
     expect(onOriginal.terminated).toBe(false);
     expect(env.anchor()).toBe('depth-1');
+  });
+
+  it('a replay fork replays the call as it was made, though the caller reused the call object since', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 2 });
+    const start = /Start with key (\S+)\./.exec(reset.observation)![1]!;
+    const call = { name: 'LOOKUP', arguments: { key: start } };
+    await env.step(call);
+    call.arguments.key = 'nothing'; // an agent filling in its next call
+    const fork = await env.fork();
+    expect(fork.anchor()).toBe('depth-1');
+    expect(fork.anchor()).toBe(env.anchor());
+    // A call no agent could have written is API misuse, refused before the env acts on it.
+    await expect(env.step({ name: 'LOOKUP', arguments: { key: () => start } })).rejects.toThrow(
+      'takes a tool call { name, arguments } of plain JSON data as an action, got object',
+    );
+    expect(env.turn).toBe(1);
   });
 
   it('reports fingerprint, anchor and cost in every step info, success on the last', async () => {

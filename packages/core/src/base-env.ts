@@ -86,7 +86,9 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.assertOpen();
     if (args.seed !== undefined) {
-      if (!Number.isInteger(args.seed)) throw new RangeError(`reset(): seed must be an integer, got ${args.seed}`);
+      // Past 2^53 neighbouring integers share one double, so two seeds a caller told apart would replay as one.
+      if (!Number.isSafeInteger(args.seed))
+        throw new RangeError(`reset(): seed must be an integer within ±(2^53 − 1), got ${args.seed}`);
       this.seedStream = new SeededRng(args.seed);
     }
     this.seedStream ??= new SeededRng(entropySeed());
@@ -119,10 +121,13 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     if (this.finished)
       throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
     this.checkActionType(action);
+    // The log keeps its own copy of a structured call: a caller reusing the object for its next call would
+    // otherwise rewrite history, and a replay fork would replay the rewritten action.
+    const logged = typeof action === 'object' && action !== null ? this.copyOfCall(action) : action;
     const start = now();
     const fingerprint = this.fingerprint(action);
     const outcome = await this.onStep(action);
-    this.actionLog.push(action);
+    this.actionLog.push(logged);
     const truncated = outcome.truncated ?? false;
     if (outcome.terminated || truncated) this.finished = true;
     const info: Info = {
@@ -189,6 +194,15 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
 
   private assertOpen(): void {
     if (this.closed) throw new EnvClosedError(this.spec.id);
+  }
+
+  private copyOfCall(action: Act & object): Act {
+    try {
+      return structuredClone(action);
+    } catch {
+      // A function or a class instance in the arguments: no agent could have written it, nor a record keep it.
+      throw new InvalidActionTypeError(this.spec.id, 'a tool call { name, arguments } of plain JSON data', action);
+    }
   }
 
   /** API misuse (a wrong JavaScript type) throws; malformed content is for `onStep` to answer. */

@@ -64,11 +64,48 @@ describe('Registry', () => {
     await expect(registry.make('turngym/example-v1', { options: { keys: 1 } })).rejects.toBeInstanceOf(
       InvalidOptionsError,
     );
+    // What is not data is refused naming the field (it was a bare DataCloneError, or a TypeError for a BigInt).
+    await expect(registry.make('turngym/example-v1', { options: { keys: () => 5 } })).rejects.toThrow(
+      'Invalid options for turngym/example-v1: options.keys must be data, not a function',
+    );
+    await expect(registry.make('turngym/example-v1', { options: { keys: 5n } })).rejects.toThrow(
+      'options.keys must be integer (got 5n)',
+    );
     expect(registry.resolveOptions('turngym/example-v1', { keys: 5 })).toEqual({
       keys: 5,
       chainLength: 3,
       maxTurns: 10,
     });
+  });
+
+  it('checks maxTurns and budget before it builds the env, naming the field', async () => {
+    // They were checked by the wrappers after the env was built, which was then never closed (an MCP server
+    // process outlived the failed make), and an unknown budget field was silently no limit at all.
+    const registry = new Registry();
+    let built = 0;
+    register(registry);
+    const counting = new Registry();
+    counting.register({
+      ...registry.get('turngym/example-v1'),
+      entryPoint: (options, dependencies) => {
+        built += 1;
+        return registry.get('turngym/example-v1').entryPoint(options, dependencies);
+      },
+    });
+    await expect(counting.make('turngym/example-v1', { maxTurns: 0 })).rejects.toThrow(
+      'Invalid options for make(turngym/example-v1): make.maxTurns must be >= 1 (got 0)',
+    );
+    await expect(counting.make('turngym/example-v1', { maxTurns: 2.5 })).rejects.toThrow(InvalidOptionsError);
+    await expect(counting.make('turngym/example-v1', { budget: { maxToolCalls: -1 } })).rejects.toThrow(
+      /make.budget.maxToolCalls must be >= 0 \(got -1\)/,
+    );
+    await expect(counting.make('turngym/example-v1', { budget: { maxTokens: 5 } as never })).rejects.toThrow(
+      /make.budget has unknown field "maxTokens"; allowed fields: maxToolCalls, maxLlmTokens/,
+    );
+    expect(built).toBe(0);
+    const env = await counting.make('turngym/example-v1', { maxTurns: 3, budget: { maxToolCalls: 2 } });
+    expect(built).toBe(1);
+    await env.close();
   });
 
   it('wraps with a time limit and records episodes that match the record schema', async () => {

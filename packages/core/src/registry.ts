@@ -4,7 +4,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { formatEnvId, parseEnvId } from './env-id';
 import { AlreadyRegisteredError, InvalidOptionsError, NameNotFoundError, VersionNotFoundError } from './errors';
 import { defineOptions } from './options';
-import type { Validator } from './schema-validation';
+import { ajv, describeErrors, type Validator } from './schema-validation';
 import { Budget, type BudgetLimits } from './wrappers/budget';
 import { EpisodeRecorder } from './wrappers/episode-recorder';
 import { OrderEnforcing } from './wrappers/order-enforcing';
@@ -62,6 +62,20 @@ export interface MakeOptions {
   bare?: boolean;
 }
 
+/** The wrapper settings of `make()`, checked before the env is built: a bad one used to leak a started env. */
+const validateWrapperSettings = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxTurns: { type: 'integer', minimum: 1 },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { maxToolCalls: { type: 'integer', minimum: 0 }, maxLlmTokens: { type: 'integer', minimum: 0 } },
+    },
+  },
+});
+
 interface Entry {
   readonly registration: EnvRegistration;
   readonly parsed: ReturnType<typeof parseEnvId>;
@@ -114,19 +128,31 @@ export class Registry {
       }
     }
     const options = this.resolveOptions(id, make.options);
-    let env: Env<any, any> = await entry.registration.entryPoint(options, make.dependencies ?? {});
-    if (make.bare) return env;
-    env = new OrderEnforcing(env);
-    env = new TimeLimit(env, make.maxTurns ?? env.spec.maxTurns);
-    if (make.budget && Object.keys(make.budget).length > 0) env = new Budget(env, make.budget);
-    if (make.record) {
-      env = new EpisodeRecorder(env, {
-        sink: make.record.sink,
-        ...(make.record.agent ? { agent: make.record.agent } : {}),
-        ...(entry.registration.packageVersion ? { envVersion: entry.registration.packageVersion } : {}),
-      });
+    const settings = {
+      ...(make.maxTurns !== undefined ? { maxTurns: make.maxTurns } : {}),
+      ...(make.budget !== undefined ? { budget: make.budget } : {}),
+    };
+    // Before the env is built: an env may start a process or open a connection that a later throw would leak.
+    if (!validateWrapperSettings(settings))
+      throw new InvalidOptionsError(`make(${id})`, describeErrors(validateWrapperSettings.errors, 'make'));
+    const bare: Env<any, any> = await entry.registration.entryPoint(options, make.dependencies ?? {});
+    if (make.bare) return bare;
+    try {
+      let env: Env<any, any> = new OrderEnforcing(bare);
+      env = new TimeLimit(env, make.maxTurns ?? env.spec.maxTurns);
+      if (make.budget && Object.keys(make.budget).length > 0) env = new Budget(env, make.budget);
+      if (make.record) {
+        env = new EpisodeRecorder(env, {
+          sink: make.record.sink,
+          ...(make.record.agent ? { agent: make.record.agent } : {}),
+          ...(entry.registration.packageVersion ? { envVersion: entry.registration.packageVersion } : {}),
+        });
+      }
+      return env;
+    } catch (error) {
+      await bare.close();
+      throw error;
     }
-    return env;
   }
 
   /** Builds a baseline agent registered with the env (`scripted`, `random`, …). */

@@ -10,10 +10,18 @@ addFormats(ajv);
 // Doc keywords that env schemas use for `turngym info`.
 ajv.addKeyword({ keyword: 'x-doc', schemaType: 'string' });
 
+/** At most 60 characters of `text`: feedback goes back into an agent's context, whatever size the input was. */
+export function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
 function show(value: unknown): string {
+  // JSON has no Infinity or NaN: `1e400` in an agent's arguments was reported as "got null".
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return `${value}n`; // JSON.stringify throws on one
   const text = JSON.stringify(value);
   if (text === undefined) return String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return clip(text);
 }
 
 function fieldName(base: string, instancePath: string): string {
@@ -43,7 +51,7 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
           ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object,
         );
         lines.add(
-          `${field} has unknown field "${String(params.additionalProperty)}"` +
+          `${field} has unknown field "${clip(String(params.additionalProperty))}"` +
             (allowed.length > 0 ? `; allowed fields: ${allowed.join(', ')}` : '; no fields are allowed'),
         );
         break;
@@ -54,9 +62,11 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
       case 'const':
         lines.add(`${field} must be ${show(params.allowedValue)}${got}`);
         break;
-      case 'type':
-        lines.add(`${field} must be ${String(params.type)}${got}`);
+      case 'type': {
+        const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+        lines.add(`${field} must be ${type}${got}`);
         break;
+      }
       case 'minimum':
       case 'maximum':
       case 'exclusiveMinimum':
@@ -75,6 +85,32 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
   return [...lines];
 }
 
+/** Where in `value` the first thing sits that is not data (a function, a symbol), as a field name. */
+function notData(value: unknown, field: string, seen = new Set<object>()): string | undefined {
+  if (typeof value === 'function') return `${field} must be data, not a function`;
+  if (typeof value === 'symbol') return `${field} must be data, not a symbol`;
+  if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
+  seen.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    const problem = notData(item, Array.isArray(value) ? `${field}[${key}]` : `${field}.${key}`, seen);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * The copy that is validated (ajv fills defaults into it, never into the caller's object). Input that cannot be
+ * copied is refused naming the field: a ChatModel passed as an option rather than a dependency got a bare
+ * `DataCloneError`.
+ */
+function cloneData(input: unknown, base: string, makeError: (problems: string[]) => Error): unknown {
+  try {
+    return structuredClone(input);
+  } catch (error) {
+    throw makeError([notData(input, base) ?? `${base} must be plain data (${(error as Error).message})`]);
+  }
+}
+
 export type Validator<T> = ((input: unknown) => T) & { readonly schema: object };
 
 /**
@@ -88,7 +124,7 @@ export function compileValidator<T>(
 ): Validator<T> {
   const validate = ajv.compile(schema) as ValidateFunction<T>;
   const validator = (input: unknown): T => {
-    const copy = input === undefined ? {} : structuredClone(input);
+    const copy = input === undefined ? {} : cloneData(input, base, makeError);
     if (!validate(copy)) throw makeError(describeErrors(validate.errors, base));
     return copy;
   };

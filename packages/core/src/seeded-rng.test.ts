@@ -19,6 +19,27 @@ describe('SeededRng', () => {
       expect(Math.abs(firstFloats[i]! - firstFloats[i - 1]!)).toBeGreaterThan(1e-6);
   });
 
+  it('seeds beyond int32 get their own streams; int32 seeds keep theirs', () => {
+    const state = (seed: number) => new SeededRng(seed).state().join(',');
+    // 2^32 + k gave seed k's stream, and 2^32 − 1 gave seed −1's: two seeds, one episode.
+    for (const [wide, narrow] of [
+      [2 ** 32, 0],
+      [2 ** 32 + 42, 42],
+      [2 ** 32 - 1, -1],
+      [2 ** 31, -(2 ** 31)],
+      [-(2 ** 32), 0],
+      [2 ** 52 + 7, 7],
+    ] as const) {
+      expect(state(wide)).not.toBe(state(narrow));
+      expect(state(wide)).toBe(state(wide));
+    }
+    expect(state(2 ** 33)).not.toBe(state(2 ** 32));
+    // Pinned: the streams of int32 seeds (every seed TurnGym draws) are what they were.
+    expect(state(0)).toBe('-1832243442,1020716019,454327756,1275600319');
+    expect(state(-1)).toBe('920564995,-63981130,697614773,1778835764');
+    expect(state(2147483647)).toBe('849629901,219964201,1510287064,2144703427');
+  });
+
   it('a clone continues exactly where the original is, independently', () => {
     const rng = new SeededRng(7);
     rng.next();

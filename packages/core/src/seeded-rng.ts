@@ -13,7 +13,8 @@ export class SeededRng {
     if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`);
     // xoroshiro128+ seeded directly with a small integer starts from a nearly all-zero state, so seeds 0, 1,
     // 2 … would share their first draws. splitmix32 spreads the seed over all 128 bits of state first.
-    let mixer = Math.trunc(seed) | 0;
+    const whole = Math.trunc(seed);
+    let mixer = whole | 0;
     const next = (): number => {
       mixer = (mixer + 0x9e3779b9) | 0;
       let z = mixer;
@@ -22,6 +23,13 @@ export class SeededRng {
       return (z ^ (z >>> 16)) | 0;
     };
     const state: number[] = [next(), next(), next(), next()];
+    if (whole !== (whole | 0)) {
+      // A seed outside int32 (2^32 + k, a uint32 above 2^31 − 1, a 53-bit seed from another language): its low
+      // 32 bits alone would give the stream of another seed (2^32 and 0 were one episode). Its high bits are
+      // mixed in too; int32 seeds, the ones TurnGym draws, keep their streams.
+      mixer = Math.floor(whole / 0x100000000) ^ 0x5bd1e995;
+      for (let i = 0; i < state.length; i++) state[i] = ((state[i] as number) ^ next()) | 0;
+    }
     if (!state.some((word) => word !== 0)) state[0] = 1; // the one state xoroshiro cannot leave
     this.generator = xoroshiro128plusFromState(state);
   }

@@ -58,6 +58,28 @@ describe('parseToolCall', () => {
     expect(parseToolCall(formatToolCall(call), tools)).toEqual({ ok: true, call });
   });
 
+  it('keeps feedback short whatever the size of the action: a 1 MB name was echoed back in full', () => {
+    const huge = 'x'.repeat(1_000_000);
+    for (const action of [huge, `${huge}(1)`, { name: huge, arguments: {} }, `SEARCH({"query": "q", "${huge}": 1})`]) {
+      const parsed = parseToolCall(action, tools);
+      expect(parsed.ok).toBe(false);
+      expect(!parsed.ok && parsed.feedback.length).toBeLessThan(200);
+    }
+    const unknown = parseToolCall(huge, tools);
+    expect(!unknown.ok && unknown.feedback).toMatch(/^Unknown tool "x{57}\.\.\."\. Tools: SEARCH, BACK, SCROLL\.$/);
+  });
+
+  it('names a number JSON cannot hold as what it is, not null', () => {
+    const parsed = parseToolCall('SCROLL({"lines": 1e400})', [
+      {
+        name: 'SCROLL',
+        description: 'scroll',
+        parameters: { type: 'object', properties: { lines: { type: 'integer' } } },
+      },
+    ]);
+    expect(!parsed.ok && parsed.feedback).toBe('SCROLL: arguments.lines must be integer (got Infinity).');
+  });
+
   it.each([
     ['FLY(away)', /Unknown tool "FLY". Tools: SEARCH, BACK, SCROLL/],
     ['just some prose', /Could not read a tool call/],

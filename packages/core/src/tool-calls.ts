@@ -1,6 +1,6 @@
 import type { ToolCall, ToolSpec } from '@turngym/spec';
 import type { ValidateFunction } from 'ajv';
-import { ajv, describeErrors } from './schema-validation';
+import { ajv, clip, describeErrors } from './schema-validation';
 
 /** The outcome of reading an action as a tool call: a validated call, or feedback for the agent. */
 export type ToolCallParse = { ok: true; call: ToolCall } | { ok: false; feedback: string };
@@ -57,7 +57,7 @@ export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpe
     name = match[1] as string;
     const inner = (match[2] ?? '').trim();
     const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-    if (!tool) return { ok: false, feedback: `Unknown tool "${name}". Tools: ${toolList(tools)}.` };
+    if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
     if (inner.startsWith('{')) {
       try {
         args = JSON.parse(inner);
@@ -75,7 +75,7 @@ export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpe
     }
   }
   const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (!tool) return { ok: false, feedback: `Unknown tool "${name}". Tools: ${toolList(tools)}.` };
+  if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
   const validate = validatorFor(tool);
   const copy = structuredClone(args);
   if (!validate(copy)) {

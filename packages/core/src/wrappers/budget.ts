@@ -1,4 +1,5 @@
 import type { Action, Env, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { ResetNeededError } from '../errors';
 import { Wrapper } from './wrapper';
 
 export interface BudgetLimits {
@@ -20,6 +21,8 @@ export interface BudgetUsage {
  */
 export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
   private used: BudgetUsage = { toolCalls: 0, llmTokens: 0, wallMs: 0 };
+  /** The limit that truncated this episode: the env inside never saw the end, so later steps are refused here. */
+  private truncatedBy: string | undefined;
 
   constructor(
     env: Env<Obs, Act>,
@@ -48,6 +51,7 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
   }
 
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
+    this.truncatedBy = undefined;
     const result = await this.env.reset(args);
     const cost = result.info.cost;
     this.used = { toolCalls: cost?.toolCalls ?? 0, llmTokens: cost?.llmTokens ?? 0, wallMs: cost?.wallMs ?? 0 };
@@ -55,6 +59,10 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
   }
 
   override async step(action: Act): Promise<StepResult<Obs>> {
+    if (this.truncatedBy !== undefined)
+      throw new ResetNeededError(
+        `${this.spec.id}: the episode was truncated by its ${this.truncatedBy} budget; call reset() before step().`,
+      );
     const result = await this.env.step(action);
     const cost = result.info.cost;
     this.used.toolCalls += cost?.toolCalls ?? 0;
@@ -68,12 +76,14 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
     else if (this.limits.maxLlmTokens !== undefined && this.used.llmTokens >= this.limits.maxLlmTokens)
       truncatedBy = 'llm-tokens';
     if (truncatedBy === undefined) return { ...result, info };
+    this.truncatedBy = truncatedBy;
     return { ...result, truncated: true, info: { ...info, truncatedBy, success: info.success ?? false } };
   }
 
   override async fork(): Promise<Env<Obs, Act>> {
     const twin = new Budget(await this.env.fork(), this.limits);
     twin.used = { ...this.used };
+    twin.truncatedBy = this.truncatedBy;
     return twin;
   }
 }

@@ -63,7 +63,8 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
     const record = this.current;
     if (record) {
       record.steps.push({
-        action,
+        // A copy: a caller that reuses its call object for the next call must not rewrite the record.
+        action: typeof action === 'object' && action !== null ? structuredClone(action) : action,
         observation: result.observation,
         reward: result.reward,
         terminated: result.terminated,

@@ -11,6 +11,8 @@ export class OrderEnforcing<Obs = string, Act = Action> extends Wrapper<Obs, Act
 
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
     if (this.state === 'closed') throw new EnvClosedError(this.spec.id);
+    // A reset that throws has still abandoned the last episode: there is nothing to step into until one succeeds.
+    this.state = 'new';
     const result = await this.env.reset(args);
     this.state = 'running';
     return result;

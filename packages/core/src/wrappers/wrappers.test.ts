@@ -19,6 +19,29 @@ describe('standard wrappers', () => {
     await expect(env.reset()).rejects.toThrow(EnvClosedError);
   });
 
+  it('OrderEnforcing refuses a step after a reset that threw, for an env that would not refuse it itself', async () => {
+    const inner = new ExampleEnv();
+    let failReset = false;
+    // A bare-interface env (a remote one) that keeps its old episode when a reset fails.
+    const bare: Env = {
+      spec: inner.spec,
+      reset: (args) => (failReset ? Promise.reject(new Error('connection lost')) : inner.reset(args)),
+      step: (action) => inner.step(action),
+      fork: () => inner.fork(),
+      fingerprint: (action) => inner.fingerprint(action),
+      anchor: () => inner.anchor(),
+      close: () => inner.close(),
+    };
+    const env = new OrderEnforcing(bare);
+    await env.reset({ seed: 0 });
+    failReset = true;
+    await expect(env.reset({ seed: 1 })).rejects.toThrow('connection lost');
+    await expect(env.step('LOOKUP(x)')).rejects.toThrow(/call reset\(\) before step\(\)/);
+    failReset = false;
+    await env.reset({ seed: 1 });
+    expect((await env.step('LOOKUP(x)')).terminated).toBe(false);
+  });
+
   it('an action of the wrong JavaScript type is API misuse, not a step', async () => {
     const env = new ExampleEnv();
     await env.reset({ seed: 0 });
@@ -39,6 +62,30 @@ describe('standard wrappers', () => {
     // The fork had used one turn too: two more end it.
     await fork.step('LOOKUP(b)');
     expect((await fork.step('LOOKUP(c)')).truncated).toBe(true);
+  });
+
+  it('a step after TimeLimit truncated the episode is refused, also on a fork, until reset', async () => {
+    // The inner env never saw the end: without this, a third step went through and was truncated again.
+    const env = new TimeLimit(new ExampleEnv({ maxTurns: 50 }), 2);
+    await env.reset({ seed: 0 });
+    await env.step('LOOKUP(a)');
+    expect((await env.step('LOOKUP(b)')).truncated).toBe(true);
+    await expect(env.step('LOOKUP(c)')).rejects.toThrow(ResetNeededError);
+    await expect(env.step('LOOKUP(c)')).rejects.toThrow(/truncated at the turn limit \(2\); call reset\(\)/);
+    const fork = await env.fork();
+    await expect(fork.step('LOOKUP(c)')).rejects.toThrow(ResetNeededError);
+    await env.reset({ seed: 0 });
+    expect((await env.step('LOOKUP(a)')).truncated).toBe(false);
+  });
+
+  it('a step after Budget truncated the episode is refused, also on a fork, until reset', async () => {
+    const env = new Budget(new ExampleEnv({ maxTurns: 50 }), { maxToolCalls: 1 });
+    await env.reset({ seed: 0 });
+    expect((await env.step('LOOKUP(a)')).info.truncatedBy).toBe('tool-calls');
+    await expect(env.step('LOOKUP(b)')).rejects.toThrow(/truncated by its tool-calls budget; call reset\(\)/);
+    await expect((await env.fork()).step('LOOKUP(b)')).rejects.toThrow(ResetNeededError);
+    await env.reset({ seed: 0 });
+    expect((await env.step('not a call at all')).truncated).toBe(true);
   });
 
   it('Budget truncates at the tool-call limit and reports what is left', async () => {
@@ -74,6 +121,21 @@ describe('standard wrappers', () => {
     ]);
     for (const record of sink.records) expect(() => validateEpisodeRecord(record)).not.toThrow();
     expect(sink.records[1]?.forkOf?.episodeId).toBe(sink.records[0]?.episodeId);
+  });
+
+  it('EpisodeRecorder records a call as it was made, though the caller reused the call object since', async () => {
+    const sink = new MemoryRecordSink();
+    const env = new EpisodeRecorder(new ExampleEnv(), { sink });
+    await env.reset({ seed: 5 });
+    const call = { name: 'LOOKUP', arguments: { key: 'first' } };
+    await env.step(call);
+    call.arguments.key = 'second';
+    await env.step(call);
+    await env.close();
+    expect(sink.records[0]?.steps.map((step) => step.action)).toEqual([
+      { name: 'LOOKUP', arguments: { key: 'first' } },
+      { name: 'LOOKUP', arguments: { key: 'second' } },
+    ]);
   });
 
   it('EpisodeRecorder records the seed a seedless reset reported, also from an env that exposes no seed', async () => {
