@@ -1,4 +1,4 @@
-import { InvalidOptionsError, ResetNeededError, runEpisode, summarize } from '@turngym/core';
+import { EnvClosedError, InvalidOptionsError, ResetNeededError, runEpisode, summarize } from '@turngym/core';
 import { MathThoughtEnv } from './math-thought-env';
 import { expertFactors, MathThoughtExpert } from './math-thought-expert';
 import { MathThoughtRandomAgent } from './math-thought-random-agent';
@@ -179,5 +179,13 @@ describe('MathThoughtEnv', () => {
     expect(await twin.step('Two.')).toMatchObject({ truncated: true });
     expect(await short.step('Two.')).toMatchObject({ truncated: true });
     expect(reset.observation).toBe(fork.problem?.question);
+  });
+
+  it('refuses to fork once closed, as every other use after close', async () => {
+    // The native fork skipped BaseEnv's check: a closed env handed out a live twin of its episode.
+    const env = new MathThoughtEnv();
+    await env.reset({ seed: 42 });
+    await env.close();
+    await expect(env.fork()).rejects.toThrow(EnvClosedError);
   });
 });

@@ -1,5 +1,6 @@
 import {
   BaseEnv,
+  EnvClosedError,
   InvalidOptionsError,
   ResetNeededError,
   type EnvResetOutcome,
@@ -140,6 +141,7 @@ export class MathThoughtEnv extends BaseEnv<string, Action> {
 
   /** Native fork: a snapshot of the episode state, no replay of the actions. */
   override async fork(): Promise<MathThoughtEnv> {
+    if (this.isClosed) throw new EnvClosedError(this.spec.id);
     const twin = this.spawn();
     this.copyEpisodeStateTo(twin);
     if (this.state) twin.state = { ...this.state, established: new Set(this.state.established) };

@@ -8,7 +8,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EnvFaultError, Registry, runEpisode, TurnGymError } from '@turngym/core';
 import type { Env } from '@turngym/spec';
+import { McpToolClient } from './mcp-tool-client';
 import { MCP_TOOLS_ID } from './mcp-tools-env';
+import { demoServerCommand } from './mcp-tools-options';
 import { register } from './register';
 
 const FIXTURES = join(__dirname, '__fixtures__');
@@ -89,6 +91,35 @@ describe('turngym/mcp-tools-v1 with its bundled demo server', () => {
     expect(wrong).toMatchObject({ reward: 0, terminated: true, info: { success: false } });
     expect(env.anchor()).toBe('final_answer');
     await env.close();
+  });
+
+  it('rejects wrong reset options naming the field: an unknown one was reported as a bad options.task', async () => {
+    const env = await tracked(tools.make(MCP_TOOLS_ID));
+    await expect(env.reset({ seed: 1, options: { taks: 'arith-1' } })).rejects.toThrow(
+      /options has unknown field "taks"; allowed fields: task/,
+    );
+    await expect(env.reset({ seed: 1, options: { task: 1.5 } })).rejects.toThrow(
+      /options.task must be string or integer \(got 1.5\)/,
+    );
+    await expect(env.reset({ seed: 1, options: { task: -1 } })).rejects.toThrow(/options.task must be >= 0 \(got -1\)/);
+    await expect(env.reset({ seed: 1, options: { task: 'nope' } })).rejects.toThrow(/options.task: no task "nope"/);
+    expect((await env.reset({ seed: 1, options: { task: 2 } })).info.taskId).toBe('capital-1');
+    await env.close();
+  });
+
+  it('stops the server it started to list the tools when the tools option then proves wrong', async () => {
+    // The listing client was left open: a demo-server process outlived the failed make.
+    const close = jest.spyOn(McpToolClient.prototype, 'close');
+    try {
+      // A target this process has not listed yet (the env caches tool lists by target).
+      const server = { ...demoServerCommand(), env: { TURNGYM_PROBE: 'tools-option' } };
+      await expect(tools.make(MCP_TOOLS_ID, { options: { server, tools: ['add', 'nope'] } })).rejects.toThrow(
+        /tools: the server has no nope/,
+      );
+      expect(close).toHaveBeenCalledTimes(1);
+    } finally {
+      close.mockRestore();
+    }
   });
 
   it('starts each episode on a fresh server: notes do not leak between episodes', async () => {

@@ -13,19 +13,19 @@ import {
 import type { Action, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
 import type { CheckDocument } from './answer-check';
 import { McpToolClient, type McpServerTarget, type ServerTool } from './mcp-tool-client';
-import { DEMO_TASKS_PATH, demoServerCommand, validateMcpToolsOptions, type McpToolsOptions } from './mcp-tools-options';
+import {
+  DEMO_TASKS_PATH,
+  demoServerCommand,
+  validateMcpToolsOptions,
+  validateMcpToolsResetOptions,
+  type McpToolsOptions,
+} from './mcp-tools-options';
 import { loadTaskFile, type Task, type TaskCall } from './task-file';
 
 export const MCP_TOOLS_ID = 'turngym/mcp-tools-v1';
 
 /** The tool lists of servers this process has listed, by target: later envs of the same server skip the listing. */
 const toolLists = new Map<string, ServerTool[]>();
-
-const validateResetOptions = ajv.compile({
-  type: 'object',
-  additionalProperties: false,
-  properties: { task: { type: ['string', 'integer'] } },
-});
 
 /** Everything an env instance shares with its forks: validated options, tasks, target, tools and spec. */
 interface McpToolsSetup {
@@ -124,7 +124,14 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
       }
       toolLists.set(key, listed);
     }
-    const setup = McpToolsEnv.describe(validated, target, tasks, listed);
+    let setup: McpToolsSetup;
+    try {
+      setup = McpToolsEnv.describe(validated, target, tasks, listed);
+    } catch (error) {
+      // Options that only the tool list can refute (tools, answerTool): the server started to list it goes too.
+      await client?.close();
+      throw error;
+    }
     return new McpToolsEnv(setup, client);
   }
 
@@ -215,10 +222,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     seed: number,
     options: Record<string, unknown> | undefined,
   ): Promise<EnvResetOutcome<string>> {
-    const resetOptions = { ...(options ?? {}) };
-    if (!validateResetOptions(resetOptions))
-      throw new InvalidOptionsError(`${MCP_TOOLS_ID} reset`, ['options.task must be a task id (string) or index']);
-    this.task = this.pickTask(resetOptions.task as string | number | undefined);
+    this.task = this.pickTask(validateMcpToolsResetOptions(options).task);
     this.calls = [];
     this.lastTool = null;
     this.lastResult = null;

@@ -80,6 +80,24 @@ export const mcpToolsOptionsSchema: JSONSchemaType<McpToolsOptions> = {
 
 export const validateMcpToolsOptions = defineOptions<McpToolsOptions>('turngym/mcp-tools-v1', mcpToolsOptionsSchema);
 
+/** Per-episode options of `reset({ seed, options })`. */
+export interface McpToolsResetOptions {
+  /** Play this task (its id, or its 0-based index in the task file) instead of the one the seed picks. */
+  task?: string | number;
+}
+
+export const mcpToolsResetOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: { task: { type: ['string', 'integer'], minLength: 1, minimum: 0 } },
+} as unknown as JSONSchemaType<McpToolsResetOptions>;
+
+export const validateMcpToolsResetOptions = defineOptions<McpToolsResetOptions>(
+  'turngym/mcp-tools-v1 reset',
+  mcpToolsResetOptionsSchema,
+);
+
 /**
  * What a client of `turngym serve` may set: the turn limit and the timeouts within small bounds. Never the
  * server command, its environment, the URL or the task file: those run programs or read files as the host.

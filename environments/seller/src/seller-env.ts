@@ -201,7 +201,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
           },
       maxTurns: rounds,
       rewardRange: [-1 - this.options.formatPenalty, 1],
-      ...(roles.simulated || this.options.llm.temperature === 0 ? {} : { nondeterministic: true }),
+      ...(roles.deterministic ? {} : { nondeterministic: true }),
       docs: {
         description:
           'A salesperson meets a passer-by in the street (ALGORITHMS.md §5, the seller self-play pipeline). Each turn the seller speaks, the buyer replies, and a judge scores the buyer (interest, attitude, purchase signals, asks how to order) and rules buy, refuse or continue. ' +

@@ -373,6 +373,22 @@ describe('roles as plain dependency objects', () => {
     await env.close();
   });
 
+  it('marks the spec nondeterministic by the temperature each role samples at, its own override included', async () => {
+    // A role's own temperature was ignored: a buyer sampling at 0.7 under llm.temperature 0 was called deterministic.
+    const spec = async (options: Record<string, unknown>) => {
+      const env = await registry.make(SELLER_COMMANDER_ID, { options });
+      await env.close();
+      return env.spec.nondeterministic ?? false;
+    };
+    expect(await spec({ buyer: 'scripted', roleEndpoints: { buyer: { temperature: 0.7 } } })).toBe(true);
+    expect(
+      await spec({ buyer: 'scripted', llm: { temperature: 0.7 }, roleEndpoints: { buyer: { temperature: 0 } } }),
+    ).toBe(false);
+    expect(await spec({ buyer: 'scripted', llm: { temperature: 0.7 } })).toBe(true);
+    expect(await spec({ buyer: 'scripted' })).toBe(false);
+    expect(await spec({ llm: { temperature: 0.7 } })).toBe(false); // every role simulated
+  });
+
   it('rejects what cannot be a role, naming the field', async () => {
     await expect(registry.make(SELLER_COMMANDER_ID, { dependencies: { buyer: 42 } })).rejects.toThrow(
       /dependencies\.buyer must be a ChatModel/,

@@ -79,9 +79,9 @@ export class SellerRoles {
     private readonly flushed: readonly CachedChatModel[],
   ) {}
 
-  /** True when every role is the embedded simulator (no model to call, no tokens to count). */
-  get simulated(): boolean {
-    return !this.buyer && !this.judge && !this.executor;
+  /** True when every LLM role answers at temperature 0 (with the cache: the same episode, the same answers). */
+  get deterministic(): boolean {
+    return [this.buyer, this.judge, this.executor].every((role) => role === undefined || role.temperature === 0);
   }
 
   /** A ChatModel spec per role from options, or a ChatModel (or spec) per role from `dependencies`, which wins. */
