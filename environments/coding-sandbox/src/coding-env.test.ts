@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkEnv, formatCheckReport, InvalidOptionsError, RandomAgent, Registry, runEpisode } from '@turngym/core';
+import {
+  checkEnv,
+  EnvClosedError,
+  formatCheckReport,
+  InvalidOptionsError,
+  RandomAgent,
+  Registry,
+  runEpisode,
+} from '@turngym/core';
 import { CodingEnv } from './coding-env';
 import { CodingExpert, writeFileAction } from './coding-expert';
 import { register } from './register';
@@ -223,6 +231,13 @@ describe('fork', () => {
     await env.step('SUBMIT');
     const fork = await env.fork();
     await expect(fork.step('SUBMIT')).rejects.toThrow(/episode has ended/);
+  });
+
+  it('refuses to fork a closed env, as every other call on it is refused', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    await env.reset({ seed: 5 });
+    await env.close();
+    await expect(env.fork()).rejects.toThrow(EnvClosedError);
   });
 });
 

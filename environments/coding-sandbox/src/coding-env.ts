@@ -1,4 +1,4 @@
-import { BaseEnv, InvalidOptionsError, type EnvResetOutcome, type EnvStepOutcome } from '@turngym/core';
+import { BaseEnv, EnvClosedError, InvalidOptionsError, type EnvResetOutcome, type EnvStepOutcome } from '@turngym/core';
 import type { Action, Env, EnvSpec, Info, ToolCall } from '@turngym/spec';
 import { parseCodingAction } from './action-parser';
 import { validateCodingOptions, validateCodingResetOptions, type CodingOptions } from './coding-options';
@@ -220,6 +220,7 @@ export class CodingEnv extends BaseEnv<string, Action> {
 
   /** Native fork: the twin gets a copy of the workspace and episode state; no action is executed again. */
   override async fork(): Promise<Env<string, Action>> {
+    if (this.isClosed) throw new EnvClosedError(this.spec.id);
     const twin = this.spawn();
     this.copyEpisodeStateTo(twin);
     if (this.state) twin.install(structuredClone(this.snapshotState()));
