@@ -165,7 +165,7 @@ export async function rolloutSchedule(options: {
     lines.push(
       '',
       `Decoder passes for wider batches, from these ${rows} rollouts' action lengths resampled (seeded), joining rows ` +
-        "sharing each step's pass as they do on webgpu:",
+        "sharing each step's pass (`joinPass: 'shared'`; their own passes, the default, are not counted):",
       '',
       '| rows | in a batch | rounds | continuous | continuous vs rounds |',
       '|---:|---:|---:|---:|---:|',
