@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from './backend';
-import { loadCheckpoint, saveCheckpoint } from './checkpoint';
+import { loadCheckpoint, readCheckpointTensors, saveCheckpoint } from './checkpoint';
 import { configToHf } from './model-config';
 import { LanguageModel } from './language-model';
 import { CheckpointError, TokenizerMismatchError, UnsupportedArchitectureError } from './lm-errors';
@@ -135,6 +135,31 @@ describe('checkpoints', () => {
     );
   });
 
+  it('refuses decoder tensors config.json has no place for, instead of dropping them', async () => {
+    const config = testConfig();
+    const model = LanguageModel.create(config);
+    await saveCheckpoint(model, dir);
+    model.dispose();
+    const tensors = readSafetensors(readFileSync(join(dir, 'model.safetensors'))).tensors;
+    const write = (extra: Record<string, number[]>) => {
+      const all = new Map(tensors);
+      for (const [name, shape] of Object.entries(extra))
+        all.set(name, { shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)) });
+      writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(all));
+    };
+    // A deeper checkpoint under a config with fewer layers, and a Llama attention_bias under a Qwen2 config.
+    write({ 'model.layers.2.input_layernorm.weight': [32] });
+    await expect(loadCheckpoint(dir)).rejects.toThrow(
+      /tensor "model.layers.2.input_layernorm.weight" is not part of the model config.json describes/,
+    );
+    write({ 'model.layers.0.self_attn.o_proj.bias': [32] });
+    await expect(loadCheckpoint(dir)).rejects.toThrow(/"model.layers.0.self_attn.o_proj.bias" is not part/);
+    // What transformers also ignores: rotary caches and tensors outside the decoder (a TRL value head).
+    write({ 'model.layers.0.self_attn.rotary_emb.inv_freq': [8], 'v_head.summary.weight': [1, 32] });
+    const loaded = await loadCheckpoint(dir);
+    loaded.dispose();
+  });
+
   it('refuses an unknown architecture, a missing file and a tokenizer too big for the vocabulary', async () => {
     const config = testConfig();
     const model = LanguageModel.create(config);
@@ -153,5 +178,54 @@ describe('checkpoints', () => {
     await expect(loadCheckpoint(dir)).rejects.toThrow(/tokenizer.json not found/);
     await expect(loadCheckpoint(join(dir, 'nope'))).rejects.toThrow(CheckpointError);
     expect(new HfTokenizer(json, tokenizerConfig).vocabSize).toBe(272);
+  });
+});
+
+describe('sharded checkpoints (model.safetensors.index.json)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-lm-shards-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const one = (value: number) => ({ shape: [1], data: Float32Array.from([value]) });
+  function shards(files: Record<string, Record<string, number>>, weightMap: unknown): void {
+    for (const [file, tensors] of Object.entries(files)) {
+      const named = new Map(Object.entries(tensors).map(([name, value]) => [name, one(value)]));
+      writeFileSync(join(dir, file), writeSafetensors(named));
+    }
+    writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+  }
+
+  it('reads every shard the index lists', () => {
+    shards({ 'a.safetensors': { x: 1 }, 'b.safetensors': { y: 2 } }, { x: 'a.safetensors', y: 'b.safetensors' });
+    const tensors = readCheckpointTensors(dir);
+    expect([...tensors.keys()].sort()).toEqual(['x', 'y']);
+    expect(tensors.get('y')!.data[0]).toBe(2);
+  });
+
+  it('refuses a tensor held by two shards instead of keeping whichever was read last', () => {
+    shards({ 'a.safetensors': { x: 1 }, 'b.safetensors': { x: 2, y: 3 } }, { x: 'a.safetensors', y: 'b.safetensors' });
+    expect(() => readCheckpointTensors(dir)).toThrow(/tensor "x" is in both .*a.safetensors and .*b.safetensors/);
+  });
+
+  it('refuses a tensor the index puts in a shard that does not hold it', () => {
+    shards({ 'a.safetensors': { x: 1 }, 'b.safetensors': { y: 2 } }, { x: 'a.safetensors', y: 'a.safetensors' });
+    expect(() => readCheckpointTensors(dir)).toThrow(
+      /index.json lists tensor "y" in a.safetensors, which does not hold it/,
+    );
+  });
+
+  it('refuses a malformed weight_map and shard paths outside the checkpoint', () => {
+    shards({ 'a.safetensors': { x: 1 } }, ['a.safetensors']);
+    expect(() => readCheckpointTensors(dir)).toThrow(/"weight_map" must be an object/);
+    shards({ 'a.safetensors': { x: 1 } }, { x: 7 });
+    expect(() => readCheckpointTensors(dir)).toThrow(/weight_map "x" must name a shard file/);
+    shards({ 'a.safetensors': { x: 1 } }, { x: '../a.safetensors' });
+    expect(() => readCheckpointTensors(dir)).toThrow(/weight_map "x" must name a shard file/);
+    shards({ 'a.safetensors': { x: 1 } }, { x: 'missing.safetensors' });
+    expect(() => readCheckpointTensors(dir)).toThrow(
+      /missing.safetensors: shard listed in model.safetensors.index.json is missing/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { writeFileAtomically } from '@turngym/core';
 import { HfTokenizer } from './hf-tokenizer';
 import { LanguageModel } from './language-model';
@@ -7,7 +7,7 @@ import { CheckpointError } from './lm-errors';
 import { loraOptionsFromPeft } from './lora-adapter';
 import { configFromHf, configToHf } from './model-config';
 import type { NamedTensors } from './named-tensors';
-import { readSafetensors, writeSafetensors, type SafetensorsDtype } from './safetensors';
+import { readSafetensorsFile, writeSafetensors, type SafetensorsDtype } from './safetensors';
 import type { Tokenizer } from './tokenizer';
 
 type Json = Record<string, unknown>;
@@ -27,19 +27,55 @@ function readJson(path: string, required: boolean): Json | undefined {
   }
 }
 
-/** Reads model.safetensors, or the shards listed in model.safetensors.index.json. */
+/** The index's weight_map as tensor → shard file; a shard must be a file inside the checkpoint directory. */
+function readWeightMap(index: Json, indexPath: string): Map<string, string> {
+  const raw = index.weight_map;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CheckpointError(`${indexPath}: "weight_map" must be an object of tensor name → shard file.`);
+  const weightMap = new Map<string, string>();
+  for (const [name, file] of Object.entries(raw)) {
+    if (typeof file !== 'string' || file === '' || isAbsolute(file) || file.split(/[\\/]/).includes('..')) {
+      throw new CheckpointError(
+        `${indexPath}: weight_map "${name}" must name a shard file in the checkpoint directory, got ${JSON.stringify(file)}.`,
+      );
+    }
+    weightMap.set(name, file);
+  }
+  return weightMap;
+}
+
+/**
+ * Reads model.safetensors, or the shards listed in model.safetensors.index.json. Each tensor must be in exactly
+ * one shard, the one the index names: otherwise which copy loads would depend on the order shards are read.
+ */
 export function readCheckpointTensors(dir: string): NamedTensors {
   const single = join(dir, 'model.safetensors');
-  if (existsSync(single)) return readSafetensors(readFileSync(single), single).tensors;
-  const index = readJson(join(dir, 'model.safetensors.index.json'), false);
+  if (existsSync(single)) return readSafetensorsFile(single).tensors;
+  const indexPath = join(dir, 'model.safetensors.index.json');
+  const index = readJson(indexPath, false);
   if (!index) throw new CheckpointError(`${dir}: neither model.safetensors nor model.safetensors.index.json exists.`);
-  const weightMap = (index.weight_map ?? {}) as Record<string, string>;
+  const weightMap = readWeightMap(index, indexPath);
   const tensors: NamedTensors = new Map();
-  for (const file of new Set(Object.values(weightMap))) {
+  const shardOf = new Map<string, string>();
+  for (const file of new Set(weightMap.values())) {
     const path = join(dir, file);
     if (!existsSync(path))
       throw new CheckpointError(`${path}: shard listed in model.safetensors.index.json is missing.`);
-    for (const [name, tensor] of readSafetensors(readFileSync(path), path).tensors) tensors.set(name, tensor);
+    for (const [name, tensor] of readSafetensorsFile(path).tensors) {
+      const other = shardOf.get(name);
+      if (other !== undefined)
+        throw new CheckpointError(`${dir}: tensor "${name}" is in both ${other} and ${path}; keep it in one shard.`);
+      shardOf.set(name, path);
+      tensors.set(name, tensor);
+    }
+  }
+  for (const [name, file] of weightMap) {
+    if (shardOf.get(name) !== join(dir, file)) {
+      throw new CheckpointError(
+        `${indexPath} lists tensor "${name}" in ${file}, which does not hold it` +
+          `${shardOf.has(name) ? ` (it is in ${shardOf.get(name)})` : ''}.`,
+      );
+    }
   }
   return tensors;
 }
@@ -157,7 +193,7 @@ export function loadAdapter(model: LanguageModel, dir: string, name?: string): v
   const options = loraOptionsFromPeft(readJson(configPath, true) as Json, configPath);
   const weightsPath = join(dir, 'adapter_model.safetensors');
   if (!existsSync(weightsPath)) throw new CheckpointError(`${weightsPath} not found.`);
-  const tensors = readSafetensors(readFileSync(weightsPath), weightsPath).tensors;
+  const tensors = readSafetensorsFile(weightsPath).tensors;
   const adapterName = name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'adapter';
   const adapter = model.addAdapter(adapterName, options);
   try {
@@ -178,5 +214,5 @@ export function loadValueHead(model: LanguageModel, dir: string): void {
   const path = join(dir, 'value_head.safetensors');
   if (!existsSync(path)) throw new CheckpointError(`${path} not found.`);
   const head = model.addValueHead();
-  head.setTensors(readSafetensors(readFileSync(path), path).tensors, path);
+  head.setTensors(readSafetensorsFile(path).tensors, path);
 }

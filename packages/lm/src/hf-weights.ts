@@ -56,13 +56,29 @@ export function expectedTensorShapes(config: ModelConfig): Map<string, number[]>
   return shapes;
 }
 
+/** Decoder tensors transformers also ignores: rotary caches older checkpoints saved, a tied lm_head. */
+function isIgnored(name: string, config: ModelConfig): boolean {
+  return name.endsWith('.rotary_emb.inv_freq') || (config.tieWordEmbeddings && name === 'lm_head.weight');
+}
+
 /**
- * Checks that `tensors` has every tensor of `config` with the right shape; the error names the first
- * tensor missing or misshapen and the file it should be in. Extra tensors (rotary caches, a tied
- * lm_head) are ignored, as transformers does.
+ * Checks that `tensors` has every tensor of `config` with the right shape, and no decoder tensor (`model.…`,
+ * `lm_head.…`) the config has no place for: one would mean config.json describes another model (more layers,
+ * biases it lacks) and dropping it would compute something else. The error names the tensor and the file.
+ * Rotary caches, a tied lm_head and tensors outside the decoder (a value head) are ignored, as transformers does.
  */
 export function checkTensors(config: ModelConfig, tensors: NamedTensors, source = 'model.safetensors'): void {
-  for (const [name, shape] of expectedTensorShapes(config)) {
+  const expected = expectedTensorShapes(config);
+  for (const name of tensors.keys()) {
+    const inDecoder = name.startsWith('model.') || name.startsWith('lm_head.');
+    if (inDecoder && !expected.has(name) && !isIgnored(name, config)) {
+      throw new CheckpointError(
+        `${source}: tensor "${name}" is not part of the model config.json describes ` +
+          `(${config.family}, ${config.numLayers} layers${config.qkvBias ? ', q/k/v biases' : ''}); check config.json.`,
+      );
+    }
+  }
+  for (const [name, shape] of expected) {
     const tensor = tensors.get(name);
     if (!tensor)
       throw new CheckpointError(`${source}: tensor "${name}" is missing (expected shape [${shape.join(', ')}]).`);

@@ -15,7 +15,13 @@ export { ByteTokenizer, BYTE_SPECIAL_TOKENS, BYTE_VOCAB_SIZE } from './byte-toke
 export { HfTokenizer } from './hf-tokenizer';
 export { renderChatTemplate, CHATML_TEMPLATE } from './chat-template';
 export { elementCount, type NamedTensor, type NamedTensors } from './named-tensors';
-export { readSafetensors, writeSafetensors, type SafetensorsDtype, type SafetensorsFile } from './safetensors';
+export {
+  readSafetensors,
+  readSafetensorsFile,
+  writeSafetensors,
+  type SafetensorsDtype,
+  type SafetensorsFile,
+} from './safetensors';
 export { expectedTensorShapes, checkTensors, initializeWeights, PROJECTIONS, type ProjectionName } from './hf-weights';
 export { referenceForward, type ReferenceInput, type ReferenceOutput } from './reference-forward';
 export {

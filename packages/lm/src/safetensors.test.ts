@@ -1,6 +1,9 @@
 import { CheckpointError } from './lm-errors';
 import type { NamedTensors } from './named-tensors';
-import { readSafetensors, writeSafetensors } from './safetensors';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readSafetensors, readSafetensorsFile, writeSafetensors } from './safetensors';
 
 const tensors: NamedTensors = new Map([
   ['b.weight', { shape: [2, 3], data: Float32Array.from([1, -2.5, 0.1, 65504, 1e-7, -0]) }],
@@ -72,5 +75,95 @@ describe('safetensors', () => {
     const ints = handWritten({ i: { dtype: 'I64', shape: [1], data_offsets: [0, 8] } }, new Uint8Array(8));
     expect(() => readSafetensors(ints)).toThrow(/tensor "i" has dtype I64/);
     expect(() => readSafetensors(new Uint8Array([1, 2, 3]))).toThrow(/not a safetensors file/);
+  });
+  it('refuses headers that are not an object of well-formed entries, naming the file and tensor', () => {
+    const header = (text: string): Uint8Array => {
+      const bytes = new TextEncoder().encode(text);
+      const out = new Uint8Array(8 + bytes.length);
+      new DataView(out.buffer).setBigUint64(0, BigInt(bytes.length), true);
+      out.set(bytes, 8);
+      return out;
+    };
+    expect(() => readSafetensors(header('null'), 'n.safetensors')).toThrow(
+      /n.safetensors: the header is not a JSON object/,
+    );
+    expect(() => readSafetensors(header('[1]'), 'n.safetensors')).toThrow(/not a JSON object/);
+    expect(() => readSafetensors(header('{"w": null}'), 'n.safetensors')).toThrow(
+      /n.safetensors: tensor "w" has a malformed header entry/,
+    );
+    expect(() => readSafetensors(header('{"__metadata__": "pt"}'))).toThrow(/__metadata__ must be an object/);
+    expect(() => readSafetensors(header('{"__metadata__": {"format": 1}}'))).toThrow(
+      /__metadata__ "format" must be a string/,
+    );
+    // "toString" is in every object's prototype chain; it is not a dtype.
+    const proto = handWritten({ w: { dtype: 'toString', shape: [1], data_offsets: [0, 4] } }, new Uint8Array(4));
+    expect(() => readSafetensors(proto)).toThrow(/tensor "w" has dtype toString/);
+  });
+
+  it('refuses shapes that are not lists of sizes, even when the byte count works out', () => {
+    const data = new Uint8Array(16);
+    for (const shape of [[-1, -4], [2.5, 2], ['4'], [4, null]]) {
+      const bytes = handWritten({ w: { dtype: 'F32', shape, data_offsets: [0, 16] } }, data);
+      expect(() => readSafetensors(bytes, 's.safetensors')).toThrow(/s.safetensors: tensor "w" has shape/);
+    }
+    for (const offsets of [
+      [-16, 0],
+      [0.5, 16.5],
+      ['0', '16'],
+      [16, 0],
+    ]) {
+      const bytes = handWritten({ w: { dtype: 'F32', shape: [4], data_offsets: offsets } }, data);
+      expect(() => readSafetensors(bytes, 's.safetensors')).toThrow(/s.safetensors: tensor "w" has data_offsets/);
+    }
+  });
+
+  it('refuses overlapping tensors, gaps and bytes no tensor owns, as the safetensors library does', () => {
+    const data = new Uint8Array(Float32Array.from([1, 2, 3]).buffer);
+    const overlap = handWritten(
+      {
+        a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] },
+        b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] },
+      },
+      data,
+    );
+    expect(() => readSafetensors(overlap, 'o.safetensors')).toThrow(/o.safetensors: tensor "b".*overlap.*"a"/);
+    const gap = handWritten(
+      {
+        a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] },
+        b: { dtype: 'F32', shape: [1], data_offsets: [8, 12] },
+      },
+      data,
+    );
+    expect(() => readSafetensors(gap, 'g.safetensors')).toThrow(
+      /g.safetensors: tensor "b".*starts at byte 8.*ends at 4/,
+    );
+    const trailing = handWritten({ a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, data);
+    expect(() => readSafetensors(trailing, 't.safetensors')).toThrow(/t.safetensors: .*8 of the 12 data bytes/);
+  });
+
+  it('refuses a header length larger than the file before reading or allocating', () => {
+    const lying = new Uint8Array(16);
+    new DataView(lying.buffer).setBigUint64(0, 2n ** 62n, true);
+    expect(() => readSafetensors(lying, 'l.safetensors')).toThrow(/l.safetensors: header length/);
+    const huge = handWritten({ w: { dtype: 'F32', shape: [1e6, 1e6, 1e6], data_offsets: [0, 4] } }, new Uint8Array(4));
+    expect(() => readSafetensors(huge, 'h.safetensors')).toThrow(/h.safetensors: tensor "w"/);
+  });
+  it('reads a file tensor by tensor, so files past what Node reads whole (2 GiB) load too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turngym-safetensors-'));
+    try {
+      const path = join(dir, 'model.safetensors');
+      writeFileSync(path, writeSafetensors(tensors, { metadata: { format: 'pt' }, dtype: 'BF16' }));
+      expect(readSafetensorsFile(path)).toEqual(readSafetensors(readFileSync(path), path));
+      // A sparse 2.2 GB file: readFileSync refuses it outright; read by tensor, the header is what is wrong.
+      writeFileSync(path, handWritten({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, new Uint8Array(4)));
+      truncateSync(path, 2.2e9);
+      expect(() => readSafetensorsFile(path)).toThrow(/model.safetensors: the tensors hold 4 of the \d+ data bytes/);
+      truncateSync(path, 20);
+      expect(() => readSafetensorsFile(path)).toThrow(
+        /model.safetensors: header length \d+ does not fit a 20-byte file/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CheckpointError } from './lm-errors';
 import { elementCount, type NamedTensor, type NamedTensors } from './named-tensors';
 
@@ -77,65 +78,166 @@ function decode(bytes: Uint8Array, dtype: SafetensorsDtype, count: number): Floa
   return out;
 }
 
-/**
- * Reads a safetensors file: an 8-byte little-endian header length, a JSON header
- * `{name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}`, then raw little-endian bytes.
- * F32, F16, BF16 and F64 tensors become float32; any other dtype, or a header that does not fit the
- * bytes, is an error naming the tensor and `source`.
- */
-export function readSafetensors(bytes: Uint8Array, source = 'model.safetensors'): SafetensorsFile {
-  if (bytes.length < 8) throw new CheckpointError(`${source}: not a safetensors file (${bytes.length} bytes).`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = Number(view.getBigUint64(0, true));
-  if (headerLength > bytes.length - 8 || headerLength > 100_000_000) {
-    throw new CheckpointError(`${source}: header length ${headerLength} does not fit a ${bytes.length}-byte file.`);
+interface HeaderEntry {
+  readonly name: string;
+  readonly dtype: SafetensorsDtype;
+  readonly shape: number[];
+  readonly begin: number;
+  readonly end: number;
+}
+
+const isSize = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** Reads `length` bytes at `position` of the file (a view of an in-memory file, or a read from disk). */
+type ReadBytes = (position: number, length: number) => Uint8Array;
+
+/** The header's JSON object, after checking that the 8-byte length fits the file (before any allocation). */
+function readHeader(
+  read: ReadBytes,
+  fileLength: number,
+  source: string,
+): { header: Record<string, unknown>; dataStart: number } {
+  if (fileLength < 8) throw new CheckpointError(`${source}: not a safetensors file (${fileLength} bytes).`);
+  const prefix = read(0, 8);
+  const headerLength = Number(new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true));
+  if (headerLength > fileLength - 8 || headerLength > 100_000_000) {
+    throw new CheckpointError(`${source}: header length ${headerLength} does not fit a ${fileLength}-byte file.`);
   }
-  let header: Record<string, unknown>;
+  let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<string, unknown>;
+    header = JSON.parse(new TextDecoder().decode(read(8, headerLength)));
   } catch (error) {
     throw new CheckpointError(`${source}: the header is not valid JSON.`, { cause: error });
   }
-  const dataStart = 8 + headerLength;
-  const dataLength = bytes.length - dataStart;
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    throw new CheckpointError(`${source}: the header is not a JSON object of tensors.`);
+  return { header: header as Record<string, unknown>, dataStart: 8 + headerLength };
+}
+
+function readMetadata(entry: unknown, source: string): Record<string, string> {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw new CheckpointError(`${source}: __metadata__ must be an object of strings.`);
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(entry)) {
+    if (typeof value !== 'string')
+      throw new CheckpointError(`${source}: __metadata__ "${key}" must be a string, got ${JSON.stringify(value)}.`);
+    metadata[key] = value;
+  }
+  return metadata;
+}
+
+/** One tensor's entry, checked on its own: a known dtype, sizes as shape, whole offsets that hold the shape. */
+function readEntry(name: string, entry: unknown, dataLength: number, source: string): HeaderEntry {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw new CheckpointError(`${source}: tensor "${name}" has a malformed header entry.`);
+  const { dtype, shape, data_offsets: offsets } = entry as Record<string, unknown>;
+  if (typeof dtype !== 'string' || !Object.hasOwn(ITEM_SIZE, dtype)) {
+    throw new CheckpointError(
+      `${source}: tensor "${name}" has dtype ${String(dtype)}; only F32, F16, BF16 and F64 can be read.`,
+    );
+  }
+  if (!Array.isArray(shape) || !shape.every(isSize))
+    throw new CheckpointError(
+      `${source}: tensor "${name}" has shape ${JSON.stringify(shape)}; expected a list of sizes.`,
+    );
+  const [begin, end] = Array.isArray(offsets) && offsets.length === 2 ? offsets : [];
+  if (!isSize(begin) || !isSize(end) || begin > end) {
+    throw new CheckpointError(
+      `${source}: tensor "${name}" has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] byte positions.`,
+    );
+  }
+  const size = elementCount(shape) * ITEM_SIZE[dtype as SafetensorsDtype];
+  if (end > dataLength || end - begin !== size) {
+    throw new CheckpointError(
+      `${source}: tensor "${name}" (${dtype} [${shape.join(', ')}]) needs ${size} bytes but its data_offsets [${begin}, ${end}] ` +
+        `${end > dataLength ? `run past the ${dataLength} data bytes` : 'say otherwise'}.`,
+    );
+  }
+  return { name, dtype: dtype as SafetensorsDtype, shape, begin, end };
+}
+
+/**
+ * Tensors must tile the data bytes exactly, as the safetensors library requires: an overlap would load one
+ * tensor's bytes as another's weights, and unowned bytes mean the header and the data disagree.
+ */
+function checkTiling(entries: HeaderEntry[], dataLength: number, source: string): void {
+  const sorted = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let position = 0;
+  let previous: HeaderEntry | undefined;
+  for (const entry of sorted) {
+    if (entry.begin < position) {
+      throw new CheckpointError(
+        `${source}: tensor "${entry.name}" (bytes ${entry.begin}-${entry.end}) would overlap tensor "${previous?.name}" ` +
+          `(bytes ${previous?.begin}-${previous?.end}).`,
+      );
+    }
+    if (entry.begin > position) {
+      throw new CheckpointError(
+        `${source}: tensor "${entry.name}" starts at byte ${entry.begin} but the tensor before it ends at ${position}.`,
+      );
+    }
+    position = entry.end;
+    previous = entry;
+  }
+  if (position !== dataLength)
+    throw new CheckpointError(`${source}: the tensors hold ${position} of the ${dataLength} data bytes.`);
+}
+
+/** Checks the whole header first, then reads and converts one tensor at a time. */
+function readTensors(read: ReadBytes, fileLength: number, source: string): SafetensorsFile {
+  const { header, dataStart } = readHeader(read, fileLength, source);
+  const dataLength = fileLength - dataStart;
+  let metadata: Record<string, string> = {};
+  const entries: HeaderEntry[] = [];
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') metadata = readMetadata(entry, source);
+    else entries.push(readEntry(name, entry, dataLength, source));
+  }
+  checkTiling(entries, dataLength, source);
   const tensors: NamedTensors = new Map();
   const dtypes = new Map<string, SafetensorsDtype>();
-  const metadata: Record<string, string> = {};
-  for (const [name, entry] of Object.entries(header)) {
-    if (name === '__metadata__') {
-      for (const [key, value] of Object.entries((entry ?? {}) as Record<string, unknown>))
-        metadata[key] = String(value);
-      continue;
-    }
-    const {
-      dtype,
-      shape,
-      data_offsets: offsets,
-    } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
-    if (!(dtype in ITEM_SIZE)) {
-      throw new CheckpointError(
-        `${source}: tensor "${name}" has dtype ${dtype}; only F32, F16, BF16 and F64 can be read.`,
-      );
-    }
-    if (!Array.isArray(shape) || !Array.isArray(offsets) || offsets.length !== 2) {
-      throw new CheckpointError(`${source}: tensor "${name}" has a malformed header entry.`);
-    }
-    const [begin, end] = offsets;
-    const count = elementCount(shape);
-    const size = count * ITEM_SIZE[dtype as SafetensorsDtype];
-    if (begin < 0 || end > dataLength || end - begin !== size) {
-      throw new CheckpointError(
-        `${source}: tensor "${name}" (${dtype} [${shape.join(', ')}]) needs ${size} bytes but its data_offsets [${begin}, ${end}] ` +
-          `${end > dataLength ? `run past the ${dataLength} data bytes` : 'say otherwise'}.`,
-      );
-    }
-    tensors.set(name, {
-      shape: [...shape],
-      data: decode(bytes.subarray(dataStart + begin, dataStart + end), dtype as SafetensorsDtype, count),
-    });
-    dtypes.set(name, dtype as SafetensorsDtype);
+  for (const { name, dtype, shape, begin, end } of entries) {
+    tensors.set(name, { shape, data: decode(read(dataStart + begin, end - begin), dtype, elementCount(shape)) });
+    dtypes.set(name, dtype);
   }
   return { tensors, metadata, dtypes };
+}
+
+/**
+ * Reads a safetensors file: an 8-byte little-endian header length, a JSON header
+ * `{name: {dtype, shape, data_offsets: [begin, end]}, __metadata__?}`, then raw little-endian bytes.
+ * F32, F16, BF16 and F64 tensors become float32; any other dtype, a header that does not fit the
+ * bytes, or tensors that do not tile the data bytes exactly, is an error naming the tensor and `source`.
+ */
+export function readSafetensors(bytes: Uint8Array, source = 'model.safetensors'): SafetensorsFile {
+  return readTensors((position, length) => bytes.subarray(position, position + length), bytes.length, source);
+}
+
+/** Node refuses single reads (and readFileSync) past 2 GiB; tensors are read in pieces below that. */
+const READ_CHUNK_BYTES = 1 << 30;
+
+/**
+ * `readSafetensors` of a file on disk, read one tensor at a time: a checkpoint file over 2 GiB (a 1.5B model in
+ * bf16), which readFileSync refuses, loads too, and only one tensor's bytes are held at a time.
+ */
+export function readSafetensorsFile(path: string): SafetensorsFile {
+  const fd = openSync(path, 'r');
+  try {
+    const read: ReadBytes = (position, length) => {
+      const out = Buffer.alloc(length);
+      let done = 0;
+      while (done < length) {
+        const got = readSync(fd, out, done, Math.min(READ_CHUNK_BYTES, length - done), position + done);
+        if (got === 0)
+          throw new CheckpointError(`${path}: the file ended while reading it (truncated as it was read?).`);
+        done += got;
+      }
+      return out;
+    };
+    return readTensors(read, fstatSync(fd).size, path);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function encode(tensor: NamedTensor, dtype: Exclude<SafetensorsDtype, 'F64'>): Uint8Array {
