@@ -14,6 +14,16 @@ const { Template } = require('@huggingface/jinja') as JinjaModule;
 
 const compiled = new Map<string, JinjaTemplate>();
 
+/** Parses a template once (later calls reuse it); throws the parser's error for a template that does not parse. */
+export function compileChatTemplate(template: string): JinjaTemplate {
+  let parsed = compiled.get(template);
+  if (!parsed) {
+    parsed = new Template(template);
+    compiled.set(template, parsed);
+  }
+  return parsed;
+}
+
 /** Tool calls as HF templates expect them: `{type: 'function', function: {name, arguments}}`. */
 function templateMessage(message: ChatMessage): Record<string, unknown> {
   return {
@@ -41,11 +51,7 @@ export function renderChatTemplate(
   messages: readonly ChatMessage[],
   options: ChatTemplateOptions & { bosToken?: string; eosToken?: string } = {},
 ): string {
-  let parsed = compiled.get(template);
-  if (!parsed) {
-    parsed = new Template(template);
-    compiled.set(template, parsed);
-  }
+  const parsed = compileChatTemplate(template);
   const tools = options.tools?.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },

@@ -1,6 +1,6 @@
 import type { Tokenizer as HfTokenizerCoreType } from '@huggingface/tokenizers' with { 'resolution-mode': 'import' };
 import type { ChatMessage } from '@turngym/spec';
-import { renderChatTemplate } from './chat-template';
+import { compileChatTemplate, renderChatTemplate } from './chat-template';
 import { CheckpointError } from './lm-errors';
 import type { ChatTemplateOptions, Tokenizer } from './tokenizer';
 
@@ -30,6 +30,85 @@ function chatTemplateOf(config: Json): string | null {
   return null;
 }
 
+const MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram', 'WordLevel'];
+
+function asObject(value: unknown): Json | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+/** A `{Regex}` or `{String}` pattern; @huggingface/tokenizers turns any other into a no-op, or drops all text. */
+function checkPattern(component: Json, where: string): void {
+  const pattern = asObject(component.pattern);
+  if (typeof pattern?.Regex !== 'string' && typeof pattern?.String !== 'string') {
+    throw new CheckpointError(
+      `tokenizer.json: ${where} pattern ${JSON.stringify(component.pattern)} is not supported (expected {"Regex": …} or {"String": …}).`,
+    );
+  }
+}
+
+/**
+ * The Split settings @huggingface/tokenizers applies as HF tokenizers does: "Isolated", and "Removed" with a
+ * regex; it treats the other behaviours and `invert` as "Isolated", which splits words differently.
+ */
+function checkSplit(component: Json, where: string): void {
+  checkPattern(component, where);
+  if (component.invert === true) throw new CheckpointError(`tokenizer.json: ${where} invert true is not supported.`);
+  const behavior = String(component.behavior ?? 'Isolated');
+  const removedByRegex = behavior.toLowerCase() === 'removed' && asObject(component.pattern)?.Regex !== undefined;
+  if (behavior.toLowerCase() !== 'isolated' && !removedByRegex) {
+    throw new CheckpointError(
+      `tokenizer.json: ${where} behavior "${behavior}" is not supported (supported: Isolated; Removed with a Regex pattern).`,
+    );
+  }
+}
+
+/** Walks a normalizer, pre-tokenizer or decoder (and its Sequence members) for settings that would be misapplied. */
+function checkComponent(value: unknown, where: string): void {
+  const component = asObject(value);
+  if (component === null) return;
+  const type = String(component.type);
+  const label = `${where} (${type})`;
+  for (const key of ['normalizers', 'pretokenizers', 'decoders']) {
+    const members = component[key];
+    if (Array.isArray(members)) members.forEach((member, index) => checkComponent(member, `${where}.${key}[${index}]`));
+  }
+  if (type === 'Split') checkSplit(component, label);
+  if (type === 'Replace') checkPattern(component, label);
+}
+
+/**
+ * Refuses what @huggingface/tokenizers would load without complaint but tokenize differently from HF's
+ * `tokenizers` (unknown component types it already refuses by name). Each error names the setting.
+ */
+function checkSupported(tokenizerJson: Json): void {
+  const model = asObject(tokenizerJson.model);
+  if (model === null) throw new CheckpointError('tokenizer.json: "model" must be an object.');
+  if (!MODEL_TYPES.includes(String(model.type))) {
+    throw new CheckpointError(
+      `tokenizer.json: model type "${String(model.type)}" is not supported (supported: ${MODEL_TYPES.join(', ')}).`,
+    );
+  }
+  if (model.type === 'BPE') {
+    if (asObject(model.vocab) === null) throw new CheckpointError('tokenizer.json: model "vocab" must be an object.');
+    if (!Array.isArray(model.merges))
+      throw new CheckpointError('tokenizer.json: model "merges" must be a list ("a b" strings or [a, b] pairs).');
+    const prefix = model.continuing_subword_prefix;
+    if (typeof prefix === 'string' && prefix !== '')
+      throw new CheckpointError(`tokenizer.json: BPE continuing_subword_prefix "${prefix}" is not supported.`);
+  }
+  checkComponent(tokenizerJson.normalizer, 'normalizer');
+  checkComponent(tokenizerJson.pre_tokenizer, 'pre_tokenizer');
+  checkComponent(tokenizerJson.decoder, 'decoder');
+  for (const token of Array.isArray(tokenizerJson.added_tokens) ? tokenizerJson.added_tokens : []) {
+    const added = asObject(token);
+    if (added?.single_word === true) {
+      throw new CheckpointError(
+        `tokenizer.json: added token "${String(added.content)}" has single_word true, which is not supported (it would match inside words).`,
+      );
+    }
+  }
+}
+
 /**
  * A tokenizer from HF's `tokenizer.json` (+ `tokenizer_config.json` for special tokens and the chat
  * template), run by @huggingface/tokenizers — pure JavaScript, offline.
@@ -50,6 +129,7 @@ export class HfTokenizer implements Tokenizer {
     private readonly tokenizerConfig: Json = {},
     extraEosTokenIds: readonly number[] = [],
   ) {
+    checkSupported(tokenizerJson);
     try {
       this.core = new HfTokenizerCore(tokenizerJson, tokenizerConfig);
     } catch (error) {
@@ -68,6 +148,16 @@ export class HfTokenizer implements Tokenizer {
     this.eosTokenIds = [...new Set([...(eos === undefined ? [] : [eos]), ...extraEosTokenIds])];
     this.padTokenId = idOf(tokenString(tokenizerConfig.pad_token)) ?? this.eosTokenIds[0] ?? 0;
     this.chatTemplate = chatTemplateOf(tokenizerConfig);
+    if (this.chatTemplate !== null) {
+      try {
+        compileChatTemplate(this.chatTemplate);
+      } catch (error) {
+        throw new CheckpointError(
+          `tokenizer_config.json: "chat_template" is not a valid Jinja template: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    }
   }
 
   encode(text: string, options: { addSpecialTokens?: boolean } = {}): number[] {

@@ -93,6 +93,49 @@ describe('configFromHf', () => {
     );
   });
 
+  it('reads rope_parameters, where transformers 5 writes rope_theta and the scaling', () => {
+    const { rope_theta: _, ...legacy } = qwen2;
+    const v5 = configFromHf({ ...legacy, rope_parameters: { rope_type: 'default', rope_theta: 1000000 } });
+    expect(v5.ropeTheta).toBe(1000000);
+    expect(v5.ropeScaling).toBeNull();
+    const llama3 = configFromHf({
+      ...legacy,
+      rope_parameters: {
+        rope_type: 'llama3',
+        rope_theta: 500000,
+        factor: 32,
+        low_freq_factor: 1,
+        high_freq_factor: 4,
+        original_max_position_embeddings: 8192,
+      },
+    });
+    expect(llama3.ropeTheta).toBe(500000);
+    expect(llama3.ropeScaling).toMatchObject({ type: 'llama3', factor: 32 });
+    expect(() =>
+      configFromHf({ ...legacy, rope_parameters: { rope_type: 'yarn', rope_theta: 1e6, factor: 4 } }),
+    ).toThrow(/rope_parameters type "yarn" is not supported/);
+    expect(() => configFromHf({ ...qwen2, rope_parameters: { rope_type: 'default', rope_theta: 10000 } })).toThrow(
+      /"rope_theta" is 1000000 but rope_parameters.rope_theta is 10000/,
+    );
+  });
+
+  it('refuses values that would run but compute nonsense', () => {
+    expect(() => configFromHf({ ...qwen2, rope_theta: 0 })).toThrow(/field "rope_theta" must be a positive number/);
+    expect(() => configFromHf({ ...qwen2, rms_norm_eps: -1e-6 })).toThrow(
+      /field "rms_norm_eps" must be a positive number/,
+    );
+    expect(() => configFromHf({ ...qwen2, rope_scaling: { rope_type: 'linear', factor: 0 } })).toThrow(
+      /rope_scaling: field "factor" must be a positive number/,
+    );
+    expect(() => configFromHf({ ...qwen2, hidden_size: 900 })).toThrow(
+      /hidden_size \(900\) must be a multiple of num_attention_heads \(14\) when "head_dim" is not given/,
+    );
+    expect(configFromHf({ ...qwen2, hidden_size: 900, head_dim: 64 }).headDim).toBe(64);
+    expect(() => configFromHf({ ...qwen2, quantization_config: { quant_method: 'awq', bits: 4 } })).toThrow(
+      /config.json: quantization_config \(awq\) is not supported/,
+    );
+  });
+
   it('takes a used sliding window as the context limit', () => {
     expect(configFromHf({ ...qwen2, use_sliding_window: true, sliding_window: 4096 }).maxPositions).toBe(4096);
     expect(configFromHf(qwen2).maxPositions).toBe(32768);

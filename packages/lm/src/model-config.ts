@@ -63,6 +63,12 @@ function field(json: Json, name: string, source: string, fallback?: number): num
   return value;
 }
 
+function positiveNumber(json: Json, name: string, source: string, fallback?: number): number {
+  const value = field(json, name, source, fallback);
+  if (value <= 0) throw new CheckpointError(`${source}: field "${name}" must be a positive number, got ${value}.`);
+  return value;
+}
+
 function positiveInteger(json: Json, name: string, source: string, fallback?: number): number {
   const value = field(json, name, source, fallback);
   if (!Number.isInteger(value) || value <= 0) {
@@ -77,24 +83,48 @@ function tokenIds(value: unknown): number[] {
   return [];
 }
 
-function readRopeScaling(json: Json, source: string): RopeScaling | null {
-  const raw = json.rope_scaling as Json | null | undefined;
-  if (raw === undefined || raw === null) return null;
+/**
+ * RoPE's base and scaling. transformers 5 writes both into `rope_parameters` ({rope_type, rope_theta, factor, …});
+ * earlier versions write `rope_theta` and `rope_scaling` ({rope_type or type, factor, …}) at the top level.
+ */
+function readRope(json: Json, source: string): { ropeTheta: number; ropeScaling: RopeScaling | null } {
+  const parameters = json.rope_parameters;
+  if (parameters !== undefined && parameters !== null) {
+    if (typeof parameters !== 'object' || Array.isArray(parameters))
+      throw new CheckpointError(`${source}: "rope_parameters" must be an object.`);
+    const ropeTheta = positiveNumber(parameters as Json, 'rope_theta', `${source} rope_parameters`, 10000);
+    const legacyTheta = json.rope_theta;
+    if (typeof legacyTheta === 'number' && legacyTheta !== ropeTheta) {
+      throw new CheckpointError(
+        `${source}: "rope_theta" is ${legacyTheta} but rope_parameters.rope_theta is ${ropeTheta}; keep one.`,
+      );
+    }
+    return { ropeTheta, ropeScaling: readRopeScaling(parameters as Json, `${source} rope_parameters`) };
+  }
+  const scaling = json.rope_scaling;
+  if (scaling !== undefined && scaling !== null && (typeof scaling !== 'object' || Array.isArray(scaling)))
+    throw new CheckpointError(`${source}: "rope_scaling" must be an object or null.`);
+  return {
+    ropeTheta: positiveNumber(json, 'rope_theta', source, 10000),
+    ropeScaling: scaling ? readRopeScaling(scaling as Json, `${source} rope_scaling`) : null,
+  };
+}
+
+/** `where` names the object read: `config.json rope_scaling` or `config.json rope_parameters`. */
+function readRopeScaling(raw: Json, where: string): RopeScaling | null {
   const type = String(raw.rope_type ?? raw.type ?? 'default');
   if (type === 'default') return null;
-  if (type === 'linear') return { type: 'linear', factor: field(raw, 'factor', `${source} rope_scaling`) };
+  if (type === 'linear') return { type: 'linear', factor: positiveNumber(raw, 'factor', where) };
   if (type === 'llama3') {
     return {
       type: 'llama3',
-      factor: field(raw, 'factor', `${source} rope_scaling`),
-      lowFreqFactor: field(raw, 'low_freq_factor', `${source} rope_scaling`),
-      highFreqFactor: field(raw, 'high_freq_factor', `${source} rope_scaling`),
-      originalMaxPositions: field(raw, 'original_max_position_embeddings', `${source} rope_scaling`),
+      factor: positiveNumber(raw, 'factor', where),
+      lowFreqFactor: positiveNumber(raw, 'low_freq_factor', where),
+      highFreqFactor: positiveNumber(raw, 'high_freq_factor', where),
+      originalMaxPositions: positiveNumber(raw, 'original_max_position_embeddings', where),
     };
   }
-  throw new CheckpointError(
-    `${source}: rope_scaling type "${type}" is not supported (supported: default, linear, llama3).`,
-  );
+  throw new CheckpointError(`${where} type "${type}" is not supported (supported: default, linear, llama3).`);
 }
 
 /** Reads HF's `config.json` (Llama, Qwen2, Mistral); `source` names the file in error messages. */
@@ -117,6 +147,14 @@ export function configFromHf(json: unknown, source = 'config.json'): ModelConfig
   if (activation !== 'silu')
     throw new CheckpointError(`${source}: hidden_act "${activation}" is not supported (only silu).`);
   if (config.mlp_bias === true) throw new CheckpointError(`${source}: mlp_bias true is not supported.`);
+  const quantization = config.quantization_config as Json | null | undefined;
+  if (quantization !== undefined && quantization !== null) {
+    // Said here, by name, rather than later as an integer dtype in the safetensors file.
+    throw new CheckpointError(
+      `${source}: quantization_config (${String(quantization.quant_method ?? 'unknown method')}) is not supported; ` +
+        'load the unquantized checkpoint (F32, F16 or BF16 weights).',
+    );
+  }
 
   const hiddenSize = positiveInteger(config, 'hidden_size', source);
   const numHeads = positiveInteger(config, 'num_attention_heads', source);
@@ -124,6 +162,11 @@ export function configFromHf(json: unknown, source = 'config.json'): ModelConfig
   if (numHeads % numKvHeads !== 0) {
     throw new CheckpointError(
       `${source}: num_attention_heads (${numHeads}) must be a multiple of num_key_value_heads (${numKvHeads}).`,
+    );
+  }
+  if ((config.head_dim === undefined || config.head_dim === null) && hiddenSize % numHeads !== 0) {
+    throw new CheckpointError(
+      `${source}: hidden_size (${hiddenSize}) must be a multiple of num_attention_heads (${numHeads}) when "head_dim" is not given.`,
     );
   }
   const headDim = positiveInteger(config, 'head_dim', source, hiddenSize / numHeads);
@@ -147,9 +190,8 @@ export function configFromHf(json: unknown, source = 'config.json'): ModelConfig
     numKvHeads,
     headDim,
     maxPositions,
-    ropeTheta: field(config, 'rope_theta', source, 10000),
-    ropeScaling: readRopeScaling(config, source),
-    rmsNormEps: field(config, 'rms_norm_eps', source, 1e-6),
+    ...readRope(config, source),
+    rmsNormEps: positiveNumber(config, 'rms_norm_eps', source, 1e-6),
     tieWordEmbeddings: config.tie_word_embeddings === true,
     qkvBias: family === 'qwen2' || attentionBias,
     outputBias: family !== 'qwen2' && attentionBias,
