@@ -2,7 +2,7 @@ import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import * as tf from '@tensorflow/tfjs';
 import { LanguageModel } from './language-model';
-import { ContextLengthError } from './lm-errors';
+import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { testConfig } from './tiny-configs';
 import { randomTokens, randomWeights } from './__fixtures__/random-weights';
 import { backendsUnderTest } from './__fixtures__/wasm-tests';
@@ -231,6 +231,18 @@ describe.each(backends)('generation on %s', (backend) => {
     const [result] = model.generate([{ tokens: randomTokens(45, 256) }], { maxTokens: 10, stopTokenIds: [] });
     expect(result!.tokens).toHaveLength(4);
     expect(result!.finishReason).toBe('length');
+  });
+
+  it('refuses token ids outside the vocabulary on every backend (a GPU gather would read a wrong row)', async () => {
+    const outside = config.vocabSize;
+    expect(() => model.generate([{ tokens: [1, outside] }])).toThrow(TokenizerMismatchError);
+    expect(() => model.generate([{ tokens: [1, outside] }])).toThrow(
+      new RegExp(`Request 0: token 1 is ${outside}, outside the model's vocabulary of ${outside} ids`),
+    );
+    expect(() => model.prefill([-1])).toThrow(/token 0 is -1/);
+    await expect(model.score([{ tokens: [1, 2, outside] }])).rejects.toThrow(
+      new RegExp(`Row 0: token 2 is ${outside}, outside the model's vocabulary`),
+    );
   });
 
   it('leaks no tensors', () => {

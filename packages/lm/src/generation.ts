@@ -4,7 +4,7 @@ import { type FusedWeights, fusedDecoderAvailable } from './internal/fused-decod
 import { FusedWeightsCache } from './internal/fused-weights-cache';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
-import { ContextLengthError } from './lm-errors';
+import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
 
 export interface GenerationOptions {
@@ -108,6 +108,21 @@ export function releaseFusedWeights(model: LanguageModel, adapter?: string | nul
   }
 }
 
+/**
+ * Ids the embedding has rows for. Checked here because backends differ: cpu and wasm throw their gather's message,
+ * and a GPU gather reads a wrong row without a word.
+ */
+function checkTokenIds(model: LanguageModel, tokens: readonly number[], what: string): void {
+  const { vocabSize } = model.config;
+  tokens.forEach((token, t) => {
+    if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
+      throw new TokenizerMismatchError(
+        `${what}: token ${t} is ${token}, outside the model's vocabulary of ${vocabSize} ids.`,
+      );
+    }
+  });
+}
+
 function checkPrefix(request: GenerationRequest, index: number): readonly number[] {
   const cache = request.cache;
   const tokens = request.tokens ?? cache?.tokens;
@@ -133,6 +148,7 @@ export function requestTokens(
   adapter: string | null,
 ): readonly number[] {
   const tokens = checkPrefix(request, index);
+  checkTokenIds(model, tokens, `Request ${index}`);
   if (request.cache && request.cache.adapter !== adapter) {
     throw new RangeError(
       `Request ${index}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`,
@@ -159,6 +175,7 @@ export function prefill(
   const adapter = options.adapter ?? null;
   const request: GenerationRequest = options.from ? { tokens, cache: options.from } : { tokens };
   checkPrefix(request, 0);
+  checkTokenIds(model, tokens, 'prefill');
   if (options.from && options.from.adapter !== adapter) {
     throw new RangeError(
       `The cache was computed with adapter ${JSON.stringify(options.from.adapter)}, not ${JSON.stringify(adapter)}.`,

@@ -162,7 +162,7 @@ export class LanguageModel {
    * intermediates instead of all of them (~280 KB per token for tiny-1m), as generation does.
    */
   private forwardPass(rows: readonly TokenRow[], options: ForwardOptions, release: boolean): ForwardOutputs {
-    const batch = prepareBatch(rows, this.config.maxPositions, this.tokenizer.padTokenId);
+    const batch = prepareBatch(rows, this.config.maxPositions, this.tokenizer.padTokenId, this.config.vocabSize);
     const { batchSize: B, length: T } = batch;
     if (options.values && !this.head) throw new RangeError('forward({ values: true }) needs addValueHead() first.');
     const adapter = this.resolveAdapter(options.adapter);
@@ -236,7 +236,7 @@ export class LanguageModel {
 
   /** Full logits [T][vocab] for one row (for checks against the reference; large for big vocabularies). */
   async logits(row: TokenRow, options: { adapter?: string | null } = {}): Promise<Float32Array[]> {
-    const batch = prepareBatch([row], this.config.maxPositions, this.tokenizer.padTokenId);
+    const batch = prepareBatch([row], this.config.maxPositions, this.tokenizer.padTokenId, this.config.vocabSize);
     const T = batch.length;
     const adapter = this.resolveAdapter(options.adapter);
     const logits = tf.tidy(() => {

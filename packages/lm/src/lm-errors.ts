@@ -8,7 +8,7 @@ import { TurnGymError } from '@turngym/core';
  * |--------------------------|----------------------------|-------------------------------------------------------|
  * | INVALID_CHECKPOINT       | CheckpointError            | missing/misshapen tensor, bad config field, bad file  |
  * | UNSUPPORTED_ARCHITECTURE | UnsupportedArchitectureError | config.json names a model family this package lacks |
- * | TOKENIZER_MISMATCH       | TokenizerMismatchError     | tokenizer ids do not fit the model's vocabulary       |
+ * | TOKENIZER_MISMATCH       | TokenizerMismatchError     | token ids (tokenizer's or given) past the vocabulary  |
  * | CONTEXT_LENGTH_EXCEEDED  | ContextLengthError         | a prompt longer than the model's context              |
  * | BACKEND_UNAVAILABLE      | BackendUnavailableError    | a tfjs backend that is not installed or fails to load |
  * | ADAPTER_NOT_FOUND        | AdapterNotFoundError       | a LoRA adapter name the model does not have           |

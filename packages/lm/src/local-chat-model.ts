@@ -1,6 +1,7 @@
-import type { ChatModel, ChatRequest, ChatResponse } from '@turngym/llm';
+import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } from '@turngym/llm';
 import type { BackendName } from './backend';
 import type { LanguageModel } from './language-model';
+import { CheckpointError } from './lm-errors';
 import { loadModel } from './load-model';
 
 export interface LocalChatModelOptions {
@@ -42,10 +43,24 @@ export class LocalChatModel implements ChatModel {
   async complete(request: ChatRequest): Promise<ChatResponse> {
     const model = await this.model();
     request.signal?.throwIfAborted();
-    const prompt = model.tokenizer.applyChatTemplate(request.messages, {
-      addGenerationPrompt: true,
-      ...(request.tools ? { tools: request.tools } : {}),
-    });
+    let prompt: string;
+    try {
+      prompt = model.tokenizer.applyChatTemplate(request.messages, {
+        addGenerationPrompt: true,
+        ...(request.tools ? { tools: request.tools } : {}),
+      });
+    } catch (error) {
+      // A tokenizer with no template is the server's fault: that stays a 500.
+      if (error instanceof CheckpointError) throw error;
+      // Templates refuse messages they cannot render (raise_exception: roles that do not alternate, a system
+      // message the model has no slot for): the client's request to change, as a 400 that is not retried.
+      throw new LLMCallError(`The chat template refused the messages: ${(error as Error).message}`, {
+        failure: 'http',
+        status: 400,
+        modelId: this.id,
+        cause: error,
+      });
+    }
     const tokens = model.tokenizer.encode(prompt);
     const stop =
       request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];

@@ -119,6 +119,33 @@ describe('CLI functions, local: provider and serve-model', () => {
     );
   });
 
+  it('answers sloppy /v1/completions requests with OpenAI errors that name the parameter', async () => {
+    const rejects = (body: Record<string, unknown>) =>
+      expect(client.completions.create({ model: 'tiny-chat', max_tokens: 2, ...body } as never)).rejects;
+    await rejects({ prompt: [999999] }).toMatchObject({ status: 400, param: 'prompt' });
+    await rejects({ prompt: [999999] }).toThrow(/token 0 is 999999, outside the model's vocabulary of 264 ids/);
+    await rejects({ prompt: [[97], [-1]] }).toMatchObject({ status: 400, param: 'prompt' });
+    await rejects({ prompt: 'x'.repeat(2000) }).toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    await rejects({ prompt: 'a', stop: ['a', 'b', 'c', 'd', 'e'] }).toMatchObject({ status: 400, param: 'stop' });
+    await rejects({ prompt: 'a', stop: 7 }).toMatchObject({ status: 400, param: 'stop' });
+    await rejects({ prompt: 'a', temperature: 5 }).toMatchObject({ status: 400, param: 'temperature' });
+    await rejects({ prompt: 'a', max_tokens: -1 }).toMatchObject({ status: 400, param: 'max_tokens' });
+    await rejects({ prompt: 'a', seed: 1.5 }).toMatchObject({ status: 400, param: 'seed' });
+    await rejects({ prompt: 'a', presence_penalty: 0.5 }).toMatchObject({ status: 400, param: 'presence_penalty' });
+    await rejects({ prompt: 'a', logit_bias: { '97': 100 } }).toMatchObject({ status: 400, param: 'logit_bias' });
+    await rejects({ prompt: 'a', best_of: 3 }).toMatchObject({ status: 400, param: 'best_of' });
+    const neutral = { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, best_of: 1 };
+    const plain = await client.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 2, ...neutral });
+    expect(plain.choices).toHaveLength(1);
+    const post = (body: string) => fetch(`${server.baseURL}/completions`, { method: 'POST', body });
+    const array = await post('[{"model": "tiny-chat"}]');
+    expect(array.status).toBe(400);
+    expect(await array.json()).toMatchObject({ error: { message: 'The request body must be a JSON object' } });
+    const huge = await post(JSON.stringify({ model: 'tiny-chat', prompt: 'x'.repeat(33 * 1024 * 1024) }));
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ error: { code: 'request_too_large' } });
+  });
+
   it('local:<checkpoint> works as a ChatModel spec', async () => {
     const restore = registerLocalChatModelProvider();
     const model = createChatModel(`local:${checkpoint}`, { providerOptions: { backend: 'wasm' } });

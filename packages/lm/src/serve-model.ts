@@ -5,6 +5,7 @@ import { serveChatModel } from '@turngym/llm';
 import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
+import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { LocalChatModel } from './local-chat-model';
 
 export interface ServeModelOptions {
@@ -60,6 +61,33 @@ interface CompletionBody {
   stream?: unknown;
   logprobs?: unknown;
   echo?: unknown;
+  [field: string]: unknown;
+}
+
+/**
+ * OpenAI options this server does not implement, with the values that mean "off". Any other value is refused:
+ * ignoring it would sample something other than what the client asked for.
+ */
+const UNSUPPORTED_OPTIONS: Record<string, (value: unknown) => boolean> = {
+  best_of: (value) => value === 1,
+  presence_penalty: (value) => value === 0,
+  frequency_penalty: (value) => value === 0,
+  logit_bias: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
+  suffix: (value) => value === '',
+};
+
+function refuseUnsupported(body: CompletionBody): void {
+  for (const [field, isOff] of Object.entries(UNSUPPORTED_OPTIONS)) {
+    const value = body[field];
+    if (value !== undefined && value !== null && !isOff(value)) {
+      throw new RequestError(
+        400,
+        `"${field}" is not supported by this server (got ${JSON.stringify(value)}); leave it out.`,
+        'unsupported_parameter',
+        field,
+      );
+    }
+  }
 }
 
 class RequestError extends Error {
@@ -79,21 +107,69 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(text);
 }
 
+/** Far above any prompt that fits a context; stops one request from filling the server's memory. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** OpenAI's limit on stop sequences. */
+const MAX_STOP_SEQUENCES = 4;
+
+/** The body as text; past MAX_BODY_BYTES the rest is read and dropped, so the client still gets its 413. */
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > MAX_BODY_BYTES) {
+        reject(new RequestError(413, `The request body is over ${MAX_BODY_BYTES} bytes.`, 'request_too_large'));
+      } else resolve(Buffer.concat(chunks).toString('utf8'));
+    });
     request.on('error', reject);
   });
 }
 
-function optionalNumber(body: CompletionBody, field: keyof CompletionBody, fallback: number): number {
+function optionalNumber(
+  body: CompletionBody,
+  field: string,
+  fallback: number,
+  expected = 'a number',
+  isAllowed: (value: number) => boolean = () => true,
+): number {
   const value = body[field];
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new RequestError(400, `"${field}" must be a number.`, 'invalid_request', field);
+  if (typeof value !== 'number' || !Number.isFinite(value) || !isAllowed(value)) {
+    throw new RequestError(
+      400,
+      `"${field}" must be ${expected}, got ${JSON.stringify(value)}.`,
+      'invalid_request',
+      field,
+    );
+  }
   return value;
+}
+
+const isWhole = (value: number, min: number, max = Infinity): boolean =>
+  Number.isInteger(value) && value >= min && value <= max;
+
+/** OpenAI's `stop`: a string or up to four non-empty strings. */
+function stopSequences(stop: unknown): string[] {
+  if (stop === undefined || stop === null) return [];
+  const list = typeof stop === 'string' ? [stop] : stop;
+  if (
+    !Array.isArray(list) ||
+    list.length > MAX_STOP_SEQUENCES ||
+    !list.every((each) => typeof each === 'string' && each.length > 0)
+  ) {
+    throw new RequestError(
+      400,
+      `"stop" must be a string or a list of at most ${MAX_STOP_SEQUENCES} non-empty strings.`,
+      'invalid_request',
+      'stop',
+    );
+  }
+  return list as string[];
 }
 
 /** OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. */
@@ -147,13 +223,14 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
   let completionCount = 0;
 
   async function completions(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const text = await readBody(request);
     let body: CompletionBody;
     try {
-      body = JSON.parse(await readBody(request)) as CompletionBody;
+      body = JSON.parse(text) as CompletionBody;
     } catch {
       throw new RequestError(400, 'The request body is not valid JSON', 'invalid_json');
     }
-    if (typeof body !== 'object' || body === null)
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new RequestError(400, 'The request body must be a JSON object', 'invalid_request');
     if (body.model !== modelName) {
       throw new RequestError(
@@ -163,12 +240,17 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
         'model',
       );
     }
+    refuseUnsupported(body);
     const prompts = promptTokens(model, body.prompt);
-    const n = optionalNumber(body, 'n', 1);
-    if (!Number.isInteger(n) || n < 1 || n > 64)
-      throw new RequestError(400, '"n" must be an integer from 1 to 64.', 'invalid_request', 'n');
-    const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.map(String) : [];
-    const seed = optionalNumber(body, 'seed', 0);
+    const n = optionalNumber(body, 'n', 1, 'an integer from 1 to 64', (value) => isWhole(value, 1, 64));
+    const stop = stopSequences(body.stop);
+    const seed = optionalNumber(body, 'seed', 0, 'an integer', Number.isInteger);
+    // OpenAI's ranges; generate() would take a higher temperature, but a client sending one has a bug.
+    const sampling = {
+      maxTokens: optionalNumber(body, 'max_tokens', 16, 'an integer >= 0', (value) => isWhole(value, 0)),
+      temperature: optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2),
+      topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
+    };
     const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false;
     const requests = prompts.flatMap((tokens, p) =>
       Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })),
@@ -176,13 +258,15 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     let results;
     try {
       results = model.generate(requests, {
-        maxTokens: optionalNumber(body, 'max_tokens', 16),
-        temperature: optionalNumber(body, 'temperature', 1),
-        topP: optionalNumber(body, 'top_p', 1),
+        ...sampling,
         ...(stop.length > 0 ? { stop } : {}),
         ...(options.adapter ? { adapter: options.adapter } : {}),
       });
     } catch (error) {
+      if (error instanceof ContextLengthError)
+        throw new RequestError(400, error.message, 'context_length_exceeded', 'prompt');
+      if (error instanceof TokenizerMismatchError)
+        throw new RequestError(400, error.message, 'invalid_request', 'prompt');
       throw new RequestError(400, (error as Error).message, 'invalid_request');
     }
     const id = `cmpl-turngym-${++completionCount}`;

@@ -1,5 +1,5 @@
 import { allowedPredicate, type AttentionPattern } from './attention-mask';
-import { ContextLengthError } from './lm-errors';
+import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 
 /**
  * One sequence to score or train on: tokens, and optionally explicit positions, an attention pattern
@@ -40,7 +40,13 @@ export interface PreparedBatch {
 /** Blocked attention. Finite (not −∞) so a query that sees nothing gets a uniform, not NaN, softmax. */
 export const MASKED = -1e9;
 
-export function prepareBatch(rows: readonly TokenRow[], maxPositions: number, padTokenId: number): PreparedBatch {
+/** `vocabSize`: ids at or past it are refused here, as a GPU gather would read a wrong row without a word. */
+export function prepareBatch(
+  rows: readonly TokenRow[],
+  maxPositions: number,
+  padTokenId: number,
+  vocabSize: number,
+): PreparedBatch {
   if (rows.length === 0) throw new RangeError('A token batch needs at least one row.');
   const batchSize = rows.length;
   const length = Math.max(1, ...rows.map((row) => row.tokens.length));
@@ -69,6 +75,11 @@ export function prepareBatch(rows: readonly TokenRow[], maxPositions: number, pa
       const token = row.tokens[t] as number;
       if (!Number.isInteger(token) || token < 0)
         throw new RangeError(`Row ${b}: token ${t} is ${token}, not a token id.`);
+      if (token >= vocabSize) {
+        throw new TokenizerMismatchError(
+          `Row ${b}: token ${t} is ${token}, outside the model's vocabulary of ${vocabSize} ids.`,
+        );
+      }
       tokens[b * length + t] = token;
       if (segments && t > 0 && segments[t] !== segments[t - 1]) segmentStart = t;
       const position = row.positions ? (row.positions[t] as number) : t - segmentStart;
