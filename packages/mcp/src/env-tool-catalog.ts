@@ -171,7 +171,13 @@ function resetInputSchema(
     type: 'object',
     additionalProperties: false,
     properties: {
-      seed: { type: 'integer', description: 'Same seed, same episode (omitted: the env draws one).' },
+      // The bounds every env's reset() enforces (SeededRng), so an out-of-range seed is refused here, by name.
+      seed: {
+        type: 'integer',
+        minimum: -Number.MAX_SAFE_INTEGER,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Same seed, same episode (omitted: the env draws one).',
+      },
       options: { type: 'object', description: `Per-episode options ${spec.id} documents (e.g. a task id).` },
       env_options: {
         type: 'object',

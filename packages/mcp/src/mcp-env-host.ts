@@ -23,6 +23,8 @@ export class McpEnvHost implements McpSessionHost {
   private readonly policy: ClientOptionsPolicy;
   /** Sessions whose env is being built: counted against capacity before they exist. */
   private opening = 0;
+  /** Their builds, which close() waits for so that no session joins after it. */
+  private readonly building = new Set<Promise<unknown>>();
   private stopReaper: (() => void) | undefined;
 
   constructor(
@@ -95,13 +97,17 @@ export class McpEnvHost implements McpSessionHost {
   async openSession(envId: string, id: string = randomUUID()): Promise<McpEnvSession> {
     const live = this.liveSessions();
     if (live >= this.settings.maxSessions) throw new CapacityReachedError(live, this.settings.maxSessions);
-    this.opening += 1;
-    let env: Env<unknown, Action>;
+    // Resolved before the slot is taken: an unknown id must not hold a slot forever.
     const canonical = this.resolveEnvId(envId);
+    this.opening += 1;
+    const build = this.buildEnv({ envId: canonical });
+    this.building.add(build);
+    let env: Env<unknown, Action>;
     try {
-      env = await this.buildEnv({ envId: canonical });
+      env = await build;
     } finally {
       this.opening -= 1;
+      this.building.delete(build);
     }
     const session = new McpEnvSession(this, id, { envId: canonical }, env);
     this.sessions.set(id, session);
@@ -120,6 +126,8 @@ export class McpEnvHost implements McpSessionHost {
   /** Stops the reaper and closes every session (each lets its call in flight finish first). */
   async close(): Promise<void> {
     this.stopReaper?.();
+    // A session whose env is still being built joins the map once it is: wait, so it is closed with the rest.
+    await Promise.allSettled([...this.building]);
     while (this.sessions.size > 0) await Promise.all([...this.sessions.values()].map((session) => session.close()));
   }
 

@@ -1,6 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  RequestSchema,
+  type CallToolRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@turngym/core';
 import type { Action, Env } from '@turngym/spec';
 import { EnvToolCatalog, type EnvToolCall } from './env-tool-catalog';
@@ -26,6 +33,14 @@ export interface McpSessionHost {
   readonly serverVersion: string;
   readonly logger?: Logger | undefined;
 }
+
+/**
+ * `tools/call` with any params. The SDK's `Server` checks a tools/call against the strict schema itself and
+ * answers a malformed one with Invalid params (-32602), but only when the registered schema lets the request
+ * reach it: registered with the strict schema, `arguments: "x"` or a missing `name` fail earlier and come back
+ * as Internal error (-32603).
+ */
+const AnyCallToolRequestSchema = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
 /** How long close() lets a call in flight finish before the env is closed under it (ms). */
 const CLOSE_GRACE_MS = 5000;
@@ -68,9 +83,10 @@ export class McpEnvSession {
       },
     );
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.catalog.tools] }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request) =>
-      this.call(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>),
-    );
+    this.server.setRequestHandler(AnyCallToolRequestSchema, (request) => {
+      const params = request.params as CallToolRequest['params']; // checked by the SDK's Server (see above)
+      return this.call(params.name, params.arguments ?? {});
+    });
     // The transport ended (client DELETE, stdin closed, connection lost): the env goes with it.
     this.server.onclose = () => void this.close();
   }

@@ -4,9 +4,16 @@ import { Registry } from '@turngym/core';
 import { ExampleSolver, register } from '@turngym/env-example';
 import type { Action } from '@turngym/spec';
 import { ManualClock } from '@turngym/server';
+import { EchoEnv } from './__fixtures__/echo-env';
 import { serveMcp, type McpServerHandle } from './serve-mcp-http';
 
 const ID = 'turngym/example-v1';
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 function registryWithExample(): Registry {
   const registry = new Registry();
@@ -155,6 +162,135 @@ describe('serveMcp (Streamable HTTP)', () => {
     expect(server.liveSessions()).toBe(0);
     const client = await connect(server.url);
     await client.close();
+  });
+
+  it('does not hold a capacity slot for an initialize naming an env it does not serve', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxSessions: 1 });
+    const refused = await fetch(server.url.replace(/\/mcp$/, '/envs/turngym%2Fnope-v1/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
+    expect(refused.status).toBe(404);
+    expect(server.liveSessions()).toBe(0);
+    const client = await connect(server.url);
+    await call(client, 'reset', { seed: 1 });
+    await client.close();
+  });
+
+  it('answers a body over maxFrameBytes with 413 and closes that connection, so the client does not reuse it', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxFrameBytes: 10000 });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const large = await fetch(server.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(1000000) }),
+    });
+    expect(large.status).toBe(413);
+    expect(large.headers.get('connection')).toBe('close');
+    await large.text();
+    // Requests on the same origin after the refusal: none may meet a connection the server reset.
+    for (let i = 0; i < 3; i++) {
+      const ok = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) });
+      expect(ok.status).toBe(200);
+      const sessionId = ok.headers.get('mcp-session-id') as string;
+      await ok.text();
+      const deleted = await fetch(server.url, {
+        method: 'DELETE',
+        headers: { ...headers, 'mcp-session-id': sessionId },
+      });
+      expect(deleted.status).toBe(200);
+    }
+    expect(server.liveSessions()).toBe(0);
+  });
+
+  it('answers a malformed tools/call with Invalid params (-32602) naming the field, and keeps serving', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const opened = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) });
+    const session = { ...headers, 'mcp-session-id': opened.headers.get('mcp-session-id') as string };
+    await opened.text();
+    const rpc = async (id: number, method: string, params: unknown) => {
+      const reply = await fetch(server!.url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      return (await reply.json()) as { error?: { code: number; message: string }; result?: unknown };
+    };
+    const notAnObject = await rpc(2, 'tools/call', { name: 'act', arguments: 'LOOKUP(a)' });
+    expect(notAnObject.error?.code).toBe(-32602);
+    expect(notAnObject.error?.message).toMatch(/arguments/);
+    const noName = await rpc(3, 'tools/call', { arguments: {} });
+    expect(noName.error?.code).toBe(-32602);
+    expect(noName.error?.message).toMatch(/name/);
+    // Methods of capabilities the server does not declare: Method not found.
+    expect((await rpc(4, 'resources/list', {})).error?.code).toBe(-32601);
+    expect((await rpc(5, 'prompts/list', {})).error?.code).toBe(-32601);
+    expect((await rpc(6, 'tools/call', { name: 'reset', arguments: { seed: 1 } })).result).toMatchObject({
+      structuredContent: { seed: 1 },
+    });
+  });
+
+  it('refuses reset and act arguments of the wrong type or range with an error result naming the argument', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const client = await connect(server.url);
+    const refusals = {
+      reset: [{ seed: 1e300 }, { seed: 1.5 }, { seed: '1' }, { max_turns: 0 }, { unknown: 1 }],
+      act: [{}, { text: 5 }, { text: 'LOOKUP(a)', extra: true }],
+    };
+    for (const [name, cases] of Object.entries(refusals)) {
+      for (const args of cases) {
+        const result = await client.callTool({ name, arguments: args });
+        expect(result.isError).toBe(true);
+        const field = Object.keys(args)[0] ?? 'text';
+        expect((result.content as Array<{ text: string }>)[0]?.text).toMatch(
+          new RegExp(`^INVALID_REQUEST: ${name}: .*${field}`),
+        );
+      }
+    }
+    // Unicode reaches the env as it was sent.
+    await call(client, 'reset', { seed: 1 });
+    const step = await call(client, 'LOOKUP', { key: 'ключ-日本-é' });
+    expect(step.observation).toBe('LOOKUP ключ-日本-é: no such key.');
+    await client.close();
+  });
+
+  it('closes the env of a session still being built when the server shuts down', async () => {
+    const registry = new Registry();
+    let built = 0;
+    let closedEnvs = 0;
+    let buildStarted: () => void = () => undefined;
+    const sessionBuilding = new Promise<void>((resolve) => (buildStarted = resolve));
+    registry.register({
+      id: 'turngym/echo-v1',
+      entryPoint: async () => {
+        built += 1;
+        if (built > 1) {
+          // The session's env (the first build is the start-up check): slow, so close() begins meanwhile.
+          buildStarted();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const env = new EchoEnv();
+        const close = env.close.bind(env);
+        env.close = async () => {
+          closedEnvs += 1;
+          await close();
+        };
+        return env;
+      },
+    });
+    const served = await serveMcp({ registry, ids: ['turngym/echo-v1'] });
+    const opening = fetch(served.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
+    await sessionBuilding;
+    await served.close();
+    expect(closedEnvs).toBe(2); // the start-up check's env and the session's
+    expect(served.liveSessions()).toBe(0);
+    await opening.catch(() => undefined); // 503, or a connection the shutdown cut
   });
 
   it('requires the bearer token', async () => {

@@ -32,12 +32,20 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 }
 
 /** A JSON-RPC error as an HTTP reply (the SDK's transport answers the same way for its own refusals). */
-function sendRpcError(response: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
-  sendJson(response, status, {
-    jsonrpc: '2.0',
-    id: null,
-    error: { code, message, ...(data === undefined ? {} : { data }) },
-  });
+function sendRpcError(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(
+    response,
+    status,
+    { jsonrpc: '2.0', id: null, error: { code, message, ...(data === undefined ? {} : { data }) } },
+    headers,
+  );
 }
 
 class BodyTooLargeError extends TurnGymError {
@@ -126,7 +134,11 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
       try {
         text = await readBody(request, settings.maxFrameBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendRpcError(response, 413, -32600, error.message);
+        // The rest of the body is still on its way: the connection cannot carry another request, so the client
+        // is told not to reuse it (otherwise its next request meets a reset socket).
+        if (error instanceof BodyTooLargeError) {
+          return sendRpcError(response, 413, -32600, error.message, undefined, { connection: 'close' });
+        }
         throw error;
       }
       try {
@@ -144,6 +156,8 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     if (request.method !== 'POST' || !isInitializeRequest(body)) {
       return sendRpcError(response, 400, -32000, 'Bad Request: no valid mcp-session-id (start with initialize)');
     }
+    // close() may have begun while the body was read; a session opened from here on is one close() waits for.
+    if (stopping) return sendRpcError(response, 503, -32000, 'The server is shutting down');
     let session: Awaited<ReturnType<McpEnvHost['openSession']>>;
     try {
       session = await host.openSession(route.envId ?? host.defaultEnvId);
@@ -151,6 +165,10 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
       const data = toErrorData(error);
       const status = data.code === 'CAPACITY_REACHED' ? 503 : data.code === 'FACTORY_ERROR' ? 404 : 400;
       return sendRpcError(response, status, -32000, data.message, data);
+    }
+    if (stopping) {
+      await session.close(); // already closing with the host's other sessions
+      return sendRpcError(response, 503, -32000, 'The server is shutting down');
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.id,

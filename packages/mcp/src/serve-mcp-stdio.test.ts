@@ -61,4 +61,55 @@ describe('serveMcpStdio', () => {
     await server.closed;
     expect(closed).toBe(1);
   });
+
+  it('ends the session when stdin is destroyed without an end (a broken pipe)', async () => {
+    let closed = 0;
+    const { server, client, toServer } = await startStdio([ID], () => void (closed += 1));
+    await client.callTool({ name: 'reset', arguments: { seed: 1 } });
+    toServer.destroy(new Error('read EIO'));
+    await server.closed;
+    expect(closed).toBe(1);
+  });
+
+  it('answers a line that is not JSON, or not JSON-RPC, with a JSON-RPC error (id null), and keeps serving', async () => {
+    const registry = new Registry();
+    register(registry);
+    const toServer = new PassThrough();
+    const toClient = new PassThrough();
+    const server = await serveMcpStdio({ registry, ids: [ID], stdin: toServer, stdout: toClient });
+    const replies: Array<{ id?: unknown; error?: { code: number } }> = [];
+    let pending = '';
+    toClient.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() as string;
+      for (const line of lines) replies.push(JSON.parse(line));
+    });
+    toServer.write('not json at all\n{"jsonrpc":"2.0","id":7,"method":5}\n');
+    toServer.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+    for (let waited = 0; replies.length < 3 && waited < 100; waited++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: '2.0', id: 8, result: {} },
+    ]);
+    toServer.end();
+    await server.closed;
+  });
+
+  it('answers every request of a burst written in one chunk, in order, after garbage lines', async () => {
+    const { server, client, toServer } = await startStdio([ID]);
+    toServer.write('not json\n{"no":"jsonrpc"}\n');
+    const calls = [
+      client.callTool({ name: 'reset', arguments: { seed: 2 } }),
+      client.callTool({ name: 'act', arguments: { text: 'LOOKUP(a)' } }),
+      client.callTool({ name: 'act', arguments: { text: 'LOOKUP(b)' } }),
+    ];
+    const [reset, first, second] = await Promise.all(calls);
+    expect(reset?.isError).toBeFalsy();
+    expect(first?.structuredContent).toMatchObject({ observation: 'LOOKUP a: no such key.' });
+    expect(second?.structuredContent).toMatchObject({ observation: 'LOOKUP b: no such key.' });
+    toServer.end();
+    await server.closed;
+  });
 });

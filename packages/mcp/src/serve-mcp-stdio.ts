@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { registry as defaultRegistry } from '@turngym/core';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { registry as defaultRegistry, type Logger } from '@turngym/core';
 import { McpEnvHost } from './mcp-env-host';
 import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
 
@@ -40,13 +42,18 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   const session = await host.openSession(host.defaultEnvId);
   const input = stdin ?? process.stdin;
   const output = stdout ?? process.stdout;
-  await session.connect(new StdioServerTransport(input, output));
-  // The SDK's transport does not watch for the end of its input: a host that closed the pipe is gone.
+  const transport = new StdioServerTransport(input, output);
+  await session.connect(transport);
+  answerUnreadableLines(session.server, transport, logger);
+  // The SDK's transport does not watch for the end of its input: a host that closed the pipe is gone. A pipe
+  // that breaks (an error, a destroyed stream) closes without an 'end', so 'close' counts as well.
   const end = (): void => void host.close();
   input.once('end', end);
+  input.once('close', end);
   output.once('error', end);
   void closed.then(() => {
     input.off('end', end);
+    input.off('close', end);
     output.off('error', end);
   });
   return {
@@ -55,5 +62,27 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
       await host.close();
       await closed;
     },
+  };
+}
+
+/**
+ * The SDK's stdio transport drops a line it cannot read (not JSON, or JSON that is not a JSON-RPC message) and
+ * reports it to `onerror` only, so a host that sent it waits forever for an answer. JSON-RPC 2.0 answers such a
+ * line with Parse error (-32700) or Invalid Request (-32600), id null, as the SDK's HTTP transport does.
+ */
+function answerUnreadableLines(server: Server, transport: StdioServerTransport, logger: Logger | undefined): void {
+  server.onerror = (error) => {
+    const unreadable =
+      error instanceof SyntaxError
+        ? { code: ErrorCode.ParseError, message: `Parse error: ${error.message}` }
+        : error.name === 'ZodError'
+          ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' }
+          : undefined;
+    if (!unreadable) {
+      logger?.warn(`MCP stdio: ${error.message}`);
+      return;
+    }
+    const reply = { jsonrpc: '2.0', id: null, error: unreadable } as unknown as JSONRPCMessage;
+    transport.send(reply).catch(() => undefined);
   };
 }

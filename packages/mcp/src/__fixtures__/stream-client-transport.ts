@@ -21,7 +21,16 @@ export class StreamClientTransport implements Transport {
   async start(): Promise<void> {
     this.input.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) {
+      // As the SDK's StdioClientTransport: a line it cannot read goes to onerror, and the next ones are read.
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          continue;
+        }
+        if (!message) break;
         this.onmessage?.(message);
       }
     });
