@@ -183,4 +183,28 @@ describe('TreeSearch (UCT / PUCT through fork)', () => {
     );
     await expect(badPrior.search(env, { info: ROOT_INFO })).rejects.toThrow(TreeSearchError);
   });
+
+  it('rejects a value hook that gives NaN or an infinity, instead of choosing from poisoned statistics', async () => {
+    for (const choose of ['mean', 'visits'] as const) {
+      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+        const env = await trap();
+        const search = new TreeSearch<string, number>({ simulations: 10, choose, seed: 1 }, { value: () => bad });
+        await expect(search.search(env, { info: ROOT_INFO })).rejects.toThrow(
+          new TreeSearchError(
+            `the value hook must give a finite number for a state of test/greedy-trap-v1, got ${bad}`,
+          ),
+        );
+      }
+    }
+  });
+
+  it('rejects an actions hook that lists an action twice (the policy would count its visits twice)', async () => {
+    const env = new SayWordEnv('7');
+    await env.reset({ seed: 0 });
+    const search = new TreeSearch<string, string>({ simulations: 5 }, { actions: () => ['3', '7', '3'] });
+    await expect(search.search(env as unknown as Env<string, string>)).rejects.toThrow(
+      new TreeSearchError('the actions hook listed "3" twice for a state of test/say-word-v1'),
+    );
+    await env.close();
+  });
 });

@@ -189,6 +189,12 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
       if (leaf) {
         if (this.options.rule === 'puct') node.priors = await this.priors(leaf);
         value = await (this.hooks.value ?? this.rollout)(leaf, this.rng);
+        // One NaN would poison every mean on the path, and the choice made from them.
+        if (!Number.isFinite(value)) {
+          throw new TreeSearchError(
+            `the value hook must give a finite number for a state of ${rootEnv.spec.id}, got ${value}`,
+          );
+        }
       }
       // Backup: each node gets the discounted return from its own incoming action on, G = r + γ·G.
       for (let i = path.length - 1; i >= 1; i--) {
@@ -263,6 +269,15 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
       const actions = this.hooks.actions(state);
       if (actions.length === 0)
         throw new TreeSearchError(`the actions hook listed no action for a non-terminal state of ${env.spec.id}`);
+      // The tree keys children by action: a repeated one would share a child and count its visits twice.
+      const seen = new Set<Act>();
+      for (const action of actions) {
+        if (seen.has(action))
+          throw new TreeSearchError(
+            `the actions hook listed ${JSON.stringify(action)} twice for a state of ${env.spec.id}`,
+          );
+        seen.add(action);
+      }
       return actions;
     }
     const space = env.spec.actionSpace;
