@@ -138,11 +138,45 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     expect(error.message).toMatch(/body\.messages\[1\]\.tool_call_id is required/);
     expect(error.message).toMatch(/body\.n must be <= 1/);
 
+    // What the client would silently not get: an image the model never sees, a fifth stop sequence.
+    const image = await post(
+      JSON.stringify({
+        model: 'tiny',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }],
+        stop: ['a', 'b', 'c', 'd', 'e'],
+      }),
+    );
+    expect(image.status).toBe(400);
+    const imageError = ((await image.json()) as { error: { message: string } }).error.message;
+    expect(imageError).toMatch(/body\.messages\[0\]\.content\[0\]\.type must be one of: "text", "refusal"/);
+    expect(imageError).toMatch(/body\.stop/);
+
+    for (const asked of [{ logprobs: true }, { top_logprobs: 3 }]) {
+      const logprobs = await post(
+        JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+      );
+      expect(logprobs.status).toBe(400);
+      expect(await logprobs.json()).toEqual({
+        error: {
+          message: 'This server returns no log-probabilities: leave out logprobs and top_logprobs',
+          type: 'invalid_request_error',
+          code: 'unsupported_parameter',
+          param: Object.keys(asked)[0],
+        },
+      });
+    }
+    // Their "off" values are what clients send by default, and pass.
+    const off = await post(
+      JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], logprobs: false, top_logprobs: 0 }),
+    );
+    expect(off.status).toBe(200);
+
     const empty = await post(JSON.stringify({ model: 'tiny', messages: [] }));
     expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(
       /body\.messages must NOT have fewer than 1 items/,
     );
-    expect(backend.requests).toHaveLength(0);
+    // Only the request with the options off reached the model.
+    expect(backend.requests).toHaveLength(1);
   });
 
   it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {

@@ -165,6 +165,16 @@ function modelFailure(error: unknown): HttpError {
 }
 
 function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): ChatRequest {
+  // A ChatModel gives no log-probabilities: answering with `logprobs: null` would leave a client that asked for
+  // them (an evaluator scoring answers, a trainer) computing from nothing.
+  if (body.logprobs === true || (body.top_logprobs ?? 0) > 0)
+    throw new HttpError(
+      400,
+      'This server returns no log-probabilities: leave out logprobs and top_logprobs',
+      'invalid_request_error',
+      'unsupported_parameter',
+      body.logprobs === true ? 'logprobs' : 'top_logprobs',
+    );
   let messages;
   try {
     messages = fromWireMessages(body.messages);

@@ -1,7 +1,9 @@
 /**
  * The request body the model server accepts: OpenAI's chat-completions fields that a ChatModel can honour.
  * Unknown top-level fields (user, logit_bias, response_format, …) are accepted and ignored, as vLLM does,
- * so that real clients keep working; the fields we read are validated.
+ * so that real clients keep working; the fields we read are validated. What a client asks for and would
+ * silently not get is refused instead: log-probabilities (the reply would carry `logprobs: null`), content parts
+ * other than text (an image the model never sees), more than OpenAI's 4 stop sequences.
  */
 import type { WireMessage, WireTool } from './openai-wire';
 
@@ -19,6 +21,8 @@ export interface ChatCompletionRequestBody {
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   n?: number | null;
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
 }
 
 const content = {
@@ -27,7 +31,12 @@ const content = {
     { type: 'null' },
     {
       type: 'array',
-      items: { type: 'object', required: ['type'], properties: { type: { type: 'string' }, text: { type: 'string' } } },
+      // `refusal` parts come back in assistant messages a client replays; both are text to a ChatModel.
+      items: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { enum: ['text', 'refusal'] }, text: { type: 'string' } },
+      },
     },
   ],
 };
@@ -108,10 +117,12 @@ export const chatCompletionRequestSchema = {
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     max_tokens: nullableInteger(1),
     max_completion_tokens: nullableInteger(1),
-    stop: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+    stop: { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }, { type: 'null' }] },
     seed: nullableInteger(),
     stream: { type: ['boolean', 'null'] },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
     n: { type: ['integer', 'null'], minimum: 1, maximum: 1 },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
   },
 } as const;
