@@ -1,5 +1,7 @@
-import type { Action, Space } from '@turngym/spec';
+import type { Action, EnvSpec, Info, JsonSchema, Space } from '@turngym/spec';
+import { ajv } from '../schema-validation';
 import { continueWith, firstDifference, play, preview, type MakeEnv, type Trace } from './episode-trace';
+import { jsonProblem } from './json-problem';
 
 /** What every episode check gets: fresh envs, the seed, and the scripted action sequence to replay. */
 export interface CheckContext {
@@ -11,13 +13,55 @@ export interface CheckContext {
 /** One check: a problem in words, or undefined when the env passes. */
 export type Check = (context: CheckContext) => Promise<string | undefined>;
 
-/** Actions the space does not allow: out of range for a discrete space, empty, garbage or huge text otherwise. */
+/**
+ * Actions the space does not allow: out of range for a discrete space; empty, garbage or huge text otherwise;
+ * and for tools, calls of an unknown tool or with arguments its schema rejects.
+ */
 export function malformedActions(space: Space): Action[] {
   switch (space.type) {
     case 'discrete':
       return [-1, space.n + 7, 'no-such-option'];
+    case 'tools':
+      // Function-calling agents send { name, arguments } objects, not text: those must get feedback too.
+      return [
+        '',
+        '\u0000}{ not an action ((',
+        'x'.repeat(20000),
+        { name: 'NO_SUCH_TOOL', arguments: {} },
+        ...space.tools.slice(0, 1).flatMap((tool) => {
+          // Only arguments the tool's own schema rejects are malformed.
+          const call = { name: tool.name, arguments: { '\u0000no-such-argument': [[{}]] } };
+          return rejects(tool.parameters, call.arguments) ? [call] : [];
+        }),
+      ];
     default:
       return ['', '\u0000}{ not an action ((', 'x'.repeat(20000)];
+  }
+}
+
+/** What is wrong with an observation for the spec's observation space, or undefined. */
+export function observationProblem(observation: unknown, space: Space): string | undefined {
+  if (observation === undefined || observation === null) return 'no observation';
+  if (space.type === 'text' && typeof observation !== 'string')
+    return `observation is ${Array.isArray(observation) ? 'an array' : typeof observation}, the text observation space needs a string`;
+  return undefined;
+}
+
+/** What is wrong with one step's reward, observation and info (where: `step 3`), or undefined. */
+function stepProblem(step: { observation: unknown; reward: unknown; info: Info }, spec: EnvSpec): string | undefined {
+  if (typeof step.reward !== 'number' || !Number.isFinite(step.reward))
+    return `reward ${typeof step.reward === 'number' ? String(step.reward) : preview(step.reward)} is not a finite number`;
+  const [low, high] = spec.rewardRange;
+  if (step.reward < low - 1e-9 || step.reward > high + 1e-9)
+    return `reward ${step.reward} outside rewardRange [${low}, ${high}]`;
+  return observationProblem(step.observation, spec.observationSpace) ?? jsonProblem(step.info, 'info');
+}
+
+function rejects(schema: JsonSchema, value: unknown): boolean {
+  try {
+    return !ajv.compile(schema)(value);
+  } catch {
+    return false; // the spec check reports a schema ajv cannot compile
   }
 }
 
@@ -26,7 +70,8 @@ export async function checkReset({ make, seed }: CheckContext): Promise<string |
   const env = await make();
   try {
     const { observation, info } = await env.reset({ seed });
-    if (observation === undefined || observation === null) return 'reset() returned no observation';
+    const problem = observationProblem(observation, env.spec.observationSpace) ?? jsonProblem(info, 'info');
+    if (problem) return `reset(): ${problem}`;
     if (typeof info.instructions !== 'string' || info.instructions.length === 0)
       return 'info.instructions (the system prompt) is missing';
     if (typeof info.anchor !== 'string') return 'info.anchor is missing on reset';
@@ -44,7 +89,13 @@ export async function checkSeedDeterminism({ make, seed, actions }: CheckContext
     const a = await play(first, seed, actions);
     const b = await play(second, seed, actions);
     const c = await play(first, seed, actions); // the same instance, reset again
-    return firstDifference(a, b) ?? firstDifference(a, c);
+    const acrossInstances = firstDifference(a, b);
+    if (acrossInstances)
+      return `two fresh envs reset with seed ${seed} and given the same actions differ: ${acrossInstances} (unseeded randomness such as Math.random or Date.now, or state shared between instances?)`;
+    const afterReset = firstDifference(a, c);
+    if (afterReset)
+      return `the same env reset again with seed ${seed} differs from its first episode: ${afterReset} (reset() leaves state from the last episode?)`;
+    return undefined;
   } finally {
     await first.close();
     await second.close();
@@ -59,12 +110,9 @@ export async function checkStepResults({ make, seed, actions }: CheckContext): P
   const env = await make();
   try {
     const trace = await play(env, seed, actions);
-    const [low, high] = env.spec.rewardRange;
     for (const [i, step] of trace.steps.entries()) {
-      if (typeof step.reward !== 'number' || !Number.isFinite(step.reward))
-        return `step ${i + 1}: reward is not a finite number`;
-      if (step.reward < low - 1e-9 || step.reward > high + 1e-9)
-        return `step ${i + 1}: reward ${step.reward} outside rewardRange [${low}, ${high}]`;
+      const problem = stepProblem(step, env.spec);
+      if (problem) return `step ${i + 1}: ${problem}`;
       const cost = step.info.cost;
       if (!cost || ![cost.toolCalls, cost.llmTokens, cost.wallMs].every((n) => typeof n === 'number' && n >= 0))
         return `step ${i + 1}: info.cost {toolCalls, llmTokens, wallMs} is missing`;
@@ -124,7 +172,8 @@ export async function checkMalformedActions({ make, seed }: CheckContext): Promi
     for (const bad of malformedActions(env.spec.actionSpace)) {
       await env.reset({ seed });
       const result = await env.step(bad);
-      if (typeof result.observation === 'undefined') return `malformed action ${preview(bad)} returned no observation`;
+      const problem = stepProblem(result, env.spec);
+      if (problem) return `malformed action ${preview(bad)}: ${problem}`;
       if (result.info.invalidAction !== true && typeof result.info.feedback !== 'string') {
         return `malformed action ${preview(bad)} got neither info.invalidAction nor info.feedback`;
       }

@@ -50,7 +50,11 @@ export async function checkCloseIdempotent({ make, seed }: CheckContext): Promis
   const env = await make();
   await env.reset({ seed });
   await env.close();
-  await env.close();
+  try {
+    await env.close();
+  } catch (error) {
+    return `second close() threw ${describe(error)}; close() must be idempotent`;
+  }
   try {
     await env.reset({ seed });
     return 'reset after close did not raise';
@@ -59,4 +63,10 @@ export async function checkCloseIdempotent({ make, seed }: CheckContext): Promis
       ? undefined
       : `reset after close threw ${(error as Error).name}, expected EnvClosedError`;
   }
+}
+
+function describe(error: unknown): string {
+  return TurnGymError.isInstance(error)
+    ? `${error.code}: ${error.message}`
+    : `${(error as Error)?.name ?? 'a non-error'}: ${(error as Error)?.message ?? String(error)}`;
 }

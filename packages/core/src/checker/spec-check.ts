@@ -1,4 +1,4 @@
-import type { EnvSpec, Space } from '@turngym/spec';
+import type { EnvSpec, Space, ToolSpec } from '@turngym/spec';
 import { parseEnvId } from '../env-id';
 import { ajv } from '../schema-validation';
 
@@ -21,13 +21,22 @@ export function checkSpec(spec: EnvSpec): string | undefined {
     ...spaceProblems(spec.actionSpace, 'actionSpace'),
     ...spaceProblems(spec.observationSpace, 'observationSpace'),
   );
-  if (spec.actionSpace.type === 'tools' && (spec.tools?.length ?? 0) !== spec.actionSpace.tools.length)
-    problems.push('spec.tools must list the tools of the action space');
+  if (spec.actionSpace?.type === 'tools' && Array.isArray(spec.actionSpace.tools)) {
+    const names = (tools: readonly ToolSpec[] | undefined): string =>
+      (tools ?? []).map((tool) => tool?.name).join(', ');
+    if (names(spec.tools) !== names(spec.actionSpace.tools))
+      problems.push(
+        `spec.tools (${names(spec.tools)}) must be the tools of the action space (${names(spec.actionSpace.tools)})`,
+      );
+  }
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 function spaceProblems(space: Space, where: string): string[] {
   const problems: string[] = [];
+  if (typeof space !== 'object' || space === null) return [`${where} is missing`];
   switch (space.type) {
     case 'text':
       if (space.examples && !space.examples.every((example) => typeof example === 'string'))
@@ -35,13 +44,26 @@ function spaceProblems(space: Space, where: string): string[] {
       break;
     case 'discrete':
       if (!Number.isInteger(space.n) || space.n < 1) problems.push(`${where}.n must be a positive integer`);
+      if (!Array.isArray(space.labels) || !space.labels.every((label) => typeof label === 'string')) {
+        problems.push(`${where}.labels must be an array of n = ${space.n} strings`);
+        break;
+      }
       if (space.labels.length !== space.n)
         problems.push(`${where}.labels has ${space.labels.length} labels for n = ${space.n}`);
       if (new Set(space.labels).size !== space.labels.length) problems.push(`${where}.labels are not unique`);
       break;
     case 'tools':
+      if (!Array.isArray(space.tools)) {
+        problems.push(`${where}.tools must be an array of tools { name, description, parameters }`);
+        break;
+      }
       if (space.tools.length === 0) problems.push(`${where}.tools is empty`);
       for (const tool of space.tools) {
+        // OpenAI-style function calling accepts only these names, and arguments that are an object.
+        if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name))
+          problems.push(`${where}: tool name ${JSON.stringify(tool?.name)} must match ${TOOL_NAME} (function calling)`);
+        if (tool?.parameters?.type !== 'object')
+          problems.push(`${where}: tool ${tool?.name}'s parameters must be a JSON Schema with type "object"`);
         try {
           ajv.compile(tool.parameters);
         } catch (error) {
