@@ -45,9 +45,14 @@ describe('scaffoldEnv', () => {
       name: '@turngym/env-coin-flip',
       repository: { type: 'git', directory: 'environments/coin-flip' },
     });
+    // The monorepo's root jest config runs its tests.
+    expect(readFileSync(join(sameDepth.directory, 'README.md'), 'utf8')).toContain(
+      'Its tests: `npx jest environments/coin-flip` (from the repository root).',
+    );
 
+    // Another name: a second package with the id turngym/coin-flip-v1 would be refused.
     const deeper = scaffoldEnv({
-      name: 'coin-flip',
+      name: 'coin-toss',
       parentDirectory: join(root, 'contrib', 'games'),
       template,
       contrib: true,
@@ -59,7 +64,7 @@ describe('scaffoldEnv', () => {
     expect(deep.extends).toBe('../../../tsconfig.base.json');
     expect(deep.references).toEqual([{ path: '../../../packages/spec' }, { path: '../../../packages/core' }]);
     expect(JSON.parse(readFileSync(join(deeper.directory, 'package.json'), 'utf8'))).toMatchObject({
-      name: 'turngym-env-coin-flip',
+      name: 'turngym-env-coin-toss',
     });
   });
 
@@ -79,6 +84,11 @@ describe('scaffoldEnv', () => {
     >;
     expect(manifest.repository).toBeUndefined();
     expect(manifest.devDependencies).toHaveProperty('typescript');
+    // The tests it ships run with `npm test`, as its README says.
+    expect(manifest.devDependencies).toHaveProperty('jest');
+    expect(manifest.scripts).toMatchObject({ build: 'tsc -b', test: 'jest' });
+    expect(manifest.jest).toMatchObject({ roots: ['<rootDir>/src'] });
+    expect(readFileSync(join(result.directory, 'README.md'), 'utf8')).toContain('Its tests: `npm test`.');
     expect(result.files).toEqual(
       expect.arrayContaining(['src/coin-flip-env.ts', 'src/register.ts', 'README.md', '.gitignore']),
     );
@@ -105,6 +115,42 @@ describe('scaffoldEnv', () => {
       template: checkoutTemplate(REPO_ROOT),
     });
     expect(tree(fromShipped.directory)).toEqual(tree(fromCheckout.directory));
+  });
+
+  it('refuses a name whose package or id another package of the monorepo already has', () => {
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ name: 'mono', workspaces: ['environments/*', 'games'] }),
+    );
+    writeFileSync(join(root, 'tsconfig.base.json'), '{}');
+    mkdirSync(join(root, 'environments', 'seller'), { recursive: true });
+    writeFileSync(
+      join(root, 'environments', 'seller', 'package.json'),
+      JSON.stringify({ name: '@turngym/env-seller' }),
+    );
+    mkdirSync(join(root, 'games'), { recursive: true });
+    writeFileSync(join(root, 'games', 'package.json'), JSON.stringify({ name: 'turngym-env-chess' }));
+    const template = checkoutTemplate(REPO_ROOT);
+    // Another directory, the same package (and so the same id turngym/seller-v1).
+    expect(() => scaffoldEnv({ name: 'seller', parentDirectory: join(root, 'contrib'), template })).toThrow(
+      /Env name "seller": environments\/seller already is @turngym\/env-seller \(id turngym\/seller-v1\); choose another name/,
+    );
+    expect(() =>
+      scaffoldEnv({ name: 'chess', parentDirectory: join(root, 'contrib'), template, contrib: true }),
+    ).toThrow(/Env name "chess": games already is turngym-env-chess \(id turngym\/chess-v1\)/);
+    // The contrib spelling of the same env id collides too.
+    expect(() => scaffoldEnv({ name: 'chess', parentDirectory: join(root, 'contrib'), template })).toThrow(
+      /games already is turngym-env-chess/,
+    );
+    expect(readdirSync(root).sort()).toEqual(['environments', 'games', 'package.json', 'tsconfig.base.json']);
+  });
+
+  it('says an existing file is in the way', () => {
+    writeFileSync(join(root, 'coin-flip'), 'mine');
+    expect(() =>
+      scaffoldEnv({ name: 'coin-flip', parentDirectory: root, template: checkoutTemplate(REPO_ROOT) }),
+    ).toThrow(/coin-flip is a file, not a directory; choose another name or --dir/);
+    expect(readFileSync(join(root, 'coin-flip'), 'utf8')).toBe('mine');
   });
 
   it('never writes into a non-empty directory', () => {

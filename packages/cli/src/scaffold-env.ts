@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from './cli-errors';
-import { renameTemplateText, templateNames, type TemplateNames } from './template-names';
+import { newEnvNames, renameTemplateText, type TemplateNames } from './template-names';
 import { findTemplateSource, type TemplateSource } from './template-source';
 
 export interface ScaffoldOptions {
@@ -26,8 +26,22 @@ export interface ScaffoldResult {
 /** The template's tsconfig was written for `templates/env`, two levels under the monorepo root. */
 const TEMPLATE_HOME = ['templates', 'env'];
 
-/** Versions a standalone package builds with (the monorepo provides them at its root). */
-const STANDALONE_DEV_DEPENDENCIES = { '@types/node': '^20.19.0', typescript: '^5.9.0' };
+/** Versions a standalone package builds and tests with (the monorepo provides them at its root). */
+const STANDALONE_DEV_DEPENDENCIES = {
+  '@swc/core': '^1.16.0',
+  '@swc/jest': '^0.2.39',
+  '@types/jest': '^30.0.0',
+  '@types/node': '^20.19.0',
+  jest: '^30.5.0',
+  typescript: '^5.9.0',
+};
+
+/** How a standalone package runs the tests it ships (the monorepo's root jest config runs them there). */
+const STANDALONE_JEST = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+};
 
 interface Tsconfig {
   extends?: string;
@@ -120,11 +134,13 @@ function manifestFor(
       ...((manifest.devDependencies as Record<string, string> | undefined) ?? {}),
       ...STANDALONE_DEV_DEPENDENCIES,
     };
+    out.scripts = { ...((manifest.scripts as Record<string, string> | undefined) ?? {}), test: 'jest' };
+    out.jest = STANDALONE_JEST;
   }
   return out;
 }
 
-function readmeFor(names: TemplateNames): string {
+function readmeFor(names: TemplateNames, testCommand: string): string {
   return `# ${names.packageName}
 
 \`${names.envId}\`: a TurnGym environment, scaffolded by \`turngym new-env ${names.kebab}\` from the example env
@@ -145,7 +161,7 @@ console.log(outcome.success, outcome.totalReward);
 await env.close();
 \`\`\`
 
-From the command line, once built (\`npm run build\`):
+Its tests: ${testCommand}. From the command line, once built (\`npm run build\`):
 
 \`\`\`sh
 turngym --plugin . info ${names.envId}
@@ -190,15 +206,56 @@ See \`src/${names.kebab}-options.ts\` (\`turngym info ${names.envId}\` prints th
 `;
 }
 
+/** The packages of the monorepo's workspaces (`dir/*` and `dir` patterns), by directory relative to the root. */
+function workspacePackages(monorepoRoot: string): Array<{ directory: string; name: string }> {
+  const patterns = readJson<{ workspaces?: unknown }>(join(monorepoRoot, 'package.json')).workspaces;
+  const list = Array.isArray(patterns) ? patterns : ((patterns as { packages?: unknown })?.packages ?? []);
+  const directories = (list as unknown[])
+    .filter((pattern): pattern is string => typeof pattern === 'string')
+    .flatMap((pattern) => {
+      if (!pattern.endsWith('/*')) return [pattern];
+      const parent = join(monorepoRoot, pattern.slice(0, -2));
+      return existsSync(parent) && statSync(parent).isDirectory()
+        ? readdirSync(parent).map((entry) => `${pattern.slice(0, -2)}/${entry}`)
+        : [];
+    });
+  return [...new Set(directories)].flatMap((directory) => {
+    try {
+      const { name } = readJson<{ name?: unknown }>(join(monorepoRoot, directory, 'package.json'));
+      return typeof name === 'string' ? [{ directory, name }] : [];
+    } catch {
+      return []; // not a package (or not one npm could read either)
+    }
+  });
+}
+
+/**
+ * Inside a monorepo, a second package of the same name breaks `npm install`, and one with the same env id
+ * (`@turngym/env-x` and `turngym-env-x` both register turngym/x-v1) fails at registration.
+ */
+function assertNameIsFree(names: TemplateNames, monorepoRoot: string): void {
+  const taken = new Set([`@turngym/env-${names.kebab}`, `turngym-env-${names.kebab}`]);
+  const owner = workspacePackages(monorepoRoot).find((found) => taken.has(found.name));
+  if (owner) {
+    throw new UsageError(
+      `Env name "${names.kebab}": ${owner.directory} already is ${owner.name} (id ${names.envId}); choose another name.`,
+    );
+  }
+}
+
 /** Copies the env template to `<parentDirectory>/<name>`, renamed throughout. Never overwrites a non-empty directory. */
 export function scaffoldEnv(options: ScaffoldOptions): ScaffoldResult {
-  const names = templateNames(options.name, options.contrib ? { contrib: true } : {});
+  const names = newEnvNames(options.name, options.contrib ? { contrib: true } : {});
   const template = options.template ?? findTemplateSource();
   const directory = resolve(options.parentDirectory, names.kebab);
-  if (existsSync(directory) && (!statSync(directory).isDirectory() || readdirSync(directory).length > 0)) {
-    throw new UsageError(`${directory} already exists and is not empty; choose another name or --dir.`);
+  if (existsSync(directory)) {
+    if (!statSync(directory).isDirectory())
+      throw new UsageError(`${directory} is a file, not a directory; choose another name or --dir.`);
+    if (readdirSync(directory).length > 0)
+      throw new UsageError(`${directory} already exists and is not empty; choose another name or --dir.`);
   }
   const monorepoRoot = findMonorepoRoot(dirname(directory));
+  if (monorepoRoot) assertNameIsFree(names, monorepoRoot);
   const files = new Map<string, string>();
   for (const file of filesUnder(template.sourcesDirectory)) {
     files.set(
@@ -208,7 +265,10 @@ export function scaffoldEnv(options: ScaffoldOptions): ScaffoldResult {
   }
   files.set('package.json', `${JSON.stringify(manifestFor(template, names, directory, monorepoRoot), null, 2)}\n`);
   files.set('tsconfig.json', `${JSON.stringify(tsconfigFor(template, directory, monorepoRoot), null, 2)}\n`);
-  files.set('README.md', readmeFor(names));
+  const testCommand = monorepoRoot
+    ? `\`npx jest ${relative(monorepoRoot, directory).split(sep).join('/')}\` (from the repository root)`
+    : '`npm test`';
+  files.set('README.md', readmeFor(names, testCommand));
   if (!monorepoRoot) files.set('.gitignore', 'node_modules/\ndist/\n');
   for (const [file, text] of files) {
     const path = join(directory, file);

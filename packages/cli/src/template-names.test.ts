@@ -1,4 +1,4 @@
-import { renameTemplateText, templateNames } from './template-names';
+import { newEnvNames, renameTemplateText, templateNames } from './template-names';
 
 describe('template names', () => {
   it('derives every spelling from a kebab-case name', () => {
@@ -18,6 +18,19 @@ describe('template names', () => {
     expect(() => templateNames('wiki_navigator')).toThrow(/must be kebab-case/);
     expect(() => templateNames('-wiki')).toThrow(/must be kebab-case/);
     expect(() => templateNames('wiki-v2')).toThrow(/must not carry a version/);
+  });
+
+  it('says how to fix an odd name, naming the argument', () => {
+    expect(() => templateNames('MyEnv')).toThrow(/Env name "MyEnv" must be kebab-case.*try "my-env"/);
+    expect(() => templateNames('my env')).toThrow(/Env name "my env" must be kebab-case.*try "my-env"/);
+    expect(() => templateNames('2048')).toThrow(/Env name "2048" must start with a letter.*e\.g\. game-2048/);
+    expect(() => templateNames('@me/env-x')).toThrow(
+      /Env name "@me\/env-x" is a package name: pass the env name "x" \(the package becomes @turngym\/env-x, or turngym-env-x with --contrib\)/,
+    );
+    expect(() => templateNames('turngym-env-x')).toThrow(/is a package name: pass the env name "x"/);
+    expect(() => templateNames('env-x')).toThrow(/Env name "env-x" must not start with "env-".*pass "x"/);
+    expect(() => newEnvNames('example')).toThrow(/"example" is the template's own name/);
+    expect(() => templateNames('a'.repeat(65))).toThrow(/at most 64 characters/);
   });
 
   it('renames identifiers, file stems, the id and the package, and leaves prose alone', () => {

@@ -18,16 +18,40 @@ export interface TemplateNames {
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
-export function templateNames(name: string, options: { contrib?: boolean } = {}): TemplateNames {
+/** Longer names make file names and npm package names (214 characters at most) unwieldy. */
+const MAX_NAME_LENGTH = 64;
+
+/** A package name given where the env name is wanted: `@me/env-x`, `@turngym/env-x`, `turngym-env-x`. */
+const PACKAGE_NAME = /^(?:@[^/]+\/(?:turngym-)?(?:env-)?|turngym-env-)(.+)$/;
+
+/** What is wrong with `name` as an env name, with the fix, or undefined. */
+function nameProblem(name: string): string | undefined {
+  const asPackage = PACKAGE_NAME.exec(name);
+  if (asPackage)
+    return `Env name "${name}" is a package name: pass the env name "${asPackage[1]}" (the package becomes @turngym/env-${asPackage[1]}, or turngym-env-${asPackage[1]} with --contrib).`;
+  if (/^[0-9]/.test(name))
+    return `Env name "${name}" must start with a letter (it becomes class and function names), e.g. game-${name}.`;
   if (!KEBAB.test(name)) {
-    throw new UsageError(
-      `Env name "${name}" must be kebab-case: lowercase letters and digits in words joined by "-", e.g. math-thought.`,
-    );
+    const suggestion = name
+      .trim()
+      .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+    const hint = suggestion && suggestion !== name && KEBAB.test(suggestion) ? `; try "${suggestion}"` : '';
+    return `Env name "${name}" must be kebab-case: lowercase letters and digits in words joined by "-", e.g. math-thought${hint}.`;
   }
+  if (name.length > MAX_NAME_LENGTH) return `Env name "${name}" is too long: at most ${MAX_NAME_LENGTH} characters.`;
   if (/-v\d+$/.test(name))
-    throw new UsageError(
-      `Env name "${name}" must not carry a version: the id becomes turngym/${name.replace(/-v\d+$/, '')}-v1.`,
-    );
+    return `Env name "${name}" must not carry a version: the id becomes turngym/${name.replace(/-v\d+$/, '')}-v1.`;
+  if (name.startsWith('env-'))
+    return `Env name "${name}" must not start with "env-": the package is already named @turngym/env-<name>; pass "${name.slice(4)}".`;
+  return undefined;
+}
+
+export function templateNames(name: string, options: { contrib?: boolean } = {}): TemplateNames {
+  const problem = nameProblem(name);
+  if (problem) throw new UsageError(problem);
   const words = name.split('-');
   const capitalised = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1));
   return {
@@ -42,6 +66,15 @@ export function templateNames(name: string, options: { contrib?: boolean } = {})
 
 /** The template's own names (`turngym/example-v1` in `@turngym/env-example`). */
 export const TEMPLATE_NAMES: TemplateNames = templateNames('example');
+
+/** Names a new env may take: any valid name but the template's own, whose package and id it would duplicate. */
+export function newEnvNames(name: string, options: { contrib?: boolean } = {}): TemplateNames {
+  if (name === TEMPLATE_NAMES.kebab)
+    throw new UsageError(
+      `Env name "${name}" is the template's own name (${TEMPLATE_NAMES.envId} in ${TEMPLATE_NAMES.packageName}); choose another name.`,
+    );
+  return templateNames(name, options);
+}
 
 /**
  * Each way the template spells its name, in one pattern so that a replacement is never replaced again (a
