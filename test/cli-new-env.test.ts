@@ -21,6 +21,8 @@ describe('turngym new-env', () => {
     const created = await runBuiltCli(['new-env', 'lantern-maze', '--dir', directory]);
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('Created @turngym/env-lantern-maze (turngym/lantern-maze-v1)');
+    // Outside the monorepo the next steps end with the package's own tests.
+    expect(created.stdout).toMatch(/npm test {3}\(its tests, in .*lantern-maze\)/);
     const target = join(directory, 'lantern-maze');
     const source = readFileSync(join(target, 'src', 'lantern-maze-env.ts'), 'utf8');
     expect(source).toContain('export class LanternMazeEnv extends BaseEnv');

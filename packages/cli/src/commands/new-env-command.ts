@@ -32,9 +32,14 @@ export function registerNewEnvCommand(program: Command, context: CliContext): vo
           `  add { "path": "${relative(result.monorepoRoot, result.directory).split('\\').join('/')}" } to tsconfig.build.json, then npm install (links the workspace)`,
         );
         writeLine(out, `  npx tsc -b ${shown} && turngym check ${result.names.envId}`);
+        writeLine(
+          out,
+          `  npx jest ${relative(result.monorepoRoot, result.directory).split('\\').join('/')}   (its tests, from the repository root)`,
+        );
       } else {
         writeLine(out, `  cd ${shown} && npm install && npm run build`);
         writeLine(out, `  turngym --plugin ${shown} check ${result.names.envId}`);
+        writeLine(out, `  npm test   (its tests, in ${shown})`);
       }
     });
 }
