@@ -80,23 +80,50 @@ export function readCheckpointTensors(dir: string): NamedTensors {
   return tensors;
 }
 
-/** The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ generation_config eos ids). */
+/**
+ * generation_config.json's `eos_token_id`: an id or a list of ids. Anything else is refused rather than filtered:
+ * transformers warns that such a value (negative, fractional) means generation "will not stop until the maximum
+ * length is reached", and fails on one that is not a number at all.
+ */
+function generationEosIds(generation: Json, path: string): number[] {
+  const value = generation.eos_token_id;
+  if (value === undefined || value === null) return [];
+  const ids: unknown[] = Array.isArray(value) ? value : [value];
+  if (!ids.every((id) => Number.isInteger(id) && (id as number) >= 0)) {
+    throw new CheckpointError(
+      `${path}: "eos_token_id" must be a token id or a list of token ids (integers >= 0), got ${JSON.stringify(value)}.`,
+    );
+  }
+  return ids as number[];
+}
+
+/** An eos id the tokenizer has no token for can never be generated: generation would only stop at max_tokens. */
+function checkEosIdsInVocabulary(ids: readonly number[], tokenizer: Tokenizer, where: string): void {
+  for (const id of ids) {
+    if (id >= tokenizer.vocabSize) {
+      throw new CheckpointError(
+        `${where} lists ${id}, outside tokenizer.json's vocabulary of ${tokenizer.vocabSize} ids: generation could never stop at it.`,
+      );
+    }
+  }
+}
+
+/**
+ * The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ generation_config.json's eos
+ * ids). `eosTokenIds`: config.json's `eos_token_id`, also stop ids. An eos id outside the vocabulary, or an
+ * `eos_token` / `bos_token` the vocabulary lacks, is a CheckpointError naming the file and field.
+ */
 export function loadTokenizer(dir: string, eosTokenIds: readonly number[] = []): Tokenizer {
   const tokenizerJson = readJson(join(dir, 'tokenizer.json'), false);
   if (!tokenizerJson)
     throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
   const tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
-  const generation = readJson(join(dir, 'generation_config.json'), false) ?? {};
-  const generationEos = generation.eos_token_id;
-  const extra = [
-    ...eosTokenIds,
-    ...(typeof generationEos === 'number'
-      ? [generationEos]
-      : Array.isArray(generationEos)
-        ? (generationEos as number[])
-        : []),
-  ];
-  return new HfTokenizer(tokenizerJson, tokenizerConfig, extra);
+  const generationPath = join(dir, 'generation_config.json');
+  const generationEos = generationEosIds(readJson(generationPath, false) ?? {}, generationPath);
+  const tokenizer = new HfTokenizer(tokenizerJson, tokenizerConfig, [...eosTokenIds, ...generationEos]);
+  checkEosIdsInVocabulary(eosTokenIds, tokenizer, `${join(dir, 'config.json')}: "eos_token_id"`);
+  checkEosIdsInVocabulary(generationEos, tokenizer, `${generationPath}: "eos_token_id"`);
+  return tokenizer;
 }
 
 export interface LoadCheckpointOptions {

@@ -143,8 +143,8 @@ export class HfTokenizer implements Tokenizer {
     this.eosToken = tokenString(tokenizerConfig.eos_token);
     const idOf = (token: string | null): number | undefined =>
       token === null ? undefined : this.core.token_to_id(token);
-    this.bosTokenId = idOf(this.bosToken) ?? null;
-    const eos = idOf(this.eosToken);
+    this.bosTokenId = this.specialTokenId('bos_token', this.bosToken);
+    const eos = this.specialTokenId('eos_token', this.eosToken) ?? undefined;
     this.eosTokenIds = [...new Set([...(eos === undefined ? [] : [eos]), ...extraEosTokenIds])];
     this.padTokenId = idOf(tokenString(tokenizerConfig.pad_token)) ?? this.eosTokenIds[0] ?? 0;
     this.chatTemplate = chatTemplateOf(tokenizerConfig);
@@ -158,6 +158,24 @@ export class HfTokenizer implements Tokenizer {
         );
       }
     }
+  }
+
+  /**
+   * The id of the `bos_token` / `eos_token` tokenizer_config.json names. One the vocabulary lacks is refused:
+   * transformers adds it as a new token after the vocabulary (PreTrainedTokenizerFast's init), an id the model has
+   * no trained embedding for — so generation would never stop at that eos, and a template's `{{ bos_token }}` would
+   * be encoded as plain text.
+   */
+  private specialTokenId(field: 'bos_token' | 'eos_token', token: string | null): number | null {
+    if (token === null) return null;
+    const id = this.core.token_to_id(token);
+    if (id === undefined || id === null) {
+      throw new CheckpointError(
+        `tokenizer_config.json: "${field}" ${JSON.stringify(token)} is not in tokenizer.json's vocabulary or ` +
+          `added_tokens; add it there with the id the model was trained with, or name a token the vocabulary has.`,
+      );
+    }
+    return id;
   }
 
   encode(text: string, options: { addSpecialTokens?: boolean } = {}): number[] {

@@ -1,5 +1,8 @@
 import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } from '@turngym/llm';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BackendName } from './backend';
+import type { Generation, GenerationOptions, GenerationRequest } from './generation';
+import { GenerationBatch } from './generation-batch';
 import type { LanguageModel } from './language-model';
 import { CheckpointError } from './lm-errors';
 import { loadModel } from './load-model';
@@ -13,15 +16,53 @@ export interface LocalChatModelOptions {
 }
 
 /**
+ * `model.generate` for a server: one decoder pass at a time, with the event loop let in between, so the process
+ * answers other requests (`/v1/models`, a short completion, which interleave pass by pass) while a long one decodes,
+ * and stops — its batch freed — at the first pass after `signal` aborts (a client that hung up, a server closing).
+ * The draws are `generate`'s (GenerationBatch's contract: same seeded generators, stops and limits); rejects with
+ * the signal's reason when aborted, and with `generate`'s errors for a request it refuses.
+ */
+export async function generateInTurns(
+  model: LanguageModel,
+  requests: readonly GenerationRequest[],
+  options: Partial<GenerationOptions>,
+  signal?: AbortSignal,
+): Promise<Generation[]> {
+  signal?.throwIfAborted();
+  const batch = new GenerationBatch(model, options);
+  try {
+    // A fresh batch numbers its rows 0, 1, …: the tickets are the requests' indices.
+    for (const request of requests) batch.add(request);
+    const results: Generation[] = [];
+    let left = requests.length;
+    while (left > 0) {
+      for (const { ticket, generation } of batch.step()) {
+        results[ticket] = generation;
+        left -= 1;
+      }
+      if (left === 0) break;
+      await nextTurn();
+      signal?.throwIfAborted();
+    }
+    return results;
+  } finally {
+    batch.dispose();
+  }
+}
+
+/**
  * The tfjs LM as a ChatModel (`local:<checkpoint>`): renders the messages with the checkpoint's chat
  * template, samples with the request's temperature / top-p / stop / seed, and answers with plain content
  * (tool calls are left in the text for the env's parser). Weights load on the first `complete()`.
- * Requests without a seed use seed 0, so the same request gets the same answer.
+ * Requests without a seed use seed 0, so the same request gets the same answer. Generation yields to the event loop
+ * between decoder passes and stops when the request's `signal` aborts or the model is closed (`generateInTurns`).
  */
 export class LocalChatModel implements ChatModel {
   readonly id: string;
   private loading: Promise<LanguageModel> | undefined;
   private closed = false;
+  /** One controller per `complete` in flight, aborted by `close`. */
+  private readonly generating = new Set<AbortController>();
 
   constructor(
     readonly checkpoint: string | LanguageModel,
@@ -64,14 +105,38 @@ export class LocalChatModel implements ChatModel {
     const tokens = model.tokenizer.encode(prompt);
     const stop =
       request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
-    const [result] = model.generate([{ tokens }], {
-      maxTokens: request.maxTokens ?? this.options.maxTokens ?? 256,
-      temperature: request.temperature ?? 1,
-      topP: request.topP ?? 1,
-      seed: request.seed ?? 0,
-      ...(stop && stop.length > 0 ? { stop } : {}),
-      ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
-    });
+    // Closing mid-generation stops at the next pass, before the weights it decodes with are freed.
+    const stopped = new AbortController();
+    this.generating.add(stopped);
+    const signal = request.signal ? AbortSignal.any([request.signal, stopped.signal]) : stopped.signal;
+    let result: Generation | undefined;
+    try {
+      [result] = await generateInTurns(
+        model,
+        [{ tokens }],
+        {
+          maxTokens: request.maxTokens ?? this.options.maxTokens ?? 256,
+          temperature: request.temperature ?? 1,
+          topP: request.topP ?? 1,
+          seed: request.seed ?? 0,
+          ...(stop && stop.length > 0 ? { stop } : {}),
+          ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
+        },
+        signal,
+      );
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new LLMCallError(
+        `${this.id}: generation stopped: ${String((signal.reason as Error)?.message ?? signal.reason)}`,
+        {
+          failure: 'aborted',
+          modelId: this.id,
+          cause: signal.reason,
+        },
+      );
+    } finally {
+      this.generating.delete(stopped);
+    }
     return {
       message: { role: 'assistant', content: result!.text },
       usage: { promptTokens: tokens.length, completionTokens: result!.tokens.length },
@@ -82,6 +147,7 @@ export class LocalChatModel implements ChatModel {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const stopped of this.generating) stopped.abort(new Error(`${this.id} is closed.`));
     const loading = this.loading;
     this.loading = undefined;
     if (loading && typeof this.checkpoint === 'string') (await loading.catch(() => undefined))?.dispose();

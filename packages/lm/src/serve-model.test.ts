@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createChatModel } from '@turngym/llm';
 import { ByteTokenizer } from './byte-tokenizer';
 import { saveCheckpoint } from './checkpoint';
+import { GenerationBatch } from './generation-batch';
 import { LanguageModel } from './language-model';
+import { CheckpointError } from './lm-errors';
 import { lmGenerate, lmScore } from './lm-commands';
 import { registerLocalChatModelProvider } from './local-provider';
 import { serveModel, type ModelServer } from './serve-model';
@@ -144,6 +146,164 @@ describe('CLI functions, local: provider and serve-model', () => {
     const huge = await post(JSON.stringify({ model: 'tiny-chat', prompt: 'x'.repeat(33 * 1024 * 1024) }));
     expect(huge.status).toBe(413);
     expect(await huge.json()).toMatchObject({ error: { code: 'request_too_large' } });
+  });
+
+  it('bounds the completions one request asks for (prompts × n) with a 400 naming the parameter', async () => {
+    const rejects = (body: Record<string, unknown>) =>
+      expect(client.completions.create({ model: 'tiny-chat', max_tokens: 1, ...body } as never)).rejects;
+    // The default bound is 256 rows: 5 × 64 is over it, 4 × 64 is not refused for its size.
+    await rejects({ prompt: Array(5).fill('a'), n: 64 }).toMatchObject({ status: 400, param: 'n' });
+    await rejects({ prompt: Array(5).fill('a'), n: 64 }).toThrow(/5 prompts × n = 64, 320 completions; .* at most 256/);
+    await rejects({ prompt: Array(1000).fill([97]), n: 64 }).toMatchObject({ status: 400, param: 'prompt' });
+    await rejects({ prompt: Array(257).fill('a') }).toMatchObject({ status: 400, param: 'prompt' });
+    await expect(serveModel({ checkpoint, port: 0, backend: 'wasm', maxRowsPerRequest: 0 })).rejects.toThrow(
+      /maxRowsPerRequest/,
+    );
+  });
+
+  /**
+   * Events, not clocks: resolves `started` at the first decoder pass of the next batch made, and `stopped` with its
+   * pass count when that batch is freed.
+   */
+  function watchNextBatch(): { started: Promise<void>; stopped: Promise<number>; restore(): void } {
+    const step = GenerationBatch.prototype.step;
+    const dispose = GenerationBatch.prototype.dispose;
+    let decoding!: () => void;
+    const started = new Promise<void>((resolve) => (decoding = resolve));
+    let freed!: (passes: number) => void;
+    const stopped = new Promise<number>((resolve) => (freed = resolve));
+    const steps = jest.spyOn(GenerationBatch.prototype, 'step').mockImplementation(function (this: GenerationBatch) {
+      decoding();
+      return step.call(this);
+    });
+    const disposals = jest.spyOn(GenerationBatch.prototype, 'dispose').mockImplementation(function (
+      this: GenerationBatch,
+    ) {
+      // The batch of the first pass seen is the one watched.
+      if (this === steps.mock.contexts[0]) freed(this.passes);
+      dispose.call(this);
+    });
+    return {
+      started,
+      stopped,
+      restore() {
+        steps.mockRestore();
+        disposals.mockRestore();
+      },
+    };
+  }
+
+  it('stays responsive while a long completion decodes, and stops decoding for a client that hung up', async () => {
+    // Greedy on these weights decodes hundreds of tokens before an end token (measured below, unstopped).
+    const longRequest = { model: 'tiny-chat', prompt: 'hello', max_tokens: 300, temperature: 0 };
+    let passesAtStop = Infinity;
+    const batch = watchNextBatch();
+    try {
+      const hangUp = new AbortController();
+      let longSettled = false;
+      const long = fetch(`${server.baseURL}/completions`, {
+        method: 'POST',
+        body: JSON.stringify(longRequest),
+        signal: hangUp.signal,
+      }).finally(() => (longSettled = true));
+      await Promise.race([
+        batch.started,
+        long.then(() => {
+          throw new Error('the long completion ran to its end before anything else could run');
+        }),
+      ]);
+      const models = await client.models.list();
+      expect(models.data.map((model) => model.id)).toEqual(['tiny-chat']);
+      const short = await client.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 2 });
+      expect(short.choices).toHaveLength(1);
+      expect(longSettled).toBe(false);
+      hangUp.abort();
+      await expect(long).rejects.toThrow();
+      passesAtStop = await batch.stopped;
+    } finally {
+      batch.restore();
+    }
+    const unstopped = await client.completions.create(longRequest);
+    expect(unstopped.usage!.completion_tokens).toBeGreaterThan(100);
+    expect(passesAtStop).toBeLessThan(unstopped.usage!.completion_tokens);
+  });
+
+  it('stops a chat completion whose client hung up (through the proxy to the chat server)', async () => {
+    const longRequest = { model: 'tiny-chat', messages, max_tokens: 300, temperature: 0 };
+    let passesAtStop = Infinity;
+    const batch = watchNextBatch();
+    try {
+      const hangUp = new AbortController();
+      const chat = fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(longRequest),
+        signal: hangUp.signal,
+      });
+      await Promise.race([
+        batch.started,
+        chat.then(() => {
+          throw new Error('the chat completion ran to its end before anything else could run');
+        }),
+      ]);
+      hangUp.abort();
+      await expect(chat).rejects.toThrow();
+      passesAtStop = await batch.stopped;
+    } finally {
+      batch.restore();
+    }
+    // Freed at the pass after the hang-up reached the chat server, not when an unstopped run ends.
+    const unstopped = await client.chat.completions.create(longRequest);
+    expect(unstopped.usage!.completion_tokens).toBeGreaterThan(100);
+    expect(passesAtStop).toBeLessThan(unstopped.usage!.completion_tokens);
+  });
+
+  it('refuses to serve a checkpoint whose end token is not in its vocabulary (it would only stop at max_tokens)', async () => {
+    const broken = join(dir, 'broken');
+    const edit = (file: string, changes: Record<string, unknown>): void => {
+      cpSync(checkpoint, broken, { recursive: true });
+      const json = JSON.parse(readFileSync(join(checkpoint, file), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(broken, file), JSON.stringify({ ...json, ...changes }));
+    };
+    // The error the server refuses to start with; a server that starts anyway is closed, not left running.
+    const refusal = async (): Promise<unknown> => {
+      const started = await serveModel({ checkpoint: broken, port: 0, backend: 'wasm' }).catch(
+        (error: unknown) => error,
+      );
+      if (started instanceof Error) return started;
+      await (started as ModelServer).close();
+      return 'served';
+    };
+    edit('tokenizer_config.json', { eos_token: '</s>' });
+    const eos = await refusal();
+    expect(eos).toBeInstanceOf(CheckpointError);
+    expect(eos).toMatchObject({
+      message: expect.stringMatching(
+        /tokenizer_config.json: "eos_token" "<\/s>" is not in tokenizer.json's vocabulary/,
+      ),
+    });
+    edit('tokenizer_config.json', { bos_token: { content: '<s>' } });
+    expect(await refusal()).toMatchObject({
+      message: expect.stringMatching(/tokenizer_config.json: "bos_token" "<s>" is not in/),
+    });
+    edit('generation_config.json', { eos_token_id: [258, '</s>'] });
+    expect(await refusal()).toMatchObject({
+      message: expect.stringMatching(
+        /generation_config.json: "eos_token_id" must be a token id or a list of token ids .*got \[258,"<\/s>"\]/,
+      ),
+    });
+    edit('generation_config.json', { eos_token_id: -1 });
+    expect(await refusal()).toMatchObject({
+      message: expect.stringMatching(/generation_config.json: "eos_token_id" must be/),
+    });
+    edit('generation_config.json', { eos_token_id: [258, 4000] });
+    expect(await refusal()).toMatchObject({
+      message: expect.stringMatching(
+        /generation_config.json: "eos_token_id" lists 4000, outside tokenizer.json's vocabulary of 259 ids/,
+      ),
+    });
+    edit('generation_config.json', { eos_token_id: 258 });
+    expect(await refusal()).toBe('served');
   });
 
   it('local:<checkpoint> works as a ChatModel spec', async () => {

@@ -6,7 +6,7 @@ import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
-import { LocalChatModel } from './local-chat-model';
+import { generateInTurns, LocalChatModel } from './local-chat-model';
 
 export interface ServeModelOptions {
   /** A checkpoint directory or a built-in config name. */
@@ -20,6 +20,12 @@ export interface ServeModelOptions {
   modelName?: string;
   /** Generate with this LoRA adapter from the checkpoint's adapters/. */
   adapter?: string;
+  /**
+   * The most completions one `/v1/completions` request may ask for (prompts × `n`): all of them decode as one batch,
+   * so this bounds one request's memory and the time it holds the model. 256 by default (four prompts at the largest
+   * `n`); a request over it gets a 400 naming `prompt` or `n`.
+   */
+  maxRowsPerRequest: number;
 }
 
 export const serveModelOptionsSchema: JSONSchemaType<ServeModelOptions> = {
@@ -33,6 +39,7 @@ export const serveModelOptionsSchema: JSONSchemaType<ServeModelOptions> = {
     backend: { type: 'string', enum: [...BACKEND_NAMES], default: 'auto' },
     modelName: { type: 'string', minLength: 1, nullable: true },
     adapter: { type: 'string', minLength: 1, nullable: true },
+    maxRowsPerRequest: { type: 'integer', minimum: 1, default: 256 },
   },
 };
 
@@ -45,7 +52,7 @@ export interface ModelServer {
   readonly port: number;
   readonly modelName: string;
   readonly model: LanguageModel;
-  /** Stops both listeners and frees the model. Idempotent. */
+  /** Stops the generations in flight (at their next decoder pass), both listeners, and frees the model. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -172,6 +179,12 @@ function stopSequences(stop: unknown): string[] {
   return list as string[];
 }
 
+/** How many prompts `prompt` holds, counted before any is tokenized: a list of token ids is one prompt. */
+function promptCount(prompt: unknown): number {
+  if (!Array.isArray(prompt) || prompt.every((each) => Number.isInteger(each))) return 1;
+  return prompt.length;
+}
+
 /** OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. */
 function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
   const isTokens = (value: unknown): value is number[] =>
@@ -221,6 +234,22 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
   const chat = new LocalChatModel(model, options.adapter ? { adapter: options.adapter } : {});
   const inner = await serveChatModel(chat, { port: 0, host: '127.0.0.1', modelName });
   let completionCount = 0;
+  /** Aborted by `close`: generations in flight stop at their next pass instead of decoding into freed weights. */
+  const closing = new AbortController();
+
+  /** Refuses a request for more completions than `maxRowsPerRequest`, before its prompts are tokenized. */
+  function checkRows(prompt: unknown, n: number): void {
+    const prompts = promptCount(prompt);
+    const limit = options.maxRowsPerRequest;
+    if (prompts * n <= limit) return;
+    throw new RequestError(
+      400,
+      `This request asks for ${prompts} prompt${prompts === 1 ? '' : 's'} × n = ${n}, ${prompts * n} completions; ` +
+        `this server generates at most ${limit} per request (maxRowsPerRequest). Send fewer prompts or a smaller n.`,
+      'invalid_request',
+      prompts > limit ? 'prompt' : 'n',
+    );
+  }
 
   async function completions(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const text = await readBody(request);
@@ -241,8 +270,9 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       );
     }
     refuseUnsupported(body);
-    const prompts = promptTokens(model, body.prompt);
     const n = optionalNumber(body, 'n', 1, 'an integer from 1 to 64', (value) => isWhole(value, 1, 64));
+    checkRows(body.prompt, n);
+    const prompts = promptTokens(model, body.prompt);
     const stop = stopSequences(body.stop);
     const seed = optionalNumber(body, 'seed', 0, 'an integer', Number.isInteger);
     // OpenAI's ranges; generate() would take a higher temperature, but a client sending one has a bug.
@@ -255,14 +285,26 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     const requests = prompts.flatMap((tokens, p) =>
       Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })),
     );
+    // A client that hangs up stops its generation at the next decoder pass.
+    const hungUp = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) hungUp.abort(new Error('The client closed the connection.'));
+    });
+    const signal = AbortSignal.any([hungUp.signal, closing.signal]);
     let results;
     try {
-      results = model.generate(requests, {
-        ...sampling,
-        ...(stop.length > 0 ? { stop } : {}),
-        ...(options.adapter ? { adapter: options.adapter } : {}),
-      });
+      results = await generateInTurns(
+        model,
+        requests,
+        {
+          ...sampling,
+          ...(stop.length > 0 ? { stop } : {}),
+          ...(options.adapter ? { adapter: options.adapter } : {}),
+        },
+        signal,
+      );
     } catch (error) {
+      if (signal.aborted) throw error;
       if (error instanceof ContextLengthError)
         throw new RequestError(400, error.message, 'context_length_exceeded', 'prompt');
       if (error instanceof TokenizerMismatchError)
@@ -322,6 +364,10 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
         });
       else response.destroy();
     });
+    // A client that hangs up closes the inner request too: the chat server then aborts the generation.
+    response.once('close', () => {
+      if (!response.writableFinished) upstream.destroy();
+    });
     request.pipe(upstream);
   }
 
@@ -342,6 +388,8 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       completions(request, response).catch((error: unknown) => {
         const failure =
           error instanceof RequestError ? error : new RequestError(500, (error as Error).message, 'model_error');
+        // A client that hung up, or a server closing: nobody is left to answer.
+        if (response.destroyed) return;
         if (response.headersSent) response.destroy();
         else {
           sendJson(response, failure.status, {
@@ -374,7 +422,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  let closing: Promise<void> | undefined;
+  let closed: Promise<void> | undefined;
   return {
     url,
     baseURL: `${url}/v1`,
@@ -382,15 +430,17 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     modelName,
     model,
     close() {
-      closing ??= (async () => {
+      closed ??= (async () => {
+        closing.abort(new Error('The server is closing.'));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         });
         await inner.close();
+        await chat.close();
         model.dispose();
       })();
-      return closing;
+      return closed;
     },
   };
 }
