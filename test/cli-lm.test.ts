@@ -65,7 +65,7 @@ describe('turngym lm and serve-model', () => {
   it('serve-model answers the openai client and stops on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      [CLI, 'serve-model', '--checkpoint', 'tiny-1m', '--backend', 'cpu', '--port', '0'],
+      [CLI, 'serve-model', '--checkpoint', 'tiny-1m', '--backend', 'cpu', '--port', '0', '--max-rows-per-request', '2'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -90,6 +90,14 @@ describe('turngym lm and serve-model', () => {
       expect(reply.usage.completionTokens).toBeGreaterThan(0);
       expect(reply.usage.completionTokens).toBeLessThanOrEqual(5);
       await model.close?.();
+      // --max-rows-per-request bounds one request's sequences: 3 of one prompt is over 2.
+      const tooMany = await fetch(`${baseURL}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny-1m', prompt: 'Hello', n: 3, max_tokens: 2 }),
+      });
+      expect(tooMany.status).toBe(400);
+      expect(((await tooMany.json()) as { error: { param: string } }).error.param).toBe('n');
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../cli-context';
 import { writeLine } from '../cli-io';
 import { loadLm } from '../optional-modules';
-import { parsePort } from '../parse-arguments';
+import { parsePort, parsePositiveInteger } from '../parse-arguments';
 import { untilSignal } from '../until-signal';
 
 interface ServeModelCommandOptions {
@@ -12,6 +12,7 @@ interface ServeModelCommandOptions {
   backend?: string;
   modelName?: string;
   adapter?: string;
+  maxRowsPerRequest?: number;
 }
 
 /** `turngym serve-model`: a local checkpoint behind an OpenAI-compatible API, until SIGINT/SIGTERM. */
@@ -27,6 +28,11 @@ export function registerServeModelCommand(program: Command, context: CliContext)
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--model-name <name>', 'the name clients send as `model`')
     .option('--adapter <name>', 'LoRA adapter from the checkpoint')
+    .option(
+      '--max-rows-per-request <n>',
+      'most sequences one /v1/completions request may ask for (prompts × n; default 256)',
+      parsePositiveInteger,
+    )
     .action(async (options: ServeModelCommandOptions) => {
       const signal = untilSignal();
       const server = await loadLm().serveModel({
@@ -36,6 +42,7 @@ export function registerServeModelCommand(program: Command, context: CliContext)
         ...(options.backend ? { backend: options.backend as never } : {}),
         ...(options.modelName ? { modelName: options.modelName } : {}),
         ...(options.adapter ? { adapter: options.adapter } : {}),
+        ...(options.maxRowsPerRequest !== undefined ? { maxRowsPerRequest: options.maxRowsPerRequest } : {}),
       });
       writeLine(context.io.stdout, `serving ${options.checkpoint} at ${server.baseURL} (OpenAI-compatible)`);
       const received = await signal;
