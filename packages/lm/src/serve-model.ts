@@ -6,7 +6,8 @@ import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
-import { generateInTurns, LocalChatModel } from './local-chat-model';
+import { generateInTurns } from './generate-in-turns';
+import { LocalChatModel } from './local-chat-model';
 
 export interface ServeModelOptions {
   /** A checkpoint directory or a built-in config name. */
