@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { compileValidator } from '@turngym/core';
+import { compileValidator, withoutByteOrderMark } from '@turngym/core';
 import { BENCH_RESULT_SCHEMA_ID, benchResultSchema, validateBenchResult, type BenchResult } from './bench-result';
 import { lazy } from './internal/lazy';
 import { InvalidResultError } from './leaderboard-errors';
@@ -92,7 +92,7 @@ export function readLeaderboardEntry(path: string, suites: readonly LoadedSuite[
   let parsed: unknown;
   try {
     // A submission is edited by hand; Windows editors save a byte order mark first, which JSON.parse rejects.
-    parsed = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    parsed = JSON.parse(withoutByteOrderMark(readFileSync(file, 'utf8')));
   } catch (error) {
     throw new InvalidResultError(file, [`not a readable JSON file (${(error as Error).message})`]);
   }

@@ -40,6 +40,7 @@ export { RandomAgent } from './agents/random-agent';
 export { runEpisode, summarize, type EpisodeOutcome, type RunSummary } from './run-episodes';
 export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';
 export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from './durable-files';
+export { withoutByteOrderMark } from './byte-order-mark';
 export {
   checkEnv,
   formatCheckReport,

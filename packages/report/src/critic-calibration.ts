@@ -1,6 +1,5 @@
-import { compileValidator, type JSONSchemaType } from '@turngym/core';
+import { compileValidator, withoutByteOrderMark, type JSONSchemaType } from '@turngym/core';
 import { explainedVariance } from '@turngym/rl';
-import { withoutByteOrderMark } from './internal/byte-order-mark';
 import { InvalidRunError } from './report-errors';
 
 /** The optional file of a run directory that holds its critic's held-out predictions (Self-AC's value head). */

@@ -1,6 +1,5 @@
-import { compileValidator, type JSONSchemaType } from '@turngym/core';
+import { compileValidator, withoutByteOrderMark, type JSONSchemaType } from '@turngym/core';
 import type { RunInfo } from '@turngym/rl';
-import { withoutByteOrderMark } from './internal/byte-order-mark';
 import { InvalidRunError } from './report-errors';
 
 export type { RunInfo };

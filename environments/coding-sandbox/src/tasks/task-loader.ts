@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileValidator, TurnGymError } from '@turngym/core';
+import { compileValidator, TurnGymError, withoutByteOrderMark } from '@turngym/core';
 import { codingTaskSchema, type CodingTask, type Difficulty, type TaskKind, type TaskSplit } from './coding-task';
 
 /** The task file shipped with the package (`data/tasks.jsonl`, written by `npm run build:tasks`). */
@@ -31,8 +31,7 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   // A byte-order mark (editors on Windows write one) is not part of the first line's JSON.
-  text
-    .replace(/^\uFEFF/, '')
+  withoutByteOrderMark(text)
     .split('\n')
     .forEach((line, index) => {
       if (line.trim() === '') return;

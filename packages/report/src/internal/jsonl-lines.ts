@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { endsCleanly } from '@turngym/core';
-import { withoutByteOrderMark } from './byte-order-mark';
+import { endsCleanly, withoutByteOrderMark } from '@turngym/core';
 
 export interface JsonlLine {
   readonly text: string;
