@@ -255,4 +255,47 @@ describe('per-turn and per-token advantages', () => {
       model.dispose();
     }
   });
+
+  it('weighs each role by its loss weight once: at ratio 1 the policy loss is −Σ_t w_t·A / Σ_t w_t, by hand', async () => {
+    // Plan/Act's per-role loss weights (ALGORITHMS.md §4): a planner at 0.5 counts half as much as an actor at 1.
+    // Multiplying the advantages by the weights as well as the token mean would count the planner at 0.25.
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
+    try {
+      const trajectories = await collectChains({
+        policy: { model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [1, 2],
+        groupSize: 1,
+        options: { maxActionTokens: 4, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      // The first action of each rollout is the planner's, the rest the actor's.
+      const samples = trajectories.map((trajectory, i) => {
+        let action = 0;
+        const segments = trajectory.segments.map((segment) =>
+          segment.kind === 'action' ? { ...segment, role: action++ === 0 ? 'planner' : 'actor' } : segment,
+        );
+        return { trajectory: { ...trajectory, segments }, advantage: i === 0 ? 2 : -1 };
+      });
+      const roleWeights = { planner: 0.5, actor: 1 };
+      let weighted = 0;
+      let weights = 0;
+      for (const sample of samples) {
+        expect(actionSpans(sample.trajectory).length).toBeGreaterThan(1);
+        actionSpans(sample.trajectory).forEach((span, k) => {
+          const weight = k === 0 ? roleWeights.planner : roleWeights.actor;
+          weighted += weight * (span.end - span.start + 1) * sample.advantage;
+          weights += weight * (span.end - span.start + 1);
+        });
+      }
+      const stats = await ppoUpdate(trainer, samples, { minibatchSize: 2, klCoefficient: 0, seed: 1, roleWeights });
+      expect(stats.steps).toBe(1);
+      expect(stats.policyLoss).toBeCloseTo(-weighted / weights, 4);
+    } finally {
+      trainer.dispose();
+      model.dispose();
+    }
+  });
 });

@@ -311,9 +311,14 @@ function passLoss(pass: PassInput, options: PpoUpdateOptions, side: PassStats): 
           [B, T],
         )
       : tf.tensor2d(advantages, [B, 1]);
+    // The mask holds each token's loss weight (a role's, §4): it weighs the token mean once. Scaling the
+    // advantages by it too would weigh a token by w² (a planner at 0.5 counted at 0.25).
     const policy =
       options.ratio === 'token'
-        ? ppoClipLossTf({ logp: outputs.logprobs, oldLogp, advantages: tf.mul(mask, tokenAdvantages), mask }, clip)
+        ? ppoClipLossTf(
+            { logp: outputs.logprobs, oldLogp, advantages: tf.broadcastTo(tokenAdvantages, [B, T]), mask },
+            clip,
+          )
         : gspoLossTf({ logp: outputs.logprobs, oldLogp, advantages: tf.tensor1d(advantages), mask }, clip);
     const kl = k3KlTf({ logp: outputs.logprobs, refLogp, mask });
     const tokens = tf.sum(mask);
