@@ -96,6 +96,92 @@ describe('Self-AC TD(n) critic loss (ALGORITHMS.md §2)', () => {
     }
   });
 
+  // A truncated episode (the time limit cut it; it did not end), λ = 0.5, N = 2: V = [0.25, 0.5, 1], r = [0, 0.5, 0],
+  // s_2 its last state, bootstrapping, never a target (mask [1, 1, 0]).
+  //   Y_1 = [0 + 0.5·0.5, 0.5 + 0.5·1, ·] = [0.25, 1, ·];
+  //   Y_2(s_0) = 0 + 0.5·0.5 + 0.25·1 = 0.5 (lands on s_2); Y_2(s_1) reaches past s_2, so it stops there:
+  //   0.5 + 0.5·V(s_2) = 1 — not 0.5 + 0.5·0 + 0.25·0 = 0.5, which would read the time limit as a terminal state.
+  //   Loss (sum) = ((0.25 − 0.25)² + (0.5 − 1)² + (0.25 − 0.5)² + (0.5 − 1)²)/2 = 0.28125.
+  const truncated = { values: [0.25, 0.5, 1], rewards: [0, 0.5, 0], mask: [1, 1, 0], bootstrap: [0, 0, 1] };
+
+  it('bootstraps every horizon that reaches past a truncated episode’s last state from V there, by hand', () => {
+    expect(Array.from(tdTarget(truncated.rewards, truncated.values, 1, 0.5, 2)).slice(0, 2)).toEqual([0.25, 1]);
+    expect(Array.from(tdTarget(truncated.rewards, truncated.values, 2, 0.5, 2)).slice(0, 2)).toEqual([0.5, 1]);
+    expect(Array.from(tdTarget(truncated.rewards, truncated.values, 9, 0.5, 2)).slice(0, 2)).toEqual([0.5, 1]);
+    const tensor = tdTargetTf(tf.tensor2d([truncated.rewards]), tf.tensor2d([truncated.values]), 2, 0.5, [2]);
+    expect((tensor.arraySync() as number[][])[0]!.slice(0, 2)).toEqual([0.5, 1]);
+    const rows = {
+      values: [truncated.values],
+      rewards: [truncated.rewards],
+      mask: [truncated.mask],
+      bootstrap: [truncated.bootstrap],
+    };
+    expect(tdCriticLoss(rows, options)).toBeCloseTo(0.28125, 12);
+    const tensors = {
+      values: tf.tensor2d(rows.values),
+      rewards: tf.tensor2d(rows.rewards),
+      mask: tf.tensor2d(rows.mask),
+      bootstrap: tf.tensor2d(rows.bootstrap),
+    };
+    expect(tdCriticLossTf(tensors, options).arraySync()).toBeCloseTo(0.28125, 6);
+    // The same episode ended by the task (no bootstrap, V(s_2) read as 0 by the caller) keeps §2's zeros.
+    const ended = { ...rows, values: [[0.25, 0.5, 0]], bootstrap: undefined };
+    expect(tdCriticLoss(ended, options)).toBeCloseTo(((0.25 - 0.25) ** 2 + 0 + (0.25 - 0.25) ** 2 + 0) / 2, 12);
+    // The bootstrap's value is detached like every V inside a target: the gradient at s_2 is 0 (never a target).
+    const gradient = tf
+      .grad((x: tf.Tensor) => tdCriticLossTf({ ...tensors, values: x as tf.Tensor2D }, options))(
+        tf.tensor2d(rows.values),
+      )
+      .dataSync();
+    [(2 * (0 + (0.5 - 1) * 0 + (0.25 - 0.5))) / 2, (2 * (0.5 - 1) * 2) / 2, 0].forEach((value, t) =>
+      expect(gradient[t]).toBeCloseTo(value, 5),
+    );
+  });
+
+  it('agrees with the plain version on seeded random padded batches with truncated rows', () => {
+    const rng = new SeededRng(7);
+    for (let trial = 0; trial < 4; trial += 1) {
+      const lengths = [7, 3, 5, 6];
+      const width = 7;
+      const rows = lengths.map((length, index) => {
+        const truncatedRow = index % 2 === 0;
+        return {
+          values: Array.from({ length }, () => 2 * (rng.next() - 0.5)),
+          rewards: Array.from({ length }, (_, t) => (t < length - 1 && rng.bool(0.3) ? 1 : 0)),
+          mask: Array.from({ length }, (_, t) => (t < length - 1 ? 1 : 0)),
+          bootstrap: Array.from({ length }, (_, t) => (truncatedRow && t === length - 1 ? 1 : 0)),
+        };
+      });
+      const pad = (values: number[]) => [...values, ...new Array<number>(width - values.length).fill(0)];
+      const pick = (key: 'values' | 'rewards' | 'mask' | 'bootstrap') => rows.map((row) => row[key]);
+      const plain = tdCriticLoss(
+        { values: pick('values'), rewards: pick('rewards'), mask: pick('mask'), bootstrap: pick('bootstrap') },
+        { discount: 0.9, reduction: 'mean' },
+      );
+      const tensor = tdCriticLossTf(
+        {
+          values: tf.tensor2d(pick('values').map(pad)),
+          rewards: tf.tensor2d(pick('rewards').map(pad)),
+          mask: tf.tensor2d(pick('mask').map(pad)),
+          bootstrap: tf.tensor2d(pick('bootstrap').map(pad)),
+        },
+        { discount: 0.9, reduction: 'mean' },
+      );
+      expect(tensor.arraySync()).toBeCloseTo(plain, 5);
+    }
+  });
+
+  it('refuses a bootstrap state that is trained, or two of them in a row', () => {
+    const rows = { values: [truncated.values], rewards: [truncated.rewards], mask: [[1, 1, 1]] };
+    expect(() => tdCriticLoss({ ...rows, bootstrap: [truncated.bootstrap] }, options)).toThrow(
+      /mask\[2\] is 1 at or past the bootstrap state 2/,
+    );
+    expect(() => tdCriticLoss({ ...rows, mask: [truncated.mask], bootstrap: [[0, 1, 1]] }, options)).toThrow(
+      /bootstrap marks 2 states/,
+    );
+    expect(() => tdTarget([0], [0], 1, 0.5, 1)).toThrow(/bootstrap state is at 1/);
+  });
+
   it('refuses an empty mask, a missing discount, bad horizons and mismatched rows', () => {
     const rows = { values: [episode.values], rewards: [episode.rewards], mask: [[0, 0, 0]] };
     expect(() => tdCriticLoss(rows, options)).toThrow(EmptyLossMaskError);

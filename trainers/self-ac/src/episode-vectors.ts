@@ -48,6 +48,19 @@ export function lastStateLive(vectors: EpisodeVectors): boolean {
   return !vectors.terminal && !vectors.cut;
 }
 
+/**
+ * The return from each state as the actor's advantage and the critic's targets read it **[choice]**: R_k for
+ * an episode that ended (terminal) or whose known return closes it (cut); for one cut short by a time limit or
+ * a budget (truncated, `lastStateLive`), R_k + λ^(n−k)·V(s_n), since the rewards after s_n are unknown, not 0:
+ * V(s_n) stands in for them, as it does in the critic's TD targets (rl's `tdCriticLoss` `bootstrap`).
+ * Without it the last turns before a time limit would be told they were worse than expected by λ^(n−k)·V(s_n).
+ */
+export function bootstrappedReturns(vectors: EpisodeVectors, lastValue: number, discount: number): number[] {
+  const n = vectors.aStart.length;
+  if (!lastStateLive(vectors)) return [...vectors.returns];
+  return vectors.returns.map((value, k) => value + discount ** (n - k) * lastValue);
+}
+
 /** R_k = r_k + λ·R_(k+1), R past the end = 0 (ALGORITHMS.md §2). */
 export function discountedReturns(rewards: readonly number[], discount: number): number[] {
   const returns = new Array<number>(rewards.length).fill(0);
@@ -94,6 +107,11 @@ export interface EpisodeBatch {
    * past the end, i.e. call it terminal), so it is only ever read, as a bootstrap.
    */
   readonly criticMask: Float32Array;
+  /**
+   * [B·S] 1 on s_n of a truncated episode (`lastStateLive`): every TD target and return reaching past it reads
+   * V(s_n) there (`bootstrappedReturns`; rl's `tdCriticLoss` `bootstrap`).
+   */
+  readonly bootstrap: Float32Array;
 }
 
 export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeBatch {
@@ -116,6 +134,7 @@ export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeB
     stateMask: new Float32Array(B * S),
     live: new Float32Array(B * S),
     criticMask: new Float32Array(B * S),
+    bootstrap: new Float32Array(B * S),
   };
   episodes.forEach((episode, b) => {
     const n = episode.aStart.length;
@@ -131,6 +150,7 @@ export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeB
     batch.stateMask.fill(1, b * S, b * S + n + 1);
     batch.live.fill(1, b * S, b * S + (lastStateLive(episode) ? n + 1 : n));
     batch.criticMask.fill(1, b * S, b * S + n);
+    if (lastStateLive(episode)) batch.bootstrap[b * S + n] = 1;
   });
   return batch;
 }

@@ -10,6 +10,7 @@ export {
 export { CRITIC_PROMPT_TEXT, criticPromptTokens } from './critic-prompt';
 export { packEpisode, separateRows, type PackedEpisode, type PackEpisodeOptions } from './packed-episode';
 export {
+  bootstrappedReturns,
   discountedReturns,
   padEpisodeVectors,
   tdRewards,

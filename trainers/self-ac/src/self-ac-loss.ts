@@ -9,7 +9,7 @@ import {
   tdTarget,
   type TurnSpan,
 } from '@turngym/rl';
-import { lastStateLive, tdRewards, type EpisodeBatch } from './episode-vectors';
+import { bootstrappedReturns, lastStateLive, tdRewards, type EpisodeBatch } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 
 /**
@@ -20,7 +20,8 @@ import type { PackedEpisode } from './packed-episode';
  *   Loss = α·Loss_Critic + (1 − α)·Loss_Actor.
  * V(s_n) of a terminal episode is 0, not the head's output, and so is a cut episode's, whose known return
  * closes its rewards instead (`tdRewards`); the critic trains V(s_0 … s_(n−1)) (see `EpisodeBatch.live`,
- * `criticMask`). The TD loss is the masked mean, not §2's plain squared norm
+ * `criticMask`). A truncated episode's V(s_n) stands in for the rewards after it: every TD target reaching past
+ * s_n stops there and bootstraps from it, and R_k takes λ^(n−k)·V(s_n).detach() (`bootstrappedReturns`). The TD loss is the masked mean, not §2's plain squared norm
  * **[choice]**: it keeps the critic term on the actor's scale (a turn mean) whatever the batch size.
  */
 export interface SelfAcLossOptions {
@@ -60,12 +61,12 @@ export interface SelfAcLossParts<T> {
 
 /**
  * The critic's view of one episode: V with a terminal or cut s_n set to 0, the rewards its targets read
- * (`tdRewards`), and its loss mask (s_0 … s_(n−1)).
+ * (`tdRewards`), its loss mask (s_0 … s_(n−1)), and a truncated episode's s_n marked as its bootstrap.
  */
 function criticRow(
   episode: PackedEpisode,
   values: ArrayLike<number>,
-): { values: number[]; rewards: number[]; mask: number[] } {
+): { values: number[]; rewards: number[]; mask: number[]; bootstrap: number[] } {
   const { vectors } = episode;
   const n = vectors.aStart.length;
   const live = lastStateLive(vectors);
@@ -73,6 +74,7 @@ function criticRow(
     values: Array.from({ length: n + 1 }, (_, k) => (k === n && !live ? 0 : (values[k] as number))),
     rewards: tdRewards(vectors),
     mask: Array.from({ length: n + 1 }, (_, k) => (k < n ? 1 : 0)),
+    bootstrap: Array.from({ length: n + 1 }, (_, k) => (k === n && live ? 1 : 0)),
   };
 }
 
@@ -93,16 +95,22 @@ export function selfAcLoss(
       values: rows.map((row) => row.values),
       rewards: rows.map((row) => row.rewards),
       mask: rows.map((row) => row.mask),
+      bootstrap: rows.map((row) => row.bootstrap),
     },
     { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
   );
   const actor = ppoTurnClipLoss(
-    episodes.map((episode, b) => ({
-      logp: logprobs[b]!,
-      oldLogp: episode.oldLogprobs,
-      turns: turnSpans(episode),
-      advantages: episode.vectors.aStart.map((_, k) => episode.vectors.returns[k]! - rows[b]!.values[k]!),
-    })),
+    episodes.map((episode, b) => {
+      const { vectors } = episode;
+      const row = rows[b]!;
+      const returns = bootstrappedReturns(vectors, row.values[vectors.aStart.length]!, options.discount);
+      return {
+        logp: logprobs[b]!,
+        oldLogp: episode.oldLogprobs,
+        turns: turnSpans(episode),
+        advantages: vectors.aStart.map((_, k) => returns[k]! - row.values[k]!),
+      };
+    }),
     clipOptions(options),
   );
   return { loss: options.alpha * critic + (1 - options.alpha) * actor, critic, actor };
@@ -159,12 +167,21 @@ export function selfAcLossTf(
         values: stateValues,
         rewards: tf.tensor2d(batch.rewards, [B, S]),
         mask: tf.tensor2d(batch.criticMask, [B, S]),
+        bootstrap: tf.tensor2d(batch.bootstrap, [B, S]),
       },
       { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
     );
-    // A = R − V.detach(): a copy of V's numbers, as the slide's `.detach().clone()`.
+    // A = R − V.detach(): a copy of V's numbers, as the slide's `.detach().clone()`; a truncated episode's R_k
+    // takes λ^(n−k)·V(s_n) (`bootstrappedReturns`).
     const detached = tf.tensor2d(stateValues.dataSync(), [B, S]);
-    const advantages = tf.slice(tf.sub(tf.tensor2d(batch.returns, [B, S]), detached), [0, 0], [B, K]) as tf.Tensor2D;
+    const tail = new Float32Array(B * S);
+    for (let b = 0; b < B; b += 1) {
+      const n = batch.bootstrap.subarray(b * S, (b + 1) * S).indexOf(1);
+      for (let k = 0; k < n; k += 1) tail[b * S + k] = options.discount ** (n - k);
+    }
+    const lastValue = tf.sum(tf.mul(detached, tf.tensor2d(batch.bootstrap, [B, S])), 1, true);
+    const returns = tf.add(tf.tensor2d(batch.returns, [B, S]), tf.mul(tf.tensor2d(tail, [B, S]), lastValue));
+    const advantages = tf.slice(tf.sub(returns, detached), [0, 0], [B, K]) as tf.Tensor2D;
     const actor = ppoTurnClipLossTf(
       { logp: outputs.logprobs, oldLogp: oldLogprobs, advantages, turns },
       clipOptions(options),
@@ -189,8 +206,9 @@ export function tdLossesByHorizon(
   episodes.forEach((episode, b) => {
     const row = criticRow(episode, values[b]!);
     count += row.mask.reduce((sum, m) => sum + m, 0);
+    const bootstrapAt = row.bootstrap.indexOf(1);
     for (let steps = 1; steps <= options.horizons; steps += 1) {
-      const target = tdTarget(row.rewards, row.values, steps, options.discount);
+      const target = tdTarget(row.rewards, row.values, steps, options.discount, bootstrapAt);
       row.mask.forEach((m, k) => {
         if (m === 1) sums[steps - 1] = sums[steps - 1]! + (row.values[k]! - target[k]!) ** 2;
       });

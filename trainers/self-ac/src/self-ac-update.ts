@@ -1,7 +1,7 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { tf, type ForwardOutputs, type Trainer } from '@turngym/lm';
 import { explainedVariance, k3KlTf, packMinibatches, turnLogRatios, type PpoUpdateStats } from '@turngym/rl';
-import { padEpisodeVectors } from './episode-vectors';
+import { bootstrappedReturns, padEpisodeVectors } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 import { SelfAcSetupError } from './self-ac-errors';
 import {
@@ -195,10 +195,13 @@ export async function selfAcUpdate(
             byHorizon.sums.forEach((sum, n) => (td.sums[n] = td.sums[n]! + sum));
             td.count += byHorizon.count;
             passEpisodes.forEach((episode, b) => {
-              if (epoch === 0)
+              if (epoch === 0) {
+                const n = episode.vectors.aStart.length;
+                const returns = bootstrappedReturns(episode.vectors, values[b]![n]!, options.discount);
                 episode.vectors.aStart.forEach((_, k) =>
-                  explained.push({ value: values[b]![k]!, target: episode.vectors.returns[k]! }),
+                  explained.push({ value: values[b]![k]!, target: returns[k]! }),
                 );
+              }
               turnLogRatios(logprobs[b]!, padRows([episode.oldLogprobs], T), turnSpans(episode)).forEach((logRatio) => {
                 const ratio = Math.exp(Math.min(Math.max(logRatio, -20), 20));
                 totals.approxKl += ratio - 1 - logRatio;
