@@ -28,6 +28,14 @@ describe('dual-stream advantages (ALGORITHMS.md §3 lines 100–105)', () => {
     expect(Array.from(macroAdvantages([8, 8, 8]))).toEqual([0, 0, 0]);
   });
 
+  it('A_macro of a task whose other rollouts all failed (env errors) is 0, not its raw R_τ', () => {
+    // One survivor has nothing to be compared with. GRPO's group-of-one rule (mean 0, std 1) would hand it
+    // R_τ itself: 9.0 for a 10-step success, on every turn, ~9× a z-score — or −3.0 for a failure.
+    expect(Array.from(macroAdvantages([macroReward(true, 10)]))).toEqual([0]);
+    expect(Array.from(macroAdvantages([macroReward(false, 30)]))).toEqual([0]);
+    expect(Array.from(macroAdvantages([]))).toEqual([]);
+  });
+
   it('A_micro_raw is Q − V̄; 0 at an unknown anchor and on a loop; an unseen edge scores Q = 0', () => {
     expect(rawMicroAdvantage({ edgeScore: 0.7, baseline: 0.5, loop: false })).toBeCloseTo(0.2, 12);
     expect(rawMicroAdvantage({ edgeScore: 0.3, baseline: 0.5, loop: false })).toBeCloseTo(-0.2, 12);

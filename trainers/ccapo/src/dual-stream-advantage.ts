@@ -33,8 +33,14 @@ export function macroReward(
 /**
  * A_macro(i) = (R_τ(i) − mean_group R_τ) / (std_group R_τ + ε) (line 101): GRPO's group z-score of the macro
  * reward over the rollouts of one task (`groupAdvantages`, the same math as GRPO's).
+ *
+ * A task left with one scored rollout (its siblings' envs failed) has no group to be compared with: its
+ * A_macro is 0, as GRPO leaves such a group out (`isTiedGroup`). `groupAdvantages`' group-of-one rule
+ * (mean 0, std 1: A = R) is made for rewards in [0, 1]; on R_τ's scale it would hand the survivor 9.0
+ * (a 10-step success) or −3.0 (a failure at 30) on every turn, several times any z-score of the batch.
  */
 export function macroAdvantages(macroRewards: readonly number[]): Float64Array {
+  if (macroRewards.length < 2) return new Float64Array(macroRewards.length);
   return groupAdvantages(macroRewards);
 }
 
