@@ -21,7 +21,7 @@ interface WasmBackendLike {
 
 interface CpuBackendLike {
   readSync(dataId: tf.DataId): Float32Array | Int32Array | Uint8Array;
-  makeTensorInfo(shape: number[], dtype: tf.DataType, values: Float32Array): tf.TensorInfo;
+  makeTensorInfo(shape: number[], dtype: tf.DataType, values: Float32Array | Int32Array): tf.TensorInfo;
 }
 
 /** out[segment(i)] += x[i], rows of `inner` values; ids out of range are dropped, as TensorFlow does. */
@@ -69,7 +69,11 @@ export function registerCpuKernels(): void {
       const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
       const numSegments = (attrs as { numSegments: number }).numSegments;
       const { inner, outShape } = segmentLayout(x, segmentIds, numSegments);
-      const out = new Float32Array(outShape.reduce((a, b) => a * b, 1));
+      // Sums in the input's dtype: a Float32Array would round int32 sums past 2²⁴ (16777217 came back 16777216).
+      const out = tf.util.getTypedArrayFromDType(
+        x.dtype as 'float32' | 'int32',
+        outShape.reduce((a, b) => a * b, 1),
+      );
       scatterAdd(out, cpu.readSync(x.dataId), cpu.readSync(segmentIds.dataId), inner, numSegments);
       return cpu.makeTensorInfo(outShape, x.dtype, out);
     },
@@ -112,6 +116,85 @@ export function registerWasmKernels(): void {
   if (!batchMatMul || !transpose || !concat || !reshape) return;
   const plainMatMul = batchMatMul.kernelFunc;
   const transposeFunc = transpose.kernelFunc;
+  /**
+   * The product of one float32 BatchMatMul call; what it makes besides its output goes on `temporaries`, which
+   * the caller frees (also when a kernel throws).
+   */
+  const product = (args: Parameters<tf.KernelFunc>[0], temporaries: tf.TensorInfo[]): tf.TensorInfo => {
+    const { inputs, backend, attrs } = args;
+    const { transposeA, transposeB } = attrs as { transposeA: boolean; transposeB: boolean };
+    const wasm = backend as unknown as WasmBackendLike;
+    const keep = (info: tf.TensorInfo): tf.TensorInfo => {
+      temporaries.push(info);
+      return info;
+    };
+    const swapLast = (info: tf.TensorInfo): tf.TensorInfo => {
+      const perm = info.shape.map((_, axis) => axis);
+      const last = perm.length - 1;
+      [perm[last - 1], perm[last]] = [perm[last] as number, perm[last - 1] as number];
+      return keep(transposeFunc({ inputs: { x: info }, backend, attrs: { perm } }) as tf.TensorInfo);
+    };
+    const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+    const left = transposeA ? swapLast(a) : a;
+    const right = transposeB ? swapLast(b) : b;
+    const plainAttrs = { ...attrs, transposeA: false, transposeB: false };
+    const batchOf = (info: tf.TensorInfo): number => info.shape.slice(0, -2).reduce((x, y) => x * y, 1);
+    const batch = batchOf(left);
+    const [M, K] = left.shape.slice(-2) as [number, number];
+    const N = right.shape[right.shape.length - 1] as number;
+    // The same batch dimensions, not just the same count of products: [2, 1, …] × [1, 2, …] broadcasts to
+    // four products, which only the plain kernel computes (the split below would pair them up as two).
+    const sameBatch =
+      left.shape.length === right.shape.length &&
+      left.shape.slice(0, -2).every((extent, axis) => extent === right.shape[axis]);
+    let out: tf.TensorInfo;
+    // wasm runs batch > 1 through a naive loop (~1 GFLOP/s) but batch 1 through XNNPACK (~25): split
+    // equal-batch products into batch-1 products when each is big enough to repay the extra calls.
+    if (batch > 1 && sameBatch && M * K * N >= 32768) {
+      const flat = (info: tf.TensorInfo, rows: number, cols: number): tf.TensorInfo =>
+        keep(
+          reshape.kernelFunc({
+            inputs: { x: info },
+            backend,
+            attrs: { shape: [batch, rows, cols] },
+          }) as tf.TensorInfo,
+        );
+      const a3 = flat(left, M, K);
+      const b3 = flat(right, K, N);
+      // Batch entry i as its own tensor. wasm's Slice kernel reads its whole input out of the heap on every
+      // call (readSync copies it), which made this loop quadratic in the batch; this copies the entry alone.
+      const entry = (info: tf.TensorInfo, i: number, rows: number, cols: number): tf.TensorInfo => {
+        const out = keep(wasm.makeOutput([1, rows, cols], info.dtype));
+        // Read the views after makeOutput: growing the heap detaches views taken before it.
+        const size = rows * cols;
+        wasm.typedArrayFromHeap(out).set(wasm.typedArrayFromHeap(info).subarray(i * size, (i + 1) * size));
+        return out;
+      };
+      const parts: tf.TensorInfo[] = [];
+      for (let i = 0; i < batch; i++) {
+        const ai = entry(a3, i, M, K);
+        const bi = entry(b3, i, K, N);
+        parts.push(keep(plainMatMul({ inputs: { a: ai, b: bi }, backend, attrs: plainAttrs }) as tf.TensorInfo));
+      }
+      const joined = keep(
+        concat.kernelFunc({
+          inputs: parts as unknown as tf.NamedTensorInfoMap,
+          backend,
+          attrs: { axis: 0 },
+        }) as tf.TensorInfo,
+      );
+      out = reshape.kernelFunc({
+        inputs: { x: joined },
+        backend,
+        attrs: { shape: [...left.shape.slice(0, -2), M, N] },
+      }) as tf.TensorInfo;
+    } else if (left === a && right === b) {
+      out = plainMatMul(args) as tf.TensorInfo;
+    } else {
+      out = plainMatMul({ inputs: { a: left, b: right }, backend, attrs: plainAttrs }) as tf.TensorInfo;
+    }
+    return out;
+  };
   tf.unregisterKernel('BatchMatMul', 'wasm');
   tf.registerKernel({
     kernelName: 'BatchMatMul',
@@ -120,76 +203,18 @@ export function registerWasmKernels(): void {
     // `setBackend('wasm')` (as useBackend does) keeps that working.
     ...(batchMatMul.setupFunc ? { setupFunc: batchMatMul.setupFunc } : {}),
     kernelFunc: (args) => {
-      const { inputs, backend, attrs } = args;
-      const { transposeA, transposeB } = attrs as { transposeA: boolean; transposeB: boolean };
+      const { inputs, backend } = args;
+      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+      // wasm multiplies float32 only: its kernel refuses the rest before allocating anything, where the
+      // transposes and batch entries below would be left on the heap by its error.
+      if (a.dtype !== 'float32' || b.dtype !== 'float32') return plainMatMul(args);
       const wasm = backend as unknown as WasmBackendLike;
       const temporaries: tf.TensorInfo[] = [];
-      const keep = (info: tf.TensorInfo): tf.TensorInfo => {
-        temporaries.push(info);
-        return info;
-      };
-      const swapLast = (info: tf.TensorInfo): tf.TensorInfo => {
-        const perm = info.shape.map((_, axis) => axis);
-        const last = perm.length - 1;
-        [perm[last - 1], perm[last]] = [perm[last] as number, perm[last - 1] as number];
-        return keep(transposeFunc({ inputs: { x: info }, backend, attrs: { perm } }) as tf.TensorInfo);
-      };
-      const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-      const left = transposeA ? swapLast(a) : a;
-      const right = transposeB ? swapLast(b) : b;
-      const plainAttrs = { ...attrs, transposeA: false, transposeB: false };
-      const batchOf = (info: tf.TensorInfo): number => info.shape.slice(0, -2).reduce((x, y) => x * y, 1);
-      const batch = batchOf(left);
-      const [M, K] = left.shape.slice(-2) as [number, number];
-      const N = right.shape[right.shape.length - 1] as number;
-      let out: tf.TensorInfo;
-      // wasm runs batch > 1 through a naive loop (~1 GFLOP/s) but batch 1 through XNNPACK (~25): split
-      // equal-batch products into batch-1 products when each is big enough to repay the extra calls.
-      if (batch > 1 && batch === batchOf(right) && left.shape.length === right.shape.length && M * K * N >= 32768) {
-        const flat = (info: tf.TensorInfo, rows: number, cols: number): tf.TensorInfo =>
-          keep(
-            reshape.kernelFunc({
-              inputs: { x: info },
-              backend,
-              attrs: { shape: [batch, rows, cols] },
-            }) as tf.TensorInfo,
-          );
-        const a3 = flat(left, M, K);
-        const b3 = flat(right, K, N);
-        // Batch entry i as its own tensor. wasm's Slice kernel reads its whole input out of the heap on every
-        // call (readSync copies it), which made this loop quadratic in the batch; this copies the entry alone.
-        const entry = (info: tf.TensorInfo, i: number, rows: number, cols: number): tf.TensorInfo => {
-          const out = keep(wasm.makeOutput([1, rows, cols], info.dtype));
-          // Read the views after makeOutput: growing the heap detaches views taken before it.
-          const size = rows * cols;
-          wasm.typedArrayFromHeap(out).set(wasm.typedArrayFromHeap(info).subarray(i * size, (i + 1) * size));
-          return out;
-        };
-        const parts: tf.TensorInfo[] = [];
-        for (let i = 0; i < batch; i++) {
-          const ai = entry(a3, i, M, K);
-          const bi = entry(b3, i, K, N);
-          parts.push(keep(plainMatMul({ inputs: { a: ai, b: bi }, backend, attrs: plainAttrs }) as tf.TensorInfo));
-        }
-        const joined = keep(
-          concat.kernelFunc({
-            inputs: parts as unknown as tf.NamedTensorInfoMap,
-            backend,
-            attrs: { axis: 0 },
-          }) as tf.TensorInfo,
-        );
-        out = reshape.kernelFunc({
-          inputs: { x: joined },
-          backend,
-          attrs: { shape: [...left.shape.slice(0, -2), M, N] },
-        }) as tf.TensorInfo;
-      } else if (left === a && right === b) {
-        return plainMatMul(args);
-      } else {
-        out = plainMatMul({ inputs: { a: left, b: right }, backend, attrs: plainAttrs }) as tf.TensorInfo;
+      try {
+        return product(args, temporaries);
+      } finally {
+        for (const info of temporaries) wasm.disposeData(info.dataId);
       }
-      for (const info of temporaries) wasm.disposeData(info.dataId);
-      return out;
     },
   });
 }
