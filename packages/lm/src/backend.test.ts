@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { InvalidOptionsError } from '@turngym/core';
 import { isBackendAvailable, useBackend } from './backend';
 import { BackendUnavailableError } from './lm-errors';
 import { wasmTestPlan, wasmTestsRun } from './__fixtures__/wasm-tests';
@@ -97,6 +98,26 @@ describe('backends', () => {
       process.env.TURNGYM_LM_BACKEND = 'cpu';
       expect(await useBackend()).toBe('cpu');
       expect(tf.getBackend()).toBe('cpu');
+      process.env.TURNGYM_LM_BACKEND = ' cpu ';
+      expect(await useBackend()).toBe('cpu');
+    } finally {
+      if (saved === undefined) delete process.env.TURNGYM_LM_BACKEND;
+      else process.env.TURNGYM_LM_BACKEND = saved;
+    }
+  });
+
+  it('refuses a TURNGYM_LM_BACKEND it does not know, naming the variable and the backends, instead of picking one', async () => {
+    const saved = process.env.TURNGYM_LM_BACKEND;
+    try {
+      await useBackend('cpu');
+      process.env.TURNGYM_LM_BACKEND = 'wsam';
+      await expect(useBackend()).rejects.toThrow(InvalidOptionsError);
+      await expect(useBackend()).rejects.toThrow(
+        /TURNGYM_LM_BACKEND.*one of auto, tensorflow, webgpu, wasm, cpu \(got "wsam"\)/,
+      );
+      expect(tf.getBackend()).toBe('cpu');
+      // An explicit name does not read the variable.
+      expect(await useBackend('cpu')).toBe('cpu');
     } finally {
       if (saved === undefined) delete process.env.TURNGYM_LM_BACKEND;
       else process.env.TURNGYM_LM_BACKEND = saved;

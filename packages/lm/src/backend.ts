@@ -141,6 +141,19 @@ function threadsFromEnvironment(): number | 'auto' {
   return threads;
 }
 
+/**
+ * TURNGYM_LM_BACKEND: a backend name; unset or empty = `auto`. A name it does not know is refused, as
+ * TURNGYM_LM_THREADS is: a typo (`wsam`) used to fall back to `auto` silently and run on another backend.
+ */
+function backendFromEnvironment(): BackendName {
+  const text = process.env.TURNGYM_LM_BACKEND?.trim();
+  if (!text) return 'auto';
+  if (!(BACKEND_NAMES as readonly string[]).includes(text)) {
+    throw new InvalidOptionsError('TURNGYM_LM_BACKEND', [`must be one of ${BACKEND_NAMES.join(', ')} (got "${text}")`]);
+  }
+  return text as BackendName;
+}
+
 /** The thread count to run wasm on; undefined = keep the running wasm backend as it is. */
 function wasmThreads(threads: BackendOptions['threads']): number | undefined {
   const request = threads ?? (tf.findBackend('wasm') === null ? threadsFromEnvironment() : undefined);
@@ -224,9 +237,8 @@ async function switchBackend(name: BackendName, options: BackendOptions): Promis
   const { threads, webgpuPoolBytes } = validateOptions(options);
   let chosen = name;
   if (chosen === 'auto') {
-    const fromEnvironment = process.env.TURNGYM_LM_BACKEND as BackendName | undefined;
-    if (fromEnvironment && fromEnvironment !== 'auto' && BACKEND_NAMES.includes(fromEnvironment))
-      chosen = fromEnvironment;
+    const fromEnvironment = backendFromEnvironment();
+    if (fromEnvironment !== 'auto') chosen = fromEnvironment;
     else if (isBackendAvailable('tensorflow')) chosen = 'tensorflow';
     else if (isBackendAvailable('webgpu') && typeof (await webGpuAdapter({ hardwareOnly: true })) !== 'string')
       chosen = 'webgpu';
