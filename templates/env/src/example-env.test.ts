@@ -26,6 +26,13 @@ describe('ExampleEnv', () => {
     expect(missing.info.feedback).toMatch(/arguments.key is required/);
   });
 
+  it('refuses a chain longer than the store instead of cutting it short', () => {
+    expect(() => new ExampleEnv({ keys: 2, chainLength: 20 })).toThrow(
+      /options.chainLength \(20\) must not exceed options.keys \(2\)/,
+    );
+    expect(new ExampleEnv({ keys: 3, chainLength: 3 }).options.chainLength).toBe(3);
+  });
+
   it('a random agent rarely solves it', async () => {
     const env = new ExampleEnv();
     let successes = 0;

@@ -1,4 +1,4 @@
-import { BaseEnv, parseToolCall, type EnvResetOutcome, type EnvStepOutcome } from '@turngym/core';
+import { BaseEnv, InvalidOptionsError, parseToolCall, type EnvResetOutcome, type EnvStepOutcome } from '@turngym/core';
 import type { Action, EnvSpec, ToolSpec } from '@turngym/spec';
 import { validateExampleOptions, type ExampleOptions } from './example-options';
 
@@ -62,6 +62,12 @@ export class ExampleEnv extends BaseEnv<string, Action> {
   constructor(options: Partial<ExampleOptions> = {}) {
     super();
     this.options = validateExampleOptions(options);
+    // The chain is drawn from the store's keys: a longer chain than the store would be quietly cut short.
+    if (this.options.chainLength > this.options.keys) {
+      throw new InvalidOptionsError('turngym/example-v1', [
+        `options.chainLength (${this.options.chainLength}) must not exceed options.keys (${this.options.keys}): the chain is made of the store's keys`,
+      ]);
+    }
     this.spec = {
       specificationVersion: 'v1',
       id: 'turngym/example-v1',
@@ -96,7 +102,7 @@ export class ExampleEnv extends BaseEnv<string, Action> {
     const names = this.rng.shuffle(
       Array.from({ length: this.options.keys }, (_, i) => `${WORDS[i % WORDS.length]}-${this.rng.int(1, 99)}${i}`),
     );
-    const chainLength = Math.min(this.options.chainLength, names.length);
+    const { chainLength } = this.options;
     this.chain = names.slice(0, chainLength);
     this.code = String(this.rng.int(1000, 9999));
     this.store = new Map();
