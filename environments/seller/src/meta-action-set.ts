@@ -23,6 +23,13 @@ export class MetaActionSet {
       ]);
     const problems: string[] = [];
     actions.forEach((action, index) => {
+      // `parse` reads a string of digits as an index and the empty string as silence, so a custom id or label
+      // of that form could never be chosen by its name: the digits would pick the built-in at that index.
+      if (action.label.trim() === '') problems.push(`the label of meta-action "${action.id}" is blank`);
+      for (const name of new Set([action.id, action.label.trim()])) {
+        if (/^\d+$/.test(name))
+          problems.push(`meta-action "${name}" would be read as an index: give its id and label a letter`);
+      }
       for (const name of [action.id, action.label.trim().toLowerCase()]) {
         const other = this.byName.get(name);
         if (other !== undefined && other !== index)

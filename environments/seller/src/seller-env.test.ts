@@ -209,6 +209,18 @@ describe('SellerEnv, commander mode (turngym/seller-commander-v1)', () => {
     expect(() => new SellerEnv({ actions: [], customActions: [] })).toThrow(/at least one meta-action/);
     expect(() => new SellerEnv({ actions: ['dance' as never] })).toThrow(/options\.actions\[0\] must be one of/);
   });
+
+  it('refuses a custom meta-action whose id or label would be read as an index or as silence', () => {
+    // "3" names the fourth meta-action by index: a custom action labelled "3" could never be chosen by its label,
+    // and the commander asking for it would get ask-requirements instead.
+    const custom = (id: string, label: string) => ({
+      customActions: [{ id, label, instruction: 'Tell a story.', behavesAs: 'empathize' as const }],
+    });
+    expect(() => new SellerEnv(custom('tell-story', '3'))).toThrow(/meta-action "3" would be read as an index/);
+    expect(() => new SellerEnv(custom('12', 'tell a story'))).toThrow(/meta-action "12" would be read as an index/);
+    expect(() => new SellerEnv(custom('tell-story', '   '))).toThrow(/the label of meta-action "tell-story" is blank/);
+    expect(new SellerEnv(custom('story-3', 'story 3')).spec.actionSpace).toMatchObject({ n: 10 });
+  });
 });
 
 describe('SellerEnv, seller mode (turngym/seller-v1)', () => {
