@@ -90,4 +90,22 @@ describe('parseCodingAction', () => {
       });
     }
   });
+
+  it('says in words what a workspace path is, in every syntax, instead of quoting the path regex', () => {
+    for (const action of [
+      { name: 'WRITE_FILE', arguments: { path: '../x.ts', content: '1' } },
+      'READ_FILE(/etc/passwd)',
+      'WRITE_FILE({"path": "__runner.ts", "content": "1"})',
+      'Here it is:\nWRITE_FILE src/../x.ts\n```ts\n1\n```',
+    ]) {
+      const parse = parseCodingAction(action);
+      expect(parse.ok).toBe(false);
+      const { feedback } = parse as { feedback: string };
+      expect(feedback).toMatch(
+        /arguments\.path must be a workspace path: relative, .* no "\." or "\.\." part, not starting with "__"/,
+      );
+      expect(feedback).toMatch(/\(got "[^"]+"\)/);
+      expect(feedback).not.toContain('(?!');
+    }
+  });
 });

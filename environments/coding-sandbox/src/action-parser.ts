@@ -1,6 +1,6 @@
 import { parseToolCall, type ToolCallParse } from '@turngym/core';
 import type { ToolCall } from '@turngym/spec';
-import { CODING_TOOLS } from './coding-tools';
+import { CODING_TOOLS, PATH_PATTERN } from './coding-tools';
 
 const HEADER_NAME = /^[ \t]*(WRITE_FILE|EDIT_FILE|READ_FILE|RUN)/i;
 const TARGET = /^[^\s()]*/;
@@ -111,6 +111,13 @@ function parseBlockSyntax(text: string): TextCall {
   return undefined;
 }
 
+// ajv's words for a path outside PATH_PATTERN quote the pattern, lookaheads and all, which tells an agent
+// nothing about what to write instead: the rule in words replaces them.
+const PATH_PATTERN_WORDS = `must match pattern "${PATH_PATTERN}"`;
+const PATH_RULE =
+  'must be a workspace path: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part, ' +
+  'not starting with "__" (e.g. solution.ts, src/cart.ts)';
+
 /**
  * Reads an action as one of the coding tools. Accepted forms, tried in this order:
  * 1. a structured call `{ name, arguments }` or `NAME({"json": …})`, `NAME(path)`, `NAME()` / `NAME` (core's syntax);
@@ -119,6 +126,12 @@ function parseBlockSyntax(text: string): TextCall {
  * 3. a last line that is `RUN_TESTS` or `SUBMIT` (with or without `()`), after prose.
  */
 export function parseCodingAction(action: string | ToolCall): ToolCallParse {
+  const parse = readCodingAction(action);
+  if (parse.ok || !parse.feedback.includes(PATH_PATTERN_WORDS)) return parse;
+  return { ok: false, feedback: parse.feedback.split(PATH_PATTERN_WORDS).join(PATH_RULE) };
+}
+
+function readCodingAction(action: string | ToolCall): ToolCallParse {
   if (typeof action !== 'string') return parseToolCall(action, CODING_TOOLS);
   const text = action.replace(/\r\n/g, '\n');
   const direct = parseToolCall(text, CODING_TOOLS);
