@@ -147,7 +147,7 @@ export class RunDirectory {
       if (existsSync(join(path, file))) {
         throw new RunDirectoryError(
           path,
-          `already holds a run (${file}); resume it with RunDirectory.openOrCreate and loadTrainingCheckpoint, or choose another directory.`,
+          `already holds a run (${file}); choose another directory, or remove this one to start over (code that resumes a run opens it with RunDirectory.openOrCreate).`,
         );
       }
     }

@@ -39,6 +39,25 @@ describe('PlanActChatAgent', () => {
     expect(seen[1]!.messages.at(-1)).toEqual({ role: 'user', content: 'Act:' });
   });
 
+  it('leaves the env’s instructions and the protocol out with instructions: false, as the trainer’s rollouts are', async () => {
+    const seen: ChatRequest['messages'][] = [];
+    const model = new ScriptedChatModel((request) => {
+      seen.push(request.messages);
+      return 'FINAL Answer: 5';
+    });
+    const bare = new PlanActChatAgent({ planner: model, actor: model }, { instructions: false });
+    await bare.start(episode);
+    await bare.act('What is 2 + 3?', {});
+    expect(seen[0]).toEqual([{ role: 'user', content: 'What is 2 + 3?\n\nPlan:' }]);
+    const told = new PlanActChatAgent(
+      { planner: model, actor: model },
+      { instructions: false, systemPrompt: 'Be brief.' },
+    );
+    await told.start(episode);
+    await told.act('What is 2 + 3?', {});
+    expect(seen[1]![0]).toEqual({ role: 'system', content: 'Be brief.' });
+  });
+
   it('hands the env a role’s text once the role is past its turn cap, so the env’s turn limit ends the episode', async () => {
     const planner = new ScriptedChatModel(() => 'think more');
     const actor = new ScriptedChatModel(() => 'REPORT nothing yet');

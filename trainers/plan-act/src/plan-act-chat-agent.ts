@@ -23,6 +23,12 @@ export interface PlanActChatAgentOptions extends PlanActCaps {
   seed?: number;
   /** Added after the env's instructions and the protocol's explanation in the system prompt. */
   systemPrompt?: string;
+  /**
+   * Default true: the system prompt opens with the env's `info.instructions` and the protocol's explanation.
+   * False leaves both out, as the trainer renders its rollouts (`instructions: false` by default): a model
+   * trained on the protocol is evaluated as it was trained (`--no-instructions`).
+   */
+  instructions?: boolean;
 }
 
 export const planActChatAgentOptionsSchema: JSONSchemaType<PlanActChatAgentOptions> = {
@@ -35,6 +41,7 @@ export const planActChatAgentOptionsSchema: JSONSchemaType<PlanActChatAgentOptio
     maxTokens: { type: 'integer', minimum: 1, nullable: true },
     seed: { type: 'integer', nullable: true },
     systemPrompt: { type: 'string', nullable: true },
+    instructions: { type: 'boolean', default: true, nullable: true },
     plannerMaxTurns: { type: 'integer', minimum: 1, default: 6 },
     actorMaxTurns: { type: 'integer', minimum: 1, default: 24 },
     actorTurnsPerTask: { type: 'integer', minimum: 1, default: 4 },
@@ -98,9 +105,15 @@ export class PlanActChatAgent implements Agent<unknown, Action> {
   }
 
   async start(episode: AgentEpisodeStart<unknown>): Promise<void> {
-    const parts = [episode.info.instructions, PROTOCOL_PROMPT, this.options.systemPrompt];
+    const told = this.options.instructions !== false;
+    const parts = [
+      told ? episode.info.instructions : undefined,
+      told ? PROTOCOL_PROMPT : undefined,
+      this.options.systemPrompt,
+    ];
     const system = parts.filter((part): part is string => typeof part === 'string' && part.trim() !== '').join('\n\n');
-    this.history = [{ role: 'system', content: system }];
+    // With nothing to say there is no system message, as the trainer's rollouts have none.
+    this.history = system === '' ? [] : [{ role: 'system', content: system }];
     this.steps = [];
     this.log = [];
     this.requestSeed = this.options.seed === undefined ? episode.seed : mixSeed(this.options.seed, episode.seed);

@@ -68,6 +68,7 @@ export function planActSuiteAgent(spec: string, settings: ChatAgentSettings = {}
   const agentOptions = {
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+    ...(settings.instructions === false ? { instructions: false } : {}),
   };
   const name = `plan-act:planner=${backends.planner.id},actor=${backends.actor.id}`;
   const baseURL = (backends.planner as { options?: { baseURL?: string } }).options?.baseURL ?? null;
