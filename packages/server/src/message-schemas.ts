@@ -1,5 +1,5 @@
 import type { MuxEnvelope, OpenData, SessionConfigData } from './protocol';
-import { requestValidator } from './request-validation';
+import { requestValidator, type RequestValidator } from './request-validation';
 
 /**
  * JSON Schemas of everything a client sends, compiled once. OpenEnv's pydantic models forbid extra fields on
@@ -51,6 +51,36 @@ export const sessionConfigSchema = {
   properties: sessionConfigProperties,
 } as const;
 
+/**
+ * OpenEnv's optional request fields (pydantic `Optional[...] = None`): null is their default, so a client may
+ * send it. OpenEnv's own client does whenever a caller passes None along (`env.reset(seed=None)` sends
+ * `{"seed": null}`): null means absent here too, rather than a VALIDATION_ERROR.
+ */
+const NULL_MEANS_ABSENT: readonly string[] = ['seed', 'episode_id', 'timeout_s', 'request_id'];
+
+function withoutNullOptionals(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  if (!NULL_MEANS_ABSENT.some((key) => record[key] === null)) return value;
+  return Object.fromEntries(
+    Object.entries(record).filter(([key, field]) => !(field === null && NULL_MEANS_ABSENT.includes(key))),
+  );
+}
+
+/** A validator that first drops OpenEnv's optional fields sent as null, from the body or from a message's data. */
+function nullTolerant<T>(validator: RequestValidator<T>, at: 'body' | 'data'): RequestValidator<T> {
+  const check = (input: unknown, loc?: readonly (string | number)[]): T => {
+    if (at === 'body') return validator(withoutNullOptionals(input), loc);
+    const message = input as Record<string, unknown> | null;
+    const tolerant =
+      typeof message === 'object' && message !== null && !Array.isArray(message) && 'data' in message
+        ? { ...message, data: withoutNullOptionals(message.data) }
+        : input;
+    return validator(tolerant, loc);
+  };
+  return Object.assign(check, { schema: validator.schema });
+}
+
 const typeOnly = (type: string): object => ({
   type: 'object',
   additionalProperties: false,
@@ -71,9 +101,9 @@ export const MAX_FINGERPRINT_BATCH = 1024;
 export const MAX_MUX_BATCH = 4096;
 
 export const validateMessage = {
-  reset: requestValidator<{ type: 'reset'; data?: ResetData }>(
-    withData('reset', resetDataSchema, false),
-    'Invalid message',
+  reset: nullTolerant(
+    requestValidator<{ type: 'reset'; data?: ResetData }>(withData('reset', resetDataSchema, false), 'Invalid message'),
+    'data',
   ),
   // The action itself is checked by decodeAction against the session's action space.
   step: requestValidator<{ type: 'step'; data: unknown }>(
@@ -116,24 +146,28 @@ export const validateMessage = {
 };
 
 /** `POST /step` body: OpenEnv's StepRequest (`action`, `timeout_s`, `request_id`) plus the reset keys. */
-export const validateStepBody = requestValidator<
-  ResetData & { action: unknown; timeout_s?: number; request_id?: string }
->(
-  {
-    type: 'object',
-    additionalProperties: false,
-    required: ['action'],
-    properties: {
-      action: { type: 'object' },
-      timeout_s: { type: 'number', exclusiveMinimum: 0 },
-      request_id: { type: 'string', maxLength: 255 },
-      ...resetDataSchema.properties,
+export const validateStepBody = nullTolerant(
+  requestValidator<ResetData & { action: unknown; timeout_s?: number; request_id?: string }>(
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['action'],
+      properties: {
+        action: { type: 'object' },
+        timeout_s: { type: 'number', exclusiveMinimum: 0 },
+        request_id: { type: 'string', maxLength: 255 },
+        ...resetDataSchema.properties,
+      },
     },
-  },
-  'Invalid request body',
+    'Invalid request body',
+  ),
+  'body',
 );
 
-export const validateResetBody = requestValidator<ResetData>(resetDataSchema, 'Invalid request body');
+export const validateResetBody = nullTolerant(
+  requestValidator<ResetData>(resetDataSchema, 'Invalid request body'),
+  'body',
+);
 
 /** `POST /sessions/<id>/fingerprint` body (the synchronous side channel of RemoteEnv.fingerprint). */
 export const validateFingerprintBody = requestValidator<{ action: unknown }>(

@@ -83,6 +83,32 @@ describe('WebSocket /ws, OpenEnv messages', () => {
     client.close();
   });
 
+  it("takes null for OpenEnv's optional fields as absent, as OpenEnv's client sends env.reset(seed=None)", async () => {
+    const client = await ws();
+    const reset = await client.request({ type: 'reset', data: { seed: null, episode_id: null } });
+    expect(reset).toMatchObject({ type: 'observation', data: { done: false } });
+    const state = await client.request({ type: 'state' });
+    expect(state.data.episode_id).toBe(`${state.data.session_id}:1`);
+    expect(state.data.seed).toEqual(expect.any(Number)); // drawn by the env, as for a reset without a seed
+    // TurnGym's own keys are not optional in OpenEnv's sense: null there is still a wrong type.
+    const refused = await client.request({ type: 'reset', data: { seed: null, max_turns: null } });
+    expect(refused.data).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ type: 'int_type', loc: ['data', 'max_turns'] }],
+    });
+    client.close();
+    const post = (path: string, payload: unknown): Promise<Response> =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+      });
+    expect((await post('/reset', { seed: null, episode_id: null })).status).toBe(200);
+    const step = await post('/step', { action: { text: 'LOOKUP(x)' }, timeout_s: null, request_id: null, seed: null });
+    expect(step.status).toBe(200);
+    expect((await step.json()).observation).toEqual({ text: expect.any(String) });
+  });
+
   it('close gets no reply: the server closes the connection with 1000 and the env', async () => {
     await events.until(() => server.liveSessions() === 0);
     const client = await ws();
