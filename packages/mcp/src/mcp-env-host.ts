@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
-import { CapacityReachedError, ClientOptionsPolicy, systemClock, type ServerClock } from '@turngym/server';
+import { CapacityReachedError, ClientOptionsPolicy, runOwnedBy, systemClock, type ServerClock } from '@turngym/server';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { EnvToolCatalog } from './env-tool-catalog';
-import { McpEnvSession, type McpSessionConfig, type McpSessionHost } from './mcp-env-session';
+import { McpEnvSession, mcpSessionFaultOwner, type McpSessionConfig, type McpSessionHost } from './mcp-env-session';
 import type { McpServeSettings } from './mcp-serve-options';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -100,7 +100,11 @@ export class McpEnvHost implements McpSessionHost {
     // Resolved before the slot is taken: an unknown id must not hold a slot forever.
     const canonical = this.resolveEnvId(envId);
     this.opening += 1;
-    const build = this.buildEnv({ envId: canonical });
+    // The env's constructor may start timers: they belong to the session from the start.
+    const build = runOwnedBy(
+      mcpSessionFaultOwner(id, () => this.sessions.get(id)),
+      () => this.buildEnv({ envId: canonical }),
+    );
     this.building.add(build);
     let env: Env<unknown, Action>;
     try {

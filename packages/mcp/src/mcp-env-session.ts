@@ -9,6 +9,7 @@ import {
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@turngym/core';
+import { runOwnedBy, type EnvFaultOwner } from '@turngym/server';
 import type { Action, Env } from '@turngym/spec';
 import { EnvToolCatalog, type EnvToolCall } from './env-tool-catalog';
 import { errorResult, resetResult, stepResult, type ToolResult } from './tool-results';
@@ -61,6 +62,8 @@ export class McpEnvSession {
   private closed: Promise<void> | undefined;
   private resets = 0;
   private episodeId: string;
+  /** What this session's env code runs as: a fault of it outside any call ends this session only. */
+  readonly faultOwner: EnvFaultOwner;
 
   constructor(
     private readonly host: McpSessionHost,
@@ -70,6 +73,7 @@ export class McpEnvSession {
   ) {
     this.lastActivity = host.now();
     this.episodeId = `${id}:0`;
+    this.faultOwner = mcpSessionFaultOwner(id, () => this);
     this.catalog = host.catalogFor(config.envId, env.spec);
     this.server = new Server(
       { name: 'turngym', title: `TurnGym ${config.envId}`, version: host.serverVersion },
@@ -114,7 +118,7 @@ export class McpEnvSession {
     const work = this.queue.then(async () => {
       try {
         if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'The session is closed');
-        return await this.dispatch(this.catalog.decode(name, args));
+        return await runOwnedBy(this.faultOwner, () => this.dispatch(this.catalog.decode(name, args)));
       } catch (error) {
         if (error instanceof McpError) throw error;
         return errorResult(error);
@@ -198,11 +202,22 @@ export class McpEnvSession {
 
   private async closeEnv(env: Env<unknown, Action>): Promise<void> {
     try {
-      await env.close();
+      await runOwnedBy(this.faultOwner, () => env.close());
     } catch (error) {
       this.host.logger?.warn(
         `MCP session ${this.id}: env close() failed: ${(error as Error)?.message ?? String(error)}`,
       );
     }
   }
+}
+
+/** The fault owner of MCP session `id` (a fault ends it), from its env's build on. */
+export function mcpSessionFaultOwner(id: string, session: () => McpEnvSession | undefined): EnvFaultOwner {
+  return {
+    get label() {
+      const envId = session()?.envId;
+      return envId === undefined ? `MCP session ${id}` : `MCP session ${id} (${envId})`;
+    },
+    fail: () => void session()?.close(),
+  };
 }

@@ -1,9 +1,10 @@
+import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Registry } from '@turngym/core';
 import { ExampleSolver, register } from '@turngym/env-example';
 import type { Action } from '@turngym/spec';
-import { ManualClock } from '@turngym/server';
+import { currentFaultOwner, installEnvFaultGuard, ManualClock, type EnvFaultOwner } from '@turngym/server';
 import { EchoEnv } from './__fixtures__/echo-env';
 import { serveMcp, type McpServerHandle } from './serve-mcp-http';
 
@@ -27,6 +28,38 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return client;
 }
 
+/** A raw HTTP request to the server with the headers as given (fetch would set its own Host). */
+function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The error message of a call that fails (the session is gone). */
+async function messageOfFailedCall(client: Client): Promise<string> {
+  try {
+    await client.callTool({ name: 'act', arguments: { text: 'hi' } });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'no failure';
+}
+
 type Structured = Record<string, unknown> & { observation: string; info: Record<string, unknown> };
 
 /** One tool call as the structured content of its result (fails on an error result). */
@@ -45,9 +78,12 @@ function toolCallOf(action: Action): { name: string; args: Record<string, unknow
 
 describe('serveMcp (Streamable HTTP)', () => {
   let server: McpServerHandle | undefined;
+  let uninstallGuard: (() => void) | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
+    uninstallGuard?.();
+    uninstallGuard = undefined;
   });
 
   it("lists the env's tools with their JSON Schemas, plus reset and act", async () => {
@@ -291,6 +327,131 @@ describe('serveMcp (Streamable HTTP)', () => {
     expect(closedEnvs).toBe(2); // the start-up check's env and the session's
     expect(served.liveSessions()).toBe(0);
     await opening.catch(() => undefined); // 503, or a connection the shutdown cut
+  });
+
+  it('takes a loopback Host header in any letter case or with a trailing dot, and refuses every other host', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const { port } = server;
+    // Host names are case-insensitive (RFC 9110), and `localhost.` is localhost as a fully qualified name.
+    for (const host of ['LocalHost', `LOCALHOST:${port}`, 'localhost.', `LocalHost.:${port}`, `[::1]:${port}`]) {
+      const reply = await rawRequest(port, 'POST', '/mcp', { ...JSON_HEADERS, host }, JSON.stringify(INITIALIZE));
+      expect({ host, status: reply.status }).toEqual({ host, status: 200 });
+    }
+    // DNS rebinding: a page of another origin names its own host, which stays refused.
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      'localhost.evil.example',
+      'localhost..',
+      '127.0.0.1.evil',
+    ]) {
+      const reply = await rawRequest(port, 'POST', '/mcp', { ...JSON_HEADERS, host }, JSON.stringify(INITIALIZE));
+      expect({ host, status: reply.status }).toEqual({ host, status: 403 });
+    }
+    // A page of another site names itself as Origin (MCP's transport spec asks servers to check it).
+    const fromPage = await rawRequest(
+      port,
+      'POST',
+      '/mcp',
+      { ...JSON_HEADERS, host: 'localhost', origin: 'https://evil.example' },
+      JSON.stringify(INITIALIZE),
+    );
+    expect(fromPage.status).toBe(403);
+    expect(JSON.parse(fromPage.body)).toEqual({ detail: 'Origin not allowed' });
+    const fromLocalPage = { ...JSON_HEADERS, host: 'localhost', origin: `http://LocalHost:${port}` };
+    expect((await rawRequest(port, 'POST', '/mcp', fromLocalPage, JSON.stringify(INITIALIZE))).status).toBe(200);
+  });
+
+  it("answers a session id on another env's endpoint as an unknown session (404), and serves it on its own", async () => {
+    const registry = registryWithExample();
+    registry.register({ id: 'turngym/echo-v1', entryPoint: () => new EchoEnv() });
+    server = await serveMcp({ registry, ids: [ID, 'turngym/echo-v1'] });
+    const { port } = server;
+    const echoPath = '/envs/turngym%2Fecho-v1/mcp';
+    const opened = await rawRequest(port, 'POST', echoPath, JSON_HEADERS, JSON.stringify(INITIALIZE));
+    const sessionId = opened.headers['mcp-session-id'] as string;
+    const session = { ...JSON_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    for (const path of ['/mcp', '/envs/turngym/example-v1/mcp', '/envs/turngym%2Fnope-v1/mcp']) {
+      const reply = await rawRequest(port, 'POST', path, session, list);
+      expect({ path, status: reply.status }).toEqual({ path, status: 404 });
+      expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32001, message: /Session not found/ } });
+      const deleted = await rawRequest(port, 'DELETE', path, session);
+      expect({ path, status: deleted.status }).toEqual({ path, status: 404 });
+    }
+    expect(server.liveSessions()).toBe(1);
+    // Its own endpoint, spelled either way, still serves it.
+    for (const path of [echoPath, '/envs/turngym/echo-v1/mcp']) {
+      const reply = await rawRequest(port, 'POST', path, session, list);
+      expect(reply.status).toBe(200);
+      expect(JSON.parse(reply.body).result.tools.map((tool: { name: string }) => tool.name)).toEqual(['reset', 'act']);
+    }
+    expect((await rawRequest(port, 'DELETE', echoPath, session)).status).toBe(200);
+    expect(server.liveSessions()).toBe(0);
+  });
+
+  it("runs a session's env code as that session, so a fault of it (a timer that throws) ends that session only", async () => {
+    const registry = new Registry();
+    const owners: Array<EnvFaultOwner | undefined> = [];
+    registry.register({
+      id: 'turngym/echo-v1',
+      entryPoint: () => {
+        const env = new EchoEnv();
+        const step = env.step.bind(env);
+        // What turngym serve's process handler reads when the env's timer throws: the owner of the env code.
+        env.step = (action) => {
+          owners.push(currentFaultOwner());
+          return step(action);
+        };
+        return env;
+      },
+    });
+    const closed: string[] = [];
+    let sessionClosed: () => void = () => undefined;
+    const wasClosed = new Promise<void>((resolve) => (sessionClosed = resolve));
+    // As `turngym serve --mcp` does: owners are tracked while a guard is installed.
+    const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    uninstallGuard = installEnvFaultGuard(logger, () => undefined);
+    server = await serveMcp({
+      registry,
+      ids: ['turngym/echo-v1'],
+      onSessionClosed: ({ sessionId }) => {
+        closed.push(sessionId);
+        sessionClosed();
+      },
+    });
+    const faulty = await connect(server.url);
+    const healthy = await connect(server.url);
+    const faultyId = (faulty.transport as StreamableHTTPClientTransport).sessionId as string;
+    await call(faulty, 'reset', {});
+    await call(healthy, 'reset', {});
+    await call(faulty, 'act', { text: 'hi' });
+    await call(healthy, 'act', { text: 'hi' });
+    expect(owners.map((owner) => owner?.label)).toEqual([
+      `MCP session ${faultyId} (turngym/echo-v1)`,
+      expect.stringMatching(/^MCP session (?!${faultyId})/),
+    ]);
+    owners[0]?.fail?.(new Error('thrown from the env timer'));
+    await wasClosed;
+    expect(closed).toEqual([faultyId]);
+    await expect(messageOfFailedCall(faulty)).resolves.toMatch(/Session not found/);
+    expect((await call(healthy, 'act', { text: 'still there?' })).observation).toBe('echo: still there?');
+    await healthy.close();
+    await faulty.close();
+  });
+
+  it('answers an initialize sent in a batch with Invalid Request saying so, and opens no session', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const batched = await fetch(server.url, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify([INITIALIZE]),
+    });
+    expect(batched.status).toBe(400);
+    expect(await batched.json()).toMatchObject({
+      error: { code: -32600, message: 'Invalid Request: initialize must be sent alone, not in a batch' },
+    });
+    expect(server.liveSessions()).toBe(0);
   });
 
   it('requires the bearer token', async () => {

@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
-import { toErrorData, UnauthorizedError } from '@turngym/server';
+import {
+  isLoopbackBind,
+  isLoopbackHostHeader,
+  isLoopbackOrigin,
+  toErrorData,
+  UnauthorizedError,
+} from '@turngym/server';
 import { McpEnvHost } from './mcp-env-host';
 import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
 
@@ -18,8 +24,6 @@ export interface McpServerHandle {
   /** MCP sessions alive right now (each holds one env). */
   liveSessions(): number;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -100,7 +104,20 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
   const host = new McpEnvHost(settings, registry, logger, clock, onSessionClosed);
   await host.start();
   const tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  /**
+   * Live sessions by id, each with the env of the endpoint that opened it: a session answers on that endpoint
+   * only, so a client cannot drive the session of one env through another env's URL (a proxy may well grant a
+   * client one env's path and not another's).
+   */
+  const transports = new Map<string, { transport: StreamableHTTPServerTransport; endpoint: string }>();
+  /** The canonical id of the env a path serves; undefined for an id this server does not serve. */
+  const endpointOf = (route: { envId?: string }): string | undefined => {
+    try {
+      return host.resolveEnvId(route.envId ?? host.defaultEnvId);
+    } catch {
+      return undefined;
+    }
+  };
   let port = 0;
   let stopping: Promise<void> | undefined;
 
@@ -112,10 +129,14 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     return offered !== undefined && timingSafeEqual(digest(offered), tokenDigest);
   };
 
-  const hostAllowed = (request: IncomingMessage): boolean => {
-    if (!LOOPBACK.has(settings.host)) return true;
-    const name = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(request.headers.host ?? '')?.[1]?.replace(/^\[|\]$/g, '');
-    return name !== undefined && LOOPBACK.has(name);
+  // DNS rebinding: a page whose name resolves to 127.0.0.1 reaches a loopback server with its own name as Host
+  // (and its own Origin); MCP's transport spec asks servers to check both.
+  const loopback = isLoopbackBind(settings.host);
+  /** Why a loopback server refuses a request from the web, if it does. */
+  const refusal = (request: IncomingMessage): string | undefined => {
+    if (!loopback) return undefined;
+    if (!isLoopbackHostHeader(request.headers.host)) return 'Host not allowed';
+    return isLoopbackOrigin(request.headers.origin) ? undefined : 'Origin not allowed';
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -123,7 +144,8 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'healthy' });
     const route = envOfPath(url.pathname);
     if (!route) return sendJson(response, 404, { detail: 'Not Found' });
-    if (!hostAllowed(request)) return sendJson(response, 403, { detail: 'Host not allowed' });
+    const refused = refusal(request);
+    if (refused) return sendJson(response, 403, { detail: refused });
     if (!authorized(request, url)) {
       return sendRpcError(response, 401, -32001, new UnauthorizedError().message, { code: 'UNAUTHORIZED' });
     }
@@ -149,9 +171,17 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const transport = transports.get(sessionId);
-      if (!transport) return sendRpcError(response, 404, -32001, `Session not found: ${sessionId}`);
-      return transport.handleRequest(request, response, body);
+      const entry = transports.get(sessionId);
+      // Another endpoint's session is not found here, as the MCP spec answers an unknown session (404).
+      if (!entry || entry.endpoint !== endpointOf(route)) {
+        return sendRpcError(response, 404, -32001, `Session not found: ${sessionId}`);
+      }
+      return entry.transport.handleRequest(request, response, body);
+    }
+    if (request.method === 'POST' && Array.isArray(body) && body.some((message) => isInitializeRequest(message))) {
+      // MCP (2025-03-26, the last revision with batches) forbids initialize in a batch: say so, rather than
+      // "start with initialize" to a client that did.
+      return sendRpcError(response, 400, -32600, 'Invalid Request: initialize must be sent alone, not in a batch');
     }
     if (request.method !== 'POST' || !isInitializeRequest(body)) {
       return sendRpcError(response, 400, -32000, 'Bad Request: no valid mcp-session-id (start with initialize)');
@@ -170,11 +200,13 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
       await session.close(); // already closing with the host's other sessions
       return sendRpcError(response, 503, -32000, 'The server is shutting down');
     }
+    // The session's env as opened, before any reset names another: the endpoint it belongs to.
+    const endpoint = session.envId;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.id,
       // One JSON reply per request: an env step is one answer, and it saves the SSE framing.
       enableJsonResponse: true,
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id) => void transports.set(id, { transport, endpoint }),
     });
     transport.onclose = () => void transports.delete(session.id);
     await session.connect(transport);

@@ -159,46 +159,118 @@ describe('an env whose constructor throws', () => {
   });
 });
 
+/** `turngym serve` of the fixture env in its own process (from the sources), until the test ends it. */
+async function startServe(): Promise<{
+  url: string;
+  stderr: () => string;
+  logged: (text: string) => Promise<void>;
+  exited: Promise<number | null>;
+  kill: (signal: NodeJS.Signals) => void;
+}> {
+  const cli = path.join(__dirname, '__fixtures__', 'run-cli-from-source.js');
+  const plugin = path.join(__dirname, '__fixtures__', 'stray-rejection-env.js');
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', 'fixture/stray-rejection-v1', '--plugin', plugin, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const kill = (signal: NodeJS.Signals): void => void child.kill(signal);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const match = /serving .* at (http:\/\/\S+)/.exec(stdout);
+        if (match) resolve(match[1] as string);
+      });
+      void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    const logged = (text: string): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const check = (): void => void (stderr.includes(text) && resolve());
+        child.stderr.on('data', check);
+        check();
+      });
+    return { url, stderr: () => stderr, logged, exited, kill };
+  } catch (error) {
+    kill('SIGKILL');
+    throw error;
+  }
+}
+
 describe('turngym serve', () => {
   it('logs a stray promise rejection of an env and keeps serving', async () => {
-    const cli = path.join(__dirname, '__fixtures__', 'run-cli-from-source.js');
-    const plugin = path.join(__dirname, '__fixtures__', 'stray-rejection-env.js');
-    const child = spawn(
-      process.execPath,
-      [cli, 'serve', 'fixture/stray-rejection-v1', '--plugin', plugin, '--port', '0'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const serve = await startServe();
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          stdout += chunk;
-          const match = /serving .* at (http:\/\/\S+)/.exec(stdout);
-          if (match) resolve(match[1] as string);
-        });
-        void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-      });
-      const client = await WsClient.open(`${url}/ws`);
+      const client = await WsClient.open(`${serve.url}/ws`);
       await client.request({ type: 'reset' });
+      const { session_id: sessionId } = (await client.request({ type: 'state' })).data as { session_id: string };
       expect((await client.request({ type: 'step', data: { text: 'reject-later' } })).type).toBe('observation');
       // The rejection comes after the reply; the session sees it only as the log line, never a lost connection.
-      await new Promise<void>((resolve) => {
-        const logged = (): void => void (stderr.includes('stray rejection from the env') && resolve());
-        child.stderr.on('data', logged);
-        logged();
-      });
-      expect(stderr).toMatch(/unhandled promise rejection.*still serving: Error: stray rejection from the env/);
+      await serve.logged('stray rejection from the env');
+      // The log names the session whose env left the promise behind.
+      expect(serve.stderr()).toContain(
+        `unhandled promise rejection in session ${sessionId} (fixture/stray-rejection-v1), still serving: Error: stray rejection from the env`,
+      );
       expect((await client.request({ type: 'step', data: { text: 'still there?' } })).data.observation.text).toBe(
         'echo: still there?',
       );
       client.close();
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      serve.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
     } finally {
-      child.kill('SIGKILL');
+      serve.kill('SIGKILL');
+    }
+  });
+
+  it("ends only the session whose env's timer threw, logs it, and keeps serving the others", async () => {
+    const serve = await startServe();
+    try {
+      const faulty = await WsClient.open(`${serve.url}/ws`);
+      const healthy = await WsClient.open(`${serve.url}/ws`);
+      await faulty.request({ type: 'reset' });
+      await healthy.request({ type: 'reset' });
+      const { session_id: faultyId } = (await faulty.request({ type: 'state' })).data as { session_id: string };
+      expect((await faulty.request({ type: 'step', data: { text: 'throw-later' } })).type).toBe('observation');
+      // The exception is thrown after the reply, from the env's own timer: that session is closed (1011) ...
+      expect(await faulty.closed).toEqual({ code: 1011, reason: 'the env failed outside a request' });
+      expect(serve.stderr()).toMatch(
+        new RegExp(
+          `uncaught exception in the env code of session ${faultyId} \\(fixture/stray-rejection-v1\\), closing it; still serving: Error: stray exception from the env`,
+        ),
+      );
+      // ... the other one goes on, and new sessions open.
+      expect((await healthy.request({ type: 'step', data: { text: 'still there?' } })).data.observation.text).toBe(
+        'echo: still there?',
+      );
+      const next = await WsClient.open(`${serve.url}/ws`);
+      expect((await next.request({ type: 'reset' })).type).toBe('observation');
+      next.close();
+      healthy.close();
+      serve.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+    } finally {
+      serve.kill('SIGKILL');
+    }
+  });
+
+  it('exits with code 1 on an uncaught exception no env session owns, as Node does, saying so', async () => {
+    const serve = await startServe();
+    try {
+      const client = await WsClient.open(`${serve.url}/ws`);
+      await client.request({ type: 'reset' });
+      await client.request({ type: 'step', data: { text: 'throw-later-unowned' } });
+      expect(await serve.exited).toBe(1);
+      expect(serve.stderr()).toMatch(
+        /uncaught exception outside any env's code, exiting: Error: exception owned by no session/,
+      );
+    } finally {
+      serve.kill('SIGKILL');
     }
   });
 });

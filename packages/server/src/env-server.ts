@@ -7,8 +7,10 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ClientOptionsPolicy } from './client-options';
 import { closeEnvWithin } from './close-env-within';
+import { runOwnedBy } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
+import { isLoopbackBind, isLoopbackOrigin } from './loopback-guard';
 import { validateQuery } from './message-schemas';
 import { MuxConnection, type MuxHost } from './mux-connection';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
@@ -16,7 +18,7 @@ import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
 import { CapacityReachedError, EnvBuildError, SessionNotFoundError, UnauthorizedError } from './server-errors';
 import type { ServeSettings } from './server-options';
-import { Session, type SessionHost } from './session';
+import { Session, sessionFaultOwner, type SessionHost } from './session';
 import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
 import { attachWebSocket } from './session-transports';
 
@@ -241,13 +243,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     loc: readonly (string | number)[] = ['body', 'env_options'],
   ): Promise<T> {
     this.claimSlot();
+    // The env lives for this request only: a later fault of its code is logged, there is no session to end.
+    const owner = { label: `an HTTP request on ${config.envId}` };
     try {
-      const env = await this.buildEnv(config, loc);
-      try {
-        return await body(env);
-      } finally {
-        await closeEnvWithin(env, this.settings.shutdownGraceMs, this.logger, `HTTP request on ${config.envId}`);
-      }
+      return await runOwnedBy(owner, async () => {
+        const env = await this.buildEnv(config, loc);
+        try {
+          return await body(env);
+        } finally {
+          await closeEnvWithin(env, this.settings.shutdownGraceMs, this.logger, `HTTP request on ${config.envId}`);
+        }
+      });
     } finally {
       this.transient -= 1;
     }
@@ -263,13 +269,18 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     const config = mergeConfig({ envId: defaultEnvId }, data);
     const canonical: SessionConfig = { ...config, envId: this.resolveEnvId(config.envId) };
     this.claimSlot();
+    const id = this.newSessionId();
     let env: Env<unknown, Action>;
     try {
-      env = await this.buildEnv(canonical, ['data', 'env_options']);
+      // The env's constructor may start timers: they belong to the session from the start.
+      env = await runOwnedBy(
+        sessionFaultOwner(id, () => this.sessions.get(id)),
+        () => this.buildEnv(canonical, ['data', 'env_options']),
+      );
     } finally {
       this.transient -= 1;
     }
-    const session = new Session(this, this.newSessionId(), canonical, env);
+    const session = new Session(this, id, canonical, env);
     session.claim();
     this.sessions.set(session.id, session);
     if (this.stopping) void session.close(CLOSE_CODES.goingAway, 'server shutting down');
@@ -278,13 +289,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
 
   async fork(parent: Session): Promise<ForkData> {
     this.claimSlot();
+    const id = this.newSessionId();
     let env: Env<unknown, Action>;
     try {
-      env = await parent.currentEnv.fork();
+      env = await runOwnedBy(
+        sessionFaultOwner(id, () => this.sessions.get(id)),
+        () => parent.currentEnv.fork(),
+      );
     } finally {
       this.transient -= 1;
     }
-    const child = new Session(this, this.newSessionId(), parent.currentConfig, env, { ...parent.state });
+    const child = new Session(this, id, parent.currentConfig, env, { ...parent.state });
     this.sessions.set(child.id, child);
     if (this.stopping) void child.close();
     return { session_id: child.id, expires_in_ms: this.settings.forkTtlMs };
@@ -413,6 +428,15 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return offered !== undefined && timingSafeEqual(digest(offered), this.tokenDigest);
   }
 
+  /**
+   * A server bound to loopback serves this machine's programs, not the web pages its browser shows: browsers
+   * let any page open a WebSocket to 127.0.0.1 (and POST to it), so a request whose `Origin` is another site is
+   * refused. Programs send no Origin; a server bound to another interface is the operator's to protect (token).
+   */
+  private originAllowed(request: IncomingMessage): boolean {
+    return !isLoopbackBind(this.settings.host) || isLoopbackOrigin(request.headers.origin);
+  }
+
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
     // A cluster worker answers each HTTP request on its own connection: the primary routes a connection by its
     // first request line, so a kept-alive connection would carry the next session's side request to this
@@ -429,6 +453,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       return sendJson(response, 422, { detail: data.errors ?? data.message });
     }
     const isHealth = route.kind === 'env' && route.route === 'health';
+    if (!isHealth && !this.originAllowed(request)) return sendJson(response, 403, { detail: 'Origin not allowed' });
     if (!isHealth && !this.authorized(request, query.token)) {
       return sendJson(response, 401, { detail: new UnauthorizedError().message }, { 'www-authenticate': 'Bearer' });
     }
@@ -450,6 +475,9 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     } catch (error) {
       const data = toErrorData(error);
       return refuseUpgrade(socket, 422, 'Unprocessable Entity', { detail: data.errors ?? data.message });
+    }
+    if (!this.originAllowed(request)) {
+      return refuseUpgrade(socket, 403, 'Forbidden', { detail: 'Origin not allowed' });
     }
     if (!this.authorized(request, query.token)) {
       return refuseUpgrade(socket, 401, 'Unauthorized', { detail: new UnauthorizedError().message });

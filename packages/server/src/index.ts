@@ -5,9 +5,12 @@ export { serveAsWorker, clusterWorkerIndex } from './serve-as-worker';
 export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './server-options';
 export type { ClientOptionsWidening } from './client-options';
 export type { ServerClock } from './server-clock';
+// `turngym serve`'s process-level handlers, and the scope @turngym/mcp runs its sessions' env code in.
+export { currentFaultOwner, installEnvFaultGuard, runOwnedBy, type EnvFaultOwner } from './env-fault-scope';
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';
+export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin } from './loopback-guard';
 // A clock tests move by hand (the idle reaper, fork expiry, heartbeat), for this package's tests and MCP's.
 export { ManualClock } from './manual-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';

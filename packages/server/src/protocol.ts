@@ -136,6 +136,8 @@ export const CLOSE_CODES = {
   goingAway: 1001,
   /** A frame over the hard cap (the WS layer cuts it off). */
   messageTooBig: 1009,
+  /** The session's env threw outside any request (a timer's callback): the session is ended. */
+  internalError: 1011,
   /** CAPACITY_REACHED: try again later. */
   tryAgainLater: 1013,
 } as const;

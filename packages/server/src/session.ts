@@ -3,6 +3,7 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import type { RawData } from 'ws';
 import { decodeAction } from './action-codec';
 import { closeEnvWithin } from './close-env-within';
+import { runOwnedBy, type EnvFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
 import { inProcessSessions } from './internal/in-process-sessions';
@@ -101,6 +102,8 @@ export class Session {
   private queue: Promise<void> = Promise.resolve();
   private closing = false;
   private closed: Promise<void> | undefined;
+  /** What this session's env code runs as: a fault of it outside any request ends this session only. */
+  readonly faultOwner: EnvFaultOwner;
 
   constructor(
     private readonly host: SessionHost,
@@ -111,6 +114,7 @@ export class Session {
   ) {
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
+    this.faultOwner = sessionFaultOwner(id, () => this);
     inProcessSessions().set(id, {
       fingerprint: (action) => this.env.fingerprint(action),
       anchor: () => this.env.anchor(),
@@ -190,7 +194,7 @@ export class Session {
     this.pending += 1;
     this.queue = this.queue.then(async () => {
       try {
-        if (!this.closing) await work();
+        if (!this.closing) await runOwnedBy(this.faultOwner, work);
       } catch (error) {
         this.host.logger?.error(`session ${this.id}: ${(error as Error)?.stack ?? String(error)}`);
       } finally {
@@ -379,8 +383,33 @@ export class Session {
     return this.closed;
   }
 
+  /**
+   * The env threw outside any request (an exception from its timer): its state is suspect, so the session ends
+   * (close code 1011, after the request in flight, if any, within the grace). Other sessions go on.
+   */
+  fail(): void {
+    if (this.closing) return;
+    void this.close(CLOSE_CODES.internalError, 'the env failed outside a request');
+  }
+
   /** Closes an env within the shutdown grace; a close that throws or hangs is logged, never waited on. */
   private closeEnv(env: Env<unknown, Action>): Promise<void> {
-    return closeEnvWithin(env, this.host.shutdownGraceMs, this.host.logger, `session ${this.id}`);
+    return runOwnedBy(this.faultOwner, () =>
+      closeEnvWithin(env, this.host.shutdownGraceMs, this.host.logger, `session ${this.id}`),
+    );
   }
+}
+
+/**
+ * The fault owner of session `id`, for its env code from the env's build on (the session object exists only
+ * once its env does, hence the lookup).
+ */
+export function sessionFaultOwner(id: string, session: () => Session | undefined): EnvFaultOwner {
+  return {
+    get label() {
+      const envId = session()?.envId;
+      return envId === undefined ? `session ${id}` : `session ${id} (${envId})`;
+    },
+    fail: () => session()?.fail(),
+  };
 }

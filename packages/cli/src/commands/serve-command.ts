@@ -20,10 +20,6 @@ interface ServeOptions {
   mcp?: McpTransportName | true;
 }
 
-function describeReason(reason: unknown): string {
-  return reason instanceof Error ? (reason.stack ?? `${reason.name}: ${reason.message}`) : String(reason);
-}
-
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command('serve')
@@ -65,12 +61,11 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .action(async (ids: string[], options: ServeOptions, command: Command) => {
       const { registry, logger } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       for (const id of ids) registry.get(id); // an unknown id fails in one line before the server loads
-      // A promise an env started and never awaited that rejects later is nobody's to catch: under Node's default
-      // (--unhandled-rejections=throw) it would end this process and every session with it, though an env that
-      // throws must never crash the server. Logged instead; the server keeps serving.
-      process.on('unhandledRejection', (reason) =>
-        logger.error(`unhandled promise rejection (an env's stray promise?), still serving: ${describeReason(reason)}`),
-      );
+      // An env's stray promise that rejects, or its timer that throws, is nobody's to catch: under Node's defaults
+      // either would end this process and every session with it, though one env's bug must never crash the
+      // server. A rejection is logged; an exception ends only the session whose env threw (see installEnvFaultGuard).
+      const { installEnvFaultGuard } = loadServer();
+      installEnvFaultGuard(logger);
       const token = resolveServeToken(options);
       if (options.token !== undefined)
         logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);
