@@ -31,6 +31,16 @@ describe('createChatModel', () => {
     expect(fromEnvironment.id).toBe('openai:qwen');
   });
 
+  it('reads a sloppily typed spec as meant: spaces around the name, a capitalised prefix named', () => {
+    const model = createChatModel(' openai : gpt-4o-mini ', {
+      openai: { baseURL: 'http://127.0.0.1:11434/v1' },
+      environment: {},
+    });
+    expect(model.id).toBe('openai:gpt-4o-mini');
+    expect((model as OpenAIChatModel).options.model).toBe('gpt-4o-mini');
+    expect(() => createChatModel('OpenAI:gpt-4o-mini')).toThrow(/Prefixes are lowercase: "openai:gpt-4o-mini"\./);
+  });
+
   it('wraps the model in a cache on request', () => {
     const model = createChatModel('scripted', { cache: { path: '/tmp/never-written.jsonl' } });
     expect(model).toBeInstanceOf(CachedChatModel);

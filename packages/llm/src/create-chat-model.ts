@@ -106,12 +106,15 @@ export function listChatModelProviders(): { prefix: string; usage: string; built
 export function createChatModel(spec: string, options: CreateChatModelOptions = {}): ChatModel {
   const trimmed = spec.trim();
   const colon = trimmed.indexOf(':');
-  const prefix = colon < 0 ? trimmed : trimmed.slice(0, colon);
-  const rest = colon < 0 ? '' : trimmed.slice(colon + 1);
+  const prefix = colon < 0 ? trimmed : trimmed.slice(0, colon).trim();
+  // No model name or checkpoint starts or ends with a space; `openai: gpt-4o` would ask for " gpt-4o".
+  const rest = colon < 0 ? '' : trimmed.slice(colon + 1).trim();
   const entry = providers.get(prefix);
   if (!entry) {
     const known = [...providers.values()].map((each) => each.usage).join(', ');
-    throw new ChatModelSpecError(spec, `Unknown chat model spec "${spec}". Known forms: ${known}.`);
+    const lower = prefix.toLowerCase();
+    const hint = lower !== prefix && providers.has(lower) ? ` Prefixes are lowercase: "${lower}:${rest}".` : '';
+    throw new ChatModelSpecError(spec, `Unknown chat model spec "${spec}". Known forms: ${known}.${hint}`);
   }
   if (prefix !== 'scripted' && prefix !== 'openai' && rest === '') {
     throw new ChatModelSpecError(spec, `"${spec}" needs a name after the colon: ${entry.usage}.`);

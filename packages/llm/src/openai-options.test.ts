@@ -66,4 +66,56 @@ describe('resolveOpenAIOptions', () => {
       /maxTokensParameter must be one of: "max_tokens", "max_completion_tokens"/,
     );
   });
+
+  it('names a misspelt field before complaining about the OpenAI key it led to', () => {
+    // `baseUrl` is not read, so the default api.openai.com stays: the typo is the error worth naming.
+    expect(() => resolveOpenAIOptions({ model: 'm', baseUrl: 'http://127.0.0.1:8000/v1' } as never, {})).toThrow(
+      /unknown field "baseUrl"/,
+    );
+  });
+
+  it('refuses a base URL that is an endpoint or not a URL, naming where it came from', () => {
+    expect(() =>
+      resolveOpenAIOptions({ model: 'm', baseURL: 'http://127.0.0.1:8000/v1/chat/completions' }, {}),
+    ).toThrow(/options\.baseURL must be the API root, not an endpoint: use "http:\/\/127\.0\.0\.1:8000\/v1"/);
+    expect(() =>
+      resolveOpenAIOptions({ model: 'm' }, { OPENAI_BASE_URL: 'https://gateway.example/v1/chat/completions/' }),
+    ).toThrow(
+      /environment variable OPENAI_BASE_URL must be the API root, not an endpoint: use "https:\/\/gateway\.example\/v1"/,
+    );
+    expect(() => resolveOpenAIOptions({ model: 'm', baseURL: 'http://gpu box:8000/v1' }, {})).toThrow(
+      /options\.baseURL is not a valid URL \(got "http:\/\/gpu box:8000\/v1"\)/,
+    );
+  });
+
+  it('refuses credentials in the base URL without echoing them', () => {
+    const error = (() => {
+      try {
+        resolveOpenAIOptions({ model: 'm' }, { OPENAI_BASE_URL: 'https://alice:s3cret@proxy.example:8443/v1' });
+      } catch (caught) {
+        return caught as Error;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect(error?.message).toContain(
+      'environment variable OPENAI_BASE_URL must not hold a user name or password (https://…@proxy.example:8443/v1)',
+    );
+    expect(error?.message).not.toMatch(/s3cret|alice/);
+  });
+
+  it('names the environment variable whose value is out of range', () => {
+    expect(() =>
+      resolveOpenAIOptions({ model: 'm', baseURL: 'http://x/v1' }, { TURNGYM_OPENAI_MAX_RETRIES: '-1' }),
+    ).toThrow(/environment variable TURNGYM_OPENAI_MAX_RETRIES must be >= 0 \(got -1\)/);
+  });
+
+  it('refuses a timeout longer than a Node timer holds (it would fire after 1 ms)', () => {
+    expect(() => resolveOpenAIOptions({ model: 'm', baseURL: 'http://x/v1', timeoutMs: 3_000_000_000 }, {})).toThrow(
+      /options\.timeoutMs must be <= 2147482647/,
+    );
+    expect(resolveOpenAIOptions({ model: 'm', baseURL: 'http://x/v1', timeoutMs: 2_147_482_647 }, {}).timeoutMs).toBe(
+      2_147_482_647,
+    );
+  });
 });

@@ -44,6 +44,9 @@ export interface OpenAIChatModelOptions {
 /** What a caller passes: everything but `model` may come from the environment or a default. */
 export type OpenAIChatModelInput = Partial<OpenAIChatModelOptions>;
 
+/** The longest delay `setTimeout` honours (about 24.8 days); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when a non-OpenAI baseURL is given without a key: local servers ignore it, the client needs one. */
 export const LOCAL_PLACEHOLDER_API_KEY = 'turngym-no-key';
@@ -57,10 +60,11 @@ export const openAIChatModelOptionsSchema: JSONSchemaType<OpenAIChatModelOptions
     baseURL: { type: 'string', pattern: '^https?://' },
     apiKey: { type: 'string', minLength: 1 },
     organization: { type: 'string', nullable: true },
-    timeoutMs: { type: 'integer', minimum: 1, default: 60_000 },
+    // Node's timers hold at most 2^31-1 ms and fire at once past it; the client's backstop adds 1000.
+    timeoutMs: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS - 1000, default: 60_000 },
     maxRetries: { type: 'integer', minimum: 0, maximum: 20, default: 2 },
-    retryBaseDelayMs: { type: 'number', minimum: 0, default: 500 },
-    retryMaxDelayMs: { type: 'number', minimum: 0, default: 8_000 },
+    retryBaseDelayMs: { type: 'number', minimum: 0, maximum: MAX_TIMER_MS, default: 500 },
+    retryMaxDelayMs: { type: 'number', minimum: 0, maximum: MAX_TIMER_MS, default: 8_000 },
     stream: { type: 'boolean', default: false },
     maxReplyChars: { type: 'integer', minimum: 1, default: 1_000_000 },
     maxTokensParameter: { type: 'string', enum: ['max_tokens', 'max_completion_tokens'], default: 'max_tokens' },
@@ -105,7 +109,10 @@ function fromEnvironment(
   return undefined;
 }
 
-function integerFromEnvironment(names: readonly string[], environment: Environment): number | undefined {
+function integerFromEnvironment(
+  names: readonly string[],
+  environment: Environment,
+): { name: string; value: number } | undefined {
   const found = fromEnvironment(names, environment);
   if (!found) return undefined;
   const value = Number(found.value);
@@ -113,7 +120,7 @@ function integerFromEnvironment(names: readonly string[], environment: Environme
     throw new InvalidOptionsError('OpenAIChatModel', [
       `environment variable ${found.name} must be an integer (got "${found.value}")`,
     ]);
-  return value;
+  return { name: found.name, value };
 }
 
 function isOpenAI(baseURL: string): boolean {
@@ -122,6 +129,32 @@ function isOpenAI(baseURL: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What is wrong with a base URL the schema's pattern lets through: text `fetch` cannot parse (a stray space),
+ * credentials in the URL (fetch refuses them), and a pasted endpoint URL (`…/v1/chat/completions`, called as
+ * `…/chat/completions/chat/completions`) each fail every call, with an error that points elsewhere.
+ */
+function baseURLProblem(baseURL: string, source: string): string | undefined {
+  if (!/^https?:\/\//.test(baseURL)) return undefined; // the schema names this one
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    return `${source} is not a valid URL (got "${baseURL}")`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses such URLs, so every call would fail as "could not connect", with the password printed
+    // in each error message and run record. Neither the password nor the URL holding it is echoed here.
+    return `${source} must not hold a user name or password (${url.protocol}//…@${url.host}${url.pathname}): pass the key as apiKey, or a header in headers`;
+  }
+  const endpoint = /\/chat\/completions$/.exec(url.pathname);
+  if (endpoint) {
+    const root = baseURL.slice(0, baseURL.length - endpoint[0].length);
+    return `${source} must be the API root, not an endpoint: use "${root}" (got "${baseURL}")`;
+  }
+  return undefined;
 }
 
 /**
@@ -140,28 +173,50 @@ export function resolveOpenAIOptions(
       `options.model is required (or set ${names.model.join(' / ')}); e.g. openai:gpt-4o-mini`,
     ]);
   }
-  const baseURL = (
-    input.baseURL ??
-    fromEnvironment(names.baseURL, environment)?.value ??
-    OPENAI_DEFAULT_BASE_URL
-  ).replace(/\/+$/, '');
-  let apiKey = input.apiKey ?? fromEnvironment(names.apiKey, environment)?.value;
-  if (apiKey === undefined) {
-    if (isOpenAI(baseURL)) {
-      throw new InvalidOptionsError('OpenAIChatModel', [
-        `no API key for ${baseURL}: set ${names.apiKey.join(' or ')}, or point ${names.baseURL.join(' / ')} at a local OpenAI-compatible server`,
-      ]);
-    }
-    apiKey = LOCAL_PLACEHOLDER_API_KEY;
-  }
-  const timeoutMs = input.timeoutMs ?? integerFromEnvironment(names.timeoutMs, environment);
-  const maxRetries = input.maxRetries ?? integerFromEnvironment(names.maxRetries, environment);
-  return validate({
-    ...input,
-    model,
+  const baseURLFromEnvironment = input.baseURL === undefined ? fromEnvironment(names.baseURL, environment) : undefined;
+  const baseURL = (input.baseURL ?? baseURLFromEnvironment?.value ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const problem = baseURLProblem(
     baseURL,
-    apiKey,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...(maxRetries !== undefined ? { maxRetries } : {}),
-  });
+    baseURLFromEnvironment ? `environment variable ${baseURLFromEnvironment.name}` : 'options.baseURL',
+  );
+  if (problem !== undefined) throw new InvalidOptionsError('OpenAIChatModel', [problem]);
+  const fromVariables = {
+    timeoutMs: input.timeoutMs === undefined ? integerFromEnvironment(names.timeoutMs, environment) : undefined,
+    maxRetries: input.maxRetries === undefined ? integerFromEnvironment(names.maxRetries, environment) : undefined,
+  };
+  const timeoutMs = input.timeoutMs ?? fromVariables.timeoutMs?.value;
+  const maxRetries = input.maxRetries ?? fromVariables.maxRetries?.value;
+  const apiKey = input.apiKey ?? fromEnvironment(names.apiKey, environment)?.value;
+  const resolved = (key: string): OpenAIChatModelOptions => {
+    try {
+      return validate({
+        ...input,
+        model,
+        baseURL,
+        apiKey: key,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(maxRetries !== undefined ? { maxRetries } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof InvalidOptionsError)) throw error;
+      // A value read from a variable is named as that variable: the caller set no `options.maxRetries`.
+      const named = error.problems.map((problem) =>
+        problem.replace(/^options\.(timeoutMs|maxRetries)\b/, (text, field: 'timeoutMs' | 'maxRetries') => {
+          const variable = fromVariables[field]?.name;
+          return variable !== undefined ? `environment variable ${variable}` : text;
+        }),
+      );
+      throw new InvalidOptionsError('OpenAIChatModel', named);
+    }
+  };
+  if (apiKey !== undefined) return resolved(apiKey);
+  if (isOpenAI(baseURL)) {
+    // Everything else is checked first: a misspelt `baseUrl` leaves the default OpenAI URL in place, and
+    // "no API key for api.openai.com" alone would hide the typo that sent the call there.
+    resolved(LOCAL_PLACEHOLDER_API_KEY);
+    throw new InvalidOptionsError('OpenAIChatModel', [
+      `no API key for ${baseURL}: set ${names.apiKey.join(' or ')}, or point ${names.baseURL.join(' / ')} at a local OpenAI-compatible server`,
+    ]);
+  }
+  return resolved(LOCAL_PLACEHOLDER_API_KEY);
 }

@@ -70,6 +70,30 @@ describe('withRetries', () => {
   });
 });
 
+describe('withRetries and long waits', () => {
+  it('waits out a Retry-After longer than a Node timer can hold instead of retrying at once', async () => {
+    // setTimeout fires after 1 ms for any delay past 2^31-1 ms (about 24.8 days); the fake clock does the same.
+    jest.useFakeTimers();
+    try {
+      let attempts = 0;
+      const pending = withRetries(
+        async () => {
+          attempts += 1;
+          if (attempts === 1) throw retryable({ retryAfterMs: 30 * 86_400_000 }); // "come back in a month"
+          return 'ok';
+        },
+        { maxRetries: 3, baseDelayMs: 1, maxDelayMs: Number.POSITIVE_INFINITY },
+      );
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(attempts).toBe(1);
+      await jest.advanceTimersByTimeAsync(2_147_483_647);
+      await expect(pending).resolves.toBe('ok');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
+
 describe('backoffDelay', () => {
   it('doubles from the base, caps at the maximum, and jitters down by at most 25%', () => {
     const rng = new SeededRng(1);

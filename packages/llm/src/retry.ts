@@ -26,13 +26,19 @@ export function backoffDelay(policy: RetryPolicy, retry: number, rng: SeededRng 
   return exponential * (1 - 0.25 * rng.next());
 }
 
+/** The longest delay `setTimeout` honours; past it Node fires after 1 ms, which would retry at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     const onAbort = (): void => {
       clearTimeout(timer);
       reject(signal?.reason);
