@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TurnGymError, defineOptions, type JSONSchemaType } from '@turngym/core';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import { LLMCallError } from './llm-call-error';
 import { stableStringify } from './internal/stable-json';
 
 export interface CachedChatModelOptions {
@@ -50,13 +51,16 @@ interface CacheLine {
 const KEY_VERSION = 'turngym-chat-cache-v1';
 
 /**
- * The cache key: SHA-256 of the model id, role, messages (tool calls and ids included), tools, seed and
- * every sampling parameter. Stable across key order, so a forked or replayed episode finds its answers.
+ * The cache key: SHA-256 of the model id, the model's `cacheIdentity` (its endpoint and backend defaults),
+ * role, messages (tool calls and ids included), tools, seed and every sampling parameter. Stable across key
+ * order, so a forked or replayed episode finds its answers. A model without a `cacheIdentity` keys exactly
+ * as before one existed, so its old cache files still answer.
  */
-export function chatCacheKey(modelId: string, request: ChatRequest): string {
+export function chatCacheKey(modelId: string, request: ChatRequest, cacheIdentity?: string): string {
   const material = stableStringify({
     v: KEY_VERSION,
     modelId,
+    identity: cacheIdentity,
     role: request.role,
     messages: request.messages,
     tools: request.tools,
@@ -83,12 +87,15 @@ export function isDeterministicRequest(request: ChatRequest): boolean {
  */
 export class CachedChatModel implements ChatModel {
   readonly id: string;
+  readonly cacheIdentity: string | undefined;
   readonly options: CachedChatModelOptions;
   private readonly entries = new Map<string, ChatResponse>();
-  private readonly inFlight = new Map<string, Promise<ChatResponse>>();
+  private readonly inFlight = new Map<string, SharedCall>();
   private loaded: Promise<void> | undefined;
   private writes: Promise<void> = Promise.resolve();
   private writeError: unknown;
+  /** The file ended in a torn line (a crash mid-append): the next append starts on a fresh line. */
+  private startNewLine = false;
   private counters = { hits: 0, misses: 0, bypassed: 0 };
 
   constructor(
@@ -97,6 +104,7 @@ export class CachedChatModel implements ChatModel {
   ) {
     this.options = validate(options);
     this.id = inner.id;
+    this.cacheIdentity = inner.cacheIdentity;
   }
 
   get stats(): ChatCacheStats {
@@ -109,16 +117,25 @@ export class CachedChatModel implements ChatModel {
       return this.inner.complete(request);
     }
     await this.load();
-    const key = chatCacheKey(this.inner.id, request);
-    const stored = this.entries.get(key);
-    if (stored) {
-      this.counters.hits += 1;
-      return { ...structuredClone(stored), cached: true };
-    }
-    const pending = this.inFlight.get(key);
-    if (pending) {
-      this.counters.hits += 1;
-      return { ...structuredClone(await pending), cached: true };
+    const key = chatCacheKey(this.inner.id, request, this.inner.cacheIdentity);
+    for (;;) {
+      const stored = this.entries.get(key);
+      if (stored) {
+        this.counters.hits += 1;
+        return { ...structuredClone(stored), cached: true };
+      }
+      const shared = this.inFlight.get(key);
+      if (!shared) break;
+      try {
+        const response = await untilAborted(shared.call, request.signal, this.id);
+        this.counters.hits += 1;
+        return { ...structuredClone(response), cached: true };
+      } catch (error) {
+        // The call joined was cancelled by the caller that started it, not by this one: that abort is no
+        // answer to this request, which makes its own call instead of failing with someone else's abort.
+        if (!shared.signal?.aborted || request.signal?.aborted) throw error;
+        if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
+      }
     }
     this.counters.misses += 1;
     const call = this.inner.complete(request).then((response) => {
@@ -133,11 +150,12 @@ export class CachedChatModel implements ChatModel {
       });
       return entry;
     });
-    this.inFlight.set(key, call);
+    const shared: SharedCall = { call, signal: request.signal };
+    this.inFlight.set(key, shared);
     try {
       return structuredClone(await call);
     } finally {
-      this.inFlight.delete(key);
+      if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
     }
   }
 
@@ -169,15 +187,31 @@ export class CachedChatModel implements ChatModel {
         cause: error,
       });
     }
+    this.startNewLine = text !== '' && !text.endsWith('\n');
+    let records = 0;
+    let keyed = 0;
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
+      let entry: Partial<CacheLine> | null;
       try {
-        const entry = JSON.parse(line) as CacheLine;
-        if (typeof entry.key === 'string' && entry.response && typeof entry.response === 'object')
-          this.entries.set(entry.key, entry.response);
+        entry = JSON.parse(line) as Partial<CacheLine> | null;
       } catch {
-        // A torn last line (a crash mid-append) is skipped; its request simply runs again.
+        continue; // a torn line (a crash mid-append) is skipped; its request simply runs again
       }
+      records += 1;
+      if (typeof entry?.key !== 'string') continue;
+      keyed += 1;
+      // A cache line without a usable response (hand-edited, half-migrated) is skipped like a torn one:
+      // answering with it would hand a caller a reply without a message.
+      if (isStoredResponse(entry.response)) this.entries.set(entry.key, entry.response);
+    }
+    if (records > 0 && keyed === 0) {
+      // JSON records, none of them ours: the path names some other file (a run's metrics.jsonl), which
+      // appending cache lines to would corrupt.
+      throw new TurnGymError(
+        'LLM_CACHE',
+        `${path} is not a response cache: none of its ${records} JSON line(s) is a cache entry; give the cache a file of its own`,
+      );
     }
   }
 
@@ -189,10 +223,60 @@ export class CachedChatModel implements ChatModel {
     this.writes = this.writes
       .then(async () => {
         await mkdir(dirname(path), { recursive: true });
-        await appendFile(path, `${JSON.stringify(line)}\n`, 'utf8');
+        // After a torn line, a line appended straight onto it would be torn too, and lost on the next read.
+        const prefix = this.startNewLine ? '\n' : '';
+        await appendFile(path, `${prefix}${JSON.stringify(line)}\n`, 'utf8');
+        this.startNewLine = false;
       })
       .catch((error: unknown) => {
-        this.writeError ??= error;
+        this.writeError ??= new TurnGymError(
+          'LLM_CACHE',
+          `Could not write the response cache ${path}: ${(error as Error).message}`,
+          { cause: error },
+        );
       });
   }
+}
+
+/** A call in progress that identical requests join; `signal` is the starting caller's. */
+interface SharedCall {
+  readonly call: Promise<ChatResponse>;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * `promise`, or the backends' abort error as soon as `signal` fires: a caller waiting on a call another
+ * caller started can still cancel its own wait.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, modelId: string): Promise<T> {
+  if (!signal) return promise;
+  const aborted = (): LLMCallError =>
+    new LLMCallError(`${modelId}: aborted by the caller`, { failure: 'aborted', modelId, cause: signal.reason });
+  if (signal.aborted) return Promise.reject(aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function isStoredResponse(value: unknown): value is ChatResponse {
+  const response = value as Partial<ChatResponse> | null | undefined;
+  return (
+    typeof response === 'object' &&
+    response !== null &&
+    typeof response.message?.content === 'string' &&
+    typeof response.usage?.promptTokens === 'number' &&
+    typeof response.usage?.completionTokens === 'number' &&
+    typeof response.finishReason === 'string'
+  );
 }

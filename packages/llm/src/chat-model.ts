@@ -59,6 +59,12 @@ export interface ChatResponse {
 export interface ChatModel {
   /** Names the model for records and cache keys, e.g. `openai:gpt-4o-mini`, `scripted`. */
   readonly id: string;
+  /**
+   * Whatever else decides the answers besides `id` and the request: an endpoint, backend-side sampling
+   * defaults. It keys the response cache, so the same model name served from two base URLs (a base model
+   * and a fine-tune, two quantisations) never answers for the other from a shared cache file.
+   */
+  readonly cacheIdentity?: string;
   complete(request: ChatRequest): Promise<ChatResponse>;
   /** Releases connections, files, weights. Idempotent. */
   close?(): Promise<void>;

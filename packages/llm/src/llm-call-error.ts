@@ -28,7 +28,7 @@ export interface LLMCallErrorOptions {
 /**
  * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
  * timeouts and connection failures — what may succeed if tried again — and false for bad requests, auth,
- * aborts and script faults.
+ * aborts, script faults and a 429 that says the quota is used up (`insufficient_quota`).
  */
 export class LLMCallError extends TurnGymError {
   readonly failure: LLMCallFailure;

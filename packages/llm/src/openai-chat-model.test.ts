@@ -319,6 +319,98 @@ describe('OpenAIChatModel against a misbehaving server', () => {
     expect(await ask(broken.baseURL, { stream: true })).toMatchObject({ failure: 'invalid-response' });
   });
 
+  it('says what a 200 without choices held: the error a server put there, or the page a proxy sent', async () => {
+    const error200 = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'model is still loading' } }));
+    });
+    const answer = await ask(error200.baseURL, {});
+    expect(answer).toMatchObject({ failure: 'invalid-response', isRetryable: false });
+    expect((answer as Error).message).toMatch(/no choices; the server said: model is still loading$/);
+    const page = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html><body>Sign in to the proxy</body></html>');
+    });
+    expect((await ask(page.baseURL, {})) as Error).toMatchObject({
+      message: expect.stringMatching(/the server sent text, not JSON: "<html><body>Sign in to the proxy/),
+    });
+  });
+
+  it('shows an Ollama-style error string, and hints at /v1 for a 404 from a base URL without a path', async () => {
+    const ollama = await misbehaving((response) => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: 'model "llama3" not found, try pulling it first' }));
+    });
+    expect(((await ask(ollama.baseURL, {})) as Error).message).toMatch(
+      /HTTP 404: model "llama3" not found, try pulling it first$/,
+    );
+    const root = (await ask(ollama.baseURL.replace(/\/v1$/, ''), {})) as Error;
+    expect(root).toMatchObject({ status: 404, isRetryable: false });
+    expect(root.message).toContain(
+      `(the base URL has no path; OpenAI-compatible servers answer under /v1: try ${ollama.baseURL})`,
+    );
+  });
+
+  it('says a choice without a message came from a completions API, not chat', async () => {
+    const { baseURL } = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ object: 'text_completion', choices: [{ index: 0, text: 'hi', finish_reason: 'stop' }] }),
+      );
+    });
+    const error = (await ask(baseURL, {})) as Error;
+    expect(error).toMatchObject({ failure: 'invalid-response' });
+    expect(error.message).toMatch(/the first choice has no message \(it has "text": a completions API, not chat\)$/);
+  });
+
+  it('assembles streamed tool calls from a server that leaves out their index (Ollama, Gemini)', async () => {
+    const { baseURL } = await misbehaving((response) => {
+      sse(response);
+      const call = (delta: Record<string, unknown>) => chunk({ tool_calls: [delta] });
+      response.write(
+        call({ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }),
+      );
+      response.write(call({ function: { arguments: '"Oslo"}' } }));
+      response.write(call({ id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } }));
+      response.write(chunk({}, 'tool_calls'));
+      response.end('data: [DONE]\n\n');
+    });
+    const answer = await ask(baseURL, { stream: true });
+    expect(answer).toMatchObject({
+      finishReason: 'tool_calls',
+      message: {
+        toolCalls: [
+          { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } },
+          { id: 'call_2', name: 'get_time', arguments: {} },
+        ],
+      },
+    });
+  });
+
+  it('does not retry a 429 that means the quota is used up (retrying cannot refill it)', async () => {
+    const { baseURL, requests } = await misbehaving((response) => {
+      response.writeHead(429, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' },
+        }),
+      );
+    });
+    const error = await ask(baseURL, { maxRetries: 3 });
+    expect(error).toMatchObject({ status: 429, isRetryable: false, attempts: 1 });
+    expect((error as Error).message).toMatch(/HTTP 429: You exceeded your current quota$/);
+    expect(requests()).toBe(1);
+  });
+
+  it('says a server that hung up mid-request hung up, instead of asking whether one is running', async () => {
+    const { baseURL, requests } = await misbehaving((response) => response.socket?.destroy());
+    const error = (await ask(baseURL, {})) as Error;
+    expect(error).toMatchObject({ failure: 'connection', isRetryable: true, attempts: 2 });
+    expect(error.message).toMatch(/the server closed the connection before answering \(/);
+    expect(error.message).not.toMatch(/is an OpenAI-compatible server running/);
+    expect(requests()).toBe(2);
+  });
+
   it.each([false, true])('refuses a reply past maxReplyChars (stream: %s)', async (stream) => {
     const content = 'x'.repeat(5000);
     const { baseURL } = await misbehaving((response) => {

@@ -11,6 +11,7 @@ import { fromWireFinishReason, fromWireToolCall, toWireMessages, toWireTools } f
 import { LLMCallError } from './llm-call-error';
 import { resolveOpenAIOptions, type OpenAIChatModelInput, type OpenAIChatModelOptions } from './openai-options';
 import { withRetries, type RetryPolicy } from './retry';
+import { stableStringify } from './internal/stable-json';
 import { approximateTokenCount } from './token-count';
 
 /** Node's error codes that mean "no usable connection", found anywhere on an error's cause chain. */
@@ -26,6 +27,9 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
+/** Of those, the ones where a connection was made and then dropped by the other side. */
+const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 function causeCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 6; depth++) {
     const code = (current as { code?: unknown }).code;
@@ -33,6 +37,18 @@ function causeCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * Which call a streamed tool-call delta extends. Ollama (before 0.5), Gemini's OpenAI endpoint and others
+ * leave out `index`; keyed by `undefined`, every call was dropped and the reply came back empty. Without an
+ * index, a delta with a new id starts a call and any other continues the last one.
+ */
+function toolCallSlot(delta: { index?: number; id?: string }, calls: readonly { id?: string }[]): number {
+  if (typeof delta.index === 'number') return delta.index;
+  const last = calls[calls.length - 1];
+  if (last === undefined) return 0;
+  return delta.id && last.id !== undefined && delta.id !== last.id ? calls.length : calls.length - 1;
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
@@ -47,6 +63,8 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 }
 
 function messageOf(body: unknown, fallback: string): string {
+  // Ollama and some proxies answer `{"error": "model not found"}`: the client hands over the bare string.
+  if (typeof body === 'string' && body.trim() !== '') return body;
   const nested = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
   const direct = (body as { message?: unknown } | undefined)?.message;
   if (typeof nested === 'string') return nested;
@@ -80,6 +98,7 @@ function usageFrom(
  */
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
+  readonly cacheIdentity: string;
   readonly options: OpenAIChatModelOptions;
   private readonly client: OpenAI;
   private readonly retryPolicy: RetryPolicy;
@@ -88,6 +107,8 @@ export class OpenAIChatModel implements ChatModel {
   constructor(input: OpenAIChatModelInput = {}, environment?: Readonly<Record<string, string | undefined>>) {
     this.options = resolveOpenAIOptions(input, environment);
     this.id = `openai:${this.options.model}`;
+    // The id names only the model; which server answers, and the defaults it fills in, change the answers too.
+    this.cacheIdentity = stableStringify({ baseURL: this.options.baseURL, defaults: this.options.defaults });
     this.retryPolicy = {
       maxRetries: this.options.maxRetries,
       baseDelayMs: this.options.retryBaseDelayMs,
@@ -181,7 +202,13 @@ export class OpenAIChatModel implements ChatModel {
 
   private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
     const choice = completion.choices?.[0];
-    if (!choice) throw this.invalidResponse('the response has no choices');
+    if (!choice) throw this.invalidResponse(`the response has no choices${this.saidInstead(completion)}`);
+    if (typeof choice.message !== 'object' || choice.message === null) {
+      // `choices[0].text` is the legacy completions API's shape: a server (or proxy route) that is not chat.
+      const legacy =
+        typeof (choice as { text?: unknown }).text === 'string' ? ' (it has "text": a completions API, not chat)' : '';
+      throw this.invalidResponse(`the first choice has no message${legacy}`);
+    }
     const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
     this.checkReplySize(
       (choice.message.content ?? '').length + calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0),
@@ -219,7 +246,7 @@ export class OpenAIChatModel implements ChatModel {
       content += choice.delta?.content ?? '';
       characters += (choice.delta?.content ?? '').length;
       for (const delta of choice.delta?.tool_calls ?? []) {
-        const call = (calls[delta.index] ??= { name: '', arguments: '' });
+        const call = (calls[toolCallSlot(delta, calls)] ??= { name: '', arguments: '' });
         if (delta.id) call.id = delta.id;
         if (delta.function?.name) call.name += delta.function.name;
         if (delta.function?.arguments) call.arguments += delta.function.arguments;
@@ -248,6 +275,36 @@ export class OpenAIChatModel implements ChatModel {
     return { message, finishReason: fromWireFinishReason(finishReason), usage: usageFrom(usage, request, message) };
   }
 
+  /**
+   * What a 200 without choices held instead: some servers and proxies answer an error with status 200
+   * (`{"error": {"message": "model not loaded"}}`), or a login page; that, not "no choices", is the news.
+   */
+  private saidInstead(body: unknown): string {
+    if (typeof body === 'string') {
+      const text = body.replace(/\s+/g, ' ').trim();
+      return text === ''
+        ? ''
+        : `; the server sent text, not JSON: "${text.slice(0, 200)}${text.length > 200 ? '…' : ''}"`;
+    }
+    const error = (body as { error?: unknown } | null | undefined)?.error;
+    if (error === undefined || error === null) return '';
+    return `; the server said: ${messageOf(error, JSON.stringify(error))}`;
+  }
+
+  /** A 404 from a base URL with no path at all is nearly always a missing `/v1`. */
+  private notFoundHint(status: number): string {
+    if (status !== 404) return '';
+    let path: string;
+    try {
+      path = new URL(this.options.baseURL).pathname;
+    } catch {
+      return '';
+    }
+    return path === '' || path === '/'
+      ? ` (the base URL has no path; OpenAI-compatible servers answer under /v1: try ${this.options.baseURL}/v1)`
+      : '';
+  }
+
   private where(): string {
     return `${this.id} at ${this.options.baseURL}`;
   }
@@ -271,6 +328,14 @@ export class OpenAIChatModel implements ChatModel {
     if (error instanceof OpenAI.APIConnectionTimeoutError) return this.timeoutError(error);
     if (error instanceof OpenAI.APIConnectionError) {
       const code = causeCode(error);
+      if (code !== undefined && DROPPED_CODES.has(code)) {
+        // The server was there and hung up: asking whether one is running would send the user the wrong way.
+        return new LLMCallError(`${this.where()}: the server closed the connection before answering (${code})`, {
+          ...context,
+          failure: 'connection',
+          isRetryable: true,
+        });
+      }
       return new LLMCallError(
         `${this.where()}: could not connect${code ? ` (${code})` : ''}: is an OpenAI-compatible server running at ${this.options.baseURL}?`,
         { ...context, failure: 'connection', isRetryable: true },
@@ -279,10 +344,17 @@ export class OpenAIChatModel implements ChatModel {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const status = error.status;
       const shouldRetry = error.headers?.get('x-should-retry');
+      // OpenAI answers an exhausted quota or budget with a 429 too; no wait refills it, so retries only delay the news.
+      const outOfQuota = error.code === 'insufficient_quota';
       const isRetryable =
-        shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : LLMCallError.isRetryableStatus(status);
+        shouldRetry === 'true'
+          ? true
+          : shouldRetry === 'false' || outOfQuota
+            ? false
+            : LLMCallError.isRetryableStatus(status);
       const after = retryAfterMs(error.headers);
-      return new LLMCallError(`${this.where()}: HTTP ${status}: ${messageOf(error.error, error.message)}`, {
+      const text = `HTTP ${status}: ${messageOf(error.error, error.message)}${this.notFoundHint(status)}`;
+      return new LLMCallError(`${this.where()}: ${text}`, {
         ...context,
         failure: 'http',
         status,
