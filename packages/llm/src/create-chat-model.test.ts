@@ -47,10 +47,10 @@ describe('createChatModel', () => {
     expect((model as CachedChatModel).options.path).toBe('/tmp/never-written.jsonl');
   });
 
-  it('says local checkpoints are not available yet, and how to get by', () => {
+  it('says how to get local checkpoints when @turngym/lm has not registered them', () => {
     expect(() => createChatModel('local:./checkpoints/step-100')).toThrow(ChatModelSpecError);
     expect(() => createChatModel('local:./checkpoints/step-100')).toThrow(
-      /not available yet.*registerChatModelProvider\('local'/,
+      /registerLocalChatModelProvider\(\) from @turngym\/lm.*turngym serve-model/,
     );
     expect(() => createChatModel('local')).toThrow(/needs a name after the colon: local:<checkpoint>/);
   });
@@ -79,7 +79,7 @@ describe('createChatModel', () => {
     } finally {
       restore();
     }
-    expect(() => createChatModel('local:ckpt-7')).toThrow(/not available yet/);
+    expect(() => createChatModel('local:ckpt-7')).toThrow(/registerLocalChatModelProvider/);
 
     const restoreNew = registerChatModelProvider('echo2', () => new ScriptedChatModel());
     expect(listChatModelProviders().map((provider) => provider.usage)).toContain('echo2:<name>');

@@ -34,9 +34,9 @@ interface ProviderEntry {
 const LOCAL_NOT_AVAILABLE: ChatModelProvider = (_rest, _options, spec) => {
   throw new ChatModelSpecError(
     spec,
-    `"${spec}": local checkpoints are not available yet — the tfjs LM (@turngym/lm) adds them with ` +
-      `registerChatModelProvider('local', …). Meanwhile serve the checkpoint from any OpenAI-compatible server ` +
-      `and use openai:<model> with TURNGYM_OPENAI_BASE_URL.`,
+    `"${spec}": local checkpoints come from the tfjs LM: call registerLocalChatModelProvider() from ` +
+      `@turngym/lm first (the turngym CLI does), or serve the checkpoint (turngym serve-model) and use ` +
+      `openai:<model> with TURNGYM_OPENAI_BASE_URL.`,
   );
 };
 
