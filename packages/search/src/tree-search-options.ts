@@ -1,4 +1,4 @@
-import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 
 /**
  * Options of `TreeSearch` (the JSON half; the hooks, which are functions, are `TreeSearchHooks`). Type and
@@ -26,7 +26,7 @@ export interface TreeSearchOptions {
   dirichletAlpha: number;
   /**
    * Weight of that noise: root priors = (1 − w)·P + w·Dir(α). AlphaZero self-play uses 0.25; the default 0
-   * (no noise) suits evaluation. Only `puct` reads priors, so only `puct` sees the noise.
+   * (no noise) suits evaluation. Only `puct` reads priors, so only `puct` takes it (with `uct` it is refused).
    */
   dirichletWeight: number;
   /** γ applied to rewards and leaf values when backing up (1: the undiscounted return, as the reference bot). */
@@ -42,7 +42,7 @@ export interface TreeSearchOptions {
    * return, more visits breaking a tie (the reference seller bot).
    */
   choose: 'visits' | 'mean';
-  /** τ for `choose: 'visits'`: 0 takes the most visited child, 1 samples in proportion to visits. */
+  /** τ for `choose: 'visits'` (refused with `mean`): 0 takes the most visited child, 1 samples ∝ visits. */
   temperature: number;
   /** Longest random rollout of the default value hook (unset: to the end of the episode). */
   maxRolloutSteps?: number;
@@ -71,4 +71,27 @@ export const treeSearchOptionsSchema: JSONSchemaType<TreeSearchOptions> = {
   },
 };
 
-export const validateTreeSearchOptions = defineOptions<TreeSearchOptions>('tree search', treeSearchOptionsSchema);
+const validateSchema = defineOptions<TreeSearchOptions>('tree search', treeSearchOptionsSchema);
+
+/**
+ * The schema's checks, then the settings a rule or choice would silently ignore: `temperature` samples by visits
+ * (`choose: 'mean'` never reads it) and root noise goes into priors (`uct` never reads them). Set, they would
+ * leave a search deterministic, or noiseless, where its caller asked otherwise.
+ */
+export const validateTreeSearchOptions = Object.assign(
+  (input: unknown): TreeSearchOptions => {
+    const options = validateSchema(input);
+    const problems: string[] = [];
+    if (options.choose === 'mean' && options.temperature !== 0)
+      problems.push(
+        `options.temperature (${options.temperature}) samples by visits: it needs choose "visits", not "mean"`,
+      );
+    if (options.rule === 'uct' && options.dirichletWeight !== 0)
+      problems.push(
+        `options.dirichletWeight (${options.dirichletWeight}) adds noise to priors, which only rule "puct" reads`,
+      );
+    if (problems.length > 0) throw new InvalidOptionsError('tree search', problems);
+    return options;
+  },
+  { schema: validateSchema.schema },
+);

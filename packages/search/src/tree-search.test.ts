@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '@turngym/core';
+import { InvalidOptionsError, TimeLimit } from '@turngym/core';
 import type { Env } from '@turngym/spec';
 import { GreedyTrapEnv } from './__fixtures__/greedy-trap-env';
 import { SayWordEnv } from './__fixtures__/say-word-env';
@@ -176,6 +176,25 @@ describe('TreeSearch (UCT / PUCT through fork)', () => {
     await text.close();
     expect(() => new TreeSearch({ simulations: 0 })).toThrow(InvalidOptionsError);
     expect(() => new TreeSearch({ simulations: 5, rule: 'alphago' as 'uct' })).toThrow(/rule must be one of/);
+    // Settings the rule or the choice would silently ignore.
+    expect(() => new TreeSearch({ simulations: 5, choose: 'mean', temperature: 1 })).toThrow(
+      new InvalidOptionsError('tree search', [
+        'options.temperature (1) samples by visits: it needs choose "visits", not "mean"',
+      ]),
+    );
+    expect(() => new TreeSearch({ simulations: 5, rule: 'uct', dirichletWeight: 0.25 })).toThrow(
+      /options.dirichletWeight \(0.25\) adds noise to priors, which only rule "puct" reads/,
+    );
+    expect(new TreeSearch({ simulations: 5, rule: 'puct', dirichletWeight: 0.25, temperature: 1 }).options).toEqual(
+      expect.objectContaining({ dirichletWeight: 0.25, temperature: 1 }),
+    );
+    const none = new SayWordEnv('7');
+    Object.assign(none, { spec: { ...none.spec, id: 'test/no-action-v1', actionSpace: { type: 'discrete', n: 0 } } });
+    await none.reset({ seed: 0 });
+    await expect(new TreeSearch({ simulations: 5 }).search(none as unknown as Trap)).rejects.toThrow(
+      new TreeSearchError('test/no-action-v1 has a discrete space of 0 actions: nothing to search'),
+    );
+    await none.close();
     const env = await trap();
     const badPrior = new TreeSearch<string, number>(
       { simulations: 5, rule: 'puct' },
@@ -206,5 +225,126 @@ describe('TreeSearch (UCT / PUCT through fork)', () => {
       new TreeSearchError('the actions hook listed "3" twice for a state of test/say-word-v1'),
     );
     await env.close();
+  });
+
+  describe('a truncated state (a time limit cut the episode there) keeps its value', () => {
+    // The trap cut after its first turn by TimeLimit(1): both first actions are truncated, not terminated. With
+    // V(turn 1 after 1) = 1 (the prize is still to claim) and V(turn 1 after 0) = 0, Q(0) = 0.6 + 0 and
+    // Q(1) = 0 + γ·1: waiting is right for γ = 1, taking the 0.6 for γ = 0.5.
+    const cut = async (): Promise<Trap> => {
+      const env = new TimeLimit(new GreedyTrapEnv(), 1);
+      await env.reset({ seed: 0 });
+      return env as unknown as Trap;
+    };
+    const prizeToGo = (state: SearchState<string, number>) => (state.observation === 'turn 1 after 1' ? 1 : 0);
+
+    it('bootstraps from the value hook, once per truncated state, and backs that value up on every visit', async () => {
+      const seen: SearchState<string, number>[] = [];
+      const value = (state: SearchState<string, number>) => {
+        seen.push(state);
+        return prizeToGo(state);
+      };
+      const result = await new TreeSearch<string, number>({ simulations: 20, seed: 1 }, { value }).search(await cut(), {
+        info: ROOT_INFO,
+      });
+      expect(result.children.map((child) => [child.action, child.mean])).toEqual([
+        [0, 0.6],
+        [1, 1],
+      ]);
+      expect(result.action).toBe(1);
+      expect(seen.map((state) => [state.observation, state.truncated])).toEqual(
+        expect.arrayContaining([
+          ['turn 1 after 0', true],
+          ['turn 1 after 1', true],
+        ]),
+      );
+      expect(seen).toHaveLength(2);
+      const node = result.tree.children.get(1)!;
+      expect([node.terminal, node.truncated, node.value, node.children.size]).toEqual([true, true, 1, 0]);
+    });
+
+    it('discounts the bootstrapped value like any leaf value', async () => {
+      const result = await new TreeSearch<string, number>(
+        { simulations: 20, rule: 'puct', discount: 0.5, seed: 1 },
+        { value: prizeToGo },
+      ).search(await cut(), { info: ROOT_INFO });
+      const [taken, waited] = result.children.map((child) => child.mean);
+      expect(taken).toBeCloseTo(0.6, 12);
+      expect(waited).toBe(0.5);
+      expect(result.action).toBe(0);
+    });
+
+    it('the default rollout, which cannot step past the cut, values it 0 instead of failing', async () => {
+      const result = await new TreeSearch<string, number>({ simulations: 10, seed: 1 }).search(await cut(), {
+        info: ROOT_INFO,
+      });
+      expect(result.children.map((child) => child.mean)).toEqual([0.6, 0]);
+    });
+  });
+
+  it('gives finite root priors for a tiny Dirichlet alpha, whose gamma draws all underflow to 0', async () => {
+    const env = await trap();
+    for (const dirichletAlpha of [1e-5, 1e-30]) {
+      const result = await new TreeSearch<string, number>({
+        simulations: 20,
+        rule: 'puct',
+        dirichletWeight: 0.5,
+        dirichletAlpha,
+        seed: 1,
+      }).search(env, { info: ROOT_INFO });
+      const priors = result.rootPriors!;
+      expect(priors.every((p) => Number.isFinite(p) && p >= 0.25)).toBe(true);
+      expect(priors[0]! + priors[1]!).toBeCloseTo(1, 12);
+      // Dir(α → 0) is all its mass on one action: the noise gives that one 0.5 on top of half its prior.
+      expect([...priors].sort()).toEqual([0.25, 0.75]);
+    }
+  });
+
+  it('rejects a score hook that gives NaN, instead of never choosing that action', async () => {
+    const search = new TreeSearch<string, number>(
+      { simulations: 10, seed: 1 },
+      { score: (edge) => (edge.action === 1 ? Number.NaN : edge.total) },
+    );
+    await expect(search.search(await trap(), { info: ROOT_INFO })).rejects.toThrow(
+      new TreeSearchError('the score hook gave NaN for action 1'),
+    );
+  });
+
+  it('a temperature so small that n^(1/τ) overflows takes the most visited child, ties by the seeded stream', async () => {
+    // Every leaf worth 0 and no reward at the root's children: UCT alternates, 2 visits each after 4 simulations.
+    const chosen = new Set<string>();
+    for (let seed = 0; seed < 8; seed++) {
+      const env = new SayWordEnv('7', 3);
+      await env.reset({ seed: 0 });
+      const result = await new TreeSearch<string, string>(
+        { simulations: 4, temperature: 1e-310, seed },
+        { value: () => 0, actions: () => ['3', '9'] },
+      ).search(env as unknown as Env<string, string>);
+      expect(result.children.map((child) => child.visits)).toEqual([2, 2]);
+      chosen.add(result.action);
+      await env.close();
+    }
+    expect(chosen).toEqual(new Set(['3', '9']));
+  });
+
+  it('a value hook that throws leaves no unevaluated node in a tree handed to the search', async () => {
+    const env = await trap();
+    const { tree } = await new TreeSearch<string, number>({ simulations: 1, seed: 1 }, { value: () => 0 }).search(env, {
+      info: ROOT_INFO,
+    });
+    expect(tree.children.size).toBe(1);
+    // UCT tries the root's other action next: that new leaf's evaluation fails.
+    const failing = new TreeSearch<string, number>(
+      { simulations: 1, seed: 1 },
+      {
+        value: () => {
+          throw new Error('value network unavailable');
+        },
+      },
+    );
+    await expect(failing.search(env, { info: ROOT_INFO, tree })).rejects.toThrow('value network unavailable');
+    // Kept, the node would never be evaluated: the next search would find it "tried" and descend through it.
+    expect([...tree.children.values()].map((child) => child.visits)).toEqual([1]);
+    expect(tree.visits).toBe(1);
   });
 });

@@ -17,8 +17,17 @@ export interface SearchState<Obs, Act extends SearchAction> {
   readonly observation?: Obs;
   /** The info of the step (or reset) that reached this state; `info.actionMask` for discrete spaces. */
   readonly info: Info;
-  /** The legal actions here, in the order priors are given and ties are broken. */
+  /**
+   * The legal actions here, in the order priors are given and ties are broken. At a truncated state (the value
+   * hook only) they are those of its info, though the episode was cut before any of them could be taken.
+   */
   readonly actions: readonly Act[];
+  /**
+   * True at a state whose step was `truncated` (a time limit cut the episode there, it did not end): the value
+   * hook is asked for its value (a truncated state still has a future; Pardo et al. 2018), but no action follows
+   * it in the search, and its `env` refuses to step.
+   */
+  readonly truncated?: boolean;
 }
 
 /** Picks a rollout action among the legal ones; the default is uniform with the search's seeded stream. */
@@ -47,8 +56,10 @@ export interface TreeSearchHooks<Obs, Act extends SearchAction> {
   /** P(s, ·) over `state.actions` (normalised by the search; default uniform). Read by `puct` only. */
   prior?: (state: SearchState<Obs, Act>) => readonly number[] | Promise<readonly number[]>;
   /**
-   * V(s) of a new non-terminal leaf: the expected discounted return from here. Default: one rollout to the end
-   * (or `maxRolloutSteps`) with `simulationPolicy`, which makes the search plain Monte Carlo UCT.
+   * V(s) of a new non-terminal leaf: the expected discounted return from here. Also asked, once, for a state the
+   * episode was truncated at (`state.truncated`): the cut ends the search's path there, not the state's future.
+   * Default: one rollout to the end (or `maxRolloutSteps`) with `simulationPolicy`, which makes the search plain
+   * Monte Carlo UCT; a rollout cannot go past a truncation, so it values a truncated state 0.
    */
   value?: (state: SearchState<Obs, Act>, rng: SeededRng) => number | Promise<number>;
   /** The default value hook's rollout policy (default: a legal action uniformly). */
@@ -67,11 +78,19 @@ export class SearchNode<Act extends SearchAction> {
   readonly children = new Map<Act, SearchNode<Act>>();
   /** P over `legal`, set when a `puct` search evaluates the node (without the root's noise). */
   priors: readonly number[] | undefined;
+  /**
+   * V(s) of a truncated node, from the value hook when it was reached first: backed up again on every visit, since
+   * the search cannot go on past the cut to refine it.
+   */
+  value: number | undefined;
 
   constructor(
-    /** Legal actions in this state. */
+    /** Legal actions in this state (none where the episode ended or was cut). */
     readonly legal: readonly Act[],
+    /** No action follows in the search: the episode terminated or was truncated here. */
     readonly terminal: boolean,
+    /** The episode was truncated here (a time limit), not terminated: the state keeps its value V(s). */
+    readonly truncated = false,
   ) {}
 }
 
@@ -166,36 +185,37 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
       const rewards: number[] = [];
       let node = root;
       let leaf: SearchState<Obs, Act> | undefined;
+      // The new node joins the tree only once it is evaluated: a hook that throws leaves no unevaluated node
+      // behind in a tree the caller may hand back (it would never get its priors or value).
+      let expanded: { parent: SearchNode<Act>; action: Act } | undefined;
       // Selection, then expansion of the first state never reached before.
       while (!node.terminal) {
         const action = this.selectAction(node, node === root ? rootPriors : node.priors);
         const result = await env.step(action);
         rewards.push(result.reward);
         let child = node.children.get(action);
-        const isNew = !child;
         if (!child) {
+          // A truncation cuts the path, not the state's future: unlike a termination, it keeps a value.
+          const truncated = !result.terminated && result.truncated;
           const terminal = result.terminated || result.truncated;
           const state = { env, info: result.info, observation: result.observation };
-          child = new SearchNode(terminal ? [] : this.legalActions(env, state), terminal);
-          node.children.set(action, child);
-          if (!terminal) leaf = { ...state, actions: child.legal };
+          const legal = result.terminated ? [] : this.legalActions(env, state, truncated);
+          child = new SearchNode(terminal ? [] : legal, terminal, truncated);
+          expanded = { parent: node, action };
+          if (!result.terminated) leaf = { ...state, actions: legal, ...(truncated ? { truncated } : {}) };
         }
         path.push(child);
         node = child;
-        if (isNew) break;
+        if (expanded) break;
       }
-      // Evaluation: a terminal state has no future return.
-      let value = 0;
+      // Evaluation: a terminated state has no future return; a truncated one keeps the value it was given.
+      let value = node.truncated ? (node.value ?? 0) : 0;
       if (leaf) {
-        if (this.options.rule === 'puct') node.priors = await this.priors(leaf);
-        value = await (this.hooks.value ?? this.rollout)(leaf, this.rng);
-        // One NaN would poison every mean on the path, and the choice made from them.
-        if (!Number.isFinite(value)) {
-          throw new TreeSearchError(
-            `the value hook must give a finite number for a state of ${rootEnv.spec.id}, got ${value}`,
-          );
-        }
+        if (this.options.rule === 'puct' && !leaf.truncated) node.priors = await this.priors(leaf);
+        value = await this.evaluate(leaf, rootEnv);
+        if (leaf.truncated) node.value = value;
       }
+      if (expanded) expanded.parent.children.set(expanded.action, node);
       // Backup: each node gets the discounted return from its own incoming action on, G = r + γ·G.
       for (let i = path.length - 1; i >= 1; i--) {
         value = (rewards[i - 1] as number) + this.options.discount * value;
@@ -208,6 +228,19 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
     } finally {
       await env.close();
     }
+  }
+
+  /** V(leaf) from the value hook (default: a rollout, which cannot go past a truncation: 0 there). */
+  private async evaluate(leaf: SearchState<Obs, Act>, rootEnv: Env<Obs, Act>): Promise<number> {
+    if (!this.hooks.value && leaf.truncated) return 0;
+    const value = await (this.hooks.value ?? this.rollout)(leaf, this.rng);
+    // One NaN would poison every mean on the path, and the choice made from them.
+    if (!Number.isFinite(value)) {
+      throw new TreeSearchError(
+        `the value hook must give a finite number for a state of ${rootEnv.spec.id}, got ${value}`,
+      );
+    }
+    return value;
   }
 
   /** UCT tries every action once (in a seeded random order) before scoring; PUCT scores them all. */
@@ -225,7 +258,13 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
       const visits = child?.visits ?? 0;
       const total = child?.total ?? 0;
       const prior = priors?.[index] ?? 1 / node.legal.length;
-      if (this.hooks.score) return this.hooks.score({ action, visits, total, prior, parentVisits });
+      if (this.hooks.score) {
+        const score = this.hooks.score({ action, visits, total, prior, parentVisits });
+        // NaN loses every comparison: the action would silently never be chosen (or, all NaN, always the first).
+        if (Number.isNaN(score))
+          throw new TreeSearchError(`the score hook gave NaN for action ${JSON.stringify(action)}`);
+        return score;
+      }
       const q = visits > 0 ? total / visits : 0;
       if (rule === 'uct') return q + exploration * Math.sqrt(Math.log(parentVisits) / visits);
       return q + prior * schedule * (Math.sqrt(parentVisits) / (1 + visits));
@@ -264,10 +303,15 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
     return total;
   };
 
-  private legalActions(env: Env<Obs, Act>, state: Omit<SearchState<Obs, Act>, 'actions'>): readonly Act[] {
+  /** `truncated`: a state no action follows, where a hook may list none. */
+  private legalActions(
+    env: Env<Obs, Act>,
+    state: Omit<SearchState<Obs, Act>, 'actions'>,
+    truncated = false,
+  ): readonly Act[] {
     if (this.hooks.actions) {
       const actions = this.hooks.actions(state);
-      if (actions.length === 0)
+      if (actions.length === 0 && !truncated)
         throw new TreeSearchError(`the actions hook listed no action for a non-terminal state of ${env.spec.id}`);
       // The tree keys children by action: a repeated one would share a child and count its visits twice.
       const seen = new Set<Act>();
@@ -282,6 +326,9 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
     }
     const space = env.spec.actionSpace;
     const n = space.type === 'discrete' ? space.n : 0;
+    // Otherwise the search would step `undefined`, and the env's error would not say why.
+    if (n === 0 && !truncated)
+      throw new TreeSearchError(`${env.spec.id} has a discrete space of 0 actions: nothing to search`);
     const all = Array.from({ length: n }, (_, index) => index);
     const mask = state.info.actionMask;
     const legal = Array.isArray(mask) ? all.filter((index) => mask[index] !== false) : all;
@@ -305,9 +352,31 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
   private withRootNoise(priors: readonly number[]): readonly number[] {
     const { dirichletAlpha, dirichletWeight } = this.options;
     if (dirichletWeight === 0 || priors.length < 2) return priors;
-    const gammas = priors.map(() => this.rng.gamma(dirichletAlpha));
-    const sum = gammas.reduce((total, g) => total + g, 0);
-    return priors.map((p, index) => (1 - dirichletWeight) * p + (dirichletWeight * (gammas[index] as number)) / sum);
+    const { weights, sum } = this.dirichlet(dirichletAlpha, priors.length);
+    return priors.map((p, index) => (1 - dirichletWeight) * p + (dirichletWeight * (weights[index] as number)) / sum);
+  }
+
+  /**
+   * η ~ Dir(α, …, α) as weights over their sum: Gamma(α) draws, each drawn as `SeededRng.gamma` draws it. Below
+   * α = 1 that is Gamma(α + 1)·U^(1/α), which underflows to 0 for a small α (U^(1/α) < 1e-308): when every draw
+   * did, their logs, log Gamma(α + 1) + log(U)/α, give the weights instead, rather than 0/0 = NaN priors.
+   */
+  private dirichlet(alpha: number, count: number): { weights: number[]; sum: number } {
+    const total = (weights: readonly number[]) => weights.reduce((sum, w) => sum + w, 0);
+    if (alpha >= 1) {
+      const weights = Array.from({ length: count }, () => this.rng.gamma(alpha));
+      return { weights, sum: total(weights) };
+    }
+    const draws = Array.from({ length: count }, () => {
+      const boost = this.rng.gamma(alpha + 1);
+      const uniform = 1 - this.rng.next();
+      return { gamma: boost * Math.pow(uniform, 1 / alpha), log: Math.log(boost) + Math.log(uniform) / alpha };
+    });
+    const gammas = draws.map((draw) => draw.gamma);
+    if (total(gammas) > 0) return { weights: gammas, sum: total(gammas) };
+    const top = Math.max(...draws.map((draw) => draw.log));
+    const weights = draws.map((draw) => Math.exp(draw.log - top));
+    return { weights, sum: total(weights) };
   }
 
   private result(root: SearchNode<Act>, rootPriors: readonly number[] | undefined): TreeSearchResult<Act> {
@@ -348,6 +417,8 @@ export class TreeSearch<Obs = unknown, Act extends SearchAction = number> {
     // π ∝ n^(1/τ), computed in log space so a small τ cannot overflow.
     const logs = visits.map((n) => (n > 0 ? Math.log(n) / temperature : Number.NEGATIVE_INFINITY));
     const top = Math.max(...logs);
+    // A τ so small that ln(n)/τ is infinite is τ → 0: the most visited (Infinity − Infinity would be NaN weights).
+    if (top === Number.POSITIVE_INFINITY) return root.legal[this.argmax(visits)] as Act;
     return root.legal[this.rng.weighted(logs.map((l) => Math.exp(l - top)))] as Act;
   }
 }

@@ -6,7 +6,8 @@ import type { Action, EnvSpec } from '@turngym/spec';
  * Turn 0: action 0 pays 0.6 now (the trap: nothing pays after it), action 1 pays 0, action 2 is masked out
  * (taking it anyway pays -1). Turn 1: after action 1, action 2 pays `prize`; everything else pays 0. The best
  * plan is 1 then 2 (return `prize`, 1 by default) while a one-step look-ahead takes 0 (0.6); with discount γ
- * the plan is worth γ·prize. Forks by BaseEnv's replay; counts open instances so tests can find leaks.
+ * the plan is worth γ·prize. Turn 1's observation names the first action (`turn 1 after 1`), so a value hook can
+ * tell the two states apart. Forks by BaseEnv's replay; counts open instances so tests can find leaks.
  */
 export class GreedyTrapEnv extends BaseEnv<string, Action> {
   static open = 0;
@@ -44,7 +45,8 @@ export class GreedyTrapEnv extends BaseEnv<string, Action> {
     if (this.first === undefined) {
       this.first = index;
       const reward = index === 0 ? 0.6 : index === 1 ? 0 : -1;
-      return { observation: 'turn 1', reward, terminated: false, info: { actionMask: [true, true, true] } };
+      const observation = `turn 1 after ${index}`;
+      return { observation, reward, terminated: false, info: { actionMask: [true, true, true] } };
     }
     const reward = this.first === 1 && index === 2 ? this.prize : 0;
     return { observation: 'done', reward, terminated: true };
