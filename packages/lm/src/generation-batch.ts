@@ -10,7 +10,13 @@ import {
   type RowSource,
 } from './internal/batch-state';
 import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
-import { fusedWeights, generationOptionsSchema, requestTokens } from './generation';
+import {
+  assertModelLive,
+  checkOptionsForModel,
+  fusedWeights,
+  generationOptionsSchema,
+  requestTokens,
+} from './generation';
 import type { Generation, GenerationOptions, GenerationRequest } from './generation';
 import type { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
@@ -81,7 +87,9 @@ export class GenerationBatch {
     input: Partial<GenerationOptions> = {},
     { joinPass }: { joinPass?: 'shared' | 'own' } = {},
   ) {
+    assertModelLive(model);
     this.options = validateOptions(input);
+    checkOptionsForModel(model, this.options, 'GenerationBatch');
     if (joinPass !== undefined && joinPass !== 'shared' && joinPass !== 'own')
       throw new InvalidOptionsError('GenerationBatch', [
         `joinPass must be "shared" or "own" (got ${String(joinPass)})`,
@@ -115,11 +123,12 @@ export class GenerationBatch {
    */
   add(request: GenerationRequest): number {
     this.assertLive();
-    const ticket = this.tickets++;
+    // A refused request takes no ticket: the tickets, and the seeds mixed from them, stay those of the requests
+    // accepted, in order, as `generate`'s indices are.
+    const ticket = this.tickets;
     const prompt = requestTokens(this.model, request, ticket, this.adapter);
     const cached = request.cache?.cachedLength ?? 0;
-    if (cached === prompt.length && !request.cache?.nextLogits)
-      throw new RangeError(`Request ${ticket}: its cache has no logits; add tokens after it.`);
+    this.tickets += 1;
     const limit = this.model.config.maxPositions;
     this.joining.push({
       ticket,
@@ -184,8 +193,10 @@ export class GenerationBatch {
         return;
       }
       row.finish = outcome;
+      // A row that drew nothing (maxTokens 0) keeps the logits after its prompt, as `generate` does.
+      const nextLogits = row.draw.tokens.length === 0 ? logits : null;
       const cache = this.options.keepCache
-        ? extractRow(this.state, position, [...row.prompt, ...row.draw.tokens], this.adapter, null)
+        ? extractRow(this.state, position, [...row.prompt, ...row.draw.tokens], this.adapter, nextLogits)
         : undefined;
       finished.push({
         ticket: row.ticket,

@@ -1,4 +1,4 @@
-import { defineOptions, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, InvalidOptionsError, mixSeed, SeededRng, type JSONSchemaType } from '@turngym/core';
 import { disposeLayers, extractRow, runChunk, selectRows, stackCaches } from './internal/batch-state';
 import { type FusedWeights, fusedDecoderAvailable } from './internal/fused-decoder';
 import { FusedWeightsCache } from './internal/fused-weights-cache';
@@ -15,7 +15,10 @@ export interface GenerationOptions {
   topP: number;
   /** Generation ends when the text contains one; the text is cut before it (the tokens are kept). */
   stop?: string[];
-  /** Token ids that end generation (default: the tokenizer's eos ids); kept in `tokens`, not in `text`. */
+  /**
+   * Token ids that end generation (default: the tokenizer's eos ids); kept in `tokens`, not in `text`. Each must be
+   * inside the model's vocabulary.
+   */
   stopTokenIds?: number[];
   /** Row i samples from SeededRng(mixSeed(seed, i)) unless its request has its own seed. */
   seed: number;
@@ -43,13 +46,33 @@ export const generationOptionsSchema: JSONSchemaType<GenerationOptions> = {
 
 const validateOptions = defineOptions<GenerationOptions>('generate', generationOptionsSchema);
 
+/**
+ * The options' checks against the model (`subject` names the caller, as its schema validator does): a stop token
+ * id past the vocabulary can never be drawn, so generation would run on to `maxTokens` where the caller meant it
+ * to stop (what checkpoint loading refuses for an `eos_token_id` past the vocabulary).
+ */
+export function checkOptionsForModel(model: LanguageModel, options: GenerationOptions, subject: string): void {
+  const { vocabSize } = model.config;
+  const problems = (options.stopTokenIds ?? []).flatMap((id, index) =>
+    id >= vocabSize
+      ? [
+          `options.stopTokenIds[${index}] is ${id}, outside the model's vocabulary of ${vocabSize} ids (0 to ${vocabSize - 1})`,
+        ]
+      : [],
+  );
+  if (problems.length > 0) throw new InvalidOptionsError(subject, problems);
+}
+
 /** One prompt: its tokens, and optionally a cache of a prefix of them (a tree node to branch from). */
 export interface GenerationRequest {
   /** The whole prompt. Default: the cache's tokens. */
   readonly tokens?: readonly number[];
-  /** Keys/values for a prefix of `tokens` (checked): only the rest is run. */
+  /**
+   * Keys/values for a prefix of `tokens`: only the rest is run. Checked: live, a prefix, computed with the call's
+   * adapter and shaped as this model's layers, its `nextLogits` (if any) one per vocabulary id and no NaN.
+   */
   readonly cache?: KvCache;
-  /** This row's sampling seed (overrides the options' seed). */
+  /** This row's sampling seed, an integer (overrides the options' seed). */
   readonly seed?: number;
   /** This row's token limit, at most the options' `maxTokens` (a rollout's remaining budget). */
   readonly maxTokens?: number;
@@ -108,11 +131,18 @@ export function releaseFusedWeights(model: LanguageModel, adapter?: string | nul
   }
 }
 
+/** A disposed model's weights are gone: tfjs would fail reading them with "Cannot read properties of undefined". */
+export function assertModelLive(model: LanguageModel): void {
+  if (model.disposed)
+    throw new RangeError('This LanguageModel was disposed; load or create the model again to generate.');
+}
+
 /**
  * Ids the embedding has rows for. Checked here because backends differ: cpu and wasm throw their gather's message,
  * and a GPU gather reads a wrong row without a word.
  */
 function checkTokenIds(model: LanguageModel, tokens: readonly number[], what: string): void {
+  assertModelLive(model);
   const { vocabSize } = model.config;
   tokens.forEach((token, t) => {
     if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
@@ -137,6 +167,43 @@ function checkPrefix(request: GenerationRequest, index: number): readonly number
 }
 
 /**
+ * A cache this model can continue: its keys and values shaped as this model's layers make them, and logits (a
+ * `prefixOf`'s, which the caller hands in) with one finite (or −∞) entry per vocabulary id. Both would otherwise be
+ * used as they are: another model's cache ran (its first layers, read with this model's head size) and a short
+ * logits row sampled with the missing ids read as 0, a long one spilling into the next row's logits.
+ */
+function checkCacheFits(model: LanguageModel, cache: KvCache, subject: string, what: string): void {
+  const { numLayers, numKvHeads, headDim, vocabSize } = model.config;
+  const layers = cache.layers;
+  const misshapen = layers.findIndex((layer) => {
+    const [batch, heads, slots, size] = layer.k.shape;
+    return batch !== 1 || heads !== numKvHeads || size !== headDim || slots < cache.cachedLength;
+  });
+  if ((layers.length !== numLayers && cache.cachedLength > 0) || misshapen >= 0) {
+    const shape = layers[Math.max(misshapen, 0)]?.k.shape;
+    throw new InvalidOptionsError(subject, [
+      `${what}.layers hold ${layers.length} layers of keys shaped [${shape?.join(', ') ?? ''}], not this model's ` +
+        `${numLayers} layers of [1, ${numKvHeads}, ≥ ${cache.cachedLength}, ${headDim}]: the cache was computed by another model`,
+    ]);
+  }
+  const logits = cache.nextLogits;
+  if (!logits) return;
+  if (logits.length !== vocabSize) {
+    throw new InvalidOptionsError(subject, [
+      `${what}.nextLogits has ${logits.length} entries, not the model's vocabulary size ${vocabSize} ` +
+        "(give prefixOf the generation's promptLogits)",
+    ]);
+  }
+  // −∞ is a token never drawn; NaN or +∞ would make every weight NaN, and the draw the last id.
+  const bad = logits.findIndex((logit) => Number.isNaN(logit) || logit === Number.POSITIVE_INFINITY);
+  if (bad >= 0) {
+    throw new InvalidOptionsError(subject, [
+      `${what}.nextLogits[${bad}] is ${logits[bad]}; expected a finite number or -Infinity`,
+    ]);
+  }
+}
+
+/**
  * The whole prompt of request `index`, after the checks every generation makes: a live cache that is a prefix
  * of the tokens and was computed with `adapter`, a prompt that is not empty and fits the context, a whole
  * `maxTokens`.
@@ -149,12 +216,22 @@ export function requestTokens(
 ): readonly number[] {
   const tokens = checkPrefix(request, index);
   checkTokenIds(model, tokens, `Request ${index}`);
+  if (request.cache) checkCacheFits(model, request.cache, 'generate', `request ${index}: cache`);
+  // Options' seeds are integers; SeededRng truncates, so a request's 1.5 would silently draw 1's tokens.
+  if (request.seed !== undefined && !Number.isSafeInteger(request.seed)) {
+    throw new InvalidOptionsError('generate', [
+      `request ${index}: seed must be an integer (got ${String(request.seed)})`,
+    ]);
+  }
   if (request.cache && request.cache.adapter !== adapter) {
     throw new RangeError(
       `Request ${index}: its cache was computed with adapter ${JSON.stringify(request.cache.adapter)}, not ${JSON.stringify(adapter)}.`,
     );
   }
   if (tokens.length === 0) throw new RangeError(`Request ${index} has an empty prompt.`);
+  // Checked before anything runs: sampling would otherwise read the missing logits (a TypeError from deep inside).
+  if (request.cache && request.cache.cachedLength === tokens.length && !request.cache.nextLogits)
+    throw new RangeError(`Request ${index}: its cache has no logits; add tokens after it.`);
   const own = request.maxTokens;
   if (own !== undefined && (!Number.isInteger(own) || own < 0))
     throw new RangeError(`Request ${index}: maxTokens is ${String(own)}; expected an integer >= 0.`);
@@ -176,6 +253,7 @@ export function prefill(
   const request: GenerationRequest = options.from ? { tokens, cache: options.from } : { tokens };
   checkPrefix(request, 0);
   checkTokenIds(model, tokens, 'prefill');
+  if (options.from) checkCacheFits(model, options.from, 'prefill', 'from');
   if (options.from && options.from.adapter !== adapter) {
     throw new RangeError(
       `The cache was computed with adapter ${JSON.stringify(options.from.adapter)}, not ${JSON.stringify(adapter)}.`,
@@ -185,6 +263,9 @@ export function prefill(
   const cachedLength = options.from?.cachedLength ?? 0;
   if (cachedLength === tokens.length && options.from?.nextLogits) return options.from.fork();
   if (tokens.length === 0) throw new RangeError('prefill needs at least one token.');
+  // Nothing left to run, and no logits to hand on (tfjs failed on the empty chunk with "negative begin indexing").
+  if (cachedLength === tokens.length)
+    throw new RangeError('prefill: the cache `from` holds every token but no logits after them; add tokens after it.');
   const state = stackCaches(model, [options.from]);
   const fused = fusedWeights(model, adapter);
   let ran: ReturnType<typeof runChunk>;
@@ -212,6 +293,8 @@ export function generate(
   input: Partial<GenerationOptions> = {},
 ): Generation[] {
   const options = validateOptions(input);
+  assertModelLive(model);
+  checkOptionsForModel(model, options, 'generate');
   const adapter = options.adapter ?? null;
   const prompts = requests.map((request, i) => requestTokens(model, request, i, adapter));
   if (requests.length === 0) return [];
@@ -269,12 +352,6 @@ function sample(
     logits = new Float32Array(prompts.length * V);
     requests.forEach((request, i) => logits.set(request.cache!.nextLogits!, i * V));
   }
-  // A row whose cache is complete and whose prompt adds nothing has no logits yet only if nextLogits was null.
-  requests.forEach((request, i) => {
-    if (chunks[i]!.length === 0 && !request.cache?.nextLogits)
-      throw new RangeError(`Request ${i}: its cache has no logits; add tokens after it.`);
-  });
-
   const promptLogits = options.keepCache
     ? prompts.map((_, i) => logits.slice(i * V, (i + 1) * V))
     : prompts.map(() => undefined);
@@ -287,7 +364,11 @@ function sample(
   const closeRow = (row: number, position: number, reason: 'stop' | 'length'): void => {
     finish[row] = reason;
     if (options.keepCache) {
-      caches[row] = extractRow(state, position, [...prompts[row]!, ...draws[row]!.tokens], adapter, null);
+      // A row that drew nothing (maxTokens 0) ends where its prompt does: the logits after it are its promptLogits,
+      // so its cache can be sampled from at once, as a prefill's can.
+      const drewNothing = draws[row]!.tokens.length === 0;
+      const nextLogits = drewNothing ? (promptLogits[row] ?? null) : null;
+      caches[row] = extractRow(state, position, [...prompts[row]!, ...draws[row]!.tokens], adapter, nextLogits);
     }
   };
 

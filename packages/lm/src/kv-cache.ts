@@ -73,7 +73,9 @@ export class KvCache {
    * The cache of the first `length` tokens, with the logits after them, as a handle on this cache's memory
    * (nothing is copied): a node of a rollout tree whose keys and values a later turn already computed, so a
    * branch from it starts sampling at once instead of running the node's last observation again.
-   * `nextLogits` must be the logits after token `length - 1` (a generation's `promptLogits`).
+   * `nextLogits` must be the logits after token `length - 1` (a generation's `promptLogits`): they are taken as
+   * given (this cache does not know the vocabulary), and generation refuses a row of another length than the
+   * vocabulary's, or one with NaN, naming `cache.nextLogits`.
    */
   prefixOf(length: number, nextLogits: Float32Array): KvCache {
     this.assertLive();

@@ -51,7 +51,7 @@ export class LanguageModel {
   private readonly adapters = new Map<string, LoraAdapter>();
   private head: ValueHead | null = null;
   readonly frequencies: Float64Array;
-  private disposed = false;
+  private released = false;
 
   constructor(
     readonly config: ModelConfig,
@@ -275,10 +275,15 @@ export class LanguageModel {
     return this.parameters.toTensors();
   }
 
+  /** Whether `dispose` ran: generation then refuses (its tensors are gone, and tfjs would fail without saying why). */
+  get disposed(): boolean {
+    return this.released;
+  }
+
   /** Frees every tensor of the model. Idempotent. */
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+    if (this.released) return;
+    this.released = true;
     releaseFusedWeights(this);
     this.parameters.dispose();
     for (const adapter of this.adapters.values()) adapter.dispose();
