@@ -65,7 +65,22 @@ describe('turngym lm and serve-model', () => {
   it('serve-model answers the openai client and stops on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      [CLI, 'serve-model', '--checkpoint', 'tiny-1m', '--backend', 'cpu', '--port', '0', '--max-rows-per-request', '2'],
+      [
+        CLI,
+        'serve-model',
+        '--checkpoint',
+        'tiny-1m',
+        '--backend',
+        'cpu',
+        '--port',
+        '0',
+        '--max-rows-per-request',
+        '2',
+        '--max-concurrent-requests',
+        '2',
+        '--max-queued-requests',
+        '0',
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -98,12 +113,35 @@ describe('turngym lm and serve-model', () => {
       });
       expect(tooMany.status).toBe(400);
       expect(((await tooMany.json()) as { error: { param: string } }).error.param).toBe('n');
+      // Streaming: OpenAI's chunks, a finish reason and [DONE].
+      const streamed = await fetch(`${baseURL}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny-1m', prompt: 'Hello', max_tokens: 4, stream: true }),
+      });
+      expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events = (await streamed.text()).split('\n\n').filter(Boolean);
+      expect(events.at(-1)).toBe('data: [DONE]');
+      const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)));
+      expect(chunks.at(-1)).toMatchObject({
+        object: 'text_completion',
+        choices: [{ finish_reason: expect.any(String) }],
+      });
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('serve-model refuses a concurrency bound under 1 or a negative queue bound, naming the option', async () => {
+    const zero = await runBuiltCli(['serve-model', '--checkpoint', 'tiny-1m', '--max-concurrent-requests', '0']);
+    expect(zero.code).not.toBe(0);
+    expect(zero.stderr).toMatch(/--max-concurrent-requests.*Expected an integer ≥ 1/);
+    const negative = await runBuiltCli(['serve-model', '--checkpoint', 'tiny-1m', '--max-queued-requests', '-1']);
+    expect(negative.code).not.toBe(0);
+    expect(negative.stderr).toMatch(/--max-queued-requests.*Expected an integer ≥ 0/);
   });
 
   it('local:<checkpoint> plays an env as a chat-model agent', async () => {

@@ -1,6 +1,7 @@
 import { TurnGymError } from '@turngym/core';
 import OpenAI from 'openai';
-import type { ChatModel } from './chat-model';
+import type { ChatModel, ChatRequest } from './chat-model';
+import { LLMCallError } from './llm-call-error';
 import { ScriptedChatModel } from './scripted-chat-model';
 import { serveChatModel, type ChatModelServer } from './serve-chat-model';
 
@@ -91,6 +92,115 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     expect(usage).toMatchObject({ prompt_tokens: 2, total_tokens: expect.any(Number) });
   });
 
+  it('sends the deltas of a model that streams as they come, before the model has finished', async () => {
+    const pieces = ['Mount ', 'Everest', ' is tall.'];
+    let unblock: (() => void)[] = [];
+    const model: ChatModel = {
+      id: 'streaming',
+      async complete(request: ChatRequest & { onDelta?: (text: string) => void }) {
+        for (const piece of pieces) {
+          request.onDelta?.(piece);
+          await new Promise<void>((resolve) => unblock.push(resolve));
+        }
+        return {
+          message: { role: 'assistant', content: pieces.join('') },
+          usage: { promptTokens: 1, completionTokens: 3 },
+          finishReason: 'length',
+        };
+      },
+    };
+    const streaming = await serveChatModel(model, { modelName: 'tiny' });
+    try {
+      const client = new OpenAI({ baseURL: streaming.baseURL, apiKey: 'unused', maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: 'tiny',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const seen: string[] = [];
+      const chunks = [];
+      for await (const chunk of stream) {
+        chunks.push(chunk);
+        const content = chunk.choices[0]?.delta.content;
+        if (content) {
+          seen.push(content);
+          // The model is waiting: this piece reached the client while it still generates.
+          expect(unblock).toHaveLength(1);
+          const go = unblock;
+          unblock = [];
+          for (const resolve of go) resolve();
+        }
+      }
+      expect(seen).toEqual(pieces);
+      expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+      expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
+      expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('length');
+      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 3 } });
+    } finally {
+      await streaming.close();
+    }
+  });
+
+  it('ends a stream whose model fails mid-way with an error event the client raises', async () => {
+    const failing: ChatModel = {
+      id: 'failing',
+      complete(request: ChatRequest & { onDelta?: (text: string) => void }) {
+        request.onDelta?.('Mount ');
+        return Promise.reject(new TurnGymError('MODEL_FAILED', 'the model fell over'));
+      },
+    };
+    const failingServer = await serveChatModel(failing, { modelName: 'tiny' });
+    try {
+      const client = new OpenAI({ baseURL: failingServer.baseURL, apiKey: 'unused', maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model: 'tiny',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+      });
+      let content = '';
+      await expect(
+        (async () => {
+          for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? '';
+        })(),
+      ).rejects.toThrow(/the model fell over/);
+      expect(content).toBe('Mount ');
+    } finally {
+      await failingServer.close();
+    }
+  });
+
+  it('answers a busy model (429 with retryAfterMs) with Retry-After headers clients back off by', async () => {
+    const busy: ChatModel = {
+      id: 'busy',
+      complete: () =>
+        Promise.reject(
+          new LLMCallError('The server is busy', {
+            failure: 'http',
+            status: 429,
+            isRetryable: true,
+            retryAfterMs: 1500,
+          }),
+        ),
+    };
+    const busyServer = await serveChatModel(busy, { modelName: 'tiny' });
+    try {
+      const response = await fetch(`${busyServer.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(response.status).toBe(429);
+      expect(response.headers.get('retry-after')).toBe('2');
+      expect(response.headers.get('retry-after-ms')).toBe('1500');
+      expect(await response.json()).toMatchObject({
+        error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'The server is busy' },
+      });
+    } finally {
+      await busyServer.close();
+    }
+  });
+
   it("ignores tools when tool_choice is 'none'", async () => {
     const completion = await openai.chat.completions.create({
       model: 'tiny',
@@ -150,6 +260,17 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     const imageError = ((await image.json()) as { error: { message: string } }).error.message;
     expect(imageError).toMatch(/body\.messages\[0\]\.content\[0\]\.type must be one of: "text", "refusal"/);
     expect(imageError).toMatch(/body\.stop/);
+
+    // An empty stop reached the model, which failed with a 500 that clients retry.
+    for (const stop of ['', ['.', '']]) {
+      const emptyStop = await post(
+        JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stop }),
+      );
+      expect(emptyStop.status).toBe(400);
+      expect(await emptyStop.json()).toMatchObject({
+        error: { param: 'stop', message: expect.stringMatching(/empty/) },
+      });
+    }
 
     for (const asked of [{ logprobs: true }, { top_logprobs: 3 }]) {
       const logprobs = await post(

@@ -85,6 +85,7 @@ class HttpError extends Error {
     readonly type: string,
     readonly code: string | null,
     readonly param: string | null = null,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -115,16 +116,22 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 }
 
 function sendError(response: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
+  const body = { error: { message: error.message, type: error.type, code: error.code, param: error.param } };
   if (response.headersSent) {
-    response.destroy();
+    // Mid-stream, an error event is what OpenAI sends and its clients raise; a connection already gone is left.
+    if (!response.destroyed && !response.writableEnded && isEventStream(response)) {
+      response.end(`data: ${JSON.stringify(body)}\n\n`);
+    } else response.destroy();
     return;
   }
-  sendJson(
-    response,
-    error.status,
-    { error: { message: error.message, type: error.type, code: error.code, param: error.param } },
-    headers,
-  );
+  sendJson(response, error.status, body, { ...error.headers, ...headers });
+}
+
+/** Responses whose headers said `text/event-stream` (Node keeps no copy of headers given to `writeHead`). */
+const eventStreams = new WeakSet<ServerResponse>();
+
+function isEventStream(response: ServerResponse): boolean {
+  return eventStreams.has(response);
 }
 
 function readBody(request: IncomingMessage, limit: number): Promise<string> {
@@ -155,8 +162,20 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
  */
 function modelFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof LLMCallError && error.status !== undefined)
-    return new HttpError(error.status, message, errorType(error.status), 'upstream_error');
+  if (error instanceof LLMCallError && error.status !== undefined) {
+    // A busy model (a local server's full queue) says when to come back: clients back off by Retry-After.
+    const retryAfter = error.retryAfterMs;
+    return new HttpError(
+      error.status,
+      message,
+      errorType(error.status),
+      error.status === 429 ? 'rate_limit_exceeded' : 'upstream_error',
+      null,
+      retryAfter === undefined
+        ? {}
+        : { 'retry-after': String(Math.max(1, Math.ceil(retryAfter / 1000))), 'retry-after-ms': String(retryAfter) },
+    );
+  }
   if (TurnGymError.isInstance(error) && error.code === 'CONTEXT_LENGTH_EXCEEDED')
     return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (TurnGymError.isInstance(error) && error.isRetryable)
@@ -187,6 +206,15 @@ function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): Ch
       'messages',
     );
   }
+  // An empty stop would end every reply before its first character; a model handed one fails as a server error.
+  if ((typeof body.stop === 'string' ? [body.stop] : (body.stop ?? [])).includes(''))
+    throw new HttpError(
+      400,
+      '"stop" must not contain an empty string',
+      'invalid_request_error',
+      'invalid_request',
+      'stop',
+    );
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   const useTools = body.tools && body.tools.length > 0 && body.tool_choice !== 'none';
   return {
@@ -227,6 +255,89 @@ function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
+const created = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * One streamed chat completion: SSE chunks in OpenAI's shape (one `id` and `created` throughout). The headers and
+ * the role chunk go out with the first content, so a request the model refuses before it writes anything still gets
+ * its error status; `finish` sends what the deltas did not (all of it, for a model that does not stream), the tool
+ * calls, the finish reason, the usage chunk (`include_usage`) and `[DONE]`.
+ */
+class ChatStream {
+  private id: string | undefined;
+  private base: Record<string, unknown> = {};
+  private sent = '';
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly nextId: () => string,
+    private readonly modelName: string,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  /** Sends `text`, the next piece of the reply's content. */
+  content(text: string): void {
+    if (text === '') return;
+    this.open();
+    this.sent += text;
+    this.chunk({ content: text });
+  }
+
+  finish(result: ChatResponse): void {
+    this.open();
+    const content = result.message.content;
+    // The deltas are a prefix of the content when the model streams; what is left goes out in word-sized pieces.
+    if (content.startsWith(this.sent)) for (const piece of pieces(content.slice(this.sent.length))) this.content(piece);
+    (result.message.toolCalls ?? []).forEach((call, index) => {
+      const wire = toWireToolCall(call, `call_${index}`);
+      this.chunk({
+        tool_calls: [{ index, id: wire.id, type: 'function', function: { name: wire.function.name, arguments: '' } }],
+      });
+      // Arguments arrive in pieces from real servers; split them so clients must reassemble.
+      const half = Math.ceil(wire.function.arguments.length / 2);
+      for (const part of [wire.function.arguments.slice(0, half), wire.function.arguments.slice(half)]) {
+        if (part !== '') this.chunk({ tool_calls: [{ index, function: { arguments: part } }] });
+      }
+    });
+    this.chunk({}, result.finishReason);
+    if (this.includeUsage) this.send({ ...this.base, choices: [], usage: wireUsage(result) });
+    if (!this.response.destroyed) this.response.end('data: [DONE]\n\n');
+  }
+
+  private open(): void {
+    if (this.id !== undefined) return;
+    this.id = this.nextId();
+    this.base = {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: created(),
+      model: this.modelName,
+      system_fingerprint: 'turngym',
+    };
+    this.response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    eventStreams.add(this.response);
+    this.chunk({ role: 'assistant', content: '' });
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+    this.send({
+      ...this.base,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+      ...(this.includeUsage ? { usage: null } : {}),
+    });
+  }
+
+  private send(payload: unknown): void {
+    // A client that hung up: its generation stops at the next pass; nothing is left to write to.
+    if (this.response.destroyed) return;
+    this.response.write(`data: ${JSON.stringify(payload)}\n\n`);
+  }
+}
+
 /**
  * Serves a ChatModel as an OpenAI-compatible HTTP server (node:http): `GET /v1/models`,
  * `POST /v1/chat/completions` with and without `stream: true` (SSE chunks, tool-call deltas, usage with
@@ -243,9 +354,8 @@ export async function serveChatModel(
   const faults = settings.faults ?? {};
   let requestCount = 0;
   let completionCount = 0;
+  const nextId = (): string => `chatcmpl-turngym-${++completionCount}`;
   const pendingDelays = new Set<() => void>();
-  const created = (): number => Math.floor(Date.now() / 1000);
-
   const delay = (ms: number, response: ServerResponse): Promise<boolean> =>
     new Promise((resolve) => {
       const finish = (completed: boolean): void => {
@@ -306,19 +416,24 @@ export async function serveChatModel(
     response.once('close', () => {
       if (!response.writableFinished) aborted.abort();
     });
+    const stream = body.stream
+      ? new ChatStream(response, nextId, modelName, body.stream_options?.include_usage === true)
+      : undefined;
     let result: ChatResponse;
     try {
-      result = await model.complete(toChatRequest(body, aborted.signal));
+      const chatRequest = toChatRequest(body, aborted.signal);
+      // A model that streams (LocalChatModel) calls `onDelta` as it decodes; others answer once, split below.
+      result = await model.complete(
+        stream ? ({ ...chatRequest, onDelta: (text: string) => stream.content(text) } as ChatRequest) : chatRequest,
+      );
     } catch (error) {
       if (error instanceof HttpError) throw error;
       throw modelFailure(error);
     }
-    completionCount += 1;
-    const id = `chatcmpl-turngym-${completionCount}`;
-    if (body.stream) streamResponse(response, id, result, body.stream_options?.include_usage === true);
+    if (stream) stream.finish(result);
     else {
       sendJson(response, 200, {
-        id,
+        id: nextId(),
         object: 'chat.completion',
         created: created(),
         model: modelName,
@@ -327,46 +442,6 @@ export async function serveChatModel(
         usage: wireUsage(result),
       });
     }
-  }
-
-  function streamResponse(response: ServerResponse, id: string, result: ChatResponse, includeUsage: boolean): void {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    const base = {
-      id,
-      object: 'chat.completion.chunk',
-      created: created(),
-      model: modelName,
-      system_fingerprint: 'turngym',
-    };
-    const send = (payload: unknown): void => {
-      response.write(`data: ${JSON.stringify(payload)}\n\n`);
-    };
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): void =>
-      send({
-        ...base,
-        choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-        ...(includeUsage ? { usage: null } : {}),
-      });
-    chunk({ role: 'assistant', content: '' });
-    for (const piece of pieces(result.message.content)) chunk({ content: piece });
-    (result.message.toolCalls ?? []).forEach((call, index) => {
-      const wire = toWireToolCall(call, `call_${index}`);
-      chunk({
-        tool_calls: [{ index, id: wire.id, type: 'function', function: { name: wire.function.name, arguments: '' } }],
-      });
-      // Arguments arrive in pieces from real servers; split them so clients must reassemble.
-      const half = Math.ceil(wire.function.arguments.length / 2);
-      for (const part of [wire.function.arguments.slice(0, half), wire.function.arguments.slice(half)]) {
-        if (part !== '') chunk({ tool_calls: [{ index, function: { arguments: part } }] });
-      }
-    });
-    chunk({}, result.finishReason);
-    if (includeUsage) send({ ...base, choices: [], usage: wireUsage(result) });
-    response.end('data: [DONE]\n\n');
   }
 
   const server = createServer((request, response) => {

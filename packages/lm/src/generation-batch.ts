@@ -39,6 +39,13 @@ interface BatchRow {
   finish: 'stop' | 'length' | null;
 }
 
+/** A row still drawing: the ticket `add` returned, and its tokens and their logprobs so far (live, read-only). */
+export interface RowInFlight {
+  readonly ticket: number;
+  readonly tokens: readonly number[];
+  readonly logprobs: readonly number[];
+}
+
 /** A row that finished in a step: the ticket `add` returned, and its generation. */
 export interface FinishedRow {
   readonly ticket: number;
@@ -113,6 +120,16 @@ export class GenerationBatch {
   }
 
   /** Decoder passes run so far (what a GPU's rollout time is counted in). */
+  /**
+   * The rows that joined and have not finished, with what they have drawn so far: what a server streams between
+   * steps (`step` hands out only finished rows). The arrays are the rows' own, valid until the next `step`.
+   */
+  inFlight(): readonly RowInFlight[] {
+    return this.rows
+      .filter((row) => row.finish === null)
+      .map((row) => ({ ticket: row.ticket, tokens: row.draw.tokens, logprobs: row.draw.logprobs }));
+  }
+
   get passes(): number {
     return this.passCount;
   }

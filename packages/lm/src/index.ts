@@ -72,7 +72,7 @@ export {
   type GenerationOptions,
   type GenerationRequest,
 } from './generation';
-export { GenerationBatch, type FinishedRow } from './generation-batch';
+export { GenerationBatch, type FinishedRow, type RowInFlight } from './generation-batch';
 export { sampleToken, logSumExp, type SamplingSettings } from './sampling';
 export {
   Trainer,
@@ -88,6 +88,8 @@ export {
 } from './trainer';
 export { loadModel, type LoadModelOptions } from './load-model';
 export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';
+// Shared by LocalChatModels (and serve-model's endpoints) so that at most N generations decode at once.
+export { GenerationQueue } from './generation-queue';
 export { registerLocalChatModelProvider } from './local-provider';
 export { serveModel, serveModelOptionsSchema, type ServeModelOptions, type ModelServer } from './serve-model';
 export {

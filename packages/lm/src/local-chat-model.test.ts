@@ -72,4 +72,45 @@ describe('LocalChatModel', () => {
       model.dispose();
     }
   });
+
+  it('hands a streaming request its text pass by pass, adding up to the reply, never past a stop', async () => {
+    const { json, config } = smallBpeTokenizer();
+    const model = LanguageModel.fromTensors(
+      testConfig(),
+      randomWeights(testConfig(), 3),
+      new HfTokenizer(json, config),
+    );
+    const step = GenerationBatch.prototype.step;
+    let passes = 0;
+    const steps = jest.spyOn(GenerationBatch.prototype, 'step').mockImplementation(function (this: GenerationBatch) {
+      passes += 1;
+      return step.call(this);
+    });
+    const request = { messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 30, temperature: 0 };
+    const chat = new LocalChatModel(model);
+    try {
+      const deltas: { text: string; pass: number }[] = [];
+      const onDelta = (text: string): void => void deltas.push({ text, pass: passes });
+      const reply = await chat.complete({ ...request, onDelta });
+      expect(reply.finishReason).toBe('length');
+      expect(deltas.map((delta) => delta.text).join('')).toBe(reply.message.content);
+      // Text went out while the generation ran: the first piece passes before the last pass.
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas[0]!.pass).toBeLessThan(passes);
+      // A stop two characters long inside the reply: the deltas hold back its first character, then end before it.
+      const content = reply.message.content;
+      const at = [...content].findIndex((_, i) => i > 0 && /^\S{2}$/.test(content.slice(i, i + 2)));
+      expect(at).toBeGreaterThan(0);
+      const stop = content.slice(at, at + 2);
+      const cut: string[] = [];
+      const stopped = await chat.complete({ ...request, stop, onDelta: (text) => void cut.push(text) });
+      expect(stopped.finishReason).toBe('stop');
+      expect(stopped.message.content).toBe(content.slice(0, content.indexOf(stop)));
+      expect(cut.join('')).toBe(stopped.message.content);
+    } finally {
+      steps.mockRestore();
+      await chat.close();
+      model.dispose();
+    }
+  });
 });

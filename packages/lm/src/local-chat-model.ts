@@ -2,9 +2,11 @@ import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } fro
 import type { BackendName } from './backend';
 import { generateInTurns } from './generate-in-turns';
 import type { Generation } from './generation';
+import type { GenerationQueue } from './generation-queue';
 import type { LanguageModel } from './language-model';
-import { CheckpointError } from './lm-errors';
+import { CheckpointError, ContextLengthError } from './lm-errors';
 import { loadModel } from './load-model';
+import { StreamedText } from './streamed-text';
 
 export interface LocalChatModelOptions {
   readonly backend?: BackendName;
@@ -12,6 +14,16 @@ export interface LocalChatModelOptions {
   readonly adapter?: string;
   /** Used when a request sets no maxTokens. */
   readonly maxTokens?: number;
+  /** Generations wait here for a free slot (a server shares one between its endpoints); full, `complete` is a 429. */
+  readonly queue?: GenerationQueue;
+}
+
+/**
+ * A request whose caller streams the reply (`serveChatModel` with `stream: true`): `onDelta` receives the text as it
+ * is decoded, never a broken character or the start of a stop sequence, and the deltas add up to the reply's content.
+ */
+export interface StreamingChatRequest extends ChatRequest {
+  readonly onDelta?: (text: string) => void;
 }
 
 /**
@@ -19,7 +31,8 @@ export interface LocalChatModelOptions {
  * template, samples with the request's temperature / top-p / stop / seed, and answers with plain content
  * (tool calls are left in the text for the env's parser). Weights load on the first `complete()`.
  * Requests without a seed use seed 0, so the same request gets the same answer. Generation yields to the event loop
- * between decoder passes and stops when the request's `signal` aborts or the model is closed (`generateInTurns`).
+ * between decoder passes and stops when the request's `signal` aborts or the model is closed (`generateInTurns`);
+ * with a `queue` it first waits for a free generation there, and a request with `onDelta` gets its text as decoded.
  */
 export class LocalChatModel implements ChatModel {
   readonly id: string;
@@ -45,7 +58,7 @@ export class LocalChatModel implements ChatModel {
     return this.loading;
   }
 
-  async complete(request: ChatRequest): Promise<ChatResponse> {
+  async complete(request: StreamingChatRequest): Promise<ChatResponse> {
     const model = await this.model();
     request.signal?.throwIfAborted();
     let prompt: string;
@@ -67,12 +80,17 @@ export class LocalChatModel implements ChatModel {
       });
     }
     const tokens = model.tokenizer.encode(prompt);
+    // Refused before it waits in a server's queue for a generation that would refuse it.
+    if (tokens.length > model.config.maxPositions)
+      throw new ContextLengthError(tokens.length, model.config.maxPositions);
     const stop =
       request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
     // Closing mid-generation stops at the next pass, before the weights it decodes with are freed.
     const stopped = new AbortController();
     this.generating.add(stopped);
     const signal = request.signal ? AbortSignal.any([request.signal, stopped.signal]) : stopped.signal;
+    const { onDelta } = request;
+    const streamed = onDelta ? new StreamedText(stop) : undefined;
     let result: Generation | undefined;
     try {
       [result] = await generateInTurns(
@@ -86,7 +104,20 @@ export class LocalChatModel implements ChatModel {
           ...(stop && stop.length > 0 ? { stop } : {}),
           ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
         },
-        signal,
+        {
+          signal,
+          ...(this.options.queue ? { queue: this.options.queue } : {}),
+          ...(streamed
+            ? {
+                onProgress: (_row, { tokens, generation }) => {
+                  const delta = generation
+                    ? streamed.finish(generation.text)
+                    : streamed.next(model.tokenizer.decode(tokens));
+                  if (delta !== '') onDelta!(delta);
+                },
+              }
+            : {}),
+        },
       );
     } catch (error) {
       if (!signal.aborted) throw error;

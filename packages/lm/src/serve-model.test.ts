@@ -136,6 +136,16 @@ describe('CLI functions, local: provider and serve-model', () => {
     await rejects({ prompt: 'a', presence_penalty: 0.5 }).toMatchObject({ status: 400, param: 'presence_penalty' });
     await rejects({ prompt: 'a', logit_bias: { '97': 100 } }).toMatchObject({ status: 400, param: 'logit_bias' });
     await rejects({ prompt: 'a', best_of: 3 }).toMatchObject({ status: 400, param: 'best_of' });
+    // Flags sent as strings were read as off: a client asking to stream got one JSON answer.
+    await rejects({ prompt: 'a', stream: 'true' }).toMatchObject({ status: 400, param: 'stream' });
+    await rejects({ prompt: 'a', stream: true, stream_options: { include_usage: 'yes' } }).toMatchObject({
+      status: 400,
+      param: 'stream_options',
+    });
+    await rejects({ prompt: 'a', echo: 'yes' }).toMatchObject({ status: 400, param: 'echo' });
+    await rejects({ prompt: '' }).toMatchObject({ status: 400, param: 'prompt' });
+    await rejects({ prompt: ['a', ''] }).toThrow(/Prompt 1 is empty/);
+    await rejects({ model: undefined, prompt: 'a' }).toMatchObject({ status: 400, param: 'model' });
     const neutral = { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, best_of: 1 };
     const plain = await client.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 2, ...neutral });
     expect(plain.choices).toHaveLength(1);
@@ -256,6 +266,243 @@ describe('CLI functions, local: provider and serve-model', () => {
     const unstopped = await client.chat.completions.create(longRequest);
     expect(unstopped.usage!.completion_tokens).toBeGreaterThan(100);
     expect(passesAtStop).toBeLessThan(unstopped.usage!.completion_tokens);
+  });
+
+  /** Every chunk of a stream, read through the openai client. */
+  async function chunksOf<T>(stream: AsyncIterable<T>): Promise<T[]> {
+    const chunks: T[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    return chunks;
+  }
+
+  it('streams /v1/completions as it decodes: text arrives while the generation runs, and hanging up stops it', async () => {
+    const longRequest = { model: 'tiny-chat', prompt: 'hello', max_tokens: 300, temperature: 0 };
+    let passesAtStop = Infinity;
+    let firstText = '';
+    const batch = watchNextBatch();
+    try {
+      const stream = await client.completions.create({ ...longRequest, stream: true });
+      // Leaving the loop closes the stream: the client hangs up after its first text.
+      for await (const chunk of stream) {
+        firstText = chunk.choices[0]?.text ?? '';
+        if (firstText !== '') break;
+      }
+      passesAtStop = await batch.stopped;
+    } finally {
+      batch.restore();
+    }
+    const unstopped = await client.completions.create(longRequest);
+    expect(unstopped.usage!.completion_tokens).toBe(300);
+    expect(unstopped.choices[0]!.text.startsWith(firstText)).toBe(true);
+    // The first text came after a few passes, and the generation stopped soon after: not at its 300th token.
+    expect(passesAtStop).toBeLessThan(100);
+  });
+
+  it('streams chat completions as they decode, through the proxy, and stops for a client that hung up', async () => {
+    const longRequest = { model: 'tiny-chat', messages, max_tokens: 300, temperature: 0 };
+    let passesAtStop = Infinity;
+    let roleChunks = 0;
+    const batch = watchNextBatch();
+    try {
+      const stream = await client.chat.completions.create({ ...longRequest, stream: true });
+      for await (const chunk of stream) {
+        if (chunk.choices[0]?.delta.role === 'assistant') roleChunks += 1;
+        if (chunk.choices[0]?.delta.content) break;
+      }
+      passesAtStop = await batch.stopped;
+    } finally {
+      batch.restore();
+    }
+    expect(roleChunks).toBe(1);
+    expect(passesAtStop).toBeLessThan(100);
+  });
+
+  it('streams /v1/completions in OpenAI chunks that add up to the plain answer: n, logprobs, usage, finish', async () => {
+    const request = { model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 8, seed: 3, logprobs: 1 };
+    const plain = await client.completions.create(request);
+    const chunks = await chunksOf(
+      await client.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }),
+    );
+    const ids = new Set(chunks.map((chunk) => chunk.id));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^cmpl-/);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ object: 'text_completion', model: 'tiny-chat', created: expect.any(Number) });
+    }
+    // include_usage: every chunk says usage null, and a last chunk without choices has the request's usage.
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toEqual(plain.usage);
+    expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null && chunk.choices.length === 1)).toBe(true);
+    for (const choice of plain.choices) {
+      const mine = chunks.flatMap((chunk) => chunk.choices.filter((each) => each.index === choice.index));
+      expect(mine.map((each) => each.text).join('')).toBe(choice.text);
+      expect(mine.flatMap((each) => each.logprobs!.tokens)).toEqual(choice.logprobs!.tokens);
+      expect(mine.flatMap((each) => each.logprobs!.token_logprobs)).toEqual(choice.logprobs!.token_logprobs);
+      // The finish reason comes once, in the choice's last chunk: max_tokens was hit.
+      expect(mine.map((each) => each.finish_reason)).toEqual([...mine.slice(1).map(() => null), 'length']);
+      expect(choice.finish_reason).toBe('length');
+    }
+  });
+
+  it('streams the text before a stop sequence that spans tokens, never the stop, and empty completions', async () => {
+    const greedy = { model: 'tiny-chat', prompt: 'hello', max_tokens: 40, temperature: 0 };
+    const { text } = (await client.completions.create(greedy)).choices[0]!;
+    // Two printable characters past the start: with byte tokens, a stop two tokens long.
+    const at = [...text].findIndex((_, i) => i > 0 && /^[ -~]{2}$/.test(text.slice(i, i + 2)));
+    expect(at).toBeGreaterThan(0);
+    const streamed = async (body: Record<string, unknown>) => {
+      const chunks = await chunksOf(await client.completions.create({ ...greedy, ...body, stream: true } as never));
+      const choices = (chunks as OpenAI.Completions.Completion[]).map((chunk) => chunk.choices[0]!);
+      return {
+        text: choices.map((choice) => choice.text).join(''),
+        finish: choices.at(-1)!.finish_reason,
+        pieces: choices.length,
+      };
+    };
+    const stop = text.slice(at, at + 2);
+    const cut = await client.completions.create({ ...greedy, stop });
+    expect(cut.choices[0]).toMatchObject({ text: text.slice(0, text.indexOf(stop)), finish_reason: 'stop' });
+    expect(await streamed({ stop })).toMatchObject({ text: cut.choices[0]!.text, finish: 'stop' });
+    // A stop at the very start: an empty completion, one chunk with its finish reason.
+    expect(await streamed({ stop: text.slice(0, 2) })).toEqual({ text: '', finish: 'stop', pieces: 1 });
+    expect(await streamed({ max_tokens: 0 })).toEqual({ text: '', finish: 'length', pieces: 1 });
+    // echo: the prompt comes first, in the choice's first chunk.
+    const echoed = await client.completions.create({ ...greedy, echo: true, max_tokens: 3 });
+    expect(echoed.choices[0]!.text).toMatch(/^hello/);
+    expect(await streamed({ echo: true, max_tokens: 3 })).toMatchObject({ text: echoed.choices[0]!.text });
+  });
+
+  it('streams chat completions in OpenAI chunks: one id, the role first, the finish, a usage chunk', async () => {
+    const request = { model: 'tiny-chat', messages, max_tokens: 12, temperature: 0 };
+    const plain = await client.chat.completions.create(request);
+    const chunks = await chunksOf(
+      await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }),
+    );
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ object: 'chat.completion.chunk', model: 'tiny-chat', created: expect.any(Number) });
+    }
+    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
+    const content = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(content).toBe(plain.choices[0]!.message.content);
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe(plain.choices[0]!.finish_reason);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: plain.usage });
+  });
+
+  /** Counts the batches decoding at once while `run` runs: those that ran a pass and were not freed yet. */
+  async function mostBatchesAtOnce(run: () => Promise<void>): Promise<number> {
+    const step = GenerationBatch.prototype.step;
+    const dispose = GenerationBatch.prototype.dispose;
+    const live = new Set<GenerationBatch>();
+    let most = 0;
+    const steps = jest.spyOn(GenerationBatch.prototype, 'step').mockImplementation(function (this: GenerationBatch) {
+      live.add(this);
+      most = Math.max(most, live.size);
+      return step.call(this);
+    });
+    const disposals = jest.spyOn(GenerationBatch.prototype, 'dispose').mockImplementation(function (
+      this: GenerationBatch,
+    ) {
+      live.delete(this);
+      dispose.call(this);
+    });
+    try {
+      await run();
+    } finally {
+      steps.mockRestore();
+      disposals.mockRestore();
+    }
+    return most;
+  }
+
+  it('decodes at most maxConcurrentRequests generations at once; the others wait their turn', async () => {
+    const queued = await serveModel({ checkpoint, port: 0, backend: 'wasm', maxConcurrentRequests: 2 });
+    try {
+      const local = new OpenAI({ baseURL: queued.baseURL, apiKey: 'local', maxRetries: 0, timeout: 20_000 });
+      const prompts = ['ab', 'xyz', 'hello', 'a', 'b'];
+      const one = (prompt: string) =>
+        local.completions.create({ model: 'tiny-chat', prompt, max_tokens: 20, temperature: 0 });
+      const alone = [];
+      for (const prompt of prompts) alone.push((await one(prompt)).choices[0]!.text);
+      let together: string[] = [];
+      const most = await mostBatchesAtOnce(async () => {
+        const answers = await Promise.all([
+          ...prompts.map(one),
+          local.chat.completions.create({ model: 'tiny-chat', messages, max_tokens: 20, temperature: 0 }),
+        ]);
+        together = answers.slice(0, prompts.length).map((answer) => (answer as OpenAI.Completion).choices[0]!.text);
+      });
+      expect(most).toBe(2);
+      expect(together).toEqual(alone);
+    } finally {
+      await queued.close();
+    }
+  });
+
+  it('answers 429 with Retry-After, on both endpoints, only once the queue is full', async () => {
+    const busy = await serveModel({
+      checkpoint,
+      port: 0,
+      backend: 'wasm',
+      maxConcurrentRequests: 1,
+      maxQueuedRequests: 0,
+    });
+    const batch = watchNextBatch();
+    try {
+      const hangUp = new AbortController();
+      const long = fetch(`${busy.baseURL}/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'tiny-chat', prompt: 'hello', max_tokens: 300, temperature: 0 }),
+        signal: hangUp.signal,
+      });
+      await batch.started;
+      const post = (path: string, body: Record<string, unknown>) =>
+        fetch(`${busy.baseURL}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'tiny-chat', max_tokens: 2, ...body }),
+        });
+      for (const refused of [
+        await post('/completions', { prompt: 'a' }),
+        await post('/completions', { prompt: 'a', stream: true }),
+        await post('/chat/completions', { messages }),
+      ]) {
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        expect(await refused.json()).toMatchObject({
+          error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringMatching(/busy/) },
+        });
+      }
+      // A prompt past the context is refused as such at once, not after waiting for a slot.
+      for (const tooLong of [
+        await post('/completions', { prompt: 'x'.repeat(2000) }),
+        await post('/chat/completions', { messages: [{ role: 'user', content: 'x'.repeat(2000) }] }),
+      ]) {
+        expect(tooLong.status).toBe(400);
+        expect(await tooLong.json()).toMatchObject({ error: { code: 'context_length_exceeded' } });
+      }
+      hangUp.abort();
+      await expect(long).rejects.toThrow();
+      await batch.stopped;
+    } finally {
+      batch.restore();
+    }
+    try {
+      // The slot is free again.
+      const local = new OpenAI({ baseURL: busy.baseURL, apiKey: 'local', maxRetries: 0, timeout: 20_000 });
+      expect((await local.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 2 })).choices).toHaveLength(
+        1,
+      );
+    } finally {
+      await busy.close();
+    }
+    await expect(serveModel({ checkpoint, port: 0, backend: 'wasm', maxConcurrentRequests: 0 })).rejects.toThrow(
+      /maxConcurrentRequests/,
+    );
+    await expect(serveModel({ checkpoint, port: 0, backend: 'wasm', maxQueuedRequests: -1 })).rejects.toThrow(
+      /maxQueuedRequests/,
+    );
   });
 
   it('refuses to serve a checkpoint whose end token is not in its vocabulary (it would only stop at max_tokens)', async () => {

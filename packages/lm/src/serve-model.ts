@@ -1,12 +1,14 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import { serveChatModel } from '@turngym/llm';
+import { LLMCallError, serveChatModel } from '@turngym/llm';
 import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
+import { CompletionStream } from './completion-stream';
 import { generateInTurns } from './generate-in-turns';
+import { GenerationQueue } from './generation-queue';
 import { LocalChatModel } from './local-chat-model';
 
 export interface ServeModelOptions {
@@ -27,6 +29,19 @@ export interface ServeModelOptions {
    * `n`); a request over it gets a 400 naming `prompt` or `n`.
    */
   maxRowsPerRequest: number;
+  /**
+   * Generations decoding at once, across `/v1/completions` and `/v1/chat/completions` (4 by default). Each decodes
+   * in a batch of its own, and on models whose fused weights are not kept between calls (over 10M layer weights:
+   * tiny-30m, real checkpoints) with its own copy of them (~75 MB on tiny-30m: q/k/v and gate/up concatenated):
+   * this bounds the server's memory. They interleave pass by pass, so a short request is not held behind a long
+   * one while a slot is free.
+   */
+  maxConcurrentRequests: number;
+  /**
+   * Requests that wait for a free generation, in arrival order (64 by default); past that a request is answered
+   * 429 with `Retry-After` (OpenAI clients back off and retry). 0: every request past `maxConcurrentRequests` is a 429.
+   */
+  maxQueuedRequests: number;
 }
 
 export const serveModelOptionsSchema: JSONSchemaType<ServeModelOptions> = {
@@ -41,6 +56,8 @@ export const serveModelOptionsSchema: JSONSchemaType<ServeModelOptions> = {
     modelName: { type: 'string', minLength: 1, nullable: true },
     adapter: { type: 'string', minLength: 1, nullable: true },
     maxRowsPerRequest: { type: 'integer', minimum: 1, default: 256 },
+    maxConcurrentRequests: { type: 'integer', minimum: 1, default: 4 },
+    maxQueuedRequests: { type: 'integer', minimum: 0, default: 64 },
   },
 };
 
@@ -67,6 +84,7 @@ interface CompletionBody {
   seed?: unknown;
   n?: unknown;
   stream?: unknown;
+  stream_options?: unknown;
   logprobs?: unknown;
   echo?: unknown;
   [field: string]: unknown;
@@ -104,15 +122,47 @@ class RequestError extends Error {
     message: string,
     readonly code: string,
     readonly param: string | null = null,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
+}
+
+/** OpenAI's `stream` and `stream_options`: whether to stream, and whether a usage chunk ends the stream. */
+function streamSettings(body: CompletionBody): { stream: boolean; includeUsage: boolean } {
+  const { stream, stream_options: streamOptions } = body;
+  if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
+    throw new RequestError(
+      400,
+      `"stream" must be true or false, got ${JSON.stringify(stream)}.`,
+      'invalid_request',
+      'stream',
+    );
+  const include = (streamOptions as { include_usage?: unknown } | null | undefined)?.include_usage;
+  if (
+    (streamOptions !== undefined &&
+      streamOptions !== null &&
+      (typeof streamOptions !== 'object' || Array.isArray(streamOptions))) ||
+    (include !== undefined && include !== null && typeof include !== 'boolean')
+  ) {
+    throw new RequestError(
+      400,
+      '"stream_options" must be an object such as {"include_usage": true}.',
+      'invalid_request',
+      'stream_options',
+    );
+  }
+  return { stream: stream === true, includeUsage: stream === true && include === true };
 }
 
 /** Far above any prompt that fits a context; stops one request from filling the server's memory. */
@@ -232,7 +282,9 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
   }
   const modelName =
     options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
-  const chat = new LocalChatModel(model, options.adapter ? { adapter: options.adapter } : {});
+  // One queue for both endpoints: a chat and a completion decode in the same process, with the same weights.
+  const queue = new GenerationQueue(options.maxConcurrentRequests, options.maxQueuedRequests);
+  const chat = new LocalChatModel(model, { queue, ...(options.adapter ? { adapter: options.adapter } : {}) });
   const inner = await serveChatModel(chat, { port: 0, host: '127.0.0.1', modelName });
   let completionCount = 0;
   /** Aborted by `close`: generations in flight stop at their next pass instead of decoding into freed weights. */
@@ -262,6 +314,8 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new RequestError(400, 'The request body must be a JSON object', 'invalid_request');
+    if (typeof body.model !== 'string')
+      throw new RequestError(400, '"model" is required: the name of the model to use.', 'invalid_request', 'model');
     if (body.model !== modelName) {
       throw new RequestError(
         404,
@@ -274,6 +328,32 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     const n = optionalNumber(body, 'n', 1, 'an integer from 1 to 64', (value) => isWhole(value, 1, 64));
     checkRows(body.prompt, n);
     const prompts = promptTokens(model, body.prompt);
+    // Checked before the request queues: a prompt that cannot fit should not wait for a slot to be refused.
+    const tooLong = prompts.findIndex((tokens) => tokens.length > model.config.maxPositions);
+    if (tooLong >= 0) {
+      const { message } = new ContextLengthError(
+        prompts[tooLong]!.length,
+        model.config.maxPositions,
+        prompts.length > 1 ? `prompt ${tooLong}` : 'prompt',
+      );
+      throw new RequestError(400, message, 'context_length_exceeded', 'prompt');
+    }
+    const empty = prompts.findIndex((tokens) => tokens.length === 0);
+    if (empty >= 0) {
+      throw new RequestError(
+        400,
+        `Prompt ${empty} is empty, and this model's tokenizer adds no start token to generate from: send at least one token.`,
+        'invalid_request',
+        'prompt',
+      );
+    }
+    if (body.echo !== undefined && body.echo !== null && typeof body.echo !== 'boolean')
+      throw new RequestError(
+        400,
+        `"echo" must be true or false, got ${JSON.stringify(body.echo)}.`,
+        'invalid_request',
+        'echo',
+      );
     const stop = stopSequences(body.stop);
     const seed = optionalNumber(body, 'seed', 0, 'an integer', Number.isInteger);
     // OpenAI's ranges; generate() would take a higher temperature, but a client sending one has a bug.
@@ -283,9 +363,28 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
     };
     const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false;
+    const { stream, includeUsage } = streamSettings(body);
     const requests = prompts.flatMap((tokens, p) =>
       Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })),
     );
+    const echo = (index: number): string => (body.echo === true ? model.tokenizer.decode(requests[index]!.tokens) : '');
+    const base = {
+      id: `cmpl-turngym-${++completionCount}`,
+      object: 'text_completion',
+      created: Math.floor(Date.now() / 1000),
+      model: modelName,
+    };
+    const streaming = stream
+      ? new CompletionStream(response, {
+          base,
+          rows: requests.length,
+          stops: stop,
+          tokenizer: model.tokenizer,
+          logprobs: wantLogprobs,
+          includeUsage,
+          echo,
+        })
+      : undefined;
     // A client that hangs up stops its generation at the next decoder pass.
     const hungUp = new AbortController();
     response.once('close', () => {
@@ -302,21 +401,38 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           ...(stop.length > 0 ? { stop } : {}),
           ...(options.adapter ? { adapter: options.adapter } : {}),
         },
-        signal,
+        {
+          signal,
+          queue,
+          ...(streaming ? { onProgress: (row, progress) => streaming.progress(row, progress) } : {}),
+        },
       );
     } catch (error) {
       if (signal.aborted) throw error;
+      if (error instanceof LLMCallError && error.status === 429) {
+        const retryAfterMs = error.retryAfterMs ?? 1000;
+        throw new RequestError(429, error.message, 'rate_limit_exceeded', null, {
+          'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+          'retry-after-ms': String(retryAfterMs),
+        });
+      }
       if (error instanceof ContextLengthError)
         throw new RequestError(400, error.message, 'context_length_exceeded', 'prompt');
       if (error instanceof TokenizerMismatchError)
         throw new RequestError(400, error.message, 'invalid_request', 'prompt');
       throw new RequestError(400, (error as Error).message, 'invalid_request');
     }
-    const id = `cmpl-turngym-${++completionCount}`;
-    const created = Math.floor(Date.now() / 1000);
+    const usage = {
+      prompt_tokens: prompts.reduce((sum, tokens) => sum + tokens.length, 0),
+      completion_tokens: results.reduce((sum, result) => sum + result.tokens.length, 0),
+    };
+    if (streaming) {
+      streaming.end(usage);
+      return;
+    }
     const choices = results.map((result, index) => ({
       index,
-      text: (body.echo === true ? model.tokenizer.decode(requests[index]!.tokens) : '') + result.text,
+      text: echo(index) + result.text,
       finish_reason: result.finishReason,
       logprobs: wantLogprobs
         ? {
@@ -327,22 +443,6 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           }
         : null,
     }));
-    const usage = {
-      prompt_tokens: prompts.reduce((sum, tokens) => sum + tokens.length, 0),
-      completion_tokens: results.reduce((sum, result) => sum + result.tokens.length, 0),
-    };
-    const base = { id, object: 'text_completion', created, model: modelName };
-    if (body.stream === true) {
-      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-      for (const choice of choices) {
-        response.write(`data: ${JSON.stringify({ ...base, choices: [{ ...choice, finish_reason: null }] })}\n\n`);
-        response.write(
-          `data: ${JSON.stringify({ ...base, choices: [{ index: choice.index, text: '', logprobs: null, finish_reason: choice.finish_reason }] })}\n\n`,
-        );
-      }
-      response.end('data: [DONE]\n\n');
-      return;
-    }
     sendJson(response, 200, {
       ...base,
       choices,
@@ -391,17 +491,22 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           error instanceof RequestError ? error : new RequestError(500, (error as Error).message, 'model_error');
         // A client that hung up, or a server closing: nobody is left to answer.
         if (response.destroyed) return;
-        if (response.headersSent) response.destroy();
-        else {
-          sendJson(response, failure.status, {
-            error: {
-              message: failure.message,
-              type: failure.status >= 500 ? 'server_error' : 'invalid_request_error',
-              code: failure.code,
-              param: failure.param,
-            },
-          });
-        }
+        const answer = {
+          error: {
+            message: failure.message,
+            type:
+              failure.status === 429
+                ? 'rate_limit_error'
+                : failure.status >= 500
+                  ? 'server_error'
+                  : 'invalid_request_error',
+            code: failure.code,
+            param: failure.param,
+          },
+        };
+        // Mid-stream, an error event is what OpenAI sends and its clients raise.
+        if (response.headersSent) response.end(`data: ${JSON.stringify(answer)}\n\n`);
+        else sendJson(response, failure.status, answer, failure.headers);
       });
       return;
     }

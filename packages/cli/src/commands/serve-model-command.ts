@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../cli-context';
 import { writeLine } from '../cli-io';
 import { loadLm } from '../optional-modules';
-import { parsePort, parsePositiveInteger } from '../parse-arguments';
+import { parseNonNegativeInteger, parsePort, parsePositiveInteger } from '../parse-arguments';
 import { untilSignal } from '../until-signal';
 
 interface ServeModelCommandOptions {
@@ -13,6 +13,8 @@ interface ServeModelCommandOptions {
   modelName?: string;
   adapter?: string;
   maxRowsPerRequest?: number;
+  maxConcurrentRequests?: number;
+  maxQueuedRequests?: number;
 }
 
 /** `turngym serve-model`: a local checkpoint behind an OpenAI-compatible API, until SIGINT/SIGTERM. */
@@ -33,6 +35,16 @@ export function registerServeModelCommand(program: Command, context: CliContext)
       'most sequences one /v1/completions request may ask for (prompts × n; default 256)',
       parsePositiveInteger,
     )
+    .option(
+      '--max-concurrent-requests <n>',
+      'generations decoding at once, chat and completions together; each holds its own batch (default 4)',
+      parsePositiveInteger,
+    )
+    .option(
+      '--max-queued-requests <n>',
+      'requests waiting for a free generation; past it the answer is 429 with Retry-After (default 64)',
+      parseNonNegativeInteger,
+    )
     .action(async (options: ServeModelCommandOptions) => {
       const signal = untilSignal();
       const server = await loadLm().serveModel({
@@ -43,6 +55,10 @@ export function registerServeModelCommand(program: Command, context: CliContext)
         ...(options.modelName ? { modelName: options.modelName } : {}),
         ...(options.adapter ? { adapter: options.adapter } : {}),
         ...(options.maxRowsPerRequest !== undefined ? { maxRowsPerRequest: options.maxRowsPerRequest } : {}),
+        ...(options.maxConcurrentRequests !== undefined
+          ? { maxConcurrentRequests: options.maxConcurrentRequests }
+          : {}),
+        ...(options.maxQueuedRequests !== undefined ? { maxQueuedRequests: options.maxQueuedRequests } : {}),
       });
       writeLine(context.io.stdout, `serving ${options.checkpoint} at ${server.baseURL} (OpenAI-compatible)`);
       const received = await signal;
