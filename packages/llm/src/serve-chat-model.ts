@@ -162,6 +162,11 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
  */
 function modelFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);
+  // A local model reports a prompt past its context as a 400 LLMCallError whose cause says so.
+  const tooLong = (candidate: unknown): boolean =>
+    TurnGymError.isInstance(candidate) && candidate.code === 'CONTEXT_LENGTH_EXCEEDED';
+  if (tooLong(error) || (error instanceof LLMCallError && tooLong(error.cause)))
+    return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (error instanceof LLMCallError && error.status !== undefined) {
     // A busy model (a local server's full queue) says when to come back: clients back off by Retry-After.
     const retryAfter = error.retryAfterMs;
@@ -176,8 +181,6 @@ function modelFailure(error: unknown): HttpError {
         : { 'retry-after': String(Math.max(1, Math.ceil(retryAfter / 1000))), 'retry-after-ms': String(retryAfter) },
     );
   }
-  if (TurnGymError.isInstance(error) && error.code === 'CONTEXT_LENGTH_EXCEEDED')
-    return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (TurnGymError.isInstance(error) && error.isRetryable)
     return new HttpError(503, message, 'server_error', 'model_unavailable');
   return new HttpError(500, message, 'server_error', 'model_error');

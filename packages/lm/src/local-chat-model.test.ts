@@ -1,4 +1,7 @@
-import { LLMCallError } from '@turngym/llm';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chatCacheKey, LLMCallError } from '@turngym/llm';
 import { useBackend } from './backend';
 import { GenerationBatch } from './generation-batch';
 import { HfTokenizer } from './hf-tokenizer';
@@ -36,6 +39,45 @@ describe('LocalChatModel', () => {
       expect(answer.usage?.completionTokens).toBe(1);
     } finally {
       model.dispose();
+    }
+  });
+
+  it('refuses a prompt past the context as an OpenAI server would: a 400 LLMCallError (a bench records the episode as errored)', async () => {
+    const { json, config } = smallBpeTokenizer();
+    const tokenizer = new HfTokenizer(json, config);
+    const model = LanguageModel.fromTensors(testConfig(), randomWeights(testConfig(), 3), tokenizer);
+    const chat = new LocalChatModel(model);
+    try {
+      const long = 'hello world '.repeat(model.config.maxPositions);
+      const refused = chat.complete({ messages: [{ role: 'user', content: long }], maxTokens: 1 });
+      await expect(refused).rejects.toThrow(LLMCallError);
+      await expect(refused).rejects.toMatchObject({
+        code: 'LLM_CALL',
+        status: 400,
+        isRetryable: false,
+        cause: { code: 'CONTEXT_LENGTH_EXCEEDED' },
+      });
+      await expect(refused).rejects.toThrow(/more than the model's context limit/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('keys a response cache on the checkpoint as it is now: retrained in place, or another adapter, is another model', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'local-chat-identity-'));
+    try {
+      writeFileSync(join(dir, 'config.json'), '{}');
+      writeFileSync(join(dir, 'model.safetensors'), 'weights v1');
+      const before = new LocalChatModel(dir).cacheIdentity;
+      expect(new LocalChatModel(dir).cacheIdentity).toBe(before);
+      expect(new LocalChatModel(dir, { adapter: 'policy' }).cacheIdentity).not.toBe(before);
+      writeFileSync(join(dir, 'model.safetensors'), 'weights v2, retrained');
+      expect(new LocalChatModel(dir).cacheIdentity).not.toBe(before);
+      const key = (model: LocalChatModel) =>
+        chatCacheKey(model.id, { messages: [{ role: 'user', content: 'hi' }], temperature: 0 }, model.cacheIdentity);
+      expect(key(new LocalChatModel(dir))).not.toBe(key(new LocalChatModel(dir, { adapter: 'policy' })));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } from '@turngym/llm';
 import type { BackendName } from './backend';
 import { generateInTurns } from './generate-in-turns';
@@ -36,6 +38,12 @@ export interface StreamingChatRequest extends ChatRequest {
  */
 export class LocalChatModel implements ChatModel {
   readonly id: string;
+  /**
+   * What decides the answers besides `id` (a path) and the request: the checkpoint's files as they are now (name,
+   * size, modification time), the adapter and the default maxTokens. A response cache keys on it, so a checkpoint
+   * retrained in place, or another adapter, is never answered from the earlier one's cached replies.
+   */
+  readonly cacheIdentity: string;
   private loading: Promise<LanguageModel> | undefined;
   private closed = false;
   /** One controller per `complete` in flight, aborted by `close`. */
@@ -46,6 +54,11 @@ export class LocalChatModel implements ChatModel {
     private readonly options: LocalChatModelOptions = {},
   ) {
     this.id = typeof checkpoint === 'string' ? `local:${checkpoint}` : 'local:model';
+    this.cacheIdentity = JSON.stringify({
+      files: typeof checkpoint === 'string' ? checkpointFiles(checkpoint) : null,
+      adapter: options.adapter ?? null,
+      maxTokens: options.maxTokens ?? null,
+    });
     if (typeof checkpoint !== 'string') this.loading = Promise.resolve(checkpoint);
   }
 
@@ -80,9 +93,18 @@ export class LocalChatModel implements ChatModel {
       });
     }
     const tokens = model.tokenizer.encode(prompt);
-    // Refused before it waits in a server's queue for a generation that would refuse it.
-    if (tokens.length > model.config.maxPositions)
-      throw new ContextLengthError(tokens.length, model.config.maxPositions);
+    // Refused before it waits in a server's queue for a generation that would refuse it. As an OpenAI server's
+    // 400 would be (an LLMCallError that is not retried), so that a bench counts the episode as errored and goes on
+    // instead of ending the run; the ContextLengthError is its cause (serve-model answers context_length_exceeded).
+    if (tokens.length > model.config.maxPositions) {
+      const tooLong = new ContextLengthError(tokens.length, model.config.maxPositions);
+      throw new LLMCallError(`${this.id}: ${tooLong.message}`, {
+        failure: 'http',
+        status: 400,
+        modelId: this.id,
+        cause: tooLong,
+      });
+    }
     const stop =
       request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
     // Closing mid-generation stops at the next pass, before the weights it decodes with are freed.
@@ -147,4 +169,29 @@ export class LocalChatModel implements ChatModel {
     this.loading = undefined;
     if (loading && typeof this.checkpoint === 'string') (await loading.catch(() => undefined))?.dispose();
   }
+}
+
+/**
+ * The files under a checkpoint directory as `path size mtime` lines, sorted; none for a name that is not a directory
+ * (`tiny-1m`, generated the same every time). Sizes and times, not contents: reading gigabytes of weights to key a
+ * cache would cost more than the answers it saves, and a copied checkpoint (new times) only misses, never mixes up.
+ */
+function checkpointFiles(dir: string): string[] | null {
+  let entries: string[];
+  try {
+    if (!statSync(dir).isDirectory()) return null;
+    entries = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return null;
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort()) {
+    try {
+      const stat = statSync(join(dir, entry));
+      if (stat.isFile()) files.push(`${entry} ${stat.size} ${stat.mtimeMs}`);
+    } catch {
+      // Gone since the listing: not part of the checkpoint as it will load.
+    }
+  }
+  return files;
 }
