@@ -46,12 +46,5 @@ export class RunAbortedError extends TurnGymError {
   }
 }
 
-/** Refused before anything is written: the file is the user's, and overwriting it would lose it. */
-export class ForeignOutputError extends TurnGymError {
-  constructor(readonly file: string) {
-    super(
-      'FOREIGN_OUTPUT',
-      `${file} was not written by turngym leaderboard; it is left alone: move it away, or choose another --out directory.`,
-    );
-  }
-}
+/** Refused before anything is written: the file is the user's. Core's class, shared with the report. */
+export { ForeignOutputError } from '@turngym/core';

@@ -1,15 +1,6 @@
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { assertOwnOutput } from '@turngym/core';
 import { GENERATOR_META } from './internal/html';
 import { ForeignOutputError } from './leaderboard-errors';
 import { buildLeaderboard, type SuiteBoard } from './leaderboard-model';
@@ -54,28 +45,18 @@ const MARKERS: readonly { matches: (name: string) => boolean; markers: readonly 
   { matches: (name) => name.startsWith('viewer-data/') && name.endsWith('.js'), markers: ['window.TURNGYM_RUNS'] },
 ];
 
+/** How a refused file in `--out` is worded. */
+const LEADERBOARD_OWNER = { writer: 'turngym leaderboard', instead: 'another --out directory' } as const;
+
 /**
- * The first 64 KiB of a file: every marker sits in a page's head or a data file's first line, and a viewer data
+ * A file the leaderboard would replace that it did not write is the user's: refused, before any write. The
+ * first 64 KiB are read: every marker sits in a page's head or a data file's first line, and a viewer data
  * file holds a run's whole records (megabytes), which a check need not read.
  */
-function head(path: string): string {
-  const descriptor = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    return buffer.toString('utf8', 0, readSync(descriptor, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
-/** A file the leaderboard would replace that it did not write is the user's: refused, before any write. */
 function assertOwnFiles(outDir: string, names: readonly string[]): void {
   for (const name of names) {
-    const path = join(outDir, name);
-    if (!existsSync(path)) continue;
     const markers = MARKERS.find((candidate) => candidate.matches(name))?.markers ?? [];
-    const text = head(path);
-    if (!markers.some((marker) => text.includes(marker))) throw new ForeignOutputError(path);
+    assertOwnOutput(join(outDir, name), markers, LEADERBOARD_OWNER, 64 * 1024);
   }
 }
 
@@ -92,7 +73,7 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
   const outDir = resolve(options.outDir);
   const generatedAt = options.generatedAt ?? new Date();
   const dataDir = join(outDir, 'viewer-data');
-  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ForeignOutputError(dataDir);
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new ForeignOutputError(dataDir, LEADERBOARD_OWNER);
   const staleData = existsSync(dataDir)
     ? readdirSync(dataDir)
         .filter((file) => file.endsWith('.js'))

@@ -12,11 +12,13 @@
  * | INVALID_OPTIONS     | InvalidOptionsError   | no        | options fail the env's JSON Schema             |
  * | RESET_NEEDED        | ResetNeededError      | no        | step before reset, or after the episode ended  |
  * | ENV_CLOSED          | EnvClosedError        | no        | use after close()                              |
+ * | ENV_BUSY            | EnvBusyError          | no        | a call while a step() or reset() is in flight  |
  * | INVALID_ACTION_TYPE | InvalidActionTypeError| no        | an action of the wrong JavaScript type         |
  * | PLUGIN_LOAD         | PluginLoadError       | no        | an env package failed to load or register      |
  * | INVALID_RECORD      | InvalidRecordError    | no        | an episode record fails its schema             |
  * | NOT_EPISODE_FILE    | NotEpisodeFileError   | no        | appending records to a file that holds others  |
  * | ENV_FAULT           | EnvFaultError         | yes       | a browser/sandbox/LLM role crashed mid-episode |
+ * | FOREIGN_OUTPUT      | ForeignOutputError    | no        | a file at an output path TurnGym did not write |
  */
 const MARKER = Symbol.for('turngym.error');
 
@@ -28,11 +30,13 @@ export type ErrorCode =
   | 'INVALID_OPTIONS'
   | 'RESET_NEEDED'
   | 'ENV_CLOSED'
+  | 'ENV_BUSY'
   | 'INVALID_ACTION_TYPE'
   | 'PLUGIN_LOAD'
   | 'INVALID_RECORD'
   | 'NOT_EPISODE_FILE'
   | 'ENV_FAULT'
+  | 'FOREIGN_OUTPUT'
   | (string & {});
 
 export class TurnGymError extends Error {
@@ -109,6 +113,20 @@ export class EnvClosedError extends TurnGymError {
   }
 }
 
+/**
+ * A step/reset/fork while a step() or reset() of the same env has not settled: an episode is one sequence of
+ * turns, and two interleaved calls would both act on the state the first one is changing.
+ */
+export class EnvBusyError extends TurnGymError {
+  constructor(envId: string, call: string, inFlight: string) {
+    super(
+      'ENV_BUSY',
+      `Environment "${envId}": ${call}() was called while ${inFlight}() is still in flight; await each call ` +
+        'before the next (one env serves one caller at a time; fork() it to give another caller its own).',
+    );
+  }
+}
+
 export class InvalidActionTypeError extends TurnGymError {
   constructor(envId: string, expected: string, got: unknown) {
     const shown = got === null ? 'null' : Array.isArray(got) ? 'an array' : typeof got;
@@ -144,6 +162,33 @@ export class NotEpisodeFileError extends TurnGymError {
 export class EnvFaultError extends TurnGymError {
   constructor(message: string, options: { cause?: unknown; isRetryable?: boolean } = {}) {
     super('ENV_FAULT', message, { isRetryable: true, ...options });
+  }
+}
+
+/** Who refuses to overwrite a file, and what the user may do instead (see `ForeignOutputError`). */
+export interface OutputOwner {
+  /** The command that writes such files, e.g. `turngym report`. */
+  readonly writer: string;
+  /** What to choose instead, e.g. `another --out file`. */
+  readonly instead: string;
+  /** Say "exists and" before "was not written" (the file was named as the output itself). */
+  readonly sayExists?: boolean;
+}
+
+/**
+ * Refused before anything is written: the file at an output path is the user's (a run's metrics.jsonl, a README,
+ * another tool's page), and overwriting it would lose it. The report and the leaderboard raise it alike.
+ */
+export class ForeignOutputError extends TurnGymError {
+  constructor(
+    readonly file: string,
+    owner: OutputOwner,
+  ) {
+    super(
+      'FOREIGN_OUTPUT',
+      `${file}${owner.sayExists ? ' exists and' : ''} was not written by ${owner.writer}; it is left alone: move it ` +
+        `away, or choose ${owner.instead}.`,
+    );
   }
 }
 

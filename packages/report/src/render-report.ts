@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InvalidOptionsError } from '@turngym/core';
+import { assertOwnOutput, contentSecurityPolicy, InvalidOptionsError } from '@turngym/core';
 import { escapeHtml, scriptJson } from './internal/html';
 import { reportClient } from './internal/report-client';
 import { REPORT_CSS } from './internal/report-style';
-import { ForeignOutputError } from './report-errors';
 import { groupRuns, learningCurves, metricNames } from './learning-curves';
 import type { XAxis } from './metrics-file';
 import type { ReportData, ReportRollouts } from './report-data';
@@ -134,6 +132,9 @@ const OWN_PAGE_MARKERS = [
   `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
 ];
 
+/** How a refused `--out` is worded. */
+const REPORT_OWNER = { writer: 'turngym report', instead: 'another --out file', sayExists: true } as const;
+
 /** The HTML page for report data: one file, its CSS, data and script inline (it loads nothing). */
 export function renderReportHtml(data: ReportData): string {
   const script = `(${reportClient.toString()})(JSON.parse(document.getElementById('report-data').textContent));`;
@@ -141,7 +142,6 @@ export function renderReportHtml(data: ReportData): string {
   if (/<\/script/i.test(script)) throw new Error('the report script contains "</script"');
   // Only this script may run (by its hash): text from a run is never markup, and should a later change let some
   // through, an `onerror=` in it stays inert.
-  const scriptHash = createHash('sha256').update(script).digest('base64');
   const meta = `${data.runs.length} run${data.runs.length === 1 ? '' : 's'} in ${data.groups.length} group${
     data.groups.length === 1 ? '' : 's'
   } · x axis: ${data.xAxis} · curves: mean ± std over seeds, thin lines: single seeds`;
@@ -151,7 +151,7 @@ export function renderReportHtml(data: ReportData): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${GENERATOR_META}
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; img-src data:">
+${contentSecurityPolicy([script])}
 <title>${escapeHtml(data.title)}</title>
 <style>${REPORT_CSS}</style>
 </head>
@@ -210,23 +210,8 @@ export interface WrittenReport {
  * Refuses an existing `outFile` that is not a report: `--out` pointed at a run's metrics.jsonl or a README by
  * mistake must not cost the user that file. Only the file's first bytes are read (it may be a huge JSONL).
  */
-async function assertOwnFile(outFile: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(outFile, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  let head: string;
-  try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    head = buffer.toString('utf8', 0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-  if (!OWN_PAGE_MARKERS.some((marker) => head.includes(marker))) throw new ForeignOutputError(outFile);
+function assertOwnFile(outFile: string): void {
+  assertOwnOutput(outFile, OWN_PAGE_MARKERS, REPORT_OWNER, 4096);
 }
 
 /**
@@ -236,7 +221,7 @@ async function assertOwnFile(outFile: string): Promise<void> {
  */
 export async function writeReport(outFile: string, options: ReportOptions): Promise<WrittenReport> {
   const valid = validateReportOptions(options);
-  await assertOwnFile(outFile);
+  assertOwnFile(outFile);
   const data = dataFor(valid, await readRuns(valid));
   const html = renderReportHtml(data);
   await mkdir(dirname(outFile), { recursive: true });

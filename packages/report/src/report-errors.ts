@@ -17,15 +17,7 @@ export class InvalidRunError extends TurnGymError {
 }
 
 /**
- * Refused before anything is written: the file at the output path is not a report (a run's metrics.jsonl, a
- * README, another tool's page), and writing the report there would lose it. Same code as the leaderboard's
- * refusal, so the CLI treats both as bad input.
+ * Refused before anything is written: the file at the output path is not a report. Core's class, shared with
+ * the leaderboard, so the CLI treats both refusals as bad input.
  */
-export class ForeignOutputError extends TurnGymError {
-  constructor(readonly file: string) {
-    super(
-      'FOREIGN_OUTPUT',
-      `${file} exists and was not written by turngym report; it is left alone: move it away, or choose another --out file.`,
-    );
-  }
-}
+export { ForeignOutputError } from '@turngym/core';

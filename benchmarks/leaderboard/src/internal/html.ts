@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** Escapes text for HTML element content and attribute values (always quoted with "). */
 export function escapeHtml(text: string): string {
   return text
@@ -33,11 +31,6 @@ export const GENERATOR_META = '<meta name="generator" content="turngym leaderboa
 
 /**
  * The page's policy: only its own scripts run (by hash; `'self'` adds the viewer's data files), nothing is fetched
- * from elsewhere. Every text from a result is escaped, and this is the second wall: a markup slip in a later change
- * (an `onerror=` that gets through) stays inert.
+ * from elsewhere. Core's builder, shared with the report.
  */
-export function contentSecurityPolicy(scripts: readonly string[], options: { self?: boolean } = {}): string {
-  const hashes = scripts.map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`);
-  const sources = [...hashes, ...(options.self ? ["'self'"] : [])].join(' ');
-  return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src ${sources}; img-src data:">`;
-}
+export { contentSecurityPolicy } from '@turngym/core';
