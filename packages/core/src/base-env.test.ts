@@ -1,4 +1,6 @@
+import type { Action } from '@turngym/spec';
 import { ExampleEnv } from '@turngym/env-example';
+import { EnvBusyError, TurnGymError } from './errors';
 import { SeededRng } from './seeded-rng';
 
 describe('BaseEnv', () => {
@@ -99,6 +101,92 @@ describe('BaseEnv', () => {
     expect(step.info).toMatchObject({ fingerprint: 'LOOKUP(next)', anchor: 'depth-1', cost: { toolCalls: 1 } });
     const end = await env.step('SUBMIT(nope)');
     expect(end.info).toMatchObject({ fingerprint: 'SUBMIT', success: false });
+  });
+});
+
+describe('BaseEnv refuses overlapping calls', () => {
+  /** The example env whose reset and step wait until the test opens the gate: a browser page loading. */
+  class GatedEnv extends ExampleEnv {
+    private gate: Promise<void> = Promise.resolve();
+    open: () => void = () => undefined;
+    /** Makes the next reset or step wait for `open()`. */
+    hold(): void {
+      this.gate = new Promise((resolve) => (this.open = resolve));
+    }
+    protected override async onReset(seed: number, options: Record<string, unknown> | undefined) {
+      await this.gate;
+      return super.onReset(seed, options);
+    }
+    protected override async onStep(action: Action) {
+      await this.gate;
+      return super.onStep(action);
+    }
+  }
+
+  /** The error code a rejected promise carries (undefined when it resolved). */
+  async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
+    try {
+      await call;
+      return undefined;
+    } catch (error) {
+      return TurnGymError.isInstance(error) ? error.code : String(error);
+    }
+  }
+
+  it('a step() while a step() is in flight raises ENV_BUSY and leaves the first step alone', async () => {
+    const env = new GatedEnv();
+    await env.reset({ seed: 2 });
+    env.hold();
+    const first = env.step('LOOKUP(a)'); // not awaited: a caller that forgot, or a second caller sharing the env
+    await expect(env.step('SUBMIT(0)')).rejects.toThrow(EnvBusyError);
+    await expect(env.step('SUBMIT(0)')).rejects.toThrow(/step\(\) was called while step\(\) is still in flight/);
+    env.open();
+    expect((await first).observation).toBe('LOOKUP a: no such key.');
+    expect(env.turn).toBe(1);
+    // Once it settled, the env takes the next call.
+    expect((await env.step('SUBMIT(0)')).terminated).toBe(true);
+  });
+
+  it('reset() and fork() while a step or reset is in flight raise ENV_BUSY; close() aborts', async () => {
+    const env = new GatedEnv();
+    env.hold();
+    const resetting = env.reset({ seed: 2 });
+    expect(await codeOf(env.step('LOOKUP(a)'))).toBe('ENV_BUSY');
+    expect(await codeOf(env.reset({ seed: 3 }))).toBe('ENV_BUSY');
+    expect(await codeOf(env.fork())).toBe('ENV_BUSY');
+    env.open();
+    expect((await resetting).info.seed).toBe(2);
+    env.hold();
+    const stepping = env.step('LOOKUP(a)');
+    expect(await codeOf(env.reset({ seed: 3 }))).toBe('ENV_BUSY');
+    expect(await codeOf(env.fork())).toBe('ENV_BUSY');
+    env.open();
+    await stepping;
+    expect(env.seed).toBe(2);
+    expect(env.turn).toBe(1);
+    env.hold();
+    const hanging = env.step('LOOKUP(b)');
+    await env.close(); // the way to abort a step that hangs stays open
+    expect(await codeOf(env.step('LOOKUP(c)'))).toBe('ENV_CLOSED');
+    env.open();
+    await hanging;
+  });
+
+  it('a step that threw leaves the env free for the next call', async () => {
+    class FailingOnce extends ExampleEnv {
+      private failed = false;
+      protected override onStep(action: Action) {
+        if (!this.failed) {
+          this.failed = true;
+          throw new Error('browser crashed');
+        }
+        return super.onStep(action);
+      }
+    }
+    const env = new FailingOnce();
+    await env.reset({ seed: 2 });
+    await expect(env.step('LOOKUP(a)')).rejects.toThrow('browser crashed');
+    expect((await env.step('LOOKUP(a)')).terminated).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall } from '@turngym/spec';
-import { EnvClosedError, InvalidActionTypeError, ResetNeededError } from './errors';
+import { EnvBusyError, EnvClosedError, InvalidActionTypeError, ResetNeededError } from './errors';
 import { entropySeed, SeededRng } from './seeded-rng';
 
 /** What an env's `onReset` returns. */
@@ -35,7 +35,9 @@ const now = (): number => performance.now();
  *   ever given, from OS entropy on the first seedless reset (a fixed start would give every process and every
  *   connection the same task sequence). `info.seed` on every reset is the seed actually used, so
  *   `reset({ seed: info.seed })` replays the episode;
- * - order checks (step before reset / after the end / after close raise typed errors);
+ * - order checks (step before reset / after the end / after close raise typed errors; a step, reset or fork
+ *   while a step or reset has not settled raises `EnvBusyError`, since interleaved calls would corrupt the
+ *   episode silently; close() stays allowed then, as the way to abort a call that hangs);
  * - action *type* checks against the action space (malformed *content* is the env's ordinary step);
  * - `info.fingerprint`, `info.anchor`, `info.cost` and `info.success` on every step;
  * - `fork()` by deterministic replay of the action log — override it with a native snapshot where cheaper.
@@ -56,6 +58,8 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   private started = false;
   private finished = false;
   private closed = false;
+  /** The step() or reset() that has not settled yet, if any. */
+  private inFlight: 'step' | 'reset' | undefined;
 
   protected abstract onReset(
     seed: number,
@@ -85,6 +89,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
 
   async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.assertOpen();
+    this.assertIdle('reset');
     if (args.seed !== undefined) {
       // Past 2^53 neighbouring integers share one double, so two seeds a caller told apart would replay as one.
       if (!Number.isSafeInteger(args.seed))
@@ -103,7 +108,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     this.started = false;
     this.finished = false;
     const start = now();
-    const outcome = await this.onReset(seed, this.episodeOptions);
+    const outcome = await this.whileInFlight('reset', () => this.onReset(seed, this.episodeOptions));
     this.started = true;
     const info: Info = {
       ...outcome.info,
@@ -117,6 +122,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
 
   async step(action: Act): Promise<StepResult<Obs>> {
     this.assertOpen();
+    this.assertIdle('step');
     if (!this.started) throw new ResetNeededError(`${this.spec.id}: call reset() before step().`);
     if (this.finished)
       throw new ResetNeededError(`${this.spec.id}: the episode has ended; call reset() before step().`);
@@ -126,7 +132,7 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     const logged = typeof action === 'object' && action !== null ? this.copyOfCall(action) : action;
     const start = now();
     const fingerprint = this.fingerprint(action);
-    const outcome = await this.onStep(action);
+    const outcome = await this.whileInFlight('step', () => this.onStep(action));
     this.actionLog.push(logged);
     const truncated = outcome.truncated ?? false;
     if (outcome.terminated || truncated) this.finished = true;
@@ -153,16 +159,19 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   /** Default fork: a fresh instance, reset with this episode's seed and options, replaying every action. */
   async fork(): Promise<Env<Obs, Act>> {
     this.assertOpen();
+    this.assertIdle('fork');
+    // The episode as it is now: a step taken while spawn() and the replay run must not leak into the twin.
+    const stream = this.seedStream?.clone();
+    const started = this.started;
+    const seed = this.episodeSeed as number;
+    const options = this.episodeOptions;
+    const actions = this.actionLog.slice();
     const twin = await this.spawn();
-    twin.seedStream = this.seedStream?.clone();
-    if (this.started) {
-      const savedStream = twin.seedStream;
-      await twin.reset({
-        seed: this.episodeSeed as number,
-        ...(this.episodeOptions ? { options: this.episodeOptions } : {}),
-      });
-      for (const action of this.actionLog) await twin.step(action);
-      twin.seedStream = savedStream;
+    twin.seedStream = stream;
+    if (started) {
+      await twin.reset({ seed, ...(options ? { options } : {}) });
+      for (const action of actions) await twin.step(action);
+      twin.seedStream = stream;
     }
     return twin;
   }
@@ -194,6 +203,19 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
 
   private assertOpen(): void {
     if (this.closed) throw new EnvClosedError(this.spec.id);
+  }
+
+  private assertIdle(call: 'step' | 'reset' | 'fork'): void {
+    if (this.inFlight !== undefined) throw new EnvBusyError(this.spec.id, call, this.inFlight);
+  }
+
+  private async whileInFlight<T>(call: 'step' | 'reset', run: () => Promise<T> | T): Promise<T> {
+    this.inFlight = call;
+    try {
+      return await run();
+    } finally {
+      this.inFlight = undefined;
+    }
   }
 
   private copyOfCall(action: Act & object): Act {

@@ -51,8 +51,9 @@ export class Budget<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
   }
 
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
-    this.truncatedBy = undefined;
+    // Cleared once the env has reset: a reset refused (a step still in flight) leaves the episode going.
     const result = await this.env.reset(args);
+    this.truncatedBy = undefined;
     const cost = result.info.cost;
     this.used = { toolCalls: cost?.toolCalls ?? 0, llmTokens: cost?.llmTokens ?? 0, wallMs: cost?.wallMs ?? 0 };
     return { ...result, info: { ...result.info, budget: this.remaining() } };

@@ -1,4 +1,5 @@
 import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { TurnGymError } from '../errors';
 import { startEpisodeRecord, type EpisodeRecord, type RecordSink } from '../episode-record';
 import { Wrapper } from './wrapper';
 
@@ -32,8 +33,15 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
   }
 
   override async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
+    let result: ResetResult<Obs>;
+    try {
+      result = await this.env.reset(args);
+    } catch (error) {
+      // Refused because a step is still in flight: that episode goes on, and its step still belongs to it.
+      if (!(TurnGymError.isInstance(error) && error.code === 'ENV_BUSY')) this.flush(false);
+      throw error;
+    }
     this.flush(false);
-    const result = await this.env.reset(args);
     // A seedless reset's seed is the one the env reports (info.seed: BaseEnv, and a remote env over the wire),
     // so the record can be replayed; an env that reports none may still expose it on the unwrapped env.
     const unwrappedSeed = (this.unwrapped as { seed?: unknown }).seed;

@@ -20,9 +20,11 @@ export class TimeLimit<Obs = string, Act = Action> extends Wrapper<Obs, Act> {
   }
 
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
+    // Counted afresh once the env has reset: a reset refused (a step still in flight) leaves the episode going.
+    const result = await this.env.reset(args);
     this.elapsed = 0;
     this.truncatedHere = false;
-    return this.env.reset(args);
+    return result;
   }
 
   override async step(action: Act): Promise<StepResult<Obs>> {

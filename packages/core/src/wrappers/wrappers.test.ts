@@ -1,5 +1,5 @@
 import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
-import { EnvClosedError, InvalidActionTypeError, ResetNeededError } from '../errors';
+import { EnvBusyError, EnvClosedError, InvalidActionTypeError, ResetNeededError } from '../errors';
 import { MemoryRecordSink, validateEpisodeRecord } from '../episode-record';
 import { Budget } from './budget';
 import { EpisodeRecorder } from './episode-recorder';
@@ -40,6 +40,73 @@ describe('standard wrappers', () => {
     failReset = false;
     await env.reset({ seed: 1 });
     expect((await env.step('LOOKUP(x)')).terminated).toBe(false);
+  });
+
+  it('OrderEnforcing refuses overlapping calls on a bare env, and a close() mid-step stays closed', async () => {
+    const inner = new ExampleEnv();
+    let release: () => void = () => undefined;
+    // A bare-interface env (a remote one) that would interleave two steps without complaint.
+    const bare: Env = {
+      spec: inner.spec,
+      reset: (args) => inner.reset(args),
+      step: async (action) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return inner.step(action);
+      },
+      fork: () => inner.fork(),
+      fingerprint: (action) => inner.fingerprint(action),
+      anchor: () => inner.anchor(),
+      close: async () => undefined, // an abort that does not stop the step already sent
+    };
+    const env = new OrderEnforcing(bare);
+    await env.reset({ seed: 0 });
+    const first = env.step('SUBMIT(0)');
+    await expect(env.step('LOOKUP(x)')).rejects.toThrow(EnvBusyError);
+    await expect(env.reset({ seed: 1 })).rejects.toThrow(/reset\(\) was called while step\(\) is still in flight/);
+    await expect(env.fork()).rejects.toThrow(EnvBusyError);
+    await env.close();
+    release();
+    expect((await first).terminated).toBe(true);
+    await expect(env.reset({ seed: 1 })).rejects.toThrow(EnvClosedError);
+  });
+
+  it('a reset refused as overlapping leaves the TimeLimit count of the episode still going', async () => {
+    const inner = new ExampleEnv({ maxTurns: 50 });
+    let gate: Promise<void> = Promise.resolve();
+    let open: () => void = () => undefined;
+    const bare: Env = {
+      spec: inner.spec,
+      reset: (args) => inner.reset(args),
+      step: async (action) => {
+        await gate;
+        return inner.step(action);
+      },
+      fork: () => inner.fork(),
+      fingerprint: (action) => inner.fingerprint(action),
+      anchor: () => inner.anchor(),
+      close: () => inner.close(),
+    };
+    const env = new Budget(new TimeLimit(new OrderEnforcing(bare), 2), { maxToolCalls: 10 });
+    await env.reset({ seed: 0 });
+    await env.step('LOOKUP(a)');
+    gate = new Promise((resolve) => (open = resolve));
+    const second = env.step('LOOKUP(b)');
+    await expect(env.reset({ seed: 1 })).rejects.toThrow(EnvBusyError);
+    open();
+    const last = await second;
+    expect(last).toMatchObject({ truncated: true, info: { truncatedBy: 'time-limit' } });
+    await expect(env.step('LOOKUP(c)')).rejects.toThrow(ResetNeededError);
+  });
+
+  it('EpisodeRecorder keeps recording an episode whose reset was refused as overlapping', async () => {
+    const sink = new MemoryRecordSink();
+    const env = new EpisodeRecorder(new OrderEnforcing(new ExampleEnv()), { sink });
+    await env.reset({ seed: 0 });
+    const step = env.step('SUBMIT(0)');
+    await expect(env.reset({ seed: 1 })).rejects.toThrow(EnvBusyError);
+    await step;
+    expect(sink.records).toHaveLength(1);
+    expect(sink.records[0]).toMatchObject({ complete: true, turns: 1 });
   });
 
   it('an action of the wrong JavaScript type is API misuse, not a step', async () => {
