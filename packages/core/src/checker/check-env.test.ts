@@ -53,6 +53,28 @@ describe('checkEnv', () => {
     expect(failedChecks(report)['seed determinism']).toMatch(/step 1: observation differs/);
   });
 
+  it('skips the replay checks for an env whose spec declares it nondeterministic, and runs every other', async () => {
+    class DeclaredNondeterministic extends DefectiveEnv {
+      override readonly spec = { ...new ExampleEnv({ maxTurns: 8 }).spec, nondeterministic: true };
+      constructor() {
+        super('nondeterministic');
+      }
+      protected override spawn(): DeclaredNondeterministic {
+        return new DeclaredNondeterministic();
+      }
+    }
+    const report = await checkEnv(() => Promise.resolve(new DeclaredNondeterministic()));
+    expect(failedChecks(report)).toEqual({});
+    const skipped = report.results.filter((result) => result.skipped).map((result) => result.name);
+    expect(skipped).toEqual(['seed determinism', 'fork equivalence']);
+    expect(report.results.find((result) => result.name === 'malformed actions are ordinary steps')?.skipped).toBe(
+      undefined,
+    );
+    const text = formatCheckReport(report);
+    expect(text).toContain('– seed determinism — skipped: the spec declares nondeterministic');
+    expect(text).toMatch(/all \d+ checks passed \(2 skipped\)$/);
+  });
+
   it('catches a fork that shares state with the original', async () => {
     const report = await checkEnv(() => Promise.resolve(new DefectiveEnv('shared-fork')));
     expect(failedChecks(report)['fork equivalence']).toBeDefined();

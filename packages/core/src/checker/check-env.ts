@@ -35,7 +35,10 @@ export interface CheckOptions {
 
 export interface CheckResult {
   readonly name: string;
+  /** True for a skipped check too: it found nothing wrong. */
   readonly passed: boolean;
+  /** Not run, because the spec declares the env nondeterministic; `detail` says so. */
+  readonly skipped?: boolean;
   readonly detail?: string;
 }
 
@@ -45,23 +48,31 @@ export interface CheckReport {
   readonly results: readonly CheckResult[];
 }
 
-/** The checks after the spec and the scripted sequence, in the order they run and report. */
-const EPISODE_CHECKS: ReadonlyArray<readonly [name: string, check: Check]> = [
-  ['reset returns the task and instructions', checkReset],
-  ['seed determinism', checkSeedDeterminism],
-  ['step results are well-formed', checkStepResults],
-  ['fork equivalence', checkForkEquivalence],
-  ['malformed actions are ordinary steps', checkMalformedActions],
-  ['step after the end raises ResetNeeded', checkStepAfterEnd],
-  ['step before reset raises ResetNeeded', checkStepBeforeReset],
-  ['close is idempotent', checkCloseIdempotent],
-  ['fingerprint and anchor are pure and stable', checkFingerprintHooks],
+/**
+ * The checks after the spec and the scripted sequence, in the order they run and report. `replays`: the check
+ * compares two runs of one seed, which an env whose spec says `nondeterministic` does not promise to repeat.
+ */
+const EPISODE_CHECKS: ReadonlyArray<{ name: string; check: Check; replays?: true }> = [
+  { name: 'reset returns the task and instructions', check: checkReset },
+  { name: 'seed determinism', check: checkSeedDeterminism, replays: true },
+  { name: 'step results are well-formed', check: checkStepResults },
+  { name: 'fork equivalence', check: checkForkEquivalence, replays: true },
+  { name: 'malformed actions are ordinary steps', check: checkMalformedActions },
+  { name: 'step after the end raises ResetNeeded', check: checkStepAfterEnd },
+  { name: 'step before reset raises ResetNeeded', check: checkStepBeforeReset },
+  { name: 'close is idempotent', check: checkCloseIdempotent },
+  { name: 'fingerprint and anchor are pure and stable', check: checkFingerprintHooks },
 ];
+
+const NONDETERMINISTIC_SKIP =
+  'skipped: the spec declares nondeterministic (the same seed may not reproduce an episode)';
 
 /**
  * The env checker (Gymnasium's `check_env`, for multi-turn text envs). Every registered env must pass it.
  * Determinism is checked over a scripted action sequence: the env's `scripted` agent (or a seeded random one)
  * plays once, and its actions are replayed; wall time (`info.cost.wallMs`) is the only field allowed to differ.
+ * An env whose spec says `nondeterministic: true` makes no such promise: the checks that compare replays are
+ * reported skipped, and every other check still runs.
  */
 export async function checkEnv(
   target: string | Env<any, any> | (() => Promise<Env<any, any>>),
@@ -73,8 +84,10 @@ export async function checkEnv(
 
   const probe = await make();
   let envId: string;
+  let nondeterministic: boolean;
   try {
     envId = probe.spec.id;
+    nondeterministic = probe.spec.nondeterministic === true;
     results.push(await runCheck('spec', async () => checkSpec(probe.spec)));
   } finally {
     await probe.close();
@@ -88,8 +101,11 @@ export async function checkEnv(
     }),
   );
 
-  const context = { make, seed, actions };
-  for (const [name, check] of EPISODE_CHECKS) results.push(await runCheck(name, () => check(context)));
+  const context = { make, seed, actions, nondeterministic };
+  for (const { name, check, replays } of EPISODE_CHECKS) {
+    if (replays && nondeterministic) results.push({ name, passed: true, skipped: true, detail: NONDETERMINISTIC_SKIP });
+    else results.push(await runCheck(name, () => check(context)));
+  }
 
   return { envId, passed: results.every((result) => result.passed), results };
 }
@@ -137,13 +153,17 @@ async function runCheck(name: string, check: () => Promise<string | undefined>):
 /** One line per check, ✓ or ✗ with the reason; a last line with the verdict. */
 export function formatCheckReport(report: CheckReport): string {
   const lines = report.results.map(
-    (result) => `${result.passed ? '✓' : '✗'} ${result.name}${result.detail ? ` — ${result.detail}` : ''}`,
+    (result) =>
+      `${result.skipped ? '–' : result.passed ? '✓' : '✗'} ${result.name}${result.detail ? ` — ${result.detail}` : ''}`,
   );
   const failed = report.results.filter((result) => !result.passed).length;
+  const skipped = report.results.filter((result) => result.skipped).length;
+  const ran = report.results.length - skipped;
+  const skippedNote = skipped > 0 ? ` (${skipped} skipped)` : '';
   lines.push(
     failed === 0
-      ? `${report.envId}: all ${report.results.length} checks passed`
-      : `${report.envId}: ${failed} of ${report.results.length} checks failed`,
+      ? `${report.envId}: all ${ran} checks passed${skippedNote}`
+      : `${report.envId}: ${failed} of ${ran} checks failed${skippedNote}`,
   );
   return lines.join('\n');
 }
