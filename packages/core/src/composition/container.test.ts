@@ -18,4 +18,15 @@ describe('composition', () => {
     // Constructor injection really happened (decorator metadata survived the transform).
     expect((loader as unknown as { registry: Registry }).registry).toBe(registry);
   });
+
+  it('the plugin loader throws for a module the caller named that cannot load', () => {
+    const run = createRunContainer(createRootContainer());
+    const loader = run.resolve<PluginLoader>(TOKENS.PluginLoader);
+    expect(() => loader.load({ searchFrom: [], modules: ['/no/such/plugin'] })).toThrow(
+      expect.objectContaining({
+        code: 'PLUGIN_LOAD',
+        message: expect.stringContaining('/no/such/plugin does not exist'),
+      }),
+    );
+  });
 });

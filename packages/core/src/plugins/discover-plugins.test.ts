@@ -67,4 +67,21 @@ describe('plugin discovery', () => {
       rmSync(other, { recursive: true, force: true });
     }
   });
+
+  it('reports a named module that cannot load as requested, saying what is wrong with the path', () => {
+    const notAPackage = join(root, 'just a folder');
+    mkdirSync(notAPackage);
+    const broken = join(root, 'broken-register.js');
+    writeFileSync(broken, 'throw new Error("syntax soup")');
+    const registry = new Registry();
+    const result = loadPlugins(registry, {
+      searchFrom: [root],
+      modules: [join(root, 'missing'), notAPackage, broken],
+    });
+    expect(result.failed.map(({ requested, error }) => [requested, error.message])).toEqual([
+      [true, `Could not load environment package "${join(root, 'missing')}": ${join(root, 'missing')} does not exist`],
+      [true, expect.stringContaining(`${notAPackage} is a directory without a package.json that declares "turngym"`)],
+      [true, `Could not load environment package "${broken}": syntax soup`],
+    ]);
+  });
 });

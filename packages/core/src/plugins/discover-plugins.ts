@@ -15,7 +15,8 @@ export interface DiscoveredPlugin {
 
 export interface PluginLoadResult {
   readonly loaded: DiscoveredPlugin[];
-  readonly failed: { packageName: string; error: Error }[];
+  /** `requested`: the caller named it in `modules` (a broken discovered package is only a warning). */
+  readonly failed: { packageName: string; error: Error; requested: boolean }[];
 }
 
 const PLUGIN_NAME = /^(@turngym\/env-[a-z0-9._-]+|turngym-env-[a-z0-9._-]+|@[a-z0-9._-]+\/turngym-env-[a-z0-9._-]+)$/;
@@ -116,7 +117,9 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     module = require(plugin.registerPath) as { register?: unknown };
   } catch (error) {
-    throw new PluginLoadError(plugin.packageName, (error as Error).message, error);
+    // Node appends its "Require stack:" lines to the message; --verbose shows them with the cause.
+    const message = String((error as Error)?.message ?? error).split('\nRequire stack:')[0] as string;
+    throw new PluginLoadError(plugin.packageName, message, error);
   }
   if (typeof module.register !== 'function')
     throw new PluginLoadError(plugin.packageName, `${plugin.registerPath} does not export register(registry)`);
@@ -129,7 +132,8 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
 
 /**
  * Discovers and loads every installed env package, plus explicit `modules` (a package directory or a
- * register module path). One broken package does not stop the others: it is reported in `failed`.
+ * register module path). One broken package does not stop the others: it is reported in `failed`, with
+ * `requested` set for one of `modules` (a caller that asked for it should treat that as an error).
  * Ids already registered (a package loaded twice through two paths) are skipped, not errors.
  */
 export function loadPlugins(
@@ -137,28 +141,50 @@ export function loadPlugins(
   options: { searchFrom?: readonly string[]; modules?: readonly string[] } = {},
 ): PluginLoadResult {
   const plugins = discoverPlugins(options.searchFrom ? { searchFrom: options.searchFrom } : {});
+  const requested = new Set<DiscoveredPlugin>();
+  const failed: PluginLoadResult['failed'] = [];
   for (const module of options.modules ?? []) {
-    const path = resolve(module);
-    const asPackage = existsSync(path) && statSync(path).isDirectory() ? pluginAt(path) : undefined;
-    if (asPackage) {
-      const index = plugins.findIndex((plugin) => plugin.packageName === asPackage.packageName);
-      if (index >= 0) plugins.splice(index, 1);
-      plugins.push(asPackage);
-    } else {
-      plugins.push({ packageName: module, version: '0.0.0', directory: dirname(path), registerPath: path });
+    let plugin: DiscoveredPlugin;
+    try {
+      plugin = requestedPlugin(module);
+    } catch (error) {
+      failed.push({ packageName: module, error: error as Error, requested: true });
+      continue;
     }
+    const index = plugins.findIndex((other) => other.packageName === plugin.packageName);
+    if (index >= 0) plugins.splice(index, 1);
+    plugins.push(plugin);
+    requested.add(plugin);
   }
   const loaded: DiscoveredPlugin[] = [];
-  const failed: { packageName: string; error: Error }[] = [];
   for (const plugin of plugins) {
     try {
       loadPlugin(guardDuplicates(registry), plugin);
       loaded.push(plugin);
     } catch (error) {
-      failed.push({ packageName: plugin.packageName, error: error as Error });
+      failed.push({ packageName: plugin.packageName, error: error as Error, requested: requested.has(plugin) });
     }
   }
   return { loaded, failed };
+}
+
+/**
+ * A plugin the caller named: a package directory that declares its register module, or that module's path.
+ * What is wrong with the path is said here, in the caller's own words, rather than as a require() failure.
+ */
+function requestedPlugin(module: string): DiscoveredPlugin {
+  const path = resolve(module);
+  if (!existsSync(path)) throw new PluginLoadError(module, `${path} does not exist`);
+  if (statSync(path).isDirectory()) {
+    const asPackage = pluginAt(path);
+    if (asPackage) return asPackage;
+    throw new PluginLoadError(
+      module,
+      `${path} is a directory without a package.json that declares "turngym": { "register": "./dist/register.js" } ` +
+        '(name the package directory, or its register module)',
+    );
+  }
+  return { packageName: module, version: '0.0.0', directory: dirname(path), registerPath: path };
 }
 
 /** A view of the registry whose `register` skips ids that are already there (same package, two paths). */
