@@ -17,13 +17,22 @@ export interface MetricRow {
  * Reads a line of metrics. `iteration` and `global_step` must be numbers; of the other fields only finite
  * numbers are kept: a trainer writes `null` for a value it could not compute (a NaN has no JSON), and a
  * string field (a phase name) is not a curve. Unknown names are kept: every numeric field can be plotted.
+ * Python's `json.dumps` writes a NaN or an infinity as a bare `NaN`, `Infinity` or `-Infinity`, which is not
+ * JSON; metrics logged by Python tools are full of them (a loss that diverged), so they read as `null`: the
+ * point is left out of its curve, as a value a trainer could not compute is.
  */
 export function parseMetricLine(line: string, where: string): MetricRow {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
   } catch (error) {
-    throw new InvalidRunError(`${where}: not JSON (${(error as Error).message}).`);
+    const standard = withPythonNonFiniteAsNull(line);
+    try {
+      if (standard === undefined) throw error;
+      parsed = JSON.parse(standard);
+    } catch {
+      throw new InvalidRunError(`${where}: not JSON (${(error as Error).message}).`);
+    }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new InvalidRunError(
@@ -53,6 +62,39 @@ export function parseMetricLine(line: string, where: string): MetricRow {
  */
 export function metricValue(row: MetricRow, name: string): number | undefined {
   return Object.hasOwn(row.values, name) ? row.values[name] : undefined;
+}
+
+/** A bare NaN, Infinity or -Infinity outside a string, as Python's json module writes them. */
+const PYTHON_NON_FINITE = /(?:-?Infinity|NaN)(?![\w$])/y;
+
+/**
+ * `line` with every bare `NaN`, `Infinity` and `-Infinity` outside strings written as `null`, or undefined
+ * when it has none (its JSON error is then its own).
+ */
+function withPythonNonFiniteAsNull(line: string): string | undefined {
+  let out = '';
+  let replaced = false;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i] as string;
+    if (inString) {
+      out += char;
+      if (char === '\\') out += line[++i] ?? '';
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    PYTHON_NON_FINITE.lastIndex = i;
+    const token = char === 'N' || char === 'I' || char === '-' ? PYTHON_NON_FINITE.exec(line) : null;
+    if (token && !/[\w$.]/.test(line[i - 1] ?? '')) {
+      out += 'null';
+      i += token[0].length - 1;
+      replaced = true;
+      continue;
+    }
+    out += char;
+  }
+  return replaced ? out : undefined;
 }
 
 function parses(text: string): boolean {

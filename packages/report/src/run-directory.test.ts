@@ -58,6 +58,30 @@ describe('finding runs', () => {
   });
 });
 
+describe('finding runs next to benchmark runs', () => {
+  // `turngym bench` writes <out>/runs/<id>/run.json too, by default under runs/leaderboard.
+  const benchRun = (dir: string): void => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.json'), JSON.stringify({ schema: 'turngym.bench-run/v1', runId: 'quick-v1--random' }));
+    writeFileSync(join(dir, 'episodes.jsonl'), '');
+  };
+
+  it('passes over a bench run found while searching, and names one given alone', async () => {
+    writeFakeExperiment(join(root, 'runs'));
+    benchRun(join(root, 'runs', 'leaderboard', 'runs', 'quick-v1--random'));
+    const found = await findRunDirectories([join(root, 'runs')]);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.map((run) => run.name).filter((name) => name.includes('leaderboard'))).toEqual([]);
+    await expect(findRunDirectories([join(root, 'runs', 'leaderboard')])).rejects.toThrow(
+      `${join(root, 'runs', 'leaderboard')}: holds benchmark runs of turngym bench (runs/quick-v1--random), no training run: turngym leaderboard renders those.`,
+    );
+    const single = join(root, 'runs', 'leaderboard', 'runs', 'quick-v1--random');
+    await expect(findRunDirectories([single])).rejects.toThrow(
+      `${single}: is a benchmark run of turngym bench, not a training run: turngym leaderboard renders those.`,
+    );
+  });
+});
+
 describe('reading a run', () => {
   const runDir = (): string => {
     const dir = join(root, 'run');
@@ -80,6 +104,25 @@ describe('reading a run', () => {
     appendFileSync(join(dir, 'metrics.jsonl'), '\n{"iteration": 3, "global_step": \n');
     const error = await errorOf(readRun({ dir, name: 'run' }, READ));
     expect(error.message).toMatch(new RegExp(`^${join(dir, 'metrics.jsonl')}:5: not JSON \\(`));
+  });
+
+  it("reads Python's bare NaN and Infinity (json.dumps) as values left out, and still names other bad JSON", async () => {
+    const dir = runDir();
+    appendFileSync(
+      join(dir, 'metrics.jsonl'),
+      '{"iteration": 3, "global_step": 40, "losses/policy_loss": NaN, "charts/SPS": Infinity, ' +
+        '"losses/value_loss": -Infinity, "charts/episodic_return": 0.5, "phase": "NaN Infinity \\" NaN"}\n',
+    );
+    const run = await readRun({ dir, name: 'run' }, READ);
+    const last = run.metrics.at(-1)!;
+    expect(last.iteration).toBe(3);
+    expect(Object.keys(last.values).sort()).toEqual(['charts/episodic_return', 'global_step', 'iteration']);
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"iteration": NaN, "global_step": 50}\n');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toBe(
+      `${join(dir, 'metrics.jsonl')}:5: "iteration" must be a number >= 0 (got null).`,
+    );
+    writeFileSync(join(dir, 'metrics.jsonl'), '{"iteration": 0, "global_step": NaNa}\n');
+    expect((await errorOf(readRun({ dir, name: 'run' }, READ))).message).toMatch(/metrics\.jsonl:1: not JSON \(/);
   });
 
   it('names a metrics line without an iteration', async () => {

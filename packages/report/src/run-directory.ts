@@ -39,16 +39,30 @@ export interface FoundRun {
   readonly name: string;
 }
 
-async function searchRuns(dir: string, depth: number, found: string[]): Promise<void> {
+/** The `schema` of the manifests `turngym bench` writes as run.json too (`<out>/runs/<id>/run.json`). */
+const BENCH_RUN_SCHEMA = 'turngym.bench-run/v1';
+
+/** Whether `dir/run.json` is a bench run's manifest, not a training run's: the default out dirs share `runs/`. */
+async function isBenchRun(dir: string): Promise<boolean> {
+  try {
+    const parsed = JSON.parse(await readFile(join(dir, RUN_FILE), 'utf8')) as { schema?: unknown } | null;
+    return parsed?.schema === BENCH_RUN_SCHEMA;
+  } catch {
+    return false; // unreadable or not JSON: readRun names the fault
+  }
+}
+
+async function searchRuns(dir: string, depth: number, found: string[], benchRuns: string[]): Promise<void> {
   if (existsSync(join(dir, RUN_FILE))) {
-    found.push(dir);
+    if (await isBenchRun(dir)) benchRuns.push(dir);
+    else found.push(dir);
     return;
   }
   if (depth === 0) return;
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules') {
-      await searchRuns(join(dir, entry.name), depth - 1, found);
+      await searchRuns(join(dir, entry.name), depth - 1, found, benchRuns);
     }
   }
 }
@@ -56,7 +70,8 @@ async function searchRuns(dir: string, depth: number, found: string[]): Promise<
 /**
  * The run directories behind the paths given: a path holding run.json is a run; any other directory is
  * searched a few levels down for runs. A path that does not exist, is not a directory or holds no run is
- * an error naming it. Each run is listed once, in the order found.
+ * an error naming it. Each run is listed once, in the order found. The benchmark runs of `turngym bench`
+ * (their run.json is a bench manifest) are passed over: `runs/` often holds both, `runs/leaderboard` by default.
  */
 export async function findRunDirectories(paths: readonly string[]): Promise<FoundRun[]> {
   const runs = new Map<string, FoundRun>();
@@ -72,7 +87,17 @@ export async function findRunDirectories(paths: readonly string[]): Promise<Foun
       throw new InvalidRunError(`${path}: not a directory (pass a run directory, or a directory of runs).`);
     }
     const found: string[] = [];
-    await searchRuns(absolute, SEARCH_DEPTH, found);
+    const benchRuns: string[] = [];
+    await searchRuns(absolute, SEARCH_DEPTH, found, benchRuns);
+    if (found.length === 0 && benchRuns.length > 0) {
+      const what =
+        benchRuns[0] === absolute
+          ? 'is a benchmark run of turngym bench, not a training run'
+          : `holds benchmark runs of turngym bench (${relative(absolute, benchRuns[0] as string)}${
+              benchRuns.length > 1 ? ` and ${benchRuns.length - 1} more` : ''
+            }), no training run`;
+      throw new InvalidRunError(`${path}: ${what}: turngym leaderboard renders those.`);
+    }
     if (found.length === 0) {
       throw new InvalidRunError(
         `${path}: no ${RUN_FILE} in it or in its subdirectories (a run directory holds ${RUN_FILE} and ${METRICS_FILE}).`,
