@@ -67,6 +67,33 @@ describe('bad input: one line on stderr, exit code 2', () => {
       message: /^error: fixture\/ended-session-v1: the episode has ended; call reset\(\) before step\(\)\.$/,
       input: 'hello\n',
     },
+    {
+      name: 'an empty --out (an unset variable), which used to mean no recording',
+      args: ['run', ID, '--agent', 'scripted', '--episodes', '1', '--out', ''],
+      message: /^error: --out is empty: name a file\.$/,
+    },
+    {
+      name: 'an empty bench --out, which used to write into the working directory',
+      args: ['bench', 'quick', '--agent', 'random', '--out', ' '],
+      message: /^error: --out is empty: name a directory\.$/,
+    },
+    {
+      name: 'an empty new-env --dir, which used to scaffold into the working directory',
+      args: ['new-env', 'lantern', '--dir', ''],
+      message: /^error: --dir is empty: name a directory\.$/,
+    },
+    {
+      name: 'a --plugin path that does not exist',
+      args: ['--plugin', '/no/such/plugin dir', 'list'],
+      message:
+        /^error: Could not load environment package "\/no\/such\/plugin dir": \/no\/such\/plugin dir does not exist$/,
+    },
+    {
+      name: 'a --plugin directory that is no env package',
+      args: ['--plugin', join(__dirname, 'fixtures'), 'list'],
+      message:
+        /^error: Could not load environment package ".*fixtures": .*fixtures is a directory without a package\.json that declares "turngym"/,
+    },
   ];
 
   // Each case is its own process; running them side by side halves the wall time on two cores.

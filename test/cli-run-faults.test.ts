@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readEpisodeRecords } from '@turngym/core';
-import { runBuiltCli } from './helpers/run-built-cli';
+import { spawn } from 'node:child_process';
+import { assertCliBuilt, CLI, errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
 
 // An env whose infrastructure fails (EnvFaultError, like a crashed browser) on the seeds its options name.
 const FIXTURE = join(__dirname, 'fixtures', 'faulty-env');
@@ -64,6 +66,16 @@ describe('turngym run when episodes fail for an infrastructure reason', () => {
     expect(failed).toEqual([expect.objectContaining({ envId: ID, seed: 1, steps: [], complete: false, error })]);
   });
 
+  it('exits 1 when every episode errored: nothing was measured, and the rate says n/a, not 0', async () => {
+    const result = await run(['--episodes', '2'], { faultySeeds: [0, 1] });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^episodes\s+0$/m);
+    expect(result.stdout).toMatch(/^success rate\s+n\/a /m);
+    const json = await run(['--episodes', '2', '--json'], { faultySeeds: [0, 1] });
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as { summary: { successRate: unknown } }).summary.successRate).toBeNull();
+  });
+
   it('stops after --max-consecutive-errors failures in a row, keeping the records so far', async () => {
     const out = join(directory, 'streak.jsonl');
     const result = await run(['--episodes', '10', '--max-consecutive-errors', '3', '--out', out], {
@@ -73,6 +85,77 @@ describe('turngym run when episodes fail for an infrastructure reason', () => {
     expect(result.stderr).toMatch(/^error: 3 episodes in a row failed \(last: the browser crashed on seed 5\)/m);
     // Seeds 0–5 ran (1 failed alone, then 3, 4, 5 in a row); 6–9 never started.
     expect(readEpisodeRecords(out).map((record) => record.seed)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('turngym run on Ctrl-C', () => {
+  it('finishes the episodes in flight, records and summarises them, says how to run the rest, exits 130', async () => {
+    assertCliBuilt();
+    const directory = mkdtempSync(join(tmpdir(), 'turngym-cli-run-sigint-'));
+    try {
+      const out = join(directory, 'records.jsonl');
+      const args = ['run', 'turngym/example-v1', '--agent', 'random', '--episodes', '1000000', '--seed', '7'];
+      const child = spawn(process.execPath, [CLI, ...args, '--concurrency', '3', '--out', out], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // Interrupted once some episodes are on disk, as a person pressing Ctrl-C mid-run.
+      while (!existsSync(out) || statSync(out).size === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const played = Number(/^episodes\s+(\d+)$/m.exec(stdout)?.[1]);
+      expect(played).toBeGreaterThan(0);
+      expect(played).toBeLessThan(1000000);
+      expect(stderr).toContain(
+        `interrupted after ${played} of 1000000 episodes; the rest: --seed ${7 + played} --episodes ${1000000 - played}`,
+      );
+      // Exactly the first seeds ran, each recorded once and complete.
+      const seeds = readEpisodeRecords(out).map((record) => record.seed as number);
+      expect(seeds.sort((a, b) => a - b)).toEqual(Array.from({ length: played }, (_, i) => 7 + i));
+      expect(stdout).toMatch(new RegExp(`seeds 7–${6 + played}$`, 'm'));
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('turngym run with a chat-model agent whose endpoint is down', () => {
+  it('fails before any episode, in one line with exit code 2, writing no records', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const directory = mkdtempSync(join(tmpdir(), 'turngym-cli-run-endpoint-'));
+    try {
+      const out = join(directory, 'records.jsonl');
+      const result = await runBuiltCli([
+        'run',
+        'turngym/example-v1',
+        '--agent',
+        'openai:some-model',
+        '--base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--api-key',
+        'test',
+        '--episodes',
+        '3',
+        '--out',
+        out,
+      ]);
+      expect(result.code).toBe(2);
+      expect(errorLines(result.stderr)).toEqual([
+        `error: openai:some-model: cannot reach http://127.0.0.1:${port}/v1 (ECONNREFUSED); is an OpenAI-compatible server running there? Set --base-url or TURNGYM_OPENAI_BASE_URL.`,
+      ]);
+      expect(result.stdout).toBe('');
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 
@@ -92,6 +175,17 @@ describe('turngym run --out', () => {
       expect(result.stderr).toMatch(/^error: \S+not-records\.jsonl exists and is not a TurnGym episode file/m);
       expect(readFileSync(out, 'utf8')).toBe(content);
     }
+  });
+
+  it('refuses a path it cannot write before any episode runs (exit 2, naming it)', async () => {
+    // A link to a directory that does not exist: unwritable even for root, on every system.
+    const out = join(directory, 'dangling.jsonl');
+    symlinkSync(join(directory, 'no-such-dir', 'records.jsonl'), out);
+    const result = await run(['--episodes', '2', '--out', out], { faultySeeds: [] });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: --out \S+dangling\.jsonl: cannot write there \(ENOENT: no such file/m);
+    expect(result.stdout).toBe('');
+    expect(existsSync(join(directory, 'no-such-dir'))).toBe(false);
   });
 
   it('appends to an existing episode file', async () => {

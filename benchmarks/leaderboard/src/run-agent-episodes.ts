@@ -49,6 +49,8 @@ export interface PlayEpisodesOptions {
   isEpisodeError?: (error: unknown) => boolean;
   /** Called as each episode ends, in completion order. Throwing stops the run (that error is rethrown). */
   onEpisode?: (result: EpisodeResult) => void;
+  /** Once aborted, no further episode starts; the ones in flight end as usual (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -97,7 +99,14 @@ export async function playEpisodes(run: PlayEpisodesOptions): Promise<void> {
         ...(run.record ? { record: { sink: buffer as RecordSink, agent: run.agent.name } } : {}),
       });
     try {
-      while (!failed && next < run.episodes.length) {
+      while (!failed && !run.signal?.aborted && next < run.episodes.length) {
+        // An env that never waits on I/O runs episode after episode in microtasks, where a signal's handler would
+        // never get its turn: with a signal to watch, each episode starts after the event loop has had one.
+        if (run.signal) {
+          await new Promise((resolve) => setImmediate(resolve));
+          // Meanwhile the signal may have come, or the other workers taken the last episodes.
+          if (run.signal.aborted || failed || next >= run.episodes.length) break;
+        }
         const episode = run.episodes[next] as PlannedEpisode;
         next += 1;
         env ??= await makeEnv();
@@ -150,6 +159,8 @@ export interface AgentEpisodesOptions {
   maxConsecutiveErrors?: number;
   /** Called as each episode ends, errored ones included. */
   onEpisode?: (result: EpisodeResult) => void;
+  /** Once aborted, no further episode starts; those in flight end and are counted and recorded. */
+  signal?: AbortSignal;
 }
 
 export interface AgentEpisodes {
@@ -177,6 +188,7 @@ export async function runAgentEpisodes(run: AgentEpisodesOptions): Promise<Agent
     ...(run.options ? { options: run.options } : {}),
     ...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
     record: run.sink !== undefined,
+    ...(run.signal ? { signal: run.signal } : {}),
     isEpisodeError,
     onEpisode: (result) => {
       for (const record of result.records) run.sink?.write(record);

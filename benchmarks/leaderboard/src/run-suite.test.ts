@@ -381,4 +381,23 @@ describe('preflight', () => {
     ).rejects.toThrow('Invalid run id "../escape": use letters, digits, ".", "_" and "-" (it names files).');
     expect(existsSync(join(out, 'runs'))).toBe(false);
   });
+
+  it('refuses a run id that differs only in case from a run already there, before touching it', async () => {
+    const agent = resolveSuiteAgent('scripted');
+    const registry = testRegistry();
+    const first = await runSuite({ suite, agent, registry, outDir: out, runId: 'Run1', resamples: RESAMPLES });
+    const before = readFileSync(join(first.runDirectory, 'episodes.jsonl'), 'utf8');
+    for (const runId of ['run1', 'RUN1']) {
+      await expect(
+        runSuite({ suite, agent, registry, outDir: out, runId, fresh: true, resamples: RESAMPLES }),
+      ).rejects.toThrow(
+        `Run id "${runId}" differs only in case from the run "Run1" in ${out}: on a case-insensitive file system`,
+      );
+    }
+    expect(readFileSync(join(first.runDirectory, 'episodes.jsonl'), 'utf8')).toBe(before);
+    // The same id, same case, resumes as before.
+    expect((await runSuite({ suite, agent, registry, outDir: out, runId: 'Run1', resamples: RESAMPLES })).resumed).toBe(
+      before.trim().split('\n').length,
+    );
+  });
 });

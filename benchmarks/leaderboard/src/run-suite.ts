@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describeError, type EnvDependencies, type EpisodeRecord, type Registry } from '@turngym/core';
 import { validateBenchResult, type BenchResult } from './bench-result';
@@ -107,6 +107,30 @@ function describeMismatch(existing: RunManifest, wanted: RunManifest): string | 
 }
 
 /**
+ * Refuses a run id that differs only in case from a run already in `outDir` (`Run1` and `run1`): on a
+ * case-insensitive file system (macOS and Windows by default) the two are one directory and one result file,
+ * so the second run would resume, or with --fresh wipe, the first. Refused on every system, so an out
+ * directory means the same thing wherever it is copied.
+ */
+function refuseCaseTwin(outDir: string, runId: string): void {
+  const lower = runId.toLowerCase();
+  const taken = (['runs', 'results'] as const).flatMap((folder) => {
+    const path = join(outDir, folder);
+    if (!existsSync(path)) return [];
+    return readdirSync(path)
+      .map((name) => (folder === 'results' ? name.replace(/\.json$/, '') : name))
+      .filter((name) => name !== runId && name.toLowerCase() === lower);
+  });
+  if (taken.length > 0) {
+    throw new PreflightError(
+      `Run id "${runId}" differs only in case from the run "${taken[0]}" in ${outDir}: on a case-insensitive ` +
+        `file system (macOS, Windows) they would share one directory. Pass --run-id ${taken[0]} to resume that ` +
+        'run, or choose another id.',
+    );
+  }
+}
+
+/**
  * Runs one agent on one suite: preflight (nothing runs if the agent, an endpoint or the suite's options are
  * wrong), then every planned episode that an earlier attempt has not finished, envs in suite order and up to
  * `concurrency` episodes at once, each journaled as it ends; then the result file.
@@ -146,6 +170,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
     startedAt: new Date().toISOString(),
   };
 
+  refuseCaseTwin(outDir, runId);
   const directory = new RunDirectory(join(outDir, 'runs', runId));
   const existing = options.fresh ? undefined : directory.readManifest();
   let manifest = wanted;

@@ -12,7 +12,7 @@ export function resolveAgentSource(
   envId: string,
   name: string,
   settings: ChatAgentSettings = {},
-): AgentSource {
+): AgentSource & { check(): Promise<void> } {
   const agent = resolveSuiteAgent(name, settings); // a malformed or unknown chat-model spec throws PreflightError
   if (!agent.supports(registry, envId)) {
     const known = [...new Set([...Object.keys(registry.get(envId).agents ?? {}), 'random'])].sort().join(', ');
@@ -25,6 +25,8 @@ export function resolveAgentSource(
   const source = agent.sourceFor(registry, envId);
   return {
     ...source,
+    // A chat model's endpoint: reachable, key accepted, model served (bench's preflight); nothing for a baseline.
+    check: () => agent.check(),
     close: async () => {
       await source.close();
       await agent.close();

@@ -22,6 +22,7 @@ function nearestExisting(path: string): { path: string; stats: Stats } | undefin
  * EISDIR/ENOTDIR at the end of a run.
  */
 export function checkOutputDirectory(flag: string, path: string): void {
+  refuseEmpty(flag, path, 'directory');
   const found = nearestExisting(resolve(path));
   if (found && !found.stats.isDirectory()) {
     const where = found.path === resolve(path) ? path : `${path}: ${found.path}`;
@@ -31,6 +32,7 @@ export function checkOutputDirectory(flag: string, path: string): void {
 
 /** As `checkOutputDirectory`, for a flag that names a file. */
 export function checkOutputFile(flag: string, path: string): void {
+  refuseEmpty(flag, path, 'file');
   const found = nearestExisting(resolve(path));
   if (!found) return;
   if (found.path === resolve(path)) {
@@ -38,4 +40,12 @@ export function checkOutputFile(flag: string, path: string): void {
   } else if (!found.stats.isDirectory()) {
     throw new UsageError(`${flag} ${path}: ${found.path} is a file, not a directory.`);
   }
+}
+
+/**
+ * An empty path (`--out "$OUT"` with OUT unset) would resolve to the working directory, where a command would
+ * write its files among the user's, or be taken as no flag at all.
+ */
+function refuseEmpty(flag: string, path: string, kind: 'file' | 'directory'): void {
+  if (path.trim() === '') throw new UsageError(`${flag} is empty: name a ${kind}.`);
 }

@@ -22,8 +22,12 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 /** Any integer, e.g. a seed (seeds may be negative; they are mixed, not used as indices). */
 export function parseInteger(text: string): number {
   const value = Number(text.trim());
-  if (text.trim() === '' || !Number.isSafeInteger(value)) throw new InvalidArgumentError('Expected an integer.');
-  return value;
+  if (text.trim() === '' || !Number.isInteger(value)) throw new InvalidArgumentError('Expected an integer.');
+  // Past 2^53 neighbouring integers are one double: seed 2^53 + 1 would silently play seed 2^53.
+  if (!Number.isSafeInteger(value))
+    throw new InvalidArgumentError('Expected an integer within ±9007199254740991 (2^53 − 1).');
+  // "-0" is seed 0: a -0 would print as 0 and compare unequal under Object.is.
+  return value === 0 ? 0 : value;
 }
 
 /** A count that must be at least 1 (episodes, concurrency, sessions). */

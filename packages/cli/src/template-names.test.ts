@@ -23,6 +23,7 @@ describe('template names', () => {
   it('says how to fix an odd name, naming the argument', () => {
     expect(() => templateNames('MyEnv')).toThrow(/Env name "MyEnv" must be kebab-case.*try "my-env"/);
     expect(() => templateNames('my env')).toThrow(/Env name "my env" must be kebab-case.*try "my-env"/);
+    expect(() => templateNames('Café Crème')).toThrow(/Env name "Café Crème" must be kebab-case.*try "cafe-creme"/);
     expect(() => templateNames('2048')).toThrow(/Env name "2048" must start with a letter.*e\.g\. game-2048/);
     expect(() => templateNames('@me/env-x')).toThrow(
       /Env name "@me\/env-x" is a package name: pass the env name "x" \(the package becomes @turngym\/env-x, or turngym-env-x with --contrib\)/,

@@ -34,6 +34,9 @@ function nameProblem(name: string): string | undefined {
   if (!KEBAB.test(name)) {
     const suggestion = name
       .trim()
+      // Accents come off their letters ("café" → "cafe"), rather than the letters being dropped.
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
       .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')

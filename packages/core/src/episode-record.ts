@@ -188,6 +188,9 @@ export class JsonlRecordSink implements RecordSink {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
     assertEpisodeFileOrAbsent(path);
+    // Opened for appending now, not at the first episode's end: a path that cannot be written (a read-only
+    // directory, a dangling link) fails before any episode runs and spends its tokens.
+    closeSync(openSync(path, 'a'));
   }
 
   write(record: EpisodeRecord): void {

@@ -35,6 +35,15 @@ describe('Registry', () => {
     await expect(registry.make('example-v1')).rejects.toThrow(/turngym\/example-v1/);
   });
 
+  it('calls an empty id malformed instead of guessing a name for it', async () => {
+    const registry = registryWithExample();
+    for (const id of ['', '  ']) {
+      await expect(registry.make(id)).rejects.toThrow(
+        `Malformed environment id "${id}": expected [namespace/]name-vN, e.g. turngym/math-thought-v1.`,
+      );
+    }
+  });
+
   it('lists the versions that exist for an unknown version', async () => {
     const registry = registryWithExample();
     const error = await registry.make('turngym/example-v9').catch((caught: unknown) => caught);

@@ -2,7 +2,13 @@ import type { Agent, Env } from '@turngym/spec';
 import type { JSONSchemaType } from 'ajv';
 import { closest, distance } from 'fastest-levenshtein';
 import { formatEnvId, parseEnvId } from './env-id';
-import { AlreadyRegisteredError, InvalidOptionsError, NameNotFoundError, VersionNotFoundError } from './errors';
+import {
+  AlreadyRegisteredError,
+  InvalidIdError,
+  InvalidOptionsError,
+  NameNotFoundError,
+  VersionNotFoundError,
+} from './errors';
 import { defineOptions } from './options';
 import { ajv, describeErrors, type Validator } from './schema-validation';
 import { Budget, type BudgetLimits } from './wrappers/budget';
@@ -169,6 +175,8 @@ export class Registry {
   private entry(id: string): Entry {
     const exact = this.entries.get(id);
     if (exact) return exact;
+    // An empty id (an unset shell variable) has no closest name: a guess would send the user after it.
+    if (id.trim() === '') throw new InvalidIdError(id);
     let parsed: ReturnType<typeof parseEnvId> | undefined;
     try {
       parsed = parseEnvId(id);

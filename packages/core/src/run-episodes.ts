@@ -78,14 +78,17 @@ export interface RunSummary {
   readonly wallMs: number;
 }
 
-/** Success rate with a Wilson 95% interval, mean reward with a normal 95% interval. */
+/**
+ * Success rate with a Wilson 95% interval, mean reward with a normal 95% interval. Over no episodes every
+ * mean, the success rate included, is NaN (`null` in JSON): a rate of 0 would read as measured.
+ */
 export function summarize(outcomes: readonly EpisodeOutcome[], wallMs = 0): RunSummary {
   const successes = outcomes.filter((outcome) => outcome.success).length;
   const rewards = outcomes.map((outcome) => outcome.totalReward);
   return {
     episodes: outcomes.length,
     successes,
-    successRate: outcomes.length > 0 ? successes / outcomes.length : 0,
+    successRate: outcomes.length > 0 ? successes / outcomes.length : Number.NaN,
     successInterval: wilsonInterval95(successes, outcomes.length),
     meanReward: mean(rewards),
     rewardInterval: meanInterval95(rewards),

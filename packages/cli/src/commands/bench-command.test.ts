@@ -88,6 +88,9 @@ describe('turngym bench / leaderboard / quickstart', () => {
     expect(errorLines(unreachable.output().stderr)).toEqual([
       `error: openai:some-model: cannot reach http://127.0.0.1:${port}/v1 (ECONNREFUSED); is an OpenAI-compatible server running there? Set --base-url or TURNGYM_OPENAI_BASE_URL.`,
     ]);
+    const twice = captureIo();
+    expect(await runCli(['bench', suiteFile, '--agent', 'random', '--agent', 'random', '--out', out], twice)).toBe(2);
+    expect(errorLines(twice.output().stderr)).toEqual(['error: --agent random is given twice: each agent runs once.']);
     const badSuite = captureIo();
     expect(await runCli(['bench', 'nonesuch', '--agent', 'scripted', '--out', out], badSuite)).toBe(2);
     expect(errorLines(badSuite.output().stderr)).toEqual([

@@ -238,6 +238,9 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
         throw new UsageError(
           'Give at least one --agent (random, scripted, or a chat-model spec such as openai:gpt-4o-mini).',
         );
+      const twice = options.agent.find((agent, index) => options.agent.indexOf(agent) !== index);
+      // Both would be one run (one run id): the second only reuses the first, or with --fresh wipes it.
+      if (twice !== undefined) throw new UsageError(`--agent ${twice} is given twice: each agent runs once.`);
       if (options.agent.length > 1 && (options.runId || options.label)) {
         throw new UsageError('--run-id and --label name one run: give them with a single --agent.');
       }

@@ -2,6 +2,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context';
 import { writeLine } from '../cli-io';
+import { checkOutputDirectory } from '../output-paths';
 import { scaffoldEnv } from '../scaffold-env';
 
 interface NewEnvOptions {
@@ -19,6 +20,7 @@ export function registerNewEnvCommand(program: Command, context: CliContext): vo
     .option('--dir <directory>', 'parent directory of the new package', 'environments')
     .option('--contrib', 'name the package turngym-env-<name> instead of @turngym/env-<name>')
     .action((name: string, options: NewEnvOptions) => {
+      checkOutputDirectory('--dir', options.dir);
       const result = scaffoldEnv({ name, parentDirectory: options.dir, ...(options.contrib ? { contrib: true } : {}) });
       const nearby = relative(process.cwd(), result.directory);
       const shown = nearby === '' ? '.' : nearby.startsWith('..') || isAbsolute(nearby) ? result.directory : nearby;

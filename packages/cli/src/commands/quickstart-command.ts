@@ -4,6 +4,7 @@ import type { CliContext, GlobalOptions } from '../cli-context';
 import { EXIT_FAILURE } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { parsePositiveInteger } from '../parse-arguments';
+import { checkOutputDirectory } from '../output-paths';
 import {
   asCliError,
   defaultLeaderboardInputs,
@@ -45,6 +46,7 @@ export function registerQuickstartCommand(program: Command, context: CliContext)
     .option('--json', 'print the results as JSON')
     .action(async (options: QuickstartOptions, command: Command) => {
       const { io } = context;
+      checkOutputDirectory('--out', options.out);
       let suite: LoadedSuite;
       try {
         suite = loadSuite(options.suite);

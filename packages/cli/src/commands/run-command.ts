@@ -4,12 +4,16 @@ import { DEFAULT_MAX_CONSECUTIVE_ERRORS, runAgentEpisodes } from '@turngym/leade
 import type { Command } from 'commander';
 import { resolveAgentSource } from '../agent-source';
 import type { CliContext, GlobalOptions } from '../cli-context';
+import { EXIT_FAILURE, UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { specOf } from '../env-summaries';
 import { formatRunSummary } from '../format-summary';
 import { parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
 import { createProgress } from '../progress';
 import { checkOutputFile } from '../output-paths';
+
+/** The shell's exit code for a command stopped by SIGINT (128 + 2). */
+const EXIT_INTERRUPTED = 130;
 
 interface RunOptions {
   agent: string;
@@ -52,18 +56,34 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('--api-key <key>', "API key for a chat-model agent (default: the provider's environment variable)")
     .action(async (id: string, options: RunOptions, command: Command) => {
       const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
-      // Preflight: the id, the options and the agent are checked before any episode runs.
+      // Preflight: the id, the options, the agent and its endpoint are checked before any episode runs.
       const spec = await specOf(registry, id, options.options);
       const agent = resolveAgentSource(registry, id, options.agent, {
         ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       });
-      if (options.out) checkOutputFile('--out', options.out);
-      const out = options.out ? resolve(options.out) : undefined;
+      if (options.out !== undefined) checkOutputFile('--out', options.out);
+      try {
+        // An endpoint that is down fails here in one line, not as N errored episodes (or N timeouts) later.
+        await agent.check();
+      } catch (error) {
+        await agent.close();
+        throw error;
+      }
+      const out = options.out !== undefined ? resolve(options.out) : undefined;
       // Before any episode: a file that is not an episode file is refused, not appended to.
-      const sink = out ? new JsonlRecordSink(out) : undefined;
+      const sink = out ? openRecordSink(out) : undefined;
       const started = performance.now();
       const progress = createProgress(context.io, options.episodes, `${spec.id} · ${agent.name}`);
+      // Ctrl-C starts no further episode; those in flight end, are recorded, and the summary covers them. Episodes
+      // start in seed order, so the ones that ran are the first seeds and the rest can be run with --seed later.
+      const interrupted = new AbortController();
+      const interrupt = (): void => {
+        if (interrupted.signal.aborted) process.exit(EXIT_INTERRUPTED);
+        interrupted.abort();
+        writeLine(context.io.stderr, 'interrupted: finishing the episodes in flight (Ctrl-C again quits at once)');
+      };
+      process.on('SIGINT', interrupt);
       let ran;
       try {
         ran = await runAgentEpisodes({
@@ -77,18 +97,35 @@ export function registerRunCommand(program: Command, context: CliContext): void 
           ...(options.options ? { options: options.options } : {}),
           ...(sink ? { sink } : {}),
           onEpisode: () => progress.increment(),
+          signal: interrupted.signal,
         });
       } finally {
+        process.off('SIGINT', interrupt);
         progress.stop();
         await agent.close();
       }
+      const played = ran.outcomes.length + ran.errors.length;
+      if (interrupted.signal.aborted) {
+        context.exitCode = EXIT_INTERRUPTED;
+        const rest = options.episodes - played;
+        writeLine(
+          context.io.stderr,
+          `interrupted after ${played} of ${options.episodes} episodes` +
+            (rest > 0 ? `; the rest: --seed ${options.seed + played} --episodes ${rest}` : ''),
+        );
+      }
       const summary = summarize(ran.outcomes, performance.now() - started);
+      // Every episode errored (an endpoint that is down): the summary is printed, but nothing was measured, and a
+      // script must not read the run as done.
+      if (ran.outcomes.length === 0 && ran.errors.length > 0 && !interrupted.signal.aborted)
+        context.exitCode = EXIT_FAILURE;
       if (options.json) {
         const report = {
           envId: spec.id,
           agent: agent.name,
           seed: options.seed,
           episodes: options.episodes,
+          ...(interrupted.signal.aborted ? { interrupted: true, played } : {}),
           options: options.options ?? {},
           out: out ?? null,
           summary,
@@ -98,7 +135,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
         writeLine(context.io.stdout, JSON.stringify(report, null, 2));
         return;
       }
-      const last = options.seed + options.episodes - 1;
+      const last = options.seed + Math.max(played, 1) - 1;
       writeLine(
         context.io.stdout,
         `${spec.id} · agent ${agent.name} · seeds ${options.seed}${last > options.seed ? `–${last}` : ''}`,
@@ -110,4 +147,15 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       }
       if (out) writeLine(context.io.stdout, `records written to ${out}`);
     });
+}
+
+/** The episode file of `--out`; a path the file system refuses (EACCES, EROFS, ENOENT) is a usage error naming it. */
+function openRecordSink(path: string): JsonlRecordSink {
+  try {
+    return new JsonlRecordSink(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error;
+    throw new UsageError(`--out ${path}: cannot write there (${(error as Error).message}).`);
+  }
 }

@@ -105,8 +105,9 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
       });
       const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       if (name === 'sft') {
-        if (!options.out && args.out === undefined) throw new UsageError('turngym train sft needs --out <dir>.');
-        if (options.out) args.out = options.out;
+        if (options.out === undefined && args.out === undefined)
+          throw new UsageError('turngym train sft needs --out <dir>.');
+        if (options.out !== undefined) args.out = options.out;
         checkOutputDirectory('--out', String(args.out));
         if (options.iterations !== undefined) args.epochs = options.iterations;
         const result = await loadTrainer('sft').trainSftWarmStart(args, { registry });
