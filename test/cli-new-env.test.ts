@@ -45,7 +45,9 @@ describe('turngym new-env', () => {
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
 
-    const checked = await runBuiltCli(['--plugin', target, 'check', 'turngym/lantern-maze-v1']);
+    // The printed next steps, run as printed: after `cd <package>`, `--plugin .` is the package.
+    expect(created.stdout).toContain('  turngym --plugin . check turngym/lantern-maze-v1');
+    const checked = await runBuiltCli(['--plugin', '.', 'check', 'turngym/lantern-maze-v1'], { cwd: target });
     expect(checked.stdout).toMatch(/turngym\/lantern-maze-v1: all \d+ checks passed/);
     expect(checked.code).toBe(0);
     const run = await runBuiltCli([

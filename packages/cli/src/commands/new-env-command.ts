@@ -39,8 +39,9 @@ export function registerNewEnvCommand(program: Command, context: CliContext): vo
           `  npx jest ${relative(result.monorepoRoot, result.directory).split('\\').join('/')}   (its tests, from the repository root)`,
         );
       } else {
+        // Each line runs where the one before left off: after the cd, the package is the current directory.
         writeLine(out, `  cd ${shown} && npm install && npm run build`);
-        writeLine(out, `  turngym --plugin ${shown} check ${result.names.envId}`);
+        writeLine(out, `  turngym --plugin . check ${result.names.envId}`);
         writeLine(out, `  npm test   (its tests, in ${shown})`);
       }
     });
