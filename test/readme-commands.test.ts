@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { CliContext, createProgram, processIo } from '@turngym/cli';
 import { readEpisodeRecords, runEpisode } from '@turngym/core';
 import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
 import { ScriptedChatModel, serveChatModel, type ChatModelServer, type ChatRequest } from '@turngym/llm';
@@ -251,5 +252,87 @@ describe('the turngym bin', () => {
     } finally {
       rmSync(unbuilt, { recursive: true, force: true });
     }
+  });
+});
+
+describe("packages/cli/README.md's command table", () => {
+  // The table is where a user looks up a flag: every command, subcommand and long option the program defines
+  // must be in the row of its command (a row's first cell names `turngym <command>`).
+  const readme = readFileSync(join(REPO_ROOT, 'packages', 'cli', 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((line) => line.startsWith('| `turngym '));
+  const rowsOf = (command: string): string =>
+    rows.filter((row) => (row.split(' | ')[0] ?? '').includes(`\`turngym ${command} `)).join('\n');
+  const program = createProgram(new CliContext(processIo()));
+  const flagsOf = (command: typeof program): string[] =>
+    command.options.map((option) => option.long).filter((flag): flag is string => flag !== undefined);
+
+  it.each(program.commands.filter((command) => command.name() !== 'help').map((command) => [command.name(), command]))(
+    'turngym %s: the command, its subcommands and their flags',
+    (name, command) => {
+      const row = rowsOf(name);
+      const missing = [
+        ...(row === '' ? [`a row for turngym ${name}`] : []),
+        ...command.commands
+          .filter((sub) => !row.includes(`turngym ${name} ${sub.name()}`))
+          .map((sub) => `turngym ${name} ${sub.name()}`),
+        ...[command, ...command.commands].flatMap(flagsOf).filter((flag) => !new RegExp(`${flag}(?![a-z-])`).test(row)),
+      ];
+      expect(missing).toEqual([]);
+    },
+  );
+});
+
+describe('links between the docs', () => {
+  // A relative link in a README or a doc page must name a file that exists and, after `#`, one of its headings
+  // (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens, -1, -2 … for repeats).
+  const readmes = (dir: string): string[] =>
+    existsSync(join(REPO_ROOT, dir))
+      ? readdirSync(join(REPO_ROOT, dir), { withFileTypes: true })
+          .filter((entry) => entry.isDirectory() && existsSync(join(REPO_ROOT, dir, entry.name, 'README.md')))
+          .map((entry) => join(dir, entry.name, 'README.md'))
+      : [];
+  const markdownUnder = (dir: string): string[] =>
+    readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? markdownUnder(join(dir, entry.name))
+        : entry.name.endsWith('.md')
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  const pages = [
+    'README.md',
+    ...markdownUnder('docs'),
+    ...['packages', 'environments', 'trainers', 'templates', 'benchmarks'].flatMap(readmes),
+  ];
+  const withoutBlocks = (text: string): string => text.replace(/^```[\s\S]*?^```/gm, '');
+  const withoutCode = (text: string): string => withoutBlocks(text).replace(/`[^`\n]*`/g, '');
+  const anchorsOf = (file: string): Set<string> => {
+    const seen = new Map<string, number>();
+    const anchors = new Set<string>();
+    for (const [, heading] of withoutBlocks(readFileSync(file, 'utf8')).matchAll(/^#{1,6}\s+(.*)$/gm)) {
+      const slug = (heading as string)
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
+      const count = seen.get(slug) ?? 0;
+      seen.set(slug, count + 1);
+      anchors.add(count === 0 ? slug : `${slug}-${count}`);
+    }
+    return anchors;
+  };
+
+  it.each(pages)('%s', (page) => {
+    const file = join(REPO_ROOT, page);
+    const broken: string[] = [];
+    for (const [, href] of withoutCode(readFileSync(file, 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(href as string)) continue;
+      const [path, anchor] = (href as string).split('#') as [string, string | undefined];
+      const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
+      if (!existsSync(target)) broken.push(`${href}: no ${relative(REPO_ROOT, target)}`);
+      else if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor))
+        broken.push(`${href}: no heading #${anchor}`);
+    }
+    expect(broken).toEqual([]);
   });
 });
