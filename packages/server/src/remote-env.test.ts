@@ -102,6 +102,20 @@ describe.each([
     await local.close();
   });
 
+  it('refuses a step, reset or fork while a step is awaiting its reply (ENV_BUSY), as a local env does', async () => {
+    const remote = await RemoteEnv.connect(server.url, { multiplex });
+    await remote.reset({ seed: 11 });
+    const first = remote.step('LOOKUP(nothing)');
+    await expect(remote.step('LOOKUP(other)')).rejects.toMatchObject({ code: 'ENV_BUSY' });
+    await expect(remote.reset({ seed: 12 })).rejects.toMatchObject({ code: 'ENV_BUSY' });
+    await expect(remote.fork()).rejects.toMatchObject({ code: 'ENV_BUSY' });
+    await expect(first).resolves.toMatchObject({ observation: 'LOOKUP nothing: no such key.' });
+    // Settled, the env is free again, and the refused calls never reached the server.
+    expect((await remote.state()).step_count).toBe(1);
+    await expect(remote.step('LOOKUP(nothing)')).resolves.toMatchObject({ terminated: false });
+    await remote.close();
+  });
+
   it('fingerprint() and anchor() are synchronous and match the env in-process', async () => {
     const remote = await RemoteEnv.connect(server.url, { multiplex });
     const local = new ExampleEnv();

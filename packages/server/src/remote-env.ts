@@ -1,4 +1,4 @@
-import { EnvClosedError, type BudgetLimits } from '@turngym/core';
+import { EnvBusyError, EnvClosedError, type BudgetLimits } from '@turngym/core';
 import type { Action, Env, EnvSpec, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
 import { decodeAction, encodeAction } from './action-codec';
 import { fromErrorData } from './error-mapping';
@@ -118,6 +118,8 @@ export class RemoteEnv<Obs = string> implements Env<Obs, Action> {
   private lastAnchor: string | undefined;
   private fingerprintCache = new Map<string, string>();
   private closing: Promise<void> | undefined;
+  /** The step or reset awaiting its reply: another call meanwhile is ENV_BUSY, as on a local env (`BaseEnv`). */
+  private inFlight: 'step' | 'reset' | undefined;
 
   private constructor(
     private readonly connection: SessionLink,
@@ -174,27 +176,42 @@ export class RemoteEnv<Obs = string> implements Env<Obs, Action> {
 
   async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.assertOpen();
+    this.assertIdle('reset');
     const data = {
       ...(args.seed === undefined ? {} : { seed: args.seed }),
       ...(args.options === undefined ? {} : { options: args.options }),
     };
-    const reply = (await this.connection.request({ type: 'reset', data })).data as ObservationData;
-    const result = decodeReset(reply);
-    this.enter(result.info.anchor, reply.anchor);
-    return result as ResetResult<Obs>;
+    this.inFlight = 'reset';
+    try {
+      const reply = (await this.connection.request({ type: 'reset', data })).data as ObservationData;
+      const result = decodeReset(reply);
+      this.enter(result.info.anchor, reply.anchor);
+      return result as ResetResult<Obs>;
+    } finally {
+      this.inFlight = undefined;
+    }
   }
 
   async step(action: Action): Promise<StepResult<Obs>> {
     this.assertOpen();
-    const reply = (await this.connection.request({ type: 'step', data: encodeAction(action) })).data as ObservationData;
-    const result = decodeStep(reply);
-    this.enter(result.info.anchor, reply.anchor);
-    return result as StepResult<Obs>;
+    this.assertIdle('step');
+    this.inFlight = 'step';
+    try {
+      const reply = (await this.connection.request({ type: 'step', data: encodeAction(action) }))
+        .data as ObservationData;
+      const result = decodeStep(reply);
+      this.enter(result.info.anchor, reply.anchor);
+      return result as StepResult<Obs>;
+    } finally {
+      this.inFlight = undefined;
+    }
   }
 
   /** A new server session at exactly this state (the server forks the env; this client claims it). */
   async fork(): Promise<RemoteEnv<Obs>> {
     this.assertOpen();
+    // Forks of one state may run side by side (a tree's branches); a fork mid-step would copy a state in motion.
+    this.assertIdle('fork');
     const fork = (await this.connection.request({ type: 'fork' })).data as ForkData;
     const claim = endpointOf(this.endpoint.wsUrl, undefined, fork.session_id);
     const twin = await RemoteEnv.open<Obs>(claim, this.options, undefined);
@@ -255,6 +272,14 @@ export class RemoteEnv<Obs = string> implements Env<Obs, Action> {
 
   private assertOpen(): void {
     if (this.closing) throw new EnvClosedError(this.spec.id);
+  }
+
+  /**
+   * Two overlapping calls would each get a reply, but the anchor and fingerprint cache would follow whichever
+   * landed last, and the server would apply them in arrival order: one caller's step would act on the other's state.
+   */
+  private assertIdle(call: string): void {
+    if (this.inFlight) throw new EnvBusyError(this.spec.id, call, this.inFlight);
   }
 
   private sideRequest<T>(method: 'GET' | 'POST', operation: 'fingerprint' | 'anchor', body?: unknown): T {
