@@ -22,6 +22,18 @@ describe('turngym serve + check --remote', () => {
     });
     expect(code).toBe(0);
     expect(stderr).toContain('SIGTERM: closing the server');
+    expect(stderr).not.toContain('without a token');
+  });
+
+  it('warns when it serves beyond loopback without a token, and not with one', async () => {
+    const open = await withBuiltServer(ID, ['--host', '0.0.0.0'], async () => {});
+    expect(open.code).toBe(0);
+    expect(open.stderr).toMatch(/serving on 0\.0\.0\.0 without a token: anyone who can reach this port/);
+    const guarded = await withBuiltServer(ID, ['--host', '0.0.0.0'], async () => {}, {
+      TURNGYM_SERVER_TOKEN: 'a-long-enough-secret-token-for-tests',
+    });
+    expect(guarded.code).toBe(0);
+    expect(guarded.stderr).not.toContain('without a token');
   });
 
   it('an unknown id fails before the server starts', async () => {

@@ -69,6 +69,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const token = resolveServeToken(options);
       if (options.token !== undefined)
         logger.warn(`--token is visible to every local user; prefer --token-file or ${SERVER_TOKEN_VARIABLE}`);
+      // Off loopback, the Origin guard is off too (a server meant for other machines): without a token anyone who
+      // can reach the port opens sessions, and a coding sandbox runs their code. Allowed (a container behind its own
+      // network), but said.
+      if (!token && !loadServer().isLoopbackBind(options.host))
+        logger.warn(
+          `serving on ${options.host} without a token: anyone who can reach this port can open sessions; ` +
+            `pass --token-file or set ${SERVER_TOKEN_VARIABLE} unless the network around it is private`,
+        );
       if (options.mcp !== undefined) {
         const webSocketOnly = [
           ...(options.heartbeat === undefined ? [] : ['--heartbeat']),
