@@ -58,7 +58,10 @@ export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise
       stdout: io.stdout as unknown as Writable,
     });
     writeLine(io.stderr, `serving ${request.ids.join(', ')} over MCP on stdio`);
-    const reason = await Promise.race([signal, server.closed.then(() => 'the client closed the session')]);
+    const reason = await Promise.race([
+      signal,
+      server.closed.then(() => 'the session ended (its client closed it, it idled out, or its env failed)'),
+    ]);
     request.logger.info(`${reason}: closing the MCP server`);
     await server.close();
     return;
