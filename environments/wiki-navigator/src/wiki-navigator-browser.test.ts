@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { checkEnv, EnvFaultError, formatCheckReport, Registry } from '@turngym/core';
 import type { Action, Agent, StepResult } from '@turngym/spec';
 import { RandomNavigator } from './agents/random-navigator';
@@ -87,6 +90,42 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       }
     }
     expect(pool.stats().tasks).toBeGreaterThan(20); // the pages really came through the browser
+  });
+
+  it('gives the same observations as direct mode on corpus text with a NUL or half an emoji', async () => {
+    // JSON allows "\u0000" and a lone "\ud83d"; Chromium drops the first and receives the second as U+FFFD.
+    const dir = mkdtempSync(join(tmpdir(), 'wiki-odd-'));
+    const corpus = join(dir, 'odd.jsonl');
+    const tasks = join(dir, 'tasks.jsonl');
+    const odd = 'A nul \u0000 here, half an emoji \ud83d there.';
+    writeFileSync(
+      corpus,
+      `${JSON.stringify({ title: 'Odd', infobox: { Code: 'a\u0000b' }, lead: `${odd} See [[Other]].`, sections: [{ title: 'Cut \ud83d', text: `* ${odd}` }] })}\n${JSON.stringify({ title: 'Other', lead: 'Back to [[Odd]].' })}\n`,
+    );
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ question: 'What code?', answer: 'ab', titles: ['Odd'], split: 'train' })}\n`,
+    );
+    const options = { corpus, tasks, pageCache: 0 };
+    const browser = new WikiNavigatorEnv({ ...options, mode: 'browser' }, { browserPool: pool });
+    const direct = new WikiNavigatorEnv({ ...options, mode: 'direct' });
+    try {
+      const seen: string[][] = [];
+      for (const env of [browser, direct]) {
+        await env.reset({ seed: 1 });
+        const observations: string[] = [];
+        for (const action of ['NAVIGATE(Odd)', 'SEARCH(nul emoji)', 'CLICK(1)', 'CLICK(Other)'])
+          observations.push((await env.step(action)).observation);
+        seen.push(observations);
+      }
+      expect(seen[0]).toEqual(seen[1]);
+      expect(seen[1]?.[0]).toContain('half an emoji \ufffd there');
+      expect(seen[1]?.every((observation) => observation.isWellFormed() && !observation.includes('\u0000'))).toBe(true);
+    } finally {
+      await browser.close();
+      await direct.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('registers ids that pass the env checker in browser mode (fresh registry, shared pool)', async () => {
@@ -195,6 +234,33 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       server.close();
     }
     expect(processesInGroups(impatient.launchedProcessGroups)).toEqual([]);
+  });
+
+  it('closes a tab whose renderer crashed while idle instead of leaving its dead target in the browser', async () => {
+    // The OOM killer picks renderers first: a long run under memory pressure loses idle tabs this way.
+    const crashy = new BrowserPool({ size: 2, taskTimeoutMs: 5000 });
+    try {
+      for (let crash = 0; crash < 3; crash++) {
+        const tab = await crashy.withTab(async (lent) => {
+          expect(await lent.load('about:blank', '1 + 1')).toBe(2);
+          return lent;
+        });
+        const group = crashy.browserPid as number;
+        for (const pid of processesInGroups([group]))
+          if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) process.kill(pid, 'SIGKILL');
+        for (let i = 0; i < 100 && !tab.isClosed(); i++) await new Promise((wait) => setTimeout(wait, 20));
+        expect(tab.isClosed()).toBe(true);
+      }
+      const pages = await crashy.withPage(
+        async (page) => (await page.browser().targets()).filter((target) => target.type() === 'page').length,
+      );
+      // This page, and at most the blank tab Chromium opens at launch: no crashed tab left behind.
+      expect(pages).toBeLessThanOrEqual(2);
+      expect(crashy.stats()).toMatchObject({ launches: 1, openPages: 1 });
+    } finally {
+      await crashy.close();
+    }
+    expect(processesInGroups(crashy.launchedProcessGroups)).toEqual([]);
   });
 
   it('lends pages that take screenshots when its compositor runs on its own thread (mainThreadCompositing: false)', async () => {

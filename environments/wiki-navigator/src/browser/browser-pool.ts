@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { EnvFaultError } from '@turngym/core';
+import { defineOptions, EnvFaultError, type JSONSchemaType } from '@turngym/core';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import { createBrowserProfile, type BrowserProfile } from './browser-profiles';
 import { BrowserTab } from './browser-tab';
 import { findChromium, isHeadlessShell, NO_CHROMIUM_MESSAGE } from './chromium-executable';
 import { killProcessGroup, processGroupCpuMs, processGroupPssMb, processesInGroups } from './chromium-processes';
@@ -27,6 +25,27 @@ export interface BrowserPoolOptions {
   /** Extra Chromium flags. */
   readonly extraArgs?: readonly string[];
 }
+
+/**
+ * Checked at construction: a pool size or timeout read from a flag or an environment variable is NaN when
+ * the value is missing, and a NaN size let no page open, so the first page load waited forever.
+ */
+const browserPoolOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [],
+  properties: {
+    size: { type: 'integer', minimum: 1, maximum: 256, nullable: true },
+    executablePath: { type: 'string', minLength: 1, nullable: true },
+    launchTimeoutMs: { type: 'integer', minimum: 100, nullable: true },
+    taskTimeoutMs: { type: 'integer', minimum: 100, nullable: true },
+    recycleAfter: { type: 'integer', minimum: 1, nullable: true },
+    mainThreadCompositing: { type: 'boolean', nullable: true },
+    extraArgs: { type: 'array', items: { type: 'string' }, nullable: true },
+  },
+} as unknown as JSONSchemaType<BrowserPoolOptions>;
+
+const validateBrowserPoolOptions = defineOptions<BrowserPoolOptions>('BrowserPool', browserPoolOptionsSchema);
 
 export interface BrowserPoolStats {
   /** Browser processes started (1 + restarts after crashes). */
@@ -91,7 +110,7 @@ interface PooledPage {
 interface Running {
   readonly browser: Browser;
   readonly pid: number;
-  readonly userDataDir: string;
+  readonly profile: BrowserProfile;
   readonly generation: number;
   /** A session on the browser target, opened with the first bare tab (it creates and closes them). */
   root?: Promise<CDPSession>;
@@ -137,8 +156,8 @@ export class BrowserPool {
   private counters = { launches: 0, pagesCreated: 0, pagesRecycled: 0, retries: 0, tasks: 0 };
 
   constructor(options: BrowserPoolOptions = {}) {
-    this.options = options;
-    this.size = Math.max(1, Math.floor(options.size ?? 4));
+    this.options = validateBrowserPoolOptions(options);
+    this.size = this.options.size ?? 4;
   }
 
   get isClosed(): boolean {
@@ -260,8 +279,11 @@ export class BrowserPool {
       const running = await this.ensureBrowser();
       const stale = this.idle.findIndex((pooled) => pooled.generation !== running.generation || isClosed(pooled));
       if (stale >= 0) {
-        this.idle.splice(stale, 1);
+        // Closed too (a renderer that crashed while idle, say to the OOM killer): dropped without closing, its
+        // dead target stayed open in the browser, and its listener on the browser, one more per crash.
+        const [gone] = this.idle.splice(stale, 1) as [PooledPage];
         this.pageCount -= 1;
+        void this.closePage(gone);
         continue;
       }
       const index = this.idle.findLastIndex((pooled) => kindOf(pooled) === kind);
@@ -372,14 +394,14 @@ export class BrowserPool {
     if (!executablePath) throw new EnvFaultError(NO_CHROMIUM_MESSAGE, { isRetryable: false });
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const puppeteer = require('puppeteer-core') as typeof import('puppeteer-core');
-    const userDataDir = mkdtempSync(join(tmpdir(), 'turngym-chromium-'));
+    const profile = createBrowserProfile();
     let browser: Browser;
     try {
       browser = await puppeteer.launch({
         executablePath,
         headless: isHeadlessShell(executablePath) ? 'shell' : true,
         pipe: true,
-        userDataDir,
+        userDataDir: profile.directory,
         args: [
           ...CHROMIUM_ARGS,
           ...(this.options.mainThreadCompositing === false ? [] : MAIN_THREAD_COMPOSITING_ARGS),
@@ -396,14 +418,22 @@ export class BrowserPool {
         handleSIGHUP: false,
       });
     } catch (error) {
-      rmSync(userDataDir, { recursive: true, force: true });
+      profile.remove();
       throw new EnvFaultError(`could not launch ${executablePath}: ${(error as Error).message}`, { cause: error });
     }
-    const pid = browser.process()?.pid ?? -1;
+    const child = browser.process();
+    // A pool its owner forgot to close must not keep Node running once its work is done (the corpus server
+    // is unref'd for the same reason): the browser and its pipes do not hold the event loop open, and the
+    // exit hook of `browser-profiles` kills the browser and removes its profile. Work in flight still holds
+    // the loop: every launch, page task and close runs under a timer.
+    child?.unref();
+    for (const stream of child?.stdio ?? []) (stream as { unref?: () => void } | null)?.unref?.();
+    const pid = child?.pid ?? -1;
+    if (pid > 0) profile.group = pid;
     this.counters.launches += 1;
     if (pid > 0) this.groups.push(pid);
     this.generation += 1;
-    const running: Running = { browser, pid, userDataDir, generation: this.generation };
+    const running: Running = { browser, pid, profile, generation: this.generation };
     browser.on('disconnected', () => {
       if (this.running === running) this.forgetBrowser(running);
     });
@@ -444,7 +474,7 @@ export class BrowserPool {
       for (let i = 0; i < 250 && processesInGroups([running.pid]).length > 0; i++)
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    rmSync(running.userDataDir, { recursive: true, force: true });
+    running.profile.remove();
   }
 }
 

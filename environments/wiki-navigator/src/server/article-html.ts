@@ -10,8 +10,16 @@ const STYLE =
   'body{font-family:sans-serif;max-width:60em;margin:1em auto}.infobox{float:right;border:1px solid #aaa;margin:0 0 1em 1em}' +
   '.infobox th{text-align:left;padding-right:1em}a.new{color:#ba0000}';
 
+/**
+ * Text as HTML that both modes read alike. Corpus text may hold a NUL or half a surrogate pair (JSON allows
+ * both); over HTTP the half becomes U+FFFD and Chromium's parser drops the NUL, while direct mode parses the
+ * string in-process: so both are settled here, as the browser would, before either mode sees the page.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return text
+    .toWellFormed()
+    .replaceAll('\u0000', '')
+    .replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 function page(title: string, body: string): string {

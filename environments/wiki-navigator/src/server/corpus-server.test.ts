@@ -1,6 +1,7 @@
 import { get } from 'node:http';
 import { articlePath } from '../corpus/article';
-import type { Corpus } from '../corpus/corpus';
+import { Corpus } from '../corpus/corpus';
+import { parseJsonlCorpus } from '../corpus/jsonl-corpus';
 import { loadCorpus } from '../corpus/load-corpus';
 import { CorpusServer } from './corpus-server';
 
@@ -39,5 +40,36 @@ describe('CorpusServer.page (what direct mode reads in-process)', () => {
     }
     expect(server.page('/wiki/No_such_article').status).toBe(404);
     expect(server.page(articlePath(title)).status).toBe(200);
+  });
+});
+
+describe('CorpusServer pages of text that is not well-formed (a NUL, half an emoji)', () => {
+  // JSON allows both ("\u0000", "\ud83d"): a JSONL corpus or a cut dump can hold them. Sent over HTTP, a lone
+  // surrogate becomes U+FFFD and Chromium drops a NUL, so the page direct mode reads in-process must already be
+  // what the browser gets, or the two modes show different lines.
+  const line = (entry: object): string => JSON.stringify(entry);
+  const { articles, redirects } = parseJsonlCorpus(
+    [
+      line({
+        title: 'Odd',
+        infobox: { Code: 'a\u0000b' },
+        lead: 'A nul \u0000 here, half an emoji \ud83d there, see [[Other]].',
+        sections: [{ title: 'Cut \ud83d', text: '* item \u0000 \udc00' }],
+      }),
+      line({ title: 'Other', lead: 'Back to [[Odd]].' }),
+    ].join('\n'),
+  );
+  const server = new CorpusServer(new Corpus(articles, redirects));
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+
+  it('serves the same characters in-process as over HTTP, with no NUL and no lone surrogate', async () => {
+    for (const path of [articlePath('Odd'), `/search?q=${encodeURIComponent('nul emoji')}`]) {
+      const { html } = server.page(path);
+      expect(html).toEqual((await fetchPage(`${server.origin}${path}`)).html);
+      expect(html.isWellFormed()).toBe(true);
+      expect(html).not.toContain('\u0000');
+    }
+    expect(server.page(articlePath('Odd')).html).toContain('half an emoji \ufffd there');
   });
 });

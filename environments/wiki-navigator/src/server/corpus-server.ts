@@ -47,6 +47,9 @@ export class CorpusServer {
     // A forgotten env must not keep the process alive: the listening socket is unref'd, and idle keep-alive
     // connections are dropped after a few seconds.
     server.keepAliveTimeout = 5_000;
+    // Chromium's keep-alive connections too: they held a finished process open for those seconds. A request
+    // in flight keeps the loop alive through its client's timer (the page task's, or the direct fetch's).
+    server.on('connection', (socket) => socket.unref());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
