@@ -7,6 +7,8 @@ export {
   type GroupStatistics,
 } from './group-advantages';
 export { groupAdvantageSamples } from './group-advantage-samples';
+// The text an env hook's value keys a state by (GiGPO's step groups, CCAPO's history store).
+export { anchorText } from './anchor-text';
 export {
   treeAdvantages,
   treeAdvantageSamples,

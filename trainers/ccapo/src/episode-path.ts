@@ -1,4 +1,4 @@
-import type { TrajectoryStep } from '@turngym/rl';
+import { anchorText, type TrajectoryStep } from '@turngym/rl';
 import { loopNode, loopSteps } from './loop-filter';
 
 /** Where an episode starts: the location and previous action of its first step's anchor. */
@@ -24,9 +24,9 @@ export function anchorKey(location: string, previousFingerprint: string): string
   return `${location}|${previousFingerprint}`;
 }
 
+/** A hook's value as text: an object as JSON with sorted keys (`anchorText`), null when there is none. */
 function hook(info: Readonly<Record<string, unknown>> | undefined, name: 'fingerprint' | 'anchor'): string | null {
-  const value = info?.[name];
-  return typeof value === 'string' ? value : null;
+  return anchorText(info?.[name]);
 }
 
 /**

@@ -27,6 +27,29 @@ describe('GiGPO', () => {
     expect(stepStates(t, 'anchor')).toEqual(['anchor:^', 'anchor:loc0', 'anchor:loc1']);
   });
 
+  it('keys object anchors by their content whatever their key order, and falls back to the observation without one', () => {
+    // Step t acted in the state step t − 1 reached: its info.anchor, here anchors[t − 1].
+    const withAnchors = (anchors: unknown[]): Trajectory => {
+      const base = rollout(
+        0,
+        [...anchors, null].map((_, t) => `o${t}`),
+        [...anchors, null].map(() => 0),
+      );
+      return { ...base, steps: base.steps.map((step, t) => ({ ...step, info: { anchor: anchors[t] } })) };
+    };
+    const [start, ...states] = stepStates(
+      withAnchors([{ room: 'hall', floor: 1 }, { floor: 1, room: 'hall' }, { floor: 2, room: 'hall' }, Number.NaN, 3]),
+      'anchor',
+    );
+    expect(start).toBe('anchor:^');
+    // The same state written with its keys in another order is the same state; another floor is not.
+    expect(states[0]).toBe(states[1]);
+    expect(states[2]).not.toBe(states[0]);
+    // NaN is no anchor (JSON would make it null): the step is keyed by its observation, as without the hook.
+    expect(states[3]).toBe('obs:o3');
+    expect(states[4]).toBe('anchor:3');
+  });
+
   it('trains each turn on A_episode + ω·A_step within each task group, and counts singleton groups', () => {
     const trajectories = [rollout(0, ['x', ''], [0, 1]), rollout(0, ['y', ''], [0, 0]), rollout(1, ['z'], [1])];
     const algorithm = gigpoAlgorithm();

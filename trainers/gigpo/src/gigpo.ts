@@ -7,6 +7,7 @@
  */
 import type { JSONSchemaType } from '@turngym/core';
 import {
+  anchorText,
   collectChains,
   defineTrainerArgs,
   hasActionTokens,
@@ -53,8 +54,8 @@ export const validateGigpoArgs = gigpoArgs.validate;
 
 /**
  * The anchor state of each step of a rollout: what it saw when it acted (never its history). States are
- * compared as strings; the first step's observation is the task itself, so a task group's first steps always
- * share a group.
+ * compared as strings (an object anchor as JSON with its keys sorted: `anchorText`); the first step's
+ * observation is the task itself, so a task group's first steps always share a group.
  */
 export function stepStates(trajectory: Trajectory, key: GigpoOwnArgs['stepGroupKey']): string[] {
   const first = trajectory.initialObservation;
@@ -62,9 +63,9 @@ export function stepStates(trajectory: Trajectory, key: GigpoOwnArgs['stepGroupK
   return trajectory.steps.map((_, t) => {
     const observation = t === 0 ? start : trajectory.steps[t - 1]!.observation;
     if (key === 'observation') return `obs:${observation}`;
-    const anchor = t === 0 ? '^' : trajectory.steps[t - 1]!.info?.anchor;
+    const anchor = t === 0 ? '^' : anchorText(trajectory.steps[t - 1]!.info?.anchor);
     // An env without the anchor hook falls back to the observation.
-    return typeof anchor === 'string' ? `anchor:${anchor}` : `obs:${observation}`;
+    return anchor !== null ? `anchor:${anchor}` : `obs:${observation}`;
   });
 }
 
