@@ -38,6 +38,26 @@ describe('FileStore', () => {
     expect(existsSync(`${live}-wal`)).toBe(false);
   });
 
+  it('removes the copies a restore killed half way left behind, and never the files of another store', async () => {
+    // A resume killed between copying the checkpoint's file beside the live one and renaming it over leaves a
+    // whole copy of the store (hundreds of MB for a large database) named for its process: one more per kill.
+    const live = join(root, 'search.db');
+    writeFileSync(live, 'live');
+    const store = new FileStore(live);
+    const saved = snapshotDir('saved');
+    await store.save(saved);
+    const stale = [join(root, '.search.db.restore-4242'), join(root, '.search.db.restore-77')];
+    for (const path of stale) writeFileSync(path, 'a copy from a killed restore');
+    const other = join(root, '.other.db.restore-4242');
+    writeFileSync(other, 'another store’s');
+    await store.load(saved);
+    expect(stale.filter((path) => existsSync(path))).toEqual([]);
+    writeFileSync(stale[0]!, 'again');
+    await store.reset();
+    expect(existsSync(stale[0]!)).toBe(false);
+    expect(readFileSync(other, 'utf8')).toBe('another store’s');
+  });
+
   it("takes the owner's consistent snapshot (VACUUM INTO's place) instead of copying the live file", async () => {
     const live = join(root, 'search.db');
     writeFileSync(live, 'pages mid-transaction');

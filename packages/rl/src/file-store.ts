@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, rename, rm } from 'node:fs/promises';
+import { copyFile, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fsyncPath } from '@turngym/core';
 import type { CheckpointStore } from './checkpoint-store';
@@ -53,11 +53,12 @@ export class FileStore implements CheckpointStore {
   async load(dir: string): Promise<void> {
     const saved = join(dir, this.name);
     await this.removeSidecars();
+    await this.removeStaleRestores();
     if (!existsSync(saved)) {
       await rm(this.path, { force: true });
       return;
     }
-    const temporary = join(dirname(this.path), `.${this.name}.restore-${process.pid}`);
+    const temporary = join(dirname(this.path), `${this.restorePrefix}${process.pid}`);
     await copyFile(saved, temporary);
     await fsyncPath(temporary);
     await rename(temporary, this.path);
@@ -66,7 +67,27 @@ export class FileStore implements CheckpointStore {
 
   async reset(): Promise<void> {
     await this.removeSidecars();
+    await this.removeStaleRestores();
     await rm(this.path, { force: true });
+  }
+
+  /** The name a restore copies the checkpoint's file to beside the live one, before the rename; then its pid. */
+  private get restorePrefix(): string {
+    return `.${this.name}.restore-`;
+  }
+
+  /**
+   * Copies left by restores killed before their rename (one whole copy of the file per kill, each named for its
+   * process): nothing else writes them, and a restore runs before the run does.
+   */
+  private async removeStaleRestores(): Promise<void> {
+    const folder = dirname(this.path);
+    if (!existsSync(folder)) return;
+    for (const entry of await readdir(folder)) {
+      if (entry.startsWith(this.restorePrefix) && /^\d+$/.test(entry.slice(this.restorePrefix.length))) {
+        await rm(join(folder, entry), { force: true });
+      }
+    }
   }
 
   private async removeSidecars(): Promise<void> {
