@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Trajectory } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
@@ -132,5 +132,56 @@ describe('CCAPO', () => {
     const result = await trainCcapo({ ...args, stdbWarmStart: join(smoke.dir, 'whole', 'stdb.sqlite') }, { registry });
     result.model.dispose();
     expect(result.iterations).toBe(1);
+  });
+
+  it('resumes a run whose warm start has since been deleted: the checkpoint holds the store', async () => {
+    // Warm-started from a copy that the user removes mid-run (the earlier run's directory cleaned up).
+    const warm = join(smoke.dir, 'warm-copy.sqlite');
+    await copyFile(join(smoke.dir, 'whole', 'stdb.sqlite'), warm);
+    const args = { ...smoke.args('warm-gone'), groupSize: 2, stdbWarmStart: warm };
+    (await trainCcapo({ ...args, iterations: 1 }, { registry })).model.dispose();
+    await rm(warm);
+    const resumed = await trainCcapo({ ...args, iterations: 2 }, { registry });
+    resumed.model.dispose();
+    expect(resumed.iterations).toBe(2);
+    const rows = await readMetricsRows(join(smoke.dir, 'warm-gone'));
+    expect(rows.map((row) => row['stdb/episodes'])).toEqual([18 + 4, 18 + 8]);
+  });
+
+  it('refuses a warm start from a run on another env, before writing the run', async () => {
+    const check = ccapoAlgorithm().check!;
+    const warm = join(smoke.dir, 'whole', 'stdb.sqlite'); // written by runs on test/digit-v1
+    const args = (envId: string) =>
+      ({ ...smoke.args('other-env'), envId, stdbWarmStart: warm }) as unknown as CcapoArgs;
+    expect(() => check(args('test/digit-v1'))).not.toThrow();
+    expect(() => check(args('test/digit-v2'))).toThrow(/stdbWarmStart: .*test\/digit-v1, not of test\/digit-v2/);
+    expect(existsSync(join(smoke.dir, 'other-env'))).toBe(false);
+  });
+
+  it('refuses the run’s own store as its warm start before touching it, and a damaged warm start', async () => {
+    // An earlier run's store copied into a new run directory, then named as the warm start.
+    const args = { ...smoke.args('own-warm'), groupSize: 2, iterations: 1 };
+    const runDir = args.runDir!;
+    await mkdir(runDir, { recursive: true });
+    const own = join(runDir, 'stdb.sqlite');
+    await copyFile(join(smoke.dir, 'whole', 'stdb.sqlite'), own);
+    await expect(trainCcapo({ ...args, stdbWarmStart: own }, { registry })).rejects.toThrow(
+      /stdbWarmStart: .*the run's own history store/,
+    );
+    expect(existsSync(join(runDir, 'run.json'))).toBe(false);
+    const copied = Stdb.open(own, { readonly: true });
+    expect(copied.globals().episodes).toBe(18);
+    copied.close();
+
+    // A store whose last page is garbage: its schema reads, copying it in would fail mid-run.
+    const damaged = join(smoke.dir, 'damaged.sqlite');
+    const bytes = await readFile(join(smoke.dir, 'whole', 'stdb.sqlite'));
+    bytes.fill(0xab, bytes.length - bytes.readUInt16BE(16));
+    await writeFile(damaged, bytes);
+    const fresh = { ...smoke.args('damaged-warm'), groupSize: 2, iterations: 1 };
+    await expect(trainCcapo({ ...fresh, stdbWarmStart: damaged }, { registry })).rejects.toThrow(
+      /stdbWarmStart: .*damaged\.sqlite/,
+    );
+    expect(existsSync(fresh.runDir!)).toBe(false);
   });
 });

@@ -6,14 +6,16 @@
  *
  * Fingerprints and anchors come from the env's hooks in every step's info; nothing here knows an env.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidOptionsError, mean, type JSONSchemaType } from '@turngym/core';
+import { formatEnvId, InvalidOptionsError, mean, parseEnvId, type JSONSchemaType } from '@turngym/core';
 import {
   collectChains,
   defineTrainerArgs,
   hasActionTokens,
   ppoUpdate,
   ppoUpdateOptions,
+  RUN_FILES,
   runTrainer,
   type TrainerAlgorithm,
   type TrainerArgs,
@@ -31,9 +33,8 @@ import {
 } from './dual-stream-advantage';
 import { edgeScore } from './edge-score';
 import { episodePath, type PathStep } from './episode-path';
-import { Stdb } from './stdb';
 import { StdbError } from './stdb-error';
-import { StdbStore } from './stdb-store';
+import { checkWarmStart, StdbStore } from './stdb-store';
 
 /** CCAPO's own arguments (ALGORITHMS.md §3); the shared ones are `TrainerArgs`. */
 export interface CcapoOwnArgs {
@@ -81,6 +82,15 @@ export const validateCcapoArgs = ccapoArgs.validate;
 /** The history store's file in the run directory. */
 export const STDB_FILE = 'stdb.sqlite';
 
+/** The env a run's store records (`StdbOptions.env`): its id as the registry writes it. */
+function storeEnv(envId: string): string {
+  try {
+    return formatEnvId(parseEnvId(envId));
+  } catch {
+    return envId;
+  }
+}
+
 /** What the last `advantages` saw of the store, logged by `metrics`. */
 interface MicroStats {
   steps: number;
@@ -110,15 +120,18 @@ export function ccapoAlgorithm(): TrainerAlgorithm<CcapoArgs, { trajectories: Tr
           distanceExponent: args.distanceExponent,
         },
         baselineRate: args.baselineRate,
+        env: storeEnv(args.envId),
       }),
     }),
 
-    // A warm start that is missing or not a store must fail before run.json records it: the corrected command
-    // would otherwise be refused as another run.
+    // A warm start that is missing, not a store, damaged or the run's own store must fail before run.json
+    // records it: the corrected command would otherwise be refused as another run. A run already recorded is
+    // resumed with its store from the checkpoint and needs the warm start no more (it may be gone since); one
+    // killed before its first checkpoint starts over, and `StdbStore.reset` checks the warm start then.
     check: (args) => {
-      if (args.stdbWarmStart === undefined) return;
+      if (args.stdbWarmStart === undefined || existsSync(join(args.runDir, RUN_FILES.info))) return;
       try {
-        Stdb.open(args.stdbWarmStart, { readonly: true }).close();
+        checkWarmStart(args.stdbWarmStart, join(args.runDir, STDB_FILE), storeEnv(args.envId));
       } catch (error) {
         if (!(error instanceof StdbError)) throw error;
         throw new InvalidOptionsError('ccapo', [`stdbWarmStart: ${error.message}`]);

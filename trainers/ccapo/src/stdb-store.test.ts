@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Stdb } from './stdb';
-import { StdbStore } from './stdb-store';
+import { StdbError } from './stdb-error';
+import { checkWarmStart, StdbStore } from './stdb-store';
 
 const success = { success: true, path: [{ anchor: '^|^', fingerprint: 'A', loop: false, stepsToEnd: 0 }] };
 const failure = { success: false, path: [{ anchor: '^|^', fingerprint: 'B', loop: false, stepsToEnd: 0 }] };
@@ -54,10 +55,45 @@ describe('StdbStore (the history store as a checkpoint store)', () => {
     check.close();
   });
 
-  it('refuses a warm start that does not exist, naming the argument', () => {
-    expect(() => new StdbStore(join(dir, 'x.sqlite'), { warmStart: join(dir, 'missing.sqlite') })).toThrow(
-      /stdbWarmStart/,
+  it('refuses the run’s own store as its warm start, and leaves the file alone', async () => {
+    // A user copies an earlier store into the new run directory and points the warm start at it: starting the
+    // run deletes the live store before copying the warm start in, so the copy would be gone.
+    const live = join(dir, 'stdb.sqlite');
+    const copied = Stdb.open(live);
+    copied.record([success, failure]);
+    copied.close();
+    symlinkSync(live, join(dir, 'link.sqlite'));
+    for (const warmStart of [live, join(dir, '.', 'stdb.sqlite'), join(dir, 'link.sqlite')]) {
+      expect(() => checkWarmStart(warmStart, live)).toThrow(/the run's own history store/);
+      expect(() => new StdbStore(live, { warmStart })).toThrow(StdbError);
+    }
+    const check = Stdb.open(live, { readonly: true });
+    expect(check.globals()).toEqual({ episodes: 2, successes: 1 });
+    check.close();
+  });
+
+  it('refuses a damaged warm start before the run starts, not half way through copying it', () => {
+    const warmPath = join(dir, 'warm.sqlite');
+    const warm = Stdb.open(warmPath);
+    warm.record(
+      Array.from({ length: 400 }, (_, i) => ({
+        success: i % 2 === 0,
+        path: [{ anchor: `loc${i}|f`, fingerprint: `fp${i}`, loop: false, stepsToEnd: 0 }],
+      })),
     );
+    warm.close();
+    // Its last page overwritten: the header and the schema still read, the edges do not.
+    const bytes = readFileSync(warmPath);
+    const pageSize = bytes.readUInt16BE(16);
+    bytes.fill(0xab, bytes.length - pageSize);
+    writeFileSync(warmPath, bytes);
+    expect(() => checkWarmStart(warmPath, join(dir, 'stdb.sqlite'))).toThrow(StdbError);
+    expect(() => checkWarmStart(warmPath, join(dir, 'stdb.sqlite'))).toThrow(/malformed/);
+  });
+
+  it('refuses a warm start that does not exist when the run starts over, naming the argument', async () => {
+    const store = new StdbStore(join(dir, 'x.sqlite'), { warmStart: join(dir, 'missing.sqlite') });
+    await expect(store.reset()).rejects.toThrow(/stdbWarmStart: .*missing\.sqlite/);
     expect(existsSync(join(dir, 'x.sqlite'))).toBe(false);
   });
 });

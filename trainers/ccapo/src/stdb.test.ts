@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeededRng } from '@turngym/core';
+import Database from 'better-sqlite3';
 import { edgeScore } from './edge-score';
 import type { PathStep } from './episode-path';
 import { Stdb, type StdbEpisode } from './stdb';
@@ -226,6 +227,23 @@ describe('Stdb', () => {
     expect(stdb.globals()).toEqual({ episodes: 2, successes: 1 });
   });
 
+  it('keeps edges apart whose anchor and fingerprint only join into the same text (a NUL inside either)', () => {
+    // Fingerprints are the env's text (a tool call's argument names, a link's text), so any character may occur.
+    for (const options of [{}, { cacheEdges: 0 }]) {
+      const store = Stdb.open(join(dir, `nul-${Object.keys(options).length}.sqlite`), options);
+      try {
+        store.record([episode(true, step('x|a\u0000b', 'c', 0))]);
+        store.record([episode(false, step('x|a', 'b\u0000c', 0))]);
+        store.record([episode(false, step('x|a\u0000b', 'c', 0), step('x|a', 'b\u0000c', 0))]);
+        expect(store.edge('x|a\u0000b', 'c')).toEqual({ total: 2, successes: 1, distanceToGoal: 0 });
+        expect(store.edge('x|a', 'b\u0000c')).toEqual({ total: 2, successes: 0, distanceToGoal: null });
+        expect(store.summary().edges).toBe(2);
+      } finally {
+        store.close();
+      }
+    }
+  });
+
   it('lists top edges and an anchor’s edges with their scores and baselines', () => {
     stdb.record([
       episode(true, step('^|^', 'A', 1), step('s|A', 'B', 0)),
@@ -244,6 +262,120 @@ describe('Stdb', () => {
     expect(start[0]!.baseline).not.toBeNull();
     // A bare location lists every anchor there.
     expect(stdb.anchorEdges('s').map((e) => e.fingerprint)).toEqual(['B']);
+  });
+
+  it('lists the best edges of a large store as a full sort would, reading only the baselines it returns', () => {
+    // The trainer asks for the best edge after every batch: at 10^5 edges, a baseline query and an object per
+    // edge cost a second and tens of MB each iteration.
+    const rng = new SeededRng(7);
+    const episodes = Array.from({ length: 600 }, () =>
+      episode(
+        rng.next() < 0.4,
+        ...Array.from({ length: 5 }, (_, t) => step(`s${rng.int(0, 30)}|f${t}`, `a${rng.int(0, 20)}`, 4 - t)),
+      ),
+    );
+    stdb.record(episodes);
+    const global = stdb.globals();
+    const everything = stdb.database
+      .prepare('SELECT anchor, fingerprint, n_total, n_succ, d_goal FROM edges WHERE n_total >= 2')
+      .all() as { anchor: string; fingerprint: string; n_total: number; n_succ: number; d_goal: number | null }[];
+    const expected = everything
+      .map((row) => {
+        const statistics = { total: row.n_total, successes: row.n_succ, distanceToGoal: row.d_goal };
+        return { ...row, score: edgeScore(statistics, global), total: row.n_total };
+      })
+      .sort(
+        (a, b) =>
+          b.score - a.score || b.total - a.total || (a.anchor + a.fingerprint < b.anchor + b.fingerprint ? -1 : 1),
+      )
+      .map((row) => `${row.anchor} ${row.fingerprint}`);
+    expect(everything.length).toBeGreaterThan(500);
+    const baseline = jest.spyOn(stdb, 'baseline');
+    for (const limit of [1, 3, 50, 10_000]) {
+      baseline.mockClear();
+      const top = stdb.topEdges(limit, 2);
+      expect(top.map((edge) => `${edge.anchor} ${edge.fingerprint}`)).toEqual(expected.slice(0, limit));
+      expect(baseline.mock.calls.length).toBe(Math.min(limit, expected.length));
+      expect(top[0]!.baseline).toBe(
+        stdb.database.prepare('SELECT v_bar FROM nodes WHERE anchor = ?').pluck().get(top[0]!.anchor) ?? null,
+      );
+    }
+    baseline.mockRestore();
+  });
+
+  it('refuses another SQLite database without writing to it, even when opened for writing', () => {
+    const other = join(dir, 'app.db');
+    const app = new Database(other);
+    app.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')");
+    app.close();
+    expect(() => Stdb.open(other)).toThrow(StdbError);
+    const check = new Database(other, { readonly: true });
+    try {
+      expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['users']);
+      expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
+    } finally {
+      check.close();
+    }
+  });
+
+  it('refuses a store with a table or the globals row gone, read-only or not, with a StdbError', () => {
+    stdb.record([episode(true, step('^|^', 'A', 0))]);
+    stdb.close();
+    const damaged = (name: string, sql: string) => {
+      const path = join(dir, `${name}.sqlite`);
+      const store = Stdb.open(path);
+      store.record([episode(true, step('^|^', 'A', 0))]);
+      store.database.exec(sql);
+      store.close();
+      return path;
+    };
+    for (const path of [
+      damaged('no-nodes', 'DROP TABLE nodes'),
+      damaged('no-edges', 'DROP TABLE edges'),
+      damaged('no-globals', 'DELETE FROM globals'),
+    ]) {
+      for (const readonly of [true, false]) {
+        expect(() => Stdb.open(path, { readonly })).toThrow(StdbError);
+        expect(() => Stdb.open(path, { readonly })).toThrow(/damaged/);
+      }
+    }
+    // Nothing was put back: the edge counts of the nodes-less store are still there, and no nodes table.
+    const check = new Database(join(dir, 'no-nodes.sqlite'), { readonly: true });
+    try {
+      expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'nodes'").pluck().get()).toBe(0);
+    } finally {
+      check.close();
+    }
+    stdb = Stdb.open(join(dir, 'stdb.sqlite'));
+  });
+
+  it('records the env it holds the history of, and refuses to be opened for another', () => {
+    stdb.close();
+    const path = join(dir, 'math.sqlite');
+    const math = Stdb.open(path, { env: 'turngym/math-thought-calc-v1' });
+    math.record([episode(true, step('^|^', 'CALC(+)', 0))]);
+    math.close();
+    for (const readonly of [true, false]) {
+      // Another env, or another version of it (another fingerprint function), reads other things into `^|^`.
+      for (const env of ['turngym/wiki-navigator-v1', 'turngym/math-thought-calc-v2']) {
+        expect(() => Stdb.open(path, { readonly, env })).toThrow(/turngym\/math-thought-calc-v1/);
+      }
+      const again = Stdb.open(path, { readonly, env: 'turngym/math-thought-calc-v1' });
+      expect(again.globals().episodes).toBe(1);
+      again.close();
+    }
+    // A store written before stores recorded their env is taken, and from then on belongs to its env.
+    const older = join(dir, 'older.sqlite');
+    Stdb.open(older).close();
+    Stdb.open(older, { readonly: true, env: 'a/b-v1' }).close();
+    Stdb.open(older, { env: 'a/b-v1' }).close();
+    expect(() => Stdb.open(older, { env: 'c/d-v1' })).toThrow(StdbError);
+    stdb = Stdb.open(join(dir, 'stdb.sqlite'));
+  });
+
+  it('says so when the path given is a directory', () => {
+    expect(() => Stdb.open(dir)).toThrow(/is a directory/);
+    expect(() => Stdb.open(dir, { readonly: true })).toThrow(/is a directory/);
   });
 
   it('refuses a file that is not a history store, and a missing one to read', () => {
