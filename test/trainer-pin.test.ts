@@ -54,11 +54,15 @@ function filesUnder(dir: string): string[] {
     });
 }
 
-/** sha256 of every file of a run directory, with wall-clock values taken out first. */
+/**
+ * sha256 of every file of a run directory, with wall-clock values taken out first. Not the lock (`.lock`): it names
+ * the process writing the run, not what the run wrote.
+ */
 function runDigests(runDir: string): Record<string, string> {
   const digests: Record<string, string> = {};
   for (const path of filesUnder(runDir)) {
     const name = relative(runDir, path).split('\\').join('/');
+    if (name === '.lock') continue;
     const bytes = readFileSync(path);
     if (name === 'metrics.jsonl') {
       const rows = bytes

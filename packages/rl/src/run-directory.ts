@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
+import { claimRunLock } from './run-lock';
 import { appendTrajectories, type Trajectory } from './trajectory';
 
 /** What `run.json` records: enough to tell runs apart and to repeat one. */
@@ -143,6 +144,7 @@ export class RunDirectory {
   /** Starts a run in `path` (created if needed); a directory that already holds a run is an error. */
   static async create(path: string, info: NewRunInfo): Promise<RunDirectory> {
     const full = validateRunInfo({ ...info, startedAt: info.startedAt ?? new Date().toISOString() });
+    if (existsSync(path)) claimRunLock(path);
     for (const file of [RUN_FILES.info, RUN_FILES.metrics, RUN_FILES.trajectories, RUN_FILES.checkpoint]) {
       if (existsSync(join(path, file))) {
         throw new RunDirectoryError(
@@ -152,6 +154,7 @@ export class RunDirectory {
       }
     }
     await mkdir(path, { recursive: true });
+    claimRunLock(path);
     await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
     const run = new RunDirectory(path, full);
     await run.refresh();
@@ -184,6 +187,8 @@ export class RunDirectory {
    */
   static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
     if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
+    // Before anything is read: a resume resets the run's stores and truncates its files to the checkpoint's.
+    claimRunLock(path);
     const run = await RunDirectory.open(path);
     const stored = run.info;
     const differences: string[] = [];

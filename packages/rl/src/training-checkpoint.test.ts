@@ -133,7 +133,8 @@ describe('training checkpoints', () => {
     expect(resumed?.iteration).toBe(3);
     expect((await resumedRun.readMetrics()).map((row) => row.iteration)).toEqual([0, 1, 2, 3]);
     await runIterations(resumedRun, second, loopStateFromExtra(resumed!.extra), 4, 5);
-    expect(readdirSync(dir).sort()).toEqual(['checkpoint', 'metrics.jsonl', 'run.json', 'trajectories.jsonl']);
+    // The run's files and the lock of the process writing it (`.lock`, removed when it exits), no temporaries.
+    expect(readdirSync(dir).sort()).toEqual(['.lock', 'checkpoint', 'metrics.jsonl', 'run.json', 'trajectories.jsonl']);
     expect(JSON.parse(readFileSync(join(run.checkpointPath, 'checkpoint.json'), 'utf8')).iteration).toBe(4);
   });
 

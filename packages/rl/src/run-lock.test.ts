@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunDirectory } from './run-directory';
+import { RUN_LOCK_FILE } from './run-lock';
+
+const INFO = { algorithm: 'grpo', envId: 'turngym/example-v1', seed: 1, args: { iterations: 2 } };
+
+describe('run directory lock', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'run-lock-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a run another live process on this machine is writing, and takes over once it is gone', async () => {
+    const first = await RunDirectory.create(join(dir, 'run'), INFO);
+    await first.appendMetrics({ iteration: 0, global_step: 1 });
+    // Another process holds the run: what a second `turngym train` with the same --run-dir would meet.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const lock = join(dir, 'run', RUN_LOCK_FILE);
+    writeFileSync(lock, JSON.stringify({ pid: other.pid, host: hostname(), since: '2026-11-27T12:00:00.000Z' }));
+    // A fresh module registry stands for a second program: this one already holds the run.
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'run'), INFO)).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+        message: expect.stringMatching(new RegExp(`in use by another process \\(pid ${other.pid}, since`)),
+      });
+      // The run was not touched: its metrics are as the first process left them.
+      expect(readFileSync(join(dir, 'run', 'metrics.jsonl'), 'utf8')).toBe('{"iteration":0,"global_step":1}\n');
+      other.kill('SIGKILL');
+      await new Promise((resolve) => other.once('exit', resolve));
+      const resumed = await isolated.RunDirectory.openOrCreate(join(dir, 'run'), INFO);
+      expect(resumed.lastIteration).toBe(0);
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    });
+  });
+
+  it('takes over a lock written on another machine (a run folder carried back from a GPU machine)', async () => {
+    await RunDirectory.create(join(dir, 'carried'), INFO);
+    const lock = join(dir, 'carried', RUN_LOCK_FILE);
+    writeFileSync(lock, JSON.stringify({ pid: process.pid === 1 ? 2 : 1, host: 'gpu-node-7', since: 'then' }));
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'carried'), INFO)).resolves.toBeDefined();
+    });
+    expect(existsSync(lock)).toBe(true);
+  });
+});
