@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
-import { claimRunLock } from './run-lock';
+import { claimRunLock, releaseRunLock } from './run-lock';
 import { appendTrajectories, type Trajectory } from './trajectory';
 
 /** What `run.json` records: enough to tell runs apart and to repeat one. */
@@ -144,7 +144,6 @@ export class RunDirectory {
   /** Starts a run in `path` (created if needed); a directory that already holds a run is an error. */
   static async create(path: string, info: NewRunInfo): Promise<RunDirectory> {
     const full = validateRunInfo({ ...info, startedAt: info.startedAt ?? new Date().toISOString() });
-    if (existsSync(path)) claimRunLock(path);
     for (const file of [RUN_FILES.info, RUN_FILES.metrics, RUN_FILES.trajectories, RUN_FILES.checkpoint]) {
       if (existsSync(join(path, file))) {
         throw new RunDirectoryError(
@@ -154,11 +153,20 @@ export class RunDirectory {
       }
     }
     await mkdir(path, { recursive: true });
-    claimRunLock(path);
-    await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
-    const run = new RunDirectory(path, full);
-    await run.refresh();
-    return run;
+    const claimed = claimRunLock(path);
+    try {
+      // Another process may have created the run between the check above and the claim.
+      if (existsSync(join(path, RUN_FILES.info))) {
+        throw new RunDirectoryError(path, `already holds a run (${RUN_FILES.info}); choose another directory.`);
+      }
+      await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
+      const run = new RunDirectory(path, full);
+      await run.refresh();
+      return run;
+    } catch (error) {
+      if (claimed) releaseRunLock(path);
+      throw error;
+    }
   }
 
   /** Opens an existing run (to resume it, or to read its metrics). */
@@ -188,7 +196,21 @@ export class RunDirectory {
   static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
     if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
     // Before anything is read: a resume resets the run's stores and truncates its files to the checkpoint's.
-    claimRunLock(path);
+    const claimed = claimRunLock(path);
+    try {
+      return await RunDirectory.checkResume(path, info, options);
+    } catch (error) {
+      if (claimed) releaseRunLock(path);
+      throw error;
+    }
+  }
+
+  /** The run in `path`, if it is the run `info` describes (`openOrCreate`'s check). */
+  private static async checkResume(
+    path: string,
+    info: NewRunInfo,
+    options: OpenOrCreateOptions,
+  ): Promise<RunDirectory> {
     const run = await RunDirectory.open(path);
     const stored = run.info;
     const differences: string[] = [];

@@ -47,6 +47,29 @@ describe('run directory lock', () => {
       const isolated = (await import('./run-directory')) as typeof import('./run-directory');
       await expect(isolated.RunDirectory.openOrCreate(join(dir, 'carried'), INFO)).resolves.toBeDefined();
     });
-    expect(existsSync(lock)).toBe(true);
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+  });
+
+  it('refuses a lock it cannot read rather than take it for stale, and lets go of a directory it refused to resume', async () => {
+    await RunDirectory.create(join(dir, 'odd'), INFO);
+    const lock = join(dir, 'odd', RUN_LOCK_FILE);
+    writeFileSync(lock, '');
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'odd'), INFO)).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+        message: expect.stringMatching(/holds a lock \(\.lock\) that cannot be read/),
+      });
+    });
+    expect(readFileSync(lock, 'utf8')).toBe('');
+    rmSync(lock);
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      // Another run's arguments: refused, and the directory is not left locked by the refusal.
+      await expect(
+        isolated.RunDirectory.openOrCreate(join(dir, 'odd'), { ...INFO, args: { iterations: 9 } }),
+      ).rejects.toMatchObject({ code: 'RUN_DIRECTORY', message: expect.stringMatching(/holds another run/) });
+      expect(existsSync(lock)).toBe(false);
+    });
   });
 });
