@@ -3,7 +3,7 @@ import { NameNotFoundError, type Logger, type Registry } from '@turngym/core';
 import { CapacityReachedError, ClientOptionsPolicy, runOwnedBy, systemClock, type ServerClock } from '@turngym/server';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { EnvToolCatalog } from './env-tool-catalog';
-import { McpEnvSession, mcpSessionFaultOwner, type McpSessionConfig, type McpSessionHost } from './mcp-env-session';
+import { McpEnvSession, mcpFaultOwner, type McpSessionConfig, type McpSessionHost } from './mcp-env-session';
 import type { McpServeSettings } from './mcp-serve-options';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -102,7 +102,7 @@ export class McpEnvHost implements McpSessionHost {
     this.opening += 1;
     // The env's constructor may start timers: they belong to the session from the start.
     const build = runOwnedBy(
-      mcpSessionFaultOwner(id, () => this.sessions.get(id)),
+      mcpFaultOwner(id, () => this.sessions.get(id)),
       () => this.buildEnv({ envId: canonical }),
     );
     this.building.add(build);

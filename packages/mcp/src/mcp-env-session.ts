@@ -9,7 +9,7 @@ import {
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@turngym/core';
-import { runOwnedBy, type EnvFaultOwner } from '@turngym/server';
+import { runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from '@turngym/server';
 import type { Action, Env } from '@turngym/spec';
 import { EnvToolCatalog, type EnvToolCall } from './env-tool-catalog';
 import { errorResult, resetResult, stepResult, type ToolResult } from './tool-results';
@@ -73,7 +73,8 @@ export class McpEnvSession {
   ) {
     this.lastActivity = host.now();
     this.episodeId = `${id}:0`;
-    this.faultOwner = mcpSessionFaultOwner(id, () => this);
+    const self = new WeakRef<McpEnvSession>(this);
+    this.faultOwner = mcpFaultOwner(id, () => self.deref());
     this.catalog = host.catalogFor(config.envId, env.spec);
     this.server = new Server(
       { name: 'turngym', title: `TurnGym ${config.envId}`, version: host.serverVersion },
@@ -212,12 +213,9 @@ export class McpEnvSession {
 }
 
 /** The fault owner of MCP session `id` (a fault ends it), from its env's build on. */
-export function mcpSessionFaultOwner(id: string, session: () => McpEnvSession | undefined): EnvFaultOwner {
-  return {
-    get label() {
-      const envId = session()?.envId;
-      return envId === undefined ? `MCP session ${id}` : `MCP session ${id} (${envId})`;
-    },
-    fail: () => void session()?.close(),
-  };
+export function mcpFaultOwner(id: string, session: () => McpEnvSession | undefined): EnvFaultOwner {
+  return sessionFaultOwner(`MCP session ${id}`, () => {
+    const found = session();
+    return found && { envId: found.envId, fail: () => void found.close() };
+  });
 }

@@ -23,6 +23,28 @@ const owners = new AsyncLocalStorage<EnvFaultOwner>();
  */
 let guards = 0;
 
+/** What a session offers its fault owner: the env it serves, and how a fault ends it. */
+export interface FaultySession {
+  readonly envId: string | undefined;
+  fail(): void;
+}
+
+/**
+ * The fault owner of a session named `name` (`session <id>`, `MCP session <id>`), from its env's build on: `session`
+ * finds it (it exists only once its env does). The owner travels with every timer and handle its env code starts,
+ * shared pools' workers included, so it must not hold the session itself: a closed session would live as long as
+ * they do. Callers look it up by id, or through a WeakRef.
+ */
+export function sessionFaultOwner(name: string, session: () => FaultySession | undefined): EnvFaultOwner {
+  return {
+    get label() {
+      const envId = session()?.envId;
+      return envId === undefined ? name : `${name} (${envId})`;
+    },
+    fail: () => session()?.fail(),
+  };
+}
+
 /** Runs env code (building, stepping, forking, closing an env) on behalf of `owner`. */
 export function runOwnedBy<T>(owner: EnvFaultOwner, body: () => T): T {
   return guards > 0 ? owners.run(owner, body) : body();

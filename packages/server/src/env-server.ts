@@ -7,7 +7,7 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ClientOptionsPolicy } from './client-options';
 import { closeEnvWithin } from './close-env-within';
-import { runOwnedBy } from './env-fault-scope';
+import { runOwnedBy, sessionFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
 import { isLoopbackBind, isLoopbackOrigin } from './loopback-guard';
@@ -18,7 +18,7 @@ import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
 import { CapacityReachedError, EnvBuildError, SessionNotFoundError, UnauthorizedError } from './server-errors';
 import type { ServeSettings } from './server-options';
-import { Session, sessionFaultOwner, type SessionHost } from './session';
+import { Session, type SessionHost } from './session';
 import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
 import { attachWebSocket } from './session-transports';
 
@@ -274,7 +274,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     try {
       // The env's constructor may start timers: they belong to the session from the start.
       env = await runOwnedBy(
-        sessionFaultOwner(id, () => this.sessions.get(id)),
+        sessionFaultOwner(`session ${id}`, () => this.sessions.get(id)),
         () => this.buildEnv(canonical, ['data', 'env_options']),
       );
     } finally {
@@ -293,7 +293,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     let env: Env<unknown, Action>;
     try {
       env = await runOwnedBy(
-        sessionFaultOwner(id, () => this.sessions.get(id)),
+        sessionFaultOwner(`session ${id}`, () => this.sessions.get(id)),
         () => parent.currentEnv.fork(),
       );
     } finally {

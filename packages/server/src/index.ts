@@ -6,7 +6,14 @@ export { serveSettingsSchema, type ServeOptions, type ServeSettings } from './se
 export type { ClientOptionsWidening } from './client-options';
 export type { ServerClock } from './server-clock';
 // `turngym serve`'s process-level handlers, and the scope @turngym/mcp runs its sessions' env code in.
-export { currentFaultOwner, installEnvFaultGuard, runOwnedBy, type EnvFaultOwner } from './env-fault-scope';
+export {
+  currentFaultOwner,
+  installEnvFaultGuard,
+  runOwnedBy,
+  sessionFaultOwner,
+  type EnvFaultOwner,
+  type FaultySession,
+} from './env-fault-scope';
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';

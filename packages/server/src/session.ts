@@ -3,7 +3,7 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import type { RawData } from 'ws';
 import { decodeAction } from './action-codec';
 import { closeEnvWithin } from './close-env-within';
-import { runOwnedBy, type EnvFaultOwner } from './env-fault-scope';
+import { runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
 import { inProcessSessions } from './internal/in-process-sessions';
@@ -114,7 +114,8 @@ export class Session {
   ) {
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
-    this.faultOwner = sessionFaultOwner(id, () => this);
+    const self = new WeakRef<Session>(this);
+    this.faultOwner = sessionFaultOwner(`session ${id}`, () => self.deref());
     inProcessSessions().set(id, {
       fingerprint: (action) => this.env.fingerprint(action),
       anchor: () => this.env.anchor(),
@@ -398,18 +399,4 @@ export class Session {
       closeEnvWithin(env, this.host.shutdownGraceMs, this.host.logger, `session ${this.id}`),
     );
   }
-}
-
-/**
- * The fault owner of session `id`, for its env code from the env's build on (the session object exists only
- * once its env does, hence the lookup).
- */
-export function sessionFaultOwner(id: string, session: () => Session | undefined): EnvFaultOwner {
-  return {
-    get label() {
-      const envId = session()?.envId;
-      return envId === undefined ? `session ${id}` : `session ${id} (${envId})`;
-    },
-    fail: () => session()?.fail(),
-  };
 }
