@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sweepStaleProfiles } from './browser-profiles';
 import { findChromium } from './chromium-executable';
 import { processesInGroups } from './chromium-processes';
 
@@ -58,6 +60,28 @@ async function startChild(then = ''): Promise<Child> {
   return { ...ready, exited, pid: child.pid as number };
 }
 
+describe('sweepStaleProfiles', () => {
+  it("removes a dead process's profile, but not one another host's browser holds (a container sharing /tmp)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'profile-sweep-'));
+    try {
+      // A pid that was alive and is gone: a child that has exited.
+      const gone = spawn(process.execPath, ['-e', '0']);
+      await new Promise((done) => gone.once('exit', done));
+      const dead = gone.pid as number;
+      const ours = join(dir, `turngym-chromium-${dead}-aaaaaa`);
+      const theirs = join(dir, `turngym-chromium-${dead}-bbbbbb`);
+      for (const profile of [ours, theirs]) mkdirSync(profile);
+      symlinkSync(`${hostname()}-${dead}`, join(ours, 'SingletonLock'));
+      // Another container's browser: its pids are another namespace's, alive there whatever they are here.
+      symlinkSync(`another-container-${dead}`, join(theirs, 'SingletonLock'));
+      expect(sweepStaleProfiles(dir)).toEqual([ours]);
+      expect([existsSync(ours), existsSync(theirs)]).toEqual([false, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeBrowser('browser profiles when the Node process ends without pool.close()', () => {
   it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
     '%s: the browser and its profile are gone, and the signal still ends the process',
@@ -85,7 +109,7 @@ describeBrowser('browser profiles when the Node process ends without pool.close(
 
   it("leaves a signal alone when the program handles it, and cleans up at that program's exit", async () => {
     const child = await startChild(
-      `process.on('SIGTERM', () => { console.log('HANDLED'); setTimeout(() => process.exit(0), 300); });`,
+      `process.on('SIGTERM', () => { console.log('HANDLED'); setTimeout(() => process.exit(0), 3000); });`,
     );
     process.kill(child.pid, 'SIGTERM');
     await new Promise((wait) => setTimeout(wait, 100));

@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killProcessGroup, processesInGroups } from './chromium-processes';
 
@@ -66,8 +66,10 @@ export function sweepStaleProfiles(directory: string = tmpdir()): string[] {
     if (!match || alive(Number(match[1]))) continue;
     const path = join(directory, name);
     // Its Node process is gone but its browser may still be shutting down (it notices the closed pipe a
-    // moment later) and writing there: Chromium's lock names the browser's pid ("host-pid").
-    if (alive(lockHolder(path))) continue;
+    // moment later) and writing there: Chromium's lock names the browser's pid ("host-pid"). A lock of another
+    // host is another machine's, or another container's sharing this /tmp, whose pids mean nothing here.
+    const holder = lockHolder(path);
+    if (holder && (holder.host !== hostname() || alive(holder.pid))) continue;
     try {
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
@@ -78,12 +80,16 @@ export function sweepStaleProfiles(directory: string = tmpdir()): string[] {
   return removed;
 }
 
-function lockHolder(profile: string): number {
+/** Who holds a profile by Chromium's `SingletonLock` (a link to "host-pid"); undefined when none does. */
+function lockHolder(profile: string): { host: string; pid: number } | undefined {
+  let target: string;
   try {
-    return Number(/-(\d+)$/.exec(readlinkSync(join(profile, 'SingletonLock')))?.[1] ?? 0);
+    target = readlinkSync(join(profile, 'SingletonLock'));
   } catch {
-    return 0;
+    return undefined;
   }
+  const match = /^(.*)-(\d+)$/.exec(target);
+  return match ? { host: match[1] as string, pid: Number(match[2]) } : { host: '', pid: 0 };
 }
 
 function alive(pid: number): boolean {
