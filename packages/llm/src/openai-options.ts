@@ -1,4 +1,5 @@
 import { InvalidOptionsError, defineOptions, type JSONSchemaType } from '@turngym/core';
+import { MAX_TIMER_MS } from './retry';
 
 /** Sampling defaults applied to every request that does not set the field itself. */
 export interface SamplingDefaults {
@@ -43,9 +44,6 @@ export interface OpenAIChatModelOptions {
 
 /** What a caller passes: everything but `model` may come from the environment or a default. */
 export type OpenAIChatModelInput = Partial<OpenAIChatModelOptions>;
-
-/** The longest delay `setTimeout` honours (about 24.8 days); a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when a non-OpenAI baseURL is given without a key: local servers ignore it, the client needs one. */

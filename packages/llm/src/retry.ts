@@ -26,8 +26,8 @@ export function backoffDelay(policy: RetryPolicy, retry: number, rng: SeededRng 
   return exponential * (1 - 0.25 * rng.next());
 }
 
-/** The longest delay `setTimeout` honours; past it Node fires after 1 ms, which would retry at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+/** The longest delay `setTimeout` honours (about 24.8 days); past it Node fires after 1 ms, which would retry at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
