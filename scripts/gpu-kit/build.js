@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the GPU kit (issue 30): one self-contained archive that runs the webgpu LM benchmark and a short
 // training run on a machine that has a GPU driver but neither Node nor this repository. docs/gpu.md has
-// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz | out.tar.xz]   (default: turngym-gpu-kit.tar.gz)
+// the commands. Usage: node scripts/gpu-kit/build.js [out.tar.gz | out.tgz | out.tar.xz | out.txz]
+// (default: turngym-gpu-kit.tar.gz; the name decides the compression, kit-output.js)
 //
 // The archive holds turngym-gpu-kit/ with
 //   node        this machine's Node binary (process.execPath; it links only libc/libstdc++)
@@ -11,7 +12,7 @@
 //   math-warm-start/  the committed math warm start, where learn.js starts from
 //   *.wasm      tfjs's wasm binaries, which kit.js loads from its own folder (the benchmark's wasm baseline)
 //   lib/        libvulkan.so.1 (the Vulkan loader, from Debian's libvulkan1) and a libEGL.so link
-//   run.sh      puts lib/ on LD_LIBRARY_PATH, names dawn.node, runs kit.js with the arguments given
+//   run.sh      puts lib/ on LD_LIBRARY_PATH, names dawn.node, runs kit.js with the arguments given (launcher.js)
 //   learn.sh    the same for learn.js
 // The GPU's own Vulkan driver (NVIDIA's ICD, nvidia_icd.json + its library) comes from the machine.
 'use strict';
@@ -31,15 +32,26 @@ const {
 } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { dirname, join, resolve } = require('node:path');
+const { kitOutput } = require('./kit-output');
+const { launcher } = require('./launcher');
 
 const root = resolve(__dirname, '../..');
-const out = resolve(process.argv[2] ?? 'turngym-gpu-kit.tar.gz');
 const LIMIT = 64 * 1024 * 1024;
 
 function fail(message) {
   console.error(`gpu-kit: ${message}`);
   process.exit(1);
 }
+
+let output;
+try {
+  output = kitOutput(process.argv[2]);
+} catch (error) {
+  fail(error.message);
+}
+const out = output.path;
+// Checked before the minute of bundling: tar does not create the folder, and its failure came as a stack trace.
+if (!existsSync(dirname(out))) fail(`${dirname(out)} does not exist: create it, or name another folder for the kit`);
 
 /** The first of `names` in the usual library directories, resolved to the file. */
 function systemLibrary(...names) {
@@ -114,25 +126,12 @@ try {
   copyFileSync(vulkan, join(kit, 'lib/libvulkan.so.1'));
   // Dawn's OpenGL ES backend opens the unversioned libEGL.so, which only Debian's -dev package provides.
   symlinkSync('/usr/lib/x86_64-linux-gnu/libEGL.so.1', join(kit, 'lib/libEGL.so'));
-  const launcher = (bundle, what) =>
-    [
-      '#!/bin/sh',
-      `# Runs the kit's ${what} (flags: docs/gpu.md).`,
-      'dir=$(cd "$(dirname "$0")" && pwd)',
-      'export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
-      'export TURNGYM_DAWN_NODE="$dir/dawn.node"',
-      'export TURNGYM_WEBGPU_BUNDLED=1',
-      // wasm on every core (at most 8, tfjs's pool): the fairest CPU baseline.
-      'export TURNGYM_LM_THREADS="${TURNGYM_LM_THREADS:-auto}"',
-      `exec "$dir/node" "$dir/${bundle}" "$@"`,
-      '',
-    ].join('\n');
   writeFileSync(join(kit, 'run.sh'), launcher('kit.js', 'webgpu-vs-wasm LM benchmark and short training run'));
   writeFileSync(join(kit, 'learn.sh'), launcher('learn.js', 'GRPO run of the math learning table'));
   chmodSync(join(kit, 'run.sh'), 0o755);
   chmodSync(join(kit, 'learn.sh'), 0o755);
-  // xz where the name asks for it: about a third smaller than gzip (the Node binary dominates).
-  execFileSync('tar', [out.endsWith('.xz') ? '-cJf' : '-czf', out, '-C', stage, 'turngym-gpu-kit'], {
+  // xz where the name asks for it (kit-output.js): about a third smaller than gzip (the Node binary dominates).
+  execFileSync('tar', [output.tarFlag, out, '-C', stage, 'turngym-gpu-kit'], {
     env: { ...process.env, XZ_OPT: process.env.XZ_OPT ?? '-T0' },
   });
 } finally {
