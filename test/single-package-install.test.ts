@@ -1,7 +1,8 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isBuiltin } from 'node:module';
+import { dirname, join, posix } from 'node:path';
 import { assertBuiltUpToDate, builtPackageDirs } from './helpers/built-output';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -17,9 +18,12 @@ const ENV_PACKAGE_DIRS: readonly string[] = [
   'environments/coding-sandbox',
   'environments/seller',
   'environments/wiki-navigator',
+  'environments/mcp-tools',
 ];
 /** Workspace libraries some env packages depend on (packed and installed alongside, as npm would fetch them). */
 const LIBRARY_PACKAGE_DIRS: readonly string[] = ['packages/spec', 'packages/core', 'packages/llm', 'packages/search'];
+/** The CLI, added to the same project afterwards, with its workspace dependencies (trainers, lm, server, …). */
+const CLI_PACKAGE_DIR = 'packages/cli';
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `
@@ -46,76 +50,330 @@ const { Registry, runEpisode } = require('@turngym/core');
 });
 `;
 
+/** npm without its network chatter: only the registry for third-party packages, the tarballs for ours. */
+const NPM_ENV = {
+  ...process.env,
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+};
+
+function spawn(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, encoding: 'utf8', env: NPM_ENV, maxBuffer: 64 * 1024 * 1024 });
+}
+
 function run(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
+  const result = spawn(command, args, cwd);
   if (result.status !== 0)
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
-describe('installing one environment package on its own', () => {
+/** One packed package: what `npm pack --json` reports. */
+interface Packed {
+  readonly name: string;
+  readonly filename: string;
+  readonly files: readonly { path: string }[];
+}
+
+/**
+ * The relative `require('./x')` / `require('../x')` calls of a shipped script that do not land on a file the
+ * tarball ships: a script that reaches into the monorepo (`../../../scripts/…`) works in a checkout only.
+ */
+function unresolvedRequires(packageDir: string, file: string, shipped: ReadonlySet<string>): string[] {
+  const text = readFileSync(join(REPO_ROOT, packageDir, file), 'utf8');
+  const missing: string[] = [];
+  // Not one inside a string (the coding sandbox's adversarial programs are code as data).
+  for (const match of text.matchAll(/(?<!['"`])\brequire\((['"])(\.\.?\/[^'"]*)\1\)/g)) {
+    const target = posix.normalize(posix.join(posix.dirname(file), match[2] as string));
+    const candidates = [target, `${target}.js`, `${target}.json`, `${target}/index.js`];
+    if (!candidates.some((candidate) => shipped.has(candidate))) missing.push(`${file}: require('${match[2]}')`);
+  }
+  return missing;
+}
+
+/**
+ * Packages a shipped script may require without declaring them: optional, loaded in a try/catch that carries
+ * on without them or says what to install.
+ */
+const OPTIONAL_REQUIRES: Readonly<Record<string, readonly string[]>> = {
+  // `local:` agents (@turngym/lm is heavy) and `plan-act:` agents (trainer-plan-act depends on the leaderboard).
+  '@turngym/leaderboard': ['@turngym/lm', '@turngym/trainer-plan-act'],
+  // The Chrome that a full `puppeteer` install downloaded, if the user has one.
+  '@turngym/env-wiki-navigator': ['puppeteer'],
+};
+
+/** `x` of `x`, `x/deep/path`, `@scope/x/deep`; undefined for a relative path or a Node built-in. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('node:') || isBuiltin(specifier)) return undefined;
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+}
+
+/**
+ * The packages a shipped file loads (`.js`) or names in its types (`.d.ts`) that its package.json does not
+ * declare: npm installs only what is declared, so in a user's project they are missing (a crash, or with
+ * skipLibCheck types that silently become `any`); in the monorepo every workspace package is there.
+ */
+function undeclaredImports(packageDir: string, packed: Packed, file: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, packageDir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const declared = new Set([
+    packed.name,
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  const types = file.endsWith('.d.ts');
+  if (!types) for (const optional of OPTIONAL_REQUIRES[packed.name] ?? []) declared.add(optional);
+  const text = readFileSync(join(REPO_ROOT, packageDir, file), 'utf8');
+  const pattern = types ? /(?:from |import\()(['"])([^'"]+)\1/g : /require(?:\.resolve)?\((['"])([^'"]+)\1/g;
+  const missing = new Set<string>();
+  for (const match of text.matchAll(pattern)) {
+    const name = packageOf(match[2] as string);
+    if (name && !declared.has(name))
+      missing.add(`${file}: ${types ? 'types from' : 'require of'} ${name}, not a dependency`);
+  }
+  return [...missing];
+}
+
+/**
+ * What is wrong with one tarball's file list: build leftovers, test files, source maps to unshipped sources,
+ * scripts that reach outside the package, imports of undeclared packages.
+ */
+function tarballProblems(packageDir: string, packed: Packed): string[] {
+  const shipped = new Set(packed.files.map((file) => file.path));
+  const problems: string[] = [];
+  for (const file of shipped) {
+    if (file.endsWith('.tsbuildinfo')) problems.push(`${file}: tsc's build state (paths of the build machine)`);
+    // The CLI's template/ is what `new-env` copies, its test included: a scaffold comes with its test.
+    const testFile = /(^|\/)__fixtures__\//.test(file) || /\.test\.[cm]?[jt]s$/.test(file);
+    if (testFile && !file.startsWith('template/')) problems.push(`${file}: a test file`);
+    // Files that exist only while packing (the CLI's template/, removed by its postpack) are not read.
+    if (!existsSync(join(REPO_ROOT, packageDir, file))) continue;
+    if (/\.(d\.ts|[cm]?js)$/.test(file)) problems.push(...undeclaredImports(packageDir, packed, file));
+    if (file.endsWith('.map')) {
+      const { sources = [] } = JSON.parse(readFileSync(join(REPO_ROOT, packageDir, file), 'utf8')) as {
+        sources?: string[];
+      };
+      for (const source of sources) {
+        const path = posix.normalize(posix.join(posix.dirname(file), source));
+        if (!shipped.has(path)) problems.push(`${file}: maps to ${path}, which is not shipped`);
+      }
+    }
+    if (/\.[cm]?js$/.test(file)) problems.push(...unresolvedRequires(packageDir, file, shipped));
+  }
+  return problems.map((problem) => `${packed.name}: ${problem}`);
+}
+
+describe('TurnGym packages installed from their tarballs, outside the monorepo', () => {
   let directory: string;
+  let project: string;
+  /** Tarball path by package name, and what each ships, for every package the CLI and the envs need. */
+  const tarballs = new Map<string, string>();
+  const packedDirs = new Map<string, Packed>();
+
   beforeAll(() => {
     directory = mkdtempSync(join(tmpdir(), 'turngym-single-install-'));
-  });
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-  it('packs spec, core and each env package, installs the tarballs in an empty project and plays an episode', () => {
-    const packageDirs = [...LIBRARY_PACKAGE_DIRS, ...ENV_PACKAGE_DIRS];
+    // Everything npm would fetch for the CLI and the env packages: each one's workspace dependencies too.
+    const packageDirs = builtPackageDirs([...LIBRARY_PACKAGE_DIRS, ...ENV_PACKAGE_DIRS, CLI_PACKAGE_DIR]);
     // `npm pack` packs dist/: the packages must be built since their sources last changed.
-    assertBuiltUpToDate(builtPackageDirs(packageDirs));
-    const tarballs = join(directory, 'tarballs');
-    mkdirSync(tarballs);
-    const envPackages: string[] = [];
-    for (const packageDir of packageDirs) {
-      const packed = JSON.parse(
-        run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tarballs], join(REPO_ROOT, packageDir))
-          .stdout,
-      ) as { name: string }[];
-      if (ENV_PACKAGE_DIRS.includes(packageDir)) envPackages.push((packed[0] as { name: string }).name);
+    assertBuiltUpToDate(packageDirs);
+    const destination = join(directory, 'tarballs');
+    mkdirSync(destination);
+    // One npm for all of them (an npm start-up costs about a second). Lifecycle scripts run, as on
+    // `npm publish`: the CLI's prepack copies the env template into it. --silent keeps their banners out of
+    // the JSON on stdout.
+    const packed = JSON.parse(
+      run(
+        'npm',
+        [
+          'pack',
+          ...packageDirs.flatMap((dir) => ['--workspace', dir]),
+          '--json',
+          '--silent',
+          '--pack-destination',
+          destination,
+        ],
+        REPO_ROOT,
+      ).stdout,
+    ) as Packed[];
+    // npm lists them in its own order: match them to their directories by name.
+    for (const dir of packageDirs) {
+      const { name } = JSON.parse(readFileSync(join(REPO_ROOT, dir, 'package.json'), 'utf8')) as { name: string };
+      const entry = packed.find((candidate) => candidate.name === name);
+      if (!entry) throw new Error(`npm pack did not pack ${dir} (${name})`);
+      tarballs.set(name, join(destination, entry.filename));
+      packedDirs.set(dir, entry);
     }
-
-    const project = join(directory, 'project');
+    project = join(directory, 'project');
     mkdirSync(project);
     writeFileSync(
       join(project, 'package.json'),
       JSON.stringify({ name: 'turngym-consumer', version: '1.0.0', private: true }),
     );
-    const files = readdirSync(tarballs).map((file) => join(tarballs, file));
-    run('npm', ['install', ...files, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error'], project);
-    // Only what was asked for and what it depends on is installed: no CLI, server, lm or rl (no tfjs); llm because
-    // env-seller's LLM roles need it, search because its MCTS bot is settings of the generic TreeSearch.
-    expect(readdirSync(join(project, 'node_modules', '@turngym')).sort()).toEqual(
-      [
-        'core',
-        'spec',
-        'llm',
-        'search',
-        ...envPackages.filter((name) => name.startsWith('@turngym/')).map((name) => name.slice('@turngym/'.length)),
-      ].sort(),
-    );
+  }, 120_000);
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-    writeFileSync(join(project, 'play.js'), CONSUMER_SCRIPT);
-    const results = JSON.parse(run(process.execPath, ['play.js', ...envPackages], project).stdout) as {
-      packageName: string;
-      resolvedFrom: string;
-      id: string;
-      success: boolean;
-      turns: number;
-    }[];
-    for (const name of envPackages) {
-      const played = results.filter((result) => result.packageName === name);
-      expect(played.length).toBeGreaterThan(0);
-      for (const result of played) {
-        expect(result.resolvedFrom.startsWith(join(project, 'node_modules'))).toBe(true);
-        // Each package's scripted agent solves its seed-0 episode of every id (the id in the failure message).
-        expect({ id: result.id, success: result.success }).toEqual({ id: result.id, success: true });
-        expect(result.turns).toBeGreaterThan(0);
+  const tarballOf = (dir: string): string => tarballs.get((packedDirs.get(dir) as Packed).name) as string;
+
+  it('ships what the code loads and none of the build leftovers: no tsbuildinfo, maps without sources, tests', () => {
+    const problems = [...packedDirs].flatMap(([dir, packed]) => tarballProblems(dir, packed));
+    expect(problems).toEqual([]);
+    // Files the code reads at run time, beside dist/.
+    const shipped = (dir: string): string[] => (packedDirs.get(dir) as Packed).files.map((file) => file.path);
+    expect(shipped('environments/mcp-tools')).toEqual(
+      expect.arrayContaining(['dist/demo-server.js', 'tasks/demo-tasks.jsonl', 'suites/mcp-demo-v1.json']),
+    );
+    expect(shipped('benchmarks/leaderboard')).toEqual(
+      expect.arrayContaining(['suites/quick-v1.json', 'suites/full-v1.json']),
+    );
+    expect(shipped(CLI_PACKAGE_DIR)).toEqual(expect.arrayContaining(['bin/turngym.js', 'template/manifest.json']));
+    for (const packed of packedDirs.values()) expect(packed.files.map((file) => file.path)).toContain('README.md');
+  });
+
+  describe('the env packages, each on its own', () => {
+    let envPackages: string[];
+    beforeAll(() => {
+      envPackages = ENV_PACKAGE_DIRS.map((dir) => (packedDirs.get(dir) as Packed).name);
+      const files = [...LIBRARY_PACKAGE_DIRS, ...ENV_PACKAGE_DIRS].map(tarballOf);
+      run('npm', ['install', ...files, '--prefer-offline', '--loglevel', 'error'], project);
+    }, 600_000); // isolated-vm compiles from source on install (about 1–3 minutes on 2 cores)
+
+    it('install without the CLI, server, lm or rl (no tfjs)', () => {
+      // Only what was asked for and what it depends on is installed: llm because env-seller's LLM roles need
+      // it, search because its MCTS bot is settings of the generic TreeSearch.
+      expect(readdirSync(join(project, 'node_modules', '@turngym')).sort()).toEqual(
+        [
+          'core',
+          'spec',
+          'llm',
+          'search',
+          ...envPackages.filter((name) => name.startsWith('@turngym/')).map((name) => name.slice('@turngym/'.length)),
+        ].sort(),
+      );
+      expect(existsSync(join(project, 'node_modules', '@tensorflow'))).toBe(false);
+    });
+
+    it("play an episode of every id they register with its scripted agent, from node_modules' files", () => {
+      writeFileSync(join(project, 'play.js'), CONSUMER_SCRIPT);
+      const results = JSON.parse(run(process.execPath, ['play.js', ...envPackages], project).stdout) as {
+        packageName: string;
+        resolvedFrom: string;
+        id: string;
+        success: boolean;
+        turns: number;
+      }[];
+      for (const name of envPackages) {
+        const played = results.filter((result) => result.packageName === name);
+        expect(played.length).toBeGreaterThan(0);
+        for (const result of played) {
+          expect(result.resolvedFrom.startsWith(join(project, 'node_modules'))).toBe(true);
+          // Each package's scripted agent solves its seed-0 episode of every id (the id in the failure message).
+          // env-mcp-tools' episode runs its bundled demo MCP server and reads its demo tasks from the package.
+          expect({ id: result.id, success: result.success }).toEqual({ id: result.id, success: true });
+          expect(result.turns).toBeGreaterThan(0);
+        }
       }
-    }
-  }, 600_000); // isolated-vm compiles from source on install (about 1–3 minutes on 2 cores)
+    });
+
+    it("env-wiki-navigator's turngym-wiki-convert bin turns a dump into a SQLite store (better-sqlite3 installed)", () => {
+      run('npx', ['turngym-wiki-convert', '--synthetic-dump', 'dump.xml', '--articles', '20'], project);
+      run('npx', ['turngym-wiki-convert', 'dump.xml', 'store.sqlite'], project);
+      expect(run('npx', ['turngym-wiki-convert', '--stats', 'store.sqlite'], project).stdout).toContain(
+        'store.sqlite: 20 articles',
+      );
+    });
+
+    describe('with @turngym/cli added to the project', () => {
+      /** `npx turngym …` in the project: the bin npm linked, the CLI and env packages from node_modules. */
+      const turngym = (...args: string[]): SpawnSyncReturns<string> => spawn('npx', ['turngym', ...args], project);
+      const expectSuccess = (result: SpawnSyncReturns<string>): void =>
+        expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+
+      beforeAll(() => {
+        // The CLI and every workspace package it depends on (what the registry would serve), into the same
+        // project: the env packages and their native builds are reused.
+        const files = builtPackageDirs([CLI_PACKAGE_DIR]).map(tarballOf);
+        run('npm', ['install', ...files, '--prefer-offline', '--loglevel', 'error'], project);
+      }, 300_000);
+
+      it('`turngym list` finds every installed env package', () => {
+        const result = turngym('list', '--json');
+        expectSuccess(result);
+        const listed = JSON.parse(result.stdout) as { id: string; packageName: string }[];
+        expect(listed.map((env) => env.packageName)).toEqual(expect.arrayContaining(envPackages));
+        expect(listed.map((env) => env.id)).toEqual(
+          expect.arrayContaining(['turngym/math-thought-v1', 'turngym/mcp-tools-v1', 'turngym/example-v1']),
+        );
+      });
+
+      it('`turngym run` and `turngym check` work on installed envs (mcp-tools with its bundled demo server)', () => {
+        const ran = turngym('run', 'turngym/math-thought-v1', '--agent', 'scripted', '--episodes', '3', '--json');
+        expectSuccess(ran);
+        expect(JSON.parse(ran.stdout)).toMatchObject({ summary: { episodes: 3, successes: 3 }, errored: 0 });
+        const checked = turngym('check', 'turngym/mcp-tools-v1');
+        expectSuccess(checked);
+        expect(checked.stdout).toContain('turngym/mcp-tools-v1: all');
+      });
+
+      it('`turngym bench` runs the built-in quick suite and a suite file shipped in an env package', () => {
+        const quick = turngym('bench', 'quick-v1', '--agent', 'random', '--out', 'runs/quick', '--json');
+        expectSuccess(quick);
+        const [quickRun] = (JSON.parse(quick.stdout) as { results: { result: BenchResult }[] }).results;
+        expect(quickRun?.result.suite.id).toBe('quick-v1');
+        // Every env of the suite is installed here: nothing skipped, nothing errored.
+        expect(quickRun?.result.skipped).toEqual([]);
+        expect(quickRun?.result.overall).toMatchObject({ envs: 8, episodes: 160, errored: 0 });
+        expect(existsSync(join(project, 'runs', 'quick', 'index.html'))).toBe(true);
+
+        const suiteFile = join('node_modules', '@turngym', 'env-mcp-tools', 'suites', 'mcp-demo-v1.json');
+        const demo = turngym('bench', suiteFile, '--agent', 'scripted', '--out', 'runs/mcp', '--json');
+        expectSuccess(demo);
+        const [demoRun] = (JSON.parse(demo.stdout) as { results: { result: BenchResult }[] }).results;
+        expect(demoRun?.result.overall).toMatchObject({ episodes: 6, errored: 0, success: { mean: 1 } });
+      });
+
+      it('`turngym new-env` scaffolds, from the installed template, a package that builds and passes the checker', () => {
+        const created = turngym('new-env', 'my-env', '--dir', 'envs');
+        expectSuccess(created);
+        const envDir = join(project, 'envs', 'my-env');
+        // Nothing in it points back into a TurnGym checkout.
+        for (const file of ['package.json', 'tsconfig.json'])
+          expect(readFileSync(join(envDir, file), 'utf8')).not.toMatch(/\.\.\/\.\.\/|file:|workspace:/);
+        // The scaffold's own devDependencies would download jest and swc: the repository's tsc builds it
+        // instead, against the @turngym packages installed in the project.
+        run(
+          process.execPath,
+          [
+            require.resolve('typescript/bin/tsc'),
+            '-p',
+            envDir,
+            '--typeRoots',
+            join(dirname(require.resolve('@types/node/package.json')), '..'),
+          ],
+          project,
+        );
+        const checked = turngym('--plugin', join('envs', 'my-env'), 'check', 'turngym/my-env-v1');
+        expectSuccess(checked);
+        expect(checked.stdout).toContain('turngym/my-env-v1: all');
+        // Published as it is (DESIGN's "publish it as a package"), it ships its build and none of tsc's leftovers.
+        const [scaffoldPack] = JSON.parse(
+          run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], envDir).stdout,
+        ) as Packed[];
+        const scaffoldFiles = (scaffoldPack as Packed).files.map((file) => file.path);
+        expect(scaffoldFiles).toEqual(expect.arrayContaining(['dist/register.js', 'README.md']));
+        expect(scaffoldFiles.filter((file) => /\.tsbuildinfo$|\.map$/.test(file))).toEqual([]);
+      });
+    });
+  });
 });
+
+interface BenchResult {
+  suite: { id: string };
+  skipped: unknown[];
+  overall: Record<string, unknown>;
+}
