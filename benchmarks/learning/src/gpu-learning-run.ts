@@ -22,7 +22,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Registry } from '@turngym/core';
+import { Registry, TurnGymError } from '@turngym/core';
 import { register as registerMath } from '@turngym/env-math-thought';
 import { backendInfo, type BackendName } from '@turngym/lm';
 import { trainerArgsSchema } from '@turngym/rl';
@@ -42,12 +42,20 @@ function defaultCheckpoint(): string {
   return existsSync(inKit) ? inKit : join(__dirname, '..', 'models', 'math-warm-start');
 }
 
-/** Prints the metrics rows the trainer has appended since the last call. */
+function metricsLines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/**
+ * Prints the metrics rows the trainer has appended since the last call; a resumed run's earlier rows are not
+ * printed again (they would read as iterations run in seconds, with today's GPU memory).
+ */
 function rowPrinter(file: string, started: number): () => void {
-  let printed = 0;
+  let printed = metricsLines(file).length;
   return () => {
-    if (!existsSync(file)) return;
-    const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const rows = metricsLines(file);
+    // A resume cuts rows past its checkpoint off before it runs them again.
+    printed = Math.min(printed, rows.length);
     for (const line of rows.slice(printed)) {
       const row = JSON.parse(line) as Record<string, number>;
       const evaluation = 'eval/success_rate' in row ? `, test success ${row['eval/success_rate']!.toFixed(3)}` : '';
@@ -133,6 +141,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  // Bad flags and refusals (another run in --run-dir, a resume with other arguments) in one line; a crash in full.
+  const told = TurnGymError.isInstance(error) || error instanceof RangeError;
+  console.error(told ? `error: ${(error as Error).message}` : error);
+  process.exit(told ? 2 : 1);
 });
