@@ -50,6 +50,24 @@ describe('run directory lock', () => {
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
   });
 
+  it('never replaces a stale lock another process is already taking over (it holds that lock’s marker)', async () => {
+    await RunDirectory.create(join(dir, 'contested'), INFO);
+    const lock = join(dir, 'contested', RUN_LOCK_FILE);
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((done) => gone.once('exit', done));
+    const stale = JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-11-27T12:00:00.000Z' });
+    writeFileSync(lock, stale);
+    // A rival judged the same lock stale first and holds its takeover marker.
+    writeFileSync(join(dir, 'contested', `${RUN_LOCK_FILE}.takeover-${gone.pid}-20261127T120000000Z`), 'rival');
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'contested'), INFO)).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+      });
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(stale);
+  });
+
   it('refuses a lock it cannot read rather than take it for stale, and lets go of a directory it refused to resume', async () => {
     await RunDirectory.create(join(dir, 'odd'), INFO);
     const lock = join(dir, 'odd', RUN_LOCK_FILE);
@@ -58,7 +76,7 @@ describe('run directory lock', () => {
       const isolated = (await import('./run-directory')) as typeof import('./run-directory');
       await expect(isolated.RunDirectory.openOrCreate(join(dir, 'odd'), INFO)).rejects.toMatchObject({
         code: 'RUN_DIRECTORY',
-        message: expect.stringMatching(/holds a lock \(\.lock\) that cannot be read/),
+        message: expect.stringMatching(/holds a lock \(.*\.lock\) that cannot be read/),
       });
     });
     expect(readFileSync(lock, 'utf8')).toBe('');

@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RunDirectoryError } from './rl-errors';
@@ -12,10 +12,9 @@ interface LockOwner {
   readonly since: string;
 }
 
-/** The locks this process holds, removed when it exits. */
-const held = new Set<string>();
+/** The locks this process holds (lock file → the takeover marker it holds with it, if any), removed when it exits. */
+const held = new Map<string, string | undefined>();
 let exitHook = false;
-let asides = 0;
 
 function alive(pid: number): boolean {
   // process.kill(0, …) signals this process group: pid 0 (or less) names no other process.
@@ -47,11 +46,31 @@ function ownerOf(file: string): LockOwner | null | undefined {
   }
 }
 
-function inUse(dir: string, owner: LockOwner): RunDirectoryError {
+function isMine(owner: LockOwner | null | undefined): boolean {
+  return !!owner && owner.pid === process.pid && owner.host === hostname();
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Created only if absent: the one step two processes cannot both win. False when it exists. */
+function createExclusive(file: string, text: string): boolean {
+  try {
+    writeFileSync(file, text, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function inUse(dir: string, file: string, owner: LockOwner): RunDirectoryError {
   return new RunDirectoryError(
     dir,
     `is in use by another process (pid ${owner.pid}, since ${owner.since}): two processes writing one run ` +
-      `would mix their metrics and checkpoints. Wait for it or stop it, or choose another directory.`,
+      `would mix their metrics and checkpoints. Wait for it or stop it, or choose another directory; if no ` +
+      `TurnGym run has pid ${owner.pid}, remove ${file}.`,
   );
 }
 
@@ -59,63 +78,76 @@ function inUse(dir: string, owner: LockOwner): RunDirectoryError {
  * Claims the run directory `dir` for this process, or refuses with `RUN_DIRECTORY` while another live process on this
  * machine holds it. Two processes writing one run (the same command started twice, a seed given to two jobs) would
  * both append to metrics.jsonl and the trajectories, and each resume would reset the other's stores: a run silently
- * mixed from two. The lock appears whole (written aside, then linked in), so a reader never sees it half written.
- * A lock left by a process that is gone (killed, crashed) is taken over, as is one written on another machine,
- * whose processes cannot be checked from here (a run folder carried back from a GPU machine); two processes taking
- * over one stale lock at the same instant are told apart by reading it back. The same process may claim a
- * directory again (a resume within one program). Released by `releaseRunLock`, or when the process exits. Returns
- * whether this call claimed it (false: this process held it already).
+ * mixed from two. The lock is created only if absent (`wx`, which every file system offers). A lock left by a
+ * process that is gone (killed, crashed) is taken over, as is one written on another machine, whose processes cannot
+ * be checked from here (a run folder carried back from a GPU machine). Of two processes taking over one stale lock,
+ * only the one that creates the takeover marker named after that lock's owner may replace it; the marker stays while
+ * the lock is held, so a slower rival can never replace the new lock. The same process may claim a directory again
+ * (a resume within one program). Released by `releaseRunLock`, or when the process exits. Returns whether this call
+ * claimed it (false: this process held it already).
  */
 export function claimRunLock(dir: string): boolean {
   const file = join(resolve(dir), RUN_LOCK_FILE);
   if (held.has(file)) return false;
-  const me: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-  // Named by pid and a per-process count: unique on this machine without a random draw.
-  const aside = `${file}.${process.pid}.${(asides += 1)}`;
-  writeFileSync(aside, `${JSON.stringify(me)}\n`);
-  try {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        linkSync(aside, file);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const text = `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
+  let marker: string | undefined;
+  for (let attempt = 0; ; attempt += 1) {
+    if (attempt > 20) throw new RunDirectoryError(dir, `could not claim ${file}: other processes keep taking it.`);
+    if (createExclusive(file, text)) break;
+    const owner = ownerOf(file);
+    if (owner === undefined) continue; // released meanwhile
+    if (owner === null) {
+      // Being written by the process that just created it, or damaged: wait a moment before calling it damaged.
+      if (attempt < 10) {
+        pause(20);
+        continue;
       }
-      const owner = ownerOf(file);
-      if (owner === undefined && attempt < 3) continue; // released meanwhile: try again
-      if (owner === null || owner === undefined) {
-        throw new RunDirectoryError(
-          dir,
-          `holds a lock (${RUN_LOCK_FILE}) that cannot be read: remove it if no process is writing this run.`,
-        );
-      }
-      if (owner.host === me.host && owner.pid !== me.pid && alive(owner.pid)) throw inUse(dir, owner);
-      // Stale: replaced in one step, then read back (another process may have replaced it too).
-      renameSync(aside, file);
-      const now = ownerOf(file);
-      if (now && (now.pid !== me.pid || now.host !== me.host)) throw inUse(dir, now);
-      break;
+      throw new RunDirectoryError(
+        dir,
+        `holds a lock (${file}) that cannot be read: remove it if no process is writing this run.`,
+      );
     }
-  } finally {
-    rmSync(aside, { force: true });
+    if (isMine(owner)) break; // another claim of this process's, made through another path to the same folder
+    if (owner.host === hostname() && alive(owner.pid)) throw inUse(dir, file, owner);
+    // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
+    const candidate = `${file}.takeover-${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
+    if (!createExclusive(candidate, text)) {
+      pause(20);
+      continue;
+    }
+    const still = ownerOf(file);
+    if (!still || still.pid !== owner.pid || still.host !== owner.host || still.since !== owner.since) {
+      rmSync(candidate, { force: true }); // replaced meanwhile by its rightful taker: read it again
+      continue;
+    }
+    rmSync(file, { force: true });
+    if (!createExclusive(file, text)) {
+      rmSync(candidate, { force: true });
+      continue;
+    }
+    marker = candidate;
+    break;
   }
-  held.add(file);
+  held.set(file, marker);
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const lock of held) {
-        const owner = ownerOf(lock);
-        if (owner && owner.pid === process.pid && owner.host === hostname()) rmSync(lock, { force: true });
-      }
+      for (const [lock, takeover] of held) release(lock, takeover);
     });
   }
   return true;
 }
 
+function release(file: string, marker: string | undefined): void {
+  if (isMine(ownerOf(file))) rmSync(file, { force: true });
+  if (marker) rmSync(marker, { force: true });
+}
+
 /** Lets go of `dir`'s lock if this process holds it (a refused resume leaves the directory to others). */
 export function releaseRunLock(dir: string): void {
   const file = join(resolve(dir), RUN_LOCK_FILE);
-  if (!held.delete(file)) return;
-  const owner = ownerOf(file);
-  if (owner && owner.pid === process.pid && owner.host === hostname()) rmSync(file, { force: true });
+  if (!held.has(file)) return;
+  const marker = held.get(file);
+  held.delete(file);
+  release(file, marker);
 }
