@@ -22,7 +22,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Registry, TurnGymError } from '@turngym/core';
+import { InvalidOptionsError, Registry, TurnGymError } from '@turngym/core';
 import { register as registerMath } from '@turngym/env-math-thought';
 import { backendInfo, type BackendName } from '@turngym/lm';
 import { trainerArgsSchema } from '@turngym/rl';
@@ -32,7 +32,8 @@ import { flag } from './cli-flag';
 
 function positive(name: string, fallback: string): number {
   const value = Number(flag(name) ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`--${name} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new InvalidOptionsError('learn.sh', [`--${name} must be a positive number`]);
   return value;
 }
 
@@ -51,13 +52,18 @@ function metricsLines(file: string): string[] {
  * printed again (they would read as iterations run in seconds, with today's GPU memory).
  */
 function rowPrinter(file: string, started: number): () => void {
-  let printed = metricsLines(file).length;
+  // By content, not by count: a resume cuts the rows past its checkpoint off and writes them again (other times).
+  const printed = new Set(metricsLines(file));
   return () => {
-    const rows = metricsLines(file);
-    // A resume cuts rows past its checkpoint off before it runs them again.
-    printed = Math.min(printed, rows.length);
-    for (const line of rows.slice(printed)) {
-      const row = JSON.parse(line) as Record<string, number>;
+    for (const line of metricsLines(file)) {
+      if (printed.has(line)) continue;
+      let row: Record<string, number>;
+      try {
+        row = JSON.parse(line) as Record<string, number>;
+      } catch {
+        continue; // still being appended: printed once whole
+      }
+      printed.add(line);
       const evaluation = 'eval/success_rate' in row ? `, test success ${row['eval/success_rate']!.toFixed(3)}` : '';
       // The GPU memory tfjs-webgpu keeps for reuse: bounded (webgpu-buffer-pool.ts), else a long run fills the GPU.
       const pool = backendInfo().pool;
@@ -68,7 +74,6 @@ function rowPrinter(file: string, started: number): () => void {
         `iteration ${row.iteration}: ${row.global_step} tokens, ${((performance.now() - started) / 1000).toFixed(0)} s${evaluation}${memory}`,
       );
     }
-    printed = rows.length;
   };
 }
 
@@ -142,7 +147,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Bad flags and refusals (another run in --run-dir, a resume with other arguments) in one line; a crash in full.
-  const told = TurnGymError.isInstance(error) || error instanceof RangeError;
+  const told = TurnGymError.isInstance(error);
   console.error(told ? `error: ${(error as Error).message}` : error);
   process.exit(told ? 2 : 1);
 });
