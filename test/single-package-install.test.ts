@@ -281,9 +281,9 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
     });
 
     it("env-wiki-navigator's turngym-wiki-convert bin turns a dump into a SQLite store (better-sqlite3 installed)", () => {
-      run('npx', ['--no', 'turngym-wiki-convert', '--synthetic-dump', 'dump.xml', '--articles', '20'], project);
-      run('npx', ['--no', 'turngym-wiki-convert', 'dump.xml', 'store.sqlite'], project);
-      expect(run('npx', ['--no', 'turngym-wiki-convert', '--stats', 'store.sqlite'], project).stdout).toContain(
+      run('npx', ['--no', '--', 'turngym-wiki-convert', '--synthetic-dump', 'dump.xml', '--articles', '20'], project);
+      run('npx', ['--no', '--', 'turngym-wiki-convert', 'dump.xml', 'store.sqlite'], project);
+      expect(run('npx', ['--no', '--', 'turngym-wiki-convert', '--stats', 'store.sqlite'], project).stdout).toContain(
         'store.sqlite: 20 articles',
       );
     });
@@ -291,7 +291,7 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
     describe('with @turngym/cli added to the project', () => {
       /** `npx --no turngym …` in the project: the bin npm linked (never one fetched from the registry), the CLI and env packages from node_modules. */
       const turngym = (...args: string[]): SpawnSyncReturns<string> =>
-        spawn('npx', ['--no', 'turngym', ...args], project);
+        spawn('npx', ['--no', '--', 'turngym', ...args], project);
       const expectSuccess = (result: SpawnSyncReturns<string>): void =>
         expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
 
