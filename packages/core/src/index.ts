@@ -41,6 +41,7 @@ export { runEpisode, summarize, type EpisodeOutcome, type RunSummary } from './r
 export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';
 export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from './durable-files';
 export { withoutByteOrderMark } from './byte-order-mark';
+export { processAlive } from './process-alive';
 export { assertOwnOutput } from './own-output';
 export { contentSecurityPolicy } from './content-security-policy';
 export {

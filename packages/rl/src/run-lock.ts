@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { processAlive } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
 
 /** The file a process writing a run directory holds it by. */
@@ -15,18 +16,6 @@ interface LockOwner {
 /** The locks this process holds (lock file → the takeover marker it holds with it, if any), removed when it exits. */
 const held = new Map<string, string | undefined>();
 let exitHook = false;
-
-function alive(pid: number): boolean {
-  // process.kill(0, …) signals this process group: pid 0 (or less) names no other process.
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user has that pid, alive.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The lock's owner; undefined when the file is gone, null when it cannot be read as one. */
 function ownerOf(file: string): LockOwner | null | undefined {
@@ -108,7 +97,7 @@ export function claimRunLock(dir: string): boolean {
       );
     }
     if (isMine(owner)) break; // another claim of this process's, made through another path to the same folder
-    if (owner.host === hostname() && alive(owner.pid)) throw inUse(dir, file, owner);
+    if (owner.host === hostname() && processAlive(owner.pid)) throw inUse(dir, file, owner);
     // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
     const candidate = `${file}.takeover-${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
     if (!createExclusive(candidate, text)) {

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '@turngym/core';
 import { killProcessGroup, processesInGroups } from './chromium-processes';
 
 /**
@@ -63,13 +64,13 @@ export function sweepStaleProfiles(directory: string = tmpdir()): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const match = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!match || alive(Number(match[1]))) continue;
+    if (!match || processAlive(Number(match[1]))) continue;
     const path = join(directory, name);
     // Its Node process is gone but its browser may still be shutting down (it notices the closed pipe a
     // moment later) and writing there: Chromium's lock names the browser's pid ("host-pid"). A lock of another
     // host is another machine's, or another container's sharing this /tmp, whose pids mean nothing here.
     const holder = lockHolder(path);
-    if (holder && (holder.host !== hostname() || alive(holder.pid))) continue;
+    if (holder && (holder.host !== hostname() || processAlive(holder.pid))) continue;
     try {
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
@@ -90,17 +91,6 @@ function lockHolder(profile: string): { host: string; pid: number } | undefined 
   }
   const match = /^(.*)-(\d+)$/.exec(target);
   return match ? { host: match[1] as string, pid: Number(match[2]) } : { host: '', pid: 0 };
-}
-
-function alive(pid: number): boolean {
-  if (pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
-  }
 }
 
 /** Synchronous (the `exit` event allows nothing else): kill every browser, wait briefly, remove profiles. */
