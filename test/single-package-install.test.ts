@@ -147,6 +147,11 @@ function undeclaredImports(packageDir: string, packed: Packed, file: string): st
 function tarballProblems(packageDir: string, packed: Packed): string[] {
   const shipped = new Set(packed.files.map((file) => file.path));
   const problems: string[] = [];
+  // MIT asks that its notice travel with every copy: each tarball carries the repository's LICENSE.
+  const license = join(REPO_ROOT, packageDir, 'LICENSE');
+  if (!shipped.has('LICENSE')) problems.push('no LICENSE in the tarball');
+  else if (readFileSync(license, 'utf8') !== readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8'))
+    problems.push('LICENSE differs from the repository root LICENSE');
   for (const file of shipped) {
     if (file.endsWith('.tsbuildinfo')) problems.push(`${file}: tsc's build state (paths of the build machine)`);
     // The CLI's template/ is what `new-env` copies, its test included: a scaffold comes with its test.
