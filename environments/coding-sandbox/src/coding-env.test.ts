@@ -13,6 +13,7 @@ import {
 import { CodingEnv } from './coding-env';
 import { CodingExpert, writeFileAction } from './coding-expert';
 import { register } from './register';
+import type { EvaluationRequest, EvaluationResult } from './sandbox/evaluation';
 import { SandboxPool } from './sandbox/sandbox-pool';
 import { loadTasks, selectTasks } from './tasks/task-loader';
 
@@ -246,7 +247,13 @@ describe("a user's task file", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A one-task file: `add(a, b)` with the given hidden tests and solutions. */
-  function taskFile(name: string, hidden: string[], canonical = 'a + b', wrong = 'a - b'): string {
+  function taskFile(
+    name: string,
+    hidden: string[],
+    canonical = 'a + b',
+    wrong = 'a - b',
+    overrides: Record<string, unknown> = {},
+  ): string {
     const solution = (body: string) => ({
       'solution.ts': `export function add(a: number, b: number): number { return ${body}; }\n`,
     });
@@ -266,6 +273,7 @@ describe("a user's task file", () => {
       test_setup_code: "import { add } from './solution';",
       visible_tests: ['expect(add(1, 2)).toBe(3);'],
       hidden_tests: hidden,
+      ...overrides,
     };
     const path = join(dir, `${name}.jsonl`);
     writeFileSync(path, `${JSON.stringify(task)}\n`);
@@ -299,6 +307,64 @@ describe("a user's task file", () => {
     );
     await expect(reset(taskFile('weak-tests', ['expect(add(0, 0)).toBe(0);']))).rejects.toThrow(
       /task fn\/peer-add\/weak-tests: its wrong_solution passes all 1 hidden tests/,
+    );
+  });
+
+  it('refuses a task whose reference fails a visible test or a test file that RUN_TESTS shows the agent', async () => {
+    const hidden = ['expect(add(2, 2)).toBe(4);'];
+    await expect(
+      reset(taskFile('bad-visible', hidden, 'a + b', 'a - b', { visible_tests: ['expect(add(1, 2)).toBe(4);'] })),
+    ).rejects.toThrow(
+      /task fn\/peer-add\/bad-visible: its canonical_solution passes 0 of 1 visible tests \(RUN_TESTS\) \(expect\(add\(1, 2\)\)\.toBe\(4\);: toBe failed\)/,
+    );
+    const testFile = "import { add } from '../solution';\ntest('adds', () => expect(add(2, 3)).toBe(6));\n";
+    const files = { 'solution.ts': 'export function add(a: number, b: number): number { return 0; }\n' };
+    await expect(
+      reset(taskFile('bad-test-file', hidden, 'a + b', 'a - b', { files: { ...files, 'test/add.test.ts': testFile } })),
+    ).rejects.toThrow(/its canonical_solution passes 1 of 2 visible tests \(RUN_TESTS\) \(adds: toBe failed\)/);
+  });
+
+  it('checks again a task whose reference was stopped by a time limit, which a busy moment can cause', async () => {
+    // The first evaluation answers as a busy machine would; the ones after it run for real.
+    let calls = 0;
+    const busyOnce = {
+      evaluate: async (request: EvaluationRequest): Promise<EvaluationResult> => {
+        calls += 1;
+        const result = await sandbox.evaluate(request);
+        if (calls > 1) return result;
+        const message = 'time limit exceeded: stopped after 5000 ms (infinite loop, or too slow)';
+        return { ...result, tests: result.tests.map((test) => ({ ...test, status: 'timeout' as const, message })) };
+      },
+    } as unknown as SandboxPool;
+    const tasksFile = taskFile('busy', ['expect(add(2, 2)).toBe(4);']);
+    const make = () => new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox: busyOnce });
+    await expect(make().reset({ seed: 1 })).rejects.toThrow(
+      /passes 0 of 1 hidden tests .*time limit exceeded.*checked again at the next reset/,
+    );
+    const { info } = await make().reset({ seed: 1 });
+    expect(info.taskId).toBe('fn/peer-add/busy');
+  });
+
+  it('reads a task file again once it is rewritten, so a fixed task is played (and checked) as it now is', async () => {
+    const tasksFile = taskFile('rewritten', ['expect(add(2, 2)).toBe(4);'], 'a * 3');
+    await expect(reset(tasksFile)).rejects.toThrow(/rewritten: its canonical_solution passes 0 of 1 hidden tests/);
+    taskFile('rewritten', ['expect(add(2, 2)).toBe(4);', 'expect(add(1, 5)).toBe(6);'], 'a + b');
+    const env = new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox });
+    await env.reset({ seed: 1 });
+    expect(env.task?.hidden_tests).toHaveLength(2);
+    await env.step(writeFileAction('solution.ts', 'export const add = (a: number, b: number) => a + b;\n'));
+    expect((await env.step('SUBMIT')).info).toMatchObject({ hiddenPassed: 2, hiddenTotal: 2 });
+  });
+
+  it('refuses a task whose reference is scored as malformed (a starting file that does not compile)', async () => {
+    const files = {
+      'solution.ts': 'export function add(a: number, b: number): number { return 0; }\n',
+      'notes.js': 'const total: number = 1;\n', // TypeScript in a .js file
+    };
+    await expect(
+      reset(taskFile('malformed', ['expect(add(2, 2)).toBe(4);'], 'a + b', 'a - b', { files })),
+    ).rejects.toThrow(
+      /task fn\/peer-add\/malformed: its canonical_solution is scored as malformed, with the format penalty \(notes\.js: SyntaxError/,
     );
   });
 });

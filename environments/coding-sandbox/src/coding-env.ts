@@ -99,34 +99,85 @@ function bucketOf(result: EvaluationResult): FailingBucket {
  */
 /**
  * Each task of a user's task file is checked once per process, the first time an episode draws it: its
- * canonical solution must pass every hidden test and its wrong solution must fail one. A peer's file whose
- * reference fails its own tests (or whose tests pass anything) was otherwise scored without a word, charging
- * the agent for the task's bug. The bundled tasks are checked by this package's tests instead.
+ * canonical solution must pass every hidden test without being scored as malformed, pass what RUN_TESTS runs
+ * (the visible tests and the workspace's test files), and its wrong solution must fail a hidden test. A peer's
+ * file whose reference fails its own tests (or whose tests pass anything) was otherwise scored without a word,
+ * charging the agent for the task's bug. The bundled tasks are checked by this package's tests instead.
  */
-const checkedTasks = new Map<string, Promise<void>>();
+const checkedTasks = new WeakMap<CodingTask, Promise<void>>();
+/**
+ * Refusals that a busy machine can cause (a test stopped at its time limit, tests past the total budget, a sandbox
+ * process that died or was killed): thrown, but not remembered, so the next reset checks the task again. They were
+ * remembered, and one slow moment refused a task for the rest of the process.
+ */
+const unsettledRefusals = new WeakSet<InvalidTaskFileError>();
+
+/** Whether a result may say more about the machine's load (or the sandbox's health) than about the task. */
+function hitLimit(result: EvaluationResult): boolean {
+  return (
+    result.fatal !== undefined || result.tests.some((test) => test.status === 'timeout' || test.status === 'not-run')
+  );
+}
+
+/** Why an evaluation did not pass: its fatal error, first compile or load error, or first test that did not pass. */
+function firstProblem(result: EvaluationResult, suite?: string): string | undefined {
+  const failed = result.tests.find((test) => (suite === undefined || test.suite === suite) && test.status !== 'pass');
+  const problem =
+    result.fatal ??
+    (result.compileErrors[0] && `${result.compileErrors[0].path}: ${result.compileErrors[0].message}`) ??
+    (result.loadErrors[0] && `${result.loadErrors[0].path}: ${result.loadErrors[0].message}`) ??
+    (failed ? `${failed.name.slice(0, 80)}: ${failed.message ?? failed.status}` : undefined);
+  return problem?.slice(0, 300);
+}
+
+/** A malformed final answer: a source file does not compile, or the code under test cannot even be imported. */
+function isMalformed(result: EvaluationResult): boolean {
+  return (
+    result.compileErrors.some((error) => !/\.(test|spec)\.[a-z]+$/.test(error.path)) ||
+    result.loadErrors.some((error) => error.path === SNIPPET_MODULE)
+  );
+}
 
 async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool, limits: SandboxLimits): Promise<void> {
-  const score = async (files: Record<string, string>) => {
-    const result = await sandbox.evaluate(hiddenTestsRequest(task, withFiles(task, files), limits));
-    const failed = result.tests.find((test) => test.suite === SNIPPET_MODULE && test.status !== 'pass');
-    const why =
-      result.fatal ??
-      result.compileErrors[0]?.message ??
-      result.loadErrors[0]?.message ??
-      (failed ? `${failed.name.slice(0, 80)}: ${failed.message ?? failed.status}` : undefined);
-    return { ...hiddenScore(task, result), why };
+  const refuse = (problem: string, result?: EvaluationResult) => {
+    const unsettled = result !== undefined && hitLimit(result);
+    const note = unsettled
+      ? '; a limit or a crash, which a busy machine can cause: checked again at the next reset'
+      : '';
+    const error = new InvalidTaskFileError(source, [`task ${task.task_id}: ${problem}${note}`]);
+    if (unsettled) unsettledRefusals.add(error);
+    return error;
   };
-  const canonical = await score(task.canonical_solution);
+  const canonicalFiles = withFiles(task, task.canonical_solution);
+  const hidden = await sandbox.evaluate(hiddenTestsRequest(task, canonicalFiles, limits));
+  const canonical = hiddenScore(task, hidden);
   if (canonical.passed < canonical.total) {
-    throw new InvalidTaskFileError(source, [
-      `task ${task.task_id}: its canonical_solution passes ${canonical.passed} of ${canonical.total} hidden tests (${String(canonical.why).slice(0, 300)})`,
-    ]);
+    throw refuse(
+      `its canonical_solution passes ${canonical.passed} of ${canonical.total} hidden tests (${firstProblem(hidden, SNIPPET_MODULE)})`,
+      hidden,
+    );
   }
-  const wrong = await score(task.wrong_solution);
+  // Passing every hidden test is not enough: a starting file that does not compile (and that the solution leaves as
+  // it is) made every submission malformed, so the reference itself scored 1 - formatPenalty; and a visible test
+  // (or a test file of the workspace) that the reference fails showed the agent a test no solution can pass.
+  if (isMalformed(hidden)) {
+    throw refuse(`its canonical_solution is scored as malformed, with the format penalty (${firstProblem(hidden)})`);
+  }
+  const visible = await sandbox.evaluate(visibleTestsRequest(task, canonicalFiles, limits));
+  const visibleProblem = firstProblem(visible);
+  if (visibleProblem !== undefined) {
+    const passed = visible.tests.filter((test) => test.status === 'pass').length;
+    throw refuse(
+      `its canonical_solution passes ${passed} of ${visible.tests.length} visible tests (RUN_TESTS) (${visibleProblem})`,
+      visible,
+    );
+  }
+  const wrong = hiddenScore(
+    task,
+    await sandbox.evaluate(hiddenTestsRequest(task, withFiles(task, task.wrong_solution), limits)),
+  );
   if (wrong.passed === wrong.total) {
-    throw new InvalidTaskFileError(source, [
-      `task ${task.task_id}: its wrong_solution passes all ${wrong.total} hidden tests, so they cannot tell a wrong solution`,
-    ]);
+    throw refuse(`its wrong_solution passes all ${wrong.total} hidden tests, so they cannot tell a wrong solution`);
   }
 }
 
@@ -264,14 +315,14 @@ export class CodingEnv extends BaseEnv<string, Action> {
       task = this.rng.pick(this.candidates);
     }
     if (this.options.tasksFile !== '') {
-      const key = `${this.options.tasksFile}\u0000${task.task_id}`;
-      let check = checkedTasks.get(key);
+      // Keyed by the task itself: a task file that was rewritten (and so read again) is checked again.
+      let check = checkedTasks.get(task);
       if (!check) {
         check = checkTask(this.options.tasksFile, task, this.sandbox, this.limits);
-        checkedTasks.set(key, check);
+        checkedTasks.set(task, check);
         // A check the sandbox could not finish (a crash, a stall under load) is tried again next time.
         check.catch((error: unknown) => {
-          if (!(error instanceof InvalidTaskFileError)) checkedTasks.delete(key);
+          if (!(error instanceof InvalidTaskFileError) || unsettledRefusals.has(error)) checkedTasks.delete(task);
         });
       }
       await check;
@@ -400,9 +451,7 @@ export class CodingEnv extends BaseEnv<string, Action> {
     const { passed, total } = hiddenScore(task, result);
     const success = passed === total;
     // Malformed final answer: a source file does not compile, or the code under test cannot even be imported.
-    const malformed =
-      result.compileErrors.some((error) => !/\.(test|spec)\.[a-z]+$/.test(error.path)) ||
-      result.loadErrors.some((error) => error.path === SNIPPET_MODULE);
+    const malformed = isMalformed(result);
     const score = this.options.allOrNothing ? (success ? 1 : 0) : passed / total;
     const penalty = malformed ? this.options.formatPenalty : 0;
     const reward = score - penalty;

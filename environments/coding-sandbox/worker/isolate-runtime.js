@@ -359,6 +359,15 @@
     get not() {
       return new Assertion(this.#actual, !this.#negated);
     }
+    // Jest's async matchers are not here. Reading one used to give `undefined`, so `await expect(p).rejects.toThrow()`
+    // failed with "Cannot read properties of undefined", or, when `p` rejected, with only "unhandled promise
+    // rejection: <p's reason>", which hid the cause: a task's reference was refused for it with no word of `.rejects`.
+    get resolves() {
+      return unsupportedAsyncMatcher('resolves', this.#actual);
+    }
+    get rejects() {
+      return unsupportedAsyncMatcher('rejects', this.#actual);
+    }
     #check(matcher, passed, expectedText, note) {
       if (passed === this.#negated) fail(matcher, this.#negated, expectedText, show(this.#actual), note);
     }
@@ -489,6 +498,20 @@
   }
   freeze(Assertion.prototype);
   freeze(Assertion);
+  function unsupportedAsyncMatcher(name, actual) {
+    // The promise is observed (and so handled) first, so its own rejection does not replace this message.
+    if (actual !== null && (typeof actual === 'object' || typeof actual === 'function'))
+      observePromise(
+        actual,
+        () => {},
+        () => {},
+      );
+    throw new ErrorCtor(
+      name === 'resolves'
+        ? 'expect(…).resolves is not supported in the sandbox: write expect(await promise)… instead'
+        : "expect(…).rejects is not supported in the sandbox: write await assert.rejects(promise, …) (require('node:assert')) instead, or await the promise in try/catch",
+    );
+  }
   function expect(actual) {
     return freeze(new Assertion(actual, false));
   }

@@ -44,12 +44,47 @@ const TRANSPILE_ENTRY_CHARS = 256 * 1024;
 const transpileCache = new Map();
 let transpileCacheChars = 0;
 
-/** Type-strips TypeScript and turns ES module syntax into CommonJS, without type-checking (sucrase). */
-function transpile(path, source) {
+// ---- a time limit for sucrase ----------------------------------------------------------------------------------------
+// Sucrase runs here, in this process, outside any isolate and its timeout. Its TypeScript parser backtracks: at `<T>(`
+// it tries a generic arrow function, and on failure parses again as a type assertion, so n nested `<T>(` take 2^n
+// steps (a 250-character file of 26 held a worker until the host killed it, 9 s later, with "the program did not stop
+// at its limit", and a SUBMIT of it got no format penalty). Every backtrack restores a parser snapshot, so that is
+// where the time is checked: past the deadline the parse is abandoned and the file is a compile error.
+/** @type {number} */
+let transpileDeadline = Infinity;
+class TranspileTimeout extends Error {}
+try {
+  const SucraseState = require(join(dirname(sucrasePath), 'parser', 'tokenizer', 'state.js')).default;
+  const restoreFromSnapshot = SucraseState.prototype.restoreFromSnapshot;
+  if (typeof restoreFromSnapshot !== 'function') throw new Error('no restoreFromSnapshot');
+  SucraseState.prototype.restoreFromSnapshot = function (snapshot) {
+    if (performance.now() > transpileDeadline) throw new TranspileTimeout();
+    return restoreFromSnapshot.call(this, snapshot);
+  };
+} catch (error) {
+  // Another sucrase layout: the host's deadline stays the only bound, as before.
+  process.stderr.write(`sandbox-worker: no time limit for sucrase (${String(error)})\n`);
+}
+
+/**
+ * How long the files of one evaluation may take to compile (ms): a call's time limit, but at least a second, so that a
+ * client's small `timeLimitMs` does not turn a large file compiled on a busy machine into a compile error (sucrase
+ * takes milliseconds for the 20,000 characters a file may hold). The host's deadline is more than that.
+ */
+function compileBudgetMs(limits) {
+  return Math.max(limits.timeMs, 1000);
+}
+
+/**
+ * Type-strips TypeScript and turns ES module syntax into CommonJS, without type-checking (sucrase), giving up at
+ * `deadline` (a `performance.now()` time).
+ */
+function transpile(path, source, deadline) {
   const key = `${path}\u0000${source}`;
   const cached = transpileCache.get(key);
   if (cached) return cached;
   let entry;
+  transpileDeadline = deadline;
   try {
     const typescript = /\.(ts|tsx|mts|cts)$/.test(path);
     const output = sucrase.transform(source, {
@@ -58,11 +93,20 @@ function transpile(path, source) {
     });
     entry = { code: output.code };
   } catch (error) {
+    if (error instanceof TranspileTimeout) {
+      // Not cached: it says how long parsing took, not only what the source is.
+      return {
+        error:
+          'SyntaxError: the file took too long to compile and was given up (deeply nested `<T>(…)` type assertions?)',
+      };
+    }
     const message = String((error && /** @type {Error} */ (error).message) || error).replace(
       /^Error transforming [^:]*: /,
       '',
     );
     entry = { error: `SyntaxError: ${message}` };
+  } finally {
+    transpileDeadline = Infinity;
   }
   const chars = key.length + (entry.code ?? entry.error ?? '').length;
   if (chars > TRANSPILE_ENTRY_CHARS) return entry;
@@ -205,8 +249,11 @@ class Session {
 }
 
 /** Raw workspace files → module definitions (transpiled, or broken with the compile error). */
-function prepareModules(files, trustedFiles, compileErrors) {
+function prepareModules(files, trustedFiles, compileErrors, limits) {
   const modules = [];
+  // The untrusted files of an evaluation together get one compile budget; the trusted test module its own (the
+  // workspace's files must not use up its time).
+  const untrustedDeadline = performance.now() + compileBudgetMs(limits);
   for (const [path, source, trusted] of [
     ...files.map(([p, s]) => [p, s, false]),
     ...trustedFiles.map(([p, s]) => [p, s, true]),
@@ -214,7 +261,7 @@ function prepareModules(files, trustedFiles, compileErrors) {
     if (/\.json$/.test(path)) {
       modules.push({ path, kind: 'json', code: source, trusted });
     } else if (/\.(ts|tsx|mts|cts|js|mjs|cjs|jsx)$/.test(path)) {
-      const output = transpile(path, source);
+      const output = transpile(path, source, trusted ? performance.now() + compileBudgetMs(limits) : untrustedDeadline);
       if (output.error !== undefined) {
         compileErrors.push({ path, message: output.error });
         modules.push({ path, kind: 'broken', code: `${path}: ${output.error}`, trusted });
@@ -320,7 +367,7 @@ function runTests(request, result) {
     suites.push(path);
     trustedCount = job.snippets.tests.length;
   }
-  const modules = prepareModules(request.files, trustedFiles, result.compileErrors);
+  const modules = prepareModules(request.files, trustedFiles, result.compileErrors, limits);
   const trustedPath = trustedFiles[0]?.[0];
 
   let restarts = 0;
@@ -433,7 +480,7 @@ function runTests(request, result) {
 function runProgram(request, result) {
   const { job, limits } = request;
   const budget = new Budget({ timeMs: limits.timeMs, totalTimeMs: limits.timeMs });
-  const modules = prepareModules(request.files, [], result.compileErrors);
+  const modules = prepareModules(request.files, [], result.compileErrors, limits);
   const { session, defined } = openSession(request, modules, budget, result.compileErrors);
   try {
     if (!defined.ok) {
@@ -445,7 +492,7 @@ function runProgram(request, result) {
     }
     let outcome;
     if (typeof job.code === 'string') {
-      const output = transpile('run.ts', job.code);
+      const output = transpile('run.ts', job.code, performance.now() + compileBudgetMs(limits));
       if (output.error !== undefined) {
         result.run = { status: 'error', error: `run.ts: ${output.error}` };
         return;

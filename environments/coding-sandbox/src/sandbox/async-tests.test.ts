@@ -28,6 +28,34 @@ describe('async tests', () => {
     ]);
   });
 
+  it("say that Jest's .resolves and .rejects are not supported, even when the promise rejects", async () => {
+    const result = await runTestFile(
+      [
+        "const fails = async () => { throw new Error('boom'); };",
+        "test('rejects', async () => { await expect(fails()).rejects.toThrow('boom'); });",
+        "test('resolves', async () => { await expect(Promise.resolve(1)).resolves.toBe(1); });",
+        "test('what to write', async () => { await require('node:assert').rejects(fails(), /boom/); });",
+      ].join('\n'),
+    );
+    expect(result.tests).toEqual([
+      expect.objectContaining({
+        name: 'rejects',
+        status: 'error',
+        message: expect.stringMatching(
+          /^Error: expect\(…\)\.rejects is not supported in the sandbox: write await assert\.rejects/,
+        ),
+      }),
+      expect.objectContaining({
+        name: 'resolves',
+        status: 'error',
+        message: expect.stringMatching(
+          /^Error: expect\(…\)\.resolves is not supported in the sandbox: write expect\(await/,
+        ),
+      }),
+      expect.objectContaining({ name: 'what to write', status: 'pass' }),
+    ]);
+  });
+
   it('pass when the promise fulfils or done() is called from a continuation', async () => {
     const result = await runTestFile(
       [

@@ -1,4 +1,6 @@
-import { EnvFaultError } from '@turngym/core';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { EnvFaultError, InvalidOptionsError } from '@turngym/core';
 import type { SandboxLimits } from './evaluation';
 import { SandboxPool } from './sandbox-pool';
 import { locateWorkerFiles, SandboxProcess } from './sandbox-process';
@@ -79,6 +81,51 @@ describe('SandboxPool', () => {
     await closing.close();
     await expect(pending).rejects.toThrow(EnvFaultError);
     await expect(closing.evaluate({ files: {}, job: { type: 'run', code: '1' }, limits })).rejects.toThrow(/closed/);
+  });
+
+  it('rejects an evaluation that was running when the pool closed, instead of blaming the program', async () => {
+    const closing = new SandboxPool({ workers: 1 });
+    await closing.warm();
+    const running = closing.evaluate({ files: {}, job: { type: 'run', code: 'while (true) {}' }, limits });
+    await closing.close();
+    await expect(running).rejects.toThrow(/sandbox pool was closed during the evaluation/);
+    expect(closing.stats.crashes).toBe(0);
+  });
+
+  it('rejects with an EnvFaultError when the worker fails in its own code, and goes on working', async () => {
+    // A request the worker cannot read (the host never sends one): the worker's code throws, not the program's.
+    const broken = { setup: 0, tests: [] } as unknown as { setup: string; tests: string[] };
+    await expect(pool.evaluate({ files: {}, job: { type: 'tests', snippets: broken }, limits })).rejects.toThrow(
+      EnvFaultError,
+    );
+    const result = await pool.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits });
+    expect(result.run).toEqual({ status: 'ok', value: '2' });
+  });
+
+  it('refuses options that would leave the pool unbounded or kill every worker', () => {
+    // Number(process.env.X) of an unset variable: NaN workers started one process per queued evaluation.
+    expect(() => new SandboxPool({ workers: Number(undefined) })).toThrow(InvalidOptionsError);
+    expect(() => new SandboxPool({ workers: Number(undefined) })).toThrow(/sandbox pool.*workers must be integer/);
+    expect(() => new SandboxPool({ workers: 0 })).toThrow(/workers must be >= 1/);
+    // NaN grace killed every worker at once: `1` came back as "time limit exceeded".
+    expect(() => new SandboxPool({ graceMs: Number.NaN })).toThrow(/graceMs must be integer/);
+    expect(() => new SandboxPool({ graceMs: -1 })).toThrow(/graceMs must be >= 0/);
+    expect(() => new SandboxPool({ recycleRssMb: Number.NaN })).toThrow(/recycleRssMb/);
+    expect(() => new SandboxPool({ maxEvaluationsPerWorker: 0 })).toThrow(/maxEvaluationsPerWorker/);
+    expect(() => new SandboxPool({ wokers: 2 } as never)).toThrow(/wokers/);
+  });
+
+  it('keeps a script alive while warm() starts the workers', () => {
+    // Idle workers do not hold the event loop; one being warmed must, or Node exits (status 0) before warm() resolves.
+    const poolModule = join(__dirname, '..', '..', 'dist', 'sandbox', 'sandbox-pool.js');
+    const script = `const { SandboxPool } = require(${JSON.stringify(poolModule)});
+(async () => {
+  const pool = new SandboxPool({ workers: 1 });
+  await pool.warm();
+  process.stdout.write('warm');
+  await pool.close();
+})();`;
+    expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })).toBe('warm');
   });
 });
 

@@ -1,18 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { EnvFaultError } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
+import { validateSandboxPoolOptions, type SandboxPoolOptions } from './sandbox-pool-options';
 import { locateWorkerFiles, SandboxProcess, type ProcessReply, type WorkerFiles } from './sandbox-process';
 
-export interface SandboxPoolOptions {
-  /** Worker processes (each runs one evaluation at a time). Default: min(2, available cores). */
-  workers?: number;
-  /** Extra time the host waits past an evaluation's own limits before it kills the worker (ms). Default 3000. */
-  graceMs?: number;
-  /** A worker whose resident memory grows past this is replaced after its current request (MB). Default 400. */
-  recycleRssMb?: number;
-  /** A worker is replaced after this many evaluations, so nothing accumulates in it. Default 20000. */
-  maxEvaluationsPerWorker?: number;
-}
+export type { SandboxPoolOptions } from './sandbox-pool-options';
 
 /** Counters for monitoring (and the soak benchmark). */
 export interface SandboxPoolStats {
@@ -65,8 +57,9 @@ export class SandboxPool {
   private closed = false;
   readonly stats: SandboxPoolStats = { evaluations: 0, crashes: 0, kills: 0, starts: 0, peakWorkerRssMb: 0 };
 
-  constructor(options: SandboxPoolOptions = {}) {
-    this.size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+  constructor(given: SandboxPoolOptions = {}) {
+    const options = validateSandboxPoolOptions(given);
+    this.size = options.workers ?? Math.min(2, availableParallelism());
     this.graceMs = options.graceMs ?? 3000;
     this.recycleRssMb = options.recycleRssMb ?? 400;
     this.maxEvaluations = options.maxEvaluationsPerWorker ?? 20000;
@@ -76,7 +69,10 @@ export class SandboxPool {
     return this.closed;
   }
 
-  /** Runs one evaluation. Rejects only for infrastructure faults (EnvFaultError: the worker cannot start). */
+  /**
+   * Runs one evaluation. Rejects only for infrastructure faults (EnvFaultError): the worker cannot start, fails in its
+   * own code, or the pool is closed. What the program does (crash its worker, overrun its deadline) is a result.
+   */
   evaluate(request: EvaluationRequest): Promise<EvaluationResult> {
     if (this.closed) return Promise.reject(new EnvFaultError('The sandbox pool is closed.', { isRetryable: false }));
     return new Promise<EvaluationResult>((resolve, reject) => {
@@ -136,6 +132,25 @@ export class SandboxPool {
       return;
     }
     this.stats.evaluations += 1;
+    if (reply.kind === 'lost' && this.closed) {
+      // close() killed the worker under this evaluation: the pool's fault, not the program's (it was answered as
+      // "the program crashed the sandbox process", and an env scored the submission 0).
+      pending.reject(new EnvFaultError('The sandbox pool was closed during the evaluation.', { isRetryable: false }));
+      return;
+    }
+    if (reply.kind === 'lost' && reply.reason === 'failed') {
+      // The worker's own code threw (not the program's, which runs inside the isolate and is answered in the result):
+      // an env fault, retried by whoever runs the episode. It was a result with nothing run, so an env scored a
+      // correct submission 0 and a trainer learnt from it.
+      this.retire(worker);
+      pending.reject(
+        new EnvFaultError(
+          `The sandbox failed internally and was restarted: ${reply.detail.split('\n')[0]?.slice(0, 300)}`,
+        ),
+      );
+      this.dispatch();
+      return;
+    }
     if (reply.kind === 'result') {
       this.stats.peakWorkerRssMb = Math.max(this.stats.peakWorkerRssMb, reply.rssMb);
       if (reply.rssMb > this.recycleRssMb || worker.evaluations >= this.maxEvaluations) this.retire(worker);

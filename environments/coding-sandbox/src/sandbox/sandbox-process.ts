@@ -143,8 +143,19 @@ export class SandboxProcess {
     return this.claimed;
   }
 
-  /** Resolves when the worker is up; rejects (EnvFaultError) when it cannot start. */
+  /**
+   * Resolves when the worker is up; rejects (EnvFaultError) when it cannot start. Whoever waits holds the event loop
+   * until then: an idle worker does not (see `idle`), so `await pool.warm()` in a script with nothing else pending let
+   * Node exit, silently and with status 0, before the next line ran.
+   */
   ready(): Promise<void> {
+    if (!this.claimed && !this.exited) {
+      this.busy_();
+      const release = (): void => {
+        if (!this.claimed) this.idle();
+      };
+      this.started.then(release, release);
+    }
     return this.started;
   }
 

@@ -71,6 +71,32 @@ describe('what a program hands back and holds is bounded', () => {
     }
   });
 
+  it('gives up compiling source that makes the TypeScript parser backtrack exponentially, as a compile error', async () => {
+    // 26 nested `<T>(`: sucrase tries a generic arrow function, then a type assertion, at each level (2^26 parses).
+    // It ran in the worker, outside any isolate: the worker was killed at the host's deadline, and the report said
+    // "the program did not stop at its limit" about a program that never ran.
+    const nested = `export const x = ${'<T>('.repeat(26)}1${')'.repeat(26)};\nexport const y = 1;\n`;
+    const killsBefore = pool.stats.kills;
+    const result = await pool.evaluate({
+      files: { 'solution.ts': nested },
+      job: { type: 'tests', snippets: { setup: "import { y } from './solution';", tests: ['expect(y).toBe(1);'] } },
+      limits,
+    });
+    expect(result.fatal).toBeUndefined();
+    expect(result.compileErrors).toEqual([
+      { path: 'solution.ts', message: expect.stringMatching(/^SyntaxError: the file took too long to compile/) },
+    ]);
+    expect(pool.stats.kills).toBe(killsBefore);
+    // The trusted test module compiled within its own budget: it is the import that failed, not the tests' source.
+    expect(result.loadErrors).toEqual([
+      {
+        path: '__tests__.ts',
+        message: expect.stringMatching(/^SyntaxError: solution\.ts: SyntaxError: the file took/),
+      },
+    ]);
+    expect(await run('1 + 1')).toContain('=> 2');
+  }, 30_000);
+
   it('keeps the worker alive when snippets that transpile to megabytes are run one after another', async () => {
     // Each RUN below is a distinct 98k-character snippet that sucrase expands to ~5 MB. The worker's transpile
     // cache kept every output (bounded by count only): 110 → 343 MB resident in 45 runs, then out of heap.

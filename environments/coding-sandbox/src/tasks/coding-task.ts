@@ -1,4 +1,5 @@
 import type { JSONSchemaType } from '@turngym/core';
+import { PATH_PATTERN } from '../coding-tools';
 
 export type TaskKind = 'function' | 'fix';
 export type TaskSplit = 'train' | 'test';
@@ -48,7 +49,9 @@ const files: JSONSchemaType<Record<string, string>> = {
   type: 'object',
   required: [],
   minProperties: 1,
-  propertyNames: { type: 'string', pattern: '^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$' },
+  // The workspace's own path rule: a task's `a/../b.ts` or `./x.ts` was loaded but could be neither read, edited nor
+  // imported, and a `__tests__.ts` collided with the module the test runner writes.
+  propertyNames: { type: 'string', pattern: PATH_PATTERN },
   additionalProperties: { type: 'string' },
 };
 

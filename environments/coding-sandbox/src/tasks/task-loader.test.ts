@@ -88,6 +88,50 @@ describe('parseTasks', () => {
     expect((error as Error).message).toContain('Invalid coding task file tasks.jsonl');
   });
 
+  it('refuses file paths the workspace refuses, with the rule in words', () => {
+    const withFiles = (id: string, field: string, path: string): string =>
+      JSON.stringify({ ...valid, task_id: `fn/paths/${id}`, [field]: { [path]: 'export {};' } });
+    const text = [
+      withFiles('up', 'files', '../solution.ts'),
+      withFiles('through', 'canonical_solution', 'src/../../x.ts'),
+      withFiles('dot', 'wrong_solution', './solution.ts'),
+      withFiles('reserved', 'files', '__tests__.ts'),
+    ].join('\n');
+    let error: unknown;
+    try {
+      parseTasks(text, 'paths.jsonl');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidTaskFileError);
+    const rule =
+      'must be workspace paths: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part';
+    expect((error as InvalidTaskFileError).problems).toEqual([
+      expect.stringContaining(`line 1: task.files ${rule}`),
+      expect.stringContaining(`line 2: task.canonical_solution ${rule}`),
+      expect.stringContaining(`line 3: task.wrong_solution ${rule}`),
+      expect.stringContaining(`line 4: task.files ${rule}`),
+    ]);
+    expect((error as InvalidTaskFileError).problems.join('\n')).not.toMatch(/pattern|property name/);
+  });
+
+  it('says so when the file is one JSON document (an array, or a task over several lines) instead of JSON Lines', () => {
+    const problemsOf = (text: string): readonly string[] => {
+      try {
+        parseTasks(text, 'tasks.json');
+      } catch (error) {
+        return (error as InvalidTaskFileError).problems;
+      }
+      return [];
+    };
+    const array = 'the file is a JSON array (of 2 items), not JSON Lines: write each task as one JSON object on a line';
+    expect(problemsOf(JSON.stringify([valid, valid], null, 2))).toEqual([expect.stringContaining(array)]);
+    expect(problemsOf(JSON.stringify([valid, valid]))).toEqual([expect.stringContaining(array)]);
+    expect(problemsOf(JSON.stringify(valid, null, 2))).toEqual([
+      expect.stringContaining('the file is one JSON object over several lines, not JSON Lines'),
+    ]);
+  });
+
   it('reads a valid file, skipping blank lines', () => {
     expect(parseTasks(`\n${JSON.stringify(valid)}\n\n`)).toHaveLength(1);
   });

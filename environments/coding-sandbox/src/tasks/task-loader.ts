@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileValidator, TurnGymError, withoutByteOrderMark } from '@turngym/core';
+import { PATH_PATTERN } from '../coding-tools';
 import { codingTaskSchema, type CodingTask, type Difficulty, type TaskKind, type TaskSplit } from './coding-task';
 
 /** The task file shipped with the package (`data/tasks.jsonl`, written by `npm run build:tasks`). */
@@ -19,11 +20,41 @@ export class InvalidTaskFileError extends TurnGymError {
   }
 }
 
+// ajv quotes PATH_PATTERN, lookaheads and all, and then says once more that the property name is invalid: the rule in
+// words instead, once.
+const PATH_PATTERN_WORDS = `must match pattern "${PATH_PATTERN}"`;
+const PATH_RULE =
+  'must be workspace paths: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part, not starting with "__"';
+
+function readable(problems: readonly string[]): string[] {
+  return problems
+    .filter((problem) => !/ property name must be valid \(got /.test(problem))
+    .map((problem) => problem.replace(PATH_PATTERN_WORDS, PATH_RULE));
+}
+
 const validateTask = compileValidator<CodingTask>(
   codingTaskSchema,
   (problems) => new InvalidTaskFileError('', problems),
   'task',
 );
+
+/**
+ * The one problem of a file that is a single JSON document instead of JSON Lines: a JSON array of tasks, or a task
+ * written over several lines. Read line by line, such a file gave a "not JSON" for every line of it (or "task must be
+ * object" for an array on one line), which does not say what to change.
+ */
+function wholeDocumentProblem(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('[') && !(trimmed.startsWith('{') && trimmed.includes('\n'))) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  const what = Array.isArray(value) ? `a JSON array (of ${value.length} items)` : 'one JSON object over several lines';
+  return `the file is ${what}, not JSON Lines: write each task as one JSON object on a line of its own (jq -c '.[]' turns an array into that)`;
+}
 
 /** Parses JSONL text (one task per line; blank lines allowed), validating every line against the schema. */
 export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
@@ -31,49 +62,67 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   const problems: string[] = [];
   const ids = new Set<string>();
   // A byte-order mark (editors on Windows write one) is not part of the first line's JSON.
-  withoutByteOrderMark(text)
-    .split('\n')
-    .forEach((line, index) => {
-      if (line.trim() === '') return;
-      const where = `line ${index + 1}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (error) {
-        problems.push(`${where}: not JSON (${(error as Error).message})`);
-        return;
-      }
-      try {
-        const task = validateTask(value);
-        if (ids.has(task.task_id)) problems.push(`${where}: duplicate task_id ${task.task_id}`);
-        else if (task.kind === 'function' && task.visible_tests.length === 0)
-          problems.push(`${where}: a function task needs visible_tests`);
-        ids.add(task.task_id);
-        tasks.push(task);
-      } catch (error) {
-        const detail = error instanceof InvalidTaskFileError ? error.problems.join('; ') : (error as Error).message;
-        problems.push(`${where}: ${detail}`);
-      }
-    });
+  const content = withoutByteOrderMark(text);
+  const whole = wholeDocumentProblem(content);
+  if (whole !== undefined) throw new InvalidTaskFileError(source, [whole]);
+  content.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `line ${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      problems.push(`${where}: not JSON (${(error as Error).message})`);
+      return;
+    }
+    try {
+      const task = validateTask(value);
+      if (ids.has(task.task_id)) problems.push(`${where}: duplicate task_id ${task.task_id}`);
+      else if (task.kind === 'function' && task.visible_tests.length === 0)
+        problems.push(`${where}: a function task needs visible_tests`);
+      ids.add(task.task_id);
+      tasks.push(task);
+    } catch (error) {
+      const detail =
+        error instanceof InvalidTaskFileError ? readable(error.problems).join('; ') : (error as Error).message;
+      problems.push(`${where}: ${detail}`);
+    }
+  });
   if (problems.length > 0) throw new InvalidTaskFileError(source, problems);
   return tasks;
 }
 
-const cache = new Map<string, readonly CodingTask[]>();
+interface CachedFile {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly tasks: readonly CodingTask[];
+}
+const cache = new Map<string, CachedFile>();
 
-/** Loads (once per path) and validates a task file; default: the bundled one. */
+/**
+ * Loads and validates a task file (default: the bundled one), once per path and version of the file: a file
+ * rewritten since (another size or modification time) is read again. It was read once per process, so a long-running
+ * process (a server, a notebook, a training script that regenerates its tasks) played the old tasks without a word.
+ */
 export function loadTasks(path: string = DEFAULT_TASKS_FILE): readonly CodingTask[] {
-  let tasks = cache.get(path);
-  if (!tasks) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new InvalidTaskFileError(path, [`cannot read it (${(error as Error).message})`]);
-    }
-    tasks = Object.freeze(parseTasks(text, path));
-    cache.set(path, tasks);
+  const cannotRead = (error: unknown) =>
+    new InvalidTaskFileError(path, [`cannot read it (${(error as Error).message})`]);
+  let version: { mtimeMs: number; size: number };
+  try {
+    version = statSync(path);
+  } catch (error) {
+    throw cannotRead(error);
   }
+  const cached = cache.get(path);
+  if (cached && cached.mtimeMs === version.mtimeMs && cached.size === version.size) return cached.tasks;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw cannotRead(error);
+  }
+  const tasks = Object.freeze(parseTasks(text, path));
+  cache.set(path, { mtimeMs: version.mtimeMs, size: version.size, tasks });
   return tasks;
 }
 
