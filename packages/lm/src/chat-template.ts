@@ -24,7 +24,11 @@ export function compileChatTemplate(template: string): JinjaTemplate {
   return parsed;
 }
 
-/** Tool calls as HF templates expect them: `{type: 'function', function: {name, arguments}}`. */
+/**
+ * Tool calls as HF templates expect them: `{id, type: 'function', function: {name, arguments}}`. The id is what
+ * Mistral's template writes after each call (and what a tool message's `tool_call_id` answers); without it that
+ * template refused every assistant turn with tool calls.
+ */
 function templateMessage(message: ChatMessage): Record<string, unknown> {
   return {
     role: message.role,
@@ -34,6 +38,7 @@ function templateMessage(message: ChatMessage): Record<string, unknown> {
     ...(message.toolCalls && message.toolCalls.length > 0
       ? {
           tool_calls: message.toolCalls.map((call) => ({
+            ...(call.id !== undefined ? { id: call.id } : {}),
             type: 'function',
             function: { name: call.name, arguments: call.arguments },
           })),

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBackend } from './backend';
-import { loadCheckpoint, readCheckpointTensors, saveCheckpoint } from './checkpoint';
+import { loadCheckpoint, loadTokenizer, readCheckpointTensors, saveCheckpoint } from './checkpoint';
 import { configToHf } from './model-config';
 import { LanguageModel } from './language-model';
 import { CheckpointError, TokenizerMismatchError, UnsupportedArchitectureError } from './lm-errors';
@@ -181,6 +181,34 @@ describe('checkpoints', () => {
   });
 });
 
+describe('chat_template.jinja', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-lm-template-'));
+    const { json, config } = smallBpeTokenizer();
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(json));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...config, chat_template: 'CONFIG' }));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("takes the template from chat_template.jinja over tokenizer_config.json's, as transformers does", () => {
+    // transformers 4.47+ saves the template there and not in the config; such a checkpoint had no template here.
+    writeFileSync(
+      join(dir, 'chat_template.jinja'),
+      '{% for m in messages %}<|begin|>{{ m.role }}: {{ m.content }}<|end|>{% endfor %}',
+    );
+    const tokenizer = loadTokenizer(dir);
+    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'hello' }])).toBe('<|begin|>user: hello<|end|>');
+    expect(tokenizer.toHfFiles().tokenizerConfig.chat_template).toBe(tokenizer.chatTemplate);
+  });
+
+  it('names chat_template.jinja when it does not parse', () => {
+    writeFileSync(join(dir, 'chat_template.jinja'), '{% for m in messages %}');
+    expect(() => loadTokenizer(dir)).toThrow(CheckpointError);
+    expect(() => loadTokenizer(dir)).toThrow(/chat_template\.jinja is not a valid Jinja template/);
+  });
+});
+
 describe('sharded checkpoints (model.safetensors.index.json)', () => {
   let dir: string;
   beforeEach(() => {
@@ -204,6 +232,11 @@ describe('sharded checkpoints (model.safetensors.index.json)', () => {
     expect(tensors.get('y')!.data[0]).toBe(2);
   });
 
+  it('reads a shard the index names in two spellings once', () => {
+    shards({ 'a.safetensors': { x: 1, y: 2 } }, { x: 'a.safetensors', y: './a.safetensors' });
+    expect([...readCheckpointTensors(dir).keys()].sort()).toEqual(['x', 'y']);
+  });
+
   it('refuses a tensor held by two shards instead of keeping whichever was read last', () => {
     shards({ 'a.safetensors': { x: 1 }, 'b.safetensors': { x: 2, y: 3 } }, { x: 'a.safetensors', y: 'b.safetensors' });
     expect(() => readCheckpointTensors(dir)).toThrow(/tensor "x" is in both .*a.safetensors and .*b.safetensors/);
@@ -214,6 +247,20 @@ describe('sharded checkpoints (model.safetensors.index.json)', () => {
     expect(() => readCheckpointTensors(dir)).toThrow(
       /index.json lists tensor "y" in a.safetensors, which does not hold it/,
     );
+  });
+
+  it('refuses NaN and infinite weights, naming the shard, tensor and index', () => {
+    // Loaded as they were, every logit they touch is NaN: scores came back null, generation NaN logprobs.
+    shards(
+      { 'a.safetensors': { x: 1 }, 'b.safetensors': { y: Number.NaN } },
+      { x: 'a.safetensors', y: 'b.safetensors' },
+    );
+    expect(() => readCheckpointTensors(dir)).toThrow(/b\.safetensors: tensor "y" \(shape \[1\]\) holds NaN at index 0/);
+    rmSync(join(dir, 'model.safetensors.index.json'));
+    // 1e6 overflows float16: the file holds +Infinity.
+    const overflow = new Map([['w', { shape: [2], data: Float32Array.from([1, 1e6]) }]]);
+    writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(overflow, { dtype: 'F16' }));
+    expect(() => readCheckpointTensors(dir)).toThrow(/model\.safetensors: tensor "w" .*holds Infinity at index 1/);
   });
 
   it('refuses a malformed weight_map and shard paths outside the checkpoint', () => {

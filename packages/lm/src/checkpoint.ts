@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { writeFileAtomically } from '@turngym/core';
+import { compileChatTemplate } from './chat-template';
 import { HfTokenizer } from './hf-tokenizer';
 import { LanguageModel } from './language-model';
 import { CheckpointError } from './lm-errors';
@@ -27,6 +28,26 @@ function readJson(path: string, required: boolean): Json | undefined {
   }
 }
 
+/**
+ * The tensors of one checkpoint file, refused if any value is NaN or infinite. transformers loads such a file without
+ * a word, and every logit that touches the value is NaN: scores came back null and generation sampled one token over
+ * and over with NaN logprobs. The error names the file, tensor and first bad index.
+ */
+function readFiniteTensors(path: string): NamedTensors {
+  const { tensors } = readSafetensorsFile(path);
+  for (const [name, { shape, data }] of tensors) {
+    for (let i = 0; i < data.length; i++) {
+      if (!Number.isFinite(data[i])) {
+        throw new CheckpointError(
+          `${path}: tensor "${name}" (shape [${shape.join(', ')}]) holds ${data[i]} at index ${i}; ` +
+            `weights must be finite numbers (a diverged run, or an overflow when it was saved in a smaller dtype?).`,
+        );
+      }
+    }
+  }
+  return tensors;
+}
+
 /** The index's weight_map as tensor → shard file; a shard must be a file inside the checkpoint directory. */
 function readWeightMap(index: Json, indexPath: string): Map<string, string> {
   const raw = index.weight_map;
@@ -50,18 +71,18 @@ function readWeightMap(index: Json, indexPath: string): Map<string, string> {
  */
 export function readCheckpointTensors(dir: string): NamedTensors {
   const single = join(dir, 'model.safetensors');
-  if (existsSync(single)) return readSafetensorsFile(single).tensors;
+  if (existsSync(single)) return readFiniteTensors(single);
   const indexPath = join(dir, 'model.safetensors.index.json');
   const index = readJson(indexPath, false);
   if (!index) throw new CheckpointError(`${dir}: neither model.safetensors nor model.safetensors.index.json exists.`);
   const weightMap = readWeightMap(index, indexPath);
   const tensors: NamedTensors = new Map();
   const shardOf = new Map<string, string>();
-  for (const file of new Set(weightMap.values())) {
-    const path = join(dir, file);
+  // By joined path: "a.safetensors" and "./a.safetensors" are one shard, read once (twice, its tensors were "in both").
+  for (const path of new Set([...weightMap.values()].map((file) => join(dir, file)))) {
     if (!existsSync(path))
       throw new CheckpointError(`${path}: shard listed in model.safetensors.index.json is missing.`);
-    for (const [name, tensor] of readSafetensorsFile(path).tensors) {
+    for (const [name, tensor] of readFiniteTensors(path)) {
       const other = shardOf.get(name);
       if (other !== undefined)
         throw new CheckpointError(`${dir}: tensor "${name}" is in both ${other} and ${path}; keep it in one shard.`);
@@ -109,15 +130,30 @@ function checkEosIdsInVocabulary(ids: readonly number[], tokenizer: Tokenizer, w
 }
 
 /**
- * The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ generation_config.json's eos
- * ids). `eosTokenIds`: config.json's `eos_token_id`, also stop ids. An eos id outside the vocabulary, or an
- * `eos_token` / `bos_token` the vocabulary lacks, is a CheckpointError naming the file and field.
+ * The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ chat_template.jinja, which
+ * overrides the config's template as in transformers; + generation_config.json's eos ids). `eosTokenIds`:
+ * config.json's `eos_token_id`, also stop ids. An eos id outside the vocabulary, or an `eos_token` / `bos_token` the
+ * vocabulary lacks, is a CheckpointError naming the file and field.
  */
 export function loadTokenizer(dir: string, eosTokenIds: readonly number[] = []): Tokenizer {
   const tokenizerJson = readJson(join(dir, 'tokenizer.json'), false);
   if (!tokenizerJson)
     throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
-  const tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
+  let tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
+  // transformers (4.47 on) saves the template in chat_template.jinja, not in tokenizer_config.json, and on loading
+  // lets that file override the config's: such a checkpoint had no chat template here.
+  const templatePath = join(dir, 'chat_template.jinja');
+  if (existsSync(templatePath)) {
+    const template = readFileSync(templatePath, 'utf8');
+    try {
+      compileChatTemplate(template);
+    } catch (error) {
+      throw new CheckpointError(`${templatePath} is not a valid Jinja template: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    tokenizerConfig = { ...tokenizerConfig, chat_template: template };
+  }
   const generationPath = join(dir, 'generation_config.json');
   const generationEos = generationEosIds(readJson(generationPath, false) ?? {}, generationPath);
   const tokenizer = new HfTokenizer(tokenizerJson, tokenizerConfig, [...eosTokenIds, ...generationEos]);
@@ -220,7 +256,7 @@ export function loadAdapter(model: LanguageModel, dir: string, name?: string): v
   const options = loraOptionsFromPeft(readJson(configPath, true) as Json, configPath);
   const weightsPath = join(dir, 'adapter_model.safetensors');
   if (!existsSync(weightsPath)) throw new CheckpointError(`${weightsPath} not found.`);
-  const tensors = readSafetensorsFile(weightsPath).tensors;
+  const tensors = readFiniteTensors(weightsPath);
   const adapterName = name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'adapter';
   const adapter = model.addAdapter(adapterName, options);
   try {
@@ -241,5 +277,5 @@ export function loadValueHead(model: LanguageModel, dir: string): void {
   const path = join(dir, 'value_head.safetensors');
   if (!existsSync(path)) throw new CheckpointError(`${path} not found.`);
   const head = model.addValueHead();
-  head.setTensors(readSafetensorsFile(path).tensors, path);
+  head.setTensors(readFiniteTensors(path), path);
 }

@@ -1,6 +1,7 @@
 import type { Tokenizer as HfTokenizerCoreType } from '@huggingface/tokenizers' with { 'resolution-mode': 'import' };
 import type { ChatMessage } from '@turngym/spec';
 import { compileChatTemplate, renderChatTemplate } from './chat-template';
+import { useHfDecoding, withHfPreTokenizers } from './hf-tokenizer-parity';
 import { CheckpointError } from './lm-errors';
 import type { ChatTemplateOptions, Tokenizer } from './tokenizer';
 
@@ -19,15 +20,37 @@ function tokenString(value: unknown): string | null {
   return null;
 }
 
-/** Picks the chat template: a string, or HF's list form `[{name: 'default', template}]`. */
-function chatTemplateOf(config: Json): string | null {
+/**
+ * The chat template: a string, or HF's list form `[{name, template}, …]`, from which transformers takes the one named
+ * "default" (with none, it refuses to render without a name; returned here as `missing`, the reason). Anything else
+ * is refused: a list entry that is not `{name, template}` crashed the reader, and a template of another type was
+ * taken for none.
+ */
+function chatTemplateOf(config: Json): { template: string | null; missing: string } {
   const raw = config.chat_template;
-  if (typeof raw === 'string') return raw;
-  if (Array.isArray(raw)) {
-    const entries = raw as { name?: string; template?: string }[];
-    return (entries.find((entry) => entry.name === 'default') ?? entries[0])?.template ?? null;
-  }
-  return null;
+  const none = 'tokenizer_config.json has no "chat_template"; pass plain text instead of messages.';
+  if (raw === undefined || raw === null) return { template: null, missing: none };
+  if (typeof raw === 'string') return { template: raw, missing: none };
+  if (!Array.isArray(raw))
+    throw new CheckpointError(`tokenizer_config.json: "chat_template" must be a string or a list, got ${typeof raw}.`);
+  raw.forEach((entry, index) => {
+    const { name, template } = (asObject(entry) ?? {}) as Json;
+    if (typeof name !== 'string' || typeof template !== 'string') {
+      throw new CheckpointError(
+        `tokenizer_config.json: "chat_template"[${index}] must be {"name": …, "template": …} strings.`,
+      );
+    }
+  });
+  const entries = raw as { name: string; template: string }[];
+  const named = entries.find((entry) => entry.name === 'default');
+  if (named) return { template: named.template, missing: none };
+  return {
+    template: null,
+    missing:
+      `tokenizer_config.json: "chat_template" lists ${entries.map((entry) => `"${entry.name}"`).join(', ')} ` +
+      'but none named "default", the one transformers renders when no name is given (it refuses the rest); ' +
+      'pass plain text instead of messages.',
+  };
 }
 
 const MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram', 'WordLevel'];
@@ -62,6 +85,39 @@ function checkSplit(component: Json, where: string): void {
   }
 }
 
+/**
+ * BPE merges as HF's `tokenizers` accepts them: all `"a b"` strings (exactly one space; `#version` lines skipped) or
+ * all `[a, b]` pairs, each part and their concatenation in the vocabulary (MergeTokenOutOfVocabulary otherwise).
+ * @huggingface/tokenizers loads the rest: a merge whose result is not a token made text vanish from the encoding
+ * (with no unk_token) and a pair after string merges was never applied.
+ */
+function checkMerges(merges: unknown[], vocab: Json): void {
+  const pairs = typeof merges[0] !== 'string';
+  merges.forEach((merge, index) => {
+    if (typeof merge === 'string' && merge.startsWith('#version')) return;
+    const pair = !pairs && typeof merge === 'string' ? merge.split(' ') : merge;
+    const wellFormed =
+      typeof merge === (pairs ? 'object' : 'string') &&
+      Array.isArray(pair) &&
+      pair.length === 2 &&
+      pair.every((part) => typeof part === 'string');
+    if (!wellFormed) {
+      throw new CheckpointError(
+        `tokenizer.json: model merges[${index}] is ${JSON.stringify(merge)}; expected ` +
+          `${pairs ? 'an [a, b] pair' : 'an "a b" string (one space)'}${index > 0 ? ', like merges[0]' : ''}.`,
+      );
+    }
+    const [left, right] = pair as [string, string];
+    for (const token of [left, right, left + right]) {
+      if (!Object.hasOwn(vocab, token)) {
+        throw new CheckpointError(
+          `tokenizer.json: model merges[${index}] ${JSON.stringify(merge)} needs ${JSON.stringify(token)}, which is not in the vocab.`,
+        );
+      }
+    }
+  });
+}
+
 /** Walks a normalizer, pre-tokenizer or decoder (and its Sequence members) for settings that would be misapplied. */
 function checkComponent(value: unknown, where: string): void {
   const component = asObject(value);
@@ -92,6 +148,7 @@ function checkSupported(tokenizerJson: Json): void {
     if (asObject(model.vocab) === null) throw new CheckpointError('tokenizer.json: model "vocab" must be an object.');
     if (!Array.isArray(model.merges))
       throw new CheckpointError('tokenizer.json: model "merges" must be a list ("a b" strings or [a, b] pairs).');
+    checkMerges(model.merges, model.vocab as Json);
     const prefix = model.continuing_subword_prefix;
     if (typeof prefix === 'string' && prefix !== '')
       throw new CheckpointError(`tokenizer.json: BPE continuing_subword_prefix "${prefix}" is not supported.`);
@@ -122,6 +179,8 @@ export class HfTokenizer implements Tokenizer {
   private readonly core: HfTokenizerCoreType;
   private readonly bosToken: string | null;
   private readonly eosToken: string | null;
+  /** Why `chatTemplate` is null, for `applyChatTemplate`'s error. */
+  private readonly noChatTemplate: string;
 
   /** `extraEosTokenIds`: from generation_config.json / config.json, which often list more stop ids. */
   constructor(
@@ -131,10 +190,11 @@ export class HfTokenizer implements Tokenizer {
   ) {
     checkSupported(tokenizerJson);
     try {
-      this.core = new HfTokenizerCore(tokenizerJson, tokenizerConfig);
+      this.core = new HfTokenizerCore(withHfPreTokenizers(tokenizerJson), tokenizerConfig);
     } catch (error) {
       throw new CheckpointError(`tokenizer.json could not be loaded: ${(error as Error).message}`, { cause: error });
     }
+    useHfDecoding(this.core.decoder);
     let maxId = -1;
     for (const id of this.core.get_vocab(true).values()) maxId = Math.max(maxId, id);
     for (const id of this.core.get_added_tokens_decoder().keys()) maxId = Math.max(maxId, id);
@@ -147,7 +207,9 @@ export class HfTokenizer implements Tokenizer {
     const eos = this.specialTokenId('eos_token', this.eosToken) ?? undefined;
     this.eosTokenIds = [...new Set([...(eos === undefined ? [] : [eos]), ...extraEosTokenIds])];
     this.padTokenId = idOf(tokenString(tokenizerConfig.pad_token)) ?? this.eosTokenIds[0] ?? 0;
-    this.chatTemplate = chatTemplateOf(tokenizerConfig);
+    const { template, missing } = chatTemplateOf(tokenizerConfig);
+    this.chatTemplate = template;
+    this.noChatTemplate = missing;
     if (this.chatTemplate !== null) {
       try {
         compileChatTemplate(this.chatTemplate);
@@ -182,10 +244,17 @@ export class HfTokenizer implements Tokenizer {
     return this.core.encode(text, { add_special_tokens: options.addSpecialTokens ?? false }).ids;
   }
 
+  /**
+   * As HF's `decode`: an id the tokenizer has no token for (a model's vocabulary padded past the tokenizer's, as
+   * Qwen2's and many fine-tunes' are, can sample one) is left out. The library wrote `unk_token` for it instead,
+   * text the model never produced.
+   */
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    for (const id of ids) if (!Number.isInteger(id)) throw new RangeError(`decode: ${id} is not a token id.`);
+    const known = ids.filter((id) => this.core.id_to_token(id) !== undefined);
     // The library refuses an empty list; a reply that is only its end-of-turn token decodes to ''.
-    if (ids.length === 0) return '';
-    return this.core.decode([...ids], {
+    if (known.length === 0) return '';
+    return this.core.decode(known, {
       skip_special_tokens: options.skipSpecialTokens ?? false,
       clean_up_tokenization_spaces: false,
     });
@@ -197,7 +266,7 @@ export class HfTokenizer implements Tokenizer {
 
   applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions = {}): string {
     if (this.chatTemplate === null) {
-      throw new CheckpointError('tokenizer_config.json has no "chat_template"; pass plain text instead of messages.');
+      throw new CheckpointError(this.noChatTemplate);
     }
     return renderChatTemplate(this.chatTemplate, messages, {
       ...options,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { defineOptions, type JSONSchemaType } from '@turngym/core';
 import type { ChatMessage } from '@turngym/spec';
 import { BACKEND_NAMES, currentBackend, type BackendName } from './backend';
-import { CheckpointError } from './lm-errors';
+import { CheckpointError, ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 
@@ -16,7 +16,7 @@ export interface LmScoreOptions {
   /**
    * A text file (scored whole), or a `.jsonl` file with one item a line: `{"text"}`, `{"tokens"}`,
    * `{"messages"}` (chat template applied) or `{"prompt", "completion"}` (both scored; `completionStart`
-   * says where the completion begins).
+   * says where the completion begins). A bad line is an error naming `file:line`.
    */
   input: string;
   backend: BackendName;
@@ -59,6 +59,89 @@ interface InputItem {
   readonly completionStart?: number;
 }
 
+const CHAT_ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
+const MESSAGE_FIELDS: readonly string[] = ['role', 'content', 'name', 'toolCalls', 'toolCallId'];
+
+/** `{"tokens"}` as given: integers in the vocabulary, never coerced (Number turned "x" into NaN and true into 1). */
+function itemTokens(value: unknown[], vocabSize: number, where: string): number[] {
+  value.forEach((token, index) => {
+    const shown = typeof token === 'number' ? String(token) : JSON.stringify(token);
+    if (!Number.isInteger(token) || (token as number) < 0)
+      throw new CheckpointError(`${where}: "tokens"[${index}] is ${shown}, not a token id (an integer >= 0).`);
+    if ((token as number) >= vocabSize) {
+      throw new TokenizerMismatchError(
+        `${where}: "tokens"[${index}] is ${shown}, outside the model's vocabulary of ${vocabSize} ids.`,
+      );
+    }
+  });
+  return value as number[];
+}
+
+/**
+ * `{"messages"}` checked before the chat template sees them: a role the package's chat messages have and string
+ * content. A template renders whatever it is given (ChatML writes any role), so a misspelt role or an OpenAI
+ * content-part list would be scored as some other text without a word.
+ */
+function itemMessages(value: unknown[], where: string): ChatMessage[] {
+  value.forEach((message, index) => {
+    const { role, content } = (typeof message === 'object' && message !== null ? message : {}) as Record<
+      string,
+      unknown
+    >;
+    if (typeof role !== 'string' || !CHAT_ROLES.includes(role)) {
+      throw new CheckpointError(
+        `${where}: "messages"[${index}] has role ${JSON.stringify(role)}; expected one of ${CHAT_ROLES.join(', ')}.`,
+      );
+    }
+    if (typeof content !== 'string')
+      throw new CheckpointError(`${where}: "messages"[${index}] needs "content" as a string.`);
+    // OpenAI's snake_case `tool_calls` / `tool_call_id` are not what the template is given: dropped without a word,
+    // the calls would vanish from the scored text.
+    const unknown = Object.keys(message as object).find((key) => !MESSAGE_FIELDS.includes(key));
+    if (unknown !== undefined) {
+      throw new CheckpointError(
+        `${where}: "messages"[${index}] has "${unknown}"; a message has ${MESSAGE_FIELDS.map((key) => `"${key}"`).join(', ')} ` +
+          '(tool calls as "toolCalls": [{"id", "name", "arguments": {…}}]).',
+      );
+    }
+  });
+  return value as ChatMessage[];
+}
+
+/** One JSONL line as tokens; `where` is `path:line`, named in every error. */
+function readItem(model: LanguageModel, line: string, where: string): InputItem {
+  const { tokenizer } = model;
+  let item: unknown;
+  try {
+    item = JSON.parse(line);
+  } catch {
+    throw new CheckpointError(`${where} is not valid JSON.`);
+  }
+  const fields = (typeof item === 'object' && item !== null && !Array.isArray(item) ? item : {}) as Record<
+    string,
+    unknown
+  >;
+  if (Array.isArray(fields.tokens)) return { tokens: itemTokens(fields.tokens, model.config.vocabSize, where) };
+  if (typeof fields.text === 'string') return { tokens: tokenizer.encode(fields.text, { addSpecialTokens: true }) };
+  if (Array.isArray(fields.messages)) {
+    const messages = itemMessages(fields.messages, where);
+    let text: string;
+    try {
+      text = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: false });
+    } catch (error) {
+      throw new CheckpointError(`${where}: the chat template refused the messages: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    return { tokens: tokenizer.encode(text) };
+  }
+  if (typeof fields.prompt === 'string' && typeof fields.completion === 'string') {
+    const prompt = tokenizer.encode(fields.prompt, { addSpecialTokens: true });
+    return { tokens: [...prompt, ...tokenizer.encode(fields.completion)], completionStart: prompt.length };
+  }
+  throw new CheckpointError(`${where}: expected {"text"}, {"tokens"}, {"messages"} or {"prompt", "completion"}.`);
+}
+
 function readItems(model: LanguageModel, path: string): InputItem[] {
   let text: string;
   try {
@@ -66,35 +149,28 @@ function readItems(model: LanguageModel, path: string): InputItem[] {
   } catch (error) {
     throw new CheckpointError(`Cannot read input file ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const { tokenizer } = model;
-  if (!path.endsWith('.jsonl')) return [{ tokens: tokenizer.encode(text, { addSpecialTokens: true }) }];
-  return text
+  const items: InputItem[] = [];
+  const add = (item: InputItem, where: string): void => {
+    // Refused here, where the line is known; the model would only say "row 3" of some batch of 8.
+    if (item.tokens.length > model.config.maxPositions)
+      throw new ContextLengthError(item.tokens.length, model.config.maxPositions, `item on ${where}`);
+    items.push(item);
+  };
+  if (!path.endsWith('.jsonl')) {
+    add({ tokens: model.tokenizer.encode(text, { addSpecialTokens: true }) }, path);
+    return items;
+  }
+  // A byte-order mark (Windows editors write one) is not part of the first line's JSON.
+  text
+    .replace(/^\uFEFF/, '')
     .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line, index) => {
-      let item: Record<string, unknown>;
-      try {
-        item = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        throw new CheckpointError(`${path}:${index + 1} is not valid JSON.`);
-      }
-      if (Array.isArray(item.tokens)) return { tokens: item.tokens.map(Number) };
-      if (typeof item.text === 'string') return { tokens: tokenizer.encode(item.text, { addSpecialTokens: true }) };
-      if (Array.isArray(item.messages)) {
-        return {
-          tokens: tokenizer.encode(
-            tokenizer.applyChatTemplate(item.messages as ChatMessage[], { addGenerationPrompt: false }),
-          ),
-        };
-      }
-      if (typeof item.prompt === 'string' && typeof item.completion === 'string') {
-        const prompt = tokenizer.encode(item.prompt, { addSpecialTokens: true });
-        return { tokens: [...prompt, ...tokenizer.encode(item.completion)], completionStart: prompt.length };
-      }
-      throw new CheckpointError(
-        `${path}:${index + 1}: expected {"text"}, {"tokens"}, {"messages"} or {"prompt", "completion"}.`,
-      );
+    .forEach((line, index) => {
+      // Numbered before blank lines are skipped, so an error names the line an editor shows.
+      if (line.trim() === '') return;
+      const where = `${path}:${index + 1}`;
+      add(readItem(model, line, where), where);
     });
+  return items;
 }
 
 /** Per-token logprobs of each input sequence: `turngym lm score --checkpoint DIR --input FILE`. */

@@ -18,7 +18,8 @@ export interface LoadModelOptions {
  */
 export async function loadModel(checkpoint: string, options: LoadModelOptions = {}): Promise<LanguageModel> {
   await useBackend(options.backend ?? 'auto');
-  if (checkpoint in TINY_CONFIGS) {
+  // Own keys only: `in` also took "toString" or "constructor" (a directory by that name) for a built-in config.
+  if (Object.hasOwn(TINY_CONFIGS, checkpoint)) {
     return LanguageModel.create(TINY_CONFIGS[checkpoint as TinyConfigName], { seed: options.seed ?? 0 });
   }
   return loadCheckpoint(checkpoint, { trainable: options.trainable ?? false });

@@ -166,4 +166,20 @@ describe('safetensors', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('names a path that is missing or not a file with a CheckpointError, not a bare Node error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turngym-safetensors-'));
+    try {
+      // A shard name in model.safetensors.index.json that is a directory failed with a bare EISDIR.
+      expect(() => readSafetensorsFile(dir)).toThrow(CheckpointError);
+      expect(() => readSafetensorsFile(dir)).toThrow(/: not a file, so not a safetensors file/);
+      const missing = join(dir, 'missing.safetensors');
+      expect(() => readSafetensorsFile(missing)).toThrow(CheckpointError);
+      expect(() => readSafetensorsFile(missing)).toThrow(
+        /missing\.safetensors: cannot open the safetensors file: ENOENT/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

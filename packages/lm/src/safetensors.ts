@@ -221,8 +221,18 @@ const READ_CHUNK_BYTES = 1 << 30;
  * bf16), which readFileSync refuses, loads too, and only one tensor's bytes are held at a time.
  */
 export function readSafetensorsFile(path: string): SafetensorsFile {
-  const fd = openSync(path, 'r');
+  let fd: number;
   try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    // ENOENT, EACCES: the loader's error tree, naming the file, not a bare Node error.
+    throw new CheckpointError(`${path}: cannot open the safetensors file: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    // A directory opens on Linux and then fails its first read with a bare EISDIR.
+    if (!fstatSync(fd).isFile()) throw new CheckpointError(`${path}: not a file, so not a safetensors file.`);
     const read: ReadBytes = (position, length) => {
       const out = Buffer.alloc(length);
       let done = 0;
