@@ -61,9 +61,41 @@ describe('answer equivalence', () => {
     ['1,5', '3/2', 'number', 'malformed'],
     ['1/0', '1', 'number', 'malformed'],
     ['about 12', '12', 'number', 'malformed'],
+    ['12 apples/2', '6', 'number', 'malformed'],
     ['9'.repeat(200), '1', 'number', 'malformed'],
   ])('%j against %s (%s) → %s', (written, gold, kind, expected) => {
     expect(judge(written, gold, kind)).toBe(expected);
+  });
+
+  it.each<[string, string, AnswerKind]>([
+    // What math models write; each was "malformed" (−λ_f) before.
+    ['\\frac{1}{2}', '1/2', 'number'],
+    ['\\dfrac{3}{4}', '3/4', 'number'],
+    ['\\frac12', '1/2', 'number'],
+    ['\\boxed{\\frac{17}{12}}', '17/12', 'number'],
+    ['$\\frac{1}{2}$', '1/2', 'number'],
+    ['\\(\\frac{5}{2}\\)', '5/2', 'number'],
+    ['\\[42\\]', '42', 'number'],
+    ['\\boxed{42}.', '42', 'number'],
+    ['-\\frac{1}{3}', '-1/3', 'number'],
+    ['x = \\frac{5}{2}', '5/2', 'number'],
+    ['50\\%', '50', 'percent'],
+    ['\\$12.50', '25/2', 'number'],
+    ['1{,}000', '1000', 'number'],
+    ['1\\,000', '1000', 'number'],
+    ['12 \\text{apples}', '12', 'number'],
+    ['½', '1/2', 'number'],
+    ['2¾', '11/4', 'number'],
+    ['60 km/h', '60', 'number'],
+    ['12 m²', '12', 'number'],
+  ])('reads %j as %s (%s)', (written, gold, kind) => {
+    expect(judge(written, gold, kind)).toBe(true);
+  });
+
+  it('reads a LaTeX mixed number as one, never as the digits run together', () => {
+    expect(judge('1\\frac{1}{2}', '3/2')).toBe(true);
+    expect(judge('1\\frac{1}{2}', '11/2')).toBe(false);
+    expect(judge('\\frac{1}{0}', '1')).toBe('malformed');
   });
 
   it('reads very large integers exactly', () => {

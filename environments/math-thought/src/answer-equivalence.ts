@@ -2,8 +2,69 @@ import Fraction from 'fraction.js';
 import type { AnswerKind } from './problem';
 import type { Exact } from './exact-number';
 
-/** The final-answer marker: a line of a factor that starts with `Answer:` (any case). */
-export const ANSWER_LINE = /^[ \t]*answer[ \t]*:(.*)$/im;
+/**
+ * The final-answer marker: a line of a factor that starts with `Answer:` or `Final answer:` (any case), also in
+ * the markdown models dress it in (`**Answer:** 42`, `### Final Answer: 42`, `- Answer: 42`). Those were read as
+ * an ordinary thought, and the episode ran on to the turn limit with the −λ_f of a missing answer.
+ */
+export const ANSWER_LINE =
+  /^[ \t]*(?:[#>*_-][ \t#>*_-]*)?(?:final[ \t]+)?answer(?:[ \t]*(?:\*\*|__))?[ \t]*[:\uff1a](.*)$/im;
+
+/** Unicode vulgar fractions (`½`, `1¾`), as the ASCII fraction that follows a space. */
+const VULGAR_FRACTIONS: Readonly<Record<string, string>> = {
+  '\u00bd': '1/2',
+  '\u2153': '1/3',
+  '\u2154': '2/3',
+  '\u00bc': '1/4',
+  '\u00be': '3/4',
+  '\u2155': '1/5',
+  '\u2156': '2/5',
+  '\u2157': '3/5',
+  '\u2158': '4/5',
+  '\u2159': '1/6',
+  '\u215a': '5/6',
+  '\u215b': '1/8',
+  '\u215c': '3/8',
+  '\u215d': '5/8',
+  '\u215e': '7/8',
+};
+const VULGAR_FRACTION = new RegExp(`[${Object.keys(VULGAR_FRACTIONS).join('')}]`, 'g');
+
+/**
+ * The LaTeX a math model writes for a number, as plain text: `\frac{1}{2}` (and `\dfrac`, `\tfrac`, `\frac12`),
+ * `\%`, `\$`, `\text{…}`, `1{,}000` and thin spaces. A fraction gets a space before it, so that `1\frac{1}{2}`
+ * reads as the mixed number 1 1/2, never as 11/2.
+ */
+function fromLatex(text: string): string {
+  return text
+    .replace(
+      /\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g,
+      (_, numerator: string, denominator: string) => ` ${numerator.trim()}/${denominator.trim()}`,
+    )
+    .replace(/\\[dt]?frac\s*(\d)\s*(\d)/g, ' $1/$2')
+    .replace(/\\(?:text|textrm|mathrm|mbox)\s*\{([^{}]*)\}/g, (_, words: string) => ` ${words} `)
+    .replace(/\{,\}/g, ',')
+    .replace(/(\d)\\[,!;:](?=\d{3}(?!\d))/g, '$1,')
+    .replace(/\\([%$])/g, '$1')
+    .replace(/\\(?:left|right)\b|\\[,!;: ]/g, ' ')
+    .replace(VULGAR_FRACTION, (fraction) => ` ${VULGAR_FRACTIONS[fraction] as string}`);
+}
+
+/** Removes what wraps an answer (`**…**`, `\boxed{…}`, `$…$`, `\(…\)`, `\[…\]`, a final period) until none is left. */
+function unwrapped(text: string): string {
+  for (let previous = ''; previous !== text;) {
+    previous = text;
+    text = text
+      .replace(/^[*_]+\s*|\s*[*_]+$/g, '')
+      .replace(/^\\boxed\s*\{(.*)\}$/, '$1')
+      .replace(/^\$(.*)\$$/, '$1')
+      .replace(/^\\\((.*)\\\)$/, '$1')
+      .replace(/^\\\[(.*)\\\]$/, '$1')
+      .replace(/\.$/, '')
+      .trim();
+  }
+  return text;
+}
 
 /** A parsed final answer. */
 export interface ParsedAnswer {
@@ -20,29 +81,29 @@ export type AnswerParse =
 const MAX_ANSWER_CHARS = 100;
 // One number: a mixed number (1 1/2), a fraction (3/4), or an integer/decimal with optional thousands
 // separators (1,234.5, .5). Thousands groups must be exactly three digits, so "1,5" is not a number.
+// Unit words after it may hold a slash or a square (`km/h`, `m²`), never a digit: `3 or 4` stays malformed.
 const NUMBER = String.raw`(\d+\s+\d+\s*/\s*\d+|\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)`;
 const ANSWER_VALUE = new RegExp(
-  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}\s*(%|percent\b)?\s*(?:[a-z][a-z\s'.-]*)?$`,
+  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}\s*(%|percent\b)?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
   'i',
 );
 
 /**
  * Reads the text after `Answer:`. Accepted: `42`, `-3`, `1,234`, `0.5`, `.5`, `3/4`, `1 1/2`, `50%`,
  * `50 percent`, `$12.50`, with an optional `x =` in front, optional unit words after (`12 apples`),
- * `\boxed{…}`, `**…**` and a final period. Anything else (words, two numbers, an expression) is malformed.
+ * `\boxed{…}`, `**…**`, `$…$`, `\(…\)`, `\[…\]`, a final period, LaTeX numbers (`\frac{1}{2}`, `50\%`) and
+ * `½`. Anything else (words, two numbers, an expression) is malformed.
  */
 export function parseAnswer(raw: string): AnswerParse {
   let text = raw.trim();
   if (text.length === 0) return { ok: false, feedback: 'The answer is empty: write a number after "Answer:".' };
   if (text.length > MAX_ANSWER_CHARS)
     return { ok: false, feedback: `The answer is longer than ${MAX_ANSWER_CHARS} characters: write one number.` };
-  text = text
-    .replace(/^\*\*(.*)\*\*$/, '$1')
-    .replace(/^\\boxed\{(.*)\}$/, '$1')
-    .replace(/^\$(.*)\$$/, '$1')
-    .replace(/[\u2212\u2013]/g, '-')
-    .replace(/\.$/, '')
-    .trim();
+  text = unwrapped(
+    fromLatex(unwrapped(text))
+      .replace(/[\u2212\u2013]/g, '-')
+      .trim(),
+  );
   const match = ANSWER_VALUE.exec(text);
   if (!match)
     return {

@@ -76,6 +76,27 @@ describe('MathThoughtEnv', () => {
     expect(malformed.observation).toMatch(/Malformed final answer: Could not read "about half"/);
   });
 
+  it('reads the answer line in the markdown models write, instead of running on to the turn limit', async () => {
+    // Each was an ordinary thought: no feedback, and −λ_f at maxTurns for a correct answer.
+    const env = new MathThoughtEnv();
+    await env.reset({ seed: 0 });
+    const gold = (env.problem as { answerText: string }).answerText;
+    for (const written of [
+      `**Answer:** ${gold}`,
+      `**Answer: ${gold}**`,
+      `### Final Answer: ${gold}`,
+      `Final answer: ${gold}`,
+      `- Answer: ${gold}`,
+      `So we are done.\n> **Answer**: ${gold}`,
+    ]) {
+      await env.reset({ seed: 0 });
+      expect(env.fingerprint(written)).toBe('ANSWER');
+      expect(await env.step(written)).toMatchObject({ reward: 1, terminated: true, info: { success: true } });
+    }
+    await env.reset({ seed: 0 });
+    expect(await env.step('The answer: is not known yet.')).toMatchObject({ reward: 0, terminated: false });
+  });
+
   it('truncates at maxTurns with the format penalty when no answer came', async () => {
     const env = new MathThoughtEnv({ maxTurns: 3 });
     await env.reset({ seed: 5 });

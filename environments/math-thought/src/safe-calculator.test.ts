@@ -49,6 +49,19 @@ describe('SafeCalculator', () => {
   });
 
   it.each([
+    // Each gave a wrong number, not an error: a bad part hidden inside a whole that came out finite and real.
+    ['abs(sqrt(-1))', '"sqrt(-1)" is not a real number'],
+    ['abs(log(-1))', '"log(-1)" is not a real number'],
+    ['round((-8)^(1/3))', '"(-8) ^ (1 / 3)" is not a real number'],
+    ['min(1 / 0, 3)', 'division by zero'],
+    ['5 mod 0', 'division by zero'],
+    ['1 / (9^9^9)', '"9 ^ 9 ^ 9" is undefined or too large'],
+    ['max(log(0), 2)', '"log(0)" is undefined or too large'],
+  ])('refuses %j, whose part is not a finite real number, instead of a wrong value', (expression, error) => {
+    expect(evaluate(expression)).toEqual({ ok: false, error });
+  });
+
+  it.each([
     'import({evil: 1}, {override: true})',
     'createUnit("foo")',
     'evaluate("1 + 1")',

@@ -91,18 +91,11 @@ export class SafeCalculator {
     }
     const refusal = this.check(tree, { nodes: 0 });
     if (refusal) return { ok: false, error: refusal };
-    let value: unknown;
+    let value: number;
     try {
-      value = tree.compile().evaluate({});
+      value = this.value(tree, tree);
     } catch (error) {
       return { ok: false, error: (error as Error).message };
-    }
-    if (typeof value !== 'number') return { ok: false, error: 'the result is not a real number' };
-    if (Number.isNaN(value) || !Number.isFinite(value)) {
-      return {
-        ok: false,
-        error: this.dividesByZero(tree) ? 'division by zero' : 'the result is undefined or too large',
-      };
     }
     if (Math.abs(value) > SafeCalculator.MAX_MAGNITUDE)
       return { ok: false, error: `the result is larger than ${SafeCalculator.MAX_MAGNITUDE}` };
@@ -153,19 +146,38 @@ export class SafeCalculator {
     return undefined;
   }
 
-  /** Whether some division or modulo in the (already allowed) tree has a divisor that evaluates to 0. */
-  private dividesByZero(node: MathNode): boolean {
-    let found = false;
-    node.traverse((child) => {
-      const operator = child as MathNode & { fn?: unknown; args?: MathNode[] };
-      if (found || child.type !== 'OperatorNode' || (operator.fn !== 'divide' && operator.fn !== 'mod')) return;
-      try {
-        found = operator.args?.[1]?.compile().evaluate({}) === 0;
-      } catch {
-        // an inner failure is reported by the main evaluation
+  /**
+   * The value of an (already allowed) tree, node by node, so that every part must be a finite real number: a whole
+   * that only hides a bad part is refused too. `tree.compile().evaluate()` answered `abs(sqrt(-1)) = 1`,
+   * `abs(log(-1)) = 3.14159265359`, `min(1 / 0, 3) = 3` and `5 mod 0 = 5` (mathjs defines x mod 0 as x).
+   */
+  private value(node: MathNode, root: MathNode): number {
+    const any = node as MathNode & {
+      value?: number;
+      fn?: unknown;
+      args?: MathNode[];
+      content?: MathNode;
+      name?: string;
+    };
+    switch (node.type) {
+      case 'ConstantNode':
+        return any.value as number;
+      case 'ParenthesisNode':
+        return this.value(any.content as MathNode, root);
+      case 'SymbolNode':
+        return (this.math as unknown as Record<string, number>)[any.name as string] as number;
+      default: {
+        const args = (any.args ?? []).map((child) => this.value(child, root));
+        const name = node.type === 'OperatorNode' ? String(any.fn) : ((any.fn as { name: string }).name as string);
+        if ((name === 'divide' || name === 'mod') && args[1] === 0) throw new Error('division by zero');
+        const functions = this.math as unknown as Record<string, (...values: number[]) => unknown>;
+        const result = (functions[name] as (...values: number[]) => unknown)(...args);
+        const part = node === root ? 'the result' : `"${node.toString()}"`;
+        if (typeof result !== 'number') throw new Error(`${part} is not a real number`);
+        if (!Number.isFinite(result)) throw new Error(`${part} is undefined or too large`);
+        return result;
       }
-    });
-    return found;
+    }
   }
 }
 

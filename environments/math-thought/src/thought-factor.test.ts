@@ -60,6 +60,15 @@ describe('thought factors', () => {
     expect(readFactor('Cost: <calc>4 * 3</calc>', 2000, false)).toMatchObject({ kind: 'NOTE', calcExpressions: [] });
   });
 
+  it('reads a <calc> tag in any case, as it reads its closing tag', () => {
+    // `<Calc>` was neither evaluated nor noted: the factor was a plain NOTE.
+    expect(readFactor('Cost: <Calc>4 * 3</Calc>', 2000, true)).toMatchObject({
+      kind: 'CALC',
+      calcExpressions: ['4 * 3'],
+    });
+    expect(readFactor('Cost: <Calc>4 * 3</Calc>', 2000, false).notes.join(' ')).toMatch(/There is no calculator/);
+  });
+
   it('the answer text is the rest of the Answer: line', () => {
     expect(readFactor('Thus:\nAnswer: 3/4 cups\nDone.', 2000, false).answerText).toBe(' 3/4 cups');
   });

@@ -28,6 +28,7 @@ const CONTROL_CHARS_ALL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 /* eslint-enable no-control-regex */
 const BLANK_LINE = /\n[ \t]*\r?\n/;
 const CALC_TAG = /<calc>([\s\S]*?)<\/calc>/gi;
+const CALC_OPEN = /<calc>/i;
 // `= [sign] [$] [.]digit`, each optional part with its own blanks: written `=\s*[-+(]?\s*\$?\s*\.?\d`, three
 // adjacent `\s*` made it cubic in a run of blanks (`x =` and 2,000 blanks: 4 s per step).
 const CLAIM = /=\s*(?:[-+(]\s*)?(?:\$\s*)?\.?\d/;
@@ -156,7 +157,8 @@ export function readFactor(action: string, maxChars: number, calculator: boolean
       notes,
       fingerprint: 'ANSWER',
     };
-  const hasCalcTag = factor.includes('<calc>') || factor.includes('<CALC>');
+  // Any case, as CALC_TAG reads it: `<Calc>` was neither evaluated nor noted.
+  const hasCalcTag = CALC_OPEN.test(factor);
   if (hasCalcTag && calculator) {
     const calcExpressions: string[] = [];
     CALC_TAG.lastIndex = 0;

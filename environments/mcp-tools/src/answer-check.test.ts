@@ -22,6 +22,19 @@ describe('answer checks', () => {
     expect(compileCheck({ approx: 3.14, tolerance: 0.01 }, 'test')(document('3.141'))).toBe(true);
   });
 
+  it('reads thousands separators only between groups of three: a list or a decimal comma is not the number', () => {
+    // All three equalled 449 before: every comma and space was dropped.
+    const number = compileCheck({ equals: 449 }, 'test');
+    expect(number(document('4, 4, 9'))).toBe(false);
+    expect(number(document('44,9'))).toBe(false);
+    expect(number(document('4 49'))).toBe(false);
+    const million = compileCheck({ equals: 1000000 }, 'test');
+    for (const written of ['1,000,000', '1 000 000', '1_000_000', ' 1000000 '])
+      expect(million(document(written))).toBe(true);
+    expect(million(document('1,000 000'))).toBe(false);
+    expect(compileCheck({ gte: 100 }, 'test')(document('1,5'))).toBe(false);
+  });
+
   it('reads paths with wildcards into calls, results and the probe, under all / any / not', () => {
     const check = compileCheck(
       {

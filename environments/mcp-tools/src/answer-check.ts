@@ -37,13 +37,22 @@ export function normalizeText(text: string): string {
 }
 
 const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i;
+/** Thousands in groups of three, one separator throughout: `6,000`, `1 000 000`, `1_000.5`. */
+const GROUPED = /^([-+]?\d{1,3})([,_ \u00a0\u202f])(\d{3}(?:\2\d{3})*(?:\.\d*)?)$/;
 
-/** A number, or a string that is one (thousands separators and spaces allowed). */
+/**
+ * A number, or a string that is one, with thousands separators between groups of three. Any comma or space
+ * used to be dropped, so a list `4, 4, 9` or a decimal comma `44,9` equalled 449.
+ */
 export function numberOf(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string' || value.length > 64) return undefined;
-  const compact = value.replace(/[,\s_]/g, '');
-  return NUMBER.test(compact) ? Number(compact) : undefined;
+  let text = value.trim();
+  const grouped = GROUPED.exec(text);
+  if (grouped) text = `${grouped[1]}${(grouped[3] as string).split(grouped[2] as string).join('')}`;
+  if (!NUMBER.test(text)) return undefined;
+  const number = Number(text);
+  return Number.isFinite(number) ? number : undefined;
 }
 
 function same(actual: unknown, expected: unknown): boolean {

@@ -82,6 +82,7 @@ export class McpToolClient {
     private readonly client: Client,
     private readonly label: string,
     private readonly callTimeoutMs: number,
+    private readonly startTimeoutMs: number,
   ) {}
 
   static async connect(
@@ -93,7 +94,7 @@ export class McpToolClient {
         ? `MCP server "${[target.server.command, ...target.server.args].join(' ')}"`
         : `MCP server ${target.url}`;
     const client = new Client({ name: 'turngym-mcp-tools', version: '1.0.0' });
-    const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs);
+    const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs, timeouts.startTimeoutMs);
     let transport: Transport;
     if ('server' in target) {
       const { args, env } = wrapper.withScratch(target.server.args, target.server.env);
@@ -123,21 +124,21 @@ export class McpToolClient {
       await client.connect(transport, { timeout: timeouts.startTimeoutMs });
     } catch (error) {
       await wrapper.close();
-      throw wrapper.fault('could not be started or reached', error);
+      throw wrapper.fault('could not be started or reached', error, timeouts.startTimeoutMs);
     }
     return wrapper;
   }
 
-  /** Every tool the server lists (following pagination). */
+  /** Every tool the server lists (following pagination), each page within `startTimeoutMs`, as the README says. */
   async listTools(): Promise<ServerTool[]> {
     const tools: ServerTool[] = [];
     let cursor: string | undefined;
     do {
       let page: Awaited<ReturnType<Client['listTools']>>;
       try {
-        page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.callTimeoutMs });
+        page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startTimeoutMs });
       } catch (error) {
-        throw this.fault('failed to list its tools', error);
+        throw this.fault('failed to list its tools', error, this.startTimeoutMs);
       }
       tools.push(
         ...page.tools.map((tool) => ({
@@ -211,10 +212,11 @@ export class McpToolClient {
     };
   }
 
-  private fault(what: string, cause?: unknown): EnvFaultError {
+  /** `timeoutMs`: the limit that applied, so a timeout names it (starting quoted callTimeoutMs, not startTimeoutMs). */
+  private fault(what: string, cause?: unknown, timeoutMs = this.callTimeoutMs): EnvFaultError {
     const reason =
       cause instanceof McpError && cause.code === ErrorCode.RequestTimeout
-        ? `no answer within ${this.callTimeoutMs} ms`
+        ? `no answer within ${timeoutMs} ms`
         : cause === undefined
           ? ''
           : ((cause as Error)?.message ?? String(cause));

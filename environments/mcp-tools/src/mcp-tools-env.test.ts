@@ -122,6 +122,34 @@ describe('turngym/mcp-tools-v1 with its bundled demo server', () => {
     }
   });
 
+  it('refuses at make a task whose setup, probe or solution calls a tool the server does not list', async () => {
+    // A misspelled probe made the probe an ordinary tool error, its result null: every episode scored 0, solved or not.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-task-tools-'));
+    try {
+      const tasks = join(dir, 'typo.jsonl');
+      const task = {
+        id: 'note-typo',
+        prompt: 'Write Tokyo under "city", then answer done.',
+        probe: { tool: 'note_gett', arguments: { key: 'city' } },
+        check: { path: '$.probe', equals: 'Tokyo' },
+        solution: { calls: [{ tool: 'note_set', arguments: { key: 'city', value: 'Tokyo' } }], answer: 'done' },
+      };
+      writeFileSync(tasks, `// a comment\n${JSON.stringify(task)}\n`);
+      // tracked: an env made by mistake is closed, its server with it.
+      const error = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { tasks } })));
+      expect(error.code).toBe('INVALID_TASK_FILE');
+      expect(error.message).toBe(
+        `${tasks} line 2: task "note-typo": its probe calls note_gett, which the server does not list (it lists add, multiply, note_set, note_get, capital_of)`,
+      );
+      writeFileSync(tasks, JSON.stringify({ ...task, probe: undefined, setup: [{ tool: 'note_put', arguments: {} }] }));
+      await expect(tracked(tools.make(MCP_TOOLS_ID, { options: { tasks } }))).rejects.toThrow(
+        /its setup calls note_put/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('starts each episode on a fresh server: notes do not leak between episodes', async () => {
     const env = await tracked(tools.make(MCP_TOOLS_ID));
     await env.reset({ seed: 1, options: { task: 'arith-1' } });
@@ -184,10 +212,22 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
             },
           },
           { name: 'stall', description: 'Answers once the test lets it.', inputSchema: { type: 'object' } },
+          {
+            name: 'find_user',
+            description: 'A user by handle.',
+            // A catastrophic regular expression, as a careless server may write one.
+            inputSchema: {
+              type: 'object',
+              properties: { handle: { type: 'string', description: 'A handle.', pattern: '^(a+)+$' } },
+              required: ['handle'],
+            },
+          },
         ],
       }));
       server.setRequestHandler(CallToolRequestSchema, async (call) => {
         if (call.params.name === 'stall') await new Promise<void>((resolve) => (released = resolve));
+        if (call.params.name === 'find_user')
+          return { content: [{ type: 'text', text: 'no such user' }], isError: true };
         const item = String(call.params.arguments?.item ?? '');
         const prices: Record<string, number> = { apple: 120, pear: 95 };
         return item in prices
@@ -228,7 +268,7 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
   it('exposes its tools, reads structured content and scores the check', async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { url, tasks: taskFile(), callTimeoutMs: 2000 } }));
-    expect(env.spec.tools?.map((tool) => tool.name)).toEqual(['lookup_price', 'stall', 'final_answer']);
+    expect(env.spec.tools?.map((tool) => tool.name)).toEqual(['lookup_price', 'stall', 'find_user', 'final_answer']);
     expect(env.spec.nondeterministic).toBe(true);
     await env.reset({ seed: 0 });
     const unknown = await env.step('lookup_price(plum)');
@@ -238,6 +278,21 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     await env.reset({ seed: 0 });
     await env.step('lookup_price(apple)');
     expect(await env.step('final_answer(120)')).toMatchObject({ reward: 1, info: { success: true } });
+    await env.close();
+  });
+
+  it("checks arguments without the server's regular expressions: a catastrophic one cannot freeze the env", async () => {
+    const tools = registry();
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { url, tasks: taskFile(), callTimeoutMs: 2000 } }));
+    const parameters = env.spec.tools?.find((tool) => tool.name === 'find_user')?.parameters;
+    expect(parameters?.properties?.handle).toEqual({
+      type: 'string',
+      description: 'A handle. Must match the pattern ^(a+)+$ (the server checks it).',
+    });
+    await env.reset({ seed: 0 });
+    // The env's ajv ran ^(a+)+$ on this before: hours of backtracking in the env's process, which nothing can stop.
+    const step = await env.step(`find_user({"handle": "${'a'.repeat(40)}!"})`);
+    expect(step).toMatchObject({ observation: 'Tool error: no such user', info: { toolError: true } });
     await env.close();
   });
 
@@ -307,5 +362,24 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
       }),
     );
     expect(fault.code).toBe('ENV_FAULT');
+  });
+
+  it('a server that never answers the handshake is ENV_FAULT after startTimeoutMs, and says so', async () => {
+    // The message quoted callTimeoutMs ("no answer within 30000 ms") for a start that gave up after 300 ms.
+    const tools = registry();
+    const fault = await thrown(
+      tracked(
+        tools.make(MCP_TOOLS_ID, {
+          options: {
+            ...options,
+            server: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+            startTimeoutMs: 300,
+            callTimeoutMs: 30000,
+          },
+        }),
+      ),
+    );
+    expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
+    expect(fault.message).toMatch(/could not be started or reached: no answer within 300 ms/);
   });
 });

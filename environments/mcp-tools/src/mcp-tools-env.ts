@@ -21,6 +21,8 @@ import {
   type McpToolsOptions,
 } from './mcp-tools-options';
 import { loadTaskFile, type Task, type TaskCall } from './task-file';
+import { withoutPatterns } from './without-patterns';
+import { TaskFileError } from './task-file-error';
 
 export const MCP_TOOLS_ID = 'turngym/mcp-tools-v1';
 
@@ -39,12 +41,13 @@ interface McpToolsSetup {
 
 /**
  * A server's schema as the env validates with (core's strict ajv): `$schema`/`$id` dropped (a draft the
- * shared ajv does not load, an id it would register once); one it still cannot compile becomes a plain object
+ * shared ajv does not load, an id it would register once), its regular expressions too (`withoutPatterns`: the
+ * server checks them, where a catastrophic one is a timeout, not a frozen env); one it still cannot compile becomes a plain object
  * schema, and the server judges the arguments itself.
  */
 function usableSchema(tool: ServerTool): JsonSchema {
   const { $schema: _schema, $id: _id, ...rest } = tool.inputSchema as Record<string, unknown>;
-  const candidate = { ...rest, type: 'object' };
+  const candidate = { ...(withoutPatterns(rest) as Record<string, unknown>), type: 'object' };
   try {
     ajv.compile(candidate);
     return candidate;
@@ -53,6 +56,28 @@ function usableSchema(tool: ServerTool): JsonSchema {
       type: 'object',
       description: `Arguments as the server documents them: ${JSON.stringify(rest).slice(0, 500)}`,
     };
+  }
+}
+
+/**
+ * Every tool a task's setup, probe or solution calls must be one the server lists. A misspelled probe was an
+ * ordinary tool error at scoring time, its result null: every episode of the task scored 0, a solved one too.
+ */
+function checkTaskTools(tasks: readonly Task[], listed: readonly ServerTool[]): void {
+  const known = new Set(listed.map((tool) => tool.name));
+  for (const task of tasks) {
+    const calls = [
+      ...(task.setup ?? []).map((call) => ['setup', call.tool]),
+      ...(task.probe ? [['probe', task.probe.tool]] : []),
+      ...(task.solution?.calls ?? []).map((call) => ['solution', call.tool]),
+    ];
+    const unknown = calls.filter(([, tool]) => !known.has(tool as string));
+    if (unknown.length > 0)
+      throw new TaskFileError(
+        task.file,
+        task.line,
+        `task "${task.id}": ${unknown.map(([part, tool]) => `its ${part} calls ${tool}`).join(', ')}, which the server does not list (it lists ${[...known].join(', ')})`,
+      );
   }
 }
 
@@ -148,6 +173,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
           `tools: the server has no ${missing.join(', ')} (it lists ${listed.map((tool) => tool.name).join(', ')})`,
         ]);
     }
+    checkTaskTools(tasks, listed);
     const serverTools = options.tools ? listed.filter((tool) => options.tools?.includes(tool.name)) : listed;
     if (serverTools.some((tool) => tool.name.toLowerCase() === options.answerTool.toLowerCase()))
       throw new InvalidOptionsError(MCP_TOOLS_ID, [

@@ -27,9 +27,12 @@ export interface TaskRecord {
   solution?: { calls: TaskCall[]; answer: string };
 }
 
-/** A task ready to play: its record and its compiled check. */
+/** A task ready to play: its record, its compiled check, and where the file holds it. */
 export interface Task extends TaskRecord {
   readonly score: AnswerCheck;
+  readonly file: string;
+  /** Its line in a JSON Lines file; undefined in a JSON array. */
+  readonly line: number | undefined;
 }
 
 const call = {
@@ -59,7 +62,7 @@ const validateRecord = ajv.compile({
   },
 });
 
-function taskOf(record: TaskRecord, where: string): Task {
+function taskOf(record: TaskRecord, where: string, file: string, line: number | undefined): Task {
   if (record.expected === undefined && record.check === undefined)
     throw new TaskFileError(where, undefined, 'a task needs "expected" or "check" (or both)');
   const check = record.check === undefined ? undefined : compileCheck(record.check, `${where} check`);
@@ -67,7 +70,7 @@ function taskOf(record: TaskRecord, where: string): Task {
     record.expected === undefined ? undefined : compileCheck({ path: '$.answer', equals: record.expected }, where);
   const score: AnswerCheck = (document) =>
     (expected === undefined || expected(document)) && (check === undefined || check(document));
-  return { ...record, score };
+  return { ...record, score, file, line };
 }
 
 /**
@@ -115,6 +118,6 @@ export function loadTaskFile(path: string): Task[] {
     const record = value as unknown as TaskRecord;
     if (ids.has(record.id)) throw new TaskFileError(path, line, `duplicate task id "${record.id}"`);
     ids.add(record.id);
-    return taskOf(record, where);
+    return taskOf(record, where, path, line);
   });
 }

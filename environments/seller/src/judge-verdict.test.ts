@@ -36,6 +36,57 @@ describe("parseJudgeVerdict (an LLM judge's answer, validated with ajv)", () => 
   });
 });
 
+describe('parseJudgeVerdict on what real models write around the verdict', () => {
+  it('ignores <think> reasoning: a verdict the judge quotes while thinking is not its ruling', () => {
+    // Read as "buy" (reward +1, a sale) before: the first JSON object was inside the reasoning.
+    const reply =
+      '<think>If they had asked to order I would write {"reasoning": "x", "score": 4, "verdict": "buy"}, but they did not.</think>\n' +
+      '{"reasoning": "Curious, no purchase signal yet.", "score": 1, "verdict": "continue"}';
+    expect(parseJudgeVerdict(reply)).toEqual({
+      ok: true,
+      verdict: { reasoning: 'Curious, no purchase signal yet.', score: 1, verdict: 'continue' },
+    });
+    // A template that opened the block in the prompt leaves only the closing tag.
+    expect(parseJudgeVerdict('{"reasoning": "x", "score": 4, "verdict": "buy"} maybe</think>')).toEqual({
+      ok: false,
+      error: 'no JSON object in the answer',
+    });
+  });
+
+  it('finds the verdict after prose with braces in it', () => {
+    const parsed = parseJudgeVerdict(
+      'The buyer {seems} keen. {"reasoning": "keen", "score": 2, "verdict": "continue"}',
+    );
+    expect(parsed).toEqual({ ok: true, verdict: { reasoning: 'keen', score: 2, verdict: 'continue' } });
+  });
+
+  it('refuses an answer with verdicts that disagree instead of scoring the first one', () => {
+    const parsed = parseJudgeVerdict(
+      '{"reasoning": "a", "score": 2, "verdict": "continue"}\nOn reflection: {"reasoning": "b", "score": 4, "verdict": "buy"}',
+    );
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? '' : parsed.error).toBe(
+      'the answer holds 2 different verdicts ("continue" (score 2), "buy" (score 4)); give one',
+    );
+    // The same ruling written twice is one ruling.
+    expect(
+      parseJudgeVerdict(
+        '{"reasoning": "a", "score": 2, "verdict": "continue"} {"reasoning": "b", "score": 2, "verdict": "continue"}',
+      ),
+    ).toMatchObject({ ok: true, verdict: { score: 2, verdict: 'continue' } });
+  });
+
+  it('reads a verdict in another case and a score written as a string', () => {
+    expect(parseJudgeVerdict('{"reasoning": "asks to order", "score": "4", "verdict": "Buy "}')).toEqual({
+      ok: true,
+      verdict: { reasoning: 'asks to order', score: 4, verdict: 'buy' },
+    });
+    expect(parseJudgeVerdict('{"reasoning": "x", "score": "four", "verdict": "continue"}')).toMatchObject({
+      ok: false,
+    });
+  });
+});
+
 describe('judgeBuyerReplies (the simulated judge behind an LLM buyer)', () => {
   it('rules buy when the buyer asks how to order, refuse at a goodbye, continue otherwise', () => {
     expect(judgeBuyerReplies(['Hello.', 'That sounds interesting.', 'Great, how do I order one?'])).toMatchObject({

@@ -1,4 +1,5 @@
 import { ajv, describeErrors } from '@turngym/core';
+import { stripReasoning } from './strip-reasoning';
 
 /** The judge's ruling (ALGORITHMS.md §5): buy → +1 and end, refuse → −1 and end, continue → 0. */
 export type Verdict = 'buy' | 'refuse' | 'continue';
@@ -38,45 +39,87 @@ const validateVerdict = ajv.compile(judgeVerdictSchema);
 
 export type VerdictParse = { ok: true; verdict: JudgeVerdict } | { ok: false; error: string };
 
-/** The first balanced `{…}` in a text (models wrap JSON in prose or code fences). */
-function firstJsonObject(text: string): string | undefined {
-  const start = text.indexOf('{');
-  if (start < 0) return undefined;
-  let depth = 0;
+/**
+ * The outermost balanced `{…}` spans of a text (models wrap JSON in prose or code fences, and some write more
+ * than one). One pass with a stack of open braces, so prose with stray braces costs linear time; quotes count
+ * only inside a brace, where they open JSON strings.
+ */
+function jsonObjectSpans(text: string): string[] {
+  const opens: number[] = [];
+  const spans: { start: number; end: number }[] = [];
   let inString = false;
-  for (let i = start; i < text.length; i++) {
+  for (let i = 0; i < text.length; i++) {
     const char = text[i];
     if (inString) {
       if (char === '\\') i += 1;
       else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{') depth += 1;
+    } else if (char === '"' && opens.length > 0) inString = true;
+    else if (char === '{') opens.push(i);
     else if (char === '}') {
-      depth -= 1;
-      if (depth === 0) return text.slice(start, i + 1);
+      const start = opens.pop();
+      if (start === undefined) continue;
+      // Spans closed since this brace opened lie inside it: only the outermost one is a candidate.
+      while (spans.length > 0 && (spans[spans.length - 1] as { start: number }).start > start) spans.pop();
+      spans.push({ start, end: i + 1 });
     }
   }
-  return undefined;
+  return spans.map((span) => text.slice(span.start, span.end));
 }
 
 /**
- * Reads an LLM judge's answer: the first JSON object in the text, validated with ajv, and the rubric's rule
- * that "buy" needs the full score of 4. Never throws: a malformed answer is `{ ok: false, error }`.
+ * What models write for an unambiguous rubric answer, read as the schema wants it: `"Buy"`, `" continue "` and
+ * a score of `"4"` mean what they say. Anything else is left for ajv to name.
+ */
+function normalised(value: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...value };
+  if (typeof copy.verdict === 'string') copy.verdict = copy.verdict.trim().toLowerCase();
+  if (typeof copy.score === 'string' && /^\s*[0-4]\s*$/.test(copy.score)) copy.score = Number(copy.score);
+  return copy;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads an LLM judge's answer, validated with ajv, with the rubric's rule that "buy" needs the full score of 4.
+ * Reasoning blocks (`<think>…</think>`) are not the answer. The answer is the JSON object with a `verdict`; where
+ * there are several, they must all be valid and agree, since picking one would score a ruling the judge may not
+ * have meant. Never throws: a malformed or ambiguous answer is `{ ok: false, error }`.
  */
 export function parseJudgeVerdict(text: string): VerdictParse {
-  const json = firstJsonObject(text);
-  if (json === undefined) return { ok: false, error: 'no JSON object in the answer' };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (error) {
-    return { ok: false, error: `invalid JSON (${(error as Error).message})` };
+  const spans = jsonObjectSpans(stripReasoning(text).text);
+  if (spans.length === 0) return { ok: false, error: 'no JSON object in the answer' };
+  const verdicts: JudgeVerdict[] = [];
+  let lastError = '';
+  for (const span of spans) {
+    let value: unknown;
+    try {
+      value = JSON.parse(span);
+    } catch (error) {
+      lastError = `invalid JSON (${(error as Error).message})`;
+      continue;
+    }
+    // An object without a verdict is prose that happened to be JSON (an example, a note), not a ruling.
+    if (!isRecord(value) || (spans.length > 1 && !('verdict' in value))) {
+      lastError ||= 'no JSON object with a verdict in the answer';
+      continue;
+    }
+    const candidate = normalised(value);
+    if (!validateVerdict(candidate))
+      return { ok: false, error: describeErrors(validateVerdict.errors, 'verdict').join('; ') };
+    const verdict = candidate as unknown as JudgeVerdict;
+    if (verdict.verdict === 'buy' && verdict.score !== 4) {
+      return { ok: false, error: `verdict "buy" needs score 4 (got ${verdict.score})` };
+    }
+    verdicts.push({ reasoning: verdict.reasoning, score: verdict.score, verdict: verdict.verdict });
   }
-  if (!validateVerdict(value))
-    return { ok: false, error: describeErrors(validateVerdict.errors, 'verdict').join('; ') };
-  const verdict = value as unknown as JudgeVerdict;
-  if (verdict.verdict === 'buy' && verdict.score !== 4) {
-    return { ok: false, error: `verdict "buy" needs score 4 (got ${verdict.score})` };
-  }
-  return { ok: true, verdict: { reasoning: verdict.reasoning, score: verdict.score, verdict: verdict.verdict } };
+  if (verdicts.length === 0) return { ok: false, error: lastError };
+  const rulings = [...new Set(verdicts.map((verdict) => `"${verdict.verdict}" (score ${verdict.score})`))];
+  if (rulings.length > 1)
+    return {
+      ok: false,
+      error: `the answer holds ${rulings.length} different verdicts (${rulings.join(', ')}); give one`,
+    };
+  return { ok: true, verdict: verdicts[verdicts.length - 1] as JudgeVerdict };
 }

@@ -28,7 +28,7 @@ import { loadSellerData, type SellerData } from './seller-data';
 import { cloneNotes, emptyNotes, noteCues, noteEvents, type SellerNotes } from './seller-notes';
 import { validateSellerOptions, validateSellerResetOptions, type SellerOptions } from './seller-options';
 import { RoleUnusableError } from './role-unusable-error';
-import { SellerRoles, type LlmRole } from './seller-roles';
+import { SellerRoles, type LlmRole, type RoleOutput } from './seller-roles';
 import { buildTaskSet, taskIndexForSeed, type SellerTask, type SellerTaskSet } from './seller-tasks';
 import { executeMetaAction } from './simulated-executor';
 import { judgeBuyerReplies, judgeBuyerState } from './simulated-judge';
@@ -509,7 +509,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
       executor,
       executorMessages(product, episode.task.persona.appearance, episode.dialogue, action),
       this.options.llm.replyRetries,
-      (answer) => nonEmpty(answer.slice(0, this.options.maxUtteranceChars)),
+      (answer) => spoken(answer, this.options.maxUtteranceChars, executor.maxTokens),
       emptyReplyRetryMessages,
     );
     const text = said.value;
@@ -531,7 +531,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
       buyerMessages(episode.task.persona, episode.task.product, episode.dialogue),
       this.options.llm.replyRetries,
       // Cut like the executor's line: a runaway buyer's 50 MB line was kept and sent back in every later prompt.
-      (answer) => nonEmpty(answer.slice(0, this.options.maxUtteranceChars)),
+      (answer) => spoken(answer, this.options.maxUtteranceChars, buyer.maxTokens),
       emptyReplyRetryMessages,
     );
     noteCues(episode.notes, readBuyerReply(said.value));
@@ -566,7 +566,14 @@ export class SellerEnv extends BaseEnv<string, Action> {
       judgeMessages(episode.task.product, episode.dialogue),
       this.options.llm.judgeRetries,
       (answer) => {
-        const parsed = parseJudgeVerdict(answer);
+        if (answer.text === '') return { ok: false, error: silence(answer, judge.maxTokens) };
+        // The rest of a cut answer is unknown: a verdict before the cut may be one the judge went on to revise.
+        if (answer.finishReason === 'length')
+          return {
+            ok: false,
+            error: `the answer was cut at maxTokens = ${judge.maxTokens} (finish_reason "length"); raise llm.maxTokens or roleEndpoints.judge.maxTokens`,
+          };
+        const parsed = parseJudgeVerdict(answer.text);
         return parsed.ok ? { ok: true, value: parsed.verdict } : parsed;
       },
       judgeRetryMessages,
@@ -588,7 +595,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
     role: LlmRole,
     messages: ChatMessage[],
     retries: number,
-    read: (answer: string) => Reading<T>,
+    read: (answer: RoleOutput) => Reading<T>,
     retryMessages: (previous: readonly ChatMessage[], answer: string, problem: string) => ChatMessage[],
   ): Promise<{ value: T; tokens: number; attempts: number }> {
     let tokens = 0;
@@ -599,7 +606,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const said = await role.say(asked, this.seed as number);
       tokens += said.tokens;
-      const reading = read(said.text);
+      const reading = read(said);
       if (reading.ok) return { value: reading.value, tokens, attempts: attempt };
       lastReply = said.text;
       problem = reading.error;
@@ -620,8 +627,25 @@ export class SellerEnv extends BaseEnv<string, Action> {
 
 type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** A buyer's or executor's line: control characters blanked; nothing left is unusable. */
-function nonEmpty(answer: string): Reading<string> {
-  const text = answer.replace(CONTROL, ' ').trim();
-  return text === '' ? { ok: false, error: 'empty reply' } : { ok: true, value: text };
+/**
+ * A buyer's or executor's line: cut to `maxChars`, control characters blanked; nothing left is unusable. A line
+ * cut at maxTokens is still what the role said, and is kept.
+ */
+function spoken(answer: RoleOutput, maxChars: number, maxTokens: number): Reading<string> {
+  const text = answer.text.slice(0, maxChars).replace(CONTROL, ' ').trim();
+  return text === '' ? { ok: false, error: silence(answer, maxTokens) } : { ok: true, value: text };
+}
+
+/** Why a role's reply has no text, in words a user can act on ("empty reply" alone hid all of these). */
+function silence(answer: RoleOutput, maxTokens: number): string {
+  if (answer.toolCalls.length > 0)
+    return `empty reply: tool calls (${answer.toolCalls
+      .slice(0, 3)
+      .map((name) => name.slice(0, 60))
+      .join(', ')}) instead of text; the role is offered no tools`;
+  if (answer.finishReason === 'length')
+    return `empty reply: cut at maxTokens = ${maxTokens} before any answer${answer.hadReasoning ? ' (it was still reasoning)' : ''}; raise llm.maxTokens or the role's roleEndpoints maxTokens`;
+  if (answer.hadReasoning) return 'empty reply: only reasoning (<think>…</think>), no answer after it';
+  if (answer.finishReason === 'content_filter') return 'empty reply: stopped by the content filter';
+  return 'empty reply';
 }

@@ -1,16 +1,24 @@
 import { EnvFaultError, InvalidOptionsError, TurnGymError } from '@turngym/core';
-import { CachedChatModel, createChatModel, type ChatModel } from '@turngym/llm';
+import { CachedChatModel, createChatModel, type ChatModel, type FinishReason } from '@turngym/llm';
 import type { ChatMessage } from '@turngym/spec';
 import type { LlmSettings, RoleEndpoint, RoleName, SellerOptions } from './seller-options';
+import { stripReasoning } from './strip-reasoning';
 
 /** The spec of the embedded simulator, every role's default. */
 export const SIMULATED = 'simulated';
 
 /** What one role call produced. */
 export interface RoleOutput {
+  /** The reply's text, trimmed, without the reasoning some models write into it (`<think>…</think>`). */
   readonly text: string;
   /** Prompt + completion tokens (a cached answer reports its original usage, so replays cost the same). */
   readonly tokens: number;
+  /** Why the model stopped: `length` means the reply was cut at `maxTokens`. */
+  readonly finishReason: FinishReason;
+  /** Names of the tools the model called instead of (or besides) writing text; roles are offered none. */
+  readonly toolCalls: readonly string[];
+  /** The reply held reasoning, now removed from `text`. */
+  readonly hadReasoning: boolean;
 }
 
 /**
@@ -35,9 +43,13 @@ export class LlmRole {
         maxTokens: this.maxTokens,
         seed,
       });
+      const answer = stripReasoning(response.message.content);
       return {
-        text: response.message.content.trim(),
+        text: answer.text.trim(),
         tokens: response.usage.promptTokens + response.usage.completionTokens,
+        finishReason: response.finishReason,
+        toolCalls: (response.message.toolCalls ?? []).map((call) => call.name),
+        hadReasoning: answer.hadReasoning,
       };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
