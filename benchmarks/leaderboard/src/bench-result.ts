@@ -331,6 +331,12 @@ function consistencyProblems(result: BenchResult): string[] {
       for (const [name, value] of Object.entries(env.metrics)) inside(`${at}.metrics.${name}`, value);
       if (env.metrics.success.min < 0 || env.metrics.success.max > 1)
         problems.push(`${at}.metrics.success must lie in [0, 1]`);
+      // A success rate is successes / scored episodes: any other value was not computed from episodes.
+      const successes = env.metrics.success.mean * env.scored;
+      if (Math.abs(successes - Math.round(successes)) > 1e-6)
+        problems.push(
+          `${at}.metrics.success.mean ${env.metrics.success.mean} is not a whole number of successes out of ${env.scored} scored episodes`,
+        );
     }
     episodes += env.episodes;
     scored += env.scored;
@@ -343,6 +349,22 @@ function consistencyProblems(result: BenchResult): string[] {
   }
   inside('result.overall.success', overall.success);
   inside('result.overall.reward', overall.reward);
+  // The headline figures rank the row: each must be the mean over the scored envs of their own means, so a
+  // hand-edited overall rate (a tampered result or submission) is refused rather than ranked.
+  const scoredEnvs = result.envs.flatMap((env) => (env.metrics ? [env.metrics] : []));
+  for (const name of ['success', 'reward'] as const) {
+    const stated = overall[name];
+    if ((stated === null) !== (scoredEnvs.length === 0)) {
+      problems.push(`result.overall.${name} is null exactly when no env has a scored episode`);
+    } else if (stated !== null) {
+      const expected = scoredEnvs.reduce((sum, metrics) => sum + metrics[name].mean, 0) / scoredEnvs.length;
+      if (Math.abs(stated.mean - expected) > 1e-9 * Math.max(1, Math.abs(expected))) {
+        problems.push(
+          `result.overall.${name}.mean is ${stated.mean}, but the mean over envs of their ${name} means is ${expected}`,
+        );
+      }
+    }
+  }
   return problems;
 }
 

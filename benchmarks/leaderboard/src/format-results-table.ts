@@ -23,7 +23,15 @@ export function formatResultsTable(results: readonly BenchResult[]): string {
       return `${rate(env.metrics?.success)}${errored}`;
     }),
   ]);
-  rows.push(['mean over envs', ...results.map((result) => rate(result.overall.success))]);
+  rows.push([
+    'mean over envs',
+    ...results.map((result) => {
+      // An env whose every episode errored has no rate: the mean is over the others, and says so.
+      const scored = result.envs.filter((env) => env.scored > 0).length;
+      const over = scored < result.envs.length ? ` (${scored} of ${result.envs.length} envs)` : '';
+      return `${rate(result.overall.success)}${over}`;
+    }),
+  ]);
   rows.push([
     'episodes (errored)',
     ...results.map((result) => `${result.overall.episodes} (${result.overall.errored})`),

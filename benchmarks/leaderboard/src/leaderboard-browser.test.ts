@@ -198,6 +198,38 @@ describeBrowser('the leaderboard pages in Chromium', () => {
     expect(await page.$eval('#run', (select) => (select as HTMLSelectElement).value)).toBe('hostile');
     expect(pageErrors).toEqual([]);
   });
+  // The agent column is sticky: a label as wide as the window would cover every column scrolled beneath it.
+  it('wraps a long label within the agent column', async () => {
+    const long = JSON.parse(readFileSync(join(out, 'results', 'tiny-v1--scripted.json'), 'utf8'));
+    long.runId = 'long';
+    long.label = `agent-${'y'.repeat(190)}`; // labels may have 200 characters
+    const inputs = join(out, 'long');
+    mkdirSync(inputs, { recursive: true });
+    writeFileSync(join(inputs, 'long.json'), JSON.stringify(long));
+    const site = join(out, 'long-site');
+    writeLeaderboard({ inputs: [inputs], outDir: site, suites: [suite] });
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(pathToFileURL(join(site, 'index.html')).href);
+    const box = await page.$eval('tr[data-run="long"] td.agent', (cell) => {
+      const [label, tag, own] = [cell.querySelector('.label')!, cell.querySelector('.tag')!, cell].map((node) =>
+        node.getBoundingClientRect(),
+      );
+      return {
+        cell: own!.width,
+        label: label!.width,
+        labelRight: label!.right,
+        tag: tag!.left,
+        tagRight: tag!.right,
+        cellRight: own!.right,
+      };
+    });
+    expect(box.label).toBeLessThanOrEqual(240);
+    expect(box.cell).toBeLessThanOrEqual(420); // label, tag and padding: not the 1,400 px of one unbroken line
+    // The tag stays beside the label, inside the cell.
+    expect(box.tag).toBeGreaterThanOrEqual(box.labelRight);
+    expect(box.tagRight).toBeLessThanOrEqual(box.cellRight);
+  });
+
   // The second wall: were a later change to let markup through, the page's policy still runs only its own script.
   it('runs only its own scripts, even with markup injected into the page', async () => {
     for (const name of ['index.html', 'viewer.html']) {

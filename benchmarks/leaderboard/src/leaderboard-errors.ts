@@ -8,7 +8,8 @@ import { TurnGymError } from '@turngym/core';
  * | INVALID_SUITE | InvalidSuiteError | a suite file is missing, not JSON, or fails the suite schema             |
  * | PREFLIGHT     | PreflightError    | the run cannot start: unknown agent, unreachable endpoint, bad env options |
  * | INVALID_RESULT| InvalidResultError| a result or submission file fails its schema or does not add up          |
- * | RUN_MISMATCH  | RunMismatchError  | a run directory holds a run of another suite, agent or env version       |
+ * | RUN_MISMATCH  | RunMismatchError  | a run directory holds a run of another suite, agent or env version, a    |
+ * |               |                   | run.json that is no manifest, or is in use by another live bench run     |
  * | RUN_ABORTED   | RunAbortedError   | too many episodes in a row failed (the endpoint died); resumable         |
  * | FOREIGN_OUTPUT| ForeignOutputError| an output directory holds a file of that name that the leaderboard did not write |
  */

@@ -17,6 +17,11 @@ export interface LeaderboardRow {
   recordsUrl: string | null;
   /** Envs of the table this row did not run. */
   missingEnvs: string[];
+  /**
+   * Envs this row ran whose every episode errored: nothing was scored, so its overall rate is a mean over the
+   * other envs only, and the row is partial like one that skipped them.
+   */
+  unscoredEnvs: string[];
   /** Envs this row ran at another package version than the table's most common one. */
   otherVersions: { envId: string; version: string | null }[];
   envs: Map<string, EnvResult>;
@@ -46,13 +51,16 @@ function mostCommon<T>(values: readonly T[]): T | undefined {
   return best;
 }
 
+/** A row whose overall rate leaves envs of its table out: it did not run them, or scored no episode of them. */
+export const isPartial = (row: LeaderboardRow): boolean => row.missingEnvs.length > 0 || row.unscoredEnvs.length > 0;
+
 const score = (row: LeaderboardRow): number => row.result.overall.success?.mean ?? -1;
 const reward = (row: LeaderboardRow): number => row.result.overall.reward?.mean ?? Number.NEGATIVE_INFINITY;
 
 /**
  * Groups entries by suite (the suites known here first, in their order) and ranks each table: complete
- * rows before partial ones (fewer envs are not comparable), then by the mean success rate over envs, then
- * by the mean reward over envs.
+ * rows before partial ones (fewer envs, or envs where every episode errored, are not comparable), then by the mean success rate over envs, then
+ * by the mean reward over envs; rows equal on all three share a rank.
  */
 export function buildLeaderboard(
   entries: readonly LeaderboardEntry[],
@@ -104,6 +112,7 @@ export function buildLeaderboard(
         recordsFile: entry.recordsFile,
         recordsUrl: entry.recordsUrl,
         missingEnvs: columns.filter((envId) => !envs.has(envId)),
+        unscoredEnvs: entry.result.envs.filter((env) => env.scored === 0).map((env) => env.envId),
         otherVersions: entry.result.envs
           .filter((env) => envVersions.has(env.envId) && env.packageVersion !== envVersions.get(env.envId))
           .map((env) => ({ envId: env.envId, version: env.packageVersion })),
@@ -112,12 +121,22 @@ export function buildLeaderboard(
     });
     rows.sort(
       (a, b) =>
-        Number(a.missingEnvs.length > 0) - Number(b.missingEnvs.length > 0) ||
+        Number(isPartial(a)) - Number(isPartial(b)) ||
         score(b) - score(a) ||
         reward(b) - reward(a) ||
         a.label.localeCompare(b.label),
     );
-    rows.forEach((row, index) => (row.rank = index + 1));
+    // Rows that tie on everything the ranking compares share a rank (1, 1, 3): their order is only by label, and
+    // "1st" and "2nd" would claim a difference the scores do not show.
+    rows.forEach((row, index) => {
+      const above = rows[index - 1];
+      const tied =
+        above !== undefined &&
+        isPartial(above) === isPartial(row) &&
+        score(above) === score(row) &&
+        reward(above) === reward(row);
+      row.rank = tied ? above.rank : index + 1;
+    });
     return { suiteId, description: suite?.description ?? null, envIds: columns, envVersions, rows };
   });
 }

@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEpisodeRecords } from '@turngym/core';
 import { temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
 import type { BenchResult } from './bench-result';
+import { formatResultsTable } from './format-results-table';
 import { buildLeaderboard } from './leaderboard-model';
 import { renderMarkdown } from './render-markdown';
 import { buildViewerRun } from './render-viewer';
@@ -173,6 +174,27 @@ describe('leaderboard', () => {
     expect(() => readLeaderboardEntry(submission(narrowed), [suite])).toThrow(
       /result\.overall\.success: the interval \[0\.95, 1\] does not contain the mean 0\.9/,
     );
+    // Hand-edited headline figures, their intervals widened to contain them: not what the envs' episodes give.
+    const boosted = structuredClone(results.random as BenchResult);
+    boosted.overall.success = { mean: 0.99, low: 0.98, high: 1 };
+    expect(() => readLeaderboardEntry(submission(boosted), [suite])).toThrow(
+      /result\.overall\.success\.mean is 0\.99, but the mean over envs of their success means is /,
+    );
+    const boostedReward = structuredClone(scripted);
+    boostedReward.overall.reward = { mean: 99, low: 0, high: 100 };
+    expect(() => readLeaderboardEntry(submission(boostedReward), [suite])).toThrow(
+      /result\.overall\.reward\.mean is 99/,
+    );
+    const boostedEnv = structuredClone(results.random as BenchResult);
+    (boostedEnv.envs[0]!.metrics as { success: { mean: number; low: number; high: number } }).success = {
+      ...boostedEnv.envs[0]!.metrics!.success,
+      mean: 0.6,
+      low: 0,
+      high: 1,
+    };
+    expect(() => readLeaderboardEntry(submission(boostedEnv), [suite])).toThrow(
+      /metrics\.success\.mean 0\.6 is not a whole number of successes out of 4 scored episodes/,
+    );
     const otherSeeds = structuredClone(scripted);
     (otherSeeds.envs[1] as { seeds: number[] }).seeds = [10, 11, 13];
     expect(() => readLeaderboardEntry(submission(otherSeeds), [suite])).toThrow(
@@ -255,5 +277,79 @@ describe('leaderboard', () => {
       ['random', []],
       ['partial agent', ['test/faulty-v1']],
     ]);
+  });
+
+  // An agent whose every episode of one env errored has an overall rate over the other envs only: ranked as
+  // complete, it would stand above agents that were scored on every env.
+  it('ranks a row with an env where every episode errored as partial, and says so', () => {
+    const scripted = results.scripted as BenchResult;
+    const unscored = structuredClone(scripted);
+    unscored.runId = 'all-errored';
+    unscored.label = 'errored agent';
+    const faulty = unscored.envs[1]!;
+    unscored.envs[1] = {
+      ...faulty,
+      scored: 0,
+      errored: faulty.episodes,
+      errors: faulty.seeds.map((seed) => ({ seed, code: 'LLM_CALL', message: 'HTTP 500', retryable: true })),
+      metrics: null,
+    };
+    const kept = unscored.envs[0]!.metrics!;
+    unscored.overall = {
+      ...unscored.overall,
+      scored: unscored.envs[0]!.scored,
+      errored: faulty.episodes,
+      success: { mean: kept.success.mean, low: kept.success.low, high: kept.success.high },
+      reward: { mean: kept.reward.mean, low: kept.reward.low, high: kept.reward.high },
+    };
+    const boards = buildLeaderboard(readLeaderboardEntries([join(out, 'results'), submission(unscored)], [suite]), [
+      suite,
+    ]);
+    const rows = boards[0]?.rows ?? [];
+    expect(rows.map((row) => [row.rank, row.label, row.unscoredEnvs])).toEqual([
+      [1, 'scripted', []],
+      [2, 'random', []],
+      [3, 'errored agent', ['test/faulty-v1']],
+    ]);
+    const markdown = renderMarkdown(boards);
+    expect(markdown).toMatch(/\| 3 \| errored agent \(Ada\) \*\(partial\)\* \|/);
+    // The terminal table `turngym bench` prints says it too.
+    expect(formatResultsTable([unscored])).toMatch(/\nmean over envs\s+100% \[100–100\] \(1 of 2 envs\)\n/);
+    expect(markdown).toContain('- errored agent: partial, every episode of test/faulty-v1 errored');
+  });
+
+  // Two agents with the same scores are not first and second: the label is all that would order them.
+  it('gives rows that tie on success and reward the same rank', () => {
+    const copy = structuredClone(results.scripted as BenchResult);
+    copy.runId = 'copy';
+    copy.label = 'a copy of scripted';
+    const boards = buildLeaderboard(readLeaderboardEntries([join(out, 'results'), submission(copy)], [suite]), [suite]);
+    expect(boards[0]?.rows.map((row) => [row.rank, row.label])).toEqual([
+      [1, 'a copy of scripted'],
+      [1, 'scripted'],
+      [3, 'random'],
+    ]);
+    expect(renderMarkdown(boards)).toMatch(/\n\| 1 \| a copy of scripted \(Ada\) \|[^\n]*\n\| 1 \| scripted \|/);
+  });
+
+  // Two benches sharing an --out each re-render the pages as they end. Rewritten in place, a page was empty for a
+  // moment: the other bench's ownership check read it and refused it as "not written by turngym leaderboard"
+  // (and a browser could load half a page). Replaced whole, a reader holding the old file keeps the old page.
+  it('replaces each page whole, never rewriting it in place', () => {
+    const site = join(out, 'whole-site');
+    const held = join(out, 'held');
+    mkdirSync(held, { recursive: true });
+    const first = writeLeaderboard({ inputs: [join(out, 'results')], outDir: site, suites: [suite], title: 'First' });
+    const pages = [first.files.markdown, first.files.html];
+    const before = pages.map((file, index) => {
+      linkSync(file, join(held, String(index)));
+      return readFileSync(file, 'utf8');
+    });
+    writeLeaderboard({ inputs: [join(out, 'results')], outDir: site, suites: [suite], title: 'Second' });
+    pages.forEach((file, index) => {
+      expect(readFileSync(join(held, String(index)), 'utf8')).toBe(before[index]);
+      expect(readFileSync(file, 'utf8')).toContain('Second');
+    });
+    expect(readdirSync(site).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
 } from './format-values';
 import { contentSecurityPolicy, escapeHtml, fragment, GENERATOR_META } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
-import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
+import { isPartial, type LeaderboardRow, type SuiteBoard } from './leaderboard-model';
 
 export const VIEWER_PAGE = 'viewer.html';
 
@@ -36,8 +36,11 @@ table.board th[aria-sort="descending"] button::after { content: "▼"; color: va
 table.board th .sub { display: block; font-weight: 400; color: var(--muted); font-size: 11px; }
 td.rank { color: var(--muted); width: 28px; }
 td.agent { min-width: 150px; padding-left: 10px; }
-/* A label is anyone's text: a right-to-left override in it must not reorder the tags after it. */
-td.agent .label { font-weight: 600; unicode-bidi: isolate; }
+/* A label is anyone's text: a right-to-left override in it must not reorder the tags after it. The agent column is
+   sticky, so a long label (spaces or not) wraps within its own box instead of widening the column over the columns
+   scrolled beneath it. */
+td.agent .label { font-weight: 600; unicode-bidi: isolate; display: inline-block; width: max-content; max-width: 240px;
+  white-space: normal; overflow-wrap: anywhere; vertical-align: middle; }
 td.agent .sub { display: block; color: var(--muted); font-size: 12px; max-width: 320px; overflow: hidden; text-overflow: ellipsis; }
 .rate-cell { display: block; width: 66px; color: inherit; }
 a.rate-cell:hover { text-decoration: none; }
@@ -183,8 +186,13 @@ function agentCell(row: LeaderboardRow): string {
     ? `<a class="label" href="${escapeHtml(href)}" title="Open the rollouts">${escapeHtml(row.label)}</a>`
     : `<span class="label">${escapeHtml(row.label)}</span>`;
   const tags = [`<span class="tag">${row.result.agent.kind}</span>`];
-  if (row.missingEnvs.length > 0)
-    tags.push(`<span class="tag warn" title="did not run ${escapeHtml(row.missingEnvs.join(', '))}">partial</span>`);
+  if (isPartial(row)) {
+    const why = [
+      ...(row.missingEnvs.length > 0 ? [`did not run ${row.missingEnvs.join(', ')}`] : []),
+      ...(row.unscoredEnvs.length > 0 ? [`every episode of ${row.unscoredEnvs.join(', ')} errored`] : []),
+    ].join('; ');
+    tags.push(`<span class="tag warn" title="${escapeHtml(why)}">partial</span>`);
+  }
   if (row.otherVersions.length > 0) {
     const versions = row.otherVersions.map((other) => `${other.envId} ${other.version ?? '?'}`).join(', ');
     tags.push(`<span class="tag warn" title="${escapeHtml(`ran ${versions}`)}">other env version</span>`);
@@ -371,7 +379,7 @@ ${body}
     options.viewer !== false ? ' and links to those episodes in the rollout viewer' : ''
   }. The overall rate is the mean over envs, each env counting the same, with a stratified bootstrap interval. Episodes that
 failed for infrastructure reasons (a model call, an env fault) are counted as errored and excluded from every score. Rows that did not run
-every env are marked partial and ranked after complete ones. Click a column header to sort.</p>
+every env, or where every episode of an env errored, are marked partial and ranked after complete ones. Click a column header to sort.</p>
 <p><strong>Adding a row.</strong> Run <code>turngym bench &lt;suite&gt; --agent &lt;spec&gt;</code>, then wrap the result file in a
 <code>turngym.leaderboard-submission/v1</code> JSON (see the @turngym/leaderboard README) and render with
 <code>turngym leaderboard &lt;results and submissions…&gt;</code>.</p>

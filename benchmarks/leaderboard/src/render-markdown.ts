@@ -6,7 +6,7 @@ import {
   formatPercentInterval,
   shortEnvId,
 } from './format-values';
-import type { LeaderboardRow, SuiteBoard } from './leaderboard-model';
+import { isPartial, type LeaderboardRow, type SuiteBoard } from './leaderboard-model';
 
 /**
  * Text from a result or a submission as literal markdown in a table cell. Labels, submitters and error codes are
@@ -42,7 +42,7 @@ function successCell(value: { mean: number; low: number; high: number } | null |
 function agentCell(row: LeaderboardRow): string {
   const by = row.submittedBy ? ` (${text(row.submittedBy)})` : '';
   const name = row.url ? `[${text(row.label)}](${linkTarget(row.url)})` : text(row.label);
-  const partial = row.missingEnvs.length > 0 ? ' *(partial)*' : '';
+  const partial = isPartial(row) ? ' *(partial)*' : '';
   return `${name}${by}${partial}`;
 }
 
@@ -94,6 +94,10 @@ function renderBoard(board: SuiteBoard): string {
   const notes: string[] = [];
   for (const row of board.rows) {
     if (row.missingEnvs.length > 0) notes.push(`${row.label}: partial, did not run ${row.missingEnvs.join(', ')}.`);
+    if (row.unscoredEnvs.length > 0)
+      notes.push(
+        `${row.label}: partial, every episode of ${row.unscoredEnvs.join(', ')} errored: its overall rate leaves them out.`,
+      );
     for (const other of row.otherVersions)
       notes.push(`${row.label}: ran ${other.envId} ${other.version ?? '(unknown version)'}.`);
     const errored = row.result.envs.filter((env) => env.errored > 0);

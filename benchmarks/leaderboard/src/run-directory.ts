@@ -9,8 +9,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { EpisodeOutcome, EpisodeRecord } from '@turngym/core';
+import { claimDirectoryLock, compileValidator, type EpisodeOutcome, type EpisodeRecord } from '@turngym/core';
 import type { EpisodeError } from './bench-result';
+import { lazy } from './internal/lazy';
 import { RunMismatchError } from './leaderboard-errors';
 
 export const RUN_MANIFEST_SCHEMA_ID = 'turngym.bench-run/v1';
@@ -31,6 +32,45 @@ export interface RunManifest {
   skipped: string[];
   startedAt: string;
 }
+
+/**
+ * What a resume reads of a manifest, and with which types: a run.json edited by hand (`"suite": null`, an env that
+ * is not an object) is refused in one line instead of crashing the comparison, or failing the result only after
+ * every episode has run (a label or start time that is not one). Other fields are free: manifests of earlier
+ * runner versions still compare, and differ where it matters.
+ */
+const manifestSchema = {
+  type: 'object',
+  required: ['schema', 'label', 'suite', 'agent', 'envs', 'skipped', 'startedAt'],
+  properties: {
+    schema: { type: 'string' },
+    label: { type: 'string', minLength: 1, maxLength: 200 },
+    suite: { type: 'object', required: ['sha256'], properties: { sha256: { type: 'string' } } },
+    agent: {
+      type: 'object',
+      required: ['spec'],
+      properties: { spec: { type: 'string' }, baseURL: { type: ['string', 'null'] } },
+    },
+    envs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['envId'],
+        properties: {
+          envId: { type: 'string' },
+          packageVersion: { type: ['string', 'null'] },
+          maxTurns: { type: ['integer', 'null'] },
+        },
+      },
+    },
+    skipped: { type: 'array', items: { type: 'string' } },
+    startedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const validateManifest = lazy(() =>
+  compileValidator<RunManifest>(manifestSchema, (problems) => new Error(problems.join('; ')), 'run.json'),
+);
 
 /** One line of the journal: an episode that ended. The latest line of a key wins. */
 export interface JournalEntry {
@@ -79,6 +119,10 @@ const RUN_FILE_NAMES = {
 /** The files a run directory holds, and their temporaries: the only files `create` may remove. */
 const RUN_FILES = Object.values(RUN_FILE_NAMES).flatMap((file) => [file, `${file}.tmp`]);
 
+/** The lock a running bench holds its run directory by (with its takeover markers: core's `claimDirectoryLock`). */
+const LOCK_FILE = '.lock';
+const isLockFile = (name: string): boolean => name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.takeover-`);
+
 /** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
 function replaceFile(path: string, text: string): void {
   const temporary = `${path}.tmp`;
@@ -111,32 +155,47 @@ export class RunDirectory {
   }
 
   /**
+   * Claims the directory (creating it) for this process until the returned release, or refuses with
+   * `RUN_MISMATCH` while another live bench writes it. Two runs of one directory would both run the missing
+   * episodes and append them twice, a resume would rewrite the journal under the other's appends (dropping its
+   * lines), and `--fresh` would wipe the files the other is writing.
+   */
+  lock(): () => void {
+    mkdirSync(this.directory, { recursive: true });
+    return claimDirectoryLock(this.directory, {
+      file: LOCK_FILE,
+      inUse: (owner, file) =>
+        new RunMismatchError(
+          `${this.directory} is in use by another bench run (pid ${owner.pid}, since ${owner.since}): two runs of ` +
+            'one directory would play its episodes twice and mix their records. Wait for it or stop it, or pass ' +
+            `--run-id for a new run; if no bench has pid ${owner.pid}, remove ${file}.`,
+        ),
+      failed: (message) => new RunMismatchError(message),
+    });
+  }
+
+  /**
    * The run's manifest, or undefined where there is no run.json. A run.json that is not a manifest is an
    * error, never "no run": it is written atomically, so it was edited by hand or belongs to something else,
    * and starting over would destroy it.
    */
   readManifest(): RunManifest | undefined {
     if (!existsSync(this.manifestPath)) return undefined;
-    let parsed: Partial<RunManifest> | null;
+    let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Partial<RunManifest> | null;
+      parsed = JSON.parse(readFileSync(this.manifestPath, 'utf8'));
     } catch (error) {
       throw new RunMismatchError(
         `${this.manifestPath} is not JSON (${(error as Error).message}): fix it, pass --fresh to start the run over, or --run-id for a new one.`,
       );
     }
-    if (
-      typeof parsed?.schema !== 'string' ||
-      typeof parsed.suite !== 'object' ||
-      typeof parsed.agent !== 'object' ||
-      !Array.isArray(parsed.envs) ||
-      !Array.isArray(parsed.skipped)
-    ) {
+    try {
+      return validateManifest()(parsed);
+    } catch (error) {
       throw new RunMismatchError(
-        `${this.manifestPath} is not a bench run manifest: fix it, pass --fresh to start the run over, or --run-id for a new one.`,
+        `${this.manifestPath} is not a bench run manifest (${(error as Error).message}): fix it, pass --fresh to start the run over, or --run-id for a new one.`,
       );
     }
-    return parsed as RunManifest;
   }
 
   /**
@@ -145,7 +204,7 @@ export class RunDirectory {
    */
   create(manifest: RunManifest): void {
     const present = existsSync(this.directory) ? readdirSync(this.directory) : [];
-    const foreign = present.filter((name) => !RUN_FILES.includes(name));
+    const foreign = present.filter((name) => !RUN_FILES.includes(name) && !isLockFile(name));
     if (foreign.length > 0) {
       throw new RunMismatchError(
         `${this.directory} holds files a bench run does not write (${foreign.join(', ')}): move them away, or pass --run-id for a new run.`,

@@ -228,7 +228,7 @@ describe('runSuite', () => {
     expect(scores(resumed.result)).toEqual(scores(uninterrupted.result));
   });
 
-  it('resumes a run killed with SIGKILL in another process', async () => {
+  it('refuses a second run of a directory while another process runs it, and resumes that run once SIGKILLed', async () => {
     const count = 60;
     const child = spawn(
       process.execPath,
@@ -247,23 +247,41 @@ describe('runSuite', () => {
       });
       void exited.then(() => resolve(false));
     });
-    child.kill('SIGKILL');
-    await exited;
-    const journalPath = join(out, 'runs', 'kill-v1--faulty', 'episodes.jsonl');
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count } }], 'kill-v1');
+    const again = (fresh: boolean): Promise<SuiteRun> =>
+      runSuite({
+        suite,
+        agent: resolveSuiteAgent('faulty'),
+        registry: testRegistry(),
+        outDir: out,
+        concurrency: 2,
+        fresh,
+        resamples: RESAMPLES,
+      });
+    const directory = join(out, 'runs', 'kill-v1--faulty');
+    const journalPath = join(directory, 'episodes.jsonl');
+    // The same command started twice: the second would play the missing episodes again and append them twice;
+    // with --fresh it would wipe the files the first is writing. Refused, the files untouched.
+    const whileRunning = readFileSync(journalPath, 'utf8');
+    try {
+      for (const fresh of [false, true]) {
+        await expect(again(fresh)).rejects.toThrow(
+          `${directory} is in use by another bench run (pid ${child.pid}, since `,
+        );
+      }
+      expect(readFileSync(journalPath, 'utf8')).toBe(whileRunning);
+    } finally {
+      child.kill('SIGKILL'); // also when the checks fail: the paused child would never exit
+      await exited;
+    }
     const before = existsSync(journalPath) ? readFileSync(journalPath, 'utf8').split('\n').filter(Boolean).length : 0;
     expect({ paused, stderr }).toEqual({ paused: true, stderr: '' });
     expect(before).toBeGreaterThanOrEqual(10);
     expect(before).toBeLessThan(count);
 
-    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count } }], 'kill-v1');
-    const run = await runSuite({
-      suite,
-      agent: resolveSuiteAgent('faulty'),
-      registry: testRegistry(),
-      outDir: out,
-      concurrency: 2,
-      resamples: RESAMPLES,
-    });
+    // The killed process's lock is stale: taken over, and gone once the run ends.
+    const run = await again(false);
+    expect(existsSync(join(directory, '.lock'))).toBe(false);
     expect(run.resumed).toBeGreaterThanOrEqual(before - 1); // at most the line being written when it died
     expect(run.result.overall).toMatchObject({ episodes: count, scored: count, errored: 0 });
     const keys = journal(run).map((entry) => entry.key);
@@ -328,6 +346,18 @@ describe('runSuite', () => {
     const manifest = join(first.runDirectory, 'run.json');
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('{', '{,'));
     await expect(run(false)).rejects.toThrow(`${manifest} is not JSON`);
+    expect(journal(first)).toHaveLength(9);
+    // JSON, but not a manifest: refused in one line, not a TypeError from the comparison, nor a result refused
+    // only after every missing episode has run.
+    const written = JSON.parse(readFileSync(manifest, 'utf8').replace('{,', '{')) as Record<string, unknown>;
+    for (const [field, value, problem] of [
+      ['suite', null, 'run.json.suite must be object (got null)'],
+      ['envs', [null], 'run.json.envs[0] must be object (got null)'],
+      ['label', 5, 'run.json.label must be string (got 5)'],
+    ] as const) {
+      writeFileSync(manifest, JSON.stringify({ ...written, [field]: value }));
+      await expect(run(false)).rejects.toThrow(`${manifest} is not a bench run manifest (${problem})`);
+    }
     expect(journal(first)).toHaveLength(9);
     expect((await run(true)).resumed).toBe(0);
   });

@@ -172,6 +172,28 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
 
   refuseCaseTwin(outDir, runId);
   const directory = new RunDirectory(join(outDir, 'runs', runId));
+  const release = directory.lock();
+  try {
+    return await runLocked(options, { suite, agent, registry, outDir, runId, plan, wanted, directory });
+  } finally {
+    release();
+  }
+}
+
+interface LockedRun {
+  suite: LoadedSuite;
+  agent: SuiteAgent;
+  registry: Registry;
+  outDir: string;
+  runId: string;
+  plan: PreflightPlan;
+  wanted: RunManifest;
+  directory: RunDirectory;
+}
+
+/** The run itself, while this process holds its directory: resume or start it, play, write the result. */
+async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<SuiteRun> {
+  const { suite, agent, registry, outDir, runId, plan, wanted, directory } = run;
   const existing = options.fresh ? undefined : directory.readManifest();
   let manifest = wanted;
   let journal = new Map<string, JournalEntry>();

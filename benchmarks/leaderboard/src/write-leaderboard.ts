@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertOwnOutput } from '@turngym/core';
 import { GENERATOR_META } from './internal/html';
@@ -61,6 +61,17 @@ function assertOwnFiles(outDir: string, names: readonly string[]): void {
 }
 
 /**
+ * Writes a page whole: to a temporary file of this process, renamed over the old one. Two benches sharing an
+ * `--out` re-render it as each ends; written in place, one could read the other's page while it was still empty
+ * (and refuse it as not the leaderboard's), and a browser could load half a page.
+ */
+function replaceWhole(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+/**
  * Reads and validates every result and submission, ranks them per suite, and writes the markdown table, the
  * static HTML page and the rollout viewer (with one data file per run whose records are at hand).
  */
@@ -89,13 +100,14 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
   mkdirSync(outDir, { recursive: true });
 
   // Data of runs no longer on the board must not linger.
-  for (const file of staleData) rmSync(join(outDir, file));
+  // `force`: another bench re-rendering the same --out may have removed it already.
+  for (const file of staleData) rmSync(join(outDir, file), { force: true });
   const viewerData: string[] = [];
   const runs: { id: string; label: string; suiteId: string; file: string }[] = [];
   for (const { row, run } of loaded) {
     const file = viewerDataFile(row.id);
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(join(outDir, file), renderViewerData(run));
+    replaceWhole(join(outDir, file), renderViewerData(run));
     viewerData.push(join(outDir, file));
     runs.push({ id: row.id, label: row.label, suiteId: row.result.suite.id, file });
   }
@@ -107,8 +119,8 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
     viewer: withViewer ? join(outDir, 'viewer.html') : null,
     viewerData,
   };
-  writeFileSync(files.markdown, markdown);
-  writeFileSync(
+  replaceWhole(files.markdown, markdown);
+  replaceWhole(
     files.html,
     renderHtml(boards, {
       ...(options.title ? { title: options.title } : {}),
@@ -117,6 +129,6 @@ export function writeLeaderboard(options: WriteLeaderboardOptions): WrittenLeade
       viewer: withViewer,
     }),
   );
-  if (files.viewer) writeFileSync(files.viewer, renderViewerPage(runs, { leaderboard: 'index.html' }));
+  if (files.viewer) replaceWhole(files.viewer, renderViewerPage(runs, { leaderboard: 'index.html' }));
   return { boards, markdown, files };
 }

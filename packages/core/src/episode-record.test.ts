@@ -51,6 +51,20 @@ describe('JsonlRecordSink', () => {
     }
   });
 
+  // `turngym run --out` killed mid-append leaves half a record without its newline: the next run's first record
+  // was glued onto it, lost, and the file could no longer be read at all.
+  it('cuts a record torn by a kill before appending, and ends a whole last record that lacks its newline', () => {
+    const path = join(directory, 'records.jsonl');
+    const torn = JSON.stringify(record(2)).slice(0, 60);
+    writeFileSync(path, `${JSON.stringify(record(1))}\n${torn}`);
+    new JsonlRecordSink(path).write(record(3));
+    expect(readEpisodeRecords(path).map((each) => each.seed)).toEqual([1, 3]);
+
+    writeFileSync(path, `${JSON.stringify(record(1))}\n${JSON.stringify(record(2))}`);
+    new JsonlRecordSink(path).write(record(3));
+    expect(readEpisodeRecords(path).map((each) => each.seed)).toEqual([1, 2, 3]);
+  });
+
   it('keeps an errored episode: the error field is part of the schema', () => {
     const path = join(directory, 'records.jsonl');
     const error = { code: 'ENV_FAULT', message: 'the browser crashed', retryable: true };

@@ -1,4 +1,15 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  ftruncateSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidRecordError, NotEpisodeFileError, type ErrorDescription } from './errors';
 import { compileValidator } from './schema-validation';
@@ -191,10 +202,47 @@ export class JsonlRecordSink implements RecordSink {
     // Opened for appending now, not at the first episode's end: a path that cannot be written (a read-only
     // directory, a dangling link) fails before any episode runs and spends its tokens.
     closeSync(openSync(path, 'a'));
+    dropTornLastLine(path);
   }
 
   write(record: EpisodeRecord): void {
     appendFileSync(this.path, `${JSON.stringify(record)}\n`);
+  }
+}
+
+/**
+ * Ends the file cleanly before records are appended. A last line without its newline is either a record whose
+ * write a kill cut short (`turngym run` stopped with SIGKILL mid-append), which is cut off — appending after it
+ * would glue the next record onto it, losing that record and leaving a line that is not JSON inside the file,
+ * which no reader accepts — or a whole record a person saved without the final newline, which is kept and ended.
+ */
+function dropTornLastLine(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    const chunk = Buffer.alloc(1 << 16);
+    let keep = 0; // where the last line starts
+    for (let end = size; end > 0;) {
+      const start = Math.max(0, end - chunk.length);
+      const read = readSync(fd, chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
+      if (newline !== -1) {
+        keep = start + newline + 1;
+        break;
+      }
+      end = start;
+    }
+    if (keep === size) return; // empty, or ends in a newline
+    const tail = Buffer.alloc(size - keep);
+    readSync(fd, tail, 0, tail.length, keep);
+    try {
+      JSON.parse(tail.toString('utf8'));
+      writeSync(fd, '\n', size); // at the end: an r+ descriptor writes where it is told, not where the file ends
+    } catch {
+      ftruncateSync(fd, keep);
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

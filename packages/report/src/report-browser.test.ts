@@ -255,6 +255,53 @@ describeBrowser('the training report in Chromium', () => {
     }
   });
 
+  // A label is anyone's text and a diverged loss reaches 1e30: neither may push the page wider than the window or
+  // cut an axis label off at the chart's edge (a long name once made the summary scroll sideways, and 1.5e301 was
+  // drawn as "1.5e+292G", its first digits clipped, reading "5e+292G").
+  it('keeps a long run label and huge metric values inside the page and the charts', async () => {
+    const dir = join(root, 'wide-runs', 'run-0');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'run.json'),
+      JSON.stringify({
+        algorithm: 'grpo',
+        envId: 'turngym/math-thought-v1',
+        seed: 0,
+        label: `lr-3e-4-${'x'.repeat(240)}`,
+        args: {},
+        startedAt: '2026-01-01T00:00:00.000Z',
+      }),
+    );
+    const lines = Array.from({ length: 10 }, (_, i) => ({
+      iteration: i,
+      global_step: i,
+      'losses/diverged': (i + 1) * 2e300,
+    }));
+    writeFileSync(join(dir, 'metrics.jsonl'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    const file = join(root, 'wide.html');
+    await writeReport(file, { runs: [join(root, 'wide-runs')], title: 'Wide' });
+    const other = await browser.newPage();
+    try {
+      await other.setViewport({ width: 1280, height: 1000 });
+      await other.goto(pathToFileURL(file).href);
+      await other.waitForSelector('body[data-ready="true"]');
+      const width = await other.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        window: document.documentElement.clientWidth,
+      }));
+      expect(width.page).toBeLessThanOrEqual(width.window);
+      const ticks = await other.$$eval('.chart-card[data-metric="losses/diverged"] text.tick', (labels) =>
+        labels.map((label) => ({ text: label.textContent, left: (label as SVGTextElement).getBBox().x })),
+      );
+      const yTicks = ticks.filter((tick) => /e/.test(tick.text ?? ''));
+      expect(yTicks.map((tick) => tick.text)).toEqual(['5e300', '1e301', '1.5e301', '2e301']);
+      for (const tick of yTicks) expect(tick.left).toBeGreaterThanOrEqual(0);
+      await other.screenshot({ path: join(screenshots, 'report-wide.png'), fullPage: true });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('made no console errors and no network requests', () => {
     expect(problems).toEqual([]);
   });

@@ -37,12 +37,21 @@ export function reportClient(data: ReportData): void {
     return node;
   }
 
-  /** Short, readable numbers: 3 significant digits, k/M/G past ten thousand, a real minus sign. */
+  /**
+   * Short, readable numbers: 3 significant digits, k/M/G past ten thousand, a real minus sign. Past a thousand G
+   * (a diverged loss) and below a thousandth, `1.5e13` and `2.5e-5`: as G, or as decimals, they would grow wider
+   * than the chart's margin and be cut off at the left ("1.5e+292G" read as "5e+292G").
+   */
   function fmt(value: number): string {
     if (!Number.isFinite(value)) return '—';
     const magnitude = Math.abs(value);
     let text: string;
-    if (magnitude >= 1e9) text = `${+(value / 1e9).toPrecision(3)}G`;
+    if (magnitude >= 1e12 || (magnitude > 0 && magnitude < 1e-3))
+      text = value
+        .toExponential(2)
+        .replace(/\.?0+e/, 'e')
+        .replace('e+', 'e');
+    else if (magnitude >= 1e9) text = `${+(value / 1e9).toPrecision(3)}G`;
     else if (magnitude >= 1e6) text = `${+(value / 1e6).toPrecision(3)}M`;
     else if (magnitude >= 1e4) text = `${+(value / 1e3).toPrecision(3)}k`;
     else if (magnitude >= 100 || Number.isInteger(value)) text = String(Math.round(value * 10) / 10);

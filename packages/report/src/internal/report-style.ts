@@ -25,7 +25,11 @@ h2 { font-size: 17px; margin: 0 0 10px; }
 .summary-table th { background: var(--head); text-align: left; font-weight: 600; padding: 6px 12px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 .summary-table td { padding: 6px 12px; border-bottom: 1px solid #f0f2f5; }
 .summary-table td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.group-cell { white-space: nowrap; }
+/* A group's name is its label, anyone's text: a long one wraps (anywhere, even without spaces) instead of pushing
+   the number columns off the page. */
+.group-cell { overflow-wrap: anywhere; min-width: 12em; }
+.legend-item { max-width: 100%; text-align: left; }
+.legend-name { overflow-wrap: anywhere; min-width: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 14px; }
 .chart-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
 .calibration-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
