@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionsError } from '@turngym/core';
@@ -49,6 +49,28 @@ describe('RunDirectory', () => {
     await expect(RunDirectory.create(join(root, 'b'), { ...INFO, seed: 1.5 })).rejects.toThrow(InvalidOptionsError);
   });
 
+  it('refuses a directory it cannot write with a RunDirectoryError naming it, not a bare file-system error', async () => {
+    // A path under a file (a typo'd --run-dir), and, where permissions bind (not as root), a read-only folder.
+    writeFileSync(join(root, 'file'), '');
+    await expect(RunDirectory.create(join(root, 'file', 'run'), INFO)).rejects.toMatchObject({
+      code: 'RUN_DIRECTORY',
+      message: expect.stringMatching(/file\/run: cannot be written \(ENOTDIR.*a run needs a writable directory/),
+    });
+    const run = await RunDirectory.create(dir, INFO);
+    run.close();
+    chmodSync(dir, 0o555);
+    try {
+      if (process.getuid?.() !== 0) {
+        await expect(RunDirectory.openOrCreate(dir, INFO)).rejects.toMatchObject({
+          code: 'RUN_DIRECTORY',
+          message: expect.stringMatching(/is not writable: EACCES/),
+        });
+      }
+    } finally {
+      chmodSync(dir, 0o755);
+    }
+  });
+
   it('appends one metrics row per iteration, iteration and global_step first, and reads them back', async () => {
     const run = await RunDirectory.create(dir, INFO);
     await run.appendMetrics({ 'losses/policy_loss': 0.5, global_step: 8, iteration: 0 });
@@ -88,6 +110,37 @@ describe('RunDirectory', () => {
     await reopened.rollBack({ metrics: readFileSync(run.metricsPath, 'utf8').indexOf('\n') + 1, trajectories: 0 });
     await reopened.appendMetrics({ iteration: 1, global_step: 2 });
     expect((await reopened.readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
+  });
+
+  it('an append that fails on a full disk names the file and refuses further appends until the torn line is cut back', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendMetrics({ iteration: 0, global_step: 1 });
+    // What a full disk does to an append: part of the line reaches the file, then the write fails (no path said).
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      syscall: 'write',
+    });
+    // The module object run-directory.ts calls through (an `import * as` copy would not be it).
+    const fsPromises = require('node:fs/promises') as typeof import('node:fs/promises');
+    const spy = jest.spyOn(fsPromises, 'appendFile').mockImplementationOnce(async (path, data) => {
+      appendFileSync(path as string, String(data).slice(0, 10));
+      throw enospc;
+    });
+    try {
+      await expect(run.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+        message: expect.stringContaining(`appending to ${run.metricsPath} failed (ENOSPC: no space left on device`),
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    // Space freed, the caller goes on: the next row would glue onto the part and corrupt the file mid-way.
+    await expect(run.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toThrow(/torn line/);
+    await expect(run.appendTrajectories([trajectory('a')])).rejects.toThrow(/torn line/);
+    expect(await run.readMetrics()).toEqual([{ iteration: 0, global_step: 1 }]);
+    await run.rollBack({ metrics: readFileSync(run.metricsPath, 'utf8').indexOf('\n') + 1, trajectories: 0 });
+    await run.appendMetrics({ iteration: 1, global_step: 2 });
+    expect((await run.readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
   });
 
   it('refuses to roll back to more rows than the files hold', async () => {

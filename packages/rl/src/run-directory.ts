@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
 import { claimRunLock, releaseRunLock } from './run-lock';
@@ -73,6 +73,29 @@ const runInfoSchema: JSONSchemaType<RunInfo> = {
 
 const validateRunInfo = defineOptions<RunInfo>('run.json', runInfoSchema);
 
+/**
+ * A file-system error met while claiming `path` (a read-only file system, no permission), as a `RunDirectoryError`
+ * that names the directory and what is wrong with it; Node's recursive mkdir says ENOENT, "no such file or directory",
+ * on a read-only file system, of a parent that exists. Other errors (a run in use) pass through.
+ */
+function notWritable(path: string, error: unknown): unknown {
+  // Duck-typed: an error of another realm (a vm context, a test runner's) is no `instanceof Error` here.
+  if (typeof (error as NodeJS.ErrnoException | null)?.syscall !== 'string') return error;
+  let reason = (error as Error).message;
+  let existing = resolve(path);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    accessSync(existing, constants.W_OK);
+  } catch (denied) {
+    reason = `${existing} is not writable: ${(denied as Error).message}`;
+  }
+  return new RunDirectoryError(
+    path,
+    `cannot be written (${reason}); a run needs a writable directory (to resume a run kept on read-only storage, copy it somewhere writable).`,
+    { cause: error },
+  );
+}
+
 /** JSON with object keys sorted, so two equal values compare equal as text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
@@ -130,6 +153,9 @@ export class RunDirectory {
   private lastRowIteration: number | null = null;
   /** Whether a file ends mid-line (a killed write) and must be cut back before anything is appended. */
   private torn = false;
+  /** Whether this object holds the run's lock (`create`, `openOrCreate`) until `close`. */
+  private locked = false;
+  private closed = false;
 
   private constructor(
     readonly path: string,
@@ -152,8 +178,12 @@ export class RunDirectory {
         );
       }
     }
-    await mkdir(path, { recursive: true });
-    const claimed = claimRunLock(path);
+    try {
+      await mkdir(path, { recursive: true });
+      claimRunLock(path);
+    } catch (error) {
+      throw notWritable(path, error);
+    }
     try {
       // Another process may have created the run between the check above and the claim.
       if (existsSync(join(path, RUN_FILES.info))) {
@@ -162,9 +192,10 @@ export class RunDirectory {
       await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
       const run = new RunDirectory(path, full);
       await run.refresh();
+      run.locked = true;
       return run;
     } catch (error) {
-      if (claimed) releaseRunLock(path);
+      releaseRunLock(path);
       throw error;
     }
   }
@@ -196,11 +227,17 @@ export class RunDirectory {
   static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
     if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
     // Before anything is read: a resume resets the run's stores and truncates its files to the checkpoint's.
-    const claimed = claimRunLock(path);
     try {
-      return await RunDirectory.checkResume(path, info, options);
+      claimRunLock(path);
     } catch (error) {
-      if (claimed) releaseRunLock(path);
+      throw notWritable(path, error);
+    }
+    try {
+      const run = await RunDirectory.checkResume(path, info, options);
+      run.locked = true;
+      return run;
+    } catch (error) {
+      releaseRunLock(path);
       throw error;
     }
   }
@@ -238,6 +275,21 @@ export class RunDirectory {
     return run;
   }
 
+  /**
+   * Lets go of the run: releases its lock, so another process (or this one, later) may resume it, and refuses
+   * appends from here on. A trainer closes its run when it ends, however it ends; without it a long-lived process
+   * (a notebook, a sweep, a server) held every run it ever trained until it exited. Idempotent; a run opened with
+   * `open` (to read it) holds no lock.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.locked) {
+      this.locked = false;
+      releaseRunLock(this.path);
+    }
+  }
+
   /** The iteration of the last complete metrics row, or null before the first. */
   get lastIteration(): number | null {
     return this.lastRowIteration;
@@ -257,14 +309,35 @@ export class RunDirectory {
       );
     }
     const { iteration, global_step: globalStep, ...metrics } = row;
-    await appendFile(this.metricsPath, `${JSON.stringify({ iteration, global_step: globalStep, ...metrics })}\n`);
+    await this.appending(this.metricsPath, () =>
+      appendFile(this.metricsPath, `${JSON.stringify({ iteration, global_step: globalStep, ...metrics })}\n`),
+    );
     this.lastRowIteration = iteration;
   }
 
   /** Appends rollouts to trajectories.jsonl (one JSON trajectory a line). */
   async appendTrajectories(trajectories: readonly Trajectory[]): Promise<void> {
     this.assertAppendable();
-    await appendTrajectories(this.trajectoriesPath, trajectories);
+    await this.appending(this.trajectoriesPath, () => appendTrajectories(this.trajectoriesPath, trajectories));
+  }
+
+  /**
+   * Runs an append to `path`. One that fails (a full disk) may have written part of its line: the file is then torn,
+   * and further appends are refused until a resume cuts it back, or a row written after the failure would glue onto
+   * the part and corrupt the file mid-way. The error names the file, which Node's write errors do not.
+   */
+  private async appending(path: string, append: () => Promise<void>): Promise<void> {
+    try {
+      await append();
+    } catch (error) {
+      if (typeof (error as NodeJS.ErrnoException | null)?.syscall !== 'string') throw error;
+      this.torn = true;
+      throw new RunDirectoryError(
+        this.path,
+        `appending to ${path} failed (${(error as Error).message}); the run resumes from its last checkpoint once the cause (a full disk) is fixed.`,
+        { cause: error },
+      );
+    }
   }
 
   /** The complete rows of metrics.jsonl (a torn last line, from a killed write, is left out). */
@@ -275,6 +348,7 @@ export class RunDirectory {
 
   /** Flushes the JSONL files to disk, so a checkpoint never counts rows a power cut could lose. */
   async sync(): Promise<void> {
+    this.assertOpen();
     await fsyncPath(this.metricsPath);
     await fsyncPath(this.trajectoriesPath);
   }
@@ -289,6 +363,7 @@ export class RunDirectory {
    * torn line. A file shorter than `sizes` has lost rows the checkpoint counts on: an error.
    */
   async rollBack(sizes: RunFileSizes, why = 'the checkpoint'): Promise<void> {
+    this.assertOpen();
     for (const [path, size] of [
       [this.metricsPath, sizes.metrics],
       [this.trajectoriesPath, sizes.trajectories],
@@ -312,7 +387,18 @@ export class RunDirectory {
     await this.refresh();
   }
 
+  /** Refuses writes to a closed run: its lock is released, and another process may be writing it now. */
+  private assertOpen(): void {
+    if (this.closed) {
+      throw new RunDirectoryError(
+        this.path,
+        'is closed (its lock released, so another process may be writing it); open it again to write to it.',
+      );
+    }
+  }
+
   private assertAppendable(): void {
+    this.assertOpen();
     if (this.torn) {
       throw new RunDirectoryError(
         this.path,

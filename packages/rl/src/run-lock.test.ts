@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunDirectory } from './run-directory';
 import { RUN_LOCK_FILE } from './run-lock';
+import { loadStoresCheckpoint, saveStoresCheckpoint } from './training-checkpoint';
 
 const INFO = { algorithm: 'grpo', envId: 'turngym/example-v1', seed: 1, args: { iterations: 2 } };
 
@@ -63,6 +64,10 @@ describe('run directory lock', () => {
       const isolated = (await import('./run-directory')) as typeof import('./run-directory');
       await expect(isolated.RunDirectory.openOrCreate(join(dir, 'contested'), INFO)).rejects.toMatchObject({
         code: 'RUN_DIRECTORY',
+        // A taker killed between its marker and the new lock leaves the run stuck: the message names the way out.
+        message: expect.stringContaining(
+          `${RUN_LOCK_FILE}.takeover-${gone.pid}-20261127T120000000Z says another process is taking it over: remove it`,
+        ),
       });
     });
     expect(readFileSync(lock, 'utf8')).toBe(stale);
@@ -89,5 +94,91 @@ describe('run directory lock', () => {
       ).rejects.toMatchObject({ code: 'RUN_DIRECTORY', message: expect.stringMatching(/holds another run/) });
       expect(existsSync(lock)).toBe(false);
     });
+  });
+
+  it('close() lets go of the run at once, so another program can resume it while this one goes on; twice is once', async () => {
+    const path = join(dir, 'closed');
+    const lock = join(path, RUN_LOCK_FILE);
+    const run = await RunDirectory.create(path, INFO);
+    await run.appendMetrics({ iteration: 0, global_step: 1 });
+    expect(existsSync(lock)).toBe(true);
+    run.close();
+    run.close();
+    expect(existsSync(lock)).toBe(false);
+    // Closed means no longer this object's to write: another process may hold the run now.
+    await expect(run.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toMatchObject({
+      code: 'RUN_DIRECTORY',
+      message: expect.stringMatching(/is closed/),
+    });
+    await expect(run.rollBack({ metrics: 0, trajectories: 0 })).rejects.toThrow(/is closed/);
+    // Nor is a checkpoint saved or loaded through it (a load would clear another process's save in progress).
+    mkdirSync(join(path, '.checkpoint-tmp-other'));
+    await expect(saveStoresCheckpoint(run, { iteration: 0, stores: {} })).rejects.toThrow(/is closed/);
+    await expect(loadStoresCheckpoint(run, {})).rejects.toThrow(/is closed/);
+    expect(existsSync(join(path, '.checkpoint-tmp-other'))).toBe(true);
+    rmSync(join(path, '.checkpoint-tmp-other'), { recursive: true });
+    expect(readFileSync(join(path, 'metrics.jsonl'), 'utf8')).toBe('{"iteration":0,"global_step":1}\n');
+    // Another program (a fresh module registry) resumes it while this process lives on.
+    await jest.isolateModulesAsync(async () => {
+      const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+      const resumed = await isolated.RunDirectory.openOrCreate(path, INFO);
+      expect(resumed.lastIteration).toBe(0);
+      expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid });
+      resumed.close();
+    });
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('keeps the lock while another object of this program still holds the run, and lets go with the last', async () => {
+    const path = join(dir, 'twice');
+    const lock = join(path, RUN_LOCK_FILE);
+    const first = await RunDirectory.create(path, INFO);
+    const second = await RunDirectory.openOrCreate(path, INFO);
+    // A refused resume of the same program gives back its own claim only.
+    await expect(RunDirectory.openOrCreate(path, { ...INFO, seed: 9 })).rejects.toThrow(/holds another run/);
+    first.close();
+    expect(existsSync(lock)).toBe(true);
+    await second.appendMetrics({ iteration: 0, global_step: 1 });
+    second.close();
+    expect(existsSync(lock)).toBe(false);
+    // A run opened only to be read holds no lock, and closing it releases none.
+    const reader = await RunDirectory.open(path);
+    const writer = await RunDirectory.openOrCreate(path, INFO);
+    reader.close();
+    expect(existsSync(lock)).toBe(true);
+    writer.close();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('sweeps the takeover markers of takers that are gone (one per kill of a resumed run), and only those', async () => {
+    const path = join(dir, 'swept');
+    (await RunDirectory.create(path, INFO)).close();
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((done) => gone.once('exit', done));
+    const alive = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    await new Promise((resolve) => alive.once('spawn', resolve));
+    const marker = (name: string, pid: number, host = hostname()) =>
+      writeFileSync(join(path, `${RUN_LOCK_FILE}.takeover-${name}`), JSON.stringify({ pid, host, since: 'then' }));
+    marker('1-dead', gone.pid!);
+    marker('2-live', alive.pid!);
+    marker('3-elsewhere', gone.pid!, 'gpu-node-7');
+    writeFileSync(join(path, `${RUN_LOCK_FILE}.takeover-4-unreadable`), 'rival');
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const isolated = (await import('./run-directory')) as typeof import('./run-directory');
+        (await isolated.RunDirectory.openOrCreate(path, INFO)).close();
+      });
+    } finally {
+      alive.kill('SIGKILL');
+    }
+    expect(
+      readdirSync(path)
+        .filter((name) => name.startsWith(`${RUN_LOCK_FILE}.`))
+        .sort(),
+    ).toEqual([
+      `${RUN_LOCK_FILE}.takeover-2-live`,
+      `${RUN_LOCK_FILE}.takeover-3-elsewhere`,
+      `${RUN_LOCK_FILE}.takeover-4-unreadable`,
+    ]);
   });
 });

@@ -1,6 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { processAlive } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
 
@@ -13,8 +13,12 @@ interface LockOwner {
   readonly since: string;
 }
 
-/** The locks this process holds (lock file → the takeover marker it holds with it, if any), removed when it exits. */
-const held = new Map<string, string | undefined>();
+/**
+ * The locks this process holds: lock file → the takeover marker it holds with it (if any) and how many claims of
+ * this process are open on it. Two `RunDirectory` objects of one program may hold one run (a resume within one
+ * program): the lock goes when the last lets go, or when the process exits.
+ */
+const held = new Map<string, { readonly marker: string | undefined; claims: number }>();
 let exitHook = false;
 
 /** The lock's owner; undefined when the file is gone, null when it cannot be read as one. */
@@ -72,16 +76,29 @@ function inUse(dir: string, file: string, owner: LockOwner): RunDirectoryError {
  * be checked from here (a run folder carried back from a GPU machine). Of two processes taking over one stale lock,
  * only the one that creates the takeover marker named after that lock's owner may replace it; the marker stays while
  * the lock is held, so a slower rival can never replace the new lock. The same process may claim a directory again
- * (a resume within one program). Released by `releaseRunLock`, or when the process exits. Returns whether this call
- * claimed it (false: this process held it already).
+ * (a resume within one program): each claim is one more to release. Released when every claim of this process was
+ * released by `releaseRunLock`, or when the process exits.
  */
-export function claimRunLock(dir: string): boolean {
+export function claimRunLock(dir: string): void {
   const file = join(resolve(dir), RUN_LOCK_FILE);
-  if (held.has(file)) return false;
+  const mine = held.get(file);
+  if (mine) {
+    mine.claims += 1;
+    return;
+  }
   const text = `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
   let marker: string | undefined;
+  let blocked: string | undefined;
   for (let attempt = 0; ; attempt += 1) {
-    if (attempt > 20) throw new RunDirectoryError(dir, `could not claim ${file}: other processes keep taking it.`);
+    if (attempt > 20) {
+      throw new RunDirectoryError(
+        dir,
+        `could not claim ${file}: other processes keep taking it` +
+          (blocked
+            ? `; ${blocked} says another process is taking it over: remove it if no process is writing this run.`
+            : '.'),
+      );
+    }
     if (createExclusive(file, text)) break;
     const owner = ownerOf(file);
     if (owner === undefined) continue; // released meanwhile
@@ -101,6 +118,7 @@ export function claimRunLock(dir: string): boolean {
     // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
     const candidate = `${file}.takeover-${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
     if (!createExclusive(candidate, text)) {
+      blocked = candidate;
       pause(20);
       continue;
     }
@@ -117,14 +135,42 @@ export function claimRunLock(dir: string): boolean {
     marker = candidate;
     break;
   }
-  held.set(file, marker);
+  held.set(file, { marker, claims: 1 });
+  removeDeadMarkers(file, marker);
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const [lock, takeover] of held) release(lock, takeover);
+      for (const [lock, { marker: takeover }] of held) release(lock, takeover);
     });
   }
-  return true;
+}
+
+/**
+ * Takeover markers whose taker is gone: each process killed while it held a lock it took over left one, so a run
+ * resumed after kill upon kill piled them up. Swept once the lock is held, when no takeover of it can be under way
+ * (a slow rival that makes a marker again finds the lock replaced and removes its own). A marker written on another
+ * machine, or one that cannot be read, is left alone.
+ */
+function removeDeadMarkers(file: string, mine: string | undefined): void {
+  const folder = dirname(file);
+  const prefix = `${basename(file)}.takeover-`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(folder, name);
+    if (!name.startsWith(prefix) || path === mine) continue;
+    const taker = ownerOf(path);
+    if (!taker || taker.host !== hostname() || isMine(taker) || processAlive(taker.pid)) continue;
+    try {
+      rmSync(path, { force: true });
+    } catch {
+      // Tidying only: the lock is held either way.
+    }
+  }
 }
 
 function release(file: string, marker: string | undefined): void {
@@ -132,11 +178,16 @@ function release(file: string, marker: string | undefined): void {
   if (marker) rmSync(marker, { force: true });
 }
 
-/** Lets go of `dir`'s lock if this process holds it (a refused resume leaves the directory to others). */
+/**
+ * Releases one claim of `dir`'s lock (a refused resume, a finished run); the lock itself goes with the last claim
+ * of this process, leaving the directory to others.
+ */
 export function releaseRunLock(dir: string): void {
   const file = join(resolve(dir), RUN_LOCK_FILE);
-  if (!held.has(file)) return;
-  const marker = held.get(file);
+  const mine = held.get(file);
+  if (!mine) return;
+  mine.claims -= 1;
+  if (mine.claims > 0) return;
   held.delete(file);
-  release(file, marker);
+  release(file, mine.marker);
 }

@@ -363,6 +363,53 @@ describe('training checkpoints', () => {
       expect((await (await RunDirectory.open(dir)).readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
     });
 
+    it('a save that fails on the file system (a full disk) leaves no part-written checkpoint and names the run; the last whole one resumes', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const stores = storesOf();
+      await iterate(run, stores, 0, 1);
+      const temporaries = () => readdirSync(dir).filter((name) => name.startsWith('.checkpoint-tmp-'));
+      // What Node throws when the disk fills up in a write: no path, no run, no iteration.
+      const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
+      const full = {
+        save: async (to: string) => {
+          writeFileSync(join(to, 'part'), 'x'.repeat(100_000));
+          throw enospc;
+        },
+        load: async () => {},
+        reset: async () => {},
+      };
+      await run.appendMetrics({ iteration: 1, global_step: 4 });
+      const failed = await saveStoresCheckpoint(run, { iteration: 1, stores: { ...stores, full } }).catch(
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(TrainingCheckpointError);
+      expect((failed as Error).message).toContain(`saving the checkpoint of iteration 1 in ${dir} failed (ENOSPC`);
+      expect((failed as Error).cause).toBe(enospc);
+      expect(temporaries()).toEqual([]);
+      // A store's own error stays its own; its part-written checkpoint goes too.
+      const broken = { ...full, save: async () => Promise.reject(new RangeError('a store bug')) };
+      await expect(saveStoresCheckpoint(run, { iteration: 1, stores: { ...stores, broken } })).rejects.toThrow(
+        new RangeError('a store bug'),
+      );
+      expect(temporaries()).toEqual([]);
+      const resumed = await loadStoresCheckpoint(run, storesOf());
+      expect(resumed?.iteration).toBe(0);
+      expect((await run.readMetrics()).map((row) => row.iteration)).toEqual([0]);
+    });
+
+    it('a resume removes what a killed save left (a part-written temporary) at once, not at the next save', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      await iterate(run, storesOf(), 0, 1);
+      mkdirSync(join(dir, '.checkpoint-tmp-killed', 'stores'), { recursive: true });
+      writeFileSync(join(dir, '.checkpoint-tmp-killed', 'stores', 'big'), 'x'.repeat(100_000));
+      expect((await loadStoresCheckpoint(run, storesOf()))?.iteration).toBe(0);
+      expect(existsSync(join(dir, '.checkpoint-tmp-killed'))).toBe(false);
+    });
+
     it('a run with no checkpoint starts over: stores reset, files emptied', async () => {
       const run = await RunDirectory.create(dir, RUN_INFO);
       await iterate(run, storesOf(), 0, 1, false);

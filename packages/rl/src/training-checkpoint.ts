@@ -273,11 +273,8 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
   const storeNames = Object.keys(stores).sort();
   checkNames('stores', storeNames);
 
-  // Stale temporaries are the remains of a save that was killed; they were never the checkpoint.
-  for (const name of await readdir(run.path)) {
-    if (name.startsWith(TEMPORARY_PREFIX)) await rm(join(run.path, name), { recursive: true, force: true });
-  }
-  await run.sync();
+  await run.sync(); // refuses a closed run, before anything in it is touched
+  await removeStaleTemporaries(run);
   // The extra fields only when used: a single-trainer checkpoint.json stays byte for byte what it was.
   const manifest: CheckpointManifest = {
     format: TRAINING_CHECKPOINT_FORMAT,
@@ -290,14 +287,27 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
     extra: content.extra,
   };
   const temporary = await mkdtemp(join(run.path, TEMPORARY_PREFIX));
-  await content.writeModel(temporary);
-  for (const name of storeNames) {
-    const dir = join(temporary, CHECKPOINT_FILES.stores, name);
-    await mkdir(dir, { recursive: true });
-    await stores[name]!.save(dir);
+  try {
+    await content.writeModel(temporary);
+    for (const name of storeNames) {
+      const dir = join(temporary, CHECKPOINT_FILES.stores, name);
+      await mkdir(dir, { recursive: true });
+      await stores[name]!.save(dir);
+    }
+    await writeFile(join(temporary, CHECKPOINT_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+    await fsyncTree(temporary);
+  } catch (error) {
+    // A full disk (or a store that failed) must not leave a part-written checkpoint taking up the space the run
+    // needs: the previous checkpoint stays the run's, whole, and a rerun resumes from it.
+    await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
+    throw systemError(error)
+      ? new TrainingCheckpointError(
+          `saving the checkpoint of iteration ${content.iteration} in ${run.path} failed (${(error as Error).message}); ` +
+            'the last whole checkpoint is kept: fix the cause (free disk space) and run the same command to resume from it.',
+          { cause: error },
+        )
+      : error;
   }
-  await writeFile(join(temporary, CHECKPOINT_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
-  await fsyncTree(temporary);
 
   // A directory cannot be renamed over a non-empty one, so the swap is two renames. Between them only
   // the previous checkpoint exists (as checkpoint.previous), and loading falls back to it.
@@ -310,6 +320,19 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
   await rename(temporary, current);
   await fsyncPath(run.path);
   await rm(previous, { recursive: true, force: true });
+}
+
+/** Stale temporaries are the remains of a save that was killed (or failed); they were never the checkpoint. */
+async function removeStaleTemporaries(run: RunDirectory): Promise<void> {
+  for (const name of await readdir(run.path)) {
+    if (name.startsWith(TEMPORARY_PREFIX)) await rm(join(run.path, name), { recursive: true, force: true });
+  }
+}
+
+/** An error of the file system (a full disk, a read-only or vanished directory), which says no path for a write. */
+function systemError(error: unknown): boolean {
+  // Duck-typed: an error of another realm (a vm context, a test runner's) is no `instanceof Error` here.
+  return typeof (error as NodeJS.ErrnoException | null)?.syscall === 'string';
 }
 
 function readManifest(dir: string): CheckpointManifest {
@@ -507,6 +530,11 @@ async function findCheckpoint(
   run: RunDirectory,
   stores: Readonly<Record<string, CheckpointStore>>,
 ): Promise<string | null> {
+  // A save killed (or failed on a full disk) left its part-written checkpoint: gone now, not at the next save, since
+  // the iteration before it appends to the run's files and needs that space. A closed run is refused first: another
+  // process may hold it now, in the middle of a save.
+  await run.sync();
+  await removeStaleTemporaries(run);
   const previous = join(run.path, PREVIOUS);
   const dir = existsSync(join(run.checkpointPath, CHECKPOINT_FILES.manifest))
     ? run.checkpointPath

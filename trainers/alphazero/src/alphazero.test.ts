@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
 import { Registry } from '@turngym/core';
 import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID } from '@turngym/env-seller';
 import { RunDirectory } from '@turngym/rl';
 import { AlphaZeroError } from './alphazero-error';
 import { trainAlphaZero, type AlphaZeroArgs } from './index';
-import { DEMO_ID, demoRegistry, HORIZON } from './__fixtures__/demo-env';
+import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
 
 const small: Partial<AlphaZeroArgs> = {
   envId: DEMO_ID,
@@ -97,18 +98,56 @@ describe('trainAlphaZero', () => {
     resumed.net.dispose();
   }, 90_000);
 
-  it('refuses to resume a run with another network', async () => {
-    const run = await trainAlphaZero(
-      { ...small, runDir: join(root, 'run'), iterations: 1 },
-      { registry: demoRegistry() },
-    );
+  it('refuses to resume a run with another network, closing its envs, its network and the run', async () => {
+    let opened = 0;
+    let closed = 0;
+    const registry = new Registry();
+    registry.register({
+      id: DEMO_ID,
+      entryPoint: () => {
+        opened += 1;
+        const env = new FixedRewardDemoEnv(REWARDS, HORIZON);
+        const close = env.close.bind(env);
+        env.close = () => ((closed += 1), close());
+        return env;
+      },
+    });
+    const run = await trainAlphaZero({ ...small, runDir: join(root, 'run'), iterations: 1 }, { registry });
     run.net.dispose();
+    // A finished run lets go of its directory: a long-lived process does not hold every run it trained.
+    expect(existsSync(join(root, 'run', '.lock'))).toBe(false);
+    const tensors = tf.memory().numTensors;
     await expect(
-      trainAlphaZero(
-        { ...small, runDir: join(root, 'run'), iterations: 2, hiddenSize: 8 },
-        { registry: demoRegistry() },
-      ),
+      trainAlphaZero({ ...small, runDir: join(root, 'run'), iterations: 2, hiddenSize: 8 }, { registry }),
     ).rejects.toThrow(/hiddenSize/);
+    expect(existsSync(join(root, 'run', '.lock'))).toBe(false);
+    expect(tf.memory().numTensors).toBe(tensors);
+    expect(closed).toBe(opened);
+  });
+
+  it('stops on its signal: after the iteration in flight, or before any when stopped while loading', async () => {
+    const runDir = join(root, 'stopped');
+    const stop = new AbortController();
+    const first = await trainAlphaZero(
+      { ...small, runDir, iterations: 3 },
+      { registry: demoRegistry(), signal: stop.signal, onIteration: () => stop.abort() },
+    );
+    first.net.dispose();
+    expect(first.iterations).toBe(1);
+    const rows = async () =>
+      (await readFile(join(runDir, 'metrics.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).iteration);
+    expect(await rows()).toEqual([0]);
+    // Ctrl-C while the resume loads: no iteration is in flight, so none is started.
+    const again = await trainAlphaZero(
+      { ...small, runDir, iterations: 3 },
+      { registry: demoRegistry(), signal: AbortSignal.abort() },
+    );
+    again.net.dispose();
+    expect(again.iterations).toBe(1);
+    expect(await rows()).toEqual([0]);
   });
 
   it('stops on a NaN or infinite reward from the env, naming it, before the network is trained or saved', async () => {

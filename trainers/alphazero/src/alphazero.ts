@@ -203,55 +203,63 @@ export async function trainAlphaZero(
       await registry.make(args.envId, { options, ...(hooks.dependencies ? { dependencies: hooks.dependencies } : {}) }),
     );
   const env = await makeEnv(args.envOptions);
-  const testEnv = await makeEnv(testEnvOptions);
-  const space = env.spec.actionSpace;
-  if (space.type !== 'discrete') {
-    throw new AlphaZeroError(
-      'ALPHAZERO_ENV',
-      `${args.envId} has a ${space.type} action space; AlphaZero searches a discrete one.`,
-    );
-  }
-  await checkTaskIds('alphazero arguments', {
-    trainTasks: [env, args.trainTasks],
-    evalTasks: [testEnv, args.evalTasks],
-  });
-  const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
-  const net = new PolicyValueNet(
-    { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
-    args.seed,
-    args.learningRate,
-  );
-  const replay = new ReplayBuffer(args.replayCapacity);
-  const stores = { network: net, replay };
-  const run = await RunDirectory.openOrCreate(
-    args.runDir,
-    { algorithm: 'alphazero', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
-    { ignoreArgs: RESUMABLE_ALPHAZERO_ARGS },
-  );
-  let rng = new SeededRng(args.seed);
-  let globalStep = 0;
-  let start = 0;
-  const resumed = await loadStoresCheckpoint<LoopState>(run, stores);
-  if (resumed) {
-    start = resumed.iteration + 1;
-    rng = SeededRng.fromState(resumed.extra.rng);
-    globalStep = resumed.extra.globalStep;
-  }
-  const searchOptions = (seed: number, test: boolean): AlphaZeroSearchOptions => ({
-    simulations: test ? (args.evalSimulations ?? args.simulations) : args.simulations,
-    cBase: args.cBase,
-    cInit: args.cInit,
-    dirichletAlpha: args.dirichletAlpha,
-    dirichletWeight: test ? 0 : args.dirichletWeight,
-    temperature: test ? 0 : args.selfPlayTemperature,
-    seed,
-  });
-  let policySuccessRate = Number.NaN;
-  let mctsSuccessRate = Number.NaN;
-  let finished = start;
-
+  // Whatever ends the run (the end, an error, a refused resume) closes the envs and lets go of the run directory,
+  // and an error disposes the network: a long-lived process would otherwise keep them and the run's lock.
+  let testEnv: TranscriptRecorder | undefined;
+  let run: RunDirectory | undefined;
+  let built: PolicyValueNet | undefined;
   try {
+    testEnv = await makeEnv(testEnvOptions);
+    const space = env.spec.actionSpace;
+    if (space.type !== 'discrete') {
+      throw new AlphaZeroError(
+        'ALPHAZERO_ENV',
+        `${args.envId} has a ${space.type} action space; AlphaZero searches a discrete one.`,
+      );
+    }
+    await checkTaskIds('alphazero arguments', {
+      trainTasks: [env, args.trainTasks],
+      evalTasks: [testEnv, args.evalTasks],
+    });
+    const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
+    const net = new PolicyValueNet(
+      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
+      args.seed,
+      args.learningRate,
+    );
+    built = net;
+    const replay = new ReplayBuffer(args.replayCapacity);
+    const stores = { network: net, replay };
+    run = await RunDirectory.openOrCreate(
+      args.runDir,
+      { algorithm: 'alphazero', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
+      { ignoreArgs: RESUMABLE_ALPHAZERO_ARGS },
+    );
+    let rng = new SeededRng(args.seed);
+    let globalStep = 0;
+    let start = 0;
+    const resumed = await loadStoresCheckpoint<LoopState>(run, stores);
+    if (resumed) {
+      start = resumed.iteration + 1;
+      rng = SeededRng.fromState(resumed.extra.rng);
+      globalStep = resumed.extra.globalStep;
+    }
+    const searchOptions = (seed: number, test: boolean): AlphaZeroSearchOptions => ({
+      simulations: test ? (args.evalSimulations ?? args.simulations) : args.simulations,
+      cBase: args.cBase,
+      cInit: args.cInit,
+      dirichletAlpha: args.dirichletAlpha,
+      dirichletWeight: test ? 0 : args.dirichletWeight,
+      temperature: test ? 0 : args.selfPlayTemperature,
+      seed,
+    });
+    let policySuccessRate = Number.NaN;
+    let mctsSuccessRate = Number.NaN;
+    let finished = start;
+
     for (let iteration = start; iteration < args.iterations; iteration++) {
+      // Stopped before this iteration began (Ctrl-C while the run loaded): none is in flight to finish.
+      if (hooks.signal?.aborted) break;
       const started = performance.now();
 
       // ALGO LOGIC: self-play — PUCT with Dirichlet noise at the root, moves sampled ∝ visits.
@@ -352,13 +360,16 @@ export async function trainAlphaZero(
       finished = iteration + 1;
       hooks.onIteration?.({ iteration, global_step: globalStep, ...row });
       if (!args.quiet) process.stderr.write(`alphazero ${progressLine(iteration, args.iterations, row)}\n`);
-      if (hooks.signal?.aborted) break;
     }
+    return { iterations: finished, globalStep, policySuccessRate, mctsSuccessRate, net, encoder, args };
+  } catch (error) {
+    built?.dispose();
+    throw error;
   } finally {
+    run?.close();
+    await testEnv?.close();
     await env.close();
-    await testEnv.close();
   }
-  return { iterations: finished, globalStep, policySuccessRate, mctsSuccessRate, net, encoder, args };
 }
 
 function batchOf(samples: readonly ReplaySample[]) {

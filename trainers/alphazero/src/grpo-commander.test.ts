@@ -35,6 +35,8 @@ describe('trainGrpoCommander', () => {
     // 12 iterations × 2 groups × 8 episodes of 3 steps: the budget is counted in episodes and env steps.
     expect(result.episodes).toBe(192);
     expect(result.envSteps).toBe(192 * HORIZON);
+    // The finished run let go of its directory (a long-lived process does not hold every run it trained).
+    expect(existsSync(join(runDir, '.lock'))).toBe(false);
     // Random play averages 1.28; the greedy policy ends on the best action at every step.
     expect(rows.at(-1)!['eval/episodic_return']).toBeCloseTo(HORIZON * 0.9, 6);
     expect(rows.at(-1)!['charts/episodic_return']).toBeGreaterThan(rows[0]!['charts/episodic_return']! + 0.3);

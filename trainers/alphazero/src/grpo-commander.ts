@@ -166,42 +166,48 @@ export async function trainGrpoCommander(
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
   const env = new TranscriptRecorder(await registry.make(args.envId, { options: args.envOptions }));
-  const testEnv = new TranscriptRecorder(await registry.make(args.envId, { options: testEnvOptions }));
-  const space = env.spec.actionSpace;
-  if (space.type !== 'discrete') {
-    throw new AlphaZeroError('ALPHAZERO_ENV', `${args.envId} has a ${space.type} action space, not a discrete one.`);
-  }
-  await checkTaskIds('GRPO commander arguments', {
-    trainTasks: [env, args.trainTasks],
-    evalTasks: [testEnv, args.evalTasks],
-  });
-  const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
-  const net = new PolicyValueNet(
-    { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
-    args.seed,
-    args.learningRate,
-  );
-  const run = await RunDirectory.openOrCreate(
-    args.runDir,
-    { algorithm: 'grpo-commander', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
-    { ignoreArgs: RESUMABLE },
-  );
-  let rng = new SeededRng(args.seed);
-  let episodes = 0;
-  let envSteps = 0;
-  let start = 0;
-  const stores = { network: net };
-  const resumed = await loadStoresCheckpoint<{ rng: number[]; episodes: number; envSteps: number }>(run, stores);
-  if (resumed) {
-    start = resumed.iteration + 1;
-    rng = SeededRng.fromState(resumed.extra.rng);
-    ({ episodes, envSteps } = resumed.extra);
-  } else if (hooks.warmStart) {
-    await hooks.warmStart(net, encoder);
-  }
-  let successRate = Number.NaN;
-  let finished = start;
+  // Whatever ends the run (the end, an error, a refused resume) closes the envs and lets go of the run directory,
+  // and an error disposes the network: a long-lived process would otherwise keep them and the run's lock.
+  let testEnv: TranscriptRecorder | undefined;
+  let run: RunDirectory | undefined;
+  let built: PolicyValueNet | undefined;
   try {
+    testEnv = new TranscriptRecorder(await registry.make(args.envId, { options: testEnvOptions }));
+    const space = env.spec.actionSpace;
+    if (space.type !== 'discrete') {
+      throw new AlphaZeroError('ALPHAZERO_ENV', `${args.envId} has a ${space.type} action space, not a discrete one.`);
+    }
+    await checkTaskIds('GRPO commander arguments', {
+      trainTasks: [env, args.trainTasks],
+      evalTasks: [testEnv, args.evalTasks],
+    });
+    const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
+    const net = new PolicyValueNet(
+      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
+      args.seed,
+      args.learningRate,
+    );
+    built = net;
+    run = await RunDirectory.openOrCreate(
+      args.runDir,
+      { algorithm: 'grpo-commander', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
+      { ignoreArgs: RESUMABLE },
+    );
+    let rng = new SeededRng(args.seed);
+    let episodes = 0;
+    let envSteps = 0;
+    let start = 0;
+    const stores = { network: net };
+    const resumed = await loadStoresCheckpoint<{ rng: number[]; episodes: number; envSteps: number }>(run, stores);
+    if (resumed) {
+      start = resumed.iteration + 1;
+      rng = SeededRng.fromState(resumed.extra.rng);
+      ({ episodes, envSteps } = resumed.extra);
+    } else if (hooks.warmStart) {
+      await hooks.warmStart(net, encoder);
+    }
+    let successRate = Number.NaN;
+    let finished = start;
     for (let iteration = start; iteration < args.iterations; iteration++) {
       const started = performance.now();
       // Collect: G episodes of one task per group, the policy sampled with its own seeded stream.
@@ -305,11 +311,15 @@ export async function trainGrpoCommander(
         );
       }
     }
+    return { iterations: finished, episodes, envSteps, successRate, net, encoder };
+  } catch (error) {
+    built?.dispose();
+    throw error;
   } finally {
+    run?.close();
+    await testEnv?.close();
     await env.close();
-    await testEnv.close();
   }
-  return { iterations: finished, episodes, envSteps, successRate, net, encoder };
 }
 
 /** The network of a GRPO commander run's last checkpoint, with the encoder it reads (`spec`: the env's). */

@@ -1,3 +1,4 @@
+import * as tf from '@tensorflow/tfjs';
 import { useBackend } from '@turngym/lm';
 import { PolicyValueNet, type PreferenceBatch } from './policy-value-net';
 
@@ -38,5 +39,20 @@ describe('PolicyValueNet MCTS-DPO step', () => {
     expect(anchored[0]).toBeGreaterThan(anchored[1]!);
     expect(Math.min(...anchored)).toBeGreaterThan(0.1);
     expect(anchored[0]).toBeLessThan(0.8);
+  });
+});
+
+describe('PolicyValueNet memory', () => {
+  beforeAll(async () => {
+    await useBackend('cpu');
+  });
+
+  it('gives back every tensor it made when disposed, after a reset too (a sweep builds many networks)', async () => {
+    const before = tf.memory();
+    const net = new PolicyValueNet({ inputs: 4, actions: 3, hidden: 8 }, 3, 0.05);
+    await net.reset();
+    net.dispose();
+    expect(tf.memory().numTensors).toBe(before.numTensors);
+    expect(tf.memory().numBytes).toBe(before.numBytes);
   });
 });

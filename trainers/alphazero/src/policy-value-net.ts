@@ -58,6 +58,16 @@ export interface UpdateStats {
   readonly entropy: number;
 }
 
+/**
+ * A variable made from `initial`, which it takes over: the variable shares the tensor's data, so the tensor left
+ * undisposed would keep that data alive after `dispose()` (every network built, and every reset, leaked its size).
+ */
+function ownVariable(initial: tf.Tensor, trainable: boolean): tf.Variable {
+  const variable = tf.variable(initial, trainable);
+  initial.dispose();
+  return variable;
+}
+
 /** Adam's constants (Kingma & Ba 2015), the lm Trainer's defaults. */
 const BETA1 = 0.9;
 const BETA2 = 0.999;
@@ -87,9 +97,9 @@ export class PolicyValueNet implements CheckpointStore {
     const glorot = (rows: number, columns: number): tf.Variable => {
       const limit = Math.sqrt(6 / (rows + columns));
       const data = Float32Array.from({ length: rows * columns }, () => (2 * rng.next() - 1) * limit);
-      return tf.variable(tf.tensor2d(data, [rows, columns]), true);
+      return ownVariable(tf.tensor2d(data, [rows, columns]), true);
     };
-    const zeros = (size: number): tf.Variable => tf.variable(tf.zeros([size]), true);
+    const zeros = (size: number): tf.Variable => ownVariable(tf.zeros([size]), true);
     this.variables = new Map<string, tf.Variable>([
       ['w1', glorot(inputs, hidden)],
       ['b1', zeros(hidden)],
@@ -280,7 +290,7 @@ export class PolicyValueNet implements CheckpointStore {
     this.moments = new Map(
       [...this.variables].map(([name, variable]) => [
         name,
-        { m: tf.variable(tf.zerosLike(variable), false), v: tf.variable(tf.zerosLike(variable), false) },
+        { m: ownVariable(tf.zerosLike(variable), false), v: ownVariable(tf.zerosLike(variable), false) },
       ]),
     );
     this.steps = 0;

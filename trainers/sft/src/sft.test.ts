@@ -85,6 +85,60 @@ describe('trainSftWarmStart', () => {
     expect(rows.at(-1)!['eval/success_rate']).toBe(result.testSuccessRate);
   }, 180_000);
 
+  it('refuses bad test options before training, and a run that failed before its first epoch leaves the directory usable', async () => {
+    const { LanguageModel, ByteTokenizer, saveCheckpoint } = await import('@turngym/lm');
+    const base = join(dir, 'base-small');
+    const untrained = LanguageModel.create(testConfig({ maxPositions: 128 }), {
+      seed: 1,
+      tokenizer: new ByteTokenizer(),
+    });
+    await saveCheckpoint(untrained, base);
+    untrained.dispose();
+    const strict = new Registry();
+    const wrongExpert = (): Agent<string, string> => ({
+      name: 'scripted',
+      start: async () => {},
+      act: async () => 'It is 3.',
+    });
+    for (const [id, expert] of [
+      ['test/digit-v1', digitExpert],
+      ['test/digit-wrong-v1', wrongExpert],
+    ] as const) {
+      strict.register({
+        id,
+        entryPoint: () => new DigitEnv({ maxTurns: 2, fixedDigit: 7 }),
+        optionsSchema: { type: 'object', additionalProperties: false, required: [], properties: {} },
+        agents: { scripted: expert },
+      });
+    }
+    const out = join(dir, 'retry');
+    const args = {
+      backend: 'wasm' as const,
+      checkpoint: base,
+      out,
+      episodes: 4,
+      epochs: 1,
+      evalEpisodes: 2,
+      quiet: true,
+    };
+    // The test options were first used by the evaluation after the last epoch, after the checkpoint was written.
+    await expect(
+      trainSftWarmStart({ ...args, envId: 'test/digit-v1', testEnvOptions: { zzz: 1 } }, { registry: strict }),
+    ).rejects.toThrow(/zzz/);
+    expect(existsSync(out)).toBe(false);
+    // An expert that solves nothing: no data, no epoch. The run directory holds no run afterwards, and no lock.
+    await expect(trainSftWarmStart({ ...args, envId: 'test/digit-wrong-v1' }, { registry: strict })).rejects.toThrow(
+      /no trajectories/,
+    );
+    expect(existsSync(join(out, 'run', 'run.json'))).toBe(false);
+    expect(existsSync(join(out, 'run', '.lock'))).toBe(false);
+    // So the corrected command runs, instead of being refused as another run.
+    const result = await trainSftWarmStart({ ...args, envId: 'test/digit-v1' }, { registry: strict });
+    result.model.dispose();
+    expect(JSON.parse(await readFile(join(out, 'run', 'run.json'), 'utf8')).envId).toBe('test/digit-v1');
+    expect(existsSync(join(out, 'run', '.lock'))).toBe(false);
+  }, 120_000);
+
   it('names the field of a bad argument', async () => {
     await expect(
       trainSftWarmStart({ envId: 'test/digit-v1', out: join(dir, 'x'), epochs: 0 }, { registry }),

@@ -4,6 +4,7 @@
  * action format before RL. The sequences are built by the same ChatTurnFormat the rollouts use, so the
  * model is trained on exactly the token layout it will later sample in.
  */
+import { rm } from 'node:fs/promises';
 import { defineOptions, mixSeed, type JSONSchemaType, type Registry } from '@turngym/core';
 import { loadModel, saveCheckpoint, type BackendName, type LanguageModel } from '@turngym/lm';
 import {
@@ -116,14 +117,42 @@ export async function trainSftWarmStart(input: Partial<SftArgs>, hooks: SftHooks
   // TRY NOT TO MODIFY: envs, model, run directory
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
+  // A bad env option must fail before the run directory records the run (the corrected command would be refused
+  // as another run) and before any epoch trains: the test options are otherwise first used after the last epoch.
+  for (const options of args.evalEpisodes > 0 ? [args.envOptions, testEnvOptions] : [args.envOptions]) {
+    await (await registry.make(args.envId, { options })).close();
+  }
   const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed, trainable: true });
+  let run: RunDirectory | undefined;
+  try {
+    run = await RunDirectory.create(args.runDir ?? `${args.out}/run`, {
+      algorithm: 'sft',
+      envId: args.envId,
+      seed: args.seed,
+      args: { ...args },
+    });
+    return await cloneExpert(args, registry, testEnvOptions, model, run);
+  } catch (error) {
+    // A run that recorded no epoch is no run: without its run.json the corrected command can use the directory
+    // (a warm start is not resumed, so a run directory that holds a run is refused).
+    if (run && run.lastIteration === null) {
+      for (const file of [run.infoPath, run.metricsPath, run.trajectoriesPath]) await rm(file, { force: true });
+    }
+    model.dispose();
+    throw error;
+  } finally {
+    run?.close();
+  }
+}
+
+async function cloneExpert(
+  args: SftArgs,
+  registry: Registry,
+  testEnvOptions: Record<string, unknown>,
+  model: LanguageModel,
+  run: RunDirectory,
+): Promise<SftWarmStartResult> {
   const format = new ChatTurnFormat(model.tokenizer);
-  const run = await RunDirectory.create(args.runDir ?? `${args.out}/run`, {
-    algorithm: 'sft',
-    envId: args.envId,
-    seed: args.seed,
-    args: { ...args },
-  });
 
   // ALGO LOGIC: the expert's episodes on train seeds, as token records (loss on its action tokens only).
   const seeds = Array.from({ length: args.episodes }, (_, i) => mixSeed(args.seed, i) >>> 1);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { groupAdvantages } from '../group-advantages';
 import { JsonStatisticsStore } from '../json-statistics-store';
 import { ppoUpdate } from '../ppo-update';
 import { readTrajectories, type Trajectory } from '../trajectory';
+import { RUN_LOCK_FILE } from '../run-lock';
 import { EnvRolloutsFailedError, NonFiniteRewardError } from './trainer-errors';
 import { ppoUpdateOptions, runTrainer } from './run-trainer';
 import type { TrainerAlgorithm } from './trainer-algorithm';
@@ -155,6 +157,56 @@ describe('runTrainer', () => {
     await cp(copy, moved, { recursive: true });
     await train(moved);
     expect((await metrics(moved)).map(comparable)).toEqual(a.map(comparable));
+  });
+
+  it('lets go of its run however it ends: no lock held after it returns or fails, no model kept after a failure', async () => {
+    const runDir = join(dir, 'run-ends');
+    await train(runDir, { iterations: 1 });
+    // A long-lived process (a notebook, a sweep) must not hold every run it trained until it exits.
+    expect(existsSync(join(runDir, RUN_LOCK_FILE))).toBe(false);
+    const before = tf.memory().numTensors;
+    // A resume with another seed is refused: the model it loaded and the run's lock go with the error.
+    await expect(train(runDir, { seed: 6 })).rejects.toThrow(/holds another run.*seed: stored 5, now 6/);
+    expect(existsSync(join(runDir, RUN_LOCK_FILE))).toBe(false);
+    expect(tf.memory().numTensors).toBe(before);
+    // And a failure mid-run (a NaN reward): the same.
+    const bad = new Registry();
+    bad.register({
+      id: 'test/nan-v1',
+      entryPoint: () =>
+        new (class extends DigitEnv {
+          protected override onStep(action: Action): EnvStepOutcome<string> {
+            return { ...super.onStep(action), reward: Number.NaN };
+          }
+        })({ maxTurns: 3, partialCredit: true }),
+    });
+    const failed = join(dir, 'run-fails');
+    await expect(
+      runTrainer(chainsAlgorithm(), args(failed, { envId: 'test/nan-v1' }), { registry: bad }),
+    ).rejects.toThrow(NonFiniteRewardError);
+    expect(existsSync(join(failed, RUN_LOCK_FILE))).toBe(false);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it('stops on its signal: after the iteration in flight with its checkpoint, or before any when stopped while loading', async () => {
+    const runDir = join(dir, 'run-stopped');
+    const stop = new AbortController();
+    const base = chainsAlgorithm();
+    // Ctrl-C during iteration 0's rollouts.
+    const stopping = {
+      ...base,
+      collect: (...call: Parameters<typeof base.collect>) => (stop.abort(), base.collect(...call)),
+    };
+    const stopped = await runTrainer(stopping, args(runDir), { registry, signal: stop.signal });
+    stopped.model.dispose();
+    expect(stopped.iterations).toBe(1);
+    expect((await metrics(runDir)).map((row) => row.iteration)).toEqual([0]);
+    expect(JSON.parse(await readFile(join(runDir, 'checkpoint', 'checkpoint.json'), 'utf8')).iteration).toBe(0);
+    // Ctrl-C while the resume loads: no iteration is in flight, so none is started.
+    const again = await runTrainer(chainsAlgorithm(), args(runDir), { registry, signal: AbortSignal.abort() });
+    again.model.dispose();
+    expect(again.iterations).toBe(1);
+    expect((await metrics(runDir)).map((row) => row.iteration)).toEqual([0]);
   });
 
   it('stops at the token budget, evaluating the last iteration', async () => {

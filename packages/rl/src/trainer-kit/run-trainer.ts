@@ -156,126 +156,141 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
   for (const options of [args.envOptions, testEnvOptions]) await (await makeEnv(options)()).close();
   await algorithm.check?.(args);
   const model = await loadModel(args.checkpoint, { backend: args.backend, seed: args.seed });
-  model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
-  if (algorithm.valueHead) model.addValueHead(mixSeed(args.seed, 0));
-  const trainer = new Trainer(model, {
-    adapter: POLICY_ADAPTER,
-    learningRate: args.learningRate,
-    maxGradNorm: args.maxGradNorm,
-    ...(algorithm.valueHead ? { valueHead: true } : {}),
-  });
-  const roles = algorithm.roles?.(args);
-  const policy = { model, format: new ChatTurnFormat(model.tokenizer), ...(roles ? { roles } : {}) };
-  const rollout: Partial<RolloutOptions> = {
-    maxActionTokens: args.maxActionTokens,
-    maxRolloutTokens: args.maxRolloutTokens,
-    ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
-    maxBatch: args.maxBatch,
-    schedule: args.rolloutSchedule,
-    instructions: args.instructions,
-    adapter: POLICY_ADAPTER,
-    // π_old is the sampling logprob, which is log π only at temperature 1 without top-p.
-    temperature: 1,
-    topP: 1,
-  };
-  const trainers = extraTrainers(model, algorithm.adapters ?? {}, args);
-  const testSeeds = Array.from({ length: args.evalEpisodes }, (_, i) => i);
-  const run = await RunDirectory.openOrCreate(
-    args.runDir,
-    { algorithm: algorithm.name, envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
-    { ignoreArgs: RESUMABLE_ARG_CHANGES, defaults: algorithm.args.defaults },
-  );
-  const stores = algorithm.stores?.(args) ?? {};
-  const resumed = await loadTrainingCheckpoint<RunnerState>(run, model, trainer, { trainers, stores });
-  let start = 0;
-  let generatedTokens = 0;
-  if (resumed) {
-    start = resumed.iteration + 1;
-    generatedTokens = resumed.extra.generatedTokens;
-    rng = SeededRng.fromState(resumed.extra.rng);
-    if (algorithm.state && resumed.extra.algorithm !== undefined) algorithm.state.load(resumed.extra.algorithm);
-  }
-  const progress = new TrainingProgress({ total: args.iterations, start, quiet: args.quiet, label: algorithm.name });
-  let testSuccessRate = Number.NaN;
-  let finished = start;
-
-  // The bar's redraw timer would keep the process alive: stop it however the loop ends.
+  // Whatever ends the run (an error, a refused resume) disposes what it built and lets go of the run directory:
+  // a long-lived process (a notebook, a sweep) would otherwise keep a failed run's model and hold its lock.
+  let trainer: Trainer | undefined;
+  let trainers: Record<string, Trainer> = {};
+  let run: RunDirectory | undefined;
   try {
-    for (let iteration = start; iteration < args.iterations; iteration++) {
-      if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
-      const context: IterationContext<Args> = { args, iteration, trainers, stores };
-      const started = performance.now();
-
-      // ALGO LOGIC (the algorithm's): collect → advantages → update.
-      const seeds = Array.from({ length: args.promptsPerIteration }, () => rng.int(0, 2 ** 31 - 1));
-      const rollouts = await algorithm.collect(
-        {
-          policy,
-          makeEnv: makeEnv(args.envOptions),
-          envId: args.envId,
-          seeds,
-          options: { ...rollout, seed: mixSeed(args.seed, iteration) },
-          idPrefix: `it${iteration}`,
-        },
-        context,
-      );
-      const { trajectories } = rollouts;
-      assertFiniteRewards(args.envId, trajectories, `training rollouts of iteration ${iteration}`);
-      assertSomeRolloutRan(args.envId, trajectories, `iteration ${iteration}`);
-      const rolloutSeconds = (performance.now() - started) / 1000;
-      const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
-      generatedTokens += spent;
-      const samples = algorithm.advantages(rollouts, context);
-      const updateStarted = performance.now();
-      // No sample: every group tied, no signal this iteration.
-      const stats = samples.length > 0 ? await algorithm.update(trainer, samples, context) : null;
-      const trainingSeconds = (performance.now() - updateStarted) / 1000;
-
-      // TRY NOT TO MODIFY: evaluation, logging, checkpoint
-      const metrics = rolloutMetrics(trajectories, spent, generatedTokens, {
-        rollout: rolloutSeconds,
-        training: trainingSeconds,
-      });
-      if (stats) Object.assign(metrics, lossMetrics(stats, trainingSeconds));
-      if (algorithm.metrics) Object.assign(metrics, algorithm.metrics(rollouts, context));
-      const last =
-        iteration === args.iterations - 1 || (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget);
-      if ((iteration + 1) % args.evalEvery === 0 || last) {
-        const evaluation = await evaluatePolicy({
-          policy,
-          makeEnv: makeEnv(testEnvOptions),
-          envId: args.envId,
-          seeds: testSeeds,
-          options: { ...rollout, seed: args.seed },
-        });
-        assertFiniteRewards(args.envId, evaluation.trajectories, `evaluation after iteration ${iteration}`);
-        assertSomeRolloutRan(args.envId, evaluation.trajectories, `the evaluation after iteration ${iteration}`);
-        testSuccessRate = evaluation.successRate;
-        metrics['eval/success_rate'] = evaluation.successRate;
-        metrics['eval/episodic_return'] = evaluation.meanReturn;
-      }
-      await run.appendMetrics({ iteration, global_step: generatedTokens, ...metrics });
-      if (args.trajectoriesEvery > 0 && iteration % args.trajectoriesEvery === 0)
-        await run.appendTrajectories(trajectories);
-      const extra: RunnerState = { generatedTokens, rng: [...rng.state()] };
-      if (algorithm.state) extra.algorithm = algorithm.state.save();
-      await saveTrainingCheckpoint(run, {
-        iteration,
-        model,
-        adapter: POLICY_ADAPTER,
-        trainer,
-        extra: extra as unknown as JsonValue,
-        trainers,
-        stores,
-      });
-      finished = iteration + 1;
-      progress.update(iteration + 1, metrics);
-      if (hooks.signal?.aborted) break;
+    model.addAdapter(POLICY_ADAPTER, { rank: args.loraRank, alpha: args.loraAlpha, seed: args.seed });
+    if (algorithm.valueHead) model.addValueHead(mixSeed(args.seed, 0));
+    trainer = new Trainer(model, {
+      adapter: POLICY_ADAPTER,
+      learningRate: args.learningRate,
+      maxGradNorm: args.maxGradNorm,
+      ...(algorithm.valueHead ? { valueHead: true } : {}),
+    });
+    const roles = algorithm.roles?.(args);
+    const policy = { model, format: new ChatTurnFormat(model.tokenizer), ...(roles ? { roles } : {}) };
+    const rollout: Partial<RolloutOptions> = {
+      maxActionTokens: args.maxActionTokens,
+      maxRolloutTokens: args.maxRolloutTokens,
+      ...(args.maxObservationTokens ? { maxObservationTokens: args.maxObservationTokens } : {}),
+      maxBatch: args.maxBatch,
+      schedule: args.rolloutSchedule,
+      instructions: args.instructions,
+      adapter: POLICY_ADAPTER,
+      // π_old is the sampling logprob, which is log π only at temperature 1 without top-p.
+      temperature: 1,
+      topP: 1,
+    };
+    trainers = extraTrainers(model, algorithm.adapters ?? {}, args);
+    const testSeeds = Array.from({ length: args.evalEpisodes }, (_, i) => i);
+    run = await RunDirectory.openOrCreate(
+      args.runDir,
+      { algorithm: algorithm.name, envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
+      { ignoreArgs: RESUMABLE_ARG_CHANGES, defaults: algorithm.args.defaults },
+    );
+    const stores = algorithm.stores?.(args) ?? {};
+    const resumed = await loadTrainingCheckpoint<RunnerState>(run, model, trainer, { trainers, stores });
+    let start = 0;
+    let generatedTokens = 0;
+    if (resumed) {
+      start = resumed.iteration + 1;
+      generatedTokens = resumed.extra.generatedTokens;
+      rng = SeededRng.fromState(resumed.extra.rng);
+      if (algorithm.state && resumed.extra.algorithm !== undefined) algorithm.state.load(resumed.extra.algorithm);
     }
+    const progress = new TrainingProgress({ total: args.iterations, start, quiet: args.quiet, label: algorithm.name });
+    let testSuccessRate = Number.NaN;
+    let finished = start;
+
+    // The bar's redraw timer would keep the process alive: stop it however the loop ends.
+    try {
+      for (let iteration = start; iteration < args.iterations; iteration++) {
+        if (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget) break;
+        // Stopped before this iteration began (Ctrl-C while the run loaded): none is in flight to finish.
+        if (hooks.signal?.aborted) break;
+        const context: IterationContext<Args> = { args, iteration, trainers, stores };
+        const started = performance.now();
+
+        // ALGO LOGIC (the algorithm's): collect → advantages → update.
+        const seeds = Array.from({ length: args.promptsPerIteration }, () => rng.int(0, 2 ** 31 - 1));
+        const rollouts = await algorithm.collect(
+          {
+            policy,
+            makeEnv: makeEnv(args.envOptions),
+            envId: args.envId,
+            seeds,
+            options: { ...rollout, seed: mixSeed(args.seed, iteration) },
+            idPrefix: `it${iteration}`,
+          },
+          context,
+        );
+        const { trajectories } = rollouts;
+        assertFiniteRewards(args.envId, trajectories, `training rollouts of iteration ${iteration}`);
+        assertSomeRolloutRan(args.envId, trajectories, `iteration ${iteration}`);
+        const rolloutSeconds = (performance.now() - started) / 1000;
+        const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
+        generatedTokens += spent;
+        const samples = algorithm.advantages(rollouts, context);
+        const updateStarted = performance.now();
+        // No sample: every group tied, no signal this iteration.
+        const stats = samples.length > 0 ? await algorithm.update(trainer, samples, context) : null;
+        const trainingSeconds = (performance.now() - updateStarted) / 1000;
+
+        // TRY NOT TO MODIFY: evaluation, logging, checkpoint
+        const metrics = rolloutMetrics(trajectories, spent, generatedTokens, {
+          rollout: rolloutSeconds,
+          training: trainingSeconds,
+        });
+        if (stats) Object.assign(metrics, lossMetrics(stats, trainingSeconds));
+        if (algorithm.metrics) Object.assign(metrics, algorithm.metrics(rollouts, context));
+        const last =
+          iteration === args.iterations - 1 || (args.tokenBudget !== undefined && generatedTokens >= args.tokenBudget);
+        if ((iteration + 1) % args.evalEvery === 0 || last) {
+          const evaluation = await evaluatePolicy({
+            policy,
+            makeEnv: makeEnv(testEnvOptions),
+            envId: args.envId,
+            seeds: testSeeds,
+            options: { ...rollout, seed: args.seed },
+          });
+          assertFiniteRewards(args.envId, evaluation.trajectories, `evaluation after iteration ${iteration}`);
+          assertSomeRolloutRan(args.envId, evaluation.trajectories, `the evaluation after iteration ${iteration}`);
+          testSuccessRate = evaluation.successRate;
+          metrics['eval/success_rate'] = evaluation.successRate;
+          metrics['eval/episodic_return'] = evaluation.meanReturn;
+        }
+        await run.appendMetrics({ iteration, global_step: generatedTokens, ...metrics });
+        if (args.trajectoriesEvery > 0 && iteration % args.trajectoriesEvery === 0)
+          await run.appendTrajectories(trajectories);
+        const extra: RunnerState = { generatedTokens, rng: [...rng.state()] };
+        if (algorithm.state) extra.algorithm = algorithm.state.save();
+        await saveTrainingCheckpoint(run, {
+          iteration,
+          model,
+          adapter: POLICY_ADAPTER,
+          trainer,
+          extra: extra as unknown as JsonValue,
+          trainers,
+          stores,
+        });
+        finished = iteration + 1;
+        progress.update(iteration + 1, metrics);
+      }
+    } finally {
+      progress.stop();
+    }
+    trainer.dispose();
+    for (const extra of Object.values(trainers)) extra.dispose();
+    return { iterations: finished, generatedTokens, testSuccessRate, model };
+  } catch (error) {
+    trainer?.dispose();
+    for (const extra of Object.values(trainers)) extra.dispose();
+    model.dispose();
+    throw error;
   } finally {
-    progress.stop();
+    run?.close();
   }
-  trainer.dispose();
-  for (const extra of Object.values(trainers)) extra.dispose();
-  return { iterations: finished, generatedTokens, testSuccessRate, model };
 }
