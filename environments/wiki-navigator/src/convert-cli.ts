@@ -16,7 +16,7 @@ import { writeSyntheticDumpFile } from './corpus/synthetic-dump';
 import type { WikiCorpus } from './corpus/wiki-corpus';
 import { taskSourceFor } from './tasks/task-bank';
 import { readTaskFile } from './tasks/task-file';
-import { formatTaskStats } from './tasks/task-stats';
+import { countTasks, formatTaskCounts } from './tasks/task-stats';
 
 const USAGE = [
   'usage: turngym-wiki-convert <dump.xml[.gz|.bz2]> <corpus.jsonl> [--max-articles N] [--namespaces 0,14] [--bzip2 auto|process|js] [--stats]',
@@ -32,26 +32,56 @@ interface Arguments {
 }
 
 const VALUED = new Set(['--max-articles', '--namespaces', '--bzip2', '--tasks', '--articles', '--revisions', '--seed']);
+const SWITCHES = new Set(['--stats', '--store', '--synthetic-dump', '--help', '-h']);
+/** Options that take a whole number, and the least each allows. */
+const INTEGERS = new Map([
+  ['--max-articles', 1],
+  ['--articles', 1],
+  ['--revisions', 1],
+  ['--seed', Number.MIN_SAFE_INTEGER],
+]);
 
-function parse(argv: readonly string[]): Arguments {
+/**
+ * The command line, or what is wrong with it. An option it does not know is an error, not ignored: a typo
+ * (`--max-article 1000`) or `--max-articles=1000` once converted a whole multi-gigabyte dump instead of 1,000
+ * articles. `--flag=value` and `--flag value` are both read.
+ */
+function parse(argv: readonly string[]): Arguments | string {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] as string;
-    if (VALUED.has(argument)) flags.set(argument, String(argv[++i]));
-    else if (argument.startsWith('--') || argument === '-h') flags.set(argument, true);
-    else positional.push(argument);
+    if (!argument.startsWith('-') || argument === '-') {
+      positional.push(argument);
+      continue;
+    }
+    const equals = argument.indexOf('=');
+    const name = equals > 0 ? argument.slice(0, equals) : argument;
+    if (VALUED.has(name)) {
+      const value = equals > 0 ? argument.slice(equals + 1) : argv[++i];
+      if (value === undefined) return `${name} needs a value`;
+      // `--seed abc` wrote a dump from seed NaN, `--revisions 0` one revision, `--articles 2.5` two articles.
+      const least = INTEGERS.get(name);
+      if (least !== undefined && !(/^-?\d+$/.test(value.trim()) && Number(value) >= least))
+        return `${name} needs a whole number${least > Number.MIN_SAFE_INTEGER ? ` of at least ${least}` : ''} (got "${value}")`;
+      flags.set(name, value);
+    } else if (SWITCHES.has(name) && equals < 0) {
+      flags.set(name, true);
+    } else {
+      return `unknown option ${argument}`;
+    }
   }
   return { positional, flags };
 }
 
 function stats(corpus: WikiCorpus, tasksPath: string | undefined): string {
-  const tasks = tasksPath ? readTaskFile(tasksPath, corpus) : taskSourceFor(corpus).all();
+  // A store's tasks are counted by SQLite: read whole, the 300,000-article store's 900,000 took gigabytes.
+  const counts = tasksPath ? countTasks(readTaskFile(tasksPath, corpus)) : taskSourceFor(corpus).counts();
   return [
     `${corpus.description.name}: ${corpus.size} articles`,
     `tasks${tasksPath ? ` in ${tasksPath}` : ' generated from the corpus'} (options: questionTypes or task "race", split, minHops/maxHops):`,
-    ...formatTaskStats(tasks),
-    ...(tasks.some((task) => task.split === 'train')
+    ...formatTaskCounts(counts),
+    ...(counts.some((entry) => entry.split === 'train' && entry.count > 0)
       ? []
       : ['no train task: use split "test", or pose your own with options.tasks (a task file)']),
   ].join('\n');
@@ -65,7 +95,12 @@ function duplicatesNote(duplicates: number): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { positional, flags } = parse(argv);
+  const parsed = parse(argv);
+  if (typeof parsed === 'string') {
+    process.stderr.write(`turngym-wiki-convert: ${parsed}\n${USAGE}\n`);
+    return 2;
+  }
+  const { positional, flags } = parsed;
   const number = (flag: string): number | undefined => (flags.has(flag) ? Number(flags.get(flag)) : undefined);
   const usage = (): number => {
     process.stderr.write(`${USAGE}\n`);
@@ -116,11 +151,28 @@ async function main(argv: readonly string[]): Promise<number> {
   const store = isCorpusStore(target);
   const output = store ? `${target}.jsonl` : target;
   const started = Date.now();
-  const converted = await convertMediaWikiFile(input, output, {
-    ...(maxArticles ? { maxArticles } : {}),
-    ...(namespaces ? { namespaces } : {}),
-    ...(bzip2 ? { bzip2: bzip2 as Bzip2Decoder } : {}),
-  });
+  // Ctrl-C or a kill while converting: the partial JSONL (gigabytes on Wikipedia) is removed, not left behind.
+  // Only here: the store build's task generation runs synchronously, and a handler would delay the kill to its end.
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  let converted;
+  try {
+    converted = await convertMediaWikiFile(input, output, {
+      ...(maxArticles ? { maxArticles } : {}),
+      ...(namespaces ? { namespaces } : {}),
+      ...(bzip2 ? { bzip2: bzip2 as Bzip2Decoder } : {}),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+    process.stderr.write(`turngym-wiki-convert: ${(error as Error).message}\n`);
+    return 130;
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
   process.stdout.write(
     `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );

@@ -63,7 +63,7 @@ export {
   type SyntheticDumpOptions,
   type SyntheticDumpStats,
 } from './corpus/synthetic-dump';
-export { formatTaskStats } from './tasks/task-stats';
+export { countTasks, formatTaskCounts, formatTaskStats, type TaskCount } from './tasks/task-stats';
 export {
   CorpusServer,
   acquireCorpusServer,

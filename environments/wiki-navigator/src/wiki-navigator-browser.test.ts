@@ -128,6 +128,46 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
     }
   });
 
+  it('opens articles whose titles are URL syntax (`.`, `..`, `/`, `?`, `%`, a section link) as direct mode does', async () => {
+    // Chromium removes dot segments from a URL (`/wiki/..` is `/`), as Node's URL parser does.
+    const dir = mkdtempSync(join(tmpdir(), 'wiki-url-titles-'));
+    const titles = ['.', '..', 'AC/DC', 'What?', '100%', 'Foo/..'];
+    const corpus = join(dir, 'titles.jsonl');
+    const tasks = join(dir, 'tasks.jsonl');
+    writeFileSync(
+      corpus,
+      [
+        { title: 'Hub', lead: `${titles.map((title) => `[[${title}]]`).join(', ')}, [[Hub#Top|top]].` },
+        ...titles.map((title) => ({ title, lead: `About ${title}. [[Hub]]` })),
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    writeFileSync(tasks, JSON.stringify({ question: 'Hub?', answer: 'x', titles: ['Hub'], split: 'train' }));
+    const options = { corpus, tasks, pageCache: 0, toolBudget: 40 };
+    const browser = new WikiNavigatorEnv({ ...options, mode: 'browser' }, { browserPool: pool });
+    const direct = new WikiNavigatorEnv({ ...options, mode: 'direct' });
+    try {
+      const opened: string[][] = [];
+      for (const env of [browser, direct]) {
+        await env.reset({ seed: 1 });
+        const pages: string[] = [];
+        for (let link = 1; link <= titles.length + 1; link++) {
+          await env.step('NAVIGATE(Hub)');
+          await env.step(`CLICK(${link})`);
+          pages.push(env.currentPage?.view.title ?? '');
+        }
+        opened.push(pages);
+      }
+      expect(opened[0]).toEqual([...titles, 'Hub']);
+      expect(opened[1]).toEqual(opened[0]);
+    } finally {
+      await browser.close();
+      await direct.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('registers ids that pass the env checker in browser mode (fresh registry, shared pool)', async () => {
     const registry = new Registry();
     register(registry);

@@ -262,7 +262,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   /** Throws, naming the options that would help, when these options leave no task to draw. */
   private checkTasks(): void {
     if (this.taskCount() > 0) return;
-    const all = this.options.tasks === undefined ? taskSourceFor(this.corpus).all() : this.userTasks();
+    // Counted, not read: a store's 900,000 tasks would be parsed into memory to say how many there are.
+    const all = this.options.tasks === undefined ? { counts: taskSourceFor(this.corpus).counts() } : this.userTasks();
     const what = this.options.task === 'race' ? 'race' : `question of types ${this.options.questionTypes.join(', ')}`;
     const other = this.options.split === 'train' ? 'test' : 'train';
     throw new InvalidOptionsError(this.spec.id, [
@@ -550,7 +551,10 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       }
       case 'NAVIGATE': {
         const requested = String(args.title);
-        const title = this.corpus.resolve(requested);
+        // `Paris#History` (a link's target, a URL's end) opens Paris, as the wiki does: no title holds a `#`.
+        const hash = requested.indexOf('#');
+        const title =
+          this.corpus.resolve(requested) ?? (hash > 0 ? this.corpus.resolve(requested.slice(0, hash)) : undefined);
         if (title === undefined) {
           // Cut like a search: fuzzy matching allocates the square of a word's length (a 50,000-letter title: 2.5 GB).
           const similar = requested.trim()

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '@turngym/core';
+import { EnvFaultError, InvalidOptionsError } from '@turngym/core';
 import { BrowserPool } from './browser-pool';
 
 // Construction only: nothing here launches a browser.
@@ -32,5 +32,24 @@ describe('BrowserPool options', () => {
     expect(new BrowserPool().size).toBe(4);
     expect(new BrowserPool({ size: undefined, executablePath: undefined }).size).toBe(4);
     expect(new BrowserPool({ size: 2, taskTimeoutMs: 2500, extraArgs: ['--lang=en'] }).size).toBe(2);
+  });
+
+  it('refuses work once closed, as a fault no retry can fix (not retryable)', async () => {
+    // A runner retries retryable faults: a closed pool would have it replay episodes that can only fail again.
+    const pool = new BrowserPool({ executablePath: '/nonexistent/chromium' });
+    await pool.close();
+    const refusals = [
+      await Promise.resolve()
+        .then(() => pool.retain())
+        .catch((error: unknown) => error),
+      await pool.withTab(async () => 'loaded').catch((error: unknown) => error),
+      await pool.withPage(async () => 'loaded').catch((error: unknown) => error),
+    ];
+    for (const error of refusals) {
+      expect(error).toBeInstanceOf(EnvFaultError);
+      expect(error).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+      expect((error as Error).message).toMatch(/the browser pool (is|was) closed/);
+    }
+    expect(pool.stats().launches).toBe(0);
   });
 });

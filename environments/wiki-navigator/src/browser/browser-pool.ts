@@ -120,6 +120,15 @@ type PageKind = 'page' | 'tab';
 
 class TimeoutError extends Error {}
 
+/**
+ * A closed pool stays closed: no retry of the call, the step or the episode can succeed on it, so the fault is
+ * not retryable (an `EnvFaultError` is by default), and a runner that retries retryable faults gives up at once
+ * instead of replaying episodes against it. Closing a pool its envs still use is the owner's mistake.
+ */
+function closedPoolError(message: string, cause?: unknown): EnvFaultError {
+  return new EnvFaultError(message, { isRetryable: false, ...(cause === undefined ? {} : { cause }) });
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -198,7 +207,7 @@ export class BrowserPool {
   }
 
   retain(): this {
-    if (this.closed) throw new EnvFaultError('the browser pool is closed');
+    if (this.closed) throw closedPoolError('the browser pool is closed');
     this.references += 1;
     return this;
   }
@@ -248,14 +257,8 @@ export class BrowserPool {
       }
     }
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
-    throw new EnvFaultError(
-      this.closed
-        ? `the browser pool was closed during a page load (${reason})`
-        : `browser page load failed twice: ${reason}`,
-      {
-        cause: lastError,
-      },
-    );
+    if (this.closed) throw closedPoolError(`the browser pool was closed during a page load (${reason})`, lastError);
+    throw new EnvFaultError(`browser page load failed twice: ${reason}`, { cause: lastError });
   }
 
   /** Closes every page and the browser, kills its process group and removes its profile. Idempotent. */
@@ -275,7 +278,7 @@ export class BrowserPool {
 
   private async acquire(kind: PageKind): Promise<PooledPage> {
     for (;;) {
-      if (this.closed) throw new EnvFaultError('the browser pool is closed');
+      if (this.closed) throw closedPoolError('the browser pool is closed');
       const running = await this.ensureBrowser();
       const stale = this.idle.findIndex((pooled) => pooled.generation !== running.generation || isClosed(pooled));
       if (stale >= 0) {
@@ -440,7 +443,7 @@ export class BrowserPool {
     this.running = running;
     if (this.closed) {
       await this.shutdown(running);
-      throw new EnvFaultError('the browser pool was closed while the browser started');
+      throw closedPoolError('the browser pool was closed while the browser started');
     }
     return running;
   }

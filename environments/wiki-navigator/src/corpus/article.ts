@@ -42,11 +42,20 @@ export interface LinkMarkup {
 
 const LINK = /\[\[([^\]|[]+?)(?:\|([^\][]*?))?\]\]/g;
 
+/**
+ * The page a link's target names: `[[Paris#History]]` links Paris (a `#` starts a section of the page, as on
+ * the wiki, where no title holds one), `[[#History]]` a section of the page itself (no page: '').
+ */
+function linkTarget(raw: string): string {
+  const hash = raw.indexOf('#');
+  return normalizeTitle(hash < 0 ? raw : raw.slice(0, hash));
+}
+
 /** Every `[[Target|label]]` in a text, in order. */
 export function parseLinks(text: string): LinkMarkup[] {
   const out: LinkMarkup[] = [];
   for (const match of text.matchAll(LINK)) {
-    const target = normalizeTitle(match[1] as string);
+    const target = linkTarget(match[1] as string);
     if (target) out.push({ target, label: (match[2] ?? (match[1] as string)).trim() || target });
   }
   return out;
@@ -59,7 +68,7 @@ export function splitLinks(text: string): Array<string | LinkMarkup> {
   for (const match of text.matchAll(LINK)) {
     const index = match.index ?? 0;
     if (index > last) parts.push(text.slice(last, index));
-    const target = normalizeTitle(match[1] as string);
+    const target = linkTarget(match[1] as string);
     const label = (match[2] ?? (match[1] as string)).trim() || target;
     parts.push(target ? { target, label } : label);
     last = index + match[0].length;
@@ -90,9 +99,15 @@ export function normalizeTitle(title: string): string {
   return ([...upper].length === 1 ? upper : first) + text.slice(first.length);
 }
 
-/** The URL path of an article on the corpus server (`/wiki/Morrow_Bay`). */
+/**
+ * The URL path of an article on the corpus server (`/wiki/Morrow_Bay`). The titles `.` and `..` (a JSONL
+ * corpus may hold them) would be dot segments, which every URL parser, Node's and Chromium's, removes
+ * (`/wiki/..` is `/`), and `%2E` is read as a dot too: they get a trailing `_`, a space, which the server and
+ * the link reader trim away like any title's.
+ */
 export function articlePath(title: string): string {
-  return `/wiki/${encodeURIComponent(normalizeTitle(title).replace(/ /g, '_'))}`;
+  const segment = encodeURIComponent(normalizeTitle(title).replace(/ /g, '_'));
+  return `/wiki/${segment === '.' || segment === '..' ? `${segment}_` : segment}`;
 }
 
 /** Every link target of an article in page order (infobox, lead, sections), each once. */

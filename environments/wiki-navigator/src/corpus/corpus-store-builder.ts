@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { InvalidOptionsError } from '@turngym/core';
 import { generateQuestions, generateRaces } from '../tasks/task-generator';
 import { articleLinks, normalizeTitle, stripLinks, type Article } from './article';
-import { parseJsonlEntry } from './jsonl-corpus';
+import { dumpKind, parseJsonlEntry } from './jsonl-corpus';
 import { STORE_VERSION } from './sqlite-corpus';
 import { SKELETON_SCHEMA, StoreTaskGraph } from './store-task-graph';
 
@@ -53,6 +53,19 @@ const TASK_BATCH = 10_000;
 export async function buildCorpusStore(jsonlPath: string, storePath: string): Promise<CorpusStoreStats> {
   const started = performance.now();
   const source = resolve(jsonlPath);
+  // A dump given where its JSONL is expected (`--store dump.xml store.sqlite`): one line, not twenty "not JSON".
+  let dump: string | undefined;
+  try {
+    dump = dumpKind(source);
+  } catch (error) {
+    throw new InvalidOptionsError(`the JSONL corpus ${source}`, [
+      `it cannot be read (${(error as Error).message.replace(/^[A-Z]+: /, '').replace(/, open '[^']*'$/, '')})`,
+    ]);
+  }
+  if (dump)
+    throw new InvalidOptionsError(`the JSONL corpus ${source}`, [
+      `it is ${dump}: convert a dump with turngym-wiki-convert <dump> <store.sqlite>`,
+    ]);
   const partial = `${storePath}.building`;
   const work = `${storePath}.building-work`;
   rmSync(partial, { force: true });

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ajv, describeErrors, InvalidOptionsError } from '@turngym/core';
 import type { Article, InfoboxField, Redirect } from './article';
@@ -121,6 +121,27 @@ export function writeJsonlCorpus(
   writeFileSync(path, [...articles, ...redirects].map(formatJsonlLine).join('\n') + '\n');
 }
 
+/**
+ * What a file is when it is a dump rather than JSONL (its first bytes: XML, bzip2 or gzip), else undefined.
+ * `corpus: "simplewiki-latest-pages-articles.xml.bz2"` was read whole into memory (a Wikipedia dump: gigabytes,
+ * or Node's 2 GiB limit) only to report twenty lines of "not JSON".
+ */
+export function dumpKind(path: string): string | undefined {
+  const head = Buffer.alloc(64);
+  const fd = openSync(path, 'r');
+  let read: number;
+  try {
+    read = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const start = head.subarray(0, read);
+  if (start[0] === 0x1f && start[1] === 0x8b) return 'gzip-compressed (a MediaWiki dump?)';
+  if (start.toString('latin1', 0, 3) === 'BZh') return 'bzip2-compressed (a MediaWiki dump?)';
+  if (/^\uFEFF?\s*</.test(start.toString('utf8'))) return 'XML (a MediaWiki dump?)';
+  return undefined;
+}
+
 const cache = new Map<string, Corpus>();
 
 /** Loads a JSONL corpus file, once per (path, size, modification time) per process. */
@@ -134,9 +155,18 @@ export function readJsonlCorpus(path: string): Corpus {
       `options.corpus: no file at ${absolute} (use "synthetic" or a JSONL corpus path)`,
     ]);
   }
+  if (!stat.isFile())
+    throw new InvalidOptionsError('turngym/wiki-navigator', [
+      `options.corpus: ${absolute} is not a file (use "synthetic" or a JSONL corpus path)`,
+    ]);
   const key = `${absolute}\u0000${stat.size}\u0000${stat.mtimeMs}`;
   let corpus = cache.get(key);
   if (!corpus) {
+    const dump = dumpKind(absolute);
+    if (dump)
+      throw new InvalidOptionsError('turngym/wiki-navigator', [
+        `options.corpus: ${absolute} is ${dump}, not a JSONL corpus; convert it first: turngym-wiki-convert ${path} corpus.sqlite`,
+      ]);
     const { articles, redirects } = parseJsonlCorpus(readFileSync(absolute, 'utf8'), absolute);
     corpus = new Corpus(articles, redirects, { name: absolute });
     if (cache.size >= 8) cache.delete(cache.keys().next().value as string);

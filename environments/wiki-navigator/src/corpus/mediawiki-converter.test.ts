@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +134,32 @@ describe('MediaWiki XML → JSONL corpus', () => {
     } finally {
       await env.close();
     }
+  });
+
+  it('reads localised redirects in exports without <redirect> (not as empty articles)', async () => {
+    // A German or Russian export written without the <redirect> element (older MediaWiki, some exports).
+    writeFileSync(
+      join(dir, 'de.xml'),
+      `<mediawiki xml:lang="de">${page('London', 0, "'''London''' ist eine Stadt.")}` +
+        page('Londres', 0, '#WEITERLEITUNG [[London]]') +
+        page('Лондон', 0, '#перенаправление [[London#Geschichte]]') +
+        page('Abschnitt', 0, '#WEITERLEITUNG [[#Geschichte]]') +
+        page('Section', 0, '#REDIRECT [[#History]]\n{{R to section}}\n[[Category:Redirects]]') +
+        page('Wikt', 0, '#WEITERLEITUNG [[wikt:London]]') +
+        page('Liste', 0, '#Eins [[London]]\n#Zwei [[London]]') +
+        '</mediawiki>',
+    );
+    const stats = await convertMediaWikiFile(join(dir, 'de.xml'), join(dir, 'de.jsonl'));
+    const lines = readFileSync(join(dir, 'de.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    // A redirect to a section of itself or to another wiki leads to no article of this one: skipped.
+    expect(stats).toEqual({ articles: 2, redirects: 2, skipped: 3 });
+    expect(lines).toContainEqual({ title: 'Londres', redirect: 'London' });
+    expect(lines).toContainEqual({ title: 'Лондон', redirect: 'London' });
+    // A page that is a numbered list is still an article.
+    expect(lines.map((line) => line.title)).toEqual(['London', 'Londres', 'Лондон', 'Liste']);
   });
 
   it('links only articles of this wiki: interwiki links become their label, interlanguage links are dropped', () => {
@@ -377,5 +404,54 @@ describe('dump files that cannot be converted: one error naming the file, and th
     expect(await refused('cut.xml.gz', gzipSync(DUMP).subarray(0, 600))).toMatch(
       /cut\.xml\.gz: not a valid gzip file \(unexpected end of file\)/,
     );
+  });
+
+  it('says that a dump cut inside a page is cut short, naming the page it stops in', async () => {
+    // A download killed mid-page: the file stops inside London's text.
+    const killed = DUMP.slice(0, DUMP.indexOf('is a city in'));
+    const message = await refused('killed.xml', killed);
+    expect(message).toMatch(/killed\.xml: MediaWiki XML is malformed at line \d+, column \d+: /);
+    expect(message).toMatch(
+      /the file ends inside the <page> of "London" \(page 2\) before its XML does: is it cut short/,
+    );
+  });
+
+  const hasBzip2 = spawnSync('bzip2', ['--help'], { stdio: 'ignore' }).status === 0;
+  (hasBzip2 ? it : it.skip)('says a cut .bz2 is cut or damaged in one line, with either decoder', async () => {
+    const whole = execFileSync('bzip2', ['-c'], { input: DUMP });
+    const cut = whole.subarray(0, whole.length >> 1);
+    writeFileSync(join(dir, 'cut.xml.bz2'), cut);
+    const js = await convertMediaWikiFile(join(dir, 'cut.xml.bz2'), good, { bzip2: 'js' }).catch(
+      (error: Error) => error,
+    );
+    // unbzip2-stream failed inside itself: "Cannot read properties of undefined (reading '0')".
+    expect((js as Error).message).toBe(
+      `${join(dir, 'cut.xml.bz2')}: not a valid bzip2 file (the compressed data ends early or is damaged)`,
+    );
+    const process = await convertMediaWikiFile(join(dir, 'cut.xml.bz2'), good, { bzip2: 'process' }).catch(
+      (error: Error) => error,
+    );
+    // bzip2's advice on bzip2recover and ioctls is not what a user needs to read.
+    expect((process as Error).message).toBe(
+      `${join(dir, 'cut.xml.bz2')}: not a valid bzip2 file (bzip2: Compressed file ends unexpectedly)`,
+    );
+  });
+
+  it('refuses to write the corpus over the dump, and names a JSONL corpus given as a dump', async () => {
+    writeFileSync(join(dir, 'self.xml'), DUMP);
+    await expect(convertMediaWikiFile(join(dir, 'self.xml'), join(dir, 'self.xml'))).rejects.toThrow(
+      `${join(dir, 'self.xml')}: the corpus would be written over the dump it is converted from`,
+    );
+    expect(readFileSync(join(dir, 'self.xml'), 'utf8')).toBe(DUMP);
+    // `turngym-wiki-convert corpus.jsonl store.sqlite` (meant: --store): its text holds a tag, `<b>`.
+    const jsonl = '{"title": "C++", "lead": "A language & more <b>."}\n';
+    expect(await refused('corpus.jsonl', jsonl)).toBe(
+      `${join(dir, 'corpus.jsonl')}: a JSONL corpus, not a MediaWiki XML export: build a store from it with turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>`,
+    );
+    writeFileSync(join(dir, 'store.sqlite.jsonl'), jsonl);
+    await expect(
+      convertMediaWikiFile(join(dir, 'store.sqlite.jsonl'), join(dir, 'store.sqlite.jsonl')),
+    ).rejects.toThrow('store.sqlite.jsonl: a JSONL corpus, not a MediaWiki XML export');
+    expect(readFileSync(join(dir, 'store.sqlite.jsonl'), 'utf8')).toBe(jsonl);
   });
 });

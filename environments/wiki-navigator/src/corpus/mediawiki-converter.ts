@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -19,6 +20,11 @@ export interface MediaWikiConversionOptions {
   readonly bzip2?: Bzip2Decoder;
   /** What error messages call the dump (its path); `convertMediaWikiFile` passes the input path. */
   readonly source?: string;
+  /**
+   * Stops `convertMediaWikiFile` (the CLI's Ctrl-C): it rejects, and removes its partial output as any failed
+   * conversion does, instead of leaving gigabytes of `<output>.converting` behind a killed process.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface MediaWikiConversionStats {
@@ -32,6 +38,9 @@ export interface MediaWikiConversionStats {
    */
   caseSensitive?: true;
 }
+
+const JSONL_INPUT =
+  'a JSONL corpus, not a MediaWiki XML export: build a store from it with turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>';
 
 /** Sections that hold citations and navigation, not content. */
 const SKIPPED_SECTIONS = new Set([
@@ -82,6 +91,8 @@ interface WtfText {
 }
 interface WtfDocument {
   isDisambiguation(): boolean;
+  isRedirect(): boolean;
+  redirectTo(): { page?: string; wiki?: string } | null;
   infoboxes(): Array<{ type(): string; keyValue(): Record<string, string>; get(key: string): unknown }>;
   sections(): Array<{
     title(): string;
@@ -153,6 +164,26 @@ function withLinks(item: WtfText): string {
 function fieldName(key: string): string {
   const spaced = key.replace(/_/g, ' ').trim();
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/**
+ * The target of a redirect page's wikitext, `''` for a redirect that leads nowhere in this wiki (to a section of
+ * itself, `[[#History]]`, or to another wiki), undefined for an article. English `#REDIRECT` (any case, and what
+ * follows it up to its link: `#REDIRECTION [[X]]`); then the localised words wtf_wikipedia knows (`#WEITERLEITUNG`,
+ * `#перенаправление`, `#DOORVERWIJZING`): a dump's `<redirect>` element says so too, but exports without it (and
+ * older dumps) would otherwise turn each localised redirect into an empty article.
+ */
+function redirectTarget(text: string): string | undefined {
+  if (!/^\s*#/.test(text)) return undefined;
+  // The link that follows the word, not the page's first link: `#REDIRECT [[#History]]` then
+  // `[[Category:Redirects]]` was a redirect to the category.
+  const english = /^\s*#redirect[^[\]]{0,40}\[\[([^\]|]*)/i.exec(text);
+  if (english) return (english[1] as string).split('#')[0];
+  // The redirect word and its link open the page: its first few hundred characters say whether it is one.
+  const document = wtf(text.slice(0, 512));
+  if (!document.isRedirect()) return undefined;
+  const to = document.redirectTo();
+  return to?.wiki ? '' : (to?.page ?? '');
 }
 
 /** One page's wikitext as an article (wtf_wikipedia parses templates, infobox, sections, lists, links). */
@@ -279,6 +310,8 @@ export async function convertMediaWikiDump(
   parser.onopentag = (tag) => {
     const parent = open[open.length - 1];
     if (root === undefined) {
+      // Text before the first tag (a JSONL corpus, a text file that holds a tag): the file is not XML at all.
+      if (parseError) throw parseError;
       root = tag.name;
       // An HTML error page, a feed or any other XML would otherwise be "converted" to an empty corpus.
       if (root !== 'mediawiki')
@@ -362,10 +395,13 @@ export async function convertMediaWikiDump(
       return;
     }
     const text = current.latest && !current.latest.textDeleted ? current.latest.text : '';
-    const redirectTarget =
-      current.redirect ?? (/^\s*#redirect/i.test(text) ? (/\[\[([^\]|#]+)/.exec(text)?.[1] ?? undefined) : undefined);
-    if (redirectTarget) {
-      const redirect: Redirect = { title: current.title.trim(), redirect: redirectTarget.trim() };
+    const target = current.redirect ?? redirectTarget(text);
+    if (target !== undefined && !target.trim()) {
+      stats.skipped += 1;
+      return;
+    }
+    if (target) {
+      const redirect: Redirect = { title: current.title.trim(), redirect: target.trim() };
       pending.push(formatJsonlLine(redirect));
       stats.redirects += 1;
       return;
@@ -379,11 +415,17 @@ export async function convertMediaWikiDump(
     if (options.maxArticles !== undefined && stats.articles >= options.maxArticles) done = true;
   };
   let parseError: Error | undefined;
+  let atEnd = false;
   parser.onerror = (error) => {
     // sax reads on after an error and reports what follows from it: the first error is where the file is wrong.
     // Its `line` counts from 0; `column` is the character just read, counted from 1.
+    // An error at the end of the input is a file that stops inside its XML: a download or copy cut short.
+    const where = page ? ` inside the <page> of "${page.title.trim()}" (page ${pages})` : '';
     parseError ??= failure(
-      `MediaWiki XML is malformed at line ${parser.line + 1}, column ${Math.max(1, parser.column)}: ${error.message.split('\n')[0]}`,
+      `MediaWiki XML is malformed at line ${parser.line + 1}, column ${Math.max(1, parser.column)}: ${error.message.split('\n')[0]}` +
+        (atEnd
+          ? ` (the file ends${where} before its XML does: is it cut short, a download or copy that stopped?)`
+          : ''),
     );
   };
 
@@ -396,6 +438,8 @@ export async function convertMediaWikiDump(
 
   input.setEncoding('utf8');
   for await (const chunk of input) {
+    // A JSONL corpus given where a dump is expected (`turngym-wiki-convert corpus.jsonl store.sqlite`).
+    if (characters === 0 && /^\s*\{/.test(chunk as string)) throw failure(JSONL_INPUT);
     characters += (chunk as string).length;
     parser.write(chunk as string);
     if (parseError) throw parseError;
@@ -403,6 +447,7 @@ export async function convertMediaWikiDump(
     if (done) break;
   }
   if (!done) {
+    atEnd = true;
     parser.close();
     if (parseError) throw parseError;
     if (root === undefined)
@@ -458,7 +503,12 @@ export function openDumpFile(path: string, bzip2: Bzip2Decoder = 'auto'): { inpu
     child.on('close', (code, signal) => {
       if (code === 0) input.end();
       else if (!signal)
-        fail(new Error(`${path}: not a valid bzip2 file (${stderr.trim() || `bzip2 exited with ${code}`})`));
+        // bzip2 explains at length ("Possible reason follows", bzip2recover): its first line says what is wrong.
+        fail(
+          new Error(
+            `${path}: not a valid bzip2 file (${stderr.trim().split('\n')[0]?.replace(/;$/, '') || `bzip2 exited with ${code}`})`,
+          ),
+        );
     });
     return {
       input,
@@ -473,13 +523,32 @@ export function openDumpFile(path: string, bzip2: Bzip2Decoder = 'auto'): { inpu
     const gzip = path.endsWith('.gz');
     const decoder: Writable & Readable = gzip ? createGunzip() : unbzip2Stream();
     decoder.on('error', (error: Error) =>
-      fail(new Error(`${path}: not a valid ${gzip ? 'gzip' : 'bzip2'} file (${error.message})`)),
+      fail(
+        new Error(
+          `${path}: not a valid ${gzip ? 'gzip' : 'bzip2'} file (${
+            // unbzip2-stream reads past the end of a cut file and fails inside itself (a TypeError).
+            error instanceof TypeError ? 'the compressed data ends early or is damaged' : error.message
+          })`,
+        ),
+      ),
     );
     raw.pipe(decoder).pipe(input);
     return { input, close: () => raw.destroy() };
   }
   raw.pipe(input);
   return { input, close: () => raw.destroy() };
+}
+
+/** Whether two paths name one file (the same path, or a link to it); false when either does not exist. */
+function sameFile(a: string, b: string): boolean {
+  if (resolvePath(a) === resolvePath(b)) return true;
+  try {
+    const first = statSync(a);
+    const second = statSync(b);
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -493,6 +562,16 @@ export async function convertMediaWikiFile(
   options: MediaWikiConversionOptions = {},
 ): Promise<MediaWikiConversionStats> {
   const partial = `${outputPath}.converting`;
+  // The corpus is renamed over the output once converted: were the output the dump, the dump would be gone.
+  if (sameFile(inputPath, outputPath))
+    throw new Error(
+      inputPath.endsWith('.jsonl')
+        ? `${inputPath}: ${JSONL_INPUT}`
+        : `${outputPath}: the corpus would be written over the dump it is converted from; name another output file`,
+    );
+  const interrupted = (): Error =>
+    new Error(`${inputPath}: the conversion was interrupted; ${outputPath} is left as it was`);
+  if (options.signal?.aborted) throw interrupted();
   const { input, close } = openDumpFile(inputPath, options.bzip2);
   const output = createWriteStream(partial);
   let outputError: Error | undefined;
@@ -500,6 +579,10 @@ export async function convertMediaWikiFile(
     outputError ??= fileError(outputPath, error);
     input.destroy(outputError);
   });
+  const abort = (): void => {
+    input.destroy(interrupted());
+  };
+  options.signal?.addEventListener('abort', abort, { once: true });
   try {
     const stats = await convertMediaWikiDump(input, output, { source: inputPath, ...options });
     output.end();
@@ -520,6 +603,7 @@ export async function convertMediaWikiFile(
     rmSync(partial, { force: true });
     throw cause;
   } finally {
+    options.signal?.removeEventListener('abort', abort);
     close();
   }
 }

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionsError, runEpisode } from '@turngym/core';
 import { WikiExpert } from '../agents/wiki-expert';
-import { taskBankFor } from '../tasks/task-bank';
+import { describeTaskCounts, taskBankFor } from '../tasks/task-bank';
+import { countTasks, formatTaskCounts, formatTaskStats, type TaskCount } from '../tasks/task-stats';
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
 import { buildCorpusStore } from './corpus-store-builder';
 import { readJsonlCorpus, writeJsonlCorpus } from './jsonl-corpus';
@@ -168,5 +169,85 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
     expect(() => new WikiNavigatorEnv({ corpus: join(dir, 'missing.sqlite') })).toThrow(
       /no corpus store at .*missing\.sqlite \(build one with turngym-wiki-convert --store/,
     );
+  });
+
+  it('names a dump given where a JSONL corpus belongs, in one line, without reading it', async () => {
+    const xml = '<mediawiki><page><title>A</title><ns>0</ns><revision><text>x</text></revision></page></mediawiki>';
+    writeFileSync(join(dir, 'dump.xml'), xml);
+    writeFileSync(join(dir, 'dump.xml.bz2'), Buffer.from('BZh91AY&SY'));
+    for (const [name, kind] of [
+      ['dump.xml', 'XML'],
+      ['dump.xml.bz2', 'bzip2-compressed'],
+    ]) {
+      const path = join(dir, name as string);
+      // `corpus: "dump.xml.bz2"`: read whole (gigabytes for Wikipedia) only to report twenty lines of "not JSON".
+      expect(() => new WikiNavigatorEnv({ corpus: path })).toThrow(
+        `options.corpus: ${path} is ${kind} (a MediaWiki dump?), not a JSONL corpus; convert it first: turngym-wiki-convert ${path} corpus.sqlite`,
+      );
+      await expect(buildCorpusStore(path, join(dir, 'dump.sqlite'))).rejects.toThrow(
+        `Invalid options for the JSONL corpus ${path}: it is ${kind} (a MediaWiki dump?): convert a dump with turngym-wiki-convert <dump> <store.sqlite>`,
+      );
+    }
+    await expect(buildCorpusStore(join(dir, 'none.jsonl'), join(dir, 'none.sqlite'))).rejects.toThrow(
+      `Invalid options for the JSONL corpus ${join(dir, 'none.jsonl')}: it cannot be read (no such file or directory)`,
+    );
+    expect(readdirSync(dir).filter((file) => /^(dump|none)\.sqlite/.test(file))).toEqual([]);
+  });
+
+  it('counts its tasks without reading them (--stats, and the error for options that leave none)', () => {
+    const disk = openCorpusStore(store);
+    const sorted = (counts: readonly TaskCount[]): TaskCount[] =>
+      [...counts].sort((a, b) => `${a.kind}${a.split}${a.hops}`.localeCompare(`${b.kind}${b.split}${b.hops}`));
+    expect(sorted(disk.taskSource.counts())).toEqual(sorted(countTasks(disk.taskSource.all())));
+    expect(formatTaskCounts(disk.taskSource.counts())).toEqual(formatTaskStats(disk.taskSource.all()));
+    const expected = describeTaskCounts(disk.taskSource.all());
+    // On the 300,000-article store, reading all 900,000 tasks to say how many there are took gigabytes.
+    const all = jest.spyOn(disk.taskSource, 'all');
+    try {
+      expect(() => new WikiNavigatorEnv({ corpus: store, minHops: 8, maxHops: 8 })).toThrow(
+        `it has ${expected}. Use options.split`,
+      );
+      expect(all).not.toHaveBeenCalled();
+    } finally {
+      all.mockRestore();
+    }
+  });
+
+  it('refuses a file that is not a whole store at construction, naming it (not SQLITE_CORRUPT mid-episode)', () => {
+    const whole = readFileSync(store);
+    const other = join(dir, 'other.sqlite');
+    const foreign = new Database(other);
+    foreign.exec('CREATE TABLE notes (text TEXT)');
+    foreign.close();
+    const files: Array<[string, Buffer | undefined, RegExp]> = [
+      // A copy or download stopped short: SQLite would open it and fail on the first missing page it reads.
+      [
+        'cut.sqlite',
+        whole.subarray(0, whole.length - 4096),
+        /cut\.sqlite is not a corpus store: the file is cut short/,
+      ],
+      [
+        'half.sqlite',
+        whole.subarray(0, whole.length >> 1),
+        /half\.sqlite is not a corpus store: the file is cut short/,
+      ],
+      ['empty.sqlite', Buffer.alloc(0), /empty\.sqlite is not a corpus store: the file is empty/],
+      ['corpus.db', Buffer.from('{"title": "A"}\n'), /corpus\.db is not a corpus store: not an SQLite database/],
+      ['other.sqlite', undefined, /other\.sqlite is not a corpus store: an SQLite database without a store's tables/],
+    ];
+    for (const [name, contents, message] of files) {
+      if (contents) writeFileSync(join(dir, name), contents);
+      const refusal = (() => {
+        try {
+          new WikiNavigatorEnv({ corpus: join(dir, name) });
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect(refusal).toBeInstanceOf(InvalidOptionsError);
+      expect((refusal as Error).message).toMatch(message);
+      expect((refusal as Error).message).toMatch(/build one with turngym-wiki-convert --store/);
+    }
   });
 });

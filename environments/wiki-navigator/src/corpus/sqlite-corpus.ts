@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { resolve as resolvePath } from 'node:path';
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
@@ -8,6 +8,7 @@ import { Lru } from './lru';
 import { ftsQuery, queryWords, StoreSearch } from './store-search';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
+import type { TaskCount } from '../tasks/task-stats';
 import type { WikiTask } from '../tasks/wiki-task';
 
 /** Format version of a store; a store of another version is rebuilt, not misread. */
@@ -28,7 +29,7 @@ interface ArticleRow {
  * index and the tasks generated at build time. Nothing is loaded up front — a lookup is an indexed query and
  * a search an FTS5 query — so opening a store of 300,000 articles takes milliseconds and an env's memory does
  * not grow with the corpus (two bounded caches per process). Lookups follow `Corpus`'s rules (normalised
- * title, redirects up to three levels, then case-insensitively); search is FTS5's BM25 with titles weighing 3×,
+ * title, two levels of redirects, then case-insensitively); search is FTS5's BM25 with titles weighing 3×,
  * the same weights as the in-memory index, so rankings are close but not identical to minisearch's BM25+.
  */
 export class SqliteCorpus implements WikiCorpus {
@@ -50,13 +51,34 @@ export class SqliteCorpus implements WikiCorpus {
   private readonly ranker: StoreSearch;
 
   constructor(readonly path: string) {
-    this.db = new Database(path, { readonly: true, fileMustExist: true });
-    const meta = new Map(
-      this.db
-        .prepare<{ key: string; value: string }>('SELECT key, value FROM meta')
-        .all()
-        .map((row) => [row.key, row.value]),
-    );
+    const refuse = (reason: string): InvalidOptionsError =>
+      new InvalidOptionsError('turngym/wiki-navigator', [
+        `options.corpus: ${path} is not a corpus store: ${reason}; build one with turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>`,
+      ]);
+    // SQLite reads a cut file (a copy or download stopped short) until a query reaches a missing page, so such
+    // a store would open and then fail with SQLITE_CORRUPT in the middle of an episode: checked here, at once.
+    const damage = sqliteFileDamage(path);
+    if (damage) throw refuse(damage);
+    let meta: Map<string, string>;
+    try {
+      this.db = new Database(path, { readonly: true, fileMustExist: true });
+    } catch (error) {
+      throw refuse((error as Error).message);
+    }
+    try {
+      meta = new Map(
+        this.db
+          .prepare<{ key: string; value: string }>('SELECT key, value FROM meta')
+          .all()
+          .map((row) => [row.key, row.value]),
+      );
+    } catch (error) {
+      this.db.close();
+      const message = (error as Error).message;
+      throw refuse(
+        /no such table/.test(message) ? `an SQLite database without a store's tables (${message})` : message,
+      );
+    }
     if (meta.get('version') !== STORE_VERSION) {
       this.db.close();
       throw new InvalidOptionsError('turngym/wiki-navigator', [
@@ -219,6 +241,12 @@ class StoredTasks implements TaskSource {
     return body === undefined ? undefined : (JSON.parse(body) as WikiTask);
   }
 
+  counts(): readonly TaskCount[] {
+    return this.db
+      .prepare<TaskCount>('SELECT kind, split, hops, count(*) AS count FROM tasks GROUP BY kind, split, hops')
+      .all();
+  }
+
   all(): readonly WikiTask[] {
     return this.db
       .prepare<string>('SELECT body FROM tasks ORDER BY rowid')
@@ -226,6 +254,35 @@ class StoredTasks implements TaskSource {
       .all()
       .map((body) => JSON.parse(body) as WikiTask);
   }
+}
+
+/**
+ * Why the file at `path` is not a whole SQLite database (empty, another format, shorter than its header says),
+ * or undefined. The header's page count is trusted only when SQLite marked it valid (its "version-valid-for"
+ * number equals the change counter), as SQLite itself does.
+ */
+function sqliteFileDamage(path: string): string | undefined {
+  let header: Buffer;
+  let size: number;
+  try {
+    size = statSync(path).size;
+    header = Buffer.alloc(100);
+    const fd = openSync(path, 'r');
+    try {
+      readSync(fd, header, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (size === 0) return 'the file is empty';
+  if (size < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') return 'not an SQLite database';
+  const pageSize = header.readUInt16BE(16) === 1 ? 65536 : header.readUInt16BE(16);
+  const pages = header.readUInt32BE(28);
+  if (header.readUInt32BE(92) === header.readUInt32BE(24) && size < pages * pageSize)
+    return `the file is cut short (${size} bytes of the ${pages * pageSize} its header says: an interrupted copy or download?)`;
+  return undefined;
 }
 
 const opened = new Map<string, SqliteCorpus>();

@@ -35,8 +35,8 @@ interface Skeleton {
 
 /**
  * The articles of a store being built, as task generation reads them: each an indexed query (ids are
- * `articles.id − 1`, the load order), titles resolved by `SqliteCorpus`'s rules (normalised, redirects up to
- * three levels, then case-insensitively), and nothing held beyond bounded caches. So a 300,000-article
+ * `articles.id − 1`, the load order), titles resolved by `SqliteCorpus`'s rules (normalised, two levels of
+ * redirects, then case-insensitively), and nothing held beyond bounded caches. So a 300,000-article
  * store's tasks come from the same generator as a corpus in memory, without the corpus in memory.
  */
 export class StoreTaskGraph implements TaskGraph {

@@ -2,6 +2,7 @@ import { Corpus } from '../corpus/corpus';
 import type { WikiCorpus } from '../corpus/wiki-corpus';
 import { generateQuestions, generateRaces } from './task-generator';
 import { CorpusTaskGraph } from './task-graph';
+import { countTasks, type TaskCount } from './task-stats';
 import type { TaskKind, TaskSplit, WikiTask } from './wiki-task';
 
 /** Which tasks an env draws from: kinds, split and a range of hops. */
@@ -27,6 +28,8 @@ export interface TaskSource {
   get(id: string): WikiTask | undefined;
   /** Every task, questions then races. */
   all(): readonly WikiTask[];
+  /** How many tasks there are per kind, split and hops (what `all()` holds, without reading it on a store). */
+  counts(): readonly TaskCount[];
 }
 
 export { DISAMBIGUATION_TYPE } from './task-graph';
@@ -61,6 +64,10 @@ export class TaskBank implements TaskSource {
 
   all(): readonly WikiTask[] {
     return [...this.questions(), ...this.raceTasks()];
+  }
+
+  counts(): readonly TaskCount[] {
+    return countTasks(this.all());
   }
 
   select(filter: TaskFilter): TaskSelection {
@@ -104,9 +111,12 @@ export class TaskBank implements TaskSource {
 }
 
 /** "3 train and 1 test questions (single 2/1, …), 0 train and 0 test races": what a task list holds. */
-export function describeTaskCounts(tasks: readonly WikiTask[]): string {
+export function describeTaskCounts(tasks: readonly WikiTask[] | { readonly counts: readonly TaskCount[] }): string {
+  const counts = 'counts' in tasks ? tasks.counts : countTasks(tasks);
   const count = (kind: TaskKind | 'qa', split: TaskSplit): number =>
-    tasks.filter((task) => (kind === 'qa' ? task.kind !== 'race' : task.kind === kind) && task.split === split).length;
+    counts
+      .filter((entry) => (kind === 'qa' ? entry.kind !== 'race' : entry.kind === kind) && entry.split === split)
+      .reduce((sum, entry) => sum + entry.count, 0);
   const kinds = (['single', 'bridge', 'comparison'] as const)
     .map((kind) => `${kind} ${count(kind, 'train')}/${count(kind, 'test')}`)
     .join(', ');
