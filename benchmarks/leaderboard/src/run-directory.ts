@@ -170,7 +170,7 @@ export class RunDirectory {
             'one directory would play its episodes twice and mix their records. Wait for it or stop it, or pass ' +
             `--run-id for a new run; if no bench has pid ${owner.pid}, remove ${file}.`,
         ),
-      failed: (message) => new RunMismatchError(message),
+      failed: (message) => new RunMismatchError(`${this.directory} ${message}`),
     });
   }
 

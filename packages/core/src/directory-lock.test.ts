@@ -41,4 +41,14 @@ describe('claimDirectoryLock', () => {
       expect(existsSync(join(dir, '.lock'))).toBe(false);
     }
   });
+
+  it('lets a reentrant owner claim again, and keeps the lock until its last claim is released', () => {
+    const first = claimDirectoryLock(dir, { ...options, reentrant: true });
+    const second = claimDirectoryLock(dir, { ...options, reentrant: true });
+    first();
+    first(); // a release is idempotent: it cannot let go of the other claim
+    expect(JSON.parse(readFileSync(join(dir, '.lock'), 'utf8'))).toMatchObject({ pid: process.pid });
+    second();
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
 });

@@ -1,6 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { processAlive } from './process-alive';
 
 /** Who holds a directory lock: written into the lock file by its creator. */
@@ -14,16 +14,25 @@ export interface DirectoryLockOptions {
   /** The lock file's name inside the directory (default `.lock`). */
   file?: string;
   /**
-   * The error to throw while a live process holds the directory (this one included: one process running the
-   * same directory twice at once mixes its writes just as two processes would). `file` is the lock's path.
+   * Whether this process may claim a directory it already holds (default false). A trainer's run may be opened
+   * twice by one program (a resume within it): each claim is released on its own and the lock goes with the last.
+   * A bench refuses it: one process running one directory twice at once mixes its writes as two processes would.
    */
+  reentrant?: boolean;
+  /** The error to throw while a live process holds the directory. `file` is the lock's path. */
   inUse: (owner: DirectoryLockOwner, file: string) => Error;
-  /** The error to throw for a lock that cannot be claimed (unreadable, or taken over and over). */
+  /**
+   * The error to throw for a lock that cannot be claimed (unreadable, or taken over and over). `message` is said of
+   * the directory ("holds a lock … that cannot be read"): put its path in front.
+   */
   failed: (message: string) => Error;
 }
 
-/** Lock files this process holds → the takeover marker held with each (if any); removed when it exits. */
-const held = new Map<string, string | undefined>();
+/**
+ * The locks this process holds: lock file → the takeover marker it holds with it (if any) and how many claims of
+ * this process are open on it. Released when the last claim is, or when the process exits.
+ */
+const held = new Map<string, { readonly marker: string | undefined; claims: number }>();
 let exitHook = false;
 
 /** The lock's owner; undefined when the file is gone, null when it cannot be read as one. */
@@ -44,6 +53,10 @@ function ownerOf(file: string): DirectoryLockOwner | null | undefined {
   }
 }
 
+function isMine(owner: DirectoryLockOwner | null | undefined): boolean {
+  return !!owner && owner.pid === process.pid && owner.host === hostname();
+}
+
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -59,27 +72,69 @@ function createExclusive(file: string, text: string): boolean {
   }
 }
 
+/**
+ * Takeover markers whose taker is gone: each process killed while it held a lock it took over left one, so a run
+ * resumed after kill upon kill piled them up. Swept once the lock is held, when no takeover of it can be under way
+ * (a slow rival that makes a marker again finds the lock replaced and removes its own). A marker written on another
+ * machine, or one that cannot be read, is left alone.
+ */
+function removeDeadMarkers(file: string, mine: string | undefined): void {
+  const folder = dirname(file);
+  const prefix = `${basename(file)}.takeover-`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(folder, name);
+    if (!name.startsWith(prefix) || path === mine) continue;
+    const taker = ownerOf(path);
+    if (!taker || taker.host !== hostname() || isMine(taker) || processAlive(taker.pid)) continue;
+    try {
+      rmSync(path, { force: true });
+    } catch {
+      // Tidying only: the lock is held either way.
+    }
+  }
+}
+
 function release(file: string, marker: string | undefined): void {
-  const owner = ownerOf(file);
-  if (owner && owner.pid === process.pid && owner.host === hostname()) rmSync(file, { force: true });
+  if (isMine(ownerOf(file))) rmSync(file, { force: true });
   if (marker) rmSync(marker, { force: true });
 }
 
 /**
  * Claims the existing directory `dir` for this process, or throws `options.inUse` while a live process on this
- * machine holds it: two writers of one directory (the same command started twice) would mix their files. A lock
- * left by a process that is gone (killed, crashed) is taken over, as is one written on another machine, whose
- * processes cannot be checked from here. Of two processes taking over one stale lock, only the one that creates
- * the takeover marker named after that lock's owner may replace it (`<file>.takeover-…`, kept while the lock is
- * held), so a slower rival never replaces the new lock. Returns the release; the lock also goes when the process
- * exits.
+ * machine holds it: two writers of one directory (the same command started twice) would mix their files. The lock
+ * is created only if absent. A lock left by a process that is gone (killed, crashed) is taken over, as is one
+ * written on another machine, whose processes cannot be checked from here (a run folder carried back from a GPU
+ * machine). Of two processes taking over one stale lock, only the one that creates the takeover marker named after
+ * that lock's owner may replace it (`<file>.takeover-…`, kept while the lock is held), so a slower rival never
+ * replaces the new lock. Returns the release of this claim (idempotent); the lock also goes when the process exits.
  */
 export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): () => void {
   const file = join(resolve(dir), options.file ?? '.lock');
+  const mine = held.get(file);
+  if (mine) {
+    if (!options.reentrant)
+      throw options.inUse(ownerOf(file) ?? { pid: process.pid, host: hostname(), since: '' }, file);
+    mine.claims += 1;
+    return releaseOnce(file);
+  }
   const text = `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
   let marker: string | undefined;
+  let blocked: string | undefined;
   for (let attempt = 0; ; attempt += 1) {
-    if (attempt > 20) throw options.failed(`could not claim ${file}: other processes keep taking it.`);
+    if (attempt > 20) {
+      throw options.failed(
+        `could not be claimed: other processes keep taking ${file}` +
+          (blocked
+            ? `; ${blocked} says another process is taking it over: remove it if no process is writing this directory.`
+            : '.'),
+      );
+    }
     if (createExclusive(file, text)) break;
     const owner = ownerOf(file);
     if (owner === undefined) continue; // released meanwhile
@@ -89,12 +144,20 @@ export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): 
         pause(20);
         continue;
       }
-      throw options.failed(`${file} cannot be read as a lock: remove it if no process is writing ${dir}.`);
+      throw options.failed(
+        `holds a lock (${file}) that cannot be read: remove it if no process is writing this directory.`,
+      );
+    }
+    // Another claim of this process's, made through another path to the same folder.
+    if (isMine(owner)) {
+      if (!options.reentrant) throw options.inUse(owner, file);
+      break;
     }
     if (owner.host === hostname() && processAlive(owner.pid)) throw options.inUse(owner, file);
     // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
     const candidate = `${file}.takeover-${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
     if (!createExclusive(candidate, text)) {
+      blocked = candidate;
       pause(20);
       continue;
     }
@@ -111,18 +174,28 @@ export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): 
     marker = candidate;
     break;
   }
-  held.set(file, marker);
+  held.set(file, { marker, claims: 1 });
+  removeDeadMarkers(file, marker);
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const [lock, takeover] of held) release(lock, takeover);
+      for (const [lock, { marker: takeover }] of held) release(lock, takeover);
     });
   }
+  return releaseOnce(file);
+}
+
+/** One claim's release: the lock itself goes with the last claim of this process. */
+function releaseOnce(file: string): () => void {
   let released = false;
   return () => {
     if (released) return;
     released = true;
+    const mine = held.get(file);
+    if (!mine) return;
+    mine.claims -= 1;
+    if (mine.claims > 0) return;
     held.delete(file);
-    release(file, marker);
+    release(file, mine.marker);
   };
 }

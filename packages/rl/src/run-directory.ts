@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { RunDirectoryError } from './rl-errors';
-import { claimRunLock, releaseRunLock } from './run-lock';
+import { claimRunLock } from './run-lock';
 import { appendTrajectories, type Trajectory } from './trajectory';
 
 /** What `run.json` records: enough to tell runs apart and to repeat one. */
@@ -154,7 +154,8 @@ export class RunDirectory {
   /** Whether a file ends mid-line (a killed write) and must be cut back before anything is appended. */
   private torn = false;
   /** Whether this object holds the run's lock (`create`, `openOrCreate`) until `close`. */
-  private locked = false;
+  /** The release of this object's claim on the run's lock; undefined for a run opened to read. */
+  private releaseLock: (() => void) | undefined;
   private closed = false;
 
   private constructor(
@@ -178,9 +179,10 @@ export class RunDirectory {
         );
       }
     }
+    let releaseLock: () => void;
     try {
       await mkdir(path, { recursive: true });
-      claimRunLock(path);
+      releaseLock = claimRunLock(path);
     } catch (error) {
       throw notWritable(path, error);
     }
@@ -192,10 +194,10 @@ export class RunDirectory {
       await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
       const run = new RunDirectory(path, full);
       await run.refresh();
-      run.locked = true;
+      run.releaseLock = releaseLock;
       return run;
     } catch (error) {
-      releaseRunLock(path);
+      releaseLock();
       throw error;
     }
   }
@@ -227,17 +229,18 @@ export class RunDirectory {
   static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
     if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
     // Before anything is read: a resume resets the run's stores and truncates its files to the checkpoint's.
+    let releaseLock: () => void;
     try {
-      claimRunLock(path);
+      releaseLock = claimRunLock(path);
     } catch (error) {
       throw notWritable(path, error);
     }
     try {
       const run = await RunDirectory.checkResume(path, info, options);
-      run.locked = true;
+      run.releaseLock = releaseLock;
       return run;
     } catch (error) {
-      releaseRunLock(path);
+      releaseLock();
       throw error;
     }
   }
@@ -284,10 +287,8 @@ export class RunDirectory {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.locked) {
-      this.locked = false;
-      releaseRunLock(this.path);
-    }
+    this.releaseLock?.();
+    this.releaseLock = undefined;
   }
 
   /** The iteration of the last complete metrics row, or null before the first. */
