@@ -113,6 +113,21 @@ describe('turngym lm and serve-model', () => {
       });
       expect(tooMany.status).toBe(400);
       expect(((await tooMany.json()) as { error: { param: string } }).error.param).toBe('n');
+      // A prompt that cannot fit the context is refused from its size, before it is tokenized (which would stall
+      // every client for as long as tokenizing it takes).
+      const huge = await fetch(`${baseURL}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny-1m', prompt: ' '.repeat(1_000_000), max_tokens: 1 }),
+      });
+      expect(huge.status).toBe(400);
+      expect(await huge.json()).toMatchObject({
+        error: {
+          code: 'context_length_exceeded',
+          param: 'prompt',
+          message: expect.stringMatching(/at least \d+ tokens/),
+        },
+      });
       // Streaming: OpenAI's chunks, a finish reason and [DONE].
       const streamed = await fetch(`${baseURL}/completions`, {
         method: 'POST',

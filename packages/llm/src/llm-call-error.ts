@@ -7,6 +7,7 @@ export type LLMCallFailure =
   | 'timeout' // no answer within the timeout
   | 'aborted' // the caller's AbortSignal fired
   | 'invalid-response' // an answer the client could not read
+  | 'refusal' // the model declined to answer (OpenAI's `message.refusal`); `refusal` holds its text
   | 'script'; // a scripted model ran out of replies or its function threw
 
 export interface LLMCallErrorOptions {
@@ -22,13 +23,15 @@ export interface LLMCallErrorOptions {
   readonly retryAfterMs?: number;
   /** Attempts made before giving up (1 = no retries). */
   readonly attempts?: number;
+  /** The model's refusal text, for `refusal` failures. */
+  readonly refusal?: string;
   readonly cause?: unknown;
 }
 
 /**
  * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
  * timeouts and connection failures — what may succeed if tried again — and false for bad requests, auth,
- * aborts, script faults and a 429 that says the quota is used up (`insufficient_quota`).
+ * aborts, script faults, refusals and a 429 that says the quota is used up (`insufficient_quota`).
  */
 export class LLMCallError extends TurnGymError {
   readonly failure: LLMCallFailure;
@@ -37,6 +40,8 @@ export class LLMCallError extends TurnGymError {
   readonly modelId: string | undefined;
   readonly retryAfterMs: number | undefined;
   readonly attempts: number;
+  /** What the model said instead of answering, for `refusal` failures. */
+  readonly refusal: string | undefined;
 
   constructor(message: string, options: LLMCallErrorOptions) {
     super('LLM_CALL', message, { cause: options.cause, isRetryable: options.isRetryable ?? false });
@@ -46,6 +51,7 @@ export class LLMCallError extends TurnGymError {
     this.modelId = options.modelId;
     this.retryAfterMs = options.retryAfterMs;
     this.attempts = options.attempts ?? 1;
+    this.refusal = options.refusal;
   }
 
   /** Whether a status means "try again later" (the same table as the openai client's). */
@@ -64,6 +70,7 @@ export class LLMCallError extends TurnGymError {
       modelId: this.modelId,
       retryAfterMs: this.retryAfterMs,
       attempts,
+      ...(this.refusal !== undefined ? { refusal: this.refusal } : {}),
       cause: this.cause,
     });
   }

@@ -223,6 +223,37 @@ describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', 
     expect(server.requestCount).toBe(1);
   });
 
+  it.each([false, true])(
+    'passes a refusal through serveChatModel as OpenAI sends one, not as a retried 500 (stream: %s)',
+    async (stream) => {
+      const said = 'I cannot help with that.';
+      let calls = 0;
+      const refusing = {
+        id: 'test-model',
+        complete: () => {
+          calls += 1;
+          return Promise.reject(new LLMCallError('upstream refused', { failure: 'refusal', refusal: said }));
+        },
+      };
+      const server = await serveChatModel(refusing, {});
+      servers.push(server);
+      const raw = await fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'test-model', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(raw.status).toBe(200);
+      expect(await raw.json()).toMatchObject({
+        choices: [{ message: { role: 'assistant', content: null, refusal: said }, finish_reason: 'stop' }],
+      });
+      const error = await client(server, { stream })
+        .complete({ messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ failure: 'refusal', refusal: said, isRetryable: false });
+      expect(calls).toBe(2);
+    },
+  );
+
   it('reports a model failure behind the server as a 500 with the cause', async () => {
     const { server } = await serve([]);
     await expect(
@@ -361,6 +392,40 @@ describe('OpenAIChatModel against a misbehaving server', () => {
     const error = (await ask(baseURL, {})) as Error;
     expect(error).toMatchObject({ failure: 'invalid-response' });
     expect(error.message).toMatch(/the first choice has no message \(it has "text": a completions API, not chat\)$/);
+  });
+
+  it('raises a refusal as a non-retried LLMCallError with its text, plain and streamed, not as an empty reply', async () => {
+    const said = "I'm sorry, I can't help with that.";
+    const plain = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: said }, finish_reason: 'stop' }],
+        }),
+      );
+    });
+    const streamed = await misbehaving((response) => {
+      sse(response);
+      response.write(chunk({ role: 'assistant', content: null, refusal: '' }));
+      response.write(chunk({ refusal: "I'm sorry, " }));
+      response.write(chunk({ refusal: "I can't help with that." }));
+      response.write(chunk({}, 'stop'));
+      response.end('data: [DONE]\n\n');
+    });
+    for (const [{ baseURL, requests }, options] of [
+      [plain, {}],
+      [streamed, { stream: true }],
+    ] as const) {
+      const error = (await ask(baseURL, options)) as LLMCallError;
+      expect(error).toBeInstanceOf(LLMCallError);
+      expect(error).toMatchObject({ failure: 'refusal', refusal: said, isRetryable: false });
+      expect(error.message).toContain(said);
+      expect(requests()).toBe(1);
+    }
   });
 
   it('assembles streamed tool calls from a server that leaves out their index (Ollama, Gemini)', async () => {

@@ -209,6 +209,8 @@ export class OpenAIChatModel implements ChatModel {
         typeof (choice as { text?: unknown }).text === 'string' ? ' (it has "text": a completions API, not chat)' : '';
       throw this.invalidResponse(`the first choice has no message${legacy}`);
     }
+    const refusal = (choice.message as { refusal?: unknown }).refusal;
+    if (typeof refusal === 'string' && refusal !== '') throw this.refusalError(refusal);
     const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
     this.checkReplySize(
       (choice.message.content ?? '').length + calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0),
@@ -233,6 +235,7 @@ export class OpenAIChatModel implements ChatModel {
 
   private async fromChunks(request: ChatRequest, stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatResponse> {
     let content = '';
+    let refusal = '';
     let finishReason: string | null | undefined;
     let usage: ChatCompletionChunk['usage'];
     const calls: { id?: string; name: string; arguments: string }[] = [];
@@ -243,6 +246,8 @@ export class OpenAIChatModel implements ChatModel {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.find((each) => each.index === 0) ?? chunk.choices?.[0];
       if (!choice) continue;
+      const refusalDelta = (choice.delta as { refusal?: unknown } | undefined)?.refusal;
+      if (typeof refusalDelta === 'string') refusal += refusalDelta;
       content += choice.delta?.content ?? '';
       characters += (choice.delta?.content ?? '').length;
       for (const delta of choice.delta?.tool_calls ?? []) {
@@ -268,6 +273,7 @@ export class OpenAIChatModel implements ChatModel {
         isRetryable: true,
       });
     }
+    if (refusal !== '') throw this.refusalError(refusal);
     const toolCalls = calls
       .filter(Boolean)
       .map((call) => fromWireToolCall({ ...(call.id ? { id: call.id } : {}), function: call }));
@@ -303,6 +309,21 @@ export class OpenAIChatModel implements ChatModel {
     return path === '' || path === '/'
       ? ` (the base URL has no path; OpenAI-compatible servers answer under /v1: try ${this.options.baseURL}/v1)`
       : '';
+  }
+
+  /**
+   * A model that declines answers `refusal` with no content: returned as an empty reply, an env role or agent could
+   * not tell it from a model that wrote nothing, so it is an error that carries the text (not retried: the same
+   * request gets the same refusal).
+   */
+  private refusalError(refusal: string): LLMCallError {
+    const shown = refusal.length > 200 ? `${refusal.slice(0, 200)}…` : refusal;
+    return new LLMCallError(`${this.where()}: the model refused to answer: "${shown}"`, {
+      failure: 'refusal',
+      baseURL: this.options.baseURL,
+      modelId: this.id,
+      refusal,
+    });
   }
 
   private where(): string {

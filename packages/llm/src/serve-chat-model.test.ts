@@ -247,6 +247,18 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     );
     expect(error.message).toMatch(/body\.messages\[1\]\.tool_call_id is required/);
     expect(error.message).toMatch(/body\.n must be <= 1/);
+    for (const [asked, param] of [
+      [{ n: 2 }, 'n'],
+      [{ max_tokens: 0 }, 'max_tokens'],
+      [{ temperature: 3 }, 'temperature'],
+      [{ messages: [] }, 'messages'],
+    ] as const) {
+      const refused = await post(
+        JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+      );
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: 'invalid_request', param } });
+    }
 
     // What the client would silently not get: an image the model never sees, a fifth stop sequence.
     const image = await post(
@@ -286,6 +298,22 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
         },
       });
     }
+    // Constrained replies it cannot give are refused, not answered with unconstrained text.
+    const tools = [{ type: 'function', function: { name: 'search' } }];
+    for (const [asked, param] of [
+      [{ response_format: { type: 'json_object' } }, 'response_format'],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format'],
+      [{ tools, tool_choice: 'required' }, 'tool_choice'],
+      [{ tools, tool_choice: { type: 'function', function: { name: 'search' } } }, 'tool_choice'],
+    ] as const) {
+      const refused = await post(
+        JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+      );
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: { type: 'invalid_request_error', code: 'unsupported_parameter', param },
+      });
+    }
     // Their "off" values are what clients send by default, and pass.
     const off = await post(
       JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], logprobs: false, top_logprobs: 0 }),
@@ -298,6 +326,13 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     );
     // Only the request with the options off reached the model.
     expect(backend.requests).toHaveLength(1);
+    // Plain text and tool_choice "auto" are what the model does anyway, and are served.
+    for (const asked of [{ response_format: { type: 'text' } }, { tools, tool_choice: 'auto' }]) {
+      const served = await post(
+        JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+      );
+      expect(served.status).toBe(200);
+    }
   });
 
   it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {

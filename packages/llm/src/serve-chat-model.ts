@@ -5,6 +5,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
 import { chatCompletionRequestSchema, type ChatCompletionRequestBody } from './internal/chat-completion-request';
 import { fromWireMessages, fromWireTools, toWireToolCall } from './internal/openai-wire';
 import { LLMCallError } from './llm-call-error';
+import { approximateTokenCount } from './token-count';
 
 /**
  * Faults the server injects on purpose, so retry and timeout paths are tested against a real socket.
@@ -93,8 +94,16 @@ class HttpError extends Error {
 
 const validateBody = compileValidator<ChatCompletionRequestBody>(
   chatCompletionRequestSchema,
+  // `param` names the first field at fault (`n`, `max_tokens`, `messages`), as OpenAI's errors do: SDKs and
+  // clients show it, and a null one left them only the message to parse.
   (problems) =>
-    new HttpError(400, `Invalid request: ${problems.join('; ')}`, 'invalid_request_error', 'invalid_request'),
+    new HttpError(
+      400,
+      `Invalid request: ${problems.join('; ')}`,
+      'invalid_request_error',
+      'invalid_request',
+      /^body\.([A-Za-z_]+)/.exec(problems[0] ?? '')?.[1] ?? null,
+    ),
   'body',
 );
 
@@ -196,6 +205,27 @@ function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): Ch
       'invalid_request_error',
       'unsupported_parameter',
       body.logprobs === true ? 'logprobs' : 'top_logprobs',
+    );
+  // Nor can it constrain a reply to JSON or force a tool call: a client that asked for either would parse whatever
+  // text came back as if it had been constrained. Refused, as OpenAI refuses what a model cannot do.
+  const format = (body.response_format as { type?: unknown } | null | undefined)?.type;
+  if (body.response_format !== undefined && body.response_format !== null && format !== 'text')
+    throw new HttpError(
+      400,
+      `This server cannot constrain replies (response_format ${JSON.stringify(body.response_format)}): leave ` +
+        'response_format out (or {"type": "text"}) and parse the reply yourself',
+      'invalid_request_error',
+      'unsupported_parameter',
+      'response_format',
+    );
+  if (body.tool_choice !== undefined && body.tool_choice !== 'auto' && body.tool_choice !== 'none')
+    throw new HttpError(
+      400,
+      `This server cannot force a tool call (tool_choice ${JSON.stringify(body.tool_choice)}): use "auto" or ` +
+        '"none"; the model calls a tool when it chooses to',
+      'invalid_request_error',
+      'unsupported_parameter',
+      'tool_choice',
     );
   let messages;
   try {
@@ -307,6 +337,15 @@ class ChatStream {
     if (!this.response.destroyed) this.response.end('data: [DONE]\n\n');
   }
 
+  /** A model that declined, as OpenAI streams it: the text as `delta.refusal`, then the finish. */
+  refuse(refusal: string, usage: Record<string, number>): void {
+    this.open();
+    this.chunk({ refusal });
+    this.chunk({}, 'stop');
+    if (this.includeUsage) this.send({ ...this.base, choices: [], usage });
+    if (!this.response.destroyed) this.response.end('data: [DONE]\n\n');
+  }
+
   private open(): void {
     if (this.id !== undefined) return;
     this.id = this.nextId();
@@ -373,6 +412,33 @@ export async function serveChatModel(
       response.once('close', cancel);
     });
 
+  function sendRefusal(
+    response: ServerResponse,
+    refusal: string,
+    body: ChatCompletionRequestBody,
+    stream: ChatStream | undefined,
+  ): void {
+    // The model counted no tokens for a reply it did not write: estimated, as for models that count none.
+    const prompt = approximateTokenCount(JSON.stringify(body.messages));
+    const completion = approximateTokenCount(refusal);
+    const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    if (stream) {
+      stream.refuse(refusal, usage);
+      return;
+    }
+    sendJson(response, 200, {
+      id: nextId(),
+      object: 'chat.completion',
+      created: created(),
+      model: modelName,
+      system_fingerprint: 'turngym',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: null, refusal }, finish_reason: 'stop', logprobs: null },
+      ],
+      usage,
+    });
+  }
+
   async function chatCompletions(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const index = requestCount++;
     const raw = await readBody(request, settings.maxBodyBytes);
@@ -431,6 +497,12 @@ export async function serveChatModel(
       );
     } catch (error) {
       if (error instanceof HttpError) throw error;
+      // A refusal is an answer, not a failure: OpenAI sends it as `message.refusal` with no content, which clients
+      // (OpenAIChatModel among them) read as such. A 500 would be retried, and the same request refused again.
+      if (error instanceof LLMCallError && error.failure === 'refusal' && error.refusal !== undefined) {
+        sendRefusal(response, error.refusal, body, stream);
+        return;
+      }
       throw modelFailure(error);
     }
     if (stream) stream.finish(result);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chatCacheKey, LLMCallError } from '@turngym/llm';
 import { useBackend } from './backend';
+import { ByteTokenizer } from './byte-tokenizer';
 import { GenerationBatch } from './generation-batch';
 import { HfTokenizer } from './hf-tokenizer';
 import { LanguageModel } from './language-model';
@@ -58,6 +59,23 @@ describe('LocalChatModel', () => {
         cause: { code: 'CONTEXT_LENGTH_EXCEEDED' },
       });
       await expect(refused).rejects.toThrow(/more than the model's context limit/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('reads OpenAI top_p 0 as greedy, and answers sampling settings out of range with a 400, not a server error', async () => {
+    const model = LanguageModel.fromTensors(testConfig(), randomWeights(testConfig(), 3), new ByteTokenizer());
+    const chat = new LocalChatModel(model);
+    try {
+      const messages = [{ role: 'user' as const, content: 'Say something.' }];
+      const greedy = await chat.complete({ messages, maxTokens: 6, temperature: 0 });
+      const topP0 = await chat.complete({ messages, maxTokens: 6, temperature: 1, topP: 0, seed: 5 });
+      expect(topP0.message.content).toBe(greedy.message.content);
+      const refused = chat.complete({ messages, maxTokens: 2, topP: 1.5 });
+      await expect(refused).rejects.toThrow(LLMCallError);
+      await expect(refused).rejects.toMatchObject({ status: 400, isRetryable: false });
+      await expect(refused).rejects.toThrow(/topP/);
     } finally {
       model.dispose();
     }

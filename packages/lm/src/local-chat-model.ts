@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { TurnGymError } from '@turngym/core';
 import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } from '@turngym/llm';
 import type { BackendName } from './backend';
 import { generateInTurns } from './generate-in-turns';
@@ -8,6 +9,7 @@ import type { GenerationQueue } from './generation-queue';
 import type { LanguageModel } from './language-model';
 import { CheckpointError, ContextLengthError } from './lm-errors';
 import { loadModel } from './load-model';
+import { refuseUnfittablePrompt } from './prompt-size-bound';
 import { StreamedText } from './streamed-text';
 
 export interface LocalChatModelOptions {
@@ -92,19 +94,26 @@ export class LocalChatModel implements ChatModel {
         cause: error,
       });
     }
-    const tokens = model.tokenizer.encode(prompt);
     // Refused before it waits in a server's queue for a generation that would refuse it. As an OpenAI server's
     // 400 would be (an LLMCallError that is not retried), so that a bench counts the episode as errored and goes on
     // instead of ending the run; the ContextLengthError is its cause (serve-model answers context_length_exceeded).
-    if (tokens.length > model.config.maxPositions) {
-      const tooLong = new ContextLengthError(tokens.length, model.config.maxPositions);
-      throw new LLMCallError(`${this.id}: ${tooLong.message}`, {
+    // A prompt too big to fit whatever it tokenizes to is refused before tokenizing, which blocks the event loop.
+    const refuse = (tooLong: ContextLengthError): LLMCallError =>
+      new LLMCallError(`${this.id}: ${tooLong.message}`, {
         failure: 'http',
         status: 400,
         modelId: this.id,
         cause: tooLong,
       });
+    try {
+      refuseUnfittablePrompt(model.tokenizer, prompt, model.config.maxPositions);
+    } catch (error) {
+      if (error instanceof ContextLengthError) throw refuse(error);
+      throw error;
     }
+    const tokens = model.tokenizer.encode(prompt);
+    if (tokens.length > model.config.maxPositions)
+      throw refuse(new ContextLengthError(tokens.length, model.config.maxPositions));
     const stop =
       request.stop === undefined ? undefined : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
     // Closing mid-generation stops at the next pass, before the weights it decodes with are freed.
@@ -114,14 +123,17 @@ export class LocalChatModel implements ChatModel {
     const { onDelta } = request;
     const streamed = onDelta ? new StreamedText(stop) : undefined;
     let result: Generation | undefined;
+    // OpenAI's top_p runs from 0: at 0 only the likeliest token is left, which is greedy decoding. The sampler takes
+    // top-p above 0 only, and a request passed on with 0 failed as a server error (a 500 that clients retry).
+    const greedy = request.topP === 0;
     try {
       [result] = await generateInTurns(
         model,
         [{ tokens }],
         {
           maxTokens: request.maxTokens ?? this.options.maxTokens ?? 256,
-          temperature: request.temperature ?? 1,
-          topP: request.topP ?? 1,
+          temperature: greedy ? 0 : (request.temperature ?? 1),
+          topP: greedy ? 1 : (request.topP ?? 1),
           seed: request.seed ?? 0,
           ...(stop && stop.length > 0 ? { stop } : {}),
           ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
@@ -142,6 +154,16 @@ export class LocalChatModel implements ChatModel {
         },
       );
     } catch (error) {
+      // Sampling settings the generator refuses (a temperature past its range) are the request's fault: a 400 that
+      // is not retried, not a server error.
+      if (!signal.aborted && TurnGymError.isInstance(error) && error.code === 'INVALID_OPTIONS') {
+        throw new LLMCallError(`${this.id}: ${error.message}`, {
+          failure: 'http',
+          status: 400,
+          modelId: this.id,
+          cause: error,
+        });
+      }
       if (!signal.aborted) throw error;
       throw new LLMCallError(
         `${this.id}: generation stopped: ${String((signal.reason as Error)?.message ?? signal.reason)}`,

@@ -95,7 +95,7 @@ describe('CLI functions, local: provider and serve-model', () => {
       prompt: ['ab', 'xyz'],
       n: 2,
       max_tokens: 5,
-      logprobs: 1,
+      logprobs: 0,
       seed: 3,
     });
     expect(completion.choices).toHaveLength(4);
@@ -119,6 +119,89 @@ describe('CLI functions, local: provider and serve-model', () => {
     await expect(client.completions.create({ model: 'tiny-chat', prompt: tooLong })).rejects.toThrow(
       /max_position_embeddings = 1024/,
     );
+  });
+
+  it('refuses a prompt too big for the context before tokenizing it, on both endpoints', async () => {
+    // Tokenizing blocks the event loop (a megabyte a BPE merges takes ~25 s): a prompt that cannot fit is not
+    // tokenized at all, whatever the tokenizer would make of it.
+    const encode = jest.spyOn(server.model.tokenizer, 'encode');
+    try {
+      const huge = 'x'.repeat(50_000);
+      await expect(
+        client.completions.create({ model: 'tiny-chat', prompt: huge, max_tokens: 1 }),
+      ).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'prompt' });
+      await expect(
+        client.completions.create({ model: 'tiny-chat', prompt: ['a', huge], max_tokens: 1 }),
+      ).rejects.toThrow(/The prompt 1 has at least \d+ tokens .*max_position_embeddings = 1024/);
+      await expect(
+        client.chat.completions.create({
+          model: 'tiny-chat',
+          messages: [{ role: 'user', content: huge }],
+          max_tokens: 1,
+        }),
+      ).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
+      expect(encode.mock.calls.filter(([text]) => text.length >= huge.length)).toEqual([]);
+    } finally {
+      encode.mockRestore();
+    }
+  });
+
+  it('refuses top alternatives (logprobs >= 1, top_logprobs > 0) instead of answering top_logprobs: null', async () => {
+    const rejects = (body: Record<string, unknown>) =>
+      expect(client.completions.create({ model: 'tiny-chat', prompt: 'ab', max_tokens: 2, ...body } as never)).rejects;
+    await rejects({ logprobs: 3 }).toMatchObject({ status: 400, param: 'logprobs', code: 'unsupported_parameter' });
+    await rejects({ logprobs: 3 }).toThrow(/send "logprobs": 0 \(or true\)/);
+    await rejects({ logprobs: true, top_logprobs: 2 }).toMatchObject({
+      status: 400,
+      param: 'top_logprobs',
+      code: 'unsupported_parameter',
+    });
+    await rejects({ logprobs: 'yes' }).toMatchObject({ status: 400, param: 'logprobs' });
+    await rejects({ logprobs: 0, top_logprobs: 'all' }).toMatchObject({ status: 400, param: 'top_logprobs' });
+    // The sampled tokens' log-probabilities are what this server has, and they are answered.
+    for (const logprobs of [0, true]) {
+      const answer = await client.completions.create({
+        model: 'tiny-chat',
+        prompt: 'ab',
+        max_tokens: 2,
+        top_logprobs: 0,
+        logprobs,
+      } as never);
+      expect(answer.choices[0]!.logprobs!.token_logprobs!.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('with echo and logprobs, answers the prompt tokens and their log-probabilities first, as OpenAI does', async () => {
+    // What evaluators send to score a text: echo, no new tokens, logprobs.
+    const scored = await client.completions.create({
+      model: 'tiny-chat',
+      prompt: ['hello', 'abc'],
+      echo: true,
+      max_tokens: 0,
+      logprobs: 0,
+    });
+    for (const [index, text] of ['hello', 'abc'].entries()) {
+      const tokens = server.model.tokenizer.encode(text, { addSpecialTokens: true });
+      const { logprobs } = await server.model.score([{ tokens }]);
+      const choice = scored.choices[index]!;
+      expect(choice.text).toBe(text);
+      expect(choice.logprobs!.tokens).toEqual(tokens.map((token) => server.model.tokenizer.tokenText(token)));
+      expect(choice.logprobs!.token_logprobs![0]).toBeNull();
+      expect(choice.logprobs!.token_logprobs!.slice(1)).toEqual(
+        logprobs[0]!.slice(1).map((value) => expect.closeTo(value!, 5)),
+      );
+    }
+    // With new tokens, the prompt's come first and the sampled ones after, as in the plain answer.
+    const request = { model: 'tiny-chat', prompt: 'hello', max_tokens: 3, seed: 2, logprobs: 0 };
+    const plain = (await client.completions.create(request)).choices[0]!.logprobs!;
+    const echoed = (await client.completions.create({ ...request, echo: true })).choices[0]!.logprobs!;
+    expect(echoed.tokens).toHaveLength(5 + plain.tokens!.length);
+    expect(echoed.tokens!.slice(5)).toEqual(plain.tokens);
+    expect(echoed.token_logprobs!.slice(5)).toEqual(plain.token_logprobs);
+    await expect(client.completions.create({ ...request, echo: true, stream: true })).rejects.toMatchObject({
+      status: 400,
+      param: 'stream',
+    });
   });
 
   it('answers sloppy /v1/completions requests with OpenAI errors that name the parameter', async () => {
@@ -318,7 +401,7 @@ describe('CLI functions, local: provider and serve-model', () => {
   });
 
   it('streams /v1/completions in OpenAI chunks that add up to the plain answer: n, logprobs, usage, finish', async () => {
-    const request = { model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 8, seed: 3, logprobs: 1 };
+    const request = { model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 8, seed: 3, logprobs: 0 };
     const plain = await client.completions.create(request);
     const chunks = await chunksOf(
       await client.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }),

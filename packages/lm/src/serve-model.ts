@@ -10,6 +10,7 @@ import { CompletionStream } from './completion-stream';
 import { generateInTurns } from './generate-in-turns';
 import { GenerationQueue } from './generation-queue';
 import { LocalChatModel } from './local-chat-model';
+import { preparePromptSizeBound, refuseUnfittablePrompt } from './prompt-size-bound';
 
 export interface ServeModelOptions {
   /** A checkpoint directory or a built-in config name. */
@@ -86,6 +87,7 @@ interface CompletionBody {
   stream?: unknown;
   stream_options?: unknown;
   logprobs?: unknown;
+  top_logprobs?: unknown;
   echo?: unknown;
   [field: string]: unknown;
 }
@@ -230,21 +232,74 @@ function stopSequences(stop: unknown): string[] {
   return list as string[];
 }
 
+/**
+ * Whether to answer the sampled tokens' log-probabilities: `logprobs` true or 0. OpenAI's `logprobs: N` (N ≥ 1) and
+ * `top_logprobs: N` ask for the N likeliest alternatives at each token, which generation does not keep: answered
+ * with `top_logprobs: null`, a client indexing into them fails far from the cause, so they are a 400 here.
+ */
+function logprobsWanted(body: CompletionBody): boolean {
+  const { logprobs, top_logprobs: top } = body;
+  const noTop = (field: string, value: unknown): never => {
+    throw new RequestError(
+      400,
+      `"${field}" = ${JSON.stringify(value)} asks for the likeliest alternatives at each token, which this server ` +
+        'does not compute; send "logprobs": 0 (or true) for the log-probabilities of the sampled tokens.',
+      'unsupported_parameter',
+      field,
+    );
+  };
+  if (top !== undefined && top !== null) {
+    if (typeof top !== 'number' || !isWhole(top, 0, 20))
+      throw new RequestError(
+        400,
+        `"top_logprobs" must be an integer from 0 to 20, got ${JSON.stringify(top)}.`,
+        'invalid_request',
+        'top_logprobs',
+      );
+    if (top > 0) noTop('top_logprobs', top);
+  }
+  if (logprobs === undefined || logprobs === null || logprobs === false) return false;
+  if (logprobs === true) return true;
+  if (typeof logprobs !== 'number' || !isWhole(logprobs, 0, 5))
+    throw new RequestError(
+      400,
+      `"logprobs" must be an integer from 0 to 5 (or true / false), got ${JSON.stringify(logprobs)}.`,
+      'invalid_request',
+      'logprobs',
+    );
+  if (logprobs > 0) noTop('logprobs', logprobs);
+  return true;
+}
+
 /** How many prompts `prompt` holds, counted before any is tokenized: a list of token ids is one prompt. */
 function promptCount(prompt: unknown): number {
   if (!Array.isArray(prompt) || prompt.every((each) => Number.isInteger(each))) return 1;
   return prompt.length;
 }
 
-/** OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. */
+/**
+ * OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. A string too long to fit the context
+ * whatever it tokenizes to is refused before it is tokenized (refuseUnfittablePrompt): tokenizing blocks the
+ * event loop, for seconds on a hostile megabyte.
+ */
 function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
   const isTokens = (value: unknown): value is number[] =>
     Array.isArray(value) && value.every((each) => Number.isInteger(each));
-  if (typeof prompt === 'string') return [model.tokenizer.encode(prompt, { addSpecialTokens: true })];
+  const encode = (text: string, what: string): number[] => {
+    try {
+      refuseUnfittablePrompt(model.tokenizer, text, model.config.maxPositions, what);
+    } catch (error) {
+      if (error instanceof ContextLengthError)
+        throw new RequestError(400, error.message, 'context_length_exceeded', 'prompt');
+      throw error;
+    }
+    return model.tokenizer.encode(text, { addSpecialTokens: true });
+  };
+  if (typeof prompt === 'string') return [encode(prompt, 'prompt')];
   if (isTokens(prompt) && prompt.length > 0) return [prompt];
   if (Array.isArray(prompt) && prompt.length > 0) {
-    return prompt.map((each) => {
-      if (typeof each === 'string') return model.tokenizer.encode(each, { addSpecialTokens: true });
+    return prompt.map((each, index) => {
+      if (typeof each === 'string') return encode(each, prompt.length > 1 ? `prompt ${index}` : 'prompt');
       if (isTokens(each)) return each;
       throw new RequestError(
         400,
@@ -280,6 +335,8 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       throw error;
     }
   }
+  // A pass over the vocabulary, done before the first request instead of during it.
+  preparePromptSizeBound(model.tokenizer);
   const modelName =
     options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
   // One queue for both endpoints: a chat and a completion decode in the same process, with the same weights.
@@ -302,6 +359,25 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       'invalid_request',
       prompts > limit ? 'prompt' : 'n',
     );
+  }
+
+  /**
+   * Each prompt's token log-probabilities (the first token's null: nothing predicts it), for `echo` with `logprobs`.
+   * One prompt per forward pass, in a generation slot of the queue, so scoring is bounded as generation is.
+   */
+  async function scorePrompts(prompts: readonly number[][], signal: AbortSignal): Promise<(number | null)[][]> {
+    const release = await queue.acquire(signal);
+    try {
+      const scored: (number | null)[][] = [];
+      for (const tokens of prompts) {
+        signal.throwIfAborted();
+        const { logprobs } = await model.score([{ tokens }], { adapter: options.adapter ?? null });
+        scored.push(logprobs[0]!);
+      }
+      return scored;
+    } finally {
+      release();
+    }
   }
 
   async function completions(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -362,8 +438,18 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       temperature: optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2),
       topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
     };
-    const wantLogprobs = body.logprobs !== undefined && body.logprobs !== null && body.logprobs !== false;
+    const wantLogprobs = logprobsWanted(body);
     const { stream, includeUsage } = streamSettings(body);
+    // With `echo`, OpenAI's logprobs cover the prompt's tokens too (what evaluators read to score a text); a stream
+    // would have to send them in its first chunk, which it does not, so that combination is refused.
+    const scorePrompt = body.echo === true && wantLogprobs;
+    if (scorePrompt && stream)
+      throw new RequestError(
+        400,
+        '"echo" with "logprobs" is served without "stream": the prompt\'s log-probabilities come in one answer.',
+        'unsupported_parameter',
+        'stream',
+      );
     const requests = prompts.flatMap((tokens, p) =>
       Array.from({ length: n }, (_, i) => ({ tokens, seed: mixSeed(seed, p, i) })),
     );
@@ -392,6 +478,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     });
     const signal = AbortSignal.any([hungUp.signal, closing.signal]);
     let results;
+    let promptLogprobs: (number | null)[][] | undefined;
     try {
       results = await generateInTurns(
         model,
@@ -407,6 +494,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           ...(streaming ? { onProgress: (row, progress) => streaming.progress(row, progress) } : {}),
         },
       );
+      if (scorePrompt) promptLogprobs = await scorePrompts(prompts, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       if (error instanceof LLMCallError && error.status === 429) {
@@ -436,8 +524,10 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       finish_reason: result.finishReason,
       logprobs: wantLogprobs
         ? {
-            tokens: result.tokens.map((token) => model.tokenizer.tokenText(token)),
-            token_logprobs: result.logprobs,
+            tokens: [...(promptLogprobs ? requests[index]!.tokens : []), ...result.tokens].map((token) =>
+              model.tokenizer.tokenText(token),
+            ),
+            token_logprobs: [...(promptLogprobs?.[Math.floor(index / n)] ?? []), ...result.logprobs],
             top_logprobs: null,
             text_offset: null,
           }

@@ -1,9 +1,10 @@
 /**
  * The request body the model server accepts: OpenAI's chat-completions fields that a ChatModel can honour.
- * Unknown top-level fields (user, logit_bias, response_format, …) are accepted and ignored, as vLLM does,
+ * Unknown top-level fields (user, logit_bias, …) are accepted and ignored, as vLLM does,
  * so that real clients keep working; the fields we read are validated. What a client asks for and would
  * silently not get is refused instead: log-probabilities (the reply would carry `logprobs: null`), content parts
- * other than text (an image the model never sees), more than OpenAI's 4 stop sequences.
+ * other than text (an image the model never sees), more than OpenAI's 4 stop sequences, a `response_format` other
+ * than text and a `tool_choice` that forces a call (the reply would be unconstrained text).
  */
 import type { WireMessage, WireTool } from './openai-wire';
 
@@ -23,6 +24,8 @@ export interface ChatCompletionRequestBody {
   n?: number | null;
   logprobs?: boolean | null;
   top_logprobs?: number | null;
+  /** Only `{ type: 'text' }` (or none) is served: constrained decoding is refused. */
+  response_format?: unknown;
 }
 
 const content = {
