@@ -33,6 +33,12 @@ describe('bad input: one line on stderr, exit code 2', () => {
       message: /^error: option '--options <json>' argument '\{keys: 3\}' is invalid\. Not valid JSON/,
     },
     {
+      // The token was dropped and the local env checked: the user believed the server had been checked.
+      name: 'check --token without --remote',
+      args: ['check', ID, '--token', 'secret'],
+      message: /^error: --token is the bearer token for --remote: give --remote <ws:\/\/host:port> with it\.$/,
+    },
+    {
       name: '--options that is not an object',
       args: ['info', ID, '--options', '[1]'],
       message: /^error: option '--options <json>' argument '\[1\]' is invalid\. Expected a JSON object/,

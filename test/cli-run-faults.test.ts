@@ -216,3 +216,53 @@ describe('turngym run --out', () => {
     expect(readEpisodeRecords(out).map((record) => record.seed)).toEqual([7, 0, 1]);
   });
 });
+
+describe('turngym bench on Ctrl-C or SIGTERM', () => {
+  // bench exited 130/143 without a word: nothing said that the ended episodes were kept and how to go on.
+  it('says which run stopped, how far it got, and that the same command resumes it', async () => {
+    assertCliBuilt();
+    const directory = mkdtempSync(join(tmpdir(), 'turngym-cli-bench-sigint-'));
+    try {
+      const suite = join(directory, 'suite.json');
+      writeFileSync(
+        suite,
+        JSON.stringify({
+          id: 'long-v1',
+          description: 'More episodes than a test waits for.',
+          entries: [
+            { envId: 'turngym/example-v1', package: '@turngym/env-example', seeds: { start: 0, count: 100000 } },
+          ],
+        }),
+      );
+      const out = join(directory, 'out');
+      const journal = join(out, 'runs', 'sig', 'episodes.jsonl');
+      const args = [CLI, 'bench', suite, '--agent', 'random', '--run-id', 'sig', '--out', out, '--concurrency', '2'];
+      const interrupted = async (signal: NodeJS.Signals, ready: (stderr: string) => boolean) => {
+        const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+        while (!ready(stderr)) await new Promise((resolve) => setTimeout(resolve, 50));
+        child.kill(signal);
+        return { code: await exited, stderr };
+      };
+
+      const first = await interrupted('SIGINT', () => existsSync(journal) && statSync(journal).size > 0);
+      expect(first.code).toBe(130);
+      const done = readFileSync(journal, 'utf8').trim().split('\n').length;
+      expect(first.stderr).toContain(
+        `interrupted (SIGINT): run sig (${done} of 100000 episodes done, in ${join(out, 'runs', 'sig')}); ` +
+          'run the same command again to resume (--fresh starts over)',
+      );
+
+      const second = await interrupted('SIGTERM', (stderr) => stderr.includes('resuming sig'));
+      expect(second.code).toBe(143);
+      expect(second.stderr).toContain(`resuming sig: ${done} of 100000 episodes already done`);
+      expect(second.stderr).toMatch(
+        /interrupted \(SIGTERM\): run sig \(\d+ of 100000 episodes done, in .*\); run the same/,
+      );
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

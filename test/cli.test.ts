@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readEpisodeRecords, runEpisode } from '@turngym/core';
 import { ExampleEnv, ExampleSolver } from '@turngym/env-example';
 import { ScriptedChatModel, serveChatModel, type ChatRequest, type ScriptedReply } from '@turngym/llm';
+import { ByteTokenizer, LanguageModel, saveCheckpoint, testConfig } from '@turngym/lm';
 import type { Action } from '@turngym/spec';
 import { runBuiltCli } from './helpers/run-built-cli';
 
@@ -251,4 +252,44 @@ describe('turngym quickstart', () => {
       rmSync(out, { recursive: true, force: true });
     }
   });
+});
+
+// `--options '{"judge":"local:…"}'` was refused with "call registerLocalChatModelProvider() … (the turngym CLI
+// does)": the CLI registered the tfjs provider only for `--agent local:…`, not for the models an env builds.
+describe('turngym run with an env role on a local: checkpoint', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'turngym-cli-local-role-'));
+    const model = LanguageModel.create(testConfig({ maxPositions: 8192 }), { seed: 4, tokenizer: new ByteTokenizer() });
+    await saveCheckpoint(model, join(root, 'tiny-chat'));
+    model.dispose();
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('builds the role from the checkpoint and asks it (an untrained model: its answer is unusable)', async () => {
+    const judge = `local:${join(root, 'tiny-chat')}`;
+    const result = await runBuiltCli(
+      [
+        'run',
+        'turngym/seller-commander-v1',
+        '--agent',
+        'scripted',
+        '--episodes',
+        '1',
+        '--json',
+        '--options',
+        JSON.stringify({ judge, rounds: 2, llm: { maxTokens: 8 } }),
+      ],
+      { env: { TURNGYM_LM_BACKEND: 'wasm' } },
+    );
+    expect(result.stderr).not.toMatch(/registerLocalChatModelProvider/);
+    const parsed = JSON.parse(result.stdout) as { errors: { code: string; message: string }[] };
+    // The judge ran: it answered, and its answer was judged unusable, which only a built model can do.
+    expect(parsed.errors).toEqual([
+      expect.objectContaining({
+        code: 'ROLE_UNUSABLE',
+        message: expect.stringContaining(`the judge role (${judge}) gave no usable answer`),
+      }),
+    ]);
+  }, 120_000);
 });

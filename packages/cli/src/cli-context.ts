@@ -8,6 +8,7 @@ import {
   type Registry,
 } from '@turngym/core';
 import type { CliIo } from './cli-io';
+import { registerLazyLocalProvider } from './local-model-provider';
 
 /** Options every command accepts (declared on the root program). */
 export interface GlobalOptions {
@@ -42,6 +43,7 @@ export class CliContext {
     const registry = run.resolve<Registry>(TOKENS.Registry);
     const logger = run.resolve<Logger>(TOKENS.Logger);
     run.resolve<PluginLoader>(TOKENS.PluginLoader).load({ modules: global.plugin ?? [] });
+    registerLazyLocalProvider(); // env roles may name `local:<checkpoint>` models
     this.environments = { registry, logger };
     return this.environments;
   }

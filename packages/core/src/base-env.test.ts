@@ -1,5 +1,6 @@
-import type { Action } from '@turngym/spec';
+import type { Action, EnvSpec } from '@turngym/spec';
 import { ExampleEnv } from '@turngym/env-example';
+import { BaseEnv } from './base-env';
 import { EnvBusyError, TurnGymError } from './errors';
 import { SeededRng } from './seeded-rng';
 
@@ -207,5 +208,47 @@ describe('BaseEnv native fork support', () => {
     const next = await env.reset();
     const forkNext = await fork.reset();
     expect(forkNext.observation).toBe(next.observation);
+  });
+});
+
+describe('BaseEnv action type checks', () => {
+  class PickEnv extends BaseEnv<string, Action> {
+    readonly spec: EnvSpec = {
+      specificationVersion: 'v1',
+      id: 'test/pick-v1',
+      summary: 'Pick one of two options.',
+      observationSpace: { type: 'text' },
+      actionSpace: { type: 'discrete', n: 2, labels: ['left', 'right'] },
+      maxTurns: 1,
+      rewardRange: [0, 1],
+    };
+    protected onReset(): { observation: string } {
+      return { observation: 'left or right?' };
+    }
+    protected onStep(): { observation: string; reward: number; terminated: boolean; truncated: boolean } {
+      return { observation: 'done', reward: 1, terminated: true, truncated: false };
+    }
+    fingerprint(action: Action): string {
+      return String(action);
+    }
+    anchor(): string {
+      return '';
+    }
+    protected spawn(): PickEnv {
+      return new PickEnv();
+    }
+  }
+
+  it.each([
+    [Number.NaN, 'NaN'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    [1.5, '1.5'],
+  ])('a discrete env stepped with %p names the value and says it is not a finite integer', async (action, shown) => {
+    const env = new PickEnv();
+    await env.reset({ seed: 0 });
+    // "got number" read as if a number were the wrong type, when the index was NaN from a failed parse.
+    await expect(env.step(action)).rejects.toThrow(
+      `takes an option index (integer) or label (string) as an action, got ${shown}, which is not a finite integer.`,
+    );
   });
 });

@@ -65,6 +65,23 @@ describe('JsonlRecordSink', () => {
     expect(readEpisodeRecords(path).map((each) => each.seed)).toEqual([1, 2, 3]);
   });
 
+  // A run killed mid-write leaves a torn last line; `turngym report` skipped it while this reader refused the file.
+  it('reads a file whose last line is torn, skipping that line with a warning naming file:line', () => {
+    const path = join(directory, 'records.jsonl');
+    writeFileSync(path, `${JSON.stringify(record(1))}\n${JSON.stringify(record(2)).slice(0, 60)}`);
+    const warnings: string[] = [];
+    expect(readEpisodeRecords(path, (message) => warnings.push(message)).map((each) => each.seed)).toEqual([1]);
+    expect(warnings).toEqual([`${path}:2 is a record cut short (a run killed while writing it); skipped`]);
+  });
+
+  it('still refuses a bad line in the middle, or a bad last line that has its newline, naming file:line', () => {
+    const path = join(directory, 'records.jsonl');
+    writeFileSync(path, `${JSON.stringify(record(1))}\n{"half\n${JSON.stringify(record(3))}\n`);
+    expect(() => readEpisodeRecords(path, () => {})).toThrow(`${path}:2 is not JSON`);
+    writeFileSync(path, `${JSON.stringify(record(1))}\n{"half\n`);
+    expect(() => readEpisodeRecords(path, () => {})).toThrow(`${path}:2 is not JSON`);
+  });
+
   it('keeps an errored episode: the error field is part of the schema', () => {
     const path = join(directory, 'records.jsonl');
     const error = { code: 'ENV_FAULT', message: 'the browser crashed', retryable: true };

@@ -297,9 +297,19 @@ export class MemoryRecordSink implements RecordSink {
   }
 }
 
-/** Reads and validates a JSONL file of episode records; a bad line is reported with its line number. */
-export function readEpisodeRecords(path: string): EpisodeRecord[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
+/**
+ * Reads and validates a JSONL file of episode records; a bad line is reported as `file:line`. A torn last line
+ * (no trailing newline, not JSON) is skipped and reported through `warn` (default: a process warning).
+ */
+export function readEpisodeRecords(
+  path: string,
+  warn: (message: string) => void = (message) => process.emitWarning(message, { code: 'TURNGYM_TORN_RECORD' }),
+): EpisodeRecord[] {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  // A last line without its newline that does not parse is a write cut short (a run killed mid-append): the writer
+  // cuts it before its next append and the report skips it, so reading must not refuse the whole file for it.
+  const last = lines.length - 1;
   const records: EpisodeRecord[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
@@ -307,6 +317,10 @@ export function readEpisodeRecords(path: string): EpisodeRecord[] {
     try {
       parsed = JSON.parse(line);
     } catch {
+      if (index === last && !text.endsWith('\n')) {
+        warn(`${path}:${index + 1} is a record cut short (a run killed while writing it); skipped`);
+        return;
+      }
       throw new InvalidRecordError([`${path}:${index + 1} is not JSON`]);
     }
     try {

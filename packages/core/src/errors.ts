@@ -127,10 +127,20 @@ export class EnvBusyError extends TurnGymError {
   }
 }
 
+// A number is named with why it fails: "got number" for NaN or 1.5 read as if a number were the wrong type.
+function describeGot(got: unknown): string {
+  if (got === null) return 'null';
+  if (Array.isArray(got)) return 'an array';
+  if (typeof got === 'number') {
+    if (!Number.isInteger(got)) return `${got}, which is not a finite integer`;
+    return `number ${got}`;
+  }
+  return typeof got;
+}
+
 export class InvalidActionTypeError extends TurnGymError {
   constructor(envId: string, expected: string, got: unknown) {
-    const shown = got === null ? 'null' : Array.isArray(got) ? 'an array' : typeof got;
-    super('INVALID_ACTION_TYPE', `Environment "${envId}" takes ${expected} as an action, got ${shown}.`);
+    super('INVALID_ACTION_TYPE', `Environment "${envId}" takes ${expected} as an action, got ${describeGot(got)}.`);
   }
 }
 

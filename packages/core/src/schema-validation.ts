@@ -1,11 +1,20 @@
 import Ajv, { type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { safePatternEngine } from './safe-pattern';
 
 /**
  * One ajv instance for options, tool arguments and records. `useDefaults` fills documented defaults;
  * `verbose` keeps the failing schema so messages can list what a field accepts.
  */
-export const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true, allowUnionTypes: true });
+export const ajv = new Ajv({
+  allErrors: true,
+  useDefaults: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  // Schemas' `pattern`s run on untrusted input (an agent's tool arguments): see safe-pattern.ts.
+  code: { regExp: safePatternEngine },
+});
 addFormats(ajv);
 // Doc keywords that env schemas use for `turngym info`.
 ajv.addKeyword({ keyword: 'x-doc', schemaType: 'string' });

@@ -94,3 +94,37 @@ describe('parseToolCall', () => {
     expect(!parsed.ok && parsed.feedback).toMatch(feedback);
   });
 });
+
+describe('parseToolCall with a schema pattern that backtracks exponentially', () => {
+  const open = (pattern: string): ToolSpec => ({
+    name: 'OPEN',
+    description: 'open',
+    parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string', pattern } } },
+  });
+
+  // `^(a+)+$` against "aaaa…!" froze the process: 2.9 s at 28 characters, hours at 40, from an agent's argument.
+  it('answers at once on the argument that froze it, leaving the pattern to the tool owner with a warning', () => {
+    const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const tool = open('^(a+)+$');
+      expect(parseToolCall(`OPEN(${'a'.repeat(40)}!)`, [tool])).toEqual({
+        ok: true,
+        call: { name: 'OPEN', arguments: { path: `${'a'.repeat(40)}!` } },
+      });
+      expect(parseToolCall('OPEN(b)', [tool]).ok).toBe(true);
+      expect(warning).toHaveBeenCalledWith(expect.stringContaining('"^(a+)+$" can take exponential time'), {
+        code: 'TURNGYM_UNSAFE_PATTERN',
+      });
+    } finally {
+      warning.mockRestore();
+    }
+  });
+
+  it('still enforces a pattern that cannot backtrack exponentially, such as a workspace path rule', () => {
+    const tool = open('^(?!__)(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$');
+    expect(parseToolCall('OPEN(src/cart.ts)', [tool]).ok).toBe(true);
+    const outside = parseToolCall('OPEN(../etc/passwd)', [tool]);
+    expect(outside.ok).toBe(false);
+    expect(!outside.ok && outside.feedback).toMatch(/^OPEN: arguments\.path must match pattern/);
+  });
+});

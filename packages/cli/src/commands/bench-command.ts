@@ -24,6 +24,7 @@ import { writeLine, type CliIo } from '../cli-io';
 import { formatTable } from '../format-table';
 import { collect, parseInteger, parsePositiveInteger } from '../parse-arguments';
 import { checkOutputDirectory } from '../output-paths';
+import { yieldingSuiteAgent } from '../yielding-agent';
 
 interface BenchOptions {
   agent: string[];
@@ -48,6 +49,9 @@ interface BenchOptions {
   maxTokens?: number;
   cache?: string;
 }
+
+const EXIT_INTERRUPTED = 130; // 128 + SIGINT, what a shell reports for Ctrl-C
+const EXIT_TERMINATED = 143; // 128 + SIGTERM
 
 /**
  * Errors of the leaderboard that mean "change the command line": a bad suite, an agent that does not exist
@@ -102,6 +106,10 @@ export interface SuiteRunRequest {
   /** Write a note per skipped env (default true). */
   notes?: boolean;
   run: Omit<RunSuiteOptions, 'suite' | 'agent' | 'registry' | 'onStart' | 'onEpisode'>;
+  /** Told which run started (its id, and how many of its episodes were already done). */
+  onRunStart?: (start: { runId: string; done: number; total: number }) => void;
+  /** Told each time an episode ends (after it is journaled): how many of the run's episodes are done. */
+  onEpisode?: (done: number) => void;
 }
 
 /**
@@ -111,7 +119,7 @@ export interface SuiteRunRequest {
 export async function runSuiteFromCli(request: SuiteRunRequest): Promise<SuiteRun> {
   let agent;
   try {
-    agent = resolveSuiteAgent(request.agentSpec, request.settings ?? {});
+    agent = yieldingSuiteAgent(resolveSuiteAgent(request.agentSpec, request.settings ?? {}));
   } catch (error) {
     throw asCliError(error);
   }
@@ -138,9 +146,13 @@ export async function runSuiteFromCli(request: SuiteRunRequest): Promise<SuiteRu
             `resuming ${start.runId}: ${start.done} of ${start.total} episodes already done`,
           );
         }
+        request.onRunStart?.({ runId: start.runId, done: start.done, total: start.total });
         progress.start(start);
       },
-      onEpisode: (episode) => progress.episode(episode),
+      onEpisode: (episode) => {
+        progress.episode(episode);
+        request.onEpisode?.(episode.done);
+      },
     });
   } catch (error) {
     throw asCliError(error);
@@ -264,25 +276,52 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
         ...(options.cache ? { cachePath: options.cache } : {}),
       };
       const runs: SuiteRun[] = [];
-      for (const agentSpec of options.agent) {
-        runs.push(
-          await runSuiteFromCli({
-            io,
-            registry,
-            suite,
-            agentSpec,
-            settings,
-            run: {
-              outDir: options.out,
-              concurrency: options.concurrency,
-              retryErrored: options.retryErrored,
-              ...(options.fresh ? { fresh: true } : {}),
-              ...(options.envs ? { only: options.envs } : {}),
-              ...(options.runId ? { runId: options.runId } : {}),
-              ...(options.label ? { label: options.label } : {}),
-            },
-          }),
+      // Killed by a signal, bench used to exit 130/143 saying nothing: every ended episode is in the run's journal,
+      // so the same command resumes, and the line says so (`turngym run` says which seeds are left).
+      let current: { runId: string; done: number; total: number } | undefined;
+      const interrupt = (signal: NodeJS.Signals): void => {
+        const where = current
+          ? `run ${current.runId} (${current.done} of ${current.total} episodes ` +
+            `done, in ${shownPath(join(options.out, 'runs', current.runId))})`
+          : 'before any run started';
+        writeLine(
+          io.stderr,
+          `interrupted (${signal}): ${where}; run the same command again to resume (--fresh starts over)`,
         );
+        process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
+      };
+      process.on('SIGINT', interrupt);
+      process.on('SIGTERM', interrupt);
+      try {
+        for (const agentSpec of options.agent) {
+          runs.push(
+            await runSuiteFromCli({
+              io,
+              registry,
+              suite,
+              agentSpec,
+              settings,
+              onRunStart: (start) => {
+                current = { ...start };
+              },
+              onEpisode: (done) => {
+                if (current) current.done = done;
+              },
+              run: {
+                outDir: options.out,
+                concurrency: options.concurrency,
+                retryErrored: options.retryErrored,
+                ...(options.fresh ? { fresh: true } : {}),
+                ...(options.envs ? { only: options.envs } : {}),
+                ...(options.runId ? { runId: options.runId } : {}),
+                ...(options.label ? { label: options.label } : {}),
+              },
+            }),
+          );
+        }
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
       }
       const written = options.leaderboard
         ? writeLeaderboardFromCli(defaultLeaderboardInputs(options.out), options.out)

@@ -31,6 +31,9 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
       if (options.all && id) throw new UsageError('Give an id or --all, not both.');
       if (!options.all && !id) throw new UsageError('Missing environment id: turngym check <id> (or --all).');
       if (options.remote && options.all) throw new UsageError('--remote checks one env: give its id instead of --all.');
+      // A token meant for a server, given without --remote, was silently dropped and the local env checked instead.
+      if (options.token !== undefined && !options.remote)
+        throw new UsageError('--token is the bearer token for --remote: give --remote <ws://host:port> with it.');
       const seed = options.seed === undefined ? {} : { seed: options.seed };
       const reports: CheckReport[] = [];
       if (options.remote) {

@@ -84,4 +84,18 @@ describe('plugin discovery', () => {
       [true, `Could not load environment package "${broken}": syntax soup`],
     ]);
   });
+
+  // `--plugin notes.txt` (a file that is not JavaScript) said only "Unexpected token ':'".
+  it('says that a named file which does not parse is not a JavaScript module, naming it', () => {
+    const notes = join(root, 'notes.txt');
+    writeFileSync(notes, 'root:x:0:0\n');
+    const result = loadPlugins(new Registry(), { searchFrom: [root], modules: [notes] });
+    expect(result.failed.map(({ error }) => error.message)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^Could not load environment package ".*notes\\.txt": .*notes\\.txt is not a JavaScript module \\(SyntaxError: `,
+        ),
+      ),
+    ]);
+  });
 });

@@ -119,6 +119,14 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
   } catch (error) {
     // Node appends its "Require stack:" lines to the message; --verbose shows them with the cause.
     const message = String((error as Error)?.message ?? error).split('\nRequire stack:')[0] as string;
+    // `--plugin data.txt` said only "Unexpected token ':'": name the file and that it is not JavaScript.
+    if (error instanceof SyntaxError) {
+      throw new PluginLoadError(
+        plugin.packageName,
+        `${plugin.registerPath} is not a JavaScript module (SyntaxError: ${message})`,
+        error,
+      );
+    }
     throw new PluginLoadError(plugin.packageName, message, error);
   }
   if (typeof module.register !== 'function')
