@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RowProgress } from './generate-in-turns';
+import { completionTopLogprobs } from './completion-logprobs';
 import { StreamedText } from './streamed-text';
 import type { Tokenizer } from './tokenizer';
 
@@ -12,6 +13,8 @@ export interface CompletionStreamOptions {
   readonly tokenizer: Tokenizer;
   /** Send each chunk's tokens and their log-probabilities. */
   readonly logprobs: boolean;
+  /** With `logprobs`: the likeliest alternatives sent at each token (`top_logprobs`); 0 sends `top_logprobs: null`. */
+  readonly topLogprobs: number;
   /** Every chunk carries `usage: null`, and a chunk with `choices: []` and the usage ends the stream. */
   readonly includeUsage: boolean;
   /** Text sent before row i's completion (its prompt, with `echo`). */
@@ -46,7 +49,7 @@ export class CompletionStream {
   }
 
   /** A row's tokens after a pass: sends the text that has settled, or all of it and the finish once it has ended. */
-  progress(row: number, { tokens, logprobs, generation }: RowProgress): void {
+  progress(row: number, { tokens, logprobs, topLogprobs, generation }: RowProgress): void {
     const state = this.states[row]!;
     const text = generation
       ? state.text.finish(generation.text)
@@ -58,7 +61,15 @@ export class CompletionStream {
       ? {
           tokens: tokens.slice(state.tokensSent).map((token) => this.options.tokenizer.tokenText(token)),
           token_logprobs: logprobs.slice(state.tokensSent, tokens.length),
-          top_logprobs: null,
+          top_logprobs:
+            this.options.topLogprobs > 0 && topLogprobs
+              ? tokens.slice(state.tokensSent).map((token, i) =>
+                  completionTopLogprobs(this.options.tokenizer, topLogprobs[state.tokensSent + i]!, {
+                    token,
+                    logprob: logprobs[state.tokensSent + i]!,
+                  }),
+                )
+              : null,
           text_offset: null,
         }
       : null;

@@ -3,11 +3,14 @@ import type { Generation, GenerationOptions, GenerationRequest } from './generat
 import { GenerationBatch } from './generation-batch';
 import type { GenerationQueue } from './generation-queue';
 import type { LanguageModel } from './language-model';
+import type { TokenLogprob } from './top-logprobs';
 
 /** A request's tokens so far, after a pass (`generation` set once it has finished). */
 export interface RowProgress {
   readonly tokens: readonly number[];
   readonly logprobs: readonly number[];
+  /** With the option `topLogprobs`: the likeliest alternatives at each token. */
+  readonly topLogprobs?: readonly (readonly TokenLogprob[])[];
   readonly generation?: Generation;
 }
 
@@ -48,13 +51,22 @@ export async function generateInTurns(
         for (const { ticket, generation } of batch.step()) {
           results[ticket] = generation;
           left -= 1;
-          onProgress?.(ticket, { tokens: generation.tokens, logprobs: generation.logprobs, generation });
+          onProgress?.(ticket, {
+            tokens: generation.tokens,
+            logprobs: generation.logprobs,
+            ...(generation.topLogprobs ? { topLogprobs: generation.topLogprobs } : {}),
+            generation,
+          });
         }
         if (onProgress) {
           for (const row of batch.inFlight()) {
             if (row.tokens.length === drawn[row.ticket]) continue;
             drawn[row.ticket] = row.tokens.length;
-            onProgress(row.ticket, { tokens: row.tokens, logprobs: row.logprobs });
+            onProgress(row.ticket, {
+              tokens: row.tokens,
+              logprobs: row.logprobs,
+              ...(row.topLogprobs ? { topLogprobs: row.topLogprobs } : {}),
+            });
           }
         }
         if (left === 0) break;

@@ -20,6 +20,7 @@ import {
 import type { Generation, GenerationOptions, GenerationRequest } from './generation';
 import type { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
+import type { TokenLogprob } from './top-logprobs';
 
 const validateOptions = defineOptions<GenerationOptions>('GenerationBatch', generationOptionsSchema);
 
@@ -44,6 +45,8 @@ export interface RowInFlight {
   readonly ticket: number;
   readonly tokens: readonly number[];
   readonly logprobs: readonly number[];
+  /** With the option `topLogprobs`: the likeliest alternatives at each drawn token so far. */
+  readonly topLogprobs?: readonly (readonly TokenLogprob[])[];
 }
 
 /** A row that finished in a step: the ticket `add` returned, and its generation. */
@@ -127,7 +130,12 @@ export class GenerationBatch {
   inFlight(): readonly RowInFlight[] {
     return this.rows
       .filter((row) => row.finish === null)
-      .map((row) => ({ ticket: row.ticket, tokens: row.draw.tokens, logprobs: row.draw.logprobs }));
+      .map((row) => ({
+        ticket: row.ticket,
+        tokens: row.draw.tokens,
+        logprobs: row.draw.logprobs,
+        ...(row.draw.topLogprobs ? { topLogprobs: row.draw.topLogprobs } : {}),
+      }));
   }
 
   get passes(): number {
@@ -155,6 +163,7 @@ export class GenerationBatch {
         budget: Math.min(this.options.maxTokens, request.maxTokens ?? Infinity, limit - prompt.length + 1),
         tokens: [],
         logprobs: [],
+        ...(this.options.topLogprobs ? { topLogprobs: [] } : {}),
         text: '',
       },
       cache: request.cache,

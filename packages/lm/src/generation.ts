@@ -6,6 +6,7 @@ import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
+import type { TokenLogprob } from './top-logprobs';
 
 export interface GenerationOptions {
   /** Most tokens to generate per request (fewer near the context limit). */
@@ -26,6 +27,13 @@ export interface GenerationOptions {
   adapter?: string | null;
   /** Return each row's KvCache (prompt + generated tokens) to continue or fork from. */
   keepCache: boolean;
+  /**
+   * Also list, at each generated token, the this-many likeliest tokens and their logprobs (`Generation.topLogprobs`),
+   * under the same distribution as `logprobs`: the model's own (temperature 1, no top-p), whatever the sampling
+   * settings, so the drawn token's logprob is its entry's when it is among them. 0 to 20 (OpenAI's cap); 0 or
+   * absent: none. The draws are the same either way.
+   */
+  topLogprobs?: number | null;
 }
 
 export const generationOptionsSchema: JSONSchemaType<GenerationOptions> = {
@@ -41,6 +49,7 @@ export const generationOptionsSchema: JSONSchemaType<GenerationOptions> = {
     seed: { type: 'integer', default: 0 },
     adapter: { type: 'string', nullable: true },
     keepCache: { type: 'boolean', default: false },
+    topLogprobs: { type: 'integer', minimum: 0, maximum: 20, nullable: true },
   },
 };
 
@@ -83,6 +92,11 @@ export interface Generation {
   readonly tokens: number[];
   /** log π(token) of each generated token under the model (temperature 1, no top-p). */
   readonly logprobs: number[];
+  /**
+   * With the option `topLogprobs` > 0: at each generated token, the likeliest tokens of the same distribution as
+   * `logprobs`, likeliest first (ties: lower id first).
+   */
+  readonly topLogprobs?: TokenLogprob[][];
   /** The generated text, cut before a stop sequence, without a stop token. */
   readonly text: string;
   readonly finishReason: 'stop' | 'length';
@@ -326,6 +340,7 @@ function sample(
     budget: Math.min(options.maxTokens, requests[i]!.maxTokens ?? Infinity, limit - prompt.length + 1),
     tokens: [],
     logprobs: [],
+    ...(options.topLogprobs ? { topLogprobs: [] } : {}),
     text: '',
   }));
   const finish: ('stop' | 'length' | null)[] = prompts.map(() => null);

@@ -74,6 +74,7 @@ export {
 } from './generation';
 export { GenerationBatch, type FinishedRow, type RowInFlight } from './generation-batch';
 export { sampleToken, logSumExp, type SamplingSettings } from './sampling';
+export { topLogprobs, type TokenLogprob } from './top-logprobs';
 export {
   Trainer,
   trainerOptionsSchema,
@@ -90,6 +91,8 @@ export { loadModel, type LoadModelOptions } from './load-model';
 export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';
 // Shared by LocalChatModels (and serve-model's endpoints) so that at most N generations decode at once.
 export { GenerationQueue } from './generation-queue';
+// A ContextLengthError raised before tokenizing (prompt-size-bound.ts): exported so callers can tell it apart.
+export { PromptTooLongError } from './prompt-size-bound';
 export { registerLocalChatModelProvider } from './local-provider';
 export { serveModel, serveModelOptionsSchema, type ServeModelOptions, type ModelServer } from './serve-model';
 export {

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { InvalidOptionsError } from '@turngym/core';
 import { ByteTokenizer } from './byte-tokenizer';
 import { DecoderParameters } from './decoder-parameters';
 import { languageModelHead, runDecoder } from './decoder';
@@ -14,6 +15,7 @@ import { initializeWeights } from './hf-weights';
 import type { KvCache } from './kv-cache';
 import { ropeFrequencies, ropeTables } from './internal/rope-tables';
 import { AdapterNotFoundError, TokenizerMismatchError } from './lm-errors';
+import type { TokenLogprob } from './top-logprobs';
 import { DEFAULT_LORA_OPTIONS, LoraAdapter, type LoraOptions } from './lora-adapter';
 import { parameterCount, type ModelConfig } from './model-config';
 import type { NamedTensors } from './named-tensors';
@@ -161,7 +163,12 @@ export class LanguageModel {
    * (`score`), never under a gradient, which needs them. It bounds a scoring's memory by one layer's
    * intermediates instead of all of them (~280 KB per token for tiny-1m), as generation does.
    */
-  private forwardPass(rows: readonly TokenRow[], options: ForwardOptions, release: boolean): ForwardOutputs {
+  private forwardPass(
+    rows: readonly TokenRow[],
+    options: ForwardOptions,
+    release: boolean,
+    topCount = 0,
+  ): ForwardOutputs & { top?: { values: tf.Tensor2D; indices: tf.Tensor2D } } {
     const batch = prepareBatch(rows, this.config.maxPositions, this.tokenizer.padTokenId, this.config.vocabSize);
     const { batchSize: B, length: T } = batch;
     if (options.values && !this.head) throw new RangeError('forward({ values: true }) needs addValueHead() first.');
@@ -196,6 +203,7 @@ export class LanguageModel {
         weights: tf.Tensor2D;
         values?: tf.Tensor2D;
         entropy?: tf.Tensor2D;
+        top?: { values: tf.Tensor2D; indices: tf.Tensor2D };
       } = {
         logprobs,
         scored,
@@ -206,24 +214,48 @@ export class LanguageModel {
         const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), -1));
         out.entropy = tf.mul(tf.reshape(entropy, [B, T]), scored) as tf.Tensor2D;
       }
+      // [B·T, k], read from the same log-softmax as `logprobs`: a token among them has its logprob's very float.
+      if (topCount > 0) out.top = tf.topk(logSoftmax, Math.min(topCount, V)) as typeof out.top;
       return out;
     });
   }
 
-  /** Per-token logprobs as numbers: `null` where a token is not scored (the first token of a row). */
+  /**
+   * Per-token logprobs as numbers: `null` where a token is not scored (the first token of a row). With `topLogprobs`
+   * N > 0, also the N likeliest tokens at each scored position (what an evaluator reads to tell whether a text is
+   * the greedy continuation), likeliest first, ties by lower id; only those N per position leave the backend.
+   */
   async score(
     rows: readonly TokenRow[],
-    options: Omit<ForwardOptions, 'entropy'> = {},
-  ): Promise<{ logprobs: (number | null)[][]; values?: number[][] }> {
-    const outputs = this.forwardPass(rows, options, true);
+    options: Omit<ForwardOptions, 'entropy'> & { readonly topLogprobs?: number } = {},
+  ): Promise<{ logprobs: (number | null)[][]; values?: number[][]; topLogprobs?: (TokenLogprob[] | null)[][] }> {
+    const { topLogprobs: topCount = 0, ...forwardOptions } = options;
+    if (!Number.isInteger(topCount) || topCount < 0)
+      throw new InvalidOptionsError('score', [`topLogprobs must be an integer >= 0 (got ${String(topCount)})`]);
+    const outputs = this.forwardPass(rows, forwardOptions, true, topCount);
     try {
       const [logprobs, scored] = (await Promise.all([outputs.logprobs.array(), outputs.scored.array()])) as [
         number[][],
         number[][],
       ];
-      const result: { logprobs: (number | null)[][]; values?: number[][] } = {
-        logprobs: rows.map((row, b) => row.tokens.map((_, t) => (scored[b]![t] ? (logprobs[b]![t] as number) : null))),
-      };
+      const result: { logprobs: (number | null)[][]; values?: number[][]; topLogprobs?: (TokenLogprob[] | null)[][] } =
+        {
+          logprobs: rows.map((row, b) =>
+            row.tokens.map((_, t) => (scored[b]![t] ? (logprobs[b]![t] as number) : null)),
+          ),
+        };
+      if (outputs.top) {
+        const [values, indices] = (await Promise.all([outputs.top.values.array(), outputs.top.indices.array()])) as [
+          number[][],
+          number[][],
+        ];
+        const T = scored[0]?.length ?? 0;
+        result.topLogprobs = rows.map((row, b) =>
+          row.tokens.map((_, t) =>
+            scored[b]![t] ? indices[b * T + t]!.map((token, k) => ({ token, logprob: values[b * T + t]![k]! })) : null,
+          ),
+        );
+      }
       if (outputs.values) {
         const values = (await outputs.values.array()) as number[][];
         result.values = rows.map((row, b) => values[b]!.slice(0, row.tokens.length));

@@ -10,6 +10,7 @@ import { TurnGymError } from '@turngym/core';
  * | UNSUPPORTED_ARCHITECTURE | UnsupportedArchitectureError | config.json names a model family this package lacks |
  * | TOKENIZER_MISMATCH       | TokenizerMismatchError     | token ids (tokenizer's or given) past the vocabulary  |
  * | CONTEXT_LENGTH_EXCEEDED  | ContextLengthError         | a prompt longer than the model's context              |
+ * | CONTEXT_LENGTH_EXCEEDED  | PromptTooLongError         | a ContextLengthError told from the bytes alone        |
  * | BACKEND_UNAVAILABLE      | BackendUnavailableError    | a tfjs backend that is not installed or fails to load |
  * | ADAPTER_NOT_FOUND        | AdapterNotFoundError       | a LoRA adapter name the model does not have           |
  * | GPU_COMMAND_FAILED       | GpuCommandError            | the GPU rejected a command: tensors since are invalid |

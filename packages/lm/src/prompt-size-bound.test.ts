@@ -93,6 +93,12 @@ describe('refuseUnfittablePrompt', () => {
     expect(encode).not.toHaveBeenCalled();
   });
 
+  it('is exported from the package, so a caller can tell a refusal from the bytes apart', async () => {
+    const lm = await import('./index');
+    expect(lm.PromptTooLongError).toBe(PromptTooLongError);
+    expect(() => refuseUnfittablePrompt(llama3Style(), ' '.repeat(200_000), 512)).toThrow(lm.PromptTooLongError);
+  });
+
   it('never refuses a text that fits: each refusal is checked against the real token count', () => {
     const cases: [string, Tokenizer, string[]][] = [
       ['byte-level BPE', llama3Style(), []],

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { mixSeed } from '@turngym/core';
 import { createChatModel } from '@turngym/llm';
 import { ByteTokenizer } from './byte-tokenizer';
 import { saveCheckpoint } from './checkpoint';
@@ -146,19 +147,17 @@ describe('CLI functions, local: provider and serve-model', () => {
     }
   });
 
-  it('refuses top alternatives (logprobs >= 1, top_logprobs > 0) instead of answering top_logprobs: null', async () => {
+  it('answers logprobs: N (1..5) with the N likeliest alternatives at each token, and refuses past the caps', async () => {
     const rejects = (body: Record<string, unknown>) =>
       expect(client.completions.create({ model: 'tiny-chat', prompt: 'ab', max_tokens: 2, ...body } as never)).rejects;
-    await rejects({ logprobs: 3 }).toMatchObject({ status: 400, param: 'logprobs', code: 'unsupported_parameter' });
-    await rejects({ logprobs: 3 }).toThrow(/send "logprobs": 0 \(or true\)/);
-    await rejects({ logprobs: true, top_logprobs: 2 }).toMatchObject({
-      status: 400,
-      param: 'top_logprobs',
-      code: 'unsupported_parameter',
-    });
+    await rejects({ logprobs: 6 }).toMatchObject({ status: 400, param: 'logprobs', code: 'invalid_request' });
+    await rejects({ logprobs: 6 }).toThrow(/"logprobs" must be an integer from 0 to 5/);
+    // top_logprobs is the chat API's name: refused with the completions field to use, not ignored.
+    await rejects({ logprobs: true, top_logprobs: 2 }).toMatchObject({ status: 400, param: 'top_logprobs' });
+    await rejects({ logprobs: true, top_logprobs: 2 }).toThrow(/"logprobs": 2/);
     await rejects({ logprobs: 'yes' }).toMatchObject({ status: 400, param: 'logprobs' });
     await rejects({ logprobs: 0, top_logprobs: 'all' }).toMatchObject({ status: 400, param: 'top_logprobs' });
-    // The sampled tokens' log-probabilities are what this server has, and they are answered.
+    // 0 or true: the sampled tokens' log-probabilities, no alternatives.
     for (const logprobs of [0, true]) {
       const answer = await client.completions.create({
         model: 'tiny-chat',
@@ -168,7 +167,100 @@ describe('CLI functions, local: provider and serve-model', () => {
         logprobs,
       } as never);
       expect(answer.choices[0]!.logprobs!.token_logprobs!.length).toBeGreaterThan(0);
+      expect(answer.choices[0]!.logprobs!.top_logprobs).toBeNull();
     }
+    const prompt = [72, 101, 108, 108, 111];
+    const request = { model: 'tiny-chat', prompt, max_tokens: 6, temperature: 0.9, seed: 5 };
+    const plain = (await client.completions.create({ ...request, logprobs: 0 })).choices[0]!;
+    const answer = (await client.completions.create({ ...request, logprobs: 3 })).choices[0]!;
+    // The same draw as without alternatives.
+    expect(answer.text).toBe(plain.text);
+    expect(answer.logprobs!.token_logprobs).toEqual(plain.logprobs!.token_logprobs);
+    // The server's draw, reproduced: row 0 of the request samples with mixSeed(seed, 0, 0).
+    const [again] = server.model.generate([{ tokens: prompt, seed: mixSeed(5, 0, 0) }], {
+      temperature: 0.9,
+      maxTokens: 6,
+    });
+    expect(again!.text).toBe(answer.text);
+    const generated = again!.tokens;
+    expect(answer.logprobs!.top_logprobs).toHaveLength(generated.length);
+    const logits = await server.model.logits({ tokens: [...prompt, ...generated] });
+    const tokenizer = server.model.tokenizer;
+    answer.logprobs!.top_logprobs!.forEach((entries, i) => {
+      const row = logits[prompt.length - 1 + i]!;
+      let max = -Infinity;
+      for (const logit of row) max = Math.max(max, logit);
+      const normaliser = max + Math.log(row.reduce((sum, logit) => sum + Math.exp(logit - max), 0));
+      const ranking = Array.from(row, (logit, token) => ({
+        text: tokenizer.tokenText(token),
+        logprob: logit - normaliser,
+      })).sort((a, b) => b.logprob - a.logprob);
+      // The three likeliest (their texts, the likelier kept where two ids share a text), and the sampled token.
+      const expected = new Map<string, number>();
+      for (const { text, logprob } of ranking.slice(0, 3)) if (!expected.has(text)) expected.set(text, logprob);
+      const sampledText = answer.logprobs!.tokens![i]!;
+      const listed = Object.entries(entries as Record<string, number>);
+      expect(listed.length).toBeLessThanOrEqual(4);
+      for (const [text, logprob] of expected) expect(entries![text]).toBeCloseTo(logprob, 4);
+      expect(Math.max(...listed.map(([, logprob]) => logprob))).toBeCloseTo(ranking[0]!.logprob, 4);
+      expect(entries![sampledText]).toBeGreaterThanOrEqual(answer.logprobs!.token_logprobs![i]!);
+    });
+  });
+
+  it('answers an lm-evaluation-harness loglikelihood request: echoed prompt logprobs, top alternatives, is_greedy', async () => {
+    const tokenizer = server.model.tokenizer;
+    const context = tokenizer.encode('The cat', { addSpecialTokens: true });
+    const [greedy] = server.model.generate([{ tokens: context }], { temperature: 0, maxTokens: 3, stopTokenIds: [] });
+    const greedyContinuation = greedy!.tokens;
+    const otherContinuation = greedyContinuation.map((token) => (token + 1) % server.model.config.vocabSize);
+    // As lm-eval's local-completions model sends it: token-id prompts, batched, max_tokens 1, echo, logprobs 1.
+    const response = await fetch(`${server.baseURL}/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'tiny-chat',
+        prompt: [
+          [...context, ...greedyContinuation],
+          [...context, ...otherContinuation],
+        ],
+        max_tokens: 1,
+        logprobs: 1,
+        echo: true,
+        temperature: 0,
+        seed: 1234,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const out = (await response.json()) as {
+      choices: {
+        index: number;
+        logprobs: { token_logprobs: (number | null)[]; top_logprobs: (Record<string, number> | null)[] };
+      }[];
+    };
+    // lm-eval's parse_logprobs: sum and is_greedy over [ctxlen:-1] (the last token is the one generated).
+    const parsed = out.choices
+      .sort((a, b) => a.index - b.index)
+      .map(({ logprobs }) => {
+        const ctxlen = context.length;
+        const tokenLogprobs = logprobs.token_logprobs.slice(ctxlen, -1) as number[];
+        const top = logprobs.top_logprobs.slice(ctxlen, -1) as Record<string, number>[];
+        expect(logprobs.token_logprobs[0]).toBeNull();
+        expect(logprobs.top_logprobs[0]).toBeNull();
+        expect(logprobs.top_logprobs).toHaveLength(logprobs.token_logprobs.length);
+        let isGreedy = true;
+        tokenLogprobs.forEach((logprob, i) => {
+          if (logprob !== Math.max(...Object.values(top[i]!))) isGreedy = false;
+        });
+        return { sum: tokenLogprobs.reduce((a, b) => a + b, 0), isGreedy };
+      });
+    const { logprobs: scored } = await server.model.score([
+      { tokens: [...context, ...greedyContinuation] },
+      { tokens: [...context, ...otherContinuation] },
+    ]);
+    const expectedSums = scored.map((row) => row.slice(context.length).reduce((a: number, b) => a + b!, 0));
+    expect(parsed.map((each) => each.isGreedy)).toEqual([true, false]);
+    expect(parsed[0]!.sum).toBeCloseTo(expectedSums[0]!, 4);
+    expect(parsed[1]!.sum).toBeCloseTo(expectedSums[1]!, 4);
   });
 
   it('with echo and logprobs, answers the prompt tokens and their log-probabilities first, as OpenAI does', async () => {
@@ -401,7 +493,7 @@ describe('CLI functions, local: provider and serve-model', () => {
   });
 
   it('streams /v1/completions in OpenAI chunks that add up to the plain answer: n, logprobs, usage, finish', async () => {
-    const request = { model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 8, seed: 3, logprobs: 0 };
+    const request = { model: 'tiny-chat', prompt: ['ab', 'xyz'], n: 2, max_tokens: 8, seed: 3, logprobs: 2 };
     const plain = await client.completions.create(request);
     const chunks = await chunksOf(
       await client.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }),
@@ -422,6 +514,7 @@ describe('CLI functions, local: provider and serve-model', () => {
       expect(mine.map((each) => each.text).join('')).toBe(choice.text);
       expect(mine.flatMap((each) => each.logprobs!.tokens)).toEqual(choice.logprobs!.tokens);
       expect(mine.flatMap((each) => each.logprobs!.token_logprobs)).toEqual(choice.logprobs!.token_logprobs);
+      expect(mine.flatMap((each) => each.logprobs!.top_logprobs)).toEqual(choice.logprobs!.top_logprobs);
       // The finish reason comes once, in the choice's last chunk: max_tokens was hit.
       expect(mine.map((each) => each.finish_reason)).toEqual([...mine.slice(1).map(() => null), 'length']);
       expect(choice.finish_reason).toBe('length');

@@ -7,6 +7,9 @@ import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { CompletionStream } from './completion-stream';
+import { completionTopLogprobs, MAX_COMPLETION_LOGPROBS } from './completion-logprobs';
+import type { Generation } from './generation';
+import type { TokenLogprob } from './top-logprobs';
 import { generateInTurns } from './generate-in-turns';
 import { GenerationQueue } from './generation-queue';
 import { LocalChatModel } from './local-chat-model';
@@ -233,21 +236,12 @@ function stopSequences(stop: unknown): string[] {
 }
 
 /**
- * Whether to answer the sampled tokens' log-probabilities: `logprobs` true or 0. OpenAI's `logprobs: N` (N ≥ 1) and
- * `top_logprobs: N` ask for the N likeliest alternatives at each token, which generation does not keep: answered
- * with `top_logprobs: null`, a client indexing into them fails far from the cause, so they are a 400 here.
+ * What `logprobs` asks for: the chosen tokens' log-probabilities (`logprobs` true or 0..5), and how many likeliest
+ * alternatives at each token (`top`: N for `logprobs: N`, OpenAI's cap 5). `top_logprobs` is the chat API's name
+ * for N; on /v1/completions a value above 0 is refused, pointing at `logprobs`, rather than ignored.
  */
-function logprobsWanted(body: CompletionBody): boolean {
+function logprobsWanted(body: CompletionBody): { wanted: boolean; top: number } {
   const { logprobs, top_logprobs: top } = body;
-  const noTop = (field: string, value: unknown): never => {
-    throw new RequestError(
-      400,
-      `"${field}" = ${JSON.stringify(value)} asks for the likeliest alternatives at each token, which this server ` +
-        'does not compute; send "logprobs": 0 (or true) for the log-probabilities of the sampled tokens.',
-      'unsupported_parameter',
-      field,
-    );
-  };
   if (top !== undefined && top !== null) {
     if (typeof top !== 'number' || !isWhole(top, 0, 20))
       throw new RequestError(
@@ -256,19 +250,26 @@ function logprobsWanted(body: CompletionBody): boolean {
         'invalid_request',
         'top_logprobs',
       );
-    if (top > 0) noTop('top_logprobs', top);
+    if (top > 0)
+      throw new RequestError(
+        400,
+        `"top_logprobs" is the chat API's field; on /v1/completions ask for the ${top} likeliest alternatives ` +
+          `at each token with "logprobs": ${Math.min(top, MAX_COMPLETION_LOGPROBS)} (at most ${MAX_COMPLETION_LOGPROBS}).`,
+        'unsupported_parameter',
+        'top_logprobs',
+      );
   }
-  if (logprobs === undefined || logprobs === null || logprobs === false) return false;
-  if (logprobs === true) return true;
-  if (typeof logprobs !== 'number' || !isWhole(logprobs, 0, 5))
+  if (logprobs === undefined || logprobs === null || logprobs === false) return { wanted: false, top: 0 };
+  if (logprobs === true) return { wanted: true, top: 0 };
+  if (typeof logprobs !== 'number' || !isWhole(logprobs, 0, MAX_COMPLETION_LOGPROBS))
     throw new RequestError(
       400,
-      `"logprobs" must be an integer from 0 to 5 (or true / false), got ${JSON.stringify(logprobs)}.`,
+      `"logprobs" must be an integer from 0 to ${MAX_COMPLETION_LOGPROBS} (the likeliest alternatives listed at ` +
+        `each token, at most ${MAX_COMPLETION_LOGPROBS} as on OpenAI) or true / false, got ${JSON.stringify(logprobs)}.`,
       'invalid_request',
       'logprobs',
     );
-  if (logprobs > 0) noTop('logprobs', logprobs);
-  return true;
+  return { wanted: true, top: logprobs };
 }
 
 /** How many prompts `prompt` holds, counted before any is tokenized: a list of token ids is one prompt. */
@@ -362,17 +363,25 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
   }
 
   /**
-   * Each prompt's token log-probabilities (the first token's null: nothing predicts it), for `echo` with `logprobs`.
+   * Each prompt's token log-probabilities (the first token's null: nothing predicts it), for `echo` with `logprobs`,
+   * and with `top` > 0 the likeliest alternatives at each token (null at the first).
    * One prompt per forward pass, in a generation slot of the queue, so scoring is bounded as generation is.
    */
-  async function scorePrompts(prompts: readonly number[][], signal: AbortSignal): Promise<(number | null)[][]> {
+  async function scorePrompts(
+    prompts: readonly number[][],
+    top: number,
+    signal: AbortSignal,
+  ): Promise<{ logprobs: (number | null)[]; topLogprobs: (TokenLogprob[] | null)[] | undefined }[]> {
     const release = await queue.acquire(signal);
     try {
-      const scored: (number | null)[][] = [];
+      const scored: { logprobs: (number | null)[]; topLogprobs: (TokenLogprob[] | null)[] | undefined }[] = [];
       for (const tokens of prompts) {
         signal.throwIfAborted();
-        const { logprobs } = await model.score([{ tokens }], { adapter: options.adapter ?? null });
-        scored.push(logprobs[0]!);
+        const { logprobs, topLogprobs } = await model.score([{ tokens }], {
+          adapter: options.adapter ?? null,
+          topLogprobs: top,
+        });
+        scored.push({ logprobs: logprobs[0]!, topLogprobs: topLogprobs?.[0] });
       }
       return scored;
     } finally {
@@ -438,7 +447,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       temperature: optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2),
       topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
     };
-    const wantLogprobs = logprobsWanted(body);
+    const { wanted: wantLogprobs, top } = logprobsWanted(body);
     const { stream, includeUsage } = streamSettings(body);
     // With `echo`, OpenAI's logprobs cover the prompt's tokens too (what evaluators read to score a text); a stream
     // would have to send them in its first chunk, which it does not, so that combination is refused.
@@ -467,6 +476,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           stops: stop,
           tokenizer: model.tokenizer,
           logprobs: wantLogprobs,
+          topLogprobs: top,
           includeUsage,
           echo,
         })
@@ -478,7 +488,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     });
     const signal = AbortSignal.any([hungUp.signal, closing.signal]);
     let results;
-    let promptLogprobs: (number | null)[][] | undefined;
+    let scoredPrompts: Awaited<ReturnType<typeof scorePrompts>> | undefined;
     try {
       results = await generateInTurns(
         model,
@@ -487,6 +497,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           ...sampling,
           ...(stop.length > 0 ? { stop } : {}),
           ...(options.adapter ? { adapter: options.adapter } : {}),
+          ...(top > 0 ? { topLogprobs: top } : {}),
         },
         {
           signal,
@@ -494,7 +505,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
           ...(streaming ? { onProgress: (row, progress) => streaming.progress(row, progress) } : {}),
         },
       );
-      if (scorePrompt) promptLogprobs = await scorePrompts(prompts, signal);
+      if (scorePrompt) scoredPrompts = await scorePrompts(prompts, top, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       if (error instanceof LLMCallError && error.status === 429) {
@@ -518,19 +529,35 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       streaming.end(usage);
       return;
     }
+    /** A choice's `logprobs`: its prompt's (with `echo`), then its generated tokens'. */
+    const choiceLogprobs = (
+      result: Generation,
+      prompt: Awaited<ReturnType<typeof scorePrompts>>[number] | undefined,
+      promptTokens: readonly number[],
+    ) => {
+      const tokens = [...(prompt ? promptTokens : []), ...result.tokens];
+      const tokenLogprobs = [...(prompt?.logprobs ?? []), ...result.logprobs];
+      const alternatives = [...(prompt?.topLogprobs ?? []), ...(result.topLogprobs ?? [])];
+      return {
+        tokens: tokens.map((token) => model.tokenizer.tokenText(token)),
+        token_logprobs: tokenLogprobs,
+        top_logprobs:
+          top > 0
+            ? alternatives.map((each, i) =>
+                each === null
+                  ? null
+                  : completionTopLogprobs(model.tokenizer, each, { token: tokens[i]!, logprob: tokenLogprobs[i]! }),
+              )
+            : null,
+        text_offset: null,
+      };
+    };
     const choices = results.map((result, index) => ({
       index,
       text: echo(index) + result.text,
       finish_reason: result.finishReason,
       logprobs: wantLogprobs
-        ? {
-            tokens: [...(promptLogprobs ? requests[index]!.tokens : []), ...result.tokens].map((token) =>
-              model.tokenizer.tokenText(token),
-            ),
-            token_logprobs: [...(promptLogprobs?.[Math.floor(index / n)] ?? []), ...result.logprobs],
-            top_logprobs: null,
-            text_offset: null,
-          }
+        ? choiceLogprobs(result, scoredPrompts?.[Math.floor(index / n)], requests[index]!.tokens)
         : null,
     }));
     sendJson(response, 200, {

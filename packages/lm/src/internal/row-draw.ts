@@ -3,6 +3,7 @@ import type { Generation } from '../generation';
 import type { KvCache } from '../kv-cache';
 import type { LanguageModel } from '../language-model';
 import { sampleToken, type SamplingSettings } from '../sampling';
+import { topLogprobs, type TokenLogprob } from '../top-logprobs';
 
 /** One row's sampling so far: its generator, its token limit, what it drew and, once a stop sequence cut it, its text. */
 export interface RowDraw {
@@ -10,6 +11,8 @@ export interface RowDraw {
   readonly budget: number;
   readonly tokens: number[];
   readonly logprobs: number[];
+  /** With `topLogprobs` asked for: the likeliest alternatives at each drawn token, as `topLogprobs` lists them. */
+  readonly topLogprobs?: TokenLogprob[][];
   text: string;
 }
 
@@ -28,7 +31,7 @@ export interface RowStops {
 export function drawToken(
   model: LanguageModel,
   logits: Float32Array,
-  settings: SamplingSettings,
+  settings: SamplingSettings & { readonly topLogprobs?: number | null },
   row: RowDraw,
   { stopIds, stops }: RowStops,
 ): 'continue' | 'stop' | 'length' {
@@ -36,6 +39,8 @@ export function drawToken(
   const { token, logprob } = sampleToken(logits, settings, row.rng);
   row.tokens.push(token);
   row.logprobs.push(logprob);
+  // From the logits the token was drawn from, before the next pass replaces them: only `count` entries are kept.
+  if (row.topLogprobs) row.topLogprobs.push(topLogprobs(logits, settings.topLogprobs ?? 0));
   if (stopIds.has(token)) return 'stop';
   if (stops.length > 0) {
     const text = model.tokenizer.decode(row.tokens);
@@ -67,6 +72,7 @@ export function rowGeneration(
   return {
     tokens,
     logprobs: row.logprobs,
+    ...(row.topLogprobs ? { topLogprobs: row.topLogprobs } : {}),
     text,
     finishReason: finish ?? 'length',
     promptTokens,
