@@ -120,7 +120,9 @@ export class EnvToolCatalog {
    */
   decode(name: string, args: Record<string, unknown>): EnvToolCall {
     if (name === this.resetName) {
-      const copy = structuredClone(args);
+      // A null argument is one left out: OpenEnv's client sends `{"seed": null}` for `reset(seed=None)`, and
+      // function-calling models fill optional fields with null (OpenAI's strict schemas make every field required).
+      const copy = Object.fromEntries(Object.entries(structuredClone(args)).filter(([, value]) => value !== null));
       if (!this.validateReset(copy)) throw invalid(name, this.validateReset.errors);
       const data = copy as {
         seed?: number;
@@ -173,10 +175,10 @@ function resetInputSchema(
     properties: {
       // The bounds every env's reset() enforces (SeededRng), so an out-of-range seed is refused here, by name.
       seed: {
-        type: 'integer',
+        type: ['integer', 'null'],
         minimum: -Number.MAX_SAFE_INTEGER,
         maximum: Number.MAX_SAFE_INTEGER,
-        description: 'Same seed, same episode (omitted: the env draws one).',
+        description: 'Same seed, same episode (omitted or null: the env draws one).',
       },
       options: { type: 'object', description: `Per-episode options ${spec.id} documents (e.g. a task id).` },
       env_options: {

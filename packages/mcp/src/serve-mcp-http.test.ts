@@ -183,10 +183,10 @@ describe('serveMcp (Streamable HTTP)', () => {
 
   it('frees the slot of an initialize the transport refuses', async () => {
     server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxSessions: 1 });
-    // An initialize without the Accept header Streamable HTTP requires: refused (406), no session is kept.
+    // An initialize whose Accept takes no JSON: refused (406), no session is kept.
     const refused = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', accept: 'text/html' },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -197,6 +197,65 @@ describe('serveMcp (Streamable HTTP)', () => {
     expect(refused.status).toBe(406);
     expect(server.liveSessions()).toBe(0);
     const client = await connect(server.url);
+    await client.close();
+  });
+
+  it('serves a client whose Accept takes JSON without listing both types (curl and requests send */*)', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const { port } = server;
+    const post = (headers: Record<string, string>, message: unknown) =>
+      rawRequest(port, 'POST', '/mcp', { 'content-type': 'application/json', ...headers }, JSON.stringify(message));
+    const opened = await post({ accept: '*/*' }, INITIALIZE);
+    expect(opened.status).toBe(200);
+    expect(opened.headers['content-type']).toMatch(/^application\/json/);
+    const session = {
+      'mcp-session-id': opened.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-06-18',
+    };
+    const reset = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'reset', arguments: { seed: 1 } } };
+    // No Accept at all (RFC 9110: anything), application/json alone, application/*: the reply is JSON either way.
+    for (const accept of [undefined, 'application/json', 'application/*;q=0.9', 'text/html, */*;q=0.1']) {
+      const reply = await post({ ...session, ...(accept === undefined ? {} : { accept }) }, reset);
+      const envId = (JSON.parse(reply.body) as { result?: { structuredContent?: { env_id?: string } } }).result
+        ?.structuredContent?.env_id;
+      expect({ accept, status: reply.status, envId }).toEqual({ accept, status: 200, envId: ID });
+    }
+    // An Accept that takes no JSON is still refused, as the transport answers it.
+    for (const accept of ['text/html', 'application/json;q=0, */*']) {
+      expect({ accept, status: (await post({ ...session, accept }, reset)).status }).toEqual({ accept, status: 406 });
+    }
+    expect(server.liveSessions()).toBe(1);
+  });
+
+  it('answers a body that is not UTF-8 with Parse error, not an action with U+FFFD in it', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const client = await connect(server.url);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId as string;
+    await call(client, 'reset', { seed: 1 });
+    const head = '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"act","arguments":{"text":"LOOKUP(';
+    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const sent = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: server?.port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...JSON_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
+      sent.on('error', reject);
+      sent.end(Buffer.concat([Buffer.from(head), Buffer.from([0xff, 0xfe]), Buffer.from(')"}}}')]));
+    });
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32700, message: expect.stringMatching(/UTF-8/) } });
+    // The session goes on.
+    expect(await call(client, 'act', { text: 'LOOKUP(a)' })).toMatchObject({ reward: 0, done: false });
     await client.close();
   });
 

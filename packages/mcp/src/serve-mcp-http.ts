@@ -4,13 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
-import {
-  isLoopbackBind,
-  isLoopbackHostHeader,
-  isLoopbackOrigin,
-  toErrorData,
-  UnauthorizedError,
-} from '@turngym/server';
+import { loopbackRefusal, toErrorData, UnauthorizedError } from '@turngym/server';
+import { normaliseAccept } from './accept-header';
 import { McpEnvHost } from './mcp-env-host';
 import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
 
@@ -24,6 +19,9 @@ export interface McpServerHandle {
   /** MCP sessions alive right now (each holds one env). */
   liveSessions(): number;
 }
+
+/** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -58,7 +56,8 @@ class BodyTooLargeError extends TurnGymError {
   }
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<string> {
+/** The body's bytes (413 past the limit); decoded by the caller, which answers bad UTF-8 as a parse error. */
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -66,7 +65,7 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
     if (size > limit) throw new BodyTooLargeError(limit);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -129,32 +128,24 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     return offered !== undefined && timingSafeEqual(digest(offered), tokenDigest);
   };
 
-  // DNS rebinding: a page whose name resolves to 127.0.0.1 reaches a loopback server with its own name as Host
-  // (and its own Origin); MCP's transport spec asks servers to check both.
-  const loopback = isLoopbackBind(settings.host);
-  /** Why a loopback server refuses a request from the web, if it does. */
-  const refusal = (request: IncomingMessage): string | undefined => {
-    if (!loopback) return undefined;
-    if (!isLoopbackHostHeader(request.headers.host)) return 'Host not allowed';
-    return isLoopbackOrigin(request.headers.origin) ? undefined : 'Origin not allowed';
-  };
-
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://server');
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'healthy' });
     const route = envOfPath(url.pathname);
     if (!route) return sendJson(response, 404, { detail: 'Not Found' });
-    const refused = refusal(request);
+    // DNS rebinding: MCP's transport spec asks servers to check Host and Origin.
+    const refused = loopbackRefusal(settings.host, request.headers);
     if (refused) return sendJson(response, 403, { detail: refused });
     if (!authorized(request, url)) {
       return sendRpcError(response, 401, -32001, new UnauthorizedError().message, { code: 'UNAUTHORIZED' });
     }
     if (stopping) return sendRpcError(response, 503, -32000, 'The server is shutting down');
+    normaliseAccept(request);
     let body: unknown;
     if (request.method === 'POST') {
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = await readBody(request, settings.maxFrameBytes);
+        bytes = await readBody(request, settings.maxFrameBytes);
       } catch (error) {
         // The rest of the body is still on its way: the connection cannot carry another request, so the client
         // is told not to reuse it (otherwise its next request meets a reset socket).
@@ -162,6 +153,13 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
           return sendRpcError(response, 413, -32600, error.message, undefined, { connection: 'close' });
         }
         throw error;
+      }
+      let text: string;
+      try {
+        // Buffer's own decoding would turn bytes that are not UTF-8 into U+FFFD: an action the client never sent.
+        text = UTF8.decode(bytes);
+      } catch {
+        return sendRpcError(response, 400, -32700, 'Parse error: the body is not valid UTF-8');
       }
       try {
         body = JSON.parse(text);

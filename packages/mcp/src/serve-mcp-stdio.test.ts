@@ -62,6 +62,21 @@ describe('serveMcpStdio', () => {
     expect(closed).toBe(1);
   });
 
+  it('takes a null reset argument as one left out (OpenEnv sends seed: null; models fill optional fields with null)', async () => {
+    const { server, client, toServer } = await startStdio([ID]);
+    const reset = (await client.listTools()).tools.find((tool) => tool.name === 'reset');
+    expect(reset?.inputSchema.properties?.seed).toMatchObject({ type: ['integer', 'null'] });
+    const drawn = await client.callTool({ name: 'reset', arguments: { seed: null } });
+    expect(drawn.isError).toBeFalsy();
+    expect(drawn.structuredContent).toMatchObject({ env_id: ID, episode_id: expect.any(String) });
+    const nulls = { seed: null, options: null, env_options: null, max_turns: null };
+    expect((await client.callTool({ name: 'reset', arguments: nulls })).isError).toBeFalsy();
+    // A null is no wildcard for a wrong type.
+    expect((await client.callTool({ name: 'reset', arguments: { seed: 'one' } })).isError).toBe(true);
+    toServer.end();
+    await server.closed;
+  });
+
   it('ends the session when stdin is destroyed without an end (a broken pipe)', async () => {
     let closed = 0;
     const { server, client, toServer } = await startStdio([ID], () => void (closed += 1));

@@ -10,7 +10,7 @@ import { closeEnvWithin } from './close-env-within';
 import { runOwnedBy, sessionFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
-import { isLoopbackBind, isLoopbackOrigin } from './loopback-guard';
+import { loopbackRefusal } from './loopback-guard';
 import { validateQuery } from './message-schemas';
 import { MuxConnection, type MuxHost } from './mux-connection';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
@@ -259,11 +259,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     }
   }
 
-  /** A fresh session for a new connection or channel (capacity checked), or an unclaimed fork to claim. */
-  async openSession(data: OpenData, defaultEnvId: string): Promise<Session> {
+  /**
+   * A fresh session for a new connection or channel (capacity checked), or an unclaimed fork to claim.
+   * `pathEnvId` is the env id of the path the connection came in on (`/envs/<id>/ws`), if any: the session's
+   * endpoint. A fork is claimed on the endpoint of the session it was forked from, as if it did not exist on
+   * any other (a proxy may grant a client one env's path and not another's).
+   */
+  async openSession(data: OpenData, defaultEnvId: string, pathEnvId?: string): Promise<Session> {
+    const endpoint = pathEnvId === undefined ? undefined : this.resolveEnvId(pathEnvId);
     if (data.session !== undefined) {
       const fork = this.sessions.get(data.session);
-      if (!fork || !fork.claim()) throw new SessionNotFoundError(data.session);
+      if (!fork || fork.endpoint !== endpoint || !fork.claim()) throw new SessionNotFoundError(data.session);
       return fork;
     }
     const config = mergeConfig({ envId: defaultEnvId }, data);
@@ -280,7 +286,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     } finally {
       this.transient -= 1;
     }
-    const session = new Session(this, id, canonical, env);
+    const session = new Session(this, id, canonical, env, undefined, endpoint);
     session.claim();
     this.sessions.set(session.id, session);
     if (this.stopping) void session.close(CLOSE_CODES.goingAway, 'server shutting down');
@@ -299,7 +305,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     } finally {
       this.transient -= 1;
     }
-    const child = new Session(this, id, parent.currentConfig, env, { ...parent.state });
+    const child = new Session(this, id, parent.currentConfig, env, { ...parent.state }, parent.endpoint);
     this.sessions.set(child.id, child);
     if (this.stopping) void child.close();
     return { session_id: child.id, expires_in_ms: this.settings.forkTtlMs };
@@ -428,15 +434,6 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return offered !== undefined && timingSafeEqual(digest(offered), this.tokenDigest);
   }
 
-  /**
-   * A server bound to loopback serves this machine's programs, not the web pages its browser shows: browsers
-   * let any page open a WebSocket to 127.0.0.1 (and POST to it), so a request whose `Origin` is another site is
-   * refused. Programs send no Origin; a server bound to another interface is the operator's to protect (token).
-   */
-  private originAllowed(request: IncomingMessage): boolean {
-    return !isLoopbackBind(this.settings.host) || isLoopbackOrigin(request.headers.origin);
-  }
-
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
     // A cluster worker answers each HTTP request on its own connection: the primary routes a connection by its
     // first request line, so a kept-alive connection would carry the next session's side request to this
@@ -453,7 +450,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       return sendJson(response, 422, { detail: data.errors ?? data.message });
     }
     const isHealth = route.kind === 'env' && route.route === 'health';
-    if (!isHealth && !this.originAllowed(request)) return sendJson(response, 403, { detail: 'Origin not allowed' });
+    const refused = isHealth ? undefined : loopbackRefusal(this.settings.host, request.headers);
+    if (refused) return sendJson(response, 403, { detail: refused });
     if (!isHealth && !this.authorized(request, query.token)) {
       return sendJson(response, 401, { detail: new UnauthorizedError().message }, { 'www-authenticate': 'Bearer' });
     }
@@ -476,9 +474,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       const data = toErrorData(error);
       return refuseUpgrade(socket, 422, 'Unprocessable Entity', { detail: data.errors ?? data.message });
     }
-    if (!this.originAllowed(request)) {
-      return refuseUpgrade(socket, 403, 'Forbidden', { detail: 'Origin not allowed' });
-    }
+    const refused = loopbackRefusal(this.settings.host, request.headers);
+    if (refused) return refuseUpgrade(socket, 403, 'Forbidden', { detail: refused });
     if (!this.authorized(request, query.token)) {
       return refuseUpgrade(socket, 401, 'Unauthorized', { detail: new UnauthorizedError().message });
     }
@@ -488,7 +485,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     if (route.route === 'mux') {
       this.wss.handleUpgrade(request, socket, head, (ws) => {
         this.watch(ws);
-        const mux = new MuxConnection(this, ws, envId);
+        const mux = new MuxConnection(this, ws, envId, route.envId);
         this.muxConnections.add(mux);
         ws.once('close', () => this.muxConnections.delete(mux));
       });
@@ -496,12 +493,17 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     }
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.watch(ws);
-      this.track(this.onConnection(ws, envId, query.session));
+      this.track(this.onConnection(ws, envId, route.envId, query.session));
     });
   }
 
   /** A new `/ws` connection: claims a fork, or builds a fresh env (OpenEnv: one env per connection). */
-  private async onConnection(ws: WebSocket, envId: string, claim: string | undefined): Promise<void> {
+  private async onConnection(
+    ws: WebSocket,
+    envId: string,
+    pathEnvId: string | undefined,
+    claim: string | undefined,
+  ): Promise<void> {
     ws.on('error', () => undefined);
     // Messages that arrive while the env is being built are kept, in order, for the session.
     const early: RawData[] = [];
@@ -509,7 +511,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     ws.on('message', keep);
     let session: Session;
     try {
-      session = await this.openSession(claim === undefined ? {} : { session: claim }, envId);
+      session = await this.openSession(claim === undefined ? {} : { session: claim }, envId, pathEnvId);
     } catch (error) {
       const data: ErrorData = toErrorData(error);
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', data }));

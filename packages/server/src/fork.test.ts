@@ -65,6 +65,51 @@ describe('fork over the wire', () => {
     await events.until(() => server.liveSessions() === 0);
   });
 
+  it("is claimed on the env path of the session it was forked from only, as if unknown on another env's path", async () => {
+    const parent = await WsClient.open(`${server.url}/envs/test%2Fecho-v1/ws`);
+    await parent.request({ type: 'reset', data: { seed: 3 } });
+    await parent.request({ type: 'step', data: { text: 'one' } });
+    const forkId = (await parent.request({ type: 'fork' })).data.session_id as string;
+    // A proxy that lets a client reach /envs/test/choice-v1/ only must not hand it echo's sessions.
+    for (const elsewhere of [
+      `/envs/test%2Fchoice-v1/ws?session=${forkId}`,
+      `/ws?session=${forkId}`,
+      `/ws?env=test/echo-v1&session=${forkId}`,
+    ]) {
+      const claim = await WsClient.open(`${server.url}${elsewhere}`);
+      expect({ elsewhere, reply: (await claim.next()).data }).toEqual({
+        elsewhere,
+        reply: expect.objectContaining({ code: 'SESSION_ERROR', message: expect.stringContaining(forkId) }),
+      });
+      await claim.closed;
+    }
+    const mux = await WsClient.open(`${server.url}/envs/test%2Fchoice-v1/mux`);
+    const [refused] = await mux.request([{ c: 1, m: { type: 'open', data: { session: forkId } } }]);
+    expect(refused).toMatchObject({ c: 1, m: { type: 'error', data: { code: 'SESSION_ERROR' } } });
+    mux.close();
+    // Still unclaimed, so its own path (in either spelling of the id) takes it.
+    const child = await WsClient.open(`${server.url}/envs/test/echo-v1/ws?session=${forkId}`);
+    expect((await child.request({ type: 'state' })).data).toMatchObject({ session_id: forkId, step_count: 1 });
+    // Its own forks stay on that path too.
+    const grandchild = (await child.request({ type: 'fork' })).data.session_id as string;
+    const wrong = await WsClient.open(`${server.url}/ws?session=${grandchild}`);
+    expect((await wrong.next()).data.code).toBe('SESSION_ERROR');
+    const right = await WsClient.open(`${server.url}/envs/test%2Fecho-v1/ws?session=${grandchild}`);
+    expect((await right.request({ type: 'state' })).data.session_id).toBe(grandchild);
+    // Its side routes (RemoteEnv's synchronous hooks) answer on that path only, as its forks are claimed.
+    for (const prefix of ['', '/envs/test%2Fchoice-v1', '/envs/nope', '/other']) {
+      const reply = await fetch(`${server.url}${prefix}/sessions/${forkId}/anchor`);
+      expect({ prefix, status: reply.status }).toEqual({ prefix, status: 404 });
+    }
+    for (const prefix of ['/envs/test%2Fecho-v1', '/envs/test/echo-v1']) {
+      expect(await (await fetch(`${server.url}${prefix}/sessions/${forkId}/anchor`)).json()).toEqual({
+        anchor: 'said-1',
+      });
+    }
+    for (const client of [parent, child, right]) client.close();
+    await events.until(() => server.liveSessions() === 0);
+  });
+
   it('closes an unclaimed fork after forkTtlMs', async () => {
     const parent = await WsClient.open(`${server.url}/ws`);
     await parent.request({ type: 'reset' });

@@ -155,6 +155,28 @@ const ALLOWED_METHOD: Readonly<Record<Exclude<EnvRoute, 'ws' | 'mux'>, 'GET' | '
   mcp: 'POST',
 };
 
+function servesEnv(context: HttpContext, envId: string): boolean {
+  try {
+    context.resolveEnvId(envId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a route of `allowed` takes `method`. A GET route answers HEAD too, as OpenEnv's (Starlette adds HEAD to
+ * every GET route): uptime monitors and load balancers probe `/health` with HEAD. Node sends a HEAD reply's
+ * headers without its body.
+ */
+function allows(allowed: 'GET' | 'POST', method: string): boolean {
+  return method === allowed || (allowed === 'GET' && method === 'HEAD');
+}
+
+function allowHeader(allowed: 'GET' | 'POST'): string {
+  return allowed === 'GET' ? 'GET, HEAD' : allowed;
+}
+
 /** Answers one HTTP request (auth is checked by the caller; /health needs none). */
 export async function handleHttp(
   context: HttpContext,
@@ -166,7 +188,8 @@ export async function handleHttp(
   const method = request.method ?? 'GET';
   try {
     if (route.kind === 'envs') {
-      if (method !== 'GET') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+      if (!allows('GET', method))
+        return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
       return sendJson(response, 200, {
         envs: context.servedSpecs().map((spec) => ({ id: spec.id, summary: spec.summary, spec })),
       });
@@ -181,8 +204,12 @@ export async function handleHttp(
       );
     }
     const allowed = ALLOWED_METHOD[route.route];
-    if (method !== allowed) return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: allowed });
+    if (!allows(allowed, method))
+      return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: allowHeader(allowed) });
     if (route.route === 'health') {
+      // A probe of one env's path (`/envs/<id>/health`) is told when this server does not serve that env, rather
+      // than "healthy" for a typo; without the list of served ids, since /health needs no token.
+      if (!servesEnv(context, envId)) return sendJson(response, 404, { detail: 'Not Found' });
       return sendJson(response, context.isStopping ? 503 : 200, {
         status: context.isStopping ? 'unhealthy' : 'healthy',
       });
@@ -249,9 +276,18 @@ async function handleSessionRoute(
   response: ServerResponse,
 ): Promise<void> {
   const session = context.session(route.sessionId);
-  if (!session || session.isClosing) throw new SessionNotFoundError(route.sessionId);
+  // A session answers on the env path it was opened on only (as its forks are claimed): a proxy may grant a
+  // client one env's path and not another's.
+  let endpoint: string | undefined;
+  try {
+    endpoint = route.envId === undefined ? undefined : context.resolveEnvId(route.envId);
+  } catch {
+    throw new SessionNotFoundError(route.sessionId);
+  }
+  if (!session || session.isClosing || session.endpoint !== endpoint) throw new SessionNotFoundError(route.sessionId);
   if (route.operation === 'anchor') {
-    if (method !== 'GET') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+    if (!allows('GET', method))
+      return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
     return sendJson(response, 200, { anchor: session.currentEnv.anchor() });
   }
   if (method !== 'POST') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'POST' });

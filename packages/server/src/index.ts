@@ -17,7 +17,7 @@ export {
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';
-export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin } from './loopback-guard';
+export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin, loopbackRefusal } from './loopback-guard';
 // A clock tests move by hand (the idle reaper, fork expiry, heartbeat), for this package's tests and MCP's.
 export { ManualClock } from './manual-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';

@@ -1,6 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import { testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
-import { isLoopbackHostHeader, isLoopbackOrigin } from './loopback-guard';
+import { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin } from './loopback-guard';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 describe('loopback host and origin checks', () => {
@@ -9,6 +10,18 @@ describe('loopback host and origin checks', () => {
       expect({ host, loopback: isLoopbackHostHeader(host) }).toEqual({ host, loopback: true });
     }
     expect(isLoopbackHostHeader('[::1]:8000')).toBe(true);
+    // The whole of 127.0.0.0/8 is loopback, IPv4-mapped too; a DNS name that merely starts like one is not.
+    for (const host of ['127.0.0.2:8000', '127.255.255.254', '[::ffff:127.0.0.1]:8000']) {
+      expect({ host, loopback: isLoopbackHostHeader(host) }).toEqual({ host, loopback: true });
+    }
+    for (const host of ['127.0.0.256', '127.0.0.1.nip.io', '128.0.0.1', '0.0.0.0']) {
+      expect({ host, loopback: isLoopbackHostHeader(host) }).toEqual({ host, loopback: false });
+    }
+    expect([isLoopbackBind('127.0.0.2'), isLoopbackBind('::ffff:127.0.0.1'), isLoopbackBind('0.0.0.0')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     for (const host of [undefined, '', 'evil.example', 'localhost.evil.example', 'localhost..', '127.0.0.1.evil']) {
       expect({ host, loopback: isLoopbackHostHeader(host) }).toEqual({ host, loopback: false });
     }
@@ -58,10 +71,49 @@ describe('an env server bound to loopback', () => {
     expect((await fetch(`${server.url}/health`, { headers: { origin: 'https://status.example' } })).status).toBe(200);
   });
 
-  it('leaves the origin to the operator when bound to another interface', async () => {
+  it('refuses a page that reached it through DNS rebinding (its own name as Host), on every route but /health', async () => {
+    server = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], port: 0 });
+    const port = server.port;
+    // The page at http://evil.example:<port> whose name now resolves to 127.0.0.1 is same-origin to these
+    // requests: its GETs carry no Origin, only its name in Host.
+    const rebound = `evil.example:${port}`;
+    for (const path of ['/metadata', '/schema', '/envs', '/state', '/envs/test/echo-v1/openapi.json']) {
+      expect({ path, ...(await get(port, path, { host: rebound })) }).toEqual({
+        path,
+        status: 403,
+        body: { detail: expect.stringMatching(/^Host not allowed: /) },
+      });
+    }
+    await expect(WsClient.open(`${server.url}/ws`, { host: rebound })).rejects.toThrow('HTTP 403');
+    expect((await get(port, '/health', { host: rebound })).status).toBe(200);
+    // Programs name the loopback host they dialled, in whatever spelling.
+    for (const host of [`127.0.0.1:${port}`, `LocalHost:${port}`, `localhost.:${port}`, 'localhost', `[::1]:${port}`]) {
+      expect({ host, status: (await get(port, '/schema', { host })).status }).toEqual({ host, status: 200 });
+    }
+    const client = await WsClient.open(`${server.url}/ws`, { host: `localhost:${port}` });
+    expect((await client.request({ type: 'reset' })).type).toBe('observation');
+    client.close();
+  });
+
+  it('leaves the origin and host to the operator when bound to another interface', async () => {
     server = await serveEnvs({ registry: testRegistry(), ids: ['test/echo-v1'], port: 0, host: '0.0.0.0' });
+    expect((await get(server.port, '/schema', { host: 'envs.internal.example' })).status).toBe(200);
     const client = await WsClient.open(`${server.url}/ws`, { origin: 'https://dashboard.example' });
     expect((await client.request({ type: 'reset' })).type).toBe('observation');
     client.close();
   });
 });
+
+/** A GET with headers fetch() would not let a test set (Host). */
+function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

@@ -12,15 +12,24 @@ function normalHost(name: string): string {
     .replace(/\.$/, '');
 }
 
+/**
+ * Whether a normalised name is loopback: `localhost`, `::1`, or any address of 127.0.0.0/8 (the whole block is
+ * loopback, `--host 127.0.0.2` included), also IPv4-mapped (`::ffff:127.0.0.1`). An address literal cannot be
+ * a rebinding page's name: only DNS names can be made to resolve to loopback.
+ */
+function isLoopbackName(name: string): boolean {
+  return LOOPBACK.has(name) || /^(?:::ffff:)?127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(name);
+}
+
 /** Whether a bind address (`127.0.0.1`, `::1`, `localhost`) is loopback: only such a server is guarded. */
 export function isLoopbackBind(host: string): boolean {
-  return LOOPBACK.has(normalHost(host.trim()));
+  return isLoopbackName(normalHost(host.trim()));
 }
 
 /** Whether a `Host` header (`name[:port]`, `[v6][:port]`) names a loopback host. */
 export function isLoopbackHostHeader(header: string | undefined): boolean {
   const name = /^(\[[^\]]+\]|[^:]+)(?::\d*)?$/.exec((header ?? '').trim())?.[1];
-  return name !== undefined && LOOPBACK.has(normalHost(name));
+  return name !== undefined && isLoopbackName(normalHost(name));
 }
 
 /**
@@ -37,5 +46,24 @@ export function isLoopbackOrigin(header: string | undefined): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK.has(normalHost(url.hostname));
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackName(normalHost(url.hostname));
+}
+
+/**
+ * Why a server bound to `bindHost` refuses a request from the web, if it does; undefined to serve it. A server
+ * bound to loopback serves this machine's programs, not the pages its browser shows. Browsers let any page open a
+ * WebSocket to 127.0.0.1 (and POST to it), naming the page in `Origin`; a page whose own name resolves to
+ * 127.0.0.1 (DNS rebinding) is same-origin to its requests, so its GETs carry no `Origin` at all, only its name in
+ * `Host`. Programs send no Origin and the loopback Host they dialled (`127.0.0.1:8000`, `localhost:8000`). A
+ * server bound to another interface is its operator's to protect (a token).
+ */
+export function loopbackRefusal(
+  bindHost: string,
+  headers: { host?: string | undefined; origin?: string | undefined },
+): string | undefined {
+  if (!isLoopbackBind(bindHost)) return undefined;
+  if (!isLoopbackHostHeader(headers.host)) {
+    return 'Host not allowed: a server bound to loopback answers requests naming a loopback host (localhost, 127.0.0.1, [::1])';
+  }
+  return isLoopbackOrigin(headers.origin) ? undefined : 'Origin not allowed';
 }

@@ -32,7 +32,14 @@ export const resetDataSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    seed: { type: 'integer', description: 'Same seed, same episode.' },
+    // The bounds every env's reset() enforces (SeededRng): a seed past them is the client's error, said here by
+    // name, not a RangeError from inside the env (EXECUTION_ERROR, HTTP 500).
+    seed: {
+      type: 'integer',
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Same seed, same episode.',
+    },
     episode_id: { type: 'string', maxLength: 255 },
     options: { type: 'object', description: 'Per-episode options the env documents (ResetArgs.options).' },
     ...sessionConfigProperties,

@@ -1,5 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import { toErrorData } from './error-mapping';
+import { frameText, NOT_UTF8 } from './frame-text';
 import { checkJsonDepth } from './json-depth';
 import { validateMessage, validateMuxFrame } from './message-schemas';
 import { CLOSE_CODES, MAX_UNREAD_BYTES, type ErrorData, type MuxEnvelope, type OpenData } from './protocol';
@@ -8,20 +9,17 @@ import type { Reply, Session } from './session';
 /** What a multiplexed connection needs from the server. */
 export interface MuxHost {
   readonly maxFrameBytes: number;
-  /** A new session (capacity checked, env built) or a claimed fork; throws the typed error to reply with. */
-  openSession(data: OpenData, defaultEnvId: string): Promise<Session>;
+  /**
+   * A new session (capacity checked, env built) or a claimed fork (of a session opened on the same env path);
+   * throws the typed error to reply with.
+   */
+  openSession(data: OpenData, defaultEnvId: string, pathEnvId?: string): Promise<Session>;
 }
 
 interface Channel {
   session?: Session;
   /** Messages that arrived while the channel was opening, delivered in order once it is open. */
   readonly early: unknown[];
-}
-
-function textOf(raw: RawData): string {
-  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
-  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
-  return Buffer.from(raw).toString('utf8');
 }
 
 /**
@@ -39,6 +37,8 @@ export class MuxConnection {
     private readonly host: MuxHost,
     private readonly socket: WebSocket,
     private readonly defaultEnvId: string,
+    /** The env id of the path the connection came in on (`/envs/<id>/mux`), if any. */
+    private readonly pathEnvId?: string,
   ) {
     socket.on('message', (raw) => this.receive(raw));
     socket.on('close', () => this.closeAll());
@@ -62,7 +62,11 @@ export class MuxConnection {
       : Array.isArray(raw)
         ? raw.reduce((sum, part) => sum + part.length, 0)
         : raw.byteLength;
-    const text = textOf(raw);
+    const text = frameText(raw);
+    if (text === undefined) {
+      this.post(null, { type: 'error', data: { message: NOT_UTF8, code: 'INVALID_JSON' } });
+      return;
+    }
     try {
       checkJsonDepth(text, ['frame']);
     } catch (error) {
@@ -134,7 +138,7 @@ export class MuxConnection {
     let session: Session;
     try {
       const { data } = validateMessage.open(message, []);
-      session = await this.host.openSession(data ?? {}, this.defaultEnvId);
+      session = await this.host.openSession(data ?? {}, this.defaultEnvId, this.pathEnvId);
     } catch (error) {
       this.channels.delete(channelId);
       this.post(channelId, { type: 'error', data: toErrorData(error) });

@@ -135,6 +135,49 @@ describe('error replies', () => {
     expect((await client.request({ type: 'reset' })).type).toBe('observation');
   });
 
+  it('INVALID_JSON for a binary frame whose bytes are not UTF-8, not a message with U+FFFD in them', async () => {
+    const bytes = Buffer.from([...Buffer.from('{"type":"step","data":{"text":"'), 0xff, 0xfe, ...Buffer.from('"}}')]);
+    client.socket.send(bytes, { binary: true });
+    expect(await client.next()).toEqual({
+      type: 'error',
+      data: { code: 'INVALID_JSON', message: 'Invalid JSON: the frame is not valid UTF-8' },
+    });
+    // A binary frame of UTF-8 JSON is a message like any other.
+    client.socket.send(Buffer.from(JSON.stringify({ type: 'reset', data: { seed: 1 } })), { binary: true });
+    expect((await client.next()).type).toBe('observation');
+    const mux = await ws('/mux');
+    mux.socket.send(Buffer.from([0x5b, 0xff, 0x5d]), { binary: true });
+    expect(await mux.next()).toEqual([
+      {
+        c: null,
+        m: { type: 'error', data: { code: 'INVALID_JSON', message: 'Invalid JSON: the frame is not valid UTF-8' } },
+      },
+    ]);
+    mux.close();
+  });
+
+  it('VALIDATION_ERROR naming the seed for one past the bounds every env takes, over the WebSocket and HTTP', async () => {
+    const refused = await client.request({ type: 'reset', data: { seed: 1e300 } });
+    expect(refused.data).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ type: 'less_than_equal', loc: ['data', 'seed'] }],
+    });
+    expect((await client.request({ type: 'reset', data: { seed: -Number.MAX_SAFE_INTEGER } })).type).toBe(
+      'observation',
+    );
+    for (const path of ['/reset', '/step']) {
+      const reply = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify({ seed: -(2 ** 60), ...(path === '/step' ? { action: { text: 'hi' } } : {}) }),
+      });
+      expect({ path, status: reply.status, detail: (await reply.json()).detail }).toEqual({
+        path,
+        status: 422,
+        detail: [expect.objectContaining({ type: 'greater_than_equal', loc: ['body', 'seed'] })],
+      });
+    }
+  });
+
   it('UNKNOWN_TYPE for a message type the server does not know', async () => {
     expect(await client.request({ type: 'dance' })).toEqual({
       type: 'error',
@@ -374,6 +417,22 @@ describe('HTTP routes', () => {
     expect((await post('/reset', 'x'.repeat(5000))).status).toBe(413);
     expect((await get('/nowhere')).status).toBe(404);
     expect((await get('/reset')).status).toBe(405);
+    // HEAD is a GET without the body, as on OpenEnv's server (Starlette): monitors probe /health with it.
+    for (const path of ['/health', '/schema', '/envs']) {
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+      expect({ path, status: head.status, body: await head.text() }).toEqual({ path, status: 200, body: '' });
+    }
+    expect((await fetch(`${server.url}/reset`, { method: 'HEAD' })).status).toBe(405);
+    // A probe of one env's path is told when that env is not served (a typo is not "healthy"), without the list.
+    expect((await get('/envs/test%2Fecho-v1/health')).status).toBe(200);
+    for (const path of ['/envs/test%2Fehco-v1/health', '/health?env=nope/nothing-v1']) {
+      const probe = await get(path);
+      expect({ path, status: probe.status, body: await probe.json() }).toEqual({
+        path,
+        status: 404,
+        body: { detail: 'Not Found' },
+      });
+    }
     expect((await get('/ws')).status).toBe(426);
     expect((await get('/metadata?env=nope/nothing-v1')).status).toBe(404);
   });

@@ -16,11 +16,12 @@ export type EnvRoute = (typeof ENV_ROUTES)[number];
 export type Route =
   | { kind: 'env'; route: EnvRoute; envId?: string }
   | { kind: 'envs' }
-  | { kind: 'session'; sessionId: string; operation: 'fingerprint' | 'anchor' };
+  | { kind: 'session'; sessionId: string; operation: 'fingerprint' | 'anchor'; envId?: string };
 
 const ENV_SCOPED = new RegExp(`^/envs/(.+)/(${ENV_ROUTES.map((route) => route.replace('.', '\\.')).join('|')})$`);
-// Session routes may sit under any prefix (a proxy path, /envs/<id>): session ids are unique server-wide.
-const SESSION = /^(?:.*)\/sessions\/([A-Za-z0-9-]{1,100})\/(fingerprint|anchor)$/;
+// Session routes sit under the path prefix of the session's own WebSocket (`/envs/<id>`, or none), which
+// RemoteEnv derives its side requests from; any other prefix is the server's own paths.
+const SESSION = /^(.*)\/sessions\/([A-Za-z0-9-]{1,100})\/(fingerprint|anchor)$/;
 
 /**
  * `/ws`, `/envs/turngym/example-v1/ws`, `/sessions/<id>/fingerprint` … An env id inside a path may be
@@ -30,8 +31,21 @@ const SESSION = /^(?:.*)\/sessions\/([A-Za-z0-9-]{1,100})\/(fingerprint|anchor)$
 export function parseRoute(pathname: string): Route | undefined {
   if (pathname === '/envs' || pathname === '/envs/') return { kind: 'envs' };
   const session = SESSION.exec(pathname);
-  if (session)
-    return { kind: 'session', sessionId: session[1] as string, operation: session[2] as 'fingerprint' | 'anchor' };
+  if (session) {
+    const prefix = /^\/envs\/(.+)$/.exec(session[1] as string)?.[1];
+    let envId: string | undefined;
+    try {
+      envId = prefix === undefined ? undefined : decodeURIComponent(prefix);
+    } catch {
+      return undefined;
+    }
+    return {
+      kind: 'session',
+      sessionId: session[2] as string,
+      operation: session[3] as 'fingerprint' | 'anchor',
+      ...(envId === undefined ? {} : { envId }),
+    };
+  }
   const scoped = ENV_SCOPED.exec(pathname);
   if (scoped) {
     let envId: string;

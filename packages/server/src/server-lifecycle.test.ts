@@ -41,7 +41,7 @@ describe('bearer token', () => {
     raw.on('error', () => undefined);
     const answer = new Promise<string>((resolve) => raw.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     raw.write(
-      `GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${'a'.repeat(22)}==\r\n\r\n`,
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${'a'.repeat(22)}==\r\n\r\n`,
     );
     expect(await answer).toMatch(/^HTTP\/1.1 401/);
     await server.close();
@@ -149,7 +149,9 @@ describe('graceful shutdown', () => {
     raw.on('error', () => undefined);
     const cut = new Promise((resolve) => raw.once('close', resolve));
     await new Promise<void>((resolve) => raw.once('connect', resolve));
-    raw.write('POST /reset HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se');
+    raw.write(
+      'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se',
+    );
     // Sent after that request line on loopback, this answer comes once the server has read it (one thread).
     await fetch(`${server.url}/health`);
     await server.close();

@@ -6,6 +6,7 @@ import { closeEnvWithin } from './close-env-within';
 import { runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
+import { frameText, NOT_UTF8 } from './frame-text';
 import { inProcessSessions } from './internal/in-process-sessions';
 import { validateMessage } from './message-schemas';
 import { encodeReset, encodeStep } from './observation-codec';
@@ -69,12 +70,6 @@ function byteLength(raw: RawData): number {
   return raw.byteLength;
 }
 
-function textOf(raw: RawData): string {
-  if (Buffer.isBuffer(raw)) return raw.toString('utf8');
-  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
-  return Buffer.from(raw).toString('utf8');
-}
-
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<void>((resolve) => {
@@ -111,6 +106,12 @@ export class Session {
     private config: SessionConfig,
     private env: Env<unknown, Action>,
     readonly state: EpisodeState = { episodeId: `${id}:0`, stepCount: 0, seed: null, done: false, resets: 0 },
+    /**
+     * The canonical id of the env whose path (`/envs/<id>/ws`, `/envs/<id>/mux`) the session was opened on, or
+     * undefined for the server's own paths (`/ws`, `/mux`). Its forks are claimed on that path only: a proxy may
+     * grant a client one env's path and not another's.
+     */
+    readonly endpoint: string | undefined = undefined,
   ) {
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
@@ -216,7 +217,11 @@ export class Session {
       });
       return;
     }
-    const text = textOf(raw);
+    const text = frameText(raw);
+    if (text === undefined) {
+      this.sendError({ message: NOT_UTF8, code: 'INVALID_JSON' });
+      return;
+    }
     let message: unknown;
     try {
       checkJsonDepth(text, []);

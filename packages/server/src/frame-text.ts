@@ -1,0 +1,22 @@
+import type { RawData } from 'ws';
+
+/** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Why a frame is refused when its bytes are not UTF-8: the INVALID_JSON message. */
+export const NOT_UTF8 = 'Invalid JSON: the frame is not valid UTF-8';
+
+/**
+ * The text of a WebSocket frame, or undefined when its bytes are not UTF-8. The `ws` layer checks a text frame
+ * itself (close code 1007), but a binary frame arrives as it is, and Buffer's own decoding would turn the bad
+ * bytes into U+FFFD: the env would get an action the client never sent. Callers refuse it (INVALID_JSON), as an
+ * HTTP body that is not UTF-8 is refused.
+ */
+export function frameText(raw: RawData): string | undefined {
+  const bytes = Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : new Uint8Array(raw);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
