@@ -1,5 +1,15 @@
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { CliContext, createProgram, processIo } from '@turngym/cli';
@@ -225,6 +235,225 @@ describe('the root README "Using it" commands work as written', () => {
     });
     checks[args[0] as string]?.(result as Finished, args);
     if (args.some((word) => word.startsWith('openai:'))) expect(model.requestCount).toBeGreaterThan(0);
+  });
+});
+
+/** The fenced blocks of a README section, each with its language and the prose just before it. */
+function sectionBlocks(title: string): Array<{ lang: string; text: string; before: string }> {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = new RegExp(`^## ${title}\\n([\\s\\S]*?)^## `, 'm').exec(readme)?.[1];
+  if (!section) throw new Error(`README.md has no "## ${title}" section`);
+  const blocks: Array<{ lang: string; text: string; before: string }> = [];
+  let last = 0;
+  for (const match of section.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)) {
+    blocks.push({ lang: match[1] as string, text: match[2] as string, before: section.slice(last, match.index) });
+    last = (match.index as number) + match[0].length;
+  }
+  return blocks;
+}
+
+/**
+ * A scratch TurnGym-style monorepo (workspaces next to tsconfig.base.json, the repository's lint, format and jest
+ * settings) whose spec, core and installed dependencies are the checkout's, so `new-env` takes its monorepo path.
+ */
+function scratchMonorepo(): string {
+  const root = mkdtempSync(join(tmpdir(), 'turngym-add-env-'));
+  const manifest = { name: 'scratch', private: true, workspaces: ['packages/*', 'environments/*'] };
+  writeFileSync(join(root, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const references = [{ path: 'packages/spec' }, { path: 'packages/core' }];
+  writeFileSync(join(root, 'tsconfig.build.json'), `${JSON.stringify({ files: [], references }, null, 2)}\n`);
+  for (const file of [
+    'tsconfig.base.json',
+    'jest.config.js',
+    'eslint.config.js',
+    '.prettierrc.json',
+    '.prettierignore',
+  ])
+    copyFileSync(join(REPO_ROOT, file), join(root, file));
+  mkdirSync(join(root, 'packages'));
+  mkdirSync(join(root, 'node_modules', '@turngym'), { recursive: true });
+  for (const name of ['spec', 'core']) {
+    symlinkSync(join(REPO_ROOT, 'packages', name), join(root, 'packages', name), 'dir');
+    symlinkSync(join(REPO_ROOT, 'packages', name), join(root, 'node_modules', '@turngym', name), 'dir');
+  }
+  for (const entry of readdirSync(join(REPO_ROOT, 'node_modules')).filter((name) => name !== '@turngym'))
+    symlinkSync(join(REPO_ROOT, 'node_modules', entry), join(root, 'node_modules', entry), 'dir');
+  return root;
+}
+
+describe('the README "Add an environment" steps work as written', () => {
+  // Run in a scratch monorepo, not in the checkout (a new package there would join every workspace test). What
+  // `npm install` does for a new workspace is done by hand: link it under node_modules. `--port 8000` becomes a
+  // free port, and the check through the server reaches that port.
+  const blocks = sectionBlocks('Add an environment');
+  const shell = blocks.filter((block) => block.lang === 'sh');
+  const ran: Array<{ command: string[] } & Finished> = [];
+  let root: string;
+  let envDir: string;
+  let server: ReturnType<typeof spawnBin> | undefined;
+
+  const tool = (name: string): string => (name === 'turngym' ? BIN : join(REPO_ROOT, 'node_modules', '.bin', name));
+
+  beforeAll(async () => {
+    assertCliBuilt();
+    root = scratchMonorepo();
+    // The suite file the text names just before its JSON block.
+    for (const block of blocks.filter((candidate) => candidate.lang === 'json')) {
+      const name = [...block.before.matchAll(/`([\w.-]+\.json)`/g)].pop()?.[1];
+      if (name) writeFileSync(join(root, name), block.text);
+    }
+    let serverUrl: string | undefined;
+    for (const line of shell.flatMap((block) => block.text.split('\n'))) {
+      const edit = /^# add (\{.*?\}) to tsconfig\.build\.json/.exec(line)?.[1];
+      if (edit) {
+        const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as {
+          references: unknown[];
+        };
+        build.references.push(JSON.parse(edit));
+        writeFileSync(join(root, 'tsconfig.build.json'), JSON.stringify(build, null, 2));
+        continue;
+      }
+      const words = shellWords(line);
+      const commands: string[][] = [[]];
+      for (const word of words) {
+        if (word === '&&') commands.push([]);
+        else (commands[commands.length - 1] as string[]).push(word);
+      }
+      for (const command of commands.filter((words) => words.length > 0)) {
+        if (command[0] === 'npm' && command[1] === 'install' && command.length === 2) {
+          for (const dir of readdirSync(join(root, 'environments'))) {
+            const { name } = JSON.parse(readFileSync(join(root, 'environments', dir, 'package.json'), 'utf8')) as {
+              name: string;
+            };
+            if (!existsSync(join(root, 'node_modules', name)))
+              symlinkSync(join(root, 'environments', dir), join(root, 'node_modules', name), 'dir');
+          }
+          continue;
+        }
+        if (command[0] !== 'npx') throw new Error(`not a command this test runs: ${command.join(' ')}`);
+        const [, name, ...rest] = command as [string, string, ...string[]];
+        const args = rest.map((word, i) => {
+          if (rest[i - 1] === '--port' && word === '8000') return '0';
+          return serverUrl && word === 'ws://127.0.0.1:8000' ? serverUrl : word;
+        });
+        if (name === 'turngym' && args[0] === 'serve') {
+          server = spawnBin(args, root, process.env);
+          serverUrl = await new Promise<string>((resolve, reject) => {
+            server?.child.stdout.on('data', () => {
+              const found = /^serving \S+ at http:\/\/(\S+)/m.exec(server?.stdout() ?? '')?.[1];
+              if (found) resolve(`ws://${found}`);
+            });
+            void server?.finished.then((result) =>
+              reject(new Error(`serve exited (${result.code}): ${result.stderr}`)),
+            );
+          });
+          continue;
+        }
+        const result = await spawnBin(args, root, process.env, tool(name)).finished;
+        ran.push({ command, ...result });
+        if (result.code !== 0) return; // the test below shows which step failed and why
+      }
+    }
+    envDir = join(root, 'environments', readdirSync(join(root, 'environments'))[0] as string);
+  }, 240_000);
+
+  afterAll(async () => {
+    server?.child.kill('SIGINT');
+    await server?.finished;
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('every step succeeds, in order', () => {
+    expect(ran.length).toBeGreaterThan(0);
+    const failed = ran.filter((step) => step.code !== 0);
+    expect(
+      failed.map(({ command, code, stdout, stderr }) => ({ command: command.join(' '), code, stdout, stderr })),
+    ).toEqual([]);
+    expect(ran.map((step) => step.command.slice(0, 2).join(' '))).toEqual([
+      'npx turngym',
+      'npx tsc',
+      'npx turngym',
+      'npx jest',
+      'npx prettier',
+      'npx eslint',
+      'npx turngym',
+      'npx turngym',
+    ]);
+  });
+
+  it('the env passes the checker, locally and through the server', () => {
+    const checks = ran.filter((step) => step.command[2] === 'check');
+    expect(checks).toHaveLength(2);
+    for (const check of checks) expect(check.stdout).toMatch(/all \d+ checks passed/);
+    expect(checks[1]?.command).toContain('--remote');
+  });
+
+  it("the package passes CI's format:check and lint as the steps leave it", async () => {
+    const format = await spawnBin(['--check', envDir], root, process.env, tool('prettier')).finished;
+    expect({ code: format.code, out: format.stdout + format.stderr }).toEqual({ code: 0, out: expect.any(String) });
+    const lint = await spawnBin([envDir], root, process.env, tool('eslint')).finished;
+    expect({ code: lint.code, out: lint.stdout + lint.stderr }).toEqual({ code: 0, out: '' });
+  });
+
+  it('the suite benches the new env', () => {
+    const bench = ran.find((step) => step.command[2] === 'bench');
+    expect(bench?.stdout).toMatch(/^turngym\/word-guess-v1\s+100% \[100–100\]\s+\d+% /m);
+    expect(bench?.stdout).toMatch(/^episodes \(errored\)\s+20 \(0\)\s+20 \(0\)$/m);
+  });
+});
+
+describe('docs/write-a-trainer.md', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'write-a-trainer.md'), 'utf8');
+
+  it('names every file outside a trainer package that registers one (as GiGPO is registered)', () => {
+    // A new trainer must be wired in wherever an existing one is: the build, the CLI's dependencies, project
+    // references, loader and command. Found from GiGPO's registrations, so a new place cannot go undocumented.
+    const candidates = [
+      ...readdirSync(REPO_ROOT).filter((name) => name.endsWith('.json') && name !== 'package-lock.json'),
+      ...readdirSync(join(REPO_ROOT, 'packages')).flatMap((name) => {
+        const files = (dir: string): string[] =>
+          readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+            entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+          );
+        const top = ['package.json', 'tsconfig.json'].map((file) => join('packages', name, file));
+        const src = join('packages', name, 'src');
+        return [...top, ...(existsSync(join(REPO_ROOT, src)) ? files(src) : [])];
+      }),
+    ].filter((file) => existsSync(join(REPO_ROOT, file)) && !/\.test\.ts$|__fixtures__/.test(file));
+    const registers = candidates.filter((file) =>
+      /@turngym\/trainer-gigpo|trainers\/gigpo|'gigpo'|\bgigpo:/.test(readFileSync(join(REPO_ROOT, file), 'utf8')),
+    );
+    expect(registers.length).toBeGreaterThanOrEqual(4);
+    const posix = (file: string): string => file.split('\\').join('/');
+    expect(registers.map(posix).filter((file) => !doc.includes(`\`${file}\``))).toEqual([]);
+  });
+
+  it('its trainer type-checks against @turngym/rl as it is', () => {
+    const code = /```ts\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(code).toContain('runTrainer(rloo');
+    const dir = mkdtempSync(join(tmpdir(), 'turngym-rloo-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src', 'rloo.ts'), code as string);
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      const tsconfig = {
+        extends: join(REPO_ROOT, 'tsconfig.base.json'),
+        compilerOptions: { rootDir: 'src', noEmit: true, composite: false, incremental: false },
+        include: ['src'],
+      };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+      const tsc = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,6 +1,7 @@
-import { runEpisode, RandomAgent } from '@turngym/core';
+import { checkEnv, formatCheckReport, Registry, runEpisode, RandomAgent } from '@turngym/core';
 import { ExampleEnv } from './example-env';
 import { ExampleSolver } from './example-solver';
+import { register } from './register';
 
 describe('ExampleEnv', () => {
   it('the scripted solver finds the code on every seed', async () => {
@@ -39,5 +40,22 @@ describe('ExampleEnv', () => {
     for (let seed = 0; seed < 30; seed++)
       successes += (await runEpisode(env, new RandomAgent(seed), seed)).success ? 1 : 0;
     expect(successes).toBeLessThan(3);
+  });
+
+  // The checker forks halfway through the scripted expert's episode. Where the expert ends in one step that is
+  // the start, and a snapshot fork that forgets the task's state still passes: check seeds where it takes several.
+  it('passes the env checker on seeds where the expert takes several steps (so a fork is checked mid-episode)', async () => {
+    const registry = new Registry();
+    register(registry);
+    const turns: number[] = [];
+    for (const seed of [0, 1, 2, 7]) {
+      const report = await checkEnv('turngym/example-v1', { registry, seed });
+      if (!report.passed) throw new Error(formatCheckReport(report));
+      const env = await registry.make('turngym/example-v1');
+      const expert = registry.makeAgent('turngym/example-v1', 'scripted', { env, seed });
+      turns.push((await runEpisode(env, expert, seed)).turns);
+      await env.close();
+    }
+    expect(Math.max(...turns)).toBeGreaterThanOrEqual(2);
   });
 });
