@@ -24,6 +24,15 @@ const FUNCTIONS = new Set([
 ]);
 const CONSTANTS = new Set(['pi', 'e']);
 
+/** The fields of mathjs's node kinds read here (its `MathNode` union does not expose them). */
+type NodeFields<Value> = MathNode & {
+  value?: Value;
+  fn?: unknown;
+  args?: MathNode[];
+  content?: MathNode;
+  name?: string;
+};
+
 /**
  * The calculator behind `<calc>expr</calc>`: mathjs's parser and evaluator (never `eval`), hardened three ways:
  * 1. a restricted instance: `import`, `createUnit`, `evaluate`, `parse`, `compile`, `simplify`, `derivative`,
@@ -106,13 +115,7 @@ export class SafeCalculator {
   private check(node: MathNode, budget: { nodes: number }): string | undefined {
     budget.nodes += 1;
     if (budget.nodes > SafeCalculator.MAX_NODES) return `expression has more than ${SafeCalculator.MAX_NODES} parts`;
-    const any = node as MathNode & {
-      value?: unknown;
-      fn?: unknown;
-      args?: MathNode[];
-      content?: MathNode;
-      name?: string;
-    };
+    const any = node as NodeFields<unknown>;
     switch (node.type) {
       case 'ConstantNode':
         if (typeof any.value !== 'number') return 'only numbers are allowed';
@@ -152,13 +155,7 @@ export class SafeCalculator {
    * `abs(log(-1)) = 3.14159265359`, `min(1 / 0, 3) = 3` and `5 mod 0 = 5` (mathjs defines x mod 0 as x).
    */
   private value(node: MathNode, root: MathNode): number {
-    const any = node as MathNode & {
-      value?: number;
-      fn?: unknown;
-      args?: MathNode[];
-      content?: MathNode;
-      name?: string;
-    };
+    const any = node as NodeFields<number>;
     switch (node.type) {
       case 'ConstantNode':
         return any.value as number;
