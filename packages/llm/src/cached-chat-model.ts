@@ -52,9 +52,10 @@ const KEY_VERSION = 'turngym-chat-cache-v1';
 
 /**
  * The cache key: SHA-256 of the model id, the model's `cacheIdentity` (its endpoint and backend defaults),
- * role, messages (tool calls and ids included), tools, seed and every sampling parameter. Stable across key
- * order, so a forked or replayed episode finds its answers. A model without a `cacheIdentity` keys exactly
- * as before one existed, so its old cache files still answer.
+ * role, messages (tool calls and ids included), tools, seed, every sampling parameter and the log-probabilities
+ * asked for (a reply stored without them never answers a request for them). Stable across key order, so a forked
+ * or replayed episode finds its answers. A model without a `cacheIdentity`, and a request without `logprobs`, key
+ * exactly as before either existed, so old cache files still answer.
  */
 export function chatCacheKey(modelId: string, request: ChatRequest, cacheIdentity?: string): string {
   const material = stableStringify({
@@ -69,6 +70,8 @@ export function chatCacheKey(modelId: string, request: ChatRequest, cacheIdentit
     topP: request.topP,
     maxTokens: request.maxTokens,
     stop: request.stop,
+    // The alternatives asked for at each token: 0 is the chosen tokens' logprobs alone.
+    logprobs: request.logprobs === true ? (request.topLogprobs ?? 0) : undefined,
   });
   return createHash('sha256').update(material).digest('hex');
 }
@@ -88,6 +91,7 @@ export function isDeterministicRequest(request: ChatRequest): boolean {
 export class CachedChatModel implements ChatModel {
   readonly id: string;
   readonly cacheIdentity: string | undefined;
+  readonly supportsLogprobs: boolean | undefined;
   readonly options: CachedChatModelOptions;
   private readonly entries = new Map<string, ChatResponse>();
   private readonly inFlight = new Map<string, SharedCall>();
@@ -105,6 +109,7 @@ export class CachedChatModel implements ChatModel {
     this.options = validate(options);
     this.id = inner.id;
     this.cacheIdentity = inner.cacheIdentity;
+    this.supportsLogprobs = inner.supportsLogprobs;
   }
 
   get stats(): ChatCacheStats {
@@ -120,7 +125,8 @@ export class CachedChatModel implements ChatModel {
     const key = chatCacheKey(this.inner.id, request, this.inner.cacheIdentity);
     for (;;) {
       const stored = this.entries.get(key);
-      if (stored) {
+      // An entry without the log-probabilities asked for (a hand-edited file) is no answer to this request.
+      if (stored && (request.logprobs !== true || stored.logprobs !== undefined)) {
         this.counters.hits += 1;
         return { ...structuredClone(stored), cached: true };
       }
@@ -277,6 +283,7 @@ function isStoredResponse(value: unknown): value is ChatResponse {
     typeof response.message?.content === 'string' &&
     typeof response.usage?.promptTokens === 'number' &&
     typeof response.usage?.completionTokens === 'number' &&
-    typeof response.finishReason === 'string'
+    typeof response.finishReason === 'string' &&
+    (response.logprobs === undefined || Array.isArray(response.logprobs))
   );
 }

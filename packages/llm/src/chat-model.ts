@@ -31,8 +31,33 @@ export interface ChatRequest {
    * the response cache, so two roles sharing one model never read each other's answers.
    */
   readonly role?: string;
+  /**
+   * Also return the log-probability of each token of the reply (`ChatResponse.logprobs`; OpenAI's `logprobs: true`).
+   * Only models with `supportsLogprobs` honour it. Part of the cache key: a reply cached without them never
+   * answers a request for them.
+   */
+  readonly logprobs?: boolean;
+  /** With `logprobs`: the this-many likeliest tokens at each position too, 0 to 20 (OpenAI's `top_logprobs`). */
+  readonly topLogprobs?: number;
   /** Cancels the call (and its retries). Never part of the cache key. */
   readonly signal?: AbortSignal;
+}
+
+/** A token and its log-probability, in OpenAI's chat shape: `bytes` is its UTF-8, null where it has none. */
+export interface ChatTopLogprob {
+  readonly token: string;
+  readonly logprob: number;
+  /**
+   * The token's own bytes: a token holding part of a multi-byte character shows as U+FFFD in `token`, and
+   * joining the bytes of consecutive tokens gives the text back. Null where the backend cannot tell them.
+   */
+  readonly bytes: readonly number[] | null;
+}
+
+/** One token of a reply: its log-probability, and with `topLogprobs` the likeliest tokens at its position. */
+export interface ChatTokenLogprob extends ChatTopLogprob {
+  /** Likeliest first; empty when the request asked for none. */
+  readonly topLogprobs: readonly ChatTopLogprob[];
 }
 
 export interface ChatUsage {
@@ -49,6 +74,11 @@ export interface ChatResponse {
   readonly finishReason: FinishReason;
   /** True when a cache answered and no model ran (usage is then the original call's). */
   readonly cached?: boolean;
+  /**
+   * With `request.logprobs`: one entry per token of the reply's content, in order (a stop token or a stop sequence
+   * the content was cut before is not part of it). Absent when not asked for.
+   */
+  readonly logprobs?: readonly ChatTokenLogprob[];
 }
 
 /**
@@ -65,6 +95,11 @@ export interface ChatModel {
    * and a fine-tune, two quantisations) never answers for the other from a shared cache file.
    */
   readonly cacheIdentity?: string;
+  /**
+   * True when `complete` honours `request.logprobs` (answers with `ChatResponse.logprobs`). A server over a model
+   * without it refuses a request for log-probabilities instead of answering it with none.
+   */
+  readonly supportsLogprobs?: boolean;
   complete(request: ChatRequest): Promise<ChatResponse>;
   /** Releases connections, files, weights. Idempotent. */
   close?(): Promise<void>;

@@ -4,7 +4,9 @@ export type {
   ChatModelMessage,
   ChatRequest,
   ChatResponse,
+  ChatTokenLogprob,
   ChatToolCall,
+  ChatTopLogprob,
   ChatUsage,
   FinishReason,
 } from './chat-model';

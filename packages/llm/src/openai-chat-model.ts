@@ -6,8 +6,22 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatModelMessage, ChatRequest, ChatResponse, ChatToolCall, ChatUsage } from './chat-model';
-import { fromWireFinishReason, fromWireToolCall, toWireMessages, toWireTools } from './internal/openai-wire';
+import type {
+  ChatModel,
+  ChatModelMessage,
+  ChatRequest,
+  ChatResponse,
+  ChatTokenLogprob,
+  ChatToolCall,
+  ChatUsage,
+} from './chat-model';
+import {
+  fromWireFinishReason,
+  fromWireLogprobs,
+  fromWireToolCall,
+  toWireMessages,
+  toWireTools,
+} from './internal/openai-wire';
 import { LLMCallError } from './llm-call-error';
 import { resolveOpenAIOptions, type OpenAIChatModelInput, type OpenAIChatModelOptions } from './openai-options';
 import { withRetries, type RetryPolicy } from './retry';
@@ -99,6 +113,8 @@ function usageFrom(
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly cacheIdentity: string;
+  /** `logprobs` and `topLogprobs` are sent on; a server that answers without them fails the call. */
+  readonly supportsLogprobs = true;
   readonly options: OpenAIChatModelOptions;
   private readonly client: OpenAI;
   private readonly retryPolicy: RetryPolicy;
@@ -150,6 +166,9 @@ export class OpenAIChatModel implements ChatModel {
       ...(maxTokens !== undefined ? { [this.options.maxTokensParameter]: maxTokens } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(stop !== undefined ? { stop: typeof stop === 'string' ? stop : [...stop] } : {}),
+      ...(request.logprobs === true
+        ? { logprobs: true, ...(request.topLogprobs ? { top_logprobs: request.topLogprobs } : {}) }
+        : {}),
     };
   }
 
@@ -226,11 +245,29 @@ export class OpenAIChatModel implements ChatModel {
           }
         : {}),
     };
+    const logprobs = this.logprobsOf(request, choice.logprobs, message);
     return {
       message,
       finishReason: fromWireFinishReason(choice.finish_reason),
       usage: usageFrom(completion.usage, request, message),
+      ...(logprobs ? { logprobs } : {}),
     };
+  }
+
+  /**
+   * The reply's log-probabilities, for a request that asked: a server that ignores `logprobs` (some do) would
+   * otherwise hand the caller a reply it reads as having none to score. A reply with no content (tool calls only)
+   * may come with `content: null`.
+   */
+  private logprobsOf(
+    request: ChatRequest,
+    wire: { content?: unknown } | null | undefined,
+    message: ChatModelMessage,
+  ): ChatTokenLogprob[] | undefined {
+    if (request.logprobs !== true) return undefined;
+    if (Array.isArray(wire?.content)) return fromWireLogprobs(wire.content);
+    if (message.content === '') return [];
+    throw this.invalidResponse('the server sent no logprobs, which were asked for (does it support "logprobs"?)');
   }
 
   private async fromChunks(request: ChatRequest, stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatResponse> {
@@ -241,6 +278,7 @@ export class OpenAIChatModel implements ChatModel {
     const calls: { id?: string; name: string; arguments: string }[] = [];
     let chunks = 0;
     let characters = 0;
+    let logprobs: unknown[] | undefined;
     for await (const chunk of stream) {
       chunks += 1;
       if (chunk.usage) usage = chunk.usage;
@@ -249,6 +287,8 @@ export class OpenAIChatModel implements ChatModel {
       const refusalDelta = (choice.delta as { refusal?: unknown } | undefined)?.refusal;
       if (typeof refusalDelta === 'string') refusal += refusalDelta;
       content += choice.delta?.content ?? '';
+      const chunkLogprobs = (choice as { logprobs?: { content?: unknown } | null }).logprobs?.content;
+      if (Array.isArray(chunkLogprobs)) (logprobs ??= []).push(...(chunkLogprobs as unknown[]));
       characters += (choice.delta?.content ?? '').length;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const call = (calls[toolCallSlot(delta, calls)] ??= { name: '', arguments: '' });
@@ -278,7 +318,13 @@ export class OpenAIChatModel implements ChatModel {
       .filter(Boolean)
       .map((call) => fromWireToolCall({ ...(call.id ? { id: call.id } : {}), function: call }));
     const message: ChatModelMessage = { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
-    return { message, finishReason: fromWireFinishReason(finishReason), usage: usageFrom(usage, request, message) };
+    const entries = this.logprobsOf(request, logprobs ? { content: logprobs } : undefined, message);
+    return {
+      message,
+      finishReason: fromWireFinishReason(finishReason),
+      usage: usageFrom(usage, request, message),
+      ...(entries ? { logprobs: entries } : {}),
+    };
   }
 
   /**

@@ -284,7 +284,8 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
       });
     }
 
-    for (const asked of [{ logprobs: true }, { top_logprobs: 3 }]) {
+    // A model without log-probabilities (this scripted one) refuses them rather than answer `logprobs: null`.
+    for (const asked of [{ logprobs: true }, { logprobs: true, top_logprobs: 3 }]) {
       const logprobs = await post(
         JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
       );
@@ -294,10 +295,18 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
           message: 'This server returns no log-probabilities: leave out logprobs and top_logprobs',
           type: 'invalid_request_error',
           code: 'unsupported_parameter',
-          param: Object.keys(asked)[0],
+          param: 'logprobs',
         },
       });
     }
+    // top_logprobs without logprobs: true is OpenAI's 400 too.
+    const alone = await post(
+      JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], top_logprobs: 3 }),
+    );
+    expect(alone.status).toBe(400);
+    expect(await alone.json()).toMatchObject({
+      error: { param: 'top_logprobs', message: expect.stringMatching(/"logprobs": true/) },
+    });
     // Constrained replies it cannot give are refused, not answered with unconstrained text.
     const tools = [{ type: 'function', function: { name: 'search' } }];
     for (const [asked, param] of [

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TurnGymError, compileValidator, defineOptions, type JSONSchemaType } from '@turngym/core';
-import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
+import type { ChatModel, ChatRequest, ChatResponse, ChatTokenLogprob } from './chat-model';
 import { chatCompletionRequestSchema, type ChatCompletionRequestBody } from './internal/chat-completion-request';
-import { fromWireMessages, fromWireTools, toWireToolCall } from './internal/openai-wire';
+import { fromWireMessages, fromWireTools, toWireLogprobs, toWireToolCall } from './internal/openai-wire';
 import { LLMCallError } from './llm-call-error';
 import { approximateTokenCount } from './token-count';
 
@@ -195,16 +195,28 @@ function modelFailure(error: unknown): HttpError {
   return new HttpError(500, message, 'server_error', 'model_error');
 }
 
-function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): ChatRequest {
-  // A ChatModel gives no log-probabilities: answering with `logprobs: null` would leave a client that asked for
+function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal, model: ChatModel): ChatRequest {
+  const topLogprobs = body.top_logprobs ?? 0;
+  // As OpenAI: alternatives come with the chosen tokens' logprobs, never alone (a client that sent only
+  // top_logprobs would otherwise get `logprobs: null` and think the server has none).
+  if (topLogprobs > 0 && body.logprobs !== true)
+    throw new HttpError(
+      400,
+      `"top_logprobs" (${topLogprobs}) asks for alternatives to the chosen tokens' log-probabilities: send it ` +
+        'with "logprobs": true',
+      'invalid_request_error',
+      'invalid_request',
+      'top_logprobs',
+    );
+  // A model that gives no log-probabilities: answering with `logprobs: null` would leave a client that asked for
   // them (an evaluator scoring answers, a trainer) computing from nothing.
-  if (body.logprobs === true || (body.top_logprobs ?? 0) > 0)
+  if (body.logprobs === true && model.supportsLogprobs !== true)
     throw new HttpError(
       400,
       'This server returns no log-probabilities: leave out logprobs and top_logprobs',
       'invalid_request_error',
       'unsupported_parameter',
-      body.logprobs === true ? 'logprobs' : 'top_logprobs',
+      'logprobs',
     );
   // Nor can it constrain a reply to JSON or force a tool call: a client that asked for either would parse whatever
   // text came back as if it had been constrained. Refused, as OpenAI refuses what a model cannot do.
@@ -258,6 +270,7 @@ function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal): Ch
     ...(typeof maxTokens === 'number' ? { maxTokens } : {}),
     ...(body.stop !== undefined && body.stop !== null ? { stop: body.stop } : {}),
     ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
+    ...(body.logprobs === true ? { logprobs: true, topLogprobs } : {}),
     signal,
   };
 }
@@ -283,6 +296,27 @@ function wireUsage(response: ChatResponse): Record<string, number> {
   };
 }
 
+/** A choice's `logprobs` in OpenAI's chat shape: null when the request did not ask for them. */
+function wireLogprobs(entries: readonly ChatTokenLogprob[] | undefined): Record<string, unknown> | null {
+  return entries === undefined ? null : { content: toWireLogprobs(entries), refusal: null };
+}
+
+/**
+ * The reply's log-probabilities, which a request that asked for them must get: a model that answered without them
+ * (an upstream server that ignores `logprobs`) fails the request rather than leave the client scoring nothing.
+ */
+function requiredLogprobs(request: ChatRequest, result: ChatResponse): readonly ChatTokenLogprob[] | undefined {
+  if (request.logprobs !== true) return undefined;
+  if (result.logprobs === undefined)
+    throw new HttpError(
+      502,
+      'The model answered without the log-probabilities asked for',
+      'server_error',
+      'model_error',
+    );
+  return result.logprobs;
+}
+
 /** Splits text into word-sized pieces, as a token stream would arrive. */
 function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
@@ -300,6 +334,8 @@ class ChatStream {
   private id: string | undefined;
   private base: Record<string, unknown> = {};
   private sent = '';
+  /** Log-probability entries sent so far (`logprobs`: the request asked for them). */
+  private entriesSent = 0;
 
   constructor(
     private readonly response: ServerResponse,
@@ -308,19 +344,28 @@ class ChatStream {
     private readonly includeUsage: boolean,
   ) {}
 
-  /** Sends `text`, the next piece of the reply's content. */
-  content(text: string): void {
-    if (text === '') return;
+  /** Sends `text`, the next piece of the reply's content, with the log-probabilities of the tokens that wrote it. */
+  content(text: string, logprobs?: readonly ChatTokenLogprob[]): void {
+    if (text === '' && (logprobs ?? []).length === 0) return;
     this.open();
     this.sent += text;
-    this.chunk({ content: text });
+    this.entriesSent += logprobs?.length ?? 0;
+    this.chunk({ content: text }, null, logprobs);
   }
 
-  finish(result: ChatResponse): void {
+  /** `logprobs`: the reply's entries when the request asked for them; the chunks carry those not sent yet. */
+  finish(result: ChatResponse, logprobs?: readonly ChatTokenLogprob[]): void {
     this.open();
     const content = result.message.content;
-    // The deltas are a prefix of the content when the model streams; what is left goes out in word-sized pieces.
-    if (content.startsWith(this.sent)) for (const piece of pieces(content.slice(this.sent.length))) this.content(piece);
+    let entries = logprobs?.slice(this.entriesSent);
+    // The deltas are a prefix of the content when the model streams; what is left goes out in word-sized pieces,
+    // the first with the entries not sent yet (a model that does not stream sends them all there).
+    if (content.startsWith(this.sent))
+      for (const piece of pieces(content.slice(this.sent.length))) {
+        this.content(piece, entries);
+        entries = entries && [];
+      }
+    if (entries && entries.length > 0) this.content('', entries);
     (result.message.toolCalls ?? []).forEach((call, index) => {
       const wire = toWireToolCall(call, `call_${index}`);
       this.chunk({
@@ -365,10 +410,14 @@ class ChatStream {
     this.chunk({ role: 'assistant', content: '' });
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): void {
+  private chunk(
+    delta: Record<string, unknown>,
+    finishReason: string | null = null,
+    logprobs?: readonly ChatTokenLogprob[],
+  ): void {
     this.send({
       ...this.base,
-      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: wireLogprobs(logprobs) }],
       ...(this.includeUsage ? { usage: null } : {}),
     });
   }
@@ -383,7 +432,8 @@ class ChatStream {
 /**
  * Serves a ChatModel as an OpenAI-compatible HTTP server (node:http): `GET /v1/models`,
  * `POST /v1/chat/completions` with and without `stream: true` (SSE chunks, tool-call deltas, usage with
- * `stream_options.include_usage`), OpenAI error bodies, 400 for bodies that fail the request schema, 404 for
+ * `stream_options.include_usage`), `logprobs` / `top_logprobs` for a model with `supportsLogprobs` (plain, and
+ * per chunk when streamed), OpenAI error bodies, 400 for bodies that fail the request schema, 404 for
  * an unknown model name. Any OpenAI client (Python, TS, curl) can then drive the model — this is what
  * `turngym serve-model` runs for a local checkpoint. `faults` injects failures for retry tests.
  */
@@ -489,12 +539,14 @@ export async function serveChatModel(
       ? new ChatStream(response, nextId, modelName, body.stream_options?.include_usage === true)
       : undefined;
     let result: ChatResponse;
+    let chatRequest: ChatRequest;
     try {
-      const chatRequest = toChatRequest(body, aborted.signal);
-      // A model that streams (LocalChatModel) calls `onDelta` as it decodes; others answer once, split below.
-      result = await model.complete(
-        stream ? ({ ...chatRequest, onDelta: (text: string) => stream.content(text) } as ChatRequest) : chatRequest,
-      );
+      chatRequest = toChatRequest(body, aborted.signal, model);
+      // A model that streams (LocalChatModel) calls `onDelta` as it decodes, with the log-probabilities of the
+      // tokens that wrote each delta when they were asked for; others answer once, split below.
+      const onDelta = (text: string, logprobs?: readonly ChatTokenLogprob[]): void =>
+        stream?.content(text, chatRequest.logprobs === true ? (logprobs ?? []) : undefined);
+      result = await model.complete(stream ? ({ ...chatRequest, onDelta } as ChatRequest) : chatRequest);
     } catch (error) {
       if (error instanceof HttpError) throw error;
       // A refusal is an answer, not a failure: OpenAI sends it as `message.refusal` with no content, which clients
@@ -505,7 +557,8 @@ export async function serveChatModel(
       }
       throw modelFailure(error);
     }
-    if (stream) stream.finish(result);
+    const logprobs = requiredLogprobs(chatRequest, result);
+    if (stream) stream.finish(result, logprobs);
     else {
       sendJson(response, 200, {
         id: nextId(),
@@ -513,7 +566,14 @@ export async function serveChatModel(
         created: created(),
         model: modelName,
         system_fingerprint: 'turngym',
-        choices: [{ index: 0, message: wireMessage(result), finish_reason: result.finishReason, logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: wireMessage(result),
+            finish_reason: result.finishReason,
+            logprobs: wireLogprobs(logprobs),
+          },
+        ],
         usage: wireUsage(result),
       });
     }

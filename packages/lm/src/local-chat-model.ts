@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TurnGymError } from '@turngym/core';
-import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse } from '@turngym/llm';
+import { LLMCallError, type ChatModel, type ChatRequest, type ChatResponse, type ChatTokenLogprob } from '@turngym/llm';
 import type { BackendName } from './backend';
 import { generateInTurns } from './generate-in-turns';
 import type { Generation } from './generation';
@@ -9,6 +9,7 @@ import type { GenerationQueue } from './generation-queue';
 import type { LanguageModel } from './language-model';
 import { CheckpointError, ContextLengthError } from './lm-errors';
 import { loadModel } from './load-model';
+import { chatLogprobs, contentTokenCount, settledTokenCount } from './local-chat-model-logprobs';
 import { refuseUnfittablePrompt } from './prompt-size-bound';
 import { StreamedText } from './streamed-text';
 
@@ -25,9 +26,11 @@ export interface LocalChatModelOptions {
 /**
  * A request whose caller streams the reply (`serveChatModel` with `stream: true`): `onDelta` receives the text as it
  * is decoded, never a broken character or the start of a stop sequence, and the deltas add up to the reply's content.
+ * With `logprobs`, each delta comes with the entries of the tokens whose text it completes (possibly none, and a
+ * last call with empty text for tokens held back to the end): they add up to the reply's `logprobs`.
  */
 export interface StreamingChatRequest extends ChatRequest {
-  readonly onDelta?: (text: string) => void;
+  readonly onDelta?: (text: string, logprobs?: readonly ChatTokenLogprob[]) => void;
 }
 
 /**
@@ -40,6 +43,8 @@ export interface StreamingChatRequest extends ChatRequest {
  */
 export class LocalChatModel implements ChatModel {
   readonly id: string;
+  /** The drawn tokens' logprobs and the likeliest alternatives come from the generation itself. */
+  readonly supportsLogprobs = true;
   /**
    * What decides the answers besides `id` (a path) and the request: the checkpoint's files as they are now (name,
    * size, modification time), the adapter and the default maxTokens. A response cache keys on it, so a checkpoint
@@ -122,6 +127,10 @@ export class LocalChatModel implements ChatModel {
     const signal = request.signal ? AbortSignal.any([request.signal, stopped.signal]) : stopped.signal;
     const { onDelta } = request;
     const streamed = onDelta ? new StreamedText(stop) : undefined;
+    const wantLogprobs = request.logprobs === true;
+    const topCount = wantLogprobs ? (request.topLogprobs ?? 0) : 0;
+    /** Logprob entries handed to `onDelta` so far. */
+    let entriesSent = 0;
     let result: Generation | undefined;
     // OpenAI's top_p runs from 0: at 0 only the likeliest token is left, which is greedy decoding. The sampler takes
     // top-p above 0 only, and a request passed on with 0 failed as a server error (a 500 that clients retry).
@@ -137,17 +146,31 @@ export class LocalChatModel implements ChatModel {
           seed: request.seed ?? 0,
           ...(stop && stop.length > 0 ? { stop } : {}),
           ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
+          ...(topCount > 0 ? { topLogprobs: topCount } : {}),
         },
         {
           signal,
           ...(this.options.queue ? { queue: this.options.queue } : {}),
           ...(streamed
             ? {
-                onProgress: (_row, { tokens, generation }) => {
+                onProgress: (_row, progress) => {
+                  const { tokens, generation } = progress;
                   const delta = generation
                     ? streamed.finish(generation.text)
                     : streamed.next(model.tokenizer.decode(tokens));
-                  if (delta !== '') onDelta!(delta);
+                  if (!wantLogprobs) {
+                    if (delta !== '') onDelta!(delta);
+                    return;
+                  }
+                  // The entries of the tokens whose text has now been sent; at the end, those of the whole content.
+                  const settled = generation
+                    ? Math.max(entriesSent, contentTokenCount(model.tokenizer, tokens, generation.text))
+                    : delta === ''
+                      ? entriesSent
+                      : settledTokenCount(model.tokenizer, tokens, streamed.text, entriesSent);
+                  const entries = chatLogprobs(model.tokenizer, progress, entriesSent, settled);
+                  entriesSent = settled;
+                  if (delta !== '' || entries.length > 0) onDelta!(delta, entries);
                 },
               }
             : {}),
@@ -176,10 +199,20 @@ export class LocalChatModel implements ChatModel {
     } finally {
       this.generating.delete(stopped);
     }
+    // The entries of the tokens that wrote the content; a stream's add up to the same (its count never shrinks).
+    const logprobs = wantLogprobs
+      ? chatLogprobs(
+          model.tokenizer,
+          result!,
+          0,
+          Math.max(entriesSent, contentTokenCount(model.tokenizer, result!.tokens, result!.text)),
+        )
+      : undefined;
     return {
       message: { role: 'assistant', content: result!.text },
       usage: { promptTokens: tokens.length, completionTokens: result!.tokens.length },
       finishReason: result!.finishReason,
+      ...(logprobs ? { logprobs } : {}),
     };
   }
 

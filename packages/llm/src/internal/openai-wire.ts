@@ -3,7 +3,7 @@
  * model server reads and answers. One file so that the two sides cannot drift.
  */
 import type { ChatMessage, ChatRole, ToolSpec } from '@turngym/spec';
-import type { ChatToolCall, FinishReason } from '../chat-model';
+import type { ChatTokenLogprob, ChatToolCall, ChatTopLogprob, FinishReason } from '../chat-model';
 
 export interface WireToolCall {
   id: string;
@@ -134,4 +134,43 @@ export function fromWireFinishReason(reason: string | null | undefined): FinishR
     default:
       return 'stop';
   }
+}
+
+/** One token's entry in a chat reply's `logprobs.content`, as OpenAI sends it. */
+export interface WireTopLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+}
+
+export interface WireTokenLogprob extends WireTopLogprob {
+  top_logprobs: WireTopLogprob[];
+}
+
+export function toWireLogprobs(entries: readonly ChatTokenLogprob[]): WireTokenLogprob[] {
+  const top = (entry: ChatTopLogprob): WireTopLogprob => ({
+    token: entry.token,
+    logprob: entry.logprob,
+    bytes: entry.bytes === null ? null : [...entry.bytes],
+  });
+  return entries.map((entry) => ({ ...top(entry), top_logprobs: entry.topLogprobs.map(top) }));
+}
+
+/**
+ * Reads `logprobs.content` from a server. A logprob a server writes as null or leaves out (some do for tokens it
+ * could not score) is NaN rather than 0, which would claim certainty; missing bytes are null.
+ */
+export function fromWireLogprobs(content: readonly unknown[]): ChatTokenLogprob[] {
+  const top = (value: unknown): ChatTopLogprob => {
+    const entry = (value ?? {}) as { token?: unknown; logprob?: unknown; bytes?: unknown };
+    return {
+      token: typeof entry.token === 'string' ? entry.token : '',
+      logprob: typeof entry.logprob === 'number' ? entry.logprob : Number.NaN,
+      bytes: Array.isArray(entry.bytes) && entry.bytes.every((byte) => Number.isInteger(byte)) ? entry.bytes : null,
+    };
+  };
+  return content.map((value) => {
+    const alternatives = (value as { top_logprobs?: unknown } | null)?.top_logprobs;
+    return { ...top(value), topLogprobs: Array.isArray(alternatives) ? alternatives.map(top) : [] };
+  });
 }
