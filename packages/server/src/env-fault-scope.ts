@@ -1,27 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Logger } from '@turngym/core';
+import { currentFaultOwner, trackEnvFaultOwners, type EnvFaultOwner, type Logger } from '@turngym/core';
 
-/** What env code runs on behalf of: a session (which a fault ends), or a stateless request. */
-export interface EnvFaultOwner {
-  /** Names the owner in the log, e.g. `session 3f…  (turngym/example-v1)`. */
-  readonly label: string;
-  /** Ends the owner after a fault in its env's code; absent where nothing outlives the request. */
-  fail?(error: unknown): void;
-}
-
-/**
- * The owner of the env code running now. Node carries it into every timer, promise and callback that code
- * starts, so a fault that surfaces later, outside any request (an exception thrown in an env's setTimeout), can
- * still be traced to the session whose env started it.
- */
-const owners = new AsyncLocalStorage<EnvFaultOwner>();
-
-/**
- * Whether owners are tracked: only while a guard is installed. Tracking is not free: once an
- * AsyncLocalStorage runs, Node (20) hooks every promise of the process, a few µs per message of an env server
- * (about a tenth of the CPU of a trivial env's step), which a program without a guard would pay for nothing.
- */
-let guards = 0;
+// The owner store lives in core, so that shared pools of env packages (which do not depend on this one) can run
+// their own machinery as no session's code (`runUnowned`).
+export { currentFaultOwner, runOwnedBy, runUnowned, type EnvFaultOwner } from '@turngym/core';
 
 /** What a session offers its fault owner: the env it serves, and how a fault ends it. */
 export interface FaultySession {
@@ -45,16 +26,6 @@ export function sessionFaultOwner(name: string, session: () => FaultySession | u
   };
 }
 
-/** Runs env code (building, stepping, forking, closing an env) on behalf of `owner`. */
-export function runOwnedBy<T>(owner: EnvFaultOwner, body: () => T): T {
-  return guards > 0 ? owners.run(owner, body) : body();
-}
-
-/** The owner of the code running now; undefined outside env code (the server's own). */
-export function currentFaultOwner(): EnvFaultOwner | undefined {
-  return owners.getStore();
-}
-
 function describe(reason: unknown): string {
   return reason instanceof Error ? (reason.stack ?? `${reason.name}: ${reason.message}`) : String(reason);
 }
@@ -65,6 +36,8 @@ function describe(reason: unknown): string {
  *   (Node's default, --unhandled-rejections=throw, would end the process and every session with it);
  * - an exception thrown from env code outside any request (a timer's callback) is logged and ends only the
  *   session whose env code threw: that env's state is suspect after it, the other sessions' envs are not;
+ * - one thrown from a shared pool's own machinery (`runUnowned`: its workers, timers, dispatch) is logged, and
+ *   no session is closed: none of them caused it, and the pool is every session's;
  * - an exception that no env code owns is the server's own bug: logged, then the process exits with code 1,
  *   as Node's default does, since nothing says what state it left behind.
  * Owners are tracked from here on (sessions opened before keep running untracked). Returns a function that
@@ -97,12 +70,12 @@ export function installEnvFaultGuard(
   };
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
-  guards += 1;
+  const untrack = trackEnvFaultOwners();
   let installed = true;
   return () => {
     if (!installed) return;
     installed = false;
-    guards -= 1;
+    untrack();
     process.off('unhandledRejection', onRejection);
     process.off('uncaughtException', onException);
   };

@@ -10,6 +10,7 @@ export {
   currentFaultOwner,
   installEnvFaultGuard,
   runOwnedBy,
+  runUnowned,
   sessionFaultOwner,
   type EnvFaultOwner,
   type FaultySession,

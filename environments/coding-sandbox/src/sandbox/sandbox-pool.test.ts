@@ -1,6 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { EnvFaultError, InvalidOptionsError } from '@turngym/core';
+import {
+  currentFaultOwner,
+  EnvFaultError,
+  InvalidOptionsError,
+  runOwnedBy,
+  runUnowned,
+  trackEnvFaultOwners,
+  type EnvFaultOwner,
+} from '@turngym/core';
 import type { SandboxLimits } from './evaluation';
 import { SandboxPool } from './sandbox-pool';
 import { locateWorkerFiles, SandboxProcess } from './sandbox-process';
@@ -126,6 +134,60 @@ describe('SandboxPool', () => {
   await pool.close();
 })();`;
     expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20000 })).toBe('warm');
+  });
+});
+
+describe('SandboxPool shared by the sessions of an env server', () => {
+  it("runs its workers, their handlers and the dispatch of queued jobs as no session's code", async () => {
+    // As `turngym serve` does: owners are tracked, and each session's env code runs as that session.
+    const untrack = trackEnvFaultOwners();
+    const pool = new SandboxPool({ workers: 1 });
+    const seen: Record<'evaluate' | 'settle', Array<EnvFaultOwner | undefined>> = { evaluate: [], settle: [] };
+    const prototype = SandboxProcess.prototype as unknown as Record<
+      'evaluate' | 'settle',
+      (...args: never[]) => unknown
+    >;
+    const spies = (['evaluate', 'settle'] as const).map((name) => {
+      const original = prototype[name];
+      return jest.spyOn(prototype, name).mockImplementation(function (this: { inFlight?: unknown }, ...args: never[]) {
+        // (A settle with nothing in flight is the exit of a worker an earlier test retired: a no-op.)
+        if (name === 'evaluate' || this.inFlight) seen[name].push(currentFaultOwner());
+        return original.apply(this, args);
+      });
+    });
+    try {
+      const unowned = runUnowned(currentFaultOwner);
+      const sessionA: EnvFaultOwner = { label: 'session A', fail: jest.fn() };
+      const sessionB: EnvFaultOwner = { label: 'session B', fail: jest.fn() };
+      const evaluateAs = (owner: EnvFaultOwner, code: string) =>
+        runOwnedBy(owner, async () => {
+          const result = await pool.evaluate({ files: {}, job: { type: 'run', code }, limits });
+          return { value: result.run?.value, resumedAs: currentFaultOwner()?.label };
+        });
+      // A's evaluation starts the only worker; B's waits in the queue and is dispatched when A's is answered.
+      expect(await Promise.all([evaluateAs(sessionA, '1 + 1'), evaluateAs(sessionB, '2 + 2')])).toEqual([
+        { value: '2', resumedAs: 'session A' },
+        { value: '4', resumedAs: 'session B' },
+      ]);
+      // A fault of B's evaluation is B's: it rejects B's promise, in B's scope.
+      const broken = { setup: 0, tests: [] } as unknown as { setup: string; tests: string[] };
+      const fault = await runOwnedBy(sessionB, () =>
+        pool
+          .evaluate({ files: {}, job: { type: 'tests', snippets: broken }, limits })
+          .catch((error: unknown) => ({ error, caughtAs: currentFaultOwner()?.label })),
+      );
+      expect(fault).toEqual({ error: expect.any(EnvFaultError), caughtAs: 'session B' });
+      // Before, the worker was A's (it started it) and so was B's job (A's answer dispatched it): a fault of the
+      // worker's handlers or watchdog, serving B, closed A.
+      expect(unowned).toBeDefined();
+      expect(seen.evaluate).toEqual([unowned, unowned, unowned]);
+      expect(seen.settle).toEqual([unowned, unowned, unowned]);
+      expect(sessionA.fail).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      untrack();
+      await pool.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { EnvFaultError } from '@turngym/core';
+import { EnvFaultError, runUnowned } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
 import { validateSandboxPoolOptions, type SandboxPoolOptions } from './sandbox-pool-options';
 import { locateWorkerFiles, SandboxProcess, type ProcessReply, type WorkerFiles } from './sandbox-process';
@@ -37,6 +37,11 @@ const WORKER_HEAP_MB = 256;
  * evaluation it was running is answered with a clear `fatal` message; the host itself is never at risk.
  *
  * Idle workers do not keep the process alive, so a script may end without `close()`; call it to stop them at once.
+ *
+ * The pool serves every session of a server: its workers, their handlers and timers, and the dispatch of queued
+ * evaluations run as no session's code (`runUnowned`). Whichever session's evaluation happens to start a worker or
+ * free one for the next in the queue, a later fault of the pool is not that session's (an env server closed it);
+ * a fault of one evaluation is its caller's, as the rejection of its promise.
  */
 export class SandboxPool {
   private static sharedPool: SandboxPool | undefined;
@@ -77,14 +82,17 @@ export class SandboxPool {
     if (this.closed) return Promise.reject(new EnvFaultError('The sandbox pool is closed.', { isRetryable: false }));
     return new Promise<EvaluationResult>((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      this.dispatch();
+      runUnowned(() => this.dispatch());
     });
   }
 
   /** Starts the workers now instead of on the first evaluation. */
   async warm(): Promise<void> {
-    while (this.processes.length < this.size) this.processes.push(this.spawn());
-    await Promise.all(this.processes.map((process) => process.ready()));
+    const ready = runUnowned(() => {
+      while (this.processes.length < this.size) this.processes.push(this.spawn());
+      return this.processes.map((process) => process.ready());
+    });
+    await Promise.all(ready);
   }
 
   /** Stops every worker; pending evaluations are rejected. */
@@ -102,6 +110,7 @@ export class SandboxPool {
     return new SandboxProcess(this.files, WORKER_HEAP_MB);
   }
 
+  /** Runs as no session's code (`runUnowned`): it starts workers, and evaluations of every caller. */
   private dispatch(): void {
     while (this.queue.length > 0) {
       let worker = this.processes.find((candidate) => candidate.alive && !candidate.busy);

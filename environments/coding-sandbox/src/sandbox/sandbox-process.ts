@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { EnvFaultError } from '@turngym/core';
+import { EnvFaultError, runUnowned } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
 
 /** Where the worker's files and the packages it loads live (the same from `src/` under jest and from `dist/`). */
@@ -74,7 +74,16 @@ export class SandboxProcess {
   evaluations = 0;
 
   constructor(files: WorkerFiles, workerHeapMb: number) {
-    this.child = fork(files.worker, [files.isolatedVm, files.sucrase, files.runtime], {
+    // The process and its handlers serve whoever uses the worker next: they are no session's code, whichever
+    // session's evaluation started it (a fault of a handler closed that session in an env server).
+    const { child, started } = runUnowned(() => this.start(files, workerHeapMb));
+    this.child = child;
+    this.started = started;
+    this.idle();
+  }
+
+  private start(files: WorkerFiles, workerHeapMb: number): { child: ChildProcess; started: Promise<void> } {
+    const child = fork(files.worker, [files.isolatedVm, files.sucrase, files.runtime], {
       // Nothing of the host's environment (tokens, paths, NODE_OPTIONS) reaches the worker.
       env: {},
       cwd: dirname(files.worker),
@@ -89,31 +98,31 @@ export class SandboxProcess {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
-    this.started = new Promise<void>((resolve, reject) => {
+    const started = new Promise<void>((resolve, reject) => {
       const onMessage = (message: { type?: string }): void => {
         if (message?.type === 'ready') {
-          this.child.off('message', onMessage);
+          child.off('message', onMessage);
           resolve();
         }
       };
-      this.child.on('message', onMessage);
-      this.child.once('exit', (code, signal) =>
+      child.on('message', onMessage);
+      child.once('exit', (code, signal) =>
         reject(
           new EnvFaultError(
             `The sandbox worker exited before it was ready (${signal ?? `exit code ${code}`}): ${this.stderrTail.trim() || 'no output'}`,
           ),
         ),
       );
-      this.child.once('error', (error) =>
+      child.once('error', (error) =>
         reject(new EnvFaultError(`The sandbox worker could not start: ${error.message}`, { cause: error })),
       );
     });
-    this.started.catch(() => undefined);
-    this.child.on(
+    started.catch(() => undefined);
+    child.on(
       'message',
       (message: { type?: string; id?: number; result?: EvaluationResult; rssMb?: number; message?: string }) => {
         const pending = this.inFlight;
@@ -124,7 +133,7 @@ export class SandboxProcess {
           this.settle({ kind: 'lost', reason: 'failed', detail: message.message ?? 'unknown failure' });
       },
     );
-    this.child.on('exit', (code, signal) => {
+    child.on('exit', (code, signal) => {
       this.exited = true;
       this.settle({
         kind: 'lost',
@@ -132,7 +141,7 @@ export class SandboxProcess {
         detail: `${signal ?? `exit code ${code}`}: ${this.stderrTail.trim()}`,
       });
     });
-    this.idle();
+    return { child, started };
   }
 
   get alive(): boolean {
@@ -154,7 +163,7 @@ export class SandboxProcess {
       const release = (): void => {
         if (!this.claimed) this.idle();
       };
-      this.started.then(release, release);
+      runUnowned(() => this.started.then(release, release));
     }
     return this.started;
   }
@@ -179,20 +188,26 @@ export class SandboxProcess {
     }
     this.evaluations += 1;
     const id = this.nextId++;
-    return new Promise<ProcessReply>((resolve) => {
-      const timer = setTimeout(() => {
-        this.killedByWatchdog = true;
-        this.child.kill('SIGKILL');
-      }, deadlineMs);
-      this.inFlight = { resolve, timer };
-      const files = Object.entries(request.files);
-      this.child.send(
-        { type: 'evaluate', id, request: { files, job: request.job, limits: request.limits } },
-        (error) => {
-          if (error)
-            this.settle({ kind: 'lost', reason: 'crashed', detail: `could not send the request: ${error.message}` });
-        },
-      );
+    // The watchdog and the send callback are the worker's, not the caller's (whose promise still settles in its
+    // own scope).
+    return new Promise<ProcessReply>((resolve) => runUnowned(() => this.send(request, id, resolve, deadlineMs)));
+  }
+
+  private send(
+    request: EvaluationRequest,
+    id: number,
+    resolve: (reply: ProcessReply) => void,
+    deadlineMs: number,
+  ): void {
+    const timer = setTimeout(() => {
+      this.killedByWatchdog = true;
+      this.child.kill('SIGKILL');
+    }, deadlineMs);
+    this.inFlight = { resolve, timer };
+    const files = Object.entries(request.files);
+    this.child.send({ type: 'evaluate', id, request: { files, job: request.job, limits: request.limits } }, (error) => {
+      if (error)
+        this.settle({ kind: 'lost', reason: 'crashed', detail: `could not send the request: ${error.message}` });
     });
   }
 

@@ -1,5 +1,14 @@
-import { EnvFaultError, InvalidOptionsError } from '@turngym/core';
+import {
+  currentFaultOwner,
+  EnvFaultError,
+  InvalidOptionsError,
+  runOwnedBy,
+  runUnowned,
+  trackEnvFaultOwners,
+  type EnvFaultOwner,
+} from '@turngym/core';
 import { BrowserPool } from './browser-pool';
+import { findChromium } from './chromium-executable';
 
 // Construction only: nothing here launches a browser.
 describe('BrowserPool options', () => {
@@ -51,5 +60,53 @@ describe('BrowserPool options', () => {
       expect((error as Error).message).toMatch(/the browser pool (is|was) closed/);
     }
     expect(pool.stats().launches).toBe(0);
+  });
+});
+
+// Launches Chromium (where there is one).
+const withChromium = findChromium() ? describe : describe.skip;
+
+withChromium('BrowserPool shared by the sessions of an env server', () => {
+  it("starts its browser and tabs as no session's code, and runs each task as its caller's", async () => {
+    // As `turngym serve` does: owners are tracked, and each session's env code runs as that session.
+    const untrack = trackEnvFaultOwners();
+    const pool = new BrowserPool({ size: 1 });
+    type Machinery = 'launch' | 'open' | 'shutdownNow';
+    const seen: Record<Machinery, Array<EnvFaultOwner | undefined>> = { launch: [], open: [], shutdownNow: [] };
+    const prototype = BrowserPool.prototype as unknown as Record<Machinery, (...args: never[]) => unknown>;
+    const spies = (['launch', 'open', 'shutdownNow'] as const).map((name) => {
+      const original = prototype[name];
+      return jest.spyOn(prototype, name).mockImplementation(function (this: unknown, ...args: never[]) {
+        seen[name].push(currentFaultOwner());
+        return original.apply(this, args);
+      });
+    });
+    try {
+      const unowned = runUnowned(currentFaultOwner);
+      const sessionA: EnvFaultOwner = { label: 'session A', fail: jest.fn() };
+      const sessionB: EnvFaultOwner = { label: 'session B', fail: jest.fn() };
+      const loadAs = (owner: EnvFaultOwner, expression: string) =>
+        runOwnedBy(owner, () =>
+          pool.withPage(async (page) => ({
+            value: await page.evaluate(expression),
+            taskOf: currentFaultOwner()?.label,
+          })),
+        );
+      // A's task launches the browser and opens the only tab; B's waits for it.
+      expect(await Promise.all([loadAs(sessionA, '1 + 1'), loadAs(sessionB, '2 + 2')])).toEqual([
+        { value: 2, taskOf: 'session A' },
+        { value: 4, taskOf: 'session B' },
+      ]);
+      // The last env's close() (here A's) closes the pool.
+      await runOwnedBy(sessionA, () => pool.close());
+      // Before, the browser, its pipe's handlers and its tab were A's (its task started them): a fault of theirs,
+      // serving B, closed A.
+      expect(unowned).toBeDefined();
+      expect(seen).toEqual({ launch: [unowned], open: [unowned], shutdownNow: [unowned] });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      untrack();
+      await pool.close();
+    }
   });
 });

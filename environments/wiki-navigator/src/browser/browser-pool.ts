@@ -1,4 +1,4 @@
-import { defineOptions, EnvFaultError, type JSONSchemaType } from '@turngym/core';
+import { defineOptions, EnvFaultError, runUnowned, type JSONSchemaType } from '@turngym/core';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { createBrowserProfile, type BrowserProfile } from './browser-profiles';
 import { BrowserTab } from './browser-tab';
@@ -147,6 +147,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  *
  * Sharing: `retain()`/`release()` count users; the last release closes the browser, removes its profile
  * directory and kills its process group, so no Chromium process outlives the pool's last user.
+ *
+ * The browser, its tabs and their handlers and timers serve every env that shares the pool: they are started as
+ * no session's code (`runUnowned`), whichever env's page load happened to start them, so that an env server
+ * does not close that session for a later fault of the pool's. A task is its caller's: it runs in the caller's
+ * scope, and its failure rejects the caller's promise.
  */
 export class BrowserPool {
   readonly size: number;
@@ -305,7 +310,7 @@ export class BrowserPool {
         this.pageCount += 1;
         try {
           const opened = withTimeout(
-            this.open(kind, running),
+            runUnowned(() => this.open(kind, running)),
             this.options.launchTimeoutMs ?? 30_000,
             'opening a page',
           );
@@ -356,7 +361,11 @@ export class BrowserPool {
     this.wake();
   }
 
-  private async closePage(pooled: PooledPage): Promise<void> {
+  private closePage(pooled: PooledPage): Promise<void> {
+    return runUnowned(() => this.closePageNow(pooled));
+  }
+
+  private async closePageNow(pooled: PooledPage): Promise<void> {
     try {
       await withTimeout(
         pooled.page ? pooled.page.close() : (pooled.tab as BrowserTab).close(),
@@ -385,9 +394,11 @@ export class BrowserPool {
     if (this.running && this.running.browser.connected) return this.running;
     if (this.running) this.forgetBrowser(this.running);
     if (!this.launching) {
-      this.launching = this.launch().finally(() => {
-        this.launching = undefined;
-      });
+      this.launching = runUnowned(() =>
+        this.launch().finally(() => {
+          this.launching = undefined;
+        }),
+      );
     }
     return this.launching;
   }
@@ -458,7 +469,9 @@ export class BrowserPool {
   }
 
   private shutdown(running: Running): Promise<void> {
-    const shutdown = this.shutdownNow(running).finally(() => this.shutdowns.delete(shutdown));
+    const shutdown: Promise<void> = runUnowned(() =>
+      this.shutdownNow(running).finally(() => this.shutdowns.delete(shutdown)),
+    );
     this.shutdowns.add(shutdown);
     return shutdown;
   }
