@@ -1,9 +1,10 @@
 import { get } from 'node:http';
+import { currentFaultOwner, runOwnedBy, runUnowned, trackEnvFaultOwners, type EnvFaultOwner } from '@turngym/core';
 import { articlePath } from '../corpus/article';
 import { Corpus } from '../corpus/corpus';
 import { parseJsonlCorpus } from '../corpus/jsonl-corpus';
 import { loadCorpus } from '../corpus/load-corpus';
-import { CorpusServer } from './corpus-server';
+import { acquireCorpusServer, CorpusServer } from './corpus-server';
 
 function fetchPage(url: string): Promise<{ status: number; html: string }> {
   return new Promise((resolve, reject) => {
@@ -71,5 +72,35 @@ describe('CorpusServer pages of text that is not well-formed (a NUL, half an emo
       expect(html).not.toContain('\u0000');
     }
     expect(server.page(articlePath('Odd')).html).toContain('half an emoji \ufffd there');
+  });
+});
+
+describe('the corpus server every env on one corpus shares', () => {
+  it("serves its pages as no session's code, whichever session's env started it", async () => {
+    // As `turngym serve` does: owners are tracked, and each session's env code runs as that session. Before, the
+    // server started in session A's env load, so its request handlers were A's: a fault in one, while serving
+    // session B's page, closed A.
+    const untrack = trackEnvFaultOwners();
+    const corpus = loadCorpus({ corpus: 'synthetic', corpusSeed: 5, articles: 50 }) as Corpus;
+    const handled: Array<EnvFaultOwner | undefined> = [];
+    const prototype = CorpusServer.prototype as unknown as { handle: (...args: unknown[]) => unknown };
+    const original = prototype.handle;
+    const handle = jest.spyOn(prototype, 'handle').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      handled.push(currentFaultOwner());
+      return original.apply(this, args);
+    });
+    const sessionA: EnvFaultOwner = { label: 'session A', fail: jest.fn() };
+    try {
+      const lease = await runOwnedBy(sessionA, () => acquireCorpusServer(corpus));
+      try {
+        await runOwnedBy(sessionA, () => fetchPage(`${lease.server.origin}/health`));
+      } finally {
+        await runOwnedBy(sessionA, () => lease.release());
+      }
+      expect(handled).toEqual([runUnowned(currentFaultOwner)]);
+    } finally {
+      handle.mockRestore();
+      untrack();
+    }
   });
 });

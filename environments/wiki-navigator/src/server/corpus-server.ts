@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnvFaultError } from '@turngym/core';
+import { EnvFaultError, runUnowned } from '@turngym/core';
 import { normalizeTitle, type Article } from '../corpus/article';
 import { firstCodePoints } from '../corpus/well-formed-text';
 import type { WikiCorpus } from '../corpus/wiki-corpus';
@@ -140,7 +140,9 @@ export async function acquireCorpusServer(corpus: WikiCorpus): Promise<CorpusSer
   let entry = shared.get(corpus);
   if (!entry) {
     const server = new CorpusServer(corpus);
-    entry = { server, references: 0, starting: server.start() };
+    // Shared by every env (and so every session of an env server) on this corpus: its listening socket and request
+    // handlers are no session's code, whichever env's page load started it (a fault in a handler closed that session).
+    entry = { server, references: 0, starting: runUnowned(() => server.start()) };
     shared.set(corpus, entry);
   }
   entry.references += 1;
@@ -161,7 +163,7 @@ export async function acquireCorpusServer(corpus: WikiCorpus): Promise<CorpusSer
       current.references -= 1;
       if (current.references === 0 && shared.get(corpus) === current) {
         shared.delete(corpus);
-        await current.server.stop();
+        await runUnowned(() => current.server.stop());
       }
     },
   };
