@@ -10,7 +10,8 @@ import { TurnGymError } from '@turngym/core';
  * | INVALID_RESULT| InvalidResultError| a result or submission file fails its schema or does not add up          |
  * | RUN_MISMATCH  | RunMismatchError  | a run directory holds a run of another suite, agent or env version, a    |
  * |               |                   | run.json that is no manifest, or is in use by another live bench run     |
- * | RUN_ABORTED   | RunAbortedError   | too many episodes in a row failed (the endpoint died); resumable         |
+ * | RUN_ABORTED   | RunAbortedError   | too many episodes in a row failed (the endpoint died), or the run's      |
+ * |               |                   | signal stopped it (Ctrl-C, the cause its reason); resumable              |
  * | FOREIGN_OUTPUT| ForeignOutputError| an output directory holds a file of that name that the leaderboard did not write |
  */
 export class InvalidSuiteError extends TurnGymError {

@@ -116,6 +116,28 @@ describe('leaderboard', () => {
     expect(readFileSync(join(site, 'viewer-data'), 'utf8')).toBe('my notes');
   });
 
+  it('passes over a folder named like a result file, and refuses a folder with no result files at all', () => {
+    const inputs = join(out, 'mixed-inputs');
+    mkdirSync(join(inputs, 'old.json'), { recursive: true });
+    linkSync(
+      join(
+        out,
+        'results',
+        readdirSync(join(out, 'results')).find((name) => name.endsWith('.json'))!,
+      ),
+      join(inputs, 'run.json'),
+    );
+    expect(readLeaderboardEntries([inputs], [suite]).map((entry) => entry.file)).toEqual([join(inputs, 'run.json')]);
+    // A folder that holds no result file (a typo'd path, a run that never finished): said, not an empty page.
+    const empty = join(out, 'empty-inputs');
+    mkdirSync(join(empty, 'nested.json'), { recursive: true });
+    const site = join(out, 'site-empty');
+    expect(() => writeLeaderboard({ inputs: [empty], outDir: site, suites: [suite] })).toThrow(
+      `${empty}: no result or submission files (*.json) here`,
+    );
+    expect(readdirSync(out)).not.toContain('site-empty');
+  });
+
   it('reads a submission saved with a byte order mark', () => {
     const file = submission({ ...(results.scripted as BenchResult), runId: 'bom', label: 'BOM agent' });
     writeFileSync(file, `\uFEFF${readFileSync(file, 'utf8')}`);

@@ -39,6 +39,7 @@ describe('runSuite', () => {
     faults.envFault.clear();
     faults.crash.clear();
     faults.hold = undefined;
+    faults.held = 0;
   });
   afterEach(() => rmSync(out, { recursive: true, force: true }));
 
@@ -183,6 +184,60 @@ describe('runSuite', () => {
       /3 episodes in a row failed \(last: simulated env fault on seed 2\)\. 3 of 8 episodes are saved in .*; run the same command again to resume\./,
     );
     expect(existsSync(join(out, 'results', 'tiny-v1--faulty.json'))).toBe(false);
+  });
+
+  it('on its signal starts no further episode, journals those in flight, and resumes to the same result', async () => {
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count: 6 } }]);
+    const registry = testRegistry();
+    const stop = new AbortController();
+    let release = (): void => {};
+    faults.hold = new Promise((resolve) => (release = resolve));
+    const running = runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      concurrency: 2,
+      resamples: RESAMPLES,
+      signal: stop.signal,
+    });
+    // Ctrl-C while two episodes are in flight, each waiting on its first action.
+    while (faults.held < 2) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort('SIGINT');
+    faults.hold = undefined;
+    release();
+    const stopped = await running.then(
+      () => undefined,
+      (error: unknown) => error as Error & { code?: string; cause?: unknown },
+    );
+    expect(stopped?.code).toBe('RUN_ABORTED');
+    expect(stopped?.message).toMatch(
+      /stopped: 2 of 6 episodes are saved in .*; run the same command again to resume\./,
+    );
+    expect(stopped?.cause).toBe('SIGINT');
+    const directory = join(out, 'runs', 'tiny-v1--faulty');
+    const journaled = readFileSync(join(directory, 'episodes.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(journaled.map((line) => (JSON.parse(line) as JournalEntry).seed).sort()).toEqual([0, 1]);
+    expect(journaled.every((line) => (JSON.parse(line) as JournalEntry).status === 'ok')).toBe(true);
+    expect(readEpisodeRecords(join(directory, 'records.jsonl'))).toHaveLength(2);
+    expect(existsSync(join(out, 'results', 'tiny-v1--faulty.json'))).toBe(false);
+
+    const resumed = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    expect(resumed.resumed).toBe(2);
+    const uninterrupted = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: join(out, 'clean'),
+      resamples: RESAMPLES,
+    });
+    expect(scores(resumed.result)).toEqual(scores(uninterrupted.result));
   });
 
   it('resumes after a crash without counting or recording any episode twice', async () => {

@@ -4,7 +4,7 @@ import { describeError, type EnvDependencies, type EpisodeRecord, type Registry 
 import { validateBenchResult, type BenchResult } from './bench-result';
 import { buildBenchResult } from './build-result';
 import { DEFAULT_RESAMPLES } from './bootstrap';
-import { PreflightError, RunMismatchError } from './leaderboard-errors';
+import { PreflightError, RunAbortedError, RunMismatchError } from './leaderboard-errors';
 import { ErrorStreak } from './error-streak';
 import { preflightSuite, type PreflightOptions, type PreflightPlan } from './preflight';
 import { RUN_MANIFEST_SCHEMA_ID, RunDirectory, type JournalEntry, type RunManifest } from './run-directory';
@@ -45,6 +45,12 @@ export interface RunSuiteOptions {
   onStart?: (start: RunStart) => void;
   /** As each episode ends. */
   onEpisode?: (progress: EpisodeProgress) => void;
+  /**
+   * Ctrl-C: once aborted, no further episode starts; those in flight end and are journaled, then the run stops
+   * with a `RunAbortedError` (its cause the signal's reason) and no result file, and the same call resumes it.
+   * Aborted after the last episode started, the run finishes as usual.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunStart {
@@ -234,6 +240,7 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
     for (const env of plan.envs) {
       const remaining = env.episodes.filter((episode) => !journal.has(episode.key));
       if (remaining.length === 0) continue;
+      if (options.signal?.aborted) break;
       const dependencies = options.dependencies?.(env.envId);
       await playEpisodes({
         registry,
@@ -244,6 +251,7 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
         ...(env.maxTurns !== null ? { maxTurns: env.maxTurns } : {}),
         ...(dependencies ? { dependencies } : {}),
         concurrency: options.concurrency ?? 1,
+        ...(options.signal ? { signal: options.signal } : {}),
         record: true,
         isEpisodeError,
         onEpisode: (result: EpisodeResult) => {
@@ -281,6 +289,13 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
     }
   } finally {
     noteAttempt(true);
+  }
+  if (!plan.envs.every((env) => env.episodes.every((episode) => journal.has(episode.key)))) {
+    // Only the signal ends the loop early without an error: the episodes it did not start are left to a resume.
+    throw new RunAbortedError(
+      `stopped: ${done} of ${total} episodes are saved in ${directory.directory}; run the same command again to resume.`,
+      { cause: options.signal?.reason },
+    );
   }
 
   const resultPath = join(outDir, 'results', `${runId}.json`);

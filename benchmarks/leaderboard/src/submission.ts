@@ -137,7 +137,11 @@ export function readLeaderboardEntry(path: string, suites: readonly LoadedSuite[
   return { file, result, submission, recordsFile, recordsUrl };
 }
 
-/** Result and submission files: each path is a file, or a directory whose `*.json` files are read. */
+/**
+ * Result and submission files: each path is a file, or a directory whose `*.json` files are read (a folder
+ * named `x.json` in it is no file and is passed over). Paths that hold no such file at all are refused
+ * (`InvalidResultError`): a leaderboard of nothing is a mistyped folder far more often than a wish.
+ */
 export function readLeaderboardEntries(
   paths: readonly string[],
   suites: readonly LoadedSuite[] = [],
@@ -147,10 +151,18 @@ export function readLeaderboardEntries(
     const full = resolve(path);
     if (!existsSync(full)) throw new InvalidResultError(full, ['no such file or directory']);
     if (statSync(full).isDirectory()) {
-      for (const name of readdirSync(full).sort()) if (name.endsWith('.json')) files.push(join(full, name));
+      for (const name of readdirSync(full).sort()) {
+        // statSync, not the entry's type: a link to a result file is read like the file.
+        if (name.endsWith('.json') && statSync(join(full, name)).isFile()) files.push(join(full, name));
+      }
     } else {
       files.push(full);
     }
+  }
+  if (paths.length > 0 && files.length === 0) {
+    throw new InvalidResultError(paths.join(', '), [
+      'no result or submission files (*.json) here: pass the results directory `turngym bench` wrote (<out>/results), a submissions directory, or the files themselves',
+    ]);
   }
   return files.map((file) => readLeaderboardEntry(file, suites));
 }

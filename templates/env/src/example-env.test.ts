@@ -42,8 +42,9 @@ describe('ExampleEnv', () => {
     expect(successes).toBeLessThan(3);
   });
 
-  // The checker forks halfway through the scripted expert's episode. Where the expert ends in one step that is
-  // the start, and a snapshot fork that forgets the task's state still passes: check seeds where it takes several.
+  // The checker forks halfway through the scripted expert's episode; where the expert ends in one step it tries
+  // further seeds (8–15), and only notes a fork it could check at the start alone. Checking seeds where the expert
+  // takes several steps makes sure a snapshot fork that forgets the task's state fails here.
   it('passes the env checker on seeds where the expert takes several steps (so a fork is checked mid-episode)', async () => {
     const registry = new Registry();
     register(registry);

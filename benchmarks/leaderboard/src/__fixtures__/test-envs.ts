@@ -10,10 +10,17 @@ import { validateSuite, type LoadedSuite, type SuiteEntry } from '../suite';
  * Seeds on which the `faulty` agent throws, and how: shared with the test that sets them. While `hold` is
  * set, every action waits on it (a run paused at a known point, e.g. for a kill from outside).
  */
-export const faults: { envFault: Set<number>; crash: Set<number>; hold: Promise<void> | undefined } = {
+export const faults: {
+  envFault: Set<number>;
+  crash: Set<number>;
+  hold: Promise<void> | undefined;
+  /** Actions waiting on `hold` now: a test waits for its episodes to be in flight. */
+  held: number;
+} = {
   envFault: new Set(),
   crash: new Set(),
   hold: undefined,
+  held: 0,
 };
 
 /**
@@ -31,7 +38,11 @@ class FaultyAgent implements Agent<string, Action> {
   }
 
   async act(observation: string): Promise<Action> {
-    if (faults.hold) await faults.hold;
+    if (faults.hold) {
+      faults.held += 1;
+      await faults.hold;
+      faults.held -= 1;
+    }
     if (faults.crash.has(this.seed)) throw new Error(`simulated crash on seed ${this.seed}`);
     if (faults.envFault.has(this.seed)) throw new EnvFaultError(`simulated env fault on seed ${this.seed}`);
     return this.solver.act(observation);

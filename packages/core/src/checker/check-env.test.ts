@@ -1,8 +1,10 @@
-import type { Action, Env } from '@turngym/spec';
+import type { Action, Agent, Env, EnvSpec, Info, StepResult } from '@turngym/spec';
 import { ExampleEnv, register } from '@turngym/env-example';
 import { BaseEnv, type EnvStepOutcome } from '../base-env';
+import { ResetNeededError } from '../errors';
 import { Registry } from '../registry';
 import { checkEnv, formatCheckReport } from './check-env';
+import { firstDifference } from './episode-trace';
 
 function failedChecks(report: Awaited<ReturnType<typeof checkEnv>>): Record<string, string> {
   return Object.fromEntries(
@@ -108,6 +110,128 @@ describe('checkEnv', () => {
     expect(failedChecks(report).spec).toMatch(
       /maxTurns must be a positive integer; actionSpace.labels has 2 labels for n = 3/,
     );
+  });
+});
+
+/**
+ * Say "next" until the count the seed sets (1 on odd seeds, 3 on even): an expert ends seed 7 in one step.
+ * `forgetful`: its fork keeps the seed but not the count the steps built, the defect a fork at reset never shows.
+ */
+class CountEnv implements Env<string, Action> {
+  readonly spec: EnvSpec = {
+    specificationVersion: 'v1',
+    id: 'test/count-v1',
+    summary: 'Say next until done.',
+    observationSpace: { type: 'text' },
+    actionSpace: { type: 'text', examples: ['next'] },
+    maxTurns: 6,
+    rewardRange: [0, 1],
+  };
+  private goal = 0;
+  private count = 0;
+  private running = false;
+  constructor(private readonly forgetful: boolean) {}
+  async reset(args: { seed?: number } = {}): Promise<{ observation: string; info: Info }> {
+    this.goal = (args.seed ?? 0) % 2 === 1 ? 1 : 3;
+    this.count = 0;
+    this.running = true;
+    return {
+      observation: `Say next ${this.goal} times.`,
+      info: { instructions: 'Say "next".', anchor: this.anchor() },
+    };
+  }
+  async step(action: Action): Promise<StepResult<string>> {
+    if (!this.running) throw new ResetNeededError('step() needs reset() first');
+    const valid = action === 'next';
+    if (valid) this.count++;
+    const terminated = this.count >= this.goal;
+    const truncated = !terminated && this.count >= this.spec.maxTurns;
+    this.running = !terminated && !truncated;
+    return {
+      observation: `${this.count} of ${this.goal}.`,
+      reward: terminated ? 1 : 0,
+      terminated,
+      truncated,
+      info: {
+        ...(valid ? {} : { invalidAction: true, feedback: 'Say "next".' }),
+        ...(terminated || truncated ? { success: terminated } : {}),
+        cost: { toolCalls: 0, llmTokens: 0, wallMs: 0 },
+        fingerprint: this.fingerprint(action),
+        anchor: this.anchor(),
+      },
+    };
+  }
+  async fork(): Promise<Env<string, Action>> {
+    const twin = new CountEnv(this.forgetful);
+    Object.assign(twin, { goal: this.goal, running: this.running, count: this.forgetful ? 0 : this.count });
+    return twin;
+  }
+  fingerprint(action: Action): string {
+    return action === 'next' ? 'NEXT' : 'INVALID';
+  }
+  anchor(): string {
+    return `/count/${this.count}`;
+  }
+  async close(): Promise<void> {}
+}
+
+describe('checkEnv fork equivalence where the expert ends in one step', () => {
+  const countRegistry = (forgetful: boolean, seeds: 'odd-only' | 'any' = 'any'): Registry => {
+    const registry = new Registry();
+    registry.register({
+      id: 'test/count-v1',
+      // 'odd-only': every seed's episode ends in one step.
+      entryPoint: () =>
+        seeds === 'any'
+          ? new CountEnv(forgetful)
+          : new (class extends CountEnv {
+              override async reset(args: { seed?: number } = {}) {
+                return super.reset({ seed: 2 * (args.seed ?? 0) + 1 });
+              }
+            })(forgetful),
+      agents: {
+        scripted: () => ({ start: async () => {}, act: async () => 'next' }) as unknown as Agent<string, Action>,
+      },
+    });
+    return registry;
+  };
+
+  it('forks after a step of another seed, where a fork that forgets the count shows', async () => {
+    const report = await checkEnv('test/count-v1', { registry: countRegistry(true) });
+    expect(failedChecks(report)['fork equivalence']).toMatch(
+      /the fork after step 1 \(seed 8\) does not continue like the original: step 1: observation differs \("1 of 3\." vs "2 of 3\."\)/,
+    );
+    expect(failedChecks(await checkEnv('test/count-v1', { registry: countRegistry(false) }))).toEqual({});
+  });
+
+  it('says the fork was checked at reset only when every seed it tried ends in one step', async () => {
+    const report = await checkEnv('test/count-v1', { registry: countRegistry(true, 'odd-only') });
+    expect(report.passed).toBe(true);
+    expect(formatCheckReport(report)).toContain(
+      '✓ fork equivalence — checked at reset only: the scripted episodes of seeds 7 and 8–15 end in one step',
+    );
+  });
+});
+
+describe('firstDifference', () => {
+  const step = (info: Info) => ({ observation: 'o', reward: 0, terminated: false, truncated: false, info });
+  it('names the info field that differs, with both values cut short', () => {
+    const trace = (info: Info) => ({ observation: 'o', info: {}, steps: [step({}), step(info)] });
+    expect(
+      firstDifference(
+        trace({ hint: 'a', cost: { toolCalls: 1, llmTokens: 0, wallMs: 5 } }),
+        trace({ hint: 'a', cost: { toolCalls: 2, llmTokens: 0, wallMs: 9 } }),
+      ),
+    ).toBe('step 2: info.cost.toolCalls differs (1 vs 2)');
+    expect(firstDifference(trace({ seen: 'x'.repeat(200) }), trace({}))).toBe(
+      `step 2: info.seen differs ("${'x'.repeat(76)}... vs undefined)`,
+    );
+    expect(
+      firstDifference(
+        { observation: 'o', info: { k: [1] }, steps: [] },
+        { observation: 'o', info: { k: [2] }, steps: [] },
+      ),
+    ).toBe('reset: info.k differs ([1] vs [2])');
   });
 });
 

@@ -10,6 +10,8 @@ import {
   checkSeedDeterminism,
   checkStepResults,
   type Check,
+  type CheckContext,
+  type CheckNote,
 } from './episode-checks';
 import { scriptActions, type MakeAgent, type MakeEnv } from './episode-trace';
 import { checkCloseIdempotent, checkStepAfterEnd, checkStepBeforeReset } from './lifecycle-checks';
@@ -39,6 +41,7 @@ export interface CheckResult {
   readonly passed: boolean;
   /** Not run, because the spec declares the env nondeterministic; `detail` says so. */
   readonly skipped?: boolean;
+  /** Why it failed, why it was skipped, or what a passed check could not look at (a fork only at reset). */
   readonly detail?: string;
 }
 
@@ -101,13 +104,41 @@ export async function checkEnv(
     }),
   );
 
-  const context = { make, seed, actions, nondeterministic };
+  const context: CheckContext = { make, seed, actions, nondeterministic };
+  if (actions.length === 1 && !nondeterministic)
+    Object.assign(context, await findForkEpisode(make, agentFor, seed, options));
   for (const { name, check, replays } of EPISODE_CHECKS) {
     if (replays && nondeterministic) results.push({ name, passed: true, skipped: true, detail: NONDETERMINISTIC_SKIP });
     else results.push(await runCheck(name, () => check(context)));
   }
 
   return { envId, passed: results.every((result) => result.passed), results };
+}
+
+/** Further seeds scripted when the checker's seed gives a one-step episode, for a fork after a step. */
+const FORK_SEED_TRIES = 8;
+
+/**
+ * The first of the next `FORK_SEED_TRIES` seeds whose scripted episode has two steps or more: the fork check
+ * cuts it after a step, where a fork that forgets the episode's state shows. None (or an agent that fails on
+ * another seed): the check forks at reset and says so.
+ */
+async function findForkEpisode(
+  make: MakeEnv,
+  agentFor: MakeAgent,
+  seed: number,
+  options: CheckOptions,
+): Promise<Pick<CheckContext, 'forkEpisode' | 'forkSeedsTried'>> {
+  for (let next = seed + 1; next <= seed + FORK_SEED_TRIES; next++) {
+    let actions: Action[];
+    try {
+      actions = await scriptActions(make, agentFor, next, options.maxSteps ?? 12);
+    } catch {
+      return { forkSeedsTried: next === seed + 1 ? `${next}` : `${seed + 1}–${next}` };
+    }
+    if (actions.length >= 2) return { forkEpisode: { seed: next, actions } };
+  }
+  return { forkSeedsTried: `${seed + 1}–${seed + FORK_SEED_TRIES}` };
 }
 
 /** How the checker makes fresh envs of the target, and the agent that scripts the action sequence. */
@@ -136,9 +167,9 @@ async function resolveTarget(
   return { make: () => pristine.fork(), agentFor: randomAgent };
 }
 
-/** Runs one check; a check that throws fails with what it threw. */
-async function runCheck(name: string, check: () => Promise<string | undefined>): Promise<CheckResult> {
-  let problem: string | undefined;
+/** Runs one check; a check that throws fails with what it threw, one that passes with a note keeps it. */
+async function runCheck(name: string, check: () => Promise<string | CheckNote | undefined>): Promise<CheckResult> {
+  let problem: string | CheckNote | undefined;
   try {
     problem = await check();
   } catch (error) {
@@ -147,7 +178,9 @@ async function runCheck(name: string, check: () => Promise<string | undefined>):
       : String((error as Error)?.stack ?? error);
     problem = `threw ${message}`;
   }
-  return problem === undefined ? { name, passed: true } : { name, passed: false, detail: problem };
+  if (problem === undefined) return { name, passed: true };
+  if (typeof problem !== 'string') return { name, passed: true, detail: problem.note };
+  return { name, passed: false, detail: problem };
 }
 
 /** One line per check, ✓ or ✗ with the reason; a last line with the verdict. */

@@ -20,10 +20,31 @@ function comparable(info: Info): Info {
   return { ...info, cost: { ...info.cost, wallMs: 0 } };
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The first field in which two infos differ, as `info.key (a vs b)`, into nested objects (`info.cost.toolCalls`):
+ * "info differs" alone leaves an env author diffing two dumps by hand.
+ */
+function infoDifference(a: Info, b: Info): string {
+  const walk = (x: Record<string, unknown>, y: Record<string, unknown>, path: string): string => {
+    for (const key of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+      const [left, right] = [x[key], y[key]];
+      if (isDeepStrictEqual(left, right)) continue;
+      if (isPlainObject(left) && isPlainObject(right)) return walk(left, right, `${path}.${key}`);
+      return `${path}.${key} differs (${preview(left)} vs ${preview(right)})`;
+    }
+    return `${path} differs`; // the same keys and values, another prototype or symbol keys
+  };
+  return walk(comparable(a), comparable(b), 'info');
+}
+
 /** Where two runs first differ, in words; undefined when they are the same. */
 export function firstDifference(a: Trace, b: Trace): string | undefined {
   if (!isDeepStrictEqual(a.observation, b.observation)) return 'the reset observations differ';
-  if (!isDeepStrictEqual(comparable(a.info), comparable(b.info))) return 'the reset infos differ';
+  if (!isDeepStrictEqual(comparable(a.info), comparable(b.info))) return `reset: ${infoDifference(a.info, b.info)}`;
   const length = Math.max(a.steps.length, b.steps.length);
   for (let i = 0; i < length; i++) {
     const x = a.steps[i];
@@ -33,14 +54,20 @@ export function firstDifference(a: Trace, b: Trace): string | undefined {
       if (!isDeepStrictEqual(x[key], y[key]))
         return `step ${i + 1}: ${key} differs (${preview(x[key])} vs ${preview(y[key])})`;
     }
-    if (!isDeepStrictEqual(comparable(x.info), comparable(y.info))) return `step ${i + 1}: info differs`;
+    if (!isDeepStrictEqual(comparable(x.info), comparable(y.info)))
+      return `step ${i + 1}: ${infoDifference(x.info, y.info)}`;
   }
   return undefined;
 }
 
 /** A value as JSON, cut to 80 characters for a message. */
 export function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value); // a BigInt or a circular value, which the JSON check reports on its own
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

@@ -209,6 +209,29 @@ describe('runTrainer', () => {
     expect((await metrics(runDir)).map((row) => row.iteration)).toEqual([0]);
   });
 
+  it('counts finished iterations in its progress: n/total after the n-th, the last line once', async () => {
+    const runDir = join(dir, 'run-progress');
+    const written: string[] = [];
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    // The plain lines a log gets (CI, a pipe), whatever the terminal jest runs in.
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
+    try {
+      await train(runDir, { quiet: false, iterations: 3 });
+      await train(runDir, { quiet: false, iterations: 4 });
+    } finally {
+      write.mockRestore();
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+    const counts = written.join('').match(/^test-chains \d+\/\d+/gm);
+    // One line at the end of each run (logEvery 10): the first after its third iteration, the resumed after its fourth.
+    expect(counts).toEqual(['test-chains 3/3', 'test-chains 4/4']);
+  });
+
   it('stops at the token budget, evaluating the last iteration', async () => {
     const runDir = join(dir, 'run-budget');
     const result = await train(runDir, { iterations: 10, tokenBudget: 1 });

@@ -277,7 +277,8 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
           stores,
         });
         finished = iteration + 1;
-        progress.update(iteration + 1, metrics);
+        // `update` takes the iteration that finished (0-based), as the metrics row names it.
+        progress.update(iteration, metrics);
       }
     } finally {
       progress.stop();
