@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorLines, REPO_ROOT, runBuiltCli } from './helpers/run-built-cli';
@@ -62,6 +62,51 @@ describe('turngym new-env', () => {
       '--json',
     ]);
     expect((JSON.parse(run.stdout) as { summary: { successRate: number } }).summary.successRate).toBe(1);
+  });
+
+  it('inside a monorepo, prints next steps that run as printed (the CLI through npx) and formats with its prettier', async () => {
+    // A monorepo with the repository's prettier and settings, as a TurnGym checkout has them.
+    const mono = join(directory, 'mono');
+    mkdirSync(join(mono, 'node_modules'), { recursive: true });
+    writeFileSync(join(mono, 'package.json'), JSON.stringify({ name: 'mono', workspaces: ['environments/*'] }));
+    writeFileSync(join(mono, 'tsconfig.base.json'), '{}');
+    copyFileSync(join(REPO_ROOT, '.prettierrc.json'), join(mono, '.prettierrc.json'));
+    symlinkSync(join(REPO_ROOT, 'node_modules', 'prettier'), join(mono, 'node_modules', 'prettier'), 'dir');
+    const created = await runBuiltCli(['new-env', 'coin-flip', '--dir', join(mono, 'environments')]);
+    expect(created.code).toBe(0);
+    // `turngym` is the monorepo's workspace bin, on no PATH: a bare `turngym check` is "command not found".
+    expect(created.stdout).toMatch(/&& npx turngym check turngym\/coin-flip-v1$/m);
+    expect(created.stdout).not.toMatch(/(^ *|&& )turngym /m);
+    expect(created.stdout).toContain("(formatted with the project's prettier)");
+    // A long name pushes the template's imports and calls over the line width, and JSON.stringify breaks every
+    // array of tsconfig.json: as written, both failed the project's `prettier --check` (which CI runs).
+    const long = `lantern-maze-${'x'.repeat(51)}`;
+    expect((await runBuiltCli(['new-env', long, '--dir', join(mono, 'environments')])).code).toBe(0);
+    const prettier = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--list-different', 'environments'],
+      { cwd: mono, encoding: 'utf8' },
+    );
+    expect(prettier.stdout.split('\n').filter(Boolean)).toEqual([]);
+    expect(prettier.status).toBe(0);
+    expect(readFileSync(join(mono, 'environments', 'coin-flip', 'tsconfig.json'), 'utf8')).toContain(
+      '"include": ["src"],',
+    );
+  });
+
+  it('scaffolds a package that compiles under the longest name, its long lines wrapped', async () => {
+    const name = 'lantern-maze-of-the-old-keeper-who-guards-the-northern-gate-abcd';
+    const created = await runBuiltCli(['new-env', name, '--dir', directory]);
+    expect(created.code).toBe(0);
+    const target = join(directory, name);
+    const tsc = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', target],
+      { encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    const checked = await runBuiltCli(['--plugin', target, 'check', `turngym/${name}-v1`]);
+    expect(checked.stdout).toMatch(/all \d+ checks passed/);
   });
 
   it('refuses to overwrite a non-empty directory and rejects names that are not kebab-case', async () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatWithProjectPrettier } from './format-generated';
 import { findMonorepoRoot, scaffoldEnv } from './scaffold-env';
 import { checkoutTemplate, findTemplateSource, shippedTemplate } from './template-source';
 
@@ -143,6 +144,30 @@ describe('scaffoldEnv', () => {
       /games already is turngym-env-chess/,
     );
     expect(readdirSync(root).sort()).toEqual(['environments', 'games', 'package.json', 'tsconfig.base.json']);
+  });
+
+  it('leaves the files as written where the project has no prettier', async () => {
+    const result = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'alone'),
+      template: checkoutTemplate(REPO_ROOT),
+    });
+    const before = readFileSync(join(result.directory, 'tsconfig.json'), 'utf8');
+    expect(await formatWithProjectPrettier(result.directory, result.files)).toBe(false);
+    expect(readFileSync(join(result.directory, 'tsconfig.json'), 'utf8')).toBe(before);
+  });
+
+  it('its README runs the CLI with npx inside the monorepo, where `turngym` is on no PATH', () => {
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'mono', workspaces: ['environments/*'] }));
+    writeFileSync(join(root, 'tsconfig.base.json'), '{}');
+    const result = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'environments'),
+      template: checkoutTemplate(REPO_ROOT),
+    });
+    const readme = readFileSync(join(result.directory, 'README.md'), 'utf8');
+    expect(readme).toContain('npx turngym --plugin . check turngym/coin-flip-v1');
+    expect(readme).not.toMatch(/^turngym /m);
   });
 
   it('says an existing file is in the way', () => {

@@ -140,7 +140,7 @@ function manifestFor(
   return out;
 }
 
-function readmeFor(names: TemplateNames, testCommand: string): string {
+function readmeFor(names: TemplateNames, testCommand: string, cli: string): string {
   return `# ${names.packageName}
 
 \`${names.envId}\`: a TurnGym environment, scaffolded by \`turngym new-env ${names.kebab}\` from the example env
@@ -164,9 +164,9 @@ await env.close();
 Its tests: ${testCommand}. From the command line, once built (\`npm run build\`):
 
 \`\`\`sh
-turngym --plugin . info ${names.envId}
-turngym --plugin . check ${names.envId}
-turngym --plugin . run ${names.envId} --agent scripted --episodes 20
+${cli} --plugin . info ${names.envId}
+${cli} --plugin . check ${names.envId}
+${cli} --plugin . run ${names.envId} --agent scripted --episodes 20
 \`\`\`
 
 Installed next to \`@turngym/cli\`, the package is discovered without \`--plugin\` (its package.json declares
@@ -268,7 +268,8 @@ export function scaffoldEnv(options: ScaffoldOptions): ScaffoldResult {
   const testCommand = monorepoRoot
     ? `\`npx jest ${relative(monorepoRoot, directory).split(sep).join('/')}\` (from the repository root)`
     : '`npm test`';
-  files.set('README.md', readmeFor(names, testCommand));
+  // In the monorepo the CLI is a workspace's bin, on no PATH: npx finds it (from the package's directory too).
+  files.set('README.md', readmeFor(names, testCommand, monorepoRoot ? 'npx turngym' : 'turngym'));
   if (!monorepoRoot) files.set('.gitignore', 'node_modules/\ndist/\n');
   for (const [file, text] of files) {
     const path = join(directory, file);
