@@ -249,6 +249,8 @@ describe('turngym bench on Ctrl-C or SIGTERM', () => {
 
       const first = await interrupted('SIGINT', () => existsSync(journal) && statSync(journal).size > 0);
       expect(first.code).toBe(130);
+      // The first Ctrl-C lets the episodes in flight finish (and be journaled) rather than drop them.
+      expect(first.stderr).toContain('SIGINT: finishing the episodes in flight; Ctrl-C again quits now');
       const done = readFileSync(journal, 'utf8').trim().split('\n').length;
       expect(first.stderr).toContain(
         `interrupted (SIGINT): run sig (${done} of 100000 episodes done, in ${join(out, 'runs', 'sig')}); ` +

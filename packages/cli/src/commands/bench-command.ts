@@ -276,10 +276,14 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
         ...(options.cache ? { cachePath: options.cache } : {}),
       };
       const runs: SuiteRun[] = [];
-      // Killed by a signal, bench used to exit 130/143 saying nothing: every ended episode is in the run's journal,
-      // so the same command resumes, and the line says so (`turngym run` says which seeds are left).
+      // Ctrl-C (or SIGTERM) stops starting episodes and lets the ones in flight finish and be journaled, as
+      // `turngym run` does; a second one quits at once. Either way the line says how to resume: every ended episode
+      // is in the run's journal (bench used to exit 130/143 saying nothing).
       let current: { runId: string; done: number; total: number } | undefined;
-      const interrupt = (signal: NodeJS.Signals): void => {
+      const stop = new AbortController();
+      let stoppedBy: NodeJS.Signals | undefined;
+      const exitCode = (signal: NodeJS.Signals): number => (signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
+      const resumeHint = (signal: NodeJS.Signals): void => {
         const where = current
           ? `run ${current.runId} (${current.done} of ${current.total} episodes ` +
             `done, in ${shownPath(join(options.out, 'runs', current.runId))})`
@@ -288,7 +292,19 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
           io.stderr,
           `interrupted (${signal}): ${where}; run the same command again to resume (--fresh starts over)`,
         );
-        process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
+      };
+      const interrupt = (signal: NodeJS.Signals): void => {
+        if (stoppedBy === undefined) {
+          stoppedBy = signal;
+          writeLine(
+            io.stderr,
+            `${signal}: finishing the episodes in flight; ${signal === 'SIGINT' ? 'Ctrl-C' : signal} again quits now`,
+          );
+          stop.abort(signal);
+          return;
+        }
+        resumeHint(signal);
+        process.exit(exitCode(signal));
       };
       process.on('SIGINT', interrupt);
       process.on('SIGTERM', interrupt);
@@ -308,6 +324,7 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
                 if (current) current.done = done;
               },
               run: {
+                signal: stop.signal,
                 outDir: options.out,
                 concurrency: options.concurrency,
                 retryErrored: options.retryErrored,
@@ -318,10 +335,22 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
               },
             }),
           );
+          if (stoppedBy) break;
         }
+      } catch (error) {
+        // The run stopped by the signal: its in-flight episodes are journaled; no further agent starts.
+        if (stoppedBy === undefined || !TurnGymError.isInstance(error) || error.code !== 'RUN_ABORTED') throw error;
+        resumeHint(stoppedBy);
+        context.exitCode = exitCode(stoppedBy);
+        return;
       } finally {
         process.off('SIGINT', interrupt);
         process.off('SIGTERM', interrupt);
+      }
+      if (stoppedBy) {
+        resumeHint(stoppedBy);
+        context.exitCode = exitCode(stoppedBy);
+        return;
       }
       const written = options.leaderboard
         ? writeLeaderboardFromCli(defaultLeaderboardInputs(options.out), options.out)
