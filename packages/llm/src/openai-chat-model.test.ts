@@ -495,4 +495,56 @@ describe('OpenAIChatModel against a misbehaving server', () => {
     expect((error as Error).message).toMatch(/longer than 1000 characters \(maxReplyChars\)/);
     expect(await ask(baseURL, { stream, maxReplyChars: 5000 })).toMatchObject({ message: { content } });
   });
+
+  it.each([false, true])(
+    'counts log-probabilities toward maxReplyChars and keeps only the alternatives asked for (stream: %s)',
+    async (stream) => {
+      const entry = (token: string, alternatives: number) => ({
+        token,
+        logprob: -0.5,
+        bytes: null,
+        top_logprobs: Array.from({ length: alternatives }, () => ({ token: 'zz', logprob: -9, bytes: null })),
+      });
+      // A runaway server: thousands of alternatives where 2 were asked for, or thousands of entries for one token.
+      let entries = [entry('a', 5000), entry('b', 5000)];
+      const { baseURL } = await misbehaving((response) => {
+        const content = entries.map((each) => each.token).join('');
+        if (stream) {
+          sse(response);
+          const data = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm' };
+          response.write(
+            `data: ${JSON.stringify({ ...data, choices: [{ index: 0, delta: { content }, logprobs: { content: entries }, finish_reason: null }] })}\n\n`,
+          );
+          response.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content },
+                logprobs: { content: entries },
+                finish_reason: 'stop',
+              },
+            ],
+          }),
+        );
+      });
+      const askLogprobs = () =>
+        new OpenAIChatModel({ model: 'm', baseURL, timeoutMs: 2000, maxRetries: 0, stream, maxReplyChars: 1000 }, {})
+          .complete({ messages: [{ role: 'user', content: 'x' }], logprobs: true, topLogprobs: 2 })
+          .catch((caught: unknown) => caught);
+      const reply = (await askLogprobs()) as { logprobs: { token: string; topLogprobs: unknown[] }[] };
+      expect(reply.logprobs.map((each) => [each.token, each.topLogprobs.length])).toEqual([
+        ['a', 2],
+        ['b', 2],
+      ]);
+      entries = Array.from({ length: 3000 }, () => entry('', 0));
+      const error = await askLogprobs();
+      expect(error).toMatchObject({ failure: 'invalid-response', isRetryable: false });
+      expect((error as Error).message).toMatch(/longer than 1000 characters \(maxReplyChars\), counting .*log-prob/);
+    },
+  );
 });

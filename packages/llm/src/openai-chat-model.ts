@@ -65,6 +65,29 @@ function toolCallSlot(delta: { index?: number; id?: string }, calls: readonly { 
   return delta.id && last.id !== undefined && delta.id !== last.id ? calls.length : calls.length - 1;
 }
 
+/**
+ * A reply's `logprobs.content` as kept: each entry's alternatives cut to the `top` asked for (OpenAI sends at most
+ * that many; a runaway server's thousands would be stored with every reply), and what it counts toward
+ * `maxReplyChars`: each entry's and kept alternative's token, at least one character each (a server's empty tokens
+ * are entries all the same), or its `bytes` where they are longer.
+ */
+function boundLogprobs(content: readonly unknown[], top: number): { entries: unknown[]; characters: number } {
+  const size = (value: unknown): number => {
+    const { token, bytes } = (value ?? {}) as { token?: unknown; bytes?: unknown };
+    return Math.max(1, typeof token === 'string' ? token.length : 0, Array.isArray(bytes) ? bytes.length : 0);
+  };
+  let characters = 0;
+  const entries = content.map((value) => {
+    characters += size(value);
+    const alternatives = (value as { top_logprobs?: unknown } | null)?.top_logprobs;
+    if (!Array.isArray(alternatives)) return value;
+    const kept = alternatives.slice(0, top);
+    for (const alternative of kept) characters += size(alternative);
+    return { ...(value as object), top_logprobs: kept };
+  });
+  return { entries, characters };
+}
+
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(milliseconds)) return milliseconds;
@@ -210,11 +233,12 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
-  /** Refuses a reply past `maxReplyChars` (content and tool-call arguments). */
+  /** Refuses a reply past `maxReplyChars` (content, tool-call arguments and log-probabilities' tokens). */
   private checkReplySize(characters: number): void {
     if (characters > this.options.maxReplyChars) {
       throw this.invalidResponse(
-        `the reply is longer than ${this.options.maxReplyChars} characters (maxReplyChars): a runaway server?`,
+        `the reply is longer than ${this.options.maxReplyChars} characters (maxReplyChars), counting its content, ` +
+          "tool-call arguments and log-probabilities' tokens: a runaway server?",
       );
     }
   }
@@ -231,8 +255,16 @@ export class OpenAIChatModel implements ChatModel {
     const refusal = (choice.message as { refusal?: unknown }).refusal;
     if (typeof refusal === 'string' && refusal !== '') throw this.refusalError(refusal);
     const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
+    // Log-probabilities are kept only when asked for, and then count toward the reply's size.
+    const wireLogprobs = (choice.logprobs as { content?: unknown } | null | undefined)?.content;
+    const kept =
+      request.logprobs === true && Array.isArray(wireLogprobs)
+        ? boundLogprobs(wireLogprobs, request.topLogprobs ?? 0)
+        : undefined;
     this.checkReplySize(
-      (choice.message.content ?? '').length + calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0),
+      (choice.message.content ?? '').length +
+        calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0) +
+        (kept?.characters ?? 0),
     );
     const message: ChatModelMessage = {
       role: 'assistant',
@@ -245,7 +277,7 @@ export class OpenAIChatModel implements ChatModel {
           }
         : {}),
     };
-    const logprobs = this.logprobsOf(request, choice.logprobs, message);
+    const logprobs = this.logprobsOf(request, kept ? { content: kept.entries } : undefined, message);
     return {
       message,
       finishReason: fromWireFinishReason(choice.finish_reason),
@@ -288,7 +320,14 @@ export class OpenAIChatModel implements ChatModel {
       if (typeof refusalDelta === 'string') refusal += refusalDelta;
       content += choice.delta?.content ?? '';
       const chunkLogprobs = (choice as { logprobs?: { content?: unknown } | null }).logprobs?.content;
-      if (Array.isArray(chunkLogprobs)) (logprobs ??= []).push(...(chunkLogprobs as unknown[]));
+      // Kept only when asked for, and counted toward the reply's size before they are kept.
+      if (request.logprobs === true && Array.isArray(chunkLogprobs)) {
+        const kept = boundLogprobs(chunkLogprobs, request.topLogprobs ?? 0);
+        characters += kept.characters;
+        this.checkReplySize(characters);
+        logprobs ??= [];
+        for (const entry of kept.entries) logprobs.push(entry);
+      }
       characters += (choice.delta?.content ?? '').length;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const call = (calls[toolCallSlot(delta, calls)] ??= { name: '', arguments: '' });

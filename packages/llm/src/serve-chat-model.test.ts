@@ -344,6 +344,64 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     }
   });
 
+  it('refuses stream_options without stream, penalties it cannot apply and deprecated functions, not ignoring them', async () => {
+    const post = (asked: Record<string, unknown>) =>
+      fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+      });
+    // A client that asked for a usage chunk on a request that does not stream got one JSON answer, no word why.
+    for (const asked of [{ stream_options: { include_usage: true } }, { stream: false, stream_options: {} }]) {
+      const refused = await post(asked);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: {
+          type: 'invalid_request_error',
+          param: 'stream_options',
+          message: expect.stringMatching(/'stream_options' parameter is only allowed when 'stream' is enabled/),
+        },
+      });
+    }
+    // Sampled without them, silently: the client got other text than it asked for.
+    for (const [asked, param] of [
+      [{ presence_penalty: 0.5 }, 'presence_penalty'],
+      [{ frequency_penalty: -1 }, 'frequency_penalty'],
+      [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
+    ] as const) {
+      const refused = await post(asked);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: { type: 'invalid_request_error', code: 'unsupported_parameter', param },
+      });
+    }
+    // OpenAI's deprecated function calling was ignored too: the model saw no tools, the client got plain text.
+    const functions = [{ name: 'search', parameters: { type: 'object', properties: {} } }];
+    for (const [asked, param] of [
+      [{ functions }, 'functions'],
+      [{ functions, function_call: { name: 'search' } }, 'functions'],
+      [{ function_call: { name: 'search' } }, 'function_call'],
+    ] as const) {
+      const refused = await post(asked);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: { code: 'unsupported_parameter', param, message: expect.stringMatching(/as "tools"/) },
+      });
+    }
+    expect(backend.requests).toHaveLength(0);
+    // Their "off" values, which clients send by default, are served.
+    for (const asked of [
+      { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, stream_options: null },
+      { presence_penalty: null, frequency_penalty: null, logit_bias: null, functions: [], function_call: 'none' },
+      { stream: true, stream_options: { include_usage: true } },
+    ]) {
+      const served = await post(asked);
+      expect(served.status).toBe(200);
+      await served.text();
+    }
+    expect(backend.requests).toHaveLength(3);
+  });
+
   it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {
     let calls = 0;
     // As @turngym/lm's generation throws it (ContextLengthError, code CONTEXT_LENGTH_EXCEEDED).

@@ -195,7 +195,43 @@ function modelFailure(error: unknown): HttpError {
   return new HttpError(500, message, 'server_error', 'model_error');
 }
 
+/**
+ * OpenAI sampling options a ChatModel has no field for, with the values that mean "off" (null and absent too).
+ * Any other value is refused, naming the field, as serve-model's /v1/completions refuses them: ignoring it would
+ * sample something other than what the client asked for.
+ */
+const UNSUPPORTED_SAMPLING: Record<string, (value: unknown) => boolean> = {
+  presence_penalty: (value) => value === 0,
+  frequency_penalty: (value) => value === 0,
+  logit_bias: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
+};
+
+function refuseUnsupportedSampling(body: ChatCompletionRequestBody): void {
+  for (const [field, isOff] of Object.entries(UNSUPPORTED_SAMPLING)) {
+    const value = (body as unknown as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null && !isOff(value))
+      throw new HttpError(
+        400,
+        `"${field}" is not supported by this server (got ${JSON.stringify(value)}); leave it out.`,
+        'invalid_request_error',
+        'unsupported_parameter',
+        field,
+      );
+  }
+}
+
 function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal, model: ChatModel): ChatRequest {
+  refuseUnsupportedSampling(body);
+  // As OpenAI: options for a stream on a request that does not stream are a client's mistake (it expected a usage
+  // chunk, or meant to stream), not something to drop.
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true)
+    throw new HttpError(
+      400,
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      'invalid_request_error',
+      'invalid_request',
+      'stream_options',
+    );
   const topLogprobs = body.top_logprobs ?? 0;
   // As OpenAI: alternatives come with the chosen tokens' logprobs, never alone (a client that sent only
   // top_logprobs would otherwise get `logprobs: null` and think the server has none).
@@ -238,6 +274,24 @@ function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal, mod
       'invalid_request_error',
       'unsupported_parameter',
       'tool_choice',
+    );
+  // OpenAI's deprecated function calling: ignored, the model was offered no tools and the client, waiting for a
+  // `function_call`, got text.
+  const legacy = body as { functions?: unknown; function_call?: unknown };
+  const legacyField =
+    Array.isArray(legacy.functions) && legacy.functions.length > 0
+      ? 'functions'
+      : typeof legacy.function_call === 'object' && legacy.function_call !== null
+        ? 'function_call'
+        : undefined;
+  if (legacyField !== undefined)
+    throw new HttpError(
+      400,
+      `"${legacyField}" (OpenAI's deprecated function calling) is not served: send the functions as "tools" ` +
+        '([{"type": "function", "function": {...}}]) and read "tool_calls"',
+      'invalid_request_error',
+      'unsupported_parameter',
+      legacyField,
     );
   let messages;
   try {

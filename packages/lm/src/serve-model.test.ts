@@ -346,6 +346,104 @@ describe('CLI functions, local: provider and serve-model', () => {
     );
   });
 
+  it('answers OpenAI parameters alike on both endpoints: stream_options needs stream, penalties are refused', async () => {
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${server.baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny-chat', max_tokens: 2, ...body }),
+      });
+    const endpoints = [
+      ['/completions', { prompt: 'a' }],
+      ['/chat/completions', { messages }],
+    ] as const;
+    for (const [path, input] of endpoints) {
+      // OpenAI answers 400 (param stream_options); both endpoints answered 200, with no usage chunk.
+      for (const asked of [{ stream_options: { include_usage: true } }, { stream: false, stream_options: {} }]) {
+        const refused = await post(path, { ...input, ...asked });
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toMatchObject({
+          error: {
+            param: 'stream_options',
+            message: expect.stringMatching(/'stream_options' parameter is only allowed when 'stream' is enabled/),
+          },
+        });
+      }
+      // The chat endpoint sampled without them, silently, while /v1/completions refused them.
+      for (const [asked, param] of [
+        [{ presence_penalty: 0.5 }, 'presence_penalty'],
+        [{ frequency_penalty: 1 }, 'frequency_penalty'],
+        [{ logit_bias: { '97': 100 } }, 'logit_bias'],
+      ] as const) {
+        const refused = await post(path, { ...input, ...asked });
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toMatchObject({
+          error: { type: 'invalid_request_error', code: 'unsupported_parameter', param },
+        });
+      }
+      const neutral = { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, stream_options: null };
+      const served = await post(path, { ...input, ...neutral });
+      expect(served.status).toBe(200);
+      await served.json();
+    }
+  });
+
+  it('refuses max_completion_tokens on /v1/completions, which takes max_tokens, instead of generating 16 tokens', async () => {
+    // It was ignored: the default of 16 tokens applied, and the client got a cut completion (finish_reason length).
+    await expect(
+      client.completions.create({ model: 'tiny-chat', prompt: 'a', max_completion_tokens: 40 } as never),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'max_completion_tokens' });
+    await expect(
+      client.completions.create({ model: 'tiny-chat', prompt: 'a', max_completion_tokens: 40 } as never),
+    ).rejects.toThrow(/takes "max_tokens"/);
+    // The chat endpoint takes it, as OpenAI's does.
+    const chat = await client.chat.completions.create({
+      model: 'tiny-chat',
+      messages,
+      max_completion_tokens: 3,
+      temperature: 0,
+    });
+    expect(chat.usage?.completion_tokens).toBeLessThanOrEqual(3);
+  });
+
+  it('bounds the text of all the prompts of one request, and checks every prompt before tokenizing any', async () => {
+    const encode = jest.spyOn(server.model.tokenizer, 'encode');
+    try {
+      // A too-long prompt after a short one: the short one was tokenized first, for nothing.
+      await expect(
+        client.completions.create({ model: 'tiny-chat', prompt: ['a', 'x'.repeat(50_000)], max_tokens: 1 }),
+      ).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'prompt' });
+      expect(encode).not.toHaveBeenCalled();
+    } finally {
+      encode.mockRestore();
+    }
+    // Prompts each under the per-prompt bound added up to minutes of tokenizing, bounded only by the body size.
+    const wide = await serveModel({ checkpoint, port: 0, backend: 'wasm', maxRowsPerRequest: 2048 });
+    // Not tokenized at all: a tokenizer call fails the request with another message.
+    const wideEncode = jest.spyOn(wide.model.tokenizer, 'encode').mockImplementation(() => {
+      throw new Error('tokenized');
+    });
+    try {
+      const local = new OpenAI({ baseURL: wide.baseURL, apiKey: 'local', maxRetries: 0, timeout: 20_000 });
+      const prompt = Array(1100).fill('x'.repeat(1000));
+      const refused = local.completions.create({ model: 'tiny-chat', prompt, max_tokens: 1 });
+      await expect(refused).rejects.toMatchObject({ status: 400, param: 'prompt' });
+      await expect(refused).rejects.toThrow(/1100 prompts of this request hold 1100000 bytes .* at most 1048576/);
+      expect(wideEncode).not.toHaveBeenCalled();
+      wideEncode.mockRestore();
+      // Under the bound, many prompts are served.
+      const served = await local.completions.create({
+        model: 'tiny-chat',
+        prompt: Array(300).fill('ab'),
+        max_tokens: 1,
+      });
+      expect(served.choices).toHaveLength(300);
+    } finally {
+      wideEncode.mockRestore();
+      await wide.close();
+    }
+  });
+
   /**
    * Events, not clocks: resolves `started` at the first decoder pass of the next batch made, and `stopped` with its
    * pass count when that batch is freed.

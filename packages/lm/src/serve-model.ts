@@ -82,6 +82,7 @@ interface CompletionBody {
   model?: unknown;
   prompt?: unknown;
   max_tokens?: unknown;
+  max_completion_tokens?: unknown;
   temperature?: unknown;
   top_p?: unknown;
   stop?: unknown;
@@ -108,6 +109,16 @@ const UNSUPPORTED_OPTIONS: Record<string, (value: unknown) => boolean> = {
 };
 
 function refuseUnsupported(body: CompletionBody): void {
+  // The chat API's name for max_tokens, which OpenAI's /v1/completions does not know: ignored, the default of 16
+  // tokens applied and the client got a cut completion with no word why.
+  if (body.max_completion_tokens !== undefined && body.max_completion_tokens !== null)
+    throw new RequestError(
+      400,
+      `"max_completion_tokens" is the chat API's field; /v1/completions takes "max_tokens" ` +
+        `(got ${JSON.stringify(body.max_completion_tokens)}).`,
+      'unsupported_parameter',
+      'max_completion_tokens',
+    );
   for (const [field, isOff] of Object.entries(UNSUPPORTED_OPTIONS)) {
     const value = body[field];
     if (value !== undefined && value !== null && !isOff(value)) {
@@ -167,6 +178,15 @@ function streamSettings(body: CompletionBody): { stream: boolean; includeUsage: 
       'stream_options',
     );
   }
+  // As OpenAI: options for a stream on a request that does not stream are a client's mistake (it expected a usage
+  // chunk, or meant to stream), not something to drop.
+  if (streamOptions !== undefined && streamOptions !== null && stream !== true)
+    throw new RequestError(
+      400,
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      'invalid_request',
+      'stream_options',
+    );
   return { stream: stream === true, includeUsage: stream === true && include === true };
 }
 
@@ -279,42 +299,64 @@ function promptCount(prompt: unknown): number {
 }
 
 /**
- * OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. A string too long to fit the context
- * whatever it tokenizes to is refused before it is tokenized (refuseUnfittablePrompt): tokenizing blocks the
- * event loop, for seconds on a hostile megabyte.
+ * The text one `/v1/completions` request with several prompts may hold in all. Each prompt is bounded on its own
+ * (refuseUnfittablePrompt), but up to `maxRowsPerRequest` of them, each under that bound, added up to minutes of
+ * tokenizing that block the event loop: on a byte-level BPE whose longest token is 64 spaces, a prompt of 66 KB of
+ * spaces fits a 1024-token context by the bound and takes ~0.9 s to tokenize here, so 256 of them ~4 minutes, while
+ * every other client waits. 1 MiB is 256 prompts of 4 KiB (about a thousand tokens each); the worst text to tokenize
+ * (one long word BPE merges step by step, ~13-25 µs a byte) then costs seconds, not minutes. One prompt alone is
+ * bounded by the context only, as before.
+ */
+const MAX_PROMPT_BYTES_PER_REQUEST = 1024 * 1024;
+
+const PROMPT_SHAPE = '"prompt" must be a string, a list of strings, or token ids.';
+
+/**
+ * OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. Every string is checked before any is
+ * tokenized, since tokenizing blocks the event loop (for seconds on a hostile megabyte): one too long to fit the
+ * context whatever it tokenizes to (refuseUnfittablePrompt), and several adding up past
+ * MAX_PROMPT_BYTES_PER_REQUEST, are refused with nothing tokenized.
  */
 function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
   const isTokens = (value: unknown): value is number[] =>
     Array.isArray(value) && value.every((each) => Number.isInteger(each));
-  const encode = (text: string, what: string): number[] => {
+  let prompts: (string | number[])[];
+  if (typeof prompt === 'string') prompts = [prompt];
+  else if (isTokens(prompt) && prompt.length > 0) prompts = [prompt];
+  else if (Array.isArray(prompt) && prompt.length > 0) {
+    prompts = prompt.map((each) => {
+      if (typeof each === 'string' || isTokens(each)) return each;
+      throw new RequestError(400, PROMPT_SHAPE, 'invalid_request', 'prompt');
+    });
+  } else throw new RequestError(400, PROMPT_SHAPE, 'invalid_request', 'prompt');
+  let bytes = 0;
+  prompts.forEach((each, index) => {
+    if (typeof each !== 'string') return;
     try {
-      refuseUnfittablePrompt(model.tokenizer, text, model.config.maxPositions, what);
+      refuseUnfittablePrompt(
+        model.tokenizer,
+        each,
+        model.config.maxPositions,
+        prompts.length > 1 ? `prompt ${index}` : 'prompt',
+      );
     } catch (error) {
       if (error instanceof ContextLengthError)
         throw new RequestError(400, error.message, 'context_length_exceeded', 'prompt');
       throw error;
     }
-    return model.tokenizer.encode(text, { addSpecialTokens: true });
-  };
-  if (typeof prompt === 'string') return [encode(prompt, 'prompt')];
-  if (isTokens(prompt) && prompt.length > 0) return [prompt];
-  if (Array.isArray(prompt) && prompt.length > 0) {
-    return prompt.map((each, index) => {
-      if (typeof each === 'string') return encode(each, prompt.length > 1 ? `prompt ${index}` : 'prompt');
-      if (isTokens(each)) return each;
-      throw new RequestError(
-        400,
-        '"prompt" must be a string, a list of strings, or token ids.',
-        'invalid_request',
-        'prompt',
-      );
-    });
-  }
-  throw new RequestError(
-    400,
-    '"prompt" must be a string, a list of strings, or token ids.',
-    'invalid_request',
-    'prompt',
+    bytes += Buffer.byteLength(each);
+  });
+  if (prompts.length > 1 && bytes > MAX_PROMPT_BYTES_PER_REQUEST)
+    throw new RequestError(
+      400,
+      `The ${prompts.length} prompts of this request hold ${bytes} bytes of text in all; this server tokenizes at ` +
+        `most ${MAX_PROMPT_BYTES_PER_REQUEST} bytes of prompts per request. Send them in several requests, or as ` +
+        'token ids.',
+      'invalid_request',
+      'prompt',
+    );
+  return prompts.map((each) =>
+    typeof each === 'string' ? model.tokenizer.encode(each, { addSpecialTokens: true }) : each,
   );
 }
 

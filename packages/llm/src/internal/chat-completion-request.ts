@@ -1,11 +1,13 @@
 /**
  * The request body the model server accepts: OpenAI's chat-completions fields that a ChatModel can honour.
- * Unknown top-level fields (user, logit_bias, …) are accepted and ignored, as vLLM does,
+ * Unknown top-level fields (user, metadata, …) are accepted and ignored, as vLLM does,
  * so that real clients keep working; the fields we read are validated. What a client asks for and would
  * silently not get is refused instead: log-probabilities from a model without them (the reply would carry
- * `logprobs: null`), `top_logprobs` without `logprobs: true` (as OpenAI refuses it), content parts
- * other than text (an image the model never sees), more than OpenAI's 4 stop sequences, a `response_format` other
- * than text and a `tool_choice` that forces a call (the reply would be unconstrained text).
+ * `logprobs: null`), `top_logprobs` without `logprobs: true` (as OpenAI refuses it), `stream_options` without
+ * `stream: true` (as OpenAI), `presence_penalty`, `frequency_penalty` and `logit_bias` set to anything but off
+ * (no ChatModel applies them), the deprecated `functions` / `function_call` (the model would see no tools),
+ * content parts other than text (an image the model never sees), more than OpenAI's 4 stop sequences, a
+ * `response_format` other than text and a `tool_choice` that forces a call (the reply would be unconstrained text).
  */
 import type { WireMessage, WireTool } from './openai-wire';
 
