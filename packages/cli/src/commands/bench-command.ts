@@ -24,6 +24,7 @@ import { writeLine, type CliIo } from '../cli-io';
 import { formatTable } from '../format-table';
 import { collect, parseInteger, parsePositiveInteger } from '../parse-arguments';
 import { checkOutputDirectory } from '../output-paths';
+import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 import { yieldingSuiteAgent } from '../yielding-agent';
 
 interface BenchOptions {
@@ -49,9 +50,6 @@ interface BenchOptions {
   maxTokens?: number;
   cache?: string;
 }
-
-const EXIT_INTERRUPTED = 130; // 128 + SIGINT, what a shell reports for Ctrl-C
-const EXIT_TERMINATED = 143; // 128 + SIGTERM
 
 /**
  * Errors of the leaderboard that mean "change the command line": a bad suite, an agent that does not exist
@@ -280,34 +278,14 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
       // `turngym run` does; a second one quits at once. Either way the line says how to resume: every ended episode
       // is in the run's journal (bench used to exit 130/143 saying nothing).
       let current: { runId: string; done: number; total: number } | undefined;
-      const stop = new AbortController();
-      let stoppedBy: NodeJS.Signals | undefined;
-      const exitCode = (signal: NodeJS.Signals): number => (signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
-      const resumeHint = (signal: NodeJS.Signals): void => {
+      const resumeHint = (signal: NodeJS.Signals): string => {
         const where = current
           ? `run ${current.runId} (${current.done} of ${current.total} episodes ` +
             `done, in ${shownPath(join(options.out, 'runs', current.runId))})`
           : 'before any run started';
-        writeLine(
-          io.stderr,
-          `interrupted (${signal}): ${where}; run the same command again to resume (--fresh starts over)`,
-        );
+        return `interrupted (${signal}): ${where}; run the same command again to resume (--fresh starts over)`;
       };
-      const interrupt = (signal: NodeJS.Signals): void => {
-        if (stoppedBy === undefined) {
-          stoppedBy = signal;
-          writeLine(
-            io.stderr,
-            `${signal}: finishing the episodes in flight; ${signal === 'SIGINT' ? 'Ctrl-C' : signal} again quits now`,
-          );
-          stop.abort(signal);
-          return;
-        }
-        resumeHint(signal);
-        process.exit(exitCode(signal));
-      };
-      process.on('SIGINT', interrupt);
-      process.on('SIGTERM', interrupt);
+      const stop = watchStopSignals(io.stderr, { finishing: 'the episodes in flight', quitHint: resumeHint });
       try {
         for (const agentSpec of options.agent) {
           runs.push(
@@ -335,21 +313,17 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
               },
             }),
           );
-          if (stoppedBy) break;
+          if (stop.stoppedBy) break;
         }
       } catch (error) {
         // The run stopped by the signal: its in-flight episodes are journaled; no further agent starts.
-        if (stoppedBy === undefined || !TurnGymError.isInstance(error) || error.code !== 'RUN_ABORTED') throw error;
-        resumeHint(stoppedBy);
-        context.exitCode = exitCode(stoppedBy);
-        return;
+        if (!stop.stoppedBy || !TurnGymError.isInstance(error) || error.code !== 'RUN_ABORTED') throw error;
       } finally {
-        process.off('SIGINT', interrupt);
-        process.off('SIGTERM', interrupt);
+        stop.dispose();
       }
-      if (stoppedBy) {
-        resumeHint(stoppedBy);
-        context.exitCode = exitCode(stoppedBy);
+      if (stop.stoppedBy) {
+        writeLine(io.stderr, resumeHint(stop.stoppedBy));
+        context.exitCode = exitCodeForSignal(stop.stoppedBy);
         return;
       }
       const written = options.leaderboard

@@ -11,9 +11,9 @@ import { formatRunSummary } from '../format-summary';
 import { parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
 import { createProgress } from '../progress';
 import { checkOutputFile } from '../output-paths';
+import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 
 /** The shell's exit code for a command stopped by SIGINT (128 + 2). */
-const EXIT_INTERRUPTED = 130;
 
 interface RunOptions {
   agent: string;
@@ -77,13 +77,12 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       const progress = createProgress(context.io, options.episodes, `${spec.id} · ${agent.name}`);
       // Ctrl-C starts no further episode; those in flight end, are recorded, and the summary covers them. Episodes
       // start in seed order, so the ones that ran are the first seeds and the rest can be run with --seed later.
-      const interrupted = new AbortController();
-      const interrupt = (): void => {
-        if (interrupted.signal.aborted) process.exit(EXIT_INTERRUPTED);
-        interrupted.abort();
-        writeLine(context.io.stderr, 'interrupted: finishing the episodes in flight (Ctrl-C again quits at once)');
-      };
-      process.on('SIGINT', interrupt);
+      const stop = watchStopSignals(context.io.stderr, {
+        finishing: 'the episodes in flight',
+        quitHint: (signal) =>
+          `interrupted (${signal}) before the episodes in flight ended` +
+          (options.out !== undefined ? `; those that ended are in ${options.out}` : ''),
+      });
       let ran;
       try {
         ran = await runAgentEpisodes({
@@ -97,16 +96,16 @@ export function registerRunCommand(program: Command, context: CliContext): void 
           ...(options.options ? { options: options.options } : {}),
           ...(sink ? { sink } : {}),
           onEpisode: () => progress.increment(),
-          signal: interrupted.signal,
+          signal: stop.signal,
         });
       } finally {
-        process.off('SIGINT', interrupt);
+        stop.dispose();
         progress.stop();
         await agent.close();
       }
       const played = ran.outcomes.length + ran.errors.length;
-      if (interrupted.signal.aborted) {
-        context.exitCode = EXIT_INTERRUPTED;
+      if (stop.stoppedBy) {
+        context.exitCode = exitCodeForSignal(stop.stoppedBy);
         const rest = options.episodes - played;
         writeLine(
           context.io.stderr,
@@ -117,15 +116,14 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       const summary = summarize(ran.outcomes, performance.now() - started);
       // Every episode errored (an endpoint that is down): the summary is printed, but nothing was measured, and a
       // script must not read the run as done.
-      if (ran.outcomes.length === 0 && ran.errors.length > 0 && !interrupted.signal.aborted)
-        context.exitCode = EXIT_FAILURE;
+      if (ran.outcomes.length === 0 && ran.errors.length > 0 && !stop.stoppedBy) context.exitCode = EXIT_FAILURE;
       if (options.json) {
         const report = {
           envId: spec.id,
           agent: agent.name,
           seed: options.seed,
           episodes: options.episodes,
-          ...(interrupted.signal.aborted ? { interrupted: true, played } : {}),
+          ...(stop.stoppedBy ? { interrupted: true, played } : {}),
           options: options.options ?? {},
           out: out ?? null,
           summary,

@@ -6,6 +6,7 @@ import { writeLine } from '../cli-io';
 import { loadTrainer, type TrainerName } from '../optional-modules';
 import { collect, parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
 import { checkOutputDirectory } from '../output-paths';
+import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 
 interface TrainCommandOptions {
   env: string;
@@ -110,17 +111,29 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
         if (options.out !== undefined) args.out = options.out;
         checkOutputDirectory('--out', String(args.out));
         if (options.iterations !== undefined) args.epochs = options.iterations;
-        const result = await loadTrainer('sft').trainSftWarmStart(args, { registry });
-        const summary = {
-          checkpoint: args.out,
-          episodes: result.episodes,
-          dropped: result.dropped,
-          finalLoss: result.finalLoss,
-          actionAccuracy: result.actionAccuracy,
-          testSuccessRate: result.testSuccessRate,
-        };
-        result.model.dispose();
-        report(context, summary, options.json);
+        // SFT cannot stop between its steps, and a warm start is not resumed: a signal quits at once (the exit
+        // releases its run's lock), saying where the last finished epoch is.
+        const out = String(args.out);
+        const interrupt = watchStopSignals(context.io.stderr, {
+          quitHint: (signal) =>
+            `interrupted (${signal}): ${out} holds the last finished epoch's checkpoint, if any; a warm start is ` +
+            `not resumed: run the command again with another --out (or remove ${out}) to start over`,
+        });
+        try {
+          const result = await loadTrainer('sft').trainSftWarmStart(args, { registry });
+          const summary = {
+            checkpoint: args.out,
+            episodes: result.episodes,
+            dropped: result.dropped,
+            finalLoss: result.finalLoss,
+            actionAccuracy: result.actionAccuracy,
+            testSuccessRate: result.testSuccessRate,
+          };
+          result.model.dispose();
+          report(context, summary, options.json);
+        } finally {
+          interrupt.dispose();
+        }
         return;
       }
       if (!options.runDir && args.runDir === undefined)
@@ -129,32 +142,47 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
       checkOutputDirectory('--run-dir', String(args.runDir));
       if (options.iterations !== undefined) args.iterations = options.iterations;
       if (options.tokenBudget !== undefined) args.tokenBudget = options.tokenBudget;
-      const abort = new AbortController();
-      // Ctrl-C finishes the iteration in flight and writes its checkpoint; a second one kills.
-      const stop = (): void => {
-        if (abort.signal.aborted) process.exit(130);
-        abort.abort();
+      const runDir = String(args.runDir);
+      const resumeHint = (signal: NodeJS.Signals, done?: number): string =>
+        `interrupted (${signal}): ` +
+        (done === undefined
+          ? `${runDir} holds the checkpoint of the last finished iteration`
+          : done === 0
+            ? `no iteration done yet (run directory ${runDir})`
+            : `${done} iteration${done === 1 ? '' : 's'} done, checkpoint in ${runDir}`) +
+        '; run the same command again to resume';
+      // Ctrl-C or SIGTERM (a container stop, a job scheduler) finishes the iteration in flight and writes its
+      // checkpoint, then the command says how to resume and exits 130 or 143; a second signal quits at once.
+      const interrupt = watchStopSignals(context.io.stderr, {
+        finishing: 'the iteration in flight and saving its checkpoint',
+        quitHint: resumeHint,
+      });
+      /** The summary, then, for a run a signal stopped, how to resume it and the signal's exit code. */
+      const finish = (summary: Record<string, unknown>, done: number): void => {
+        report(context, summary, options.json);
+        const signal = interrupt.stoppedBy;
+        if (signal === undefined) return;
+        writeLine(context.io.stderr, resumeHint(signal, done));
+        context.exitCode = exitCodeForSignal(signal);
       };
-      process.once('SIGINT', stop);
       try {
         if (name === 'alphazero') {
           // No language model: a policy-value network trained by self-play search (trainers/alphazero).
-          const result = await loadTrainer('alphazero').trainAlphaZero(args, { registry, signal: abort.signal });
+          const result = await loadTrainer('alphazero').trainAlphaZero(args, { registry, signal: interrupt.signal });
           result.net.dispose();
-          const { runDir } = args;
           const { iterations, globalStep, policySuccessRate, mctsSuccessRate } = result;
-          report(context, { runDir, iterations, globalStep, policySuccessRate, mctsSuccessRate }, options.json);
+          finish({ runDir: args.runDir, iterations, globalStep, policySuccessRate, mctsSuccessRate }, iterations);
           return;
         }
         if (name === 'plan-act') {
           // A planner and an actor on one base model (trainers/plan-act): shared parameters or an adapter each.
-          const result = await loadTrainer('plan-act').trainPlanAct(args, { registry, signal: abort.signal });
+          const result = await loadTrainer('plan-act').trainPlanAct(args, { registry, signal: interrupt.signal });
           result.model.dispose();
           const { iterations, generatedTokens, testSuccessRate } = result;
-          report(context, { runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, options.json);
+          finish({ runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, iterations);
           return;
         }
-        const hooks = { registry, signal: abort.signal };
+        const hooks = { registry, signal: interrupt.signal };
         const trainers = {
           grpo: () => loadTrainer('grpo').trainGrpo(args, hooks),
           'tree-grpo': () => loadTrainer('tree-grpo').trainTreeGrpo(args, hooks),
@@ -164,18 +192,17 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
         };
         const result = await trainers[name]();
         result.model.dispose();
-        report(
-          context,
+        finish(
           {
             runDir: args.runDir,
             iterations: result.iterations,
             generatedTokens: result.generatedTokens,
             testSuccessRate: result.testSuccessRate,
           },
-          options.json,
+          result.iterations,
         );
       } finally {
-        process.removeListener('SIGINT', stop);
+        interrupt.dispose();
       }
     });
 }
