@@ -27,4 +27,34 @@ describe('renderChatTemplate', () => {
         '[TOOL_RESULTS]{"content": "rain", "call_id": "abc123def"}[/TOOL_RESULTS]',
     );
   });
+
+  it("gives strftime_now the date in Python's C-locale format, pinned by `now`", () => {
+    // Friday 5 July 2024, 14:03:09 local time; transformers: datetime.now().strftime(format).
+    const now = new Date(2024, 6, 5, 14, 3, 9);
+    const text = renderChatTemplate(
+      "{{ strftime_now('%a %A %d %e %b %B %m %y %Y %H %I %p %M %S %j %w %% %Q') }}",
+      [{ role: 'user', content: 'hi' }],
+      { now },
+    );
+    expect(text).toBe('Fri Friday 05  5 Jul July 07 24 2024 14 02 PM 03 09 187 5 % %Q');
+  });
+
+  it('formats month and day names in English whatever the process locale, as Python does', () => {
+    const render = (now: Date, format: string): string =>
+      renderChatTemplate(`{{ strftime_now('${format}') }}`, [], { now });
+    expect(render(new Date(2026, 10, 27), '%d %b %Y')).toBe('27 Nov 2026');
+    expect(render(new Date(2024, 11, 31, 0, 5), '%j %I %p')).toBe('366 12 AM');
+    expect(render(new Date(2024, 6, 5, 14, 3, 9), '%c|%x|%X|%F|%R|%Z%z')).toBe(
+      'Fri Jul  5 14:03:09 2024|07/05/24|14:03:09|2024-07-05|14:03|',
+    );
+  });
+
+  it('passes the special tokens it is given (pad_token, unk_token…) as template variables', () => {
+    const text = renderChatTemplate(
+      '{{ pad_token }}|{{ unk_token }}|{{ additional_special_tokens | join(",") }}|{{ bos_token }}',
+      [{ role: 'user', content: 'hi' }],
+      { specialTokens: { pad_token: '<pad>', unk_token: '<unk>', additional_special_tokens: ['<a>', '<b>'] } },
+    );
+    expect(text).toBe('<pad>|<unk>|<a>,<b>|');
+  });
 });

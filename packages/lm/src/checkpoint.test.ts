@@ -276,3 +276,45 @@ describe('sharded checkpoints (model.safetensors.index.json)', () => {
     );
   });
 });
+
+describe('special_tokens_map.json', () => {
+  let dir: string;
+  const write = (name: string, value: unknown): void => writeFileSync(join(dir, name), JSON.stringify(value));
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'turngym-lm-special-'));
+    const { json, config } = smallBpeTokenizer();
+    write('tokenizer.json', json);
+    // A config saved before transformers 4.34: no added_tokens_decoder, and eos_token only in special_tokens_map.json.
+    write('tokenizer_config.json', { ...config, eos_token: undefined });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const endId = (): number => loadTokenizer(dir).encode('<|end|>')[0] as number;
+
+  it('takes an eos_token listed only there, as stop id and template variable, as transformers does', () => {
+    write('special_tokens_map.json', { eos_token: { content: '<|end|>', lstrip: false }, pad_token: '<|end|>' });
+    const tokenizer = loadTokenizer(dir);
+    expect(tokenizer.eosTokenIds).toEqual([endId()]);
+    expect(tokenizer.padTokenId).toBe(endId());
+    expect(tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }])).toBe('<|begin|><user>hi<|end|><assistant>');
+  });
+
+  it("lets the map's entries win over the config's, and joins additional_special_tokens", () => {
+    write('tokenizer_config.json', { ...smallBpeTokenizer().config, additional_special_tokens: ['<|begin|>'] });
+    write('special_tokens_map.json', { bos_token: '<|end|>', additional_special_tokens: ['<|begin|>', '<|end|>'] });
+    const tokenizer = loadTokenizer(dir);
+    expect(tokenizer.bosTokenId).toBe(endId());
+    expect(tokenizer.toHfFiles().tokenizerConfig.additional_special_tokens).toEqual(['<|begin|>', '<|end|>']);
+  });
+
+  it('is ignored for a config with added_tokens_decoder, which transformers (4.34 on) reads alone', () => {
+    write('tokenizer_config.json', { ...smallBpeTokenizer().config, added_tokens_decoder: {} });
+    write('special_tokens_map.json', { eos_token: '<|begin|>' });
+    expect(loadTokenizer(dir).eosTokenIds).toEqual([endId()]);
+  });
+
+  it('refuses a map that is not an object, naming the file', () => {
+    write('special_tokens_map.json', ['<|end|>']);
+    expect(() => loadTokenizer(dir)).toThrow(CheckpointError);
+    expect(() => loadTokenizer(dir)).toThrow(/special_tokens_map\.json: must be an object/);
+  });
+});

@@ -118,6 +118,37 @@ function generationEosIds(generation: Json, path: string): number[] {
   return ids as number[];
 }
 
+/**
+ * tokenizer_config.json with special_tokens_map.json's entries over it, as transformers' `_from_pretrained` merges
+ * them: only when the config has no "added_tokens_decoder" (one saved before transformers 4.34; a newer config holds
+ * every special token and transformers ignores the map), and then each entry of the map wins over the config's, the
+ * additional_special_tokens lists joined. Unread, an `eos_token` listed only in the map rendered as '' in a template
+ * and was no stop id: generation ran on to max_tokens.
+ */
+function withSpecialTokensMap(config: Json, dir: string): Json {
+  const path = join(dir, 'special_tokens_map.json');
+  if (Object.hasOwn(config, 'added_tokens_decoder')) return config;
+  const map = readJson(path, false);
+  if (map === undefined) return config;
+  if (typeof map !== 'object' || map === null || Array.isArray(map))
+    throw new CheckpointError(`${path}: must be an object of special token name → token.`);
+  const merged: Json = { ...config };
+  for (const [key, value] of Object.entries(map)) {
+    if (key === 'additional_special_tokens' && Array.isArray(value)) {
+      const joined: unknown[] = Array.isArray(config.additional_special_tokens)
+        ? [...config.additional_special_tokens]
+        : [];
+      for (const token of value) {
+        if (!joined.some((known) => JSON.stringify(known) === JSON.stringify(token))) joined.push(token);
+      }
+      merged[key] = joined;
+    } else {
+      merged[key] = value;
+    }
+  }
+  return merged;
+}
+
 /** An eos id the tokenizer has no token for can never be generated: generation would only stop at max_tokens. */
 function checkEosIdsInVocabulary(ids: readonly number[], tokenizer: Tokenizer, where: string): void {
   for (const id of ids) {
@@ -130,8 +161,8 @@ function checkEosIdsInVocabulary(ids: readonly number[], tokenizer: Tokenizer, w
 }
 
 /**
- * The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ chat_template.jinja, which
- * overrides the config's template as in transformers; + generation_config.json's eos ids). `eosTokenIds`:
+ * The tokenizer of a checkpoint directory: tokenizer.json + tokenizer_config.json (+ special_tokens_map.json and
+ * chat_template.jinja, read as transformers reads them; + generation_config.json's eos ids). `eosTokenIds`:
  * config.json's `eos_token_id`, also stop ids. An eos id outside the vocabulary, or an `eos_token` / `bos_token` the
  * vocabulary lacks, is a CheckpointError naming the file and field.
  */
@@ -139,7 +170,7 @@ export function loadTokenizer(dir: string, eosTokenIds: readonly number[] = []):
   const tokenizerJson = readJson(join(dir, 'tokenizer.json'), false);
   if (!tokenizerJson)
     throw new CheckpointError(`${join(dir, 'tokenizer.json')} not found: the checkpoint needs its tokenizer.`);
-  let tokenizerConfig = readJson(join(dir, 'tokenizer_config.json'), false) ?? {};
+  let tokenizerConfig = withSpecialTokensMap(readJson(join(dir, 'tokenizer_config.json'), false) ?? {}, dir);
   // transformers (4.47 on) saves the template in chat_template.jinja, not in tokenizer_config.json, and on loading
   // lets that file override the config's: such a checkpoint had no chat template here.
   const templatePath = join(dir, 'chat_template.jinja');

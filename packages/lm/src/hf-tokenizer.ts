@@ -53,6 +53,46 @@ function chatTemplateOf(config: Json): { template: string | null; missing: strin
   };
 }
 
+/** transformers' SPECIAL_TOKENS_ATTRIBUTES, each a template variable in `apply_chat_template` when it is set. */
+const SPECIAL_TOKEN_FIELDS = [
+  'bos_token',
+  'eos_token',
+  'unk_token',
+  'sep_token',
+  'pad_token',
+  'cls_token',
+  'mask_token',
+];
+
+/** The special tokens transformers passes a chat template (its `special_tokens_map`: the ones set, as strings). */
+function templateSpecialTokens(config: Json): Record<string, string | string[]> {
+  const tokens: Record<string, string | string[]> = {};
+  for (const field of SPECIAL_TOKEN_FIELDS) {
+    const token = tokenString(config[field]);
+    if (token) tokens[field] = token;
+  }
+  const additional = Array.isArray(config.additional_special_tokens)
+    ? config.additional_special_tokens.map(tokenString).filter((token): token is string => token !== null)
+    : [];
+  if (additional.length > 0) tokens.additional_special_tokens = additional;
+  return tokens;
+}
+
+/**
+ * A special token must be a string or `{content, …}`, as transformers requires (a TypeError there): `"eos_token": 2`,
+ * an id where the token belongs, was read here as no eos token at all, and generation ran on to max_tokens.
+ */
+function checkSpecialTokens(config: Json): void {
+  for (const field of SPECIAL_TOKEN_FIELDS) {
+    const value = config[field];
+    if (value !== undefined && value !== null && tokenString(value) === null) {
+      throw new CheckpointError(
+        `tokenizer_config.json: "${field}" must be a token string or {"content": …}, got ${JSON.stringify(value)}.`,
+      );
+    }
+  }
+}
+
 const MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram', 'WordLevel'];
 
 function asObject(value: unknown): Json | null {
@@ -189,6 +229,7 @@ export class HfTokenizer implements Tokenizer {
     extraEosTokenIds: readonly number[] = [],
   ) {
     checkSupported(tokenizerJson);
+    checkSpecialTokens(tokenizerConfig);
     try {
       this.core = new HfTokenizerCore(withHfPreTokenizers(tokenizerJson), tokenizerConfig);
     } catch (error) {
@@ -270,6 +311,7 @@ export class HfTokenizer implements Tokenizer {
     }
     return renderChatTemplate(this.chatTemplate, messages, {
       ...options,
+      specialTokens: templateSpecialTokens(this.tokenizerConfig),
       ...(this.bosToken !== null ? { bosToken: this.bosToken } : {}),
       ...(this.eosToken !== null ? { eosToken: this.eosToken } : {}),
     });

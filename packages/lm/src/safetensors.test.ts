@@ -100,6 +100,27 @@ describe('safetensors', () => {
     expect(() => readSafetensors(proto)).toThrow(/tensor "w" has dtype toString/);
   });
 
+  it('reads "__metadata__": null as no metadata, as the safetensors library does', () => {
+    // Its header type is Option<HashMap<String, String>>: null is a file without metadata, not a malformed one.
+    const file = handWritten(
+      { __metadata__: null, w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } },
+      new Uint8Array(new Float32Array([2.5]).buffer),
+    );
+    const read = readSafetensors(file);
+    expect(read.metadata).toEqual({});
+    expect([...(read.tensors.get('w')?.data ?? [])]).toEqual([2.5]);
+  });
+
+  it('refuses a header that is not UTF-8 instead of loading a tensor under a mangled name', () => {
+    const text = new TextEncoder().encode('{"w?": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}');
+    text[3] = 0xff; // the "?": a byte no UTF-8 text holds
+    const out = new Uint8Array(8 + text.length + 4);
+    new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+    out.set(text, 8);
+    expect(() => readSafetensors(out, 'n.safetensors')).toThrow(CheckpointError);
+    expect(() => readSafetensors(out, 'n.safetensors')).toThrow(/n.safetensors: the header is not UTF-8 text/);
+  });
+
   it('refuses shapes that are not lists of sizes, even when the byte count works out', () => {
     const data = new Uint8Array(16);
     for (const shape of [[-1, -4], [2.5, 2], ['4'], [4, null]]) {

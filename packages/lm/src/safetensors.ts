@@ -103,9 +103,17 @@ function readHeader(
   if (headerLength > fileLength - 8 || headerLength > 100_000_000) {
     throw new CheckpointError(`${source}: header length ${headerLength} does not fit a ${fileLength}-byte file.`);
   }
+  let text: string;
+  try {
+    // Fatal, as the safetensors library refuses a header that is not UTF-8: the default decoder put U+FFFD in its
+    // place, and the tensor loaded under a name no model has.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(read(8, headerLength));
+  } catch (error) {
+    throw new CheckpointError(`${source}: the header is not UTF-8 text.`, { cause: error });
+  }
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(read(8, headerLength)));
+    header = JSON.parse(text);
   } catch (error) {
     throw new CheckpointError(`${source}: the header is not valid JSON.`, { cause: error });
   }
@@ -114,8 +122,13 @@ function readHeader(
   return { header: header as Record<string, unknown>, dataStart: 8 + headerLength };
 }
 
+/**
+ * `__metadata__` as the safetensors library reads it (an optional map of string to string): null is a file with none,
+ * which that library accepts and this reader refused; any value that is not a string is refused there too.
+ */
 function readMetadata(entry: unknown, source: string): Record<string, string> {
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+  if (entry === null) return {};
+  if (typeof entry !== 'object' || Array.isArray(entry))
     throw new CheckpointError(`${source}: __metadata__ must be an object of strings.`);
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(entry)) {

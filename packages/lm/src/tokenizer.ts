@@ -5,6 +5,11 @@ export interface ChatTemplateOptions {
   readonly addGenerationPrompt?: boolean;
   /** Tools to describe to the model, for templates that render them. */
   readonly tools?: readonly ToolSpec[];
+  /**
+   * The moment a template's `strftime_now` formats (Llama 3.x write "Today Date: 27 Nov 2026" with it). Default: the
+   * current local time, as transformers; pin it to render the same prompt on every day.
+   */
+  readonly now?: Date;
 }
 
 /**
