@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeJsonlCorpus } from './corpus/jsonl-corpus';
+import { generateSyntheticArticles } from './corpus/synthetic-encyclopedia';
 
 // The built bin, as `npx turngym-wiki-convert` runs it.
 const CLI = join(__dirname, '..', 'dist', 'convert-cli.js');
@@ -97,4 +99,69 @@ describe('turngym-wiki-convert command line', () => {
       expect(readFileSync(join(dir, 'kept.jsonl'), 'utf8')).toBe('{"title": "Previous"}\n');
     },
   );
+  it('removes a store build interrupted during task generation (Ctrl-C, kill) and exits as the signal says', () => {
+    // Task generation is synchronous: a handler never ran before the last task, so the `.building` files stayed.
+    // The hook sends the signal from within it (at its first pause), so the test does not race the build.
+    writeJsonlCorpus(join(dir, 'tasks.jsonl'), generateSyntheticArticles({ seed: 4, articles: 600 }), []);
+    writeFileSync(join(dir, 'kept.sqlite'), 'the previous store');
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
+      const result = spawnSync(process.execPath, [CLI, '--store', 'tasks.jsonl', 'kept.sqlite'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, TURNGYM_WIKI_CONVERT_TEST_SIGNAL: `tasks:${signal}` },
+      });
+      expect({ signal, status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        signal,
+        status: code,
+        stdout: '',
+        stderr: 'turngym-wiki-convert: kept.sqlite: the build was interrupted; kept.sqlite is left as it was\n',
+      });
+      expect(existsSync(join(dir, 'kept.sqlite.building')) || existsSync(join(dir, 'kept.sqlite.building-work'))).toBe(
+        false,
+      );
+      expect(readFileSync(join(dir, 'kept.sqlite'), 'utf8')).toBe('the previous store');
+    }
+    // From a dump: the JSONL it converted is whole and kept, so `--store` builds from it without converting again.
+    expect(convert('--synthetic-dump', 'many.xml', '--articles', '600').status).toBe(0);
+    const fromDump = spawnSync(process.execPath, [CLI, 'many.xml', 'dumped.sqlite'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, TURNGYM_WIKI_CONVERT_TEST_SIGNAL: 'tasks:SIGINT' },
+    });
+    expect({ status: fromDump.status, stderr: fromDump.stderr }).toEqual({
+      status: 130,
+      stderr: 'turngym-wiki-convert: dumped.sqlite: the build was interrupted; dumped.sqlite is left as it was\n',
+    });
+    expect(readdirSync(dir).filter((name) => name.startsWith('dumped.'))).toEqual(['dumped.sqlite.jsonl']);
+  });
+
+  (hasMkfifo ? it : it.skip)('removes a store build interrupted while it reads its JSONL', async () => {
+    const fifo = join(dir, 'slow.jsonl');
+    spawnSync('mkfifo', [fifo]);
+    const child = spawn(process.execPath, [CLI, '--store', 'slow.jsonl', 'slow.sqlite'], { cwd: dir });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const writer = createWriteStream(fifo);
+    writer.on('error', () => undefined);
+    writer.write(`${JSON.stringify({ title: 'Alpha', lead: 'A letter.' })}\n`);
+    for (let waited = 0; !existsSync(join(dir, 'slow.sqlite.building')) && waited < 200; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(join(dir, 'slow.sqlite.building'))).toBe(true);
+    child.kill('SIGTERM');
+    for (let waited = 0; !stderr.includes('\n') && waited < 200; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    writer.end();
+    expect(await exited).toBe(143);
+    expect(stderr).toBe(
+      'turngym-wiki-convert: slow.sqlite: the build was interrupted; slow.sqlite is left as it was\n',
+    );
+    expect(existsSync(join(dir, 'slow.sqlite.building')) || existsSync(join(dir, 'slow.sqlite.building-work'))).toBe(
+      false,
+    );
+    expect(existsSync(join(dir, 'slow.sqlite'))).toBe(false);
+  });
 });

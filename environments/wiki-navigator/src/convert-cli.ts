@@ -94,6 +94,51 @@ function duplicatesNote(duplicates: number): string {
     : '';
 }
 
+/** Exit codes a shell gives a process its signal ended (128 + the signal's number). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * Runs `work` with Ctrl-C and kill handled: the signal aborts it, so it removes its partial output (gigabytes of
+ * JSONL on Wikipedia, a 150 MB `.building` store at 60,000 articles) instead of leaving it behind. Interrupted,
+ * it writes the one line `work` rejected with and gives the exit code of that signal (130, 143).
+ */
+async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<{ value: T } | { code: number }> {
+  const controller = new AbortController();
+  let received: keyof typeof SIGNAL_EXIT | undefined;
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = (): void => {
+      received ??= name;
+      controller.abort();
+    };
+    process.once(name, handler);
+    return [name, handler] as const;
+  });
+  try {
+    return { value: await work(controller.signal) };
+  } catch (error) {
+    if (!received) throw error;
+    process.stderr.write(`turngym-wiki-convert: ${(error as Error).message}\n`);
+    return { code: SIGNAL_EXIT[received] };
+  } finally {
+    for (const [name, handler] of handlers) process.off(name, handler);
+  }
+}
+
+/**
+ * For the command line's own test only: `<phase>:<signal>` (`tasks:SIGINT`) sends this process that signal when
+ * the store build first pauses in that phase, so the test interrupts task generation for sure, not by timing.
+ */
+function testSignal(): ((phase: string) => void) | undefined {
+  const hook = /^(articles|tasks):(SIGINT|SIGTERM)$/.exec(process.env.TURNGYM_WIKI_CONVERT_TEST_SIGNAL ?? '');
+  if (!hook) return undefined;
+  let sent = false;
+  return (phase) => {
+    if (sent || phase !== hook[1]) return;
+    sent = true;
+    process.kill(process.pid, hook[2]);
+  };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const parsed = parse(argv);
   if (typeof parsed === 'string') {
@@ -124,7 +169,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const tasks = flags.get('--tasks');
   if (flags.has('--store')) {
     if (positional.length !== 2 || !isCorpusStore(positional[1] as string)) return usage();
-    const built = await buildCorpusStore(positional[0] as string, positional[1] as string);
+    const run = await interruptible((signal) =>
+      buildCorpusStore(positional[0] as string, positional[1] as string, { signal, onProgress: testSignal() }),
+    );
+    if ('code' in run) return run.code;
+    const built = run.value;
     process.stdout.write(
       `${positional[1]}: ${built.articles} articles, ${built.redirects} redirects, ${built.tasks} tasks${duplicatesNote(built.duplicates)} in ${built.seconds.toFixed(1)} s (index ${built.indexSeconds.toFixed(1)} s, tasks ${built.taskSeconds.toFixed(1)} s)\n`,
     );
@@ -152,27 +201,16 @@ async function main(argv: readonly string[]): Promise<number> {
   const output = store ? `${target}.jsonl` : target;
   const started = Date.now();
   // Ctrl-C or a kill while converting: the partial JSONL (gigabytes on Wikipedia) is removed, not left behind.
-  // Only here: the store build's task generation runs synchronously, and a handler would delay the kill to its end.
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort();
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  let converted;
-  try {
-    converted = await convertMediaWikiFile(input, output, {
+  const conversion = await interruptible((signal) =>
+    convertMediaWikiFile(input, output, {
       ...(maxArticles ? { maxArticles } : {}),
       ...(namespaces ? { namespaces } : {}),
       ...(bzip2 ? { bzip2: bzip2 as Bzip2Decoder } : {}),
-      signal: controller.signal,
-    });
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
-    process.stderr.write(`turngym-wiki-convert: ${(error as Error).message}\n`);
-    return 130;
-  } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
-  }
+      signal,
+    }),
+  );
+  if ('code' in conversion) return conversion.code;
+  const converted = conversion.value;
   process.stdout.write(
     `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
@@ -181,7 +219,10 @@ async function main(argv: readonly string[]): Promise<number> {
       `${input}: the wiki's titles are case-sensitive; a corpus upper-cases their first letter, so titles that differ only there ("apple", "Apple") become one: the first one is kept\n`,
     );
   if (store) {
-    const built = await buildCorpusStore(output, target);
+    // Interrupted here, the JSONL is whole and kept: `--store` builds the store from it without converting again.
+    const run = await interruptible((signal) => buildCorpusStore(output, target, { signal, onProgress: testSignal() }));
+    if ('code' in run) return run.code;
+    const built = run.value;
     process.stdout.write(
       `${target}: ${built.articles} articles, ${built.tasks} tasks${duplicatesNote(built.duplicates)} in ${built.seconds.toFixed(1)} s\n`,
     );

@@ -54,9 +54,16 @@ export {
   type MediaWikiConversionStats,
 } from './corpus/mediawiki-converter';
 export { loadCorpus } from './corpus/load-corpus';
-export { SqliteCorpus, openCorpusStore, isCorpusStore, STORE_VERSION } from './corpus/sqlite-corpus';
+export {
+  SqliteCorpus,
+  openCorpusStore,
+  retainCorpusStore,
+  releaseCorpusStore,
+  isCorpusStore,
+  STORE_VERSION,
+} from './corpus/sqlite-corpus';
 export { ftsQuery, queryWords, StoreSearch, COMMON_WORD_ARTICLES } from './corpus/store-search';
-export { buildCorpusStore, type CorpusStoreStats } from './corpus/corpus-store-builder';
+export { buildCorpusStore, type BuildCorpusStoreOptions, type CorpusStoreStats } from './corpus/corpus-store-builder';
 export {
   writeSyntheticDump,
   writeSyntheticDumpFile,

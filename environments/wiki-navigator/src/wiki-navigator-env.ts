@@ -12,7 +12,7 @@ import type { Action, Env, EnvSpec, Info, ToolCall, ToolSpec } from '@turngym/sp
 import type { BrowserPool } from './browser/browser-pool';
 import { retainSharedBrowserPool } from './browser/shared-browser-pool';
 import { articlePath } from './corpus/article';
-import { loadCorpus } from './corpus/load-corpus';
+import { releaseCorpus, retainCorpus, shareCorpus } from './corpus/load-corpus';
 import type { WikiCorpus } from './corpus/wiki-corpus';
 import { parseLineRanges } from './navigation/line-ranges';
 import {
@@ -142,6 +142,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
   private readonly tools: readonly ToolSpec[];
   private readonly instructions: string;
   private loadedCorpus: WikiCorpus | undefined;
+  /** The corpus this env counts itself a user of until `close()` (a store's handle is closed after its last). */
+  private retainedCorpus: WikiCorpus | undefined;
   private taskPool: TaskSelection | undefined;
 
   private lease: CorpusServerLease | undefined;
@@ -199,12 +201,26 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     };
     // A corpus file or a task file is the user's: find out now, not at the first reset(), when it yields no
     // task for these options (the synthetic world always yields some, and stays lazy).
-    if (this.options.corpus !== 'synthetic' || this.options.tasks !== undefined) this.checkTasks();
+    if (this.options.corpus !== 'synthetic' || this.options.tasks !== undefined) {
+      try {
+        this.checkTasks();
+      } catch (error) {
+        // No env comes of it, so none will close(): the store it opened is let go of here.
+        if (this.retainedCorpus) releaseCorpus(this.retainedCorpus);
+        this.retainedCorpus = undefined;
+        throw error;
+      }
+    }
   }
 
   /** The corpus (built or read on first use, then shared by every env with the same corpus options). */
   get corpus(): WikiCorpus {
-    this.loadedCorpus ??= loadCorpus(this.options);
+    if (!this.loadedCorpus) {
+      this.loadedCorpus = retainCorpus(this.options);
+      // Read after close(), it is let go of at once: close() has run and will not again.
+      if (this.isClosed) releaseCorpus(this.loadedCorpus);
+      else this.retainedCorpus = this.loadedCorpus;
+    }
     return this.loadedCorpus;
   }
 
@@ -366,7 +382,15 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
 
   protected spawn(): WikiNavigatorEnv {
     const twin = new WikiNavigatorEnv(this.options, this.dependencies);
-    twin.loadedCorpus = this.loadedCorpus;
+    // The parent's version of a store, even if the file was rebuilt since: the twin uses it, and lets go of the
+    // one its constructor opened.
+    const corpus = this.loadedCorpus;
+    if (corpus && twin.retainedCorpus !== corpus) {
+      shareCorpus(corpus);
+      if (twin.retainedCorpus) releaseCorpus(twin.retainedCorpus);
+      twin.retainedCorpus = corpus;
+    }
+    twin.loadedCorpus = corpus ?? twin.loadedCorpus;
     twin.taskPool = this.taskPool;
     return twin;
   }
@@ -380,6 +404,10 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     this.lease = undefined;
     if (pool) await pool.release();
     if (leasing) await (await leasing.catch(() => undefined))?.release();
+    // After the server's lease: the corpus server stops with its last lease, and reads the corpus until then.
+    const corpus = this.retainedCorpus;
+    this.retainedCorpus = undefined;
+    if (corpus) releaseCorpus(corpus);
   }
 
   private chooseTask(seed: number, options: Record<string, unknown> | undefined): WikiTask {

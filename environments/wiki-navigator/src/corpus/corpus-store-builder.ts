@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { createReadStream, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setImmediate as turn } from 'node:timers/promises';
 import { InvalidOptionsError } from '@turngym/core';
 import { generateQuestions, generateRaces } from '../tasks/task-generator';
 import { articleLinks, normalizeTitle, stripLinks, type Article } from './article';
@@ -40,6 +41,19 @@ function searchText(article: Article): string {
 
 /** Tasks written per transaction while they are generated. */
 const TASK_BATCH = 10_000;
+/**
+ * Tasks generated between two turns of the event loop. Task generation is synchronous: without these turns a
+ * Ctrl-C's handler ran only once every task was written (5 s at 20,000 articles), so an interrupted build
+ * left its `.building` files (60 MB there) until the next build of the same store.
+ */
+const TASKS_PER_TURN = 500;
+
+export interface BuildCorpusStoreOptions {
+  /** Stops the build at its next turn of the event loop: its partial files are removed and it rejects. */
+  signal?: AbortSignal;
+  /** Called at each turn of the event loop: the phase, and how many articles or tasks are written so far. */
+  onProgress?: (phase: 'articles' | 'tasks', done: number) => void;
+}
 
 /**
  * Builds an on-disk corpus store (SQLite) from a JSONL corpus, streaming: articles (JSON bodies, one row
@@ -50,16 +64,23 @@ const TASK_BATCH = 10_000;
  * link targets; `StoreTaskGraph`) and written as they come, so a 300,000-article corpus holds only arrays of
  * article ids. Written to a temporary file and renamed, so a store on disk is always complete.
  */
-export async function buildCorpusStore(jsonlPath: string, storePath: string): Promise<CorpusStoreStats> {
+export async function buildCorpusStore(
+  jsonlPath: string,
+  storePath: string,
+  options: BuildCorpusStoreOptions = {},
+): Promise<CorpusStoreStats> {
   const started = performance.now();
   const source = resolve(jsonlPath);
+  const { signal, onProgress } = options;
+  const interrupted = (): Error => new Error(`${storePath}: the build was interrupted; ${storePath} is left as it was`);
+  if (signal?.aborted) throw interrupted();
   // A dump given where its JSONL is expected (`--store dump.xml store.sqlite`): one line, not twenty "not JSON".
   let dump: string | undefined;
   try {
     dump = dumpKind(source);
   } catch (error) {
     throw new InvalidOptionsError(`the JSONL corpus ${source}`, [
-      `it cannot be read (${(error as Error).message.replace(/^[A-Z]+: /, '').replace(/, open '[^']*'$/, '')})`,
+      `it cannot be read (${(error as Error).message.replace(/^[A-Z]+: /, '').replace(/, (open|stat) '[^']*'$/, '')})`,
     ]);
   }
   if (dump)
@@ -71,6 +92,11 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
   rmSync(partial, { force: true });
   rmSync(work, { force: true });
   const db = new Database(partial);
+  // The file is renamed into place whole, or removed: a rollback journal protects nothing here, and was 4 MB or
+  // more of writes at 20,000 articles. better-sqlite3's safe mode ignores `journal_mode = OFF` (it stays
+  // "delete"), so it is lifted for the build's own connection only; a store is always read in safe mode.
+  db.unsafeMode(true);
+  const input = createReadStream(source);
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
@@ -122,7 +148,8 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
     });
     let batch: Article[] = [];
     let lineNumber = 0;
-    const lines = createInterface({ input: createReadStream(source), crlfDelay: Infinity });
+    // Aborted, the input is closed, so a read that waits (a pipe) ends the loop, checked below.
+    const lines = createInterface({ input, crlfDelay: Infinity, ...(signal ? { signal } : {}) });
     db.exec('BEGIN');
     for await (const line of lines) {
       lineNumber += 1;
@@ -138,8 +165,11 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
       if (batch.length >= 5000) {
         insertBatch(batch);
         batch = [];
+        onProgress?.('articles', lineNumber);
+        if (signal?.aborted) break;
       }
     }
+    if (signal?.aborted) throw interrupted();
     db.exec('COMMIT');
     if (problems.length > 0) throw new InvalidOptionsError(`the JSONL corpus ${source}`, problems.slice(0, 20));
     insertBatch(batch);
@@ -175,6 +205,11 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
         insertTask.run(task.id, task.kind, task.split, task.hops, JSON.stringify(task));
         tasks += 1;
         if (tasks % TASK_BATCH === 0) db.exec('COMMIT; BEGIN');
+        if (tasks % TASKS_PER_TURN === 0) {
+          onProgress?.('tasks', tasks);
+          await turn();
+          if (signal?.aborted) throw interrupted();
+        }
       }
     }
     db.exec('COMMIT');
@@ -199,9 +234,11 @@ export async function buildCorpusStore(jsonlPath: string, storePath: string): Pr
       seconds: (finished - started) / 1000,
     };
   } catch (error) {
+    input.destroy();
     if (db.open) db.close();
     rmSync(partial, { force: true });
     rmSync(work, { force: true });
-    throw error;
+    // readline rejects an aborted read with its own AbortError: one message for an interruption, wherever it came.
+    throw signal?.aborted ? interrupted() : error;
   }
 }

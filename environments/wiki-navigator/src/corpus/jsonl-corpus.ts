@@ -127,6 +127,9 @@ export function writeJsonlCorpus(
  * or Node's 2 GiB limit) only to report twenty lines of "not JSON".
  */
 export function dumpKind(path: string): string | undefined {
+  // A pipe (`--store <(zcat corpus.jsonl.gz) store.sqlite`) cannot be peeked at: a positioned read failed with
+  // "invalid seek", and opening it only to close it again left its writer with no reader. Read as JSONL instead.
+  if (!statSync(path).isFile()) return undefined;
   const head = Buffer.alloc(64);
   const fd = openSync(path, 'r');
   let read: number;

@@ -190,6 +190,11 @@ export class SqliteCorpus implements WikiCorpus {
       .map((hit) => (this.read(this.statements.articleById.get(hit.id)) as Article).title);
   }
 
+  /** Whether its database handle is open (`close()`, or the last env of a replaced store, closes it). */
+  get open(): boolean {
+    return this.db.open;
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -285,15 +290,38 @@ function sqliteFileDamage(path: string): string | undefined {
   return undefined;
 }
 
-const opened = new Map<string, SqliteCorpus>();
+interface OpenStore {
+  corpus: SqliteCorpus;
+  /** The path, size and modification time it was opened at. */
+  key: string;
+  /** Envs using it, plus one for each `openCorpusStore` call (never released). */
+  users: number;
+}
+
+/** Open stores by key, and the key of the version last opened of each path. */
+const opened = new Map<string, OpenStore>();
+const latest = new Map<string, string>();
+const byCorpus = new WeakMap<SqliteCorpus, OpenStore>();
 
 /** Whether a corpus option names a store (by its extension). */
 export function isCorpusStore(path: string): boolean {
   return /\.(sqlite|sqlite3|db)$/i.test(path);
 }
 
-/** Opens a store once per (path, size, modification time) per process: every env of a process shares it. */
-export function openCorpusStore(path: string): SqliteCorpus {
+/** Closes a version no one uses that is not its path's newest: its handle kept a replaced file's disk space. */
+function closeIfStale(store: OpenStore): void {
+  if (store.users > 0 || latest.get(store.corpus.path) === store.key) return;
+  store.corpus.close();
+  if (opened.get(store.key) === store) opened.delete(store.key);
+}
+
+/**
+ * The store at `path`, opened once per (path, size, modification time) per process and counted as used until
+ * `releaseCorpusStore` (every env of a process shares it). A store rebuilt in place is a new version: the old
+ * one's handle is closed once its last user releases it, so a long-lived env server serving a store rebuilt
+ * every day neither gathers handles nor keeps each replaced file's disk space.
+ */
+export function retainCorpusStore(path: string): SqliteCorpus {
   const absolute = resolvePath(path);
   let stat;
   try {
@@ -304,10 +332,41 @@ export function openCorpusStore(path: string): SqliteCorpus {
     ]);
   }
   const key = `${absolute}\u0000${stat.size}\u0000${stat.mtimeMs}`;
-  let corpus = opened.get(key);
-  if (!corpus) {
-    corpus = new SqliteCorpus(absolute);
-    opened.set(key, corpus);
+  let store = opened.get(key);
+  // Closed by its owner (`corpus.close()`): opened again, not handed out closed.
+  if (!store || !store.corpus.open) {
+    store = { corpus: new SqliteCorpus(absolute), key, users: 0 };
+    opened.set(key, store);
+    byCorpus.set(store.corpus, store);
   }
-  return corpus;
+  store.users += 1;
+  const previous = latest.get(absolute);
+  latest.set(absolute, key);
+  if (previous !== undefined && previous !== key) {
+    const old = opened.get(previous);
+    if (old) closeIfStale(old);
+  }
+  return store.corpus;
+}
+
+/** Ends one use of a store `retainCorpusStore` gave; the last use of a replaced version closes it. */
+export function releaseCorpusStore(corpus: SqliteCorpus): void {
+  const store = byCorpus.get(corpus);
+  if (!store || store.users === 0) return;
+  store.users -= 1;
+  closeIfStale(store);
+}
+
+/** One more use of a store already retained (a fork shares its parent's version, whatever the file is now). */
+export function shareCorpusStore(corpus: SqliteCorpus): void {
+  const store = byCorpus.get(corpus);
+  if (store) store.users += 1;
+}
+
+/**
+ * Opens a store once per (path, size, modification time) per process: every env of a process shares it. The
+ * handle stays open for the process's life; envs use `retainCorpusStore` and `releaseCorpusStore`.
+ */
+export function openCorpusStore(path: string): SqliteCorpus {
+  return retainCorpusStore(path);
 }

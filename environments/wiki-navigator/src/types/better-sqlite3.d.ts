@@ -7,6 +7,7 @@ declare module 'better-sqlite3' {
     exec(source: string): this;
     pragma(source: string, options?: { simple?: boolean }): unknown;
     transaction<F extends (...args: never[]) => unknown>(fn: F): F;
+    unsafeMode(unsafe?: boolean): this;
     close(): this;
   }
   namespace Database {
