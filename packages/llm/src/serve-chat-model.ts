@@ -501,6 +501,16 @@ export async function serveChatModel(
   let requestCount = 0;
   let completionCount = 0;
   const nextId = (): string => `chatcmpl-turngym-${++completionCount}`;
+  /** A whole (not streamed) chat.completion answer of one choice. */
+  const completion = (choice: Record<string, unknown>, usage: unknown): Record<string, unknown> => ({
+    id: nextId(),
+    object: 'chat.completion',
+    created: created(),
+    model: modelName,
+    system_fingerprint: 'turngym',
+    choices: [choice],
+    usage,
+  });
   const pendingDelays = new Set<() => void>();
   const delay = (ms: number, response: ServerResponse): Promise<boolean> =>
     new Promise((resolve) => {
@@ -524,23 +534,20 @@ export async function serveChatModel(
   ): void {
     // The model counted no tokens for a reply it did not write: estimated, as for models that count none.
     const prompt = approximateTokenCount(JSON.stringify(body.messages));
-    const completion = approximateTokenCount(refusal);
-    const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const written = approximateTokenCount(refusal);
+    const usage = { prompt_tokens: prompt, completion_tokens: written, total_tokens: prompt + written };
     if (stream) {
       stream.refuse(refusal, usage);
       return;
     }
-    sendJson(response, 200, {
-      id: nextId(),
-      object: 'chat.completion',
-      created: created(),
-      model: modelName,
-      system_fingerprint: 'turngym',
-      choices: [
+    sendJson(
+      response,
+      200,
+      completion(
         { index: 0, message: { role: 'assistant', content: null, refusal }, finish_reason: 'stop', logprobs: null },
-      ],
-      usage,
-    });
+        usage,
+      ),
+    );
   }
 
   async function chatCompletions(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -614,22 +621,19 @@ export async function serveChatModel(
     const logprobs = requiredLogprobs(chatRequest, result);
     if (stream) stream.finish(result, logprobs);
     else {
-      sendJson(response, 200, {
-        id: nextId(),
-        object: 'chat.completion',
-        created: created(),
-        model: modelName,
-        system_fingerprint: 'turngym',
-        choices: [
+      sendJson(
+        response,
+        200,
+        completion(
           {
             index: 0,
             message: wireMessage(result),
             finish_reason: result.finishReason,
             logprobs: wireLogprobs(logprobs),
           },
-        ],
-        usage: wireUsage(result),
-      });
+          wireUsage(result),
+        ),
+      );
     }
   }
 
