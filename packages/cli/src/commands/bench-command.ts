@@ -25,7 +25,6 @@ import { formatTable } from '../format-table';
 import { collect, parseInteger, parsePositiveInteger } from '../parse-arguments';
 import { checkOutputDirectory } from '../output-paths';
 import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
-import { yieldingSuiteAgent } from '../yielding-agent';
 
 interface BenchOptions {
   agent: string[];
@@ -117,7 +116,7 @@ export interface SuiteRunRequest {
 export async function runSuiteFromCli(request: SuiteRunRequest): Promise<SuiteRun> {
   let agent;
   try {
-    agent = yieldingSuiteAgent(resolveSuiteAgent(request.agentSpec, request.settings ?? {}));
+    agent = resolveSuiteAgent(request.agentSpec, request.settings ?? {});
   } catch (error) {
     throw asCliError(error);
   }
