@@ -9,7 +9,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { claimDirectoryLock, compileValidator, type EpisodeOutcome, type EpisodeRecord } from '@turngym/core';
+import {
+  claimDirectoryLock,
+  compileValidator,
+  isDirectoryLockFile,
+  type EpisodeOutcome,
+  type EpisodeRecord,
+} from '@turngym/core';
 import type { EpisodeError } from './bench-result';
 import { lazy } from './internal/lazy';
 import { RunMismatchError } from './leaderboard-errors';
@@ -121,7 +127,6 @@ const RUN_FILES = Object.values(RUN_FILE_NAMES).flatMap((file) => [file, `${file
 
 /** The lock a running bench holds its run directory by (with its takeover markers: core's `claimDirectoryLock`). */
 const LOCK_FILE = '.lock';
-const isLockFile = (name: string): boolean => name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.takeover-`);
 
 /** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
 function replaceFile(path: string, text: string): void {
@@ -204,7 +209,7 @@ export class RunDirectory {
    */
   create(manifest: RunManifest): void {
     const present = existsSync(this.directory) ? readdirSync(this.directory) : [];
-    const foreign = present.filter((name) => !RUN_FILES.includes(name) && !isLockFile(name));
+    const foreign = present.filter((name) => !RUN_FILES.includes(name) && !isDirectoryLockFile(name, LOCK_FILE));
     if (foreign.length > 0) {
       throw new RunMismatchError(
         `${this.directory} holds files a bench run does not write (${foreign.join(', ')}): move them away, or pass --run-id for a new run.`,

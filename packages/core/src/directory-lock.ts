@@ -72,6 +72,17 @@ function createExclusive(file: string, text: string): boolean {
   }
 }
 
+/** The name prefix of the takeover markers of the lock file named `lockName`. */
+const takeoverPrefix = (lockName: string): string => `${lockName}.takeover-`;
+
+/**
+ * Whether a file named `name` belongs to the lock named `lockName` (the default `.lock`): the lock or one of its
+ * takeover markers. For code that checks a locked directory holds only its own files.
+ */
+export function isDirectoryLockFile(name: string, lockName = '.lock'): boolean {
+  return name === lockName || name.startsWith(takeoverPrefix(lockName));
+}
+
 /**
  * Takeover markers whose taker is gone: each process killed while it held a lock it took over left one, so a run
  * resumed after kill upon kill piled them up. Swept once the lock is held, when no takeover of it can be under way
@@ -80,7 +91,7 @@ function createExclusive(file: string, text: string): boolean {
  */
 function removeDeadMarkers(file: string, mine: string | undefined): void {
   const folder = dirname(file);
-  const prefix = `${basename(file)}.takeover-`;
+  const prefix = takeoverPrefix(basename(file));
   let names: string[];
   try {
     names = readdirSync(folder);
@@ -155,7 +166,7 @@ export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): 
     }
     if (owner.host === hostname() && processAlive(owner.pid)) throw options.inUse(owner, file);
     // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
-    const candidate = `${file}.takeover-${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
+    const candidate = `${join(dirname(file), takeoverPrefix(basename(file)))}${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
     if (!createExclusive(candidate, text)) {
       blocked = candidate;
       pause(20);

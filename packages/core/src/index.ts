@@ -43,7 +43,12 @@ export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from '
 export { withoutByteOrderMark } from './byte-order-mark';
 export { processAlive } from './process-alive';
 export { currentFaultOwner, runOwnedBy, runUnowned, trackEnvFaultOwners, type EnvFaultOwner } from './env-fault-owner';
-export { claimDirectoryLock, type DirectoryLockOptions, type DirectoryLockOwner } from './directory-lock';
+export {
+  claimDirectoryLock,
+  isDirectoryLockFile,
+  type DirectoryLockOptions,
+  type DirectoryLockOwner,
+} from './directory-lock';
 export { assertOwnOutput } from './own-output';
 export { contentSecurityPolicy } from './content-security-policy';
 export {

@@ -86,3 +86,11 @@ export class InvalidTrajectoryError extends TurnGymError {
     super('INVALID_TRAJECTORY', message);
   }
 }
+
+/**
+ * Whether `error` is the file system's (a full disk, a read-only or vanished directory), whose message names no path.
+ * Duck-typed: an error of another realm (a vm context, a test runner's) is no `instanceof Error` here.
+ */
+export function isSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | null)?.syscall === 'string';
+}

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
-import { RunDirectoryError } from './rl-errors';
+import { isSystemError, RunDirectoryError } from './rl-errors';
 import { claimRunLock } from './run-lock';
 import { appendTrajectories, type Trajectory } from './trajectory';
 
@@ -79,8 +79,7 @@ const validateRunInfo = defineOptions<RunInfo>('run.json', runInfoSchema);
  * on a read-only file system, of a parent that exists. Other errors (a run in use) pass through.
  */
 function notWritable(path: string, error: unknown): unknown {
-  // Duck-typed: an error of another realm (a vm context, a test runner's) is no `instanceof Error` here.
-  if (typeof (error as NodeJS.ErrnoException | null)?.syscall !== 'string') return error;
+  if (!isSystemError(error)) return error;
   let reason = (error as Error).message;
   let existing = resolve(path);
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
@@ -153,7 +152,6 @@ export class RunDirectory {
   private lastRowIteration: number | null = null;
   /** Whether a file ends mid-line (a killed write) and must be cut back before anything is appended. */
   private torn = false;
-  /** Whether this object holds the run's lock (`create`, `openOrCreate`) until `close`. */
   /** The release of this object's claim on the run's lock; undefined for a run opened to read. */
   private releaseLock: (() => void) | undefined;
   private closed = false;
@@ -331,7 +329,7 @@ export class RunDirectory {
     try {
       await append();
     } catch (error) {
-      if (typeof (error as NodeJS.ErrnoException | null)?.syscall !== 'string') throw error;
+      if (!isSystemError(error)) throw error;
       this.torn = true;
       throw new RunDirectoryError(
         this.path,
@@ -389,7 +387,7 @@ export class RunDirectory {
   }
 
   /** Refuses writes to a closed run: its lock is released, and another process may be writing it now. */
-  private assertOpen(): void {
+  assertOpen(): void {
     if (this.closed) {
       throw new RunDirectoryError(
         this.path,

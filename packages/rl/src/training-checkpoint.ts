@@ -15,7 +15,7 @@ import {
 import { fsyncPath, fsyncTree } from '@turngym/core';
 import type { CheckpointStore } from './checkpoint-store';
 import { checkJson, type JsonValue } from './json-value';
-import { TrainingCheckpointError } from './rl-errors';
+import { isSystemError, TrainingCheckpointError } from './rl-errors';
 import type { RunDirectory, RunFileSizes } from './run-directory';
 
 export type { JsonValue } from './json-value';
@@ -300,7 +300,7 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
     // A full disk (or a store that failed) must not leave a part-written checkpoint taking up the space the run
     // needs: the previous checkpoint stays the run's, whole, and a rerun resumes from it.
     await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
-    throw systemError(error)
+    throw isSystemError(error)
       ? new TrainingCheckpointError(
           `saving the checkpoint of iteration ${content.iteration} in ${run.path} failed (${(error as Error).message}); ` +
             'the last whole checkpoint is kept: fix the cause (free disk space) and run the same command to resume from it.',
@@ -322,17 +322,15 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
   await rm(previous, { recursive: true, force: true });
 }
 
-/** Stale temporaries are the remains of a save that was killed (or failed); they were never the checkpoint. */
+/**
+ * Stale temporaries are the remains of a save that was killed (or failed); they were never the checkpoint. A closed
+ * run is refused first: another process may hold it now, in the middle of a save.
+ */
 async function removeStaleTemporaries(run: RunDirectory): Promise<void> {
+  run.assertOpen();
   for (const name of await readdir(run.path)) {
     if (name.startsWith(TEMPORARY_PREFIX)) await rm(join(run.path, name), { recursive: true, force: true });
   }
-}
-
-/** An error of the file system (a full disk, a read-only or vanished directory), which says no path for a write. */
-function systemError(error: unknown): boolean {
-  // Duck-typed: an error of another realm (a vm context, a test runner's) is no `instanceof Error` here.
-  return typeof (error as NodeJS.ErrnoException | null)?.syscall === 'string';
 }
 
 function readManifest(dir: string): CheckpointManifest {
@@ -531,9 +529,7 @@ async function findCheckpoint(
   stores: Readonly<Record<string, CheckpointStore>>,
 ): Promise<string | null> {
   // A save killed (or failed on a full disk) left its part-written checkpoint: gone now, not at the next save, since
-  // the iteration before it appends to the run's files and needs that space. A closed run is refused first: another
-  // process may hold it now, in the middle of a save.
-  await run.sync();
+  // the iteration before it appends to the run's files and needs that space.
   await removeStaleTemporaries(run);
   const previous = join(run.path, PREVIOUS);
   const dir = existsSync(join(run.checkpointPath, CHECKPOINT_FILES.manifest))
