@@ -105,13 +105,6 @@ function bucketOf(result: EvaluationResult): FailingBucket {
  * charging the agent for the task's bug. The bundled tasks are checked by this package's tests instead.
  */
 const checkedTasks = new WeakMap<CodingTask, Promise<void>>();
-/**
- * Refusals that a busy machine can cause (a test stopped at its time limit, tests past the total budget, a sandbox
- * process that died or was killed): thrown, but not remembered, so the next reset checks the task again. They were
- * remembered, and one slow moment refused a task for the rest of the process.
- */
-const unsettledRefusals = new WeakSet<InvalidTaskFileError>();
-
 /** Whether a result may say more about the machine's load (or the sandbox's health) than about the task. */
 function hitLimit(result: EvaluationResult): boolean {
   return (
@@ -145,7 +138,10 @@ async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool,
       ? '; a limit or a crash, which a busy machine can cause: checked again at the next reset'
       : '';
     const error = new InvalidTaskFileError(source, [`task ${task.task_id}: ${problem}${note}`]);
-    if (unsettled) unsettledRefusals.add(error);
+    // A refusal a busy machine can cause (a test stopped at its time limit, tests past the total budget, a sandbox
+    // process that died or was killed) is not remembered: the next reset checks the task again. It was, and one slow
+    // moment refused a task for the rest of the process.
+    if (unsettled) checkedTasks.delete(task);
     return error;
   };
   const canonicalFiles = withFiles(task, task.canonical_solution);
@@ -322,7 +318,7 @@ export class CodingEnv extends BaseEnv<string, Action> {
         checkedTasks.set(task, check);
         // A check the sandbox could not finish (a crash, a stall under load) is tried again next time.
         check.catch((error: unknown) => {
-          if (!(error instanceof InvalidTaskFileError) || unsettledRefusals.has(error)) checkedTasks.delete(task);
+          if (!(error instanceof InvalidTaskFileError)) checkedTasks.delete(task);
         });
       }
       await check;

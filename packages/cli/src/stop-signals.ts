@@ -1,8 +1,8 @@
 import { writeLine } from './cli-io';
 
 /** The shell's exit codes for a command stopped by a signal: 128 + SIGINT (Ctrl-C), 128 + SIGTERM. */
-export const EXIT_INTERRUPTED = 130;
-export const EXIT_TERMINATED = 143;
+const EXIT_INTERRUPTED = 130;
+const EXIT_TERMINATED = 143;
 
 export function exitCodeForSignal(signal: NodeJS.Signals): number {
   return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;

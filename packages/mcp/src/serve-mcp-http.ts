@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
-import { loopbackRefusal, toErrorData, UnauthorizedError } from '@turngym/server';
+import { decodeUtf8, loopbackRefusal, toErrorData, UnauthorizedError } from '@turngym/server';
 import { normaliseAccept } from './accept-header';
 import { McpEnvHost } from './mcp-env-host';
 import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
@@ -19,9 +19,6 @@ export interface McpServerHandle {
   /** MCP sessions alive right now (each holds one env). */
   liveSessions(): number;
 }
-
-/** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -154,13 +151,8 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
         }
         throw error;
       }
-      let text: string;
-      try {
-        // Buffer's own decoding would turn bytes that are not UTF-8 into U+FFFD: an action the client never sent.
-        text = UTF8.decode(bytes);
-      } catch {
-        return sendRpcError(response, 400, -32700, 'Parse error: the body is not valid UTF-8');
-      }
+      const text = decodeUtf8(bytes);
+      if (text === undefined) return sendRpcError(response, 400, -32700, 'Parse error: the body is not valid UTF-8');
       try {
         body = JSON.parse(text);
       } catch (error) {

@@ -3,6 +3,18 @@ import type { RawData } from 'ws';
 /** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * The text of `bytes`, or undefined when they are not UTF-8. Buffer's own decoding would turn the bad bytes into
+ * U+FFFD and hand the env an action (or a request) the client never sent: callers refuse it instead.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a frame is refused when its bytes are not UTF-8: the INVALID_JSON message. */
 export const NOT_UTF8 = 'Invalid JSON: the frame is not valid UTF-8';
 
@@ -13,10 +25,5 @@ export const NOT_UTF8 = 'Invalid JSON: the frame is not valid UTF-8';
  * HTTP body that is not UTF-8 is refused.
  */
 export function frameText(raw: RawData): string | undefined {
-  const bytes = Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : new Uint8Array(raw);
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  return decodeUtf8(Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : new Uint8Array(raw));
 }

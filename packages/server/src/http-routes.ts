@@ -5,6 +5,7 @@ import type { Action, Env, EnvSpec, ToolCall } from '@turngym/spec';
 import { decodeAction } from './action-codec';
 import { metadataOf, mcpToolsOf, openApiOf, schemaOf } from './env-descriptions';
 import { toErrorData } from './error-mapping';
+import { decodeUtf8 } from './frame-text';
 import { checkJsonDepth } from './json-depth';
 import {
   validateFingerprintBody,
@@ -90,9 +91,6 @@ function sendError(response: ServerResponse, error: unknown): void {
   sendJson(response, status, { detail: message, ...rest });
 }
 
-/** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 function readBody(request: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -105,10 +103,9 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
     });
     request.on('end', () => {
       if (tooLarge) return reject(new PayloadTooLargeError(limit));
-      try {
-        resolve(UTF8.decode(Buffer.concat(chunks)));
-      } catch {
-        // Buffer's own decoding would turn the bad bytes into U+FFFD and go on with a body the client never sent.
+      const text = decodeUtf8(Buffer.concat(chunks));
+      if (text !== undefined) resolve(text);
+      else {
         reject(
           new InvalidRequestError('Invalid JSON: the body is not valid UTF-8', [
             { type: 'json_invalid', loc: ['body'], msg: 'JSON decode error: the body is not valid UTF-8' },
@@ -189,7 +186,7 @@ export async function handleHttp(
   try {
     if (route.kind === 'envs') {
       if (!allows('GET', method))
-        return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
+        return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: allowHeader('GET') });
       return sendJson(response, 200, {
         envs: context.servedSpecs().map((spec) => ({ id: spec.id, summary: spec.summary, spec })),
       });
@@ -287,7 +284,7 @@ async function handleSessionRoute(
   if (!session || session.isClosing || session.endpoint !== endpoint) throw new SessionNotFoundError(route.sessionId);
   if (route.operation === 'anchor') {
     if (!allows('GET', method))
-      return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
+      return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: allowHeader('GET') });
     return sendJson(response, 200, { anchor: session.currentEnv.anchor() });
   }
   if (method !== 'POST') return sendJson(response, 405, { detail: 'Method Not Allowed' }, { allow: 'POST' });

@@ -19,6 +19,7 @@ export {
 export { ClientOptionsPolicy } from './client-options';
 export { systemClock } from './server-clock';
 export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin, loopbackRefusal } from './loopback-guard';
+export { decodeUtf8 } from './frame-text';
 // A clock tests move by hand (the idle reaper, fork expiry, heartbeat), for this package's tests and MCP's.
 export { ManualClock } from './manual-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';

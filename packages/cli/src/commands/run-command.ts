@@ -13,8 +13,6 @@ import { createProgress } from '../progress';
 import { checkOutputFile } from '../output-paths';
 import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 
-/** The shell's exit code for a command stopped by SIGINT (128 + 2). */
-
 interface RunOptions {
   agent: string;
   episodes: number;
