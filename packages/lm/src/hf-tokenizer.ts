@@ -221,6 +221,8 @@ export class HfTokenizer implements Tokenizer {
   private readonly eosToken: string | null;
   /** Why `chatTemplate` is null, for `applyChatTemplate`'s error. */
   private readonly noChatTemplate: string;
+  /** The special tokens a chat template sees as variables (`pad_token`, …): read from the config once. */
+  private readonly templateTokens: Record<string, string | string[]>;
 
   /** `extraEosTokenIds`: from generation_config.json / config.json, which often list more stop ids. */
   constructor(
@@ -248,6 +250,7 @@ export class HfTokenizer implements Tokenizer {
     const eos = this.specialTokenId('eos_token', this.eosToken) ?? undefined;
     this.eosTokenIds = [...new Set([...(eos === undefined ? [] : [eos]), ...extraEosTokenIds])];
     this.padTokenId = idOf(tokenString(tokenizerConfig.pad_token)) ?? this.eosTokenIds[0] ?? 0;
+    this.templateTokens = templateSpecialTokens(tokenizerConfig);
     const { template, missing } = chatTemplateOf(tokenizerConfig);
     this.chatTemplate = template;
     this.noChatTemplate = missing;
@@ -311,7 +314,7 @@ export class HfTokenizer implements Tokenizer {
     }
     return renderChatTemplate(this.chatTemplate, messages, {
       ...options,
-      specialTokens: templateSpecialTokens(this.tokenizerConfig),
+      specialTokens: this.templateTokens,
       ...(this.bosToken !== null ? { bosToken: this.bosToken } : {}),
       ...(this.eosToken !== null ? { eosToken: this.eosToken } : {}),
     });
