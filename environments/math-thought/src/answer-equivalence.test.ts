@@ -63,6 +63,22 @@ describe('answer equivalence', () => {
     ['about 12', '12', 'number', 'malformed'],
     ['12 apples/2', '6', 'number', 'malformed'],
     ['9'.repeat(200), '1', 'number', 'malformed'],
+    // scientific notation, as models write large and small values
+    ['1e3', '1000', 'number', true],
+    ['1E3', '1000', 'number', true],
+    ['2.5e-2', '1/40', 'number', true],
+    ['1.5 × 10^3', '1500', 'number', true],
+    ['1.5 \\times 10^{3}', '1500', 'number', true],
+    ['$3 \\cdot 10^{-1}$', '3/10', 'number', true],
+    ['3.33e-1', '1/3', 'number', true], // three decimals of the value, rounded
+    ['3.3e-1', '1/3', 'number', true], // 0.33: two decimals of the value
+    ['3e-1', '1/3', 'number', false], // 0.3: one decimal is too coarse
+    ['1e3', '100', 'number', false],
+    ['-4e2 apples', '-400', 'number', true],
+    ['1e2%', '1', 'number', true],
+    ['12 eggs', '12', 'number', true],
+    ['1e9999', '1', 'number', 'malformed'], // a four-digit exponent is not read
+    ['3/4e2', '75', 'number', 'malformed'],
   ])('%j against %s (%s) → %s', (written, gold, kind, expected) => {
     expect(judge(written, gold, kind)).toBe(expected);
   });

@@ -83,14 +83,17 @@ const MAX_ANSWER_CHARS = 100;
 // separators (1,234.5, .5). Thousands groups must be exactly three digits, so "1,5" is not a number.
 // Unit words after it may hold a slash or a square (`km/h`, `m²`), never a digit: `3 or 4` stays malformed.
 const NUMBER = String.raw`(\d+\s+\d+\s*/\s*\d+|\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)`;
+// Scientific notation after a decimal: `1e3`, `2.5E-2`, `1.5 × 10^3`, `1.5 \times 10^{3}` (the LaTeX is plain
+// text by then). At most three exponent digits, so `1e999…9` cannot ask for a number with a billion digits.
+const EXPONENT = String.raw`e([-+]?\d{1,3})|\s*(?:[x\u00d7*\u00b7]|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d{1,3})\s*\}?`;
 const ANSWER_VALUE = new RegExp(
-  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}\s*(%|percent\b)?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
+  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}(?:${EXPONENT})?\s*(%|percent\b)?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
   'i',
 );
 
 /**
  * Reads the text after `Answer:`. Accepted: `42`, `-3`, `1,234`, `0.5`, `.5`, `3/4`, `1 1/2`, `50%`,
- * `50 percent`, `$12.50`, with an optional `x =` in front, optional unit words after (`12 apples`),
+ * `50 percent`, `$12.50`, `1e3`, `1.5 × 10^3`, with an optional `x =` in front, optional unit words after (`12 apples`),
  * `\boxed{…}`, `**…**`, `$…$`, `\(…\)`, `\[…\]`, a final period, LaTeX numbers (`\frac{1}{2}`, `50\%`) and
  * `½`. Anything else (words, two numbers, an expression) is malformed.
  */
@@ -112,10 +115,14 @@ export function parseAnswer(raw: string): AnswerParse {
     };
   const negative = match[1] === '-' || match[2] === '-';
   const number = (match[3] as string).replace(/,/g, '');
+  const written = match[4] ?? match[5];
+  const exponent = written === undefined ? 0 : Number(written);
   let value: Exact;
   let decimalPlaces: number | undefined;
   const mixed = /^(\d+)\s+(\d+)\s*\/\s*(\d+)$/.exec(number);
   const fraction = /^(\d+)\s*\/\s*(\d+)$/.exec(number);
+  if ((mixed || fraction) && written !== undefined)
+    return { ok: false, feedback: `"${raw.trim()}" puts an exponent on a fraction: write one number.` };
   if (mixed || fraction) {
     const [whole, numerator, denominator] = mixed
       ? [mixed[1], mixed[2], mixed[3]]
@@ -124,12 +131,16 @@ export function parseAnswer(raw: string): AnswerParse {
     value = new Fraction(BigInt(numerator as string), BigInt(denominator as string)).add(BigInt(whole as string));
   } else {
     const [integer, decimals = ''] = number.split('.');
-    decimalPlaces = number.includes('.') ? decimals.length : undefined;
-    value = new Fraction(BigInt(`${integer || '0'}${decimals}`), 10n ** BigInt(decimals.length));
+    // `3.33e-1` is written to three decimal places of the value, `1.5e3` to none.
+    const places = decimals.length - exponent;
+    decimalPlaces = number.includes('.') || places > 0 ? Math.max(places, 0) : undefined;
+    const digits = BigInt(`${integer || '0'}${decimals}`);
+    value =
+      places >= 0 ? new Fraction(digits, 10n ** BigInt(places)) : new Fraction(digits * 10n ** BigInt(-places), 1n);
   }
   return {
     ok: true,
-    answer: { value: negative ? value.neg() : value, percentSign: match[4] !== undefined, decimalPlaces },
+    answer: { value: negative ? value.neg() : value, percentSign: match[6] !== undefined, decimalPlaces },
   };
 }
 
