@@ -56,4 +56,39 @@ describe('readBuyerReply', () => {
     expect(readBuyerReply('I really like the sound of that.').interest).toBe('high');
     expect(readBuyerReply("Hmm, I'm not sure it's for me.").interest).toBe('low');
   });
+
+  it('reads an order only where the buyer makes one: not a purchase phrase negated, hedged, put off or asked about', () => {
+    // Each was read as an order before, and the simulated judge behind an LLM buyer ruled a sale (+1).
+    for (const reply of [
+      'Why would I want to buy a backpack from a stranger on the street?',
+      "I'm not sure I'll take it.",
+      "I don't think I'll buy it.",
+      "Maybe I'll buy it some other time. Goodbye.",
+      "I'll buy it later, if I still need one.",
+      'Would I want to buy one? Hardly.',
+      "How do I pay? I'm not paying that much!",
+      'If it were half the price, I would say: I will take it.',
+      'Can I pay in instalments?',
+      "It's a deal? That price is no deal at all.",
+    ]) {
+      expect([reply, readBuyerReply(reply).commits]).toEqual([reply, false]);
+    }
+    expect(readBuyerReply("Maybe I'll buy it some other time. Goodbye.").leaves).toBe(true);
+    for (const reply of [
+      "You know what? I'll take it. How do I order one?",
+      "I'm not sure about the colour, but I'll take it.",
+      'Could you tell me how do I pay?',
+      // Typographic apostrophes, as models write them, were not read at all: the sale was lost at the round limit.
+      'Fine, I’ll take it!',
+      'I want to buy it, how do I pay?',
+      // How LLM buyers order too, read as no decision before (the sale ran on to a loss at the round limit).
+      'Okay, how can I pay?',
+      "Alright, I'll take one.",
+      "It's a deal!",
+      'Sign me up. Where can I order?',
+      "I'd like to buy one, please.",
+    ]) {
+      expect([reply, readBuyerReply(reply).commits]).toEqual([reply, true]);
+    }
+  });
 });

@@ -53,6 +53,32 @@ describe('parseJudgeVerdict on what real models write around the verdict', () =>
     });
   });
 
+  it('reads a verdict written with typographic quotes, where nothing else could be meant', () => {
+    // Retried as malformed before ("invalid JSON"), and a judge that always writes them voided every episode.
+    expect(parseJudgeVerdict('{“reasoning”: “Asks how to pay.”, “score”: 4, “verdict”: “buy”}')).toEqual({
+      ok: true,
+      verdict: { reasoning: 'Asks how to pay.', score: 4, verdict: 'buy' },
+    });
+    expect(parseJudgeVerdict('Verdict:\n{”reasoning”: ”Not yet.”, ”score”: 1, ”verdict”: ”continue”}')).toMatchObject({
+      ok: true,
+      verdict: { verdict: 'continue', score: 1 },
+    });
+    // Curly quotes inside ASCII-quoted words are only words.
+    expect(parseJudgeVerdict('{"reasoning": "They said “great”.", "score": 2, "verdict": "continue"}')).toMatchObject({
+      ok: true,
+      verdict: { reasoning: 'They said “great”.' },
+    });
+    // Ambiguous: a curly quote inside curly-quoted words, or both kinds of quotes as delimiters. Still malformed.
+    for (const text of [
+      '{“reasoning”: “They said “great” twice.”, “score”: 4, “verdict”: “buy”}',
+      '{"reasoning": “Keen.”, "score": 4, "verdict": "buy"}',
+    ]) {
+      const parsed = parseJudgeVerdict(text);
+      expect(parsed.ok).toBe(false);
+      expect(parsed.ok ? '' : parsed.error).toMatch(/invalid JSON/);
+    }
+  });
+
   it('finds the verdict after prose with braces in it', () => {
     const parsed = parseJudgeVerdict(
       'The buyer {seems} keen. {"reasoning": "keen", "score": 2, "verdict": "continue"}',

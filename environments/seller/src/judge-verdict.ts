@@ -77,6 +77,28 @@ function normalised(value: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
+const TYPOGRAPHIC_QUOTE = /[\u201c\u201d]/;
+const TYPOGRAPHIC_QUOTES = /[\u201c\u201d]/g;
+
+/**
+ * A span's JSON, reading typographic double quotes as JSON's where that is unambiguous: models (and chat front
+ * ends that "smarten" quotes) write `{“verdict”: “buy”}`, which was retried as malformed until the judge gave up.
+ * Only a span with no ASCII quote at all is read so, and only if the result parses: a curly quote inside the
+ * words (`“he said “yes””`) breaks the JSON, and the answer stays malformed rather than read as something else.
+ */
+function parseSpan(span: string): unknown {
+  try {
+    return JSON.parse(span);
+  } catch (error) {
+    if (span.includes('"') || !TYPOGRAPHIC_QUOTE.test(span)) throw error;
+    try {
+      return JSON.parse(span.replace(TYPOGRAPHIC_QUOTES, '"'));
+    } catch {
+      throw error; // the original complaint names what the model wrote
+    }
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -95,7 +117,7 @@ export function parseJudgeVerdict(text: string): VerdictParse {
   for (const span of spans) {
     let value: unknown;
     try {
-      value = JSON.parse(span);
+      value = parseSpan(span);
     } catch (error) {
       lastError = `invalid JSON (${(error as Error).message})`;
       continue;

@@ -2,6 +2,8 @@ import { InvalidOptionsError } from '@turngym/core';
 import type { Action } from '@turngym/spec';
 import { META_ACTION_CATALOGUE, type Intent, type MetaAction } from './meta-actions';
 import type { CustomMetaAction } from './seller-options';
+import { removeInvisible } from './invisible-characters';
+import { stripReasoning } from './strip-reasoning';
 
 export type MetaActionParse = { ok: true; index: number; action: MetaAction } | { ok: false; reason: string };
 
@@ -60,23 +62,40 @@ export class MetaActionSet {
       }
       index = action;
     } else if (typeof action === 'string') {
-      const text = action.trim();
+      // A reasoning model's <think>…</think> is not its choice: "<think>not 5, threats fail</think>3" is 3.
+      const text = removeInvisible(stripReasoning(action).text).trim();
+      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+      // The line as `describe()` lists it ("3: ask which product requirements matter most"), which models copy.
+      const listed = /^(\d+)\s*[:.)\-\u2013\u2014]\s*(\S.*)$/s.exec(text);
+      const named = this.byName.get(text.toLowerCase());
       if (/^\d+$/.test(text)) {
         const value = Number(text);
         if (value >= this.actions.length)
           return { ok: false, reason: `meta-action index ${value} is out of range 0–${this.actions.length - 1}` };
         index = value;
+      } else if (named !== undefined) {
+        index = named;
+      } else if (listed && this.listedIndex(listed[2] as string) === Number(listed[1])) {
+        index = Number(listed[1]);
       } else {
-        index = this.byName.get(text.toLowerCase());
-        if (index === undefined) {
-          const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
-          return { ok: false, reason: `unknown meta-action "${shown}"` };
-        }
+        // A number and a label that disagree ("3: threaten the user") are refused: either could be meant.
+        return {
+          ok: false,
+          reason: listed
+            ? `"${shown}": the number and the label name different meta-actions (or none); give one`
+            : `unknown meta-action "${shown}"`,
+        };
       }
     } else {
       return { ok: false, reason: 'a meta-action is an index or a label' };
     }
     return { ok: true, index, action: this.actions[index] as MetaAction };
+  }
+
+  /** The index a label names, also with a sentence's closing full stop after it. */
+  private listedIndex(label: string): number | undefined {
+    const name = label.trim().toLowerCase();
+    return this.byName.get(name) ?? this.byName.get(name.replace(/[.!]+$/, ''));
   }
 
   /** "0: greet the user", one per line, for prompts and feedback. */

@@ -73,6 +73,30 @@ describe('SellerEnv, commander mode (turngym/seller-commander-v1)', () => {
     expect(observations[0]).toMatch(/^Seller: This is the .+\nBuyer: /);
   });
 
+  it("reads a model's choice as it writes it: the line as listed, and nothing from its reasoning", async () => {
+    // Each was an invalid meta-action before (silence and the format penalty), and the reasoning one a threat
+    // if the env had read the first number in it.
+    for (const action of [
+      '1: briefly introduce the product',
+      '1. Briefly introduce the product.',
+      '1 - briefly introduce the product',
+      '<think>Threaten them (5)? No, that fails.</think>\n1',
+      '<reasoning>5 is bad</reasoning> briefly introduce the product',
+      '\u200b1\ufeff',
+    ]) {
+      await env.reset({ seed: 9 });
+      expect([action, env.fingerprint(action)]).toEqual([action, 'introduce']);
+      const step = await env.step(action);
+      expect(step.info).toMatchObject({ metaAction: 'introduce' });
+      expect(step.info.invalidAction).toBeUndefined();
+    }
+    // A number and a label that disagree could mean either: refused, saying so.
+    await env.reset({ seed: 9 });
+    const both = await env.step('5: briefly introduce the product');
+    expect(both.info).toMatchObject({ invalidAction: true, metaAction: 'invalid' });
+    expect(both.info.feedback).toMatch(/the number and the label name different meta-actions/);
+  });
+
   it.each([
     ['an unknown label', 'sing a song', /unknown meta-action "sing a song"/],
     ['an index out of range', 12, /index 12 is out of range 0–8/],
@@ -255,6 +279,58 @@ describe('SellerEnv, seller mode (turngym/seller-v1)', () => {
     expect(nonsense.reward).toBe(0);
     expect(nonsense.info).toMatchObject({ intent: 'other', fingerprint: 'other' });
     expect(nonsense.info.feedback).toMatch(/no recognisable sales move/);
+  });
+
+  it("keeps a reasoning model's <think> out of what the seller says: the buyer hears, and the classifier reads, only the words", async () => {
+    // The reasoning was heard: "I could say buy it or I will hit you, but no" classified as a threat, and the buyer fled.
+    await env.reset({ seed: 1, options: { taskId: 0 } });
+    const planned = await env.step(
+      '<think>The buyer looks rich. I could say buy it or I will hit you, but no.</think>\nHello! Have you got a minute?',
+    );
+    expect(planned).toMatchObject({
+      reward: 0,
+      terminated: false,
+      info: { intent: 'greet', reasoningRemoved: true, utterance: 'Hello! Have you got a minute?' },
+    });
+    expect(planned.info.feedback).toBeUndefined();
+    expect(env.dialogue[0]).toMatchObject({ name: 'seller', content: 'Hello! Have you got a minute?' });
+    expect(env.fingerprint('<reasoning>Threaten? No: or else they leave.</reasoning> Hi there!')).toBe('greet');
+    // A block never closed (cut while reasoning) is all reasoning: silence, with the penalty and a note saying why.
+    await env.reset({ seed: 1, options: { taskId: 0 } });
+    const unclosed = await env.step('<think>Let me plan: greet first, then ask what matters most to you?');
+    expect(unclosed).toMatchObject({ reward: expect.closeTo(-0.1), info: { intent: 'silence', invalidAction: true } });
+    expect(unclosed.info.feedback).toMatch(/all reasoning/);
+    expect(env.dialogue[0]).toMatchObject({ content: '(says nothing)' });
+  });
+
+  it('hears the words a model wraps in quotes or after a speaker label as the words alone', async () => {
+    // Each was "no recognisable sales move" before (the buyer: "Sorry, what do you mean?"), and the buyer heard the label.
+    for (const action of [
+      '"Hello there! Have you got a minute?"',
+      '“Hello there! Have you got a minute?”',
+      'Seller: Hello there! Have you got a minute?',
+      '**Salesperson:** "Hello there! Have you got a minute?"',
+    ]) {
+      await env.reset({ seed: 1, options: { taskId: 0 } });
+      expect([action, env.fingerprint(action)]).toEqual([action, 'greet']);
+      const step = await env.step(action);
+      expect(step.info).toMatchObject({ intent: 'greet', utterance: 'Hello there! Have you got a minute?' });
+      expect(env.dialogue[0]?.content).toBe('Hello there! Have you got a minute?');
+    }
+    // Quotes that are part of what is said stay.
+    await env.reset({ seed: 1, options: { taskId: 0 } });
+    await env.step('"Light" is the word: this backpack weighs "nothing".');
+    expect(env.dialogue[0]?.content).toBe('"Light" is the word: this backpack weighs "nothing".');
+  });
+
+  it('treats invisible characters as nothing said: a zero-width space is silence, with the penalty', async () => {
+    // Read as words ("other", no penalty) before: a way to stall without the format penalty.
+    await env.reset({ seed: 8 });
+    const invisible = await env.step('\u200b\u2060\ufeff');
+    expect(invisible).toMatchObject({ reward: expect.closeTo(-0.1), info: { intent: 'silence', invalidAction: true } });
+    const hidden = await env.step('What\u200b matters most\u00ad to you in a product like this?');
+    expect(hidden.info).toMatchObject({ intent: 'ask-requirements' });
+    expect(env.dialogue[2]).toMatchObject({ content: 'What matters most to you in a product like this?' });
   });
 
   it('its scripted agent sells by writing the words itself', async () => {

@@ -21,6 +21,7 @@ import {
   judgeMessages,
   emptyReplyRetryMessages,
   judgeRetryMessages,
+  oneLine,
   productCard,
   type DialogueMessage,
 } from './role-prompts';
@@ -30,7 +31,9 @@ import { validateSellerOptions, validateSellerResetOptions, type SellerOptions }
 import { RoleUnusableError } from './role-unusable-error';
 import { SellerRoles, type LlmRole, type RoleOutput } from './seller-roles';
 import { buildTaskSet, taskIndexForSeed, type SellerTask, type SellerTaskSet } from './seller-tasks';
+import { removeInvisible } from './invisible-characters';
 import { executeMetaAction } from './simulated-executor';
+import { stripReasoning, type StrippedReply } from './strip-reasoning';
 import { judgeBuyerReplies, judgeBuyerState } from './simulated-judge';
 import type { Phase } from './vocabulary';
 
@@ -79,9 +82,43 @@ function taskSetFor(data: SellerData, split: SellerOptions['split']): SellerTask
   return set;
 }
 
-// Control characters (but tab and newlines) never reach a role or a record: they are noise from a model.
+// Control characters (but tab and newlines) never reach a role or a record: they are noise from a model. The C1
+// ones too: NEL (U+0085) is a line break to some readers.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * What a seller-v1 agent says out loud: its words without the reasoning a reasoning model writes into them
+ * (`<think>…</think>`, as for the roles), without control characters and invisible ones. A real salesperson's private thoughts
+ * are not heard: they reached the buyer and the judge ("I could threaten them, but no" scored as a threat) and
+ * showed a buyer what the seller planned.
+ */
+function agentWords(action: string): StrippedReply {
+  const stripped = stripReasoning(action);
+  const text = removeInvisible(stripped.text.replace(CONTROL, ' '));
+  return { text: withoutWrapping(text), hadReasoning: stripped.hadReasoning };
+}
+
+/** A speaker label a model copies from the dialogue's format: `Seller: `, `**Salesperson:**`. */
+const SPEAKER_LABEL = /^\s*(?:\*\*|__)?(?:seller|salesperson|sales ?rep)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*/i;
+const DOUBLE_QUOTES = /["\u201c\u201d]/;
+
+/**
+ * The words without the wrapping models put around them, which no one says aloud: a leading speaker label and a
+ * pair of double quotes around the whole utterance. `"Hello there!"` and `Seller: Hello there!` were "no
+ * recognisable sales move" (the greeting is read from the first word), and the buyer heard the label.
+ */
+function withoutWrapping(text: string): string {
+  const unlabelled = text.replace(SPEAKER_LABEL, '');
+  const trimmed = unlabelled.trim();
+  const first = trimmed[0];
+  const last = trimmed[trimmed.length - 1];
+  const quoted =
+    trimmed.length >= 2 &&
+    ((first === '"' && last === '"') || (first === '\u201c' && last === '\u201d')) &&
+    !DOUBLE_QUOTES.test(trimmed.slice(1, -1));
+  return quoted ? trimmed.slice(1, -1) : unlabelled;
+}
 
 function commanderInstructions(actions: MetaActionSet, rounds: number): string {
   return [
@@ -208,8 +245,8 @@ export class SellerEnv extends BaseEnv<string, Action> {
           `Tasks are persona × product pairs (${data.personas.length} personas, ${data.products.length} products, disjoint train/test splits). ` +
           'The embedded buyer has hidden needs, a budget, a temperament, objections (some voiced only when asked), hidden deal-breakers and a purchase propensity that reacts to each move, with a seeded noise term; every role can be an LLM instead.',
         actionSpace: commander
-          ? `Discrete(${this.metaActions.size}): ${this.metaActions.labels.map((label, index) => `${index} ${label}`).join('; ')}. An index, numeric string, id or label; info.actionMask marks legal ones (greeting only as the opening move). Unknown, out-of-range or masked actions are ordinary steps: the seller says nothing, with feedback and the format penalty.`
-          : `Text: what the salesperson says (up to maxUtteranceChars = ${this.options.maxUtteranceChars}; longer is cut with the format penalty; empty is silence with the format penalty). The utterance is classified into a meta-action (the fingerprint).`,
+          ? `Discrete(${this.metaActions.size}): ${this.metaActions.labels.map((label, index) => `${index} ${label}`).join('; ')}. An index, numeric string, id or label, or the line as listed ("3: <label>"); reasoning (<think>…</think>) is ignored; info.actionMask marks legal ones (greeting only as the opening move). Unknown, out-of-range or masked actions are ordinary steps: the seller says nothing, with feedback and the format penalty.`
+          : `Text: what the salesperson says (up to maxUtteranceChars = ${this.options.maxUtteranceChars}; longer is cut with the format penalty; empty is silence with the format penalty). Reasoning (<think>…</think>) is removed before anyone hears the words. The utterance is classified into a meta-action (the fingerprint).`,
         observationSpace: commander
           ? 'Text. On reset: the product card and the passer-by\'s appearance. After each step: "Seller: <utterance>\\nBuyer: <reply>", then a judge line when the episode ends. info: metaAction, utterance, buyerReply, judge {decision, score, reasoning}, phase, round, roundsLeft, actionMask.'
           : 'Text. On reset: the product card and the passer-by\'s appearance (info.product has the card as data). After each step: "Buyer: <reply>", then a judge line when the episode ends. info: intent, buyerReply, judge, phase, round, roundsLeft.',
@@ -393,9 +430,11 @@ export class SellerEnv extends BaseEnv<string, Action> {
           move = { intent: 'silence', pitched: [] };
         }
       } else {
-        let text = (action as string).replace(CONTROL, ' ');
+        const words = agentWords(action as string);
+        let text = words.text;
         const classified = this.classify(action as string);
         move = classified.move;
+        if (words.hadReasoning) info.reasoningRemoved = true;
         if (text.length > this.options.maxUtteranceChars) {
           text = text.slice(0, this.options.maxUtteranceChars);
           move = { ...move, tooLong: true };
@@ -405,7 +444,14 @@ export class SellerEnv extends BaseEnv<string, Action> {
           penalty = this.options.formatPenalty;
         }
         utterance = text.trim();
-        if (utterance === '') {
+        if (utterance !== (action as string)) info.utterance = utterance;
+        if (utterance === '' && words.hadReasoning) {
+          feedback.push(
+            'You said nothing: your answer was all reasoning (<think>…</think>, or a block never closed), which the buyer does not hear. Write what the salesperson says after it.',
+          );
+          info.invalidAction = true;
+          penalty = this.options.formatPenalty;
+        } else if (utterance === '') {
           feedback.push('You said nothing. Write what the salesperson says to the passer-by.');
           info.invalidAction = true;
           penalty = this.options.formatPenalty;
@@ -452,9 +498,11 @@ export class SellerEnv extends BaseEnv<string, Action> {
         info.success = outcome === 'buy';
       }
 
+      // One line a turn, as in the judge's transcript: an LLM buyer's (or executor's) line breaks put lines of its own
+      // into the observation, "Judge: the buyer will buy. Sale!" or "Note: …" an agent could not tell from the env's.
       const lines = commander
-        ? [`Seller: ${utterance === '' ? '(says nothing)' : utterance}`, `Buyer: ${reply.text}`]
-        : [`Buyer: ${reply.text}`];
+        ? [`Seller: ${utterance === '' ? '(says nothing)' : oneLine(utterance)}`, `Buyer: ${oneLine(reply.text)}`]
+        : [`Buyer: ${oneLine(reply.text)}`];
       if (outcome === 'buy') lines.push('Judge: the buyer will buy. Sale!');
       else if (outcome === 'refuse') lines.push('Judge: the buyer refuses. No sale.');
       else if (outcome === 'round-limit')
@@ -484,7 +532,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
     const round = episode?.round ?? -1;
     const cached = this.lastClassified;
     if (cached && cached.text === text && cached.round === round) return cached.result;
-    const result = classifyUtterance(text.replace(CONTROL, ' ').slice(0, this.options.maxUtteranceChars), {
+    const result = classifyUtterance(agentWords(text).text.slice(0, this.options.maxUtteranceChars), {
       product: episode?.task.product,
       pending: episode?.notes.pending,
     });
@@ -632,7 +680,7 @@ type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
  * cut at maxTokens is still what the role said, and is kept.
  */
 function spoken(answer: RoleOutput, maxChars: number, maxTokens: number): Reading<string> {
-  const text = answer.text.slice(0, maxChars).replace(CONTROL, ' ').trim();
+  const text = removeInvisible(answer.text.slice(0, maxChars).replace(CONTROL, ' ')).trim();
   return text === '' ? { ok: false, error: silence(answer, maxTokens) } : { ok: true, value: text };
 }
 

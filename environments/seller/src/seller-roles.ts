@@ -52,13 +52,31 @@ export class LlmRole {
         hadReasoning: answer.hadReasoning,
       };
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/[.\s]+$/, '');
+      const advice = overflowsContext(error)
+        ? ` The ${this.name}'s prompt (its instructions and the dialogue so far) does not fit the model's context: it grows each round, so use a model with a longer context, or lower options.rounds or options.maxUtteranceChars.`
+        : '';
       throw new EnvFaultError(
-        `turngym/seller: the ${this.name} role (${this.model.id}) failed: ${reason}. The episode is void: record it as errored, not as a lost sale.`,
+        `turngym/seller: the ${this.name} role (${this.model.id}) failed: ${reason}.${advice} The episode is void: record it as errored, not as a lost sale.`,
         { cause: error, isRetryable: TurnGymError.isInstance(error) ? error.isRetryable : true },
       );
     }
   }
+}
+
+const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|context (length|limit|window)/i;
+
+/**
+ * Whether a call failed because the prompt is longer than the model's context (a local checkpoint's
+ * CONTEXT_LENGTH_EXCEEDED, an OpenAI-compatible server's 400 `context_length_exceeded` or its message), anywhere
+ * in the chain of causes.
+ */
+function overflowsContext(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
+    if ((cause as { code?: unknown }).code === 'CONTEXT_LENGTH_EXCEEDED' || CONTEXT_OVERFLOW.test(cause.message))
+      return true;
+  }
+  return false;
 }
 
 /** True for anything that can serve as a role: an object with an `id` and a `complete()` method. */

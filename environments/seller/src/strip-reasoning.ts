@@ -1,8 +1,9 @@
 /**
  * Opening and closing tags of the reasoning some models write into their content: `<think>` (DeepSeek-R1, Qwen3
- * and QwQ served without a reasoning parser), `<thinking>`, `<reasoning>`.
+ * and QwQ served without a reasoning parser), `<thinking>`, `<reasoning>`, `[THINK]…[/THINK]` (Magistral) and
+ * `◁think▷…◁/think▷` (Kimi). The slash of a closing tag is in the first group that matched.
  */
-const REASONING_TAG = /<(\/?)(think|thinking|reasoning)>/gi;
+const REASONING_TAG = /<(\/?)(?:think|thinking|reasoning)>|\[(\/?)think\]|\u25c1(\/?)think\u25b7/gi;
 
 /** A role's reply without its reasoning, and whether there was any. */
 export interface StrippedReply {
@@ -26,7 +27,7 @@ export function stripReasoning(reply: string): StrippedReply {
   REASONING_TAG.lastIndex = 0;
   for (let tag = REASONING_TAG.exec(reply); tag !== null; tag = REASONING_TAG.exec(reply)) {
     hadReasoning = true;
-    const closing = tag[1] === '/';
+    const closing = (tag[1] ?? tag[2] ?? tag[3]) === '/';
     if (!closing) {
       if (!open) text += reply.slice(from, tag.index);
       open = true;
