@@ -1,9 +1,11 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { runEpisode } from '@turngym/core';
 import { ExampleEnv } from '@turngym/env-example';
 import type { ChatMessage, EnvSpec } from '@turngym/spec';
 import { CachedChatModel } from './cached-chat-model';
 import { ChatModelAgent, parseDiscreteReply } from './chat-model-agent';
 import type { ChatRequest } from './chat-model';
+import { LLMCallError } from './llm-call-error';
 import { OpenAIChatModel } from './openai-chat-model';
 import { ScriptedChatModel, type ScriptedReply } from './scripted-chat-model';
 import { serveChatModel, type ChatModelServer } from './serve-chat-model';
@@ -211,5 +213,110 @@ describe('ChatModelAgent', () => {
     expect(() => new ChatModelAgent(new ScriptedChatModel(), { toolMode: 'json' as never })).toThrow(
       /options\.toolMode must be one of: "auto", "text"/,
     );
+  });
+});
+
+describe('ChatModelAgent against an endpoint that gives no answer', () => {
+  const open: Server[] = [];
+  afterEach(async () => {
+    for (const server of open.splice(0)) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  /** A real endpoint on loopback: `respond` answers each request once its body has arrived. */
+  async function endpoint(respond: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => respond(request, response));
+    });
+    open.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+  }
+
+  const textSpec: EnvSpec = {
+    specificationVersion: 'v1',
+    id: 'test/say-v1',
+    summary: 'Say the answer.',
+    observationSpace: { type: 'text' },
+    actionSpace: { type: 'text' },
+    maxTurns: 3,
+    rewardRange: [0, 1],
+  };
+
+  const completion = (message: Record<string, unknown>, finishReason: string) =>
+    JSON.stringify({
+      id: 'c',
+      object: 'chat.completion',
+      choices: [{ index: 0, message, finish_reason: finishReason }],
+    });
+
+  it.each([
+    [
+      'cut at maxTokens while still reasoning',
+      { role: 'assistant', content: null, reasoning_content: 'Let me think. 2 + 2 is' },
+      'length',
+      /no answer to act on at turn 1: the reply was cut at the token limit \(maxTokens 64\) before any answer \(22 characters of reasoning, no answer after it\): raise maxTokens/,
+    ],
+    [
+      'only reasoning, then a stop',
+      { role: 'assistant', content: '', reasoning_content: 'The answer is 4' },
+      'stop',
+      /the reply held only reasoning \(15 characters\), no answer after it/,
+    ],
+    ['cut at maxTokens with nothing at all', { role: 'assistant', content: '' }, 'length', /cut at the token limit/],
+    [
+      'cut at maxTokens just after reasoning',
+      { role: 'assistant', content: '\n\n', reasoning: 'Four.' },
+      'length',
+      /\(5 characters of reasoning, no answer after it\)/,
+    ],
+  ])('fails the turn, naming why, for a reply %s', async (_case, message, finishReason, why) => {
+    const baseURL = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(completion(message, finishReason));
+    });
+    const agent = new ChatModelAgent(new OpenAIChatModel({ model: 'm', baseURL, maxRetries: 0 }, {}), {
+      maxTokens: 64,
+    });
+    await agent.start({ seed: 0, spec: textSpec, observation: '2+2?', info: {} });
+    const error = await agent.act('2+2?', {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({ failure: 'no-answer', isRetryable: false, modelId: 'openai:m' });
+    expect((error as Error).message).toMatch(why);
+  });
+
+  it.each([
+    ['an empty reply that simply stopped', '', 'stop'],
+    ['blanks up to the token limit (an untrained model)', '\n\n\n\n', 'length'],
+  ])('keeps %s as the move: that is what the model wrote', async (_case, content, finishReason) => {
+    const baseURL = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(completion({ role: 'assistant', content }, finishReason));
+    });
+    const agent = new ChatModelAgent(new OpenAIChatModel({ model: 'm', baseURL, maxRetries: 0 }, {}));
+    await agent.start({ seed: 0, spec: textSpec, observation: '2+2?', info: {} });
+    await expect(agent.act('2+2?', {})).resolves.toBe(content);
+  });
+
+  it('cancels the model call in flight when it is closed, instead of waiting out the timeout', async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let hungUp!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (hungUp = resolve));
+    const baseURL = await endpoint((request) => {
+      request.socket.on('close', () => hungUp());
+      arrived(); // and never answers
+    });
+    const model = new OpenAIChatModel({ model: 'm', baseURL, timeoutMs: 60_000, maxRetries: 3 }, {});
+    const agent = new ChatModelAgent(model);
+    await agent.start({ seed: 0, spec: textSpec, observation: '2+2?', info: {} });
+    const turn = agent.act('2+2?', {}).catch((caught: unknown) => caught);
+    await requestArrived;
+    await agent.close();
+    expect(await turn).toMatchObject({ failure: 'aborted', isRetryable: false });
+    await connectionClosed; // the socket is let go, not held for the minute the timeout allows
   });
 });

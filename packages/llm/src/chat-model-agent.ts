@@ -10,7 +10,8 @@ import type {
   ToolCall,
   ToolSpec,
 } from '@turngym/spec';
-import type { ChatModel, ChatModelMessage } from './chat-model';
+import type { ChatModel, ChatModelMessage, ChatResponse } from './chat-model';
+import { LLMCallError } from './llm-call-error';
 
 export interface ChatModelAgentOptions {
   /** The agent's name in records (default `chat:<model id>`). */
@@ -126,6 +127,8 @@ export class ChatModelAgent implements Agent<unknown, Action> {
   private pendingCallIds: string[] = [];
   private turn = 0;
   private usage = { promptTokens: 0, completionTokens: 0 };
+  /** Cancels the episode's request in flight when the episode is given up (`close`, or the next `start`). */
+  private episode = new AbortController();
 
   constructor(
     readonly model: ChatModel,
@@ -141,6 +144,8 @@ export class ChatModelAgent implements Agent<unknown, Action> {
   }
 
   async start(episode: AgentEpisodeStart<unknown>): Promise<void> {
+    this.episode.abort(new Error('ChatModelAgent: a new episode started'));
+    this.episode = new AbortController();
     this.spec = episode.spec;
     const space = episode.spec.actionSpace;
     this.tools =
@@ -168,9 +173,11 @@ export class ChatModelAgent implements Agent<unknown, Action> {
       ...(this.options.maxTokens !== undefined ? { maxTokens: this.options.maxTokens } : {}),
       ...(this.requestSeed !== undefined ? { seed: this.requestSeed } : {}),
       role: this.options.role,
+      signal: this.episode.signal,
     });
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
+    this.checkAnswered(response);
     const message = this.withCallIds(response.message);
     this.history.push(message);
     this.turn += 1;
@@ -183,7 +190,13 @@ export class ChatModelAgent implements Agent<unknown, Action> {
     return usage;
   }
 
-  async close(): Promise<void> {}
+  /**
+   * Cancels a model call still in flight (with its retries): an episode given up mid-turn (a runner's deadline, a
+   * stop) no longer holds a connection and keeps retrying for minutes after. The model itself stays open.
+   */
+  async close(): Promise<void> {
+    this.episode.abort(new Error('ChatModelAgent closed'));
+  }
 
   private appendObservation(text: string, info: Info, spec: EnvSpec): void {
     if (this.pendingCallIds.length > 0) {
@@ -200,6 +213,37 @@ export class ChatModelAgent implements Agent<unknown, Action> {
         ? `\n\nAllowed options now:\n${describeOptions(space.labels, info.actionMask)}`
         : '';
     this.history.push({ role: 'user', content: `${text}${allowed}` });
+  }
+
+  /**
+   * An empty reply that ran out of tokens, was filtered, or held only reasoning is no move the model chose: sent to
+   * the env as the action `''`, it was scored as an ordinary (losing) move, and a run with `maxTokens` too small for
+   * a reasoning model lost every episode with nothing to show why. It fails the episode with the reason instead.
+   * An empty reply that simply stopped stays the model's move, and so does text that is only blanks (an untrained
+   * model's 256 newlines are what it wrote), except after reasoning, where servers leave the blank line that
+   * followed the end of thinking.
+   */
+  private checkAnswered(response: ChatResponse): void {
+    const { message, finishReason, reasoning } = response;
+    const thought = reasoning !== undefined && reasoning.trim() !== '';
+    const text = thought ? message.content.trim() : message.content;
+    if (text !== '' || (message.toolCalls ?? []).length > 0) return;
+    const thinking = thought ? ` (${reasoning.length} characters of reasoning, no answer after it)` : '';
+    let why: string;
+    if (finishReason === 'length') {
+      const limit = this.options.maxTokens !== undefined ? ` (maxTokens ${this.options.maxTokens})` : '';
+      why = `the reply was cut at the token limit${limit} before any answer${thinking}: raise maxTokens`;
+    } else if (finishReason === 'content_filter') {
+      why = 'the content filter stopped the reply before any answer';
+    } else if (thought) {
+      why = `the reply held only reasoning (${reasoning.length} characters), no answer after it: the server's reasoning parser may have found no end of thinking`;
+    } else {
+      return;
+    }
+    throw new LLMCallError(`${this.model.id}: no answer to act on at turn ${this.turn + 1}: ${why}`, {
+      failure: 'no-answer',
+      modelId: this.model.id,
+    });
   }
 
   /** Calls without an id get one, so the tool results can refer to them. */

@@ -79,6 +79,13 @@ export interface ChatResponse {
    * the content was cut before is not part of it). Absent when not asked for.
    */
   readonly logprobs?: readonly ChatTokenLogprob[];
+  /**
+   * The model's reasoning, where the server returns it apart from the content (`reasoning_content` from vLLM's and
+   * SGLang's reasoning parsers and DeepSeek, `reasoning` from Ollama and OpenRouter). Never part of `message`: it is
+   * not sent back in later turns. It tells an empty reply that ran out of tokens while still thinking from one that
+   * said nothing.
+   */
+  readonly reasoning?: string;
 }
 
 /**

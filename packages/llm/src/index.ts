@@ -12,7 +12,7 @@ export type {
 } from './chat-model';
 export { LLMCallError, type LLMCallErrorOptions, type LLMCallFailure } from './llm-call-error';
 export { ChatModelSpecError } from './chat-model-spec-error';
-export { withRetries, backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
+export { withRetries, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { approximateTokenCount } from './token-count';
 export {
   ScriptedChatModel,

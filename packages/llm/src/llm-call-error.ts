@@ -8,6 +8,7 @@ export type LLMCallFailure =
   | 'aborted' // the caller's AbortSignal fired
   | 'invalid-response' // an answer the client could not read
   | 'refusal' // the model declined to answer (OpenAI's `message.refusal`); `refusal` holds its text
+  | 'no-answer' // an agent's reply held nothing to act on: cut at its token limit, filtered, or reasoning only
   | 'script'; // a scripted model ran out of replies or its function threw
 
 export interface LLMCallErrorOptions {
@@ -31,7 +32,8 @@ export interface LLMCallErrorOptions {
 /**
  * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
  * timeouts and connection failures — what may succeed if tried again — and false for bad requests, auth,
- * aborts, script faults, refusals and a 429 that says the quota is used up (`insufficient_quota`).
+ * aborts, script faults, refusals, a 429 that says the quota is used up (`insufficient_quota`), TLS failures
+ * and a port `fetch` refuses to call.
  */
 export class LLMCallError extends TurnGymError {
   readonly failure: LLMCallFailure;
@@ -59,9 +61,11 @@ export class LLMCallError extends TurnGymError {
     return status === 408 || status === 409 || status === 429 || status >= 500;
   }
 
-  /** A copy that says how many attempts were made. */
-  withAttempts(attempts: number): LLMCallError {
-    const note = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
+  /** A copy that says how many attempts were made, and anything else worth knowing about giving up (`detail`). */
+  withAttempts(attempts: number, detail?: string): LLMCallError {
+    const gaveUp = attempts > 1 ? [`gave up after ${attempts} attempts`] : [];
+    const notes = [...gaveUp, ...(detail ? [detail] : [])];
+    const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
     return new LLMCallError(`${this.message}${note}`, {
       failure: this.failure,
       isRetryable: this.isRetryable,

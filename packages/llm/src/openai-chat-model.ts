@@ -23,7 +23,14 @@ import {
   toWireTools,
 } from './internal/openai-wire';
 import { LLMCallError } from './llm-call-error';
-import { resolveOpenAIOptions, type OpenAIChatModelInput, type OpenAIChatModelOptions } from './openai-options';
+import { errorBodyFetch, errorBodyText, errorResponseNote } from './internal/error-body-fetch';
+import { retryAfterMs } from './internal/retry-after';
+import {
+  LOCAL_PLACEHOLDER_API_KEY,
+  resolveOpenAIOptions,
+  type OpenAIChatModelInput,
+  type OpenAIChatModelOptions,
+} from './openai-options';
 import { withRetries, type RetryPolicy } from './retry';
 import { stableStringify } from './internal/stable-json';
 import { approximateTokenCount } from './token-count';
@@ -43,6 +50,25 @@ const CONNECTION_CODES = new Set([
 
 /** Of those, the ones where a connection was made and then dropped by the other side. */
 const DROPPED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/**
+ * A TLS failure: the certificate (self-signed, expired, another host's, an unknown CA) or the protocol (`https://`
+ * to a plain-HTTP port). Retrying cannot fix either, and "is a server running?" sent users to the wrong place.
+ */
+function isTlsCode(code: string): boolean {
+  return /CERT|^ERR_SSL_|^ERR_TLS_|^UNABLE_TO_(GET|VERIFY)_|^HOSTNAME_MISMATCH$/.test(code);
+}
+
+/** The innermost message of an error's cause chain (fetch's "bad port", a TLS library's words). */
+function innermostMessage(error: unknown): string | undefined {
+  let message: string | undefined;
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    const text = (current as { message?: unknown }).message;
+    if (typeof text === 'string' && text.trim() !== '') message = text.trim();
+    current = (current as { cause?: unknown }).cause;
+  }
+  return message;
+}
 
 function causeCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 6; depth++) {
@@ -88,15 +114,14 @@ function boundLogprobs(content: readonly unknown[], top: number): { entries: unk
   return { entries, characters };
 }
 
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(milliseconds)) return milliseconds;
-  const header = headers?.get('retry-after');
-  if (!header) return undefined;
-  const seconds = Number.parseFloat(header);
-  if (Number.isFinite(seconds)) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+/** Reasoning sent apart from the content: `reasoning_content` (vLLM, SGLang, DeepSeek) or `reasoning` (Ollama, OpenRouter). */
+function reasoningOf(part: unknown): string {
+  const { reasoning_content: content, reasoning } = (part ?? {}) as {
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+  };
+  if (typeof content === 'string') return content;
+  return typeof reasoning === 'string' ? reasoning : '';
 }
 
 function messageOf(body: unknown, fallback: string): string {
@@ -160,6 +185,8 @@ export class OpenAIChatModel implements ChatModel {
       // Our own deadline (see attempt) fires first; the client's is a backstop.
       timeout: this.options.timeoutMs + 1000,
       maxRetries: 0,
+      // Keeps the words of error bodies the client cannot read (vLLM's, SGLang's) and notes redirects.
+      fetch: errorBodyFetch,
       ...(this.options.headers !== undefined ? { defaultHeaders: this.options.headers } : {}),
     });
   }
@@ -245,7 +272,7 @@ export class OpenAIChatModel implements ChatModel {
 
   private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
     const choice = completion.choices?.[0];
-    if (!choice) throw this.invalidResponse(`the response has no choices${this.saidInstead(completion)}`);
+    if (!choice) throw this.invalidResponse(`the response has no choices${this.redact(this.saidInstead(completion))}`);
     if (typeof choice.message !== 'object' || choice.message === null) {
       // `choices[0].text` is the legacy completions API's shape: a server (or proxy route) that is not chat.
       const legacy =
@@ -261,8 +288,10 @@ export class OpenAIChatModel implements ChatModel {
       request.logprobs === true && Array.isArray(wireLogprobs)
         ? boundLogprobs(wireLogprobs, request.topLogprobs ?? 0)
         : undefined;
+    const reasoning = reasoningOf(choice.message);
     this.checkReplySize(
       (choice.message.content ?? '').length +
+        reasoning.length +
         calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0) +
         (kept?.characters ?? 0),
     );
@@ -283,6 +312,7 @@ export class OpenAIChatModel implements ChatModel {
       finishReason: fromWireFinishReason(choice.finish_reason),
       usage: usageFrom(completion.usage, request, message),
       ...(logprobs ? { logprobs } : {}),
+      ...(reasoning !== '' ? { reasoning } : {}),
     };
   }
 
@@ -304,6 +334,7 @@ export class OpenAIChatModel implements ChatModel {
 
   private async fromChunks(request: ChatRequest, stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatResponse> {
     let content = '';
+    let reasoning = '';
     let refusal = '';
     let finishReason: string | null | undefined;
     let usage: ChatCompletionChunk['usage'];
@@ -319,6 +350,9 @@ export class OpenAIChatModel implements ChatModel {
       const refusalDelta = (choice.delta as { refusal?: unknown } | undefined)?.refusal;
       if (typeof refusalDelta === 'string') refusal += refusalDelta;
       content += choice.delta?.content ?? '';
+      const reasoningDelta = reasoningOf(choice.delta);
+      reasoning += reasoningDelta;
+      characters += reasoningDelta.length;
       const chunkLogprobs = (choice as { logprobs?: { content?: unknown } | null }).logprobs?.content;
       // Kept only when asked for, and counted toward the reply's size before they are kept.
       if (request.logprobs === true && Array.isArray(chunkLogprobs)) {
@@ -363,6 +397,7 @@ export class OpenAIChatModel implements ChatModel {
       finishReason: fromWireFinishReason(finishReason),
       usage: usageFrom(usage, request, message),
       ...(entries ? { logprobs: entries } : {}),
+      ...(reasoning !== '' ? { reasoning } : {}),
     };
   }
 
@@ -372,6 +407,10 @@ export class OpenAIChatModel implements ChatModel {
    */
   private saidInstead(body: unknown): string {
     if (typeof body === 'string') {
+      // A page's first 200 characters are its <head>, styles and scripts: its title says what it is.
+      const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.replace(/\s+/g, ' ').trim();
+      if (title)
+        return `; the server sent an HTML page titled "${title.slice(0, 200)}", not JSON (a proxy's or login page?)`;
       const text = body.replace(/\s+/g, ' ').trim();
       return text === ''
         ? ''
@@ -411,6 +450,37 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /**
+   * fetch follows redirects, and a 301/302/303 turns the POST into a GET (body dropped): the server then answers
+   * 404 or 405 for a route that exists, and the error named neither the redirect nor where it went.
+   */
+  private redirectHint(redirectedTo: string | undefined): string {
+    if (redirectedTo === undefined) return '';
+    const root = redirectedTo.replace(/\/chat\/completions$/, '');
+    return (
+      ` (the server redirected the request to ${redirectedTo}, and a 301/302/303 redirect turns a POST into a GET:` +
+      ` set the base URL to ${root === redirectedTo ? 'where it redirects' : root})`
+    );
+  }
+
+  /**
+   * What a server said, with the API key masked: a debugging proxy or a misconfigured gateway that echoes the
+   * request's headers in its error body put the key into the error, and from there into run records and logs.
+   */
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    if (key === LOCAL_PLACEHOLDER_API_KEY || key.length < 8) return text;
+    return text.split(key).join(`${key.slice(0, 3)}***`);
+  }
+
+  private port(): string {
+    try {
+      return new URL(this.options.baseURL).port;
+    } catch {
+      return '?';
+    }
+  }
+
   private where(): string {
     return `${this.id} at ${this.options.baseURL}`;
   }
@@ -442,8 +512,30 @@ export class OpenAIChatModel implements ChatModel {
           isRetryable: true,
         });
       }
+      if (code !== undefined && isTlsCode(code)) {
+        const raw = innermostMessage(error);
+        // OpenSSL's own text (`80DC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:…`): its words.
+        const said = (raw && /:SSL routines:[^:]*:([^:]+)/.exec(raw)?.[1]) ?? raw;
+        const hint = /CERT|UNABLE_TO_/.test(code)
+          ? ': if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate'
+          : /WRONG_VERSION|PACKET_LENGTH|HTTP_REQUEST/.test(code)
+            ? ': is this a plain-HTTP server? Then the base URL starts with http://'
+            : '';
+        return new LLMCallError(`${this.where()}: TLS failed (${code}${said ? `: ${said}` : ''})${hint}`, {
+          ...context,
+          failure: 'connection',
+        });
+      }
+      // No code: fetch's own refusals say why in words.
+      const why = code ?? innermostMessage(error.cause);
+      if (why === 'bad port') {
+        return new LLMCallError(
+          `${this.where()}: fetch refuses port ${this.port()}, one of the ports it never calls (6000, 6665–6669, 10080, …): serve the model on another port`,
+          { ...context, failure: 'connection' },
+        );
+      }
       return new LLMCallError(
-        `${this.where()}: could not connect${code ? ` (${code})` : ''}: is an OpenAI-compatible server running at ${this.options.baseURL}?`,
+        `${this.where()}: could not connect${why ? ` (${why})` : ''}: is an OpenAI-compatible server running at ${this.options.baseURL}?`,
         { ...context, failure: 'connection', isRetryable: true },
       );
     }
@@ -458,14 +550,32 @@ export class OpenAIChatModel implements ChatModel {
           : shouldRetry === 'false' || outOfQuota
             ? false
             : LLMCallError.isRetryableStatus(status);
-      const after = retryAfterMs(error.headers);
-      const text = `HTTP ${status}: ${messageOf(error.error, error.message)}${this.notFoundHint(status)}`;
+      const after = retryAfterMs(error.headers, status);
+      const note = errorResponseNote(error.headers);
+      const said = this.redact((note ? errorBodyText(note.text) : undefined) ?? messageOf(error.error, error.message));
+      const text = `HTTP ${status}: ${said}${this.notFoundHint(status)}${this.redirectHint(note?.redirectedTo)}`;
       return new LLMCallError(`${this.where()}: ${text}`, {
         ...context,
         failure: 'http',
         status,
         isRetryable,
         ...(after !== undefined ? { retryAfterMs: after } : {}),
+      });
+    }
+    if (error instanceof OpenAI.APIError) {
+      // No status: an error event inside a stream (`data: {"error": …}`), sent after a 200 when the model failed
+      // part-way. OpenAI's `server_error`, an overloaded or rate-limited model, a 5xx code may pass if retried.
+      const { type } = (error.error ?? {}) as { type?: unknown };
+      const code = error.code ?? (error.error as { code?: unknown } | undefined)?.code;
+      const isRetryable =
+        type === 'server_error' ||
+        /overload|rate.?limit|unavailable|timeout|server_error/i.test(`${String(type)} ${String(code)}`) ||
+        (typeof code === 'number' && LLMCallError.isRetryableStatus(code));
+      const said = this.redact(messageOf(error.error, error.message));
+      return new LLMCallError(`${this.where()}: the server sent an error in the stream: ${said}`, {
+        ...context,
+        failure: 'http',
+        isRetryable,
       });
     }
     const code = causeCode(error);

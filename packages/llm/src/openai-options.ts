@@ -30,8 +30,8 @@ export interface OpenAIChatModelOptions {
   /** Ask for an SSE stream and assemble it (same result; useful where a proxy cuts long idle requests). */
   stream: boolean;
   /**
-   * Longest reply accepted, in characters (content and tool-call arguments together, and with `logprobs` asked for
-   * each token's text and each of its `topLogprobs` alternatives', at least 1 each): a longer one is an
+   * Longest reply accepted, in characters (content, reasoning and tool-call arguments together, and with `logprobs`
+   * asked for each token's text and each of its `topLogprobs` alternatives', at least 1 each): a longer one is an
    * invalid response, not retried. A runaway server once answered 50 MB a turn, which was stored in full and
    * sent back in every later prompt; no token limit a caller sets comes near the default (with `topLogprobs: 20`,
    * a reply counts about 21 times its text: raise it for replies past ~10k tokens).

@@ -1,6 +1,6 @@
 import { SeededRng } from '@turngym/core';
 import { LLMCallError } from './llm-call-error';
-import { backoffDelay, withRetries } from './retry';
+import { backoffDelay, retryAfterDelay, withRetries } from './retry';
 
 const retryable = (extra: Partial<ConstructorParameters<typeof LLMCallError>[1]> = {}) =>
   new LLMCallError('HTTP 503: busy', { failure: 'http', status: 503, isRetryable: true, ...extra });
@@ -44,6 +44,22 @@ describe('withRetries', () => {
     expect(attempts).toBe(1);
   });
 
+  it('says, when it gives up, that the server asked for a longer wait than the retries allowed', async () => {
+    const error = await withRetries(async () => Promise.reject(retryable({ status: 429, retryAfterMs: 60_000 })), {
+      ...policy,
+      maxRetries: 1,
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      attempts: 2,
+      message:
+        'HTTP 503: busy (gave up after 2 attempts; the server asked to wait 60 s, but retries wait at most 4 ms (retryMaxDelayMs))',
+    });
+    // A wait within the cap was honoured: nothing to add.
+    await expect(
+      withRetries(async () => Promise.reject(retryable({ retryAfterMs: 3 })), { ...policy, maxRetries: 1 }),
+    ).rejects.toMatchObject({ message: 'HTTP 503: busy (gave up after 2 attempts)' });
+  });
+
   it('turns an abort during the backoff into an aborted error', async () => {
     // The backoff is a timer: a fake clock puts the abort inside it, whatever the machine's speed.
     jest.useFakeTimers();
@@ -67,6 +83,47 @@ describe('withRetries', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe('withRetries and a Retry-After many callers are told at once', () => {
+  it('spreads their retries over up to 25% past the wait instead of sending them all back in one instant', async () => {
+    // A fake clock: the instants compared are the timers' own, whatever the machine's load.
+    jest.useFakeTimers();
+    try {
+      const retriedAt: number[] = [];
+      const start = Date.now();
+      const callers = Array.from({ length: 20 }, () => {
+        let attempts = 0;
+        return withRetries(
+          async () => {
+            attempts += 1;
+            if (attempts === 1) throw retryable({ status: 429, retryAfterMs: 1000 });
+            retriedAt.push(Date.now() - start);
+            return 'ok';
+          },
+          { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 60_000 },
+        );
+      });
+      await jest.advanceTimersByTimeAsync(999);
+      expect(retriedAt).toEqual([]); // never before the wait the server asked for
+      await jest.advanceTimersByTimeAsync(251);
+      await expect(Promise.all(callers)).resolves.toHaveLength(20);
+      expect(Math.max(...retriedAt)).toBeLessThanOrEqual(1250);
+      expect(new Set(retriedAt).size).toBeGreaterThanOrEqual(15);
+      expect(Math.max(...retriedAt) - Math.min(...retriedAt)).toBeGreaterThan(100);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('jitters a Retry-After past the cap too, from the cap up', () => {
+    const rng = new SeededRng(3);
+    const policy = { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2000 };
+    const delays = Array.from({ length: 20 }, () => retryAfterDelay(policy, 60_000, rng));
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(2000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(2500);
+    expect(new Set(delays).size).toBe(20);
   });
 });
 

@@ -7,7 +7,7 @@ export interface RetryPolicy {
   readonly maxRetries: number;
   /** Delay before the first retry, ms; doubles each retry. */
   readonly baseDelayMs: number;
-  /** Cap on any single delay, ms (also caps a server's Retry-After). */
+  /** Cap on any single backoff delay, ms; also caps a server's Retry-After, to which up to 25% jitter is then added. */
   readonly maxDelayMs: number;
 }
 
@@ -24,6 +24,16 @@ const jitterRng = new SeededRng(mixSeed('turngym-llm-retry-jitter', process.pid)
 export function backoffDelay(policy: RetryPolicy, retry: number, rng: SeededRng = jitterRng): number {
   const exponential = Math.min(policy.baseDelayMs * 2 ** retry, policy.maxDelayMs);
   return exponential * (1 - 0.25 * rng.next());
+}
+
+/**
+ * The wait a server asked for (Retry-After, capped at `maxDelayMs`), plus up to 25% jitter. Every caller a
+ * rate-limited server turns away at once is told the same wait: retried exactly on it, they all came back in the
+ * same millisecond and were turned away again together. Jitter goes up, never down: coming back early would only
+ * earn another 429.
+ */
+export function retryAfterDelay(policy: RetryPolicy, retryAfterMs: number, rng: SeededRng = jitterRng): number {
+  return Math.min(Math.max(0, retryAfterMs), policy.maxDelayMs) * (1 + 0.25 * rng.next());
 }
 
 /** The longest delay `setTimeout` honours (about 24.8 days); past it Node fires after 1 ms, which would retry at once. */
@@ -63,11 +73,10 @@ export async function withRetries<T>(
     } catch (error) {
       if (!(error instanceof LLMCallError)) throw error;
       if (signal?.aborted) throw abortedError(error, retry + 1);
-      if (!error.isRetryable || retry >= policy.maxRetries) throw error.withAttempts(retry + 1);
+      if (!error.isRetryable || retry >= policy.maxRetries)
+        throw error.withAttempts(retry + 1, waitNote(error, policy));
       const delay =
-        error.retryAfterMs !== undefined
-          ? Math.min(Math.max(0, error.retryAfterMs), policy.maxDelayMs)
-          : backoffDelay(policy, retry);
+        error.retryAfterMs !== undefined ? retryAfterDelay(policy, error.retryAfterMs) : backoffDelay(policy, retry);
       try {
         await sleep(delay, signal);
       } catch {
@@ -75,6 +84,17 @@ export async function withRetries<T>(
       }
     }
   }
+}
+
+/**
+ * A retryable error given up on while the server had asked for a longer wait than `maxDelayMs` allows: the retries
+ * came back too early and were bound to fail. Said, so that the fix (a larger `retryMaxDelayMs`) is in the message.
+ */
+function waitNote(error: LLMCallError, policy: RetryPolicy): string | undefined {
+  if (!error.isRetryable || policy.maxRetries === 0) return undefined;
+  const asked = error.retryAfterMs;
+  if (asked === undefined || asked <= policy.maxDelayMs) return undefined;
+  return `the server asked to wait ${Math.ceil(asked / 1000)} s, but retries wait at most ${policy.maxDelayMs} ms (retryMaxDelayMs)`;
 }
 
 function abortedError(last: LLMCallError, attempts: number): LLMCallError {

@@ -1,0 +1,281 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { LLMCallError } from './llm-call-error';
+import { OpenAIChatModel } from './openai-chat-model';
+
+/**
+ * Model endpoints that fail the ways real ones do — vLLM's own error shape, a proxy's HTML page, rate-limit
+ * headers, a redirect, TLS on a plain port, an error event inside a stream — played by a real HTTP server on
+ * loopback, through the real `openai` client.
+ */
+
+const open: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    open.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  );
+});
+
+interface Seen {
+  readonly method: string;
+  readonly url: string;
+  readonly at: number;
+}
+
+async function endpoint(
+  respond: (request: IncomingMessage, response: ServerResponse, index: number) => void,
+): Promise<{ baseURL: string; root: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((request, response) => {
+    const index = seen.length;
+    seen.push({ method: request.method ?? '', url: request.url ?? '', at: Date.now() });
+    request.resume();
+    request.on('end', () => respond(request, response, index));
+  });
+  open.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const root = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { baseURL: `${root}/v1`, root, seen };
+}
+
+const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
+
+const reply = (content: string) => ({
+  id: 'c',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+});
+
+const model = (baseURL: string, options: Record<string, unknown> = {}) =>
+  new OpenAIChatModel(
+    { model: 'm', baseURL, timeoutMs: 5000, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...options },
+    {},
+  );
+
+const ask = (baseURL: string, options: Record<string, unknown> = {}) =>
+  model(baseURL, options)
+    .complete({ messages: [{ role: 'user', content: 'x' }] })
+    .catch((caught: unknown) => caught);
+
+describe('OpenAIChatModel says what a failing endpoint said', () => {
+  it("shows vLLM's and SGLang's top-level error message (a context-length error), not '(no body)'", async () => {
+    const said =
+      "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4900 in the messages, 100 in the completion). Please reduce the length of the messages or completion.";
+    const { baseURL, seen } = await endpoint((_request, response) =>
+      json(response, 400, { object: 'error', message: said, type: 'BadRequestError', param: null, code: 400 }),
+    );
+    const error = (await ask(baseURL)) as LLMCallError;
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({ failure: 'http', status: 400, isRetryable: false, attempts: 1 });
+    expect(error.message).toBe(`openai:m at ${baseURL}: HTTP 400: ${said}`);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("shows a FastAPI server's `detail` list", async () => {
+    const { baseURL } = await endpoint((_request, response) =>
+      json(response, 422, { detail: [{ loc: ['body', 'messages'], msg: 'field required', type: 'missing' }] }),
+    );
+    expect(((await ask(baseURL)) as Error).message).toMatch(/HTTP 422: field required$/);
+  });
+
+  it("names a proxy's HTML error page by its title instead of pasting the page, and retries it", async () => {
+    const page = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>${'body{margin:0}'.repeat(5000)}</style></head><body><h1>502 Bad Gateway</h1></body></html>`;
+    const { baseURL, seen } = await endpoint((_request, response) => {
+      response.writeHead(502, { 'content-type': 'text/html' });
+      response.end(page);
+    });
+    const error = (await ask(baseURL)) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'http', status: 502, isRetryable: true, attempts: 3 });
+    expect(error.message).toContain('HTTP 502: an HTML page titled "502 Bad Gateway", not an API error');
+    expect(error.message).not.toContain('<');
+    expect(error.message.length).toBeLessThan(400);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('names a 200 HTML page (a proxy or login page) by its title, not by its first 200 characters of <head>', async () => {
+    const { baseURL } = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(
+        `<html><head><meta charset="utf-8"><style>${'.a{color:red}'.repeat(100)}</style><title>Sign in - Corporate Proxy</title></head><body>…</body></html>`,
+      );
+    });
+    const error = (await ask(baseURL)) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'invalid-response', isRetryable: false, attempts: 1 });
+    expect(error.message).toMatch(
+      /no choices; the server sent an HTML page titled "Sign in - Corporate Proxy", not JSON/,
+    );
+  });
+
+  it('reads at most 64 KiB of an error body that never ends, instead of holding it until the timeout', async () => {
+    const { baseURL } = await endpoint((_request, response) => {
+      response.writeHead(503, { 'content-type': 'text/plain' });
+      const flood = (): void => {
+        while (response.write('overloaded '.repeat(6000)));
+        if (!response.destroyed) response.once('drain', flood);
+      };
+      flood();
+    });
+    const error = (await ask(baseURL, { maxRetries: 0, timeoutMs: 20_000 })) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'http', status: 503, isRetryable: true });
+    expect(error.message).toMatch(/HTTP 503: overloaded overloaded .*…$/);
+  });
+
+  it('masks the API key where a gateway echoes the request headers in its error', async () => {
+    const key = 'sk-proj-Zq8uVt3LmN0pXr7sYw2K';
+    const { baseURL } = await endpoint((request, response) => {
+      response.writeHead(400, { 'content-type': 'text/plain' });
+      response.end(`bad request; headers were: authorization: ${request.headers.authorization}`);
+    });
+    const error = (await ask(baseURL, { apiKey: key })) as LLMCallError;
+    expect(error.message).toMatch(/HTTP 400: bad request; headers were: authorization: Bearer sk-\*\*\*$/);
+    expect(error.message).not.toContain(key);
+  });
+
+  it('names a redirect that turned the POST into a GET, and where it went', async () => {
+    const { baseURL, root, seen } = await endpoint((request, response) => {
+      if (request.url?.startsWith('/v1/')) {
+        response.writeHead(301, { location: '/api/v1/chat/completions' });
+        response.end();
+        return;
+      }
+      // A 301 makes fetch repeat the request as a GET, which the real route does not serve.
+      if (request.method === 'GET') json(response, 405, { detail: 'Method Not Allowed' });
+      else json(response, 200, reply('never reached'));
+    });
+    const error = (await ask(baseURL)) as LLMCallError;
+    expect(error).toMatchObject({ status: 405, isRetryable: false });
+    expect(error.message).toContain(`redirected the request to ${root}/api/v1/chat/completions`);
+    expect(error.message).toContain(`set the base URL to ${root}/api/v1`);
+    expect(seen.map((each) => each.method)).toEqual(['POST', 'GET']);
+  });
+});
+
+describe('OpenAIChatModel waits as long as a rate-limited endpoint asks', () => {
+  it('honours x-ratelimit-reset-* on a 429 that sends no Retry-After (OpenAI, Groq)', async () => {
+    const { baseURL, seen } = await endpoint((_request, response, index) => {
+      if (index > 0) return json(response, 200, reply('ok'));
+      json(
+        response,
+        429,
+        { error: { message: 'Rate limit reached for requests', code: 'rate_limit_exceeded' } },
+        {
+          'x-ratelimit-remaining-requests': '0',
+          'x-ratelimit-reset-requests': '0.3s',
+          'x-ratelimit-remaining-tokens': '90000',
+          'x-ratelimit-reset-tokens': '6m0s',
+        },
+      );
+    });
+    // retryBaseDelayMs is 1 ms: only the header can make the retry wait.
+    const answer = await model(baseURL, { retryMaxDelayMs: 10_000 }).complete({
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(answer.message.content).toBe('ok');
+    expect(seen).toHaveLength(2);
+    expect((seen[1] as Seen).at - (seen[0] as Seen).at).toBeGreaterThanOrEqual(300);
+  });
+
+  it('reads the reset of whichever limit is used up, in Go duration syntax', async () => {
+    const headers = {
+      'x-ratelimit-remaining-requests': '12',
+      'x-ratelimit-reset-requests': '120ms',
+      'x-ratelimit-remaining-tokens': '0',
+      'x-ratelimit-reset-tokens': '1m2.5s',
+    };
+    const { baseURL } = await endpoint((_request, response) =>
+      json(response, 429, { error: { message: 'Rate limit reached for tokens' } }, headers),
+    );
+    expect(await ask(baseURL, { maxRetries: 0 })).toMatchObject({ status: 429, retryAfterMs: 62_500 });
+  });
+});
+
+describe('OpenAIChatModel and failures no retry can fix', () => {
+  it('says TLS failed, and does not retry, for https:// to a plain-HTTP server', async () => {
+    const { root, seen } = await endpoint((_request, response) => json(response, 200, reply('plain')));
+    const error = (await ask(`${root.replace('http://', 'https://')}/v1`)) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'connection', isRetryable: false, attempts: 1 });
+    expect(error.message).toMatch(/TLS failed \(ERR_SSL_WRONG_VERSION_NUMBER: wrong version number\)/);
+    expect(error.message).toContain('the base URL starts with http://');
+    expect(error.message).not.toContain('is an OpenAI-compatible server running');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('says fetch refuses a blocked port instead of asking whether a server runs there', async () => {
+    const error = (await ask('http://127.0.0.1:6000/v1')) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'connection', isRetryable: false, attempts: 1 });
+    expect(error.message).toMatch(/fetch refuses port 6000/);
+  });
+});
+
+describe('OpenAIChatModel and an error event inside a stream', () => {
+  const sseError = (error: Record<string, unknown>) =>
+    endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`,
+      );
+      response.end(`data: ${JSON.stringify({ error })}\n\n`);
+    });
+
+  it("retries OpenAI's mid-stream server_error, as it would the same error sent as a 500", async () => {
+    const { baseURL, seen } = await sseError({
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+    });
+    const error = (await ask(baseURL, { stream: true })) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'http', isRetryable: true, attempts: 3 });
+    expect(error.message).toContain('the server sent an error in the stream: The server had an error');
+    expect(seen).toHaveLength(3);
+  });
+
+  it('does not retry an error event that is about the request', async () => {
+    const { baseURL, seen } = await sseError({ message: 'Invalid tool schema', type: 'invalid_request_error' });
+    expect(await ask(baseURL, { stream: true })).toMatchObject({ failure: 'http', isRetryable: false, attempts: 1 });
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('OpenAIChatModel and reasoning sent apart from the content', () => {
+  it.each([false, true])(
+    'returns reasoning_content as `reasoning`, so an empty reply is seen as cut mid-thought (stream: %s)',
+    async (stream) => {
+      const { baseURL } = await endpoint((_request, response) => {
+        if (!stream) {
+          return json(response, 200, {
+            id: 'c',
+            object: 'chat.completion',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: null, reasoning_content: 'Let me think. 2 + 2' },
+                finish_reason: 'length',
+              },
+            ],
+          });
+        }
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = (delta: unknown, finish: string | null) =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        response.write(chunk({ role: 'assistant', reasoning_content: 'Let me think. ' }, null));
+        response.write(chunk({ reasoning_content: '2 + 2' }, null));
+        response.end(`${chunk({}, 'length')}data: [DONE]\n\n`);
+      });
+      const answer = await model(baseURL, { stream }).complete({ messages: [{ role: 'user', content: '2+2?' }] });
+      expect(answer).toMatchObject({
+        message: { role: 'assistant', content: '' },
+        finishReason: 'length',
+        reasoning: 'Let me think. 2 + 2',
+      });
+    },
+  );
+});
