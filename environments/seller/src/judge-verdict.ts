@@ -1,5 +1,5 @@
 import { ajv, describeErrors } from '@turngym/core';
-import { stripReasoning } from './strip-reasoning';
+import { stripReasoning } from '@turngym/llm';
 
 /** The judge's ruling (ALGORITHMS.md §5): buy → +1 and end, refuse → −1 and end, continue → 0. */
 export type Verdict = 'buy' | 'refuse' | 'continue';

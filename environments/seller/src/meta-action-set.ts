@@ -3,7 +3,7 @@ import type { Action } from '@turngym/spec';
 import { META_ACTION_CATALOGUE, type Intent, type MetaAction } from './meta-actions';
 import type { CustomMetaAction } from './seller-options';
 import { removeInvisible } from './invisible-characters';
-import { stripReasoning } from './strip-reasoning';
+import { stripReasoning } from '@turngym/llm';
 
 export type MetaActionParse = { ok: true; index: number; action: MetaAction } | { ok: false; reason: string };
 

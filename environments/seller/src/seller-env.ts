@@ -33,7 +33,7 @@ import { SellerRoles, type LlmRole, type RoleOutput } from './seller-roles';
 import { buildTaskSet, taskIndexForSeed, type SellerTask, type SellerTaskSet } from './seller-tasks';
 import { removeInvisible } from './invisible-characters';
 import { executeMetaAction } from './simulated-executor';
-import { stripReasoning, type StrippedReply } from './strip-reasoning';
+import { stripReasoning, type StrippedReply } from '@turngym/llm';
 import { judgeBuyerReplies, judgeBuyerState } from './simulated-judge';
 import type { Phase } from './vocabulary';
 

@@ -1,8 +1,7 @@
 import { EnvFaultError, InvalidOptionsError, TurnGymError } from '@turngym/core';
-import { CachedChatModel, createChatModel, type ChatModel, type FinishReason } from '@turngym/llm';
+import { CachedChatModel, createChatModel, stripReasoning, type ChatModel, type FinishReason } from '@turngym/llm';
 import type { ChatMessage } from '@turngym/spec';
 import type { LlmSettings, RoleEndpoint, RoleName, SellerOptions } from './seller-options';
-import { stripReasoning } from './strip-reasoning';
 
 /** The spec of the embedded simulator, every role's default. */
 export const SIMULATED = 'simulated';

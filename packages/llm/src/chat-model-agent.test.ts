@@ -301,6 +301,37 @@ describe('ChatModelAgent against an endpoint that gives no answer', () => {
     await expect(agent.act('2+2?', {})).resolves.toBe(content);
   });
 
+  it.each([
+    ['text', '<think>4 is too easy? No, it is 4.</think>\n\nAnswer: 4', 'Answer: 4'],
+    ['text', '[THINK]maybe 5[/THINK]Answer: 4', 'Answer: 4'],
+    ['discrete', '<think>5 would threaten them, no.</think> 2', 2],
+    ['discrete', '<think>Option 0 is rude</think>\nI pick option 1', 1],
+  ])('acts on the answer after reasoning written into the content (%s space): %j', async (kind, content, expected) => {
+    const baseURL = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(completion({ role: 'assistant', content }, 'stop'));
+    });
+    const spec: EnvSpec =
+      kind === 'text'
+        ? textSpec
+        : { ...textSpec, actionSpace: { type: 'discrete', n: 6, labels: ['a', 'b', 'c', 'd', 'e', 'f'] } };
+    const agent = new ChatModelAgent(new OpenAIChatModel({ model: 'm', baseURL, maxRetries: 0 }, {}));
+    await agent.start({ seed: 0, spec, observation: '2+2?', info: {} });
+    await expect(agent.act('2+2?', {})).resolves.toBe(expected);
+  });
+
+  it('fails the turn for a reply cut while still reasoning inside <think>', async () => {
+    const baseURL = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(completion({ role: 'assistant', content: '<think>Let me think. 2 + 2 is' }, 'length'));
+    });
+    const agent = new ChatModelAgent(new OpenAIChatModel({ model: 'm', baseURL, maxRetries: 0 }, {}));
+    await agent.start({ seed: 0, spec: textSpec, observation: '2+2?', info: {} });
+    const error = await agent.act('2+2?', {}).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ failure: 'no-answer' });
+    expect((error as Error).message).toMatch(/cut at the token limit before any answer \(29 characters of reasoning/);
+  });
+
   it('cancels the model call in flight when it is closed, instead of waiting out the timeout', async () => {
     let arrived!: () => void;
     const requestArrived = new Promise<void>((resolve) => (arrived = resolve));

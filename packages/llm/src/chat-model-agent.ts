@@ -12,6 +12,7 @@ import type {
 } from '@turngym/spec';
 import type { ChatModel, ChatModelMessage, ChatResponse } from './chat-model';
 import { LLMCallError } from './llm-call-error';
+import { stripReasoning } from './strip-reasoning';
 
 export interface ChatModelAgentOptions {
   /** The agent's name in records (default `chat:<model id>`). */
@@ -224,11 +225,16 @@ export class ChatModelAgent implements Agent<unknown, Action> {
    * followed the end of thinking.
    */
   private checkAnswered(response: ChatResponse): void {
-    const { message, finishReason, reasoning } = response;
-    const thought = reasoning !== undefined && reasoning.trim() !== '';
-    const text = thought ? message.content.trim() : message.content;
+    const { message, finishReason } = response;
+    // Reasoning written into the content (`<think>…</think>`: a server with no reasoning parser) is reasoning too.
+    const inline = stripReasoning(message.content);
+    const reasoningChars =
+      (response.reasoning?.trim().length ?? 0) +
+      (inline.hadReasoning ? message.content.length - inline.text.length : 0);
+    const thought = reasoningChars > 0;
+    const text = thought ? inline.text.trim() : message.content;
     if (text !== '' || (message.toolCalls ?? []).length > 0) return;
-    const thinking = thought ? ` (${reasoning.length} characters of reasoning, no answer after it)` : '';
+    const thinking = thought ? ` (${reasoningChars} characters of reasoning, no answer after it)` : '';
     let why: string;
     if (finishReason === 'length') {
       const limit = this.options.maxTokens !== undefined ? ` (maxTokens ${this.options.maxTokens})` : '';
@@ -236,7 +242,7 @@ export class ChatModelAgent implements Agent<unknown, Action> {
     } else if (finishReason === 'content_filter') {
       why = 'the content filter stopped the reply before any answer';
     } else if (thought) {
-      why = `the reply held only reasoning (${reasoning.length} characters), no answer after it: the server's reasoning parser may have found no end of thinking`;
+      why = `the reply held only reasoning (${reasoningChars} characters), no answer after it: the server's reasoning parser may have found no end of thinking`;
     } else {
       return;
     }
@@ -275,7 +281,9 @@ export class ChatModelAgent implements Agent<unknown, Action> {
       };
       return action;
     }
-    if (space.type === 'discrete') return parseDiscreteReply(message.content, space.labels);
-    return message.content;
+    // The move is the answer after any reasoning: "<think>5 would threaten them, no</think> 2" is option 2, not 5.
+    const answer = stripReasoning(message.content).text;
+    if (space.type === 'discrete') return parseDiscreteReply(answer, space.labels);
+    return answer;
   }
 }

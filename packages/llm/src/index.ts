@@ -14,6 +14,7 @@ export { LLMCallError, type LLMCallErrorOptions, type LLMCallFailure } from './l
 export { ChatModelSpecError } from './chat-model-spec-error';
 export { withRetries, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { approximateTokenCount } from './token-count';
+export { stripReasoning, type StrippedReply } from './strip-reasoning';
 export {
   ScriptedChatModel,
   ECHO_SCRIPT,

@@ -5,7 +5,7 @@
  */
 const REASONING_TAG = /<(\/?)(?:think|thinking|reasoning)>|\[(\/?)think\]|\u25c1(\/?)think\u25b7/gi;
 
-/** A role's reply without its reasoning, and whether there was any. */
+/** A model's reply without its reasoning, and whether there was any. */
 export interface StrippedReply {
   readonly text: string;
   /** The reply held reasoning: a block, an unclosed one (cut off), or a closing tag whose opening the template wrote. */
@@ -13,9 +13,9 @@ export interface StrippedReply {
 }
 
 /**
- * The answer part of a role's reply: reasoning blocks removed. A buyer's reasoning names the persona's private
- * facts (budget, hidden deal-breakers), which must not reach the agent; a judge's may quote verdicts it then
- * rejects, which must not be read as its ruling. An unclosed block (the reply was cut while reasoning) leaves
+ * The answer part of a model's reply: reasoning blocks removed. An agent's reasoning is no move (it may name
+ * options it then rejects); a seller buyer's names the persona's private facts (budget, hidden deal-breakers),
+ * which must not reach the agent; a judge's may quote verdicts it then rejects, which must not be its ruling. An unclosed block (the reply was cut while reasoning) leaves
  * nothing after it; a closing tag with no opening one (chat templates that put `<think>` in the prompt) drops
  * everything before it. One linear scan of the tags: replies can be up to a megabyte.
  */
