@@ -15,7 +15,7 @@ import { CodingExpert, writeFileAction } from './coding-expert';
 import { register } from './register';
 import type { EvaluationRequest, EvaluationResult } from './sandbox/evaluation';
 import { SandboxPool } from './sandbox/sandbox-pool';
-import { loadTasks, selectTasks } from './tasks/task-loader';
+import { InvalidTaskFileError, loadTasks, selectTasks } from './tasks/task-loader';
 
 // One pool for the whole file, with generous limits so that a busy machine cannot fail a correct solution.
 const sandbox = new SandboxPool({ workers: 2, graceMs: 10000 });
@@ -272,14 +272,15 @@ describe("a user's task file", () => {
       wrong_solution: solution(wrong),
       test_setup_code: "import { add } from './solution';",
       visible_tests: ['expect(add(1, 2)).toBe(3);'],
-      hidden_tests: hidden,
+      // Hidden ⊇ visible, as the format requires.
+      hidden_tests: ['expect(add(1, 2)).toBe(3);', ...hidden],
       ...overrides,
     };
     const path = join(dir, `${name}.jsonl`);
     writeFileSync(path, `${JSON.stringify(task)}\n`);
     return path;
   }
-  const reset = (tasksFile: string) =>
+  const reset = async (tasksFile: string) =>
     new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox }).reset({ seed: 1 });
 
   it('plays a task whose reference passes its hidden tests and whose wrong solution does not', async () => {
@@ -294,7 +295,7 @@ describe("a user's task file", () => {
 
   it('refuses a task whose hidden tests are Jest-style blocks, which used to pass without running', async () => {
     await expect(reset(taskFile('it-block', ["it('adds', () => { expect(add(1, 2)).toBe(3); });"]))).rejects.toThrow(
-      /task fn\/peer-add\/it-block: its canonical_solution passes 0 of 1 hidden tests \(.*it\(\) cannot be called inside a running test/,
+      /task fn\/peer-add\/it-block: its canonical_solution passes 1 of 2 hidden tests \(.*it\(\) cannot be called inside a running test/,
     );
     await expect(
       reset(taskFile('describe-block', ["describe('add', () => { expect(add(1, 2)).toBe(3); });"])),
@@ -303,19 +304,21 @@ describe("a user's task file", () => {
 
   it('refuses a task whose reference fails its own tests, and one whose tests pass the wrong solution', async () => {
     await expect(reset(taskFile('bad-reference', ['expect(add(1, 2)).toBe(4);']))).rejects.toThrow(
-      /bad-reference\.jsonl: task fn\/peer-add\/bad-reference: its canonical_solution passes 0 of 1 hidden tests/,
+      /bad-reference\.jsonl: task fn\/peer-add\/bad-reference: its canonical_solution passes 1 of 2 hidden tests/,
     );
-    await expect(reset(taskFile('weak-tests', ['expect(add(0, 0)).toBe(0);']))).rejects.toThrow(
+    const weak = { visible_tests: ['expect(add(0, 0)).toBe(0);'], hidden_tests: ['expect(add(0, 0)).toBe(0);'] };
+    await expect(reset(taskFile('weak-tests', [], 'a + b', 'a - b', weak))).rejects.toThrow(
       /task fn\/peer-add\/weak-tests: its wrong_solution passes all 1 hidden tests/,
     );
   });
 
   it('refuses a task whose reference fails a visible test or a test file that RUN_TESTS shows the agent', async () => {
     const hidden = ['expect(add(2, 2)).toBe(4);'];
+    // A visible snippet is a hidden one too (checked when the file is read), so a wrong one fails the hidden tests.
     await expect(
       reset(taskFile('bad-visible', hidden, 'a + b', 'a - b', { visible_tests: ['expect(add(1, 2)).toBe(4);'] })),
     ).rejects.toThrow(
-      /task fn\/peer-add\/bad-visible: its canonical_solution passes 0 of 1 visible tests \(RUN_TESTS\) \(expect\(add\(1, 2\)\)\.toBe\(4\);: toBe failed\)/,
+      /task fn\/peer-add\/bad-visible: visible test "expect\(add\(1, 2\)\)\.toBe\(4\);" is not in hidden_tests/,
     );
     const testFile = "import { add } from '../solution';\ntest('adds', () => expect(add(2, 3)).toBe(6));\n";
     const files = { 'solution.ts': 'export function add(a: number, b: number): number { return 0; }\n' };
@@ -339,21 +342,86 @@ describe("a user's task file", () => {
     const tasksFile = taskFile('busy', ['expect(add(2, 2)).toBe(4);']);
     const make = () => new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox: busyOnce });
     await expect(make().reset({ seed: 1 })).rejects.toThrow(
-      /passes 0 of 1 hidden tests .*time limit exceeded.*checked again at the next reset/,
+      /passes 0 of 2 hidden tests .*time limit exceeded.*checked again at the next reset/,
     );
     const { info } = await make().reset({ seed: 1 });
     expect(info.taskId).toBe('fn/peer-add/busy');
   });
 
+  it('refuses a reference that does not fit its time limits twice over, naming the time and the limit', async () => {
+    // Wall-clock spins: at least this long whatever the load, well under the limit on any machine.
+    const spin = (ms: number) => `((end: number) => { while (Date.now() < end); return a + b; })(Date.now() + ${ms})`;
+    const limits = { timeLimitMs: 1000, totalTimeLimitMs: 30000 };
+    const slowOne = taskFile('slow-test', ['expect(add(2, 2)).toBe(4);'], spin(600));
+    const error = await new CodingEnv({ tasksFile: slowOne, split: 'test', ...limits }, { sandbox })
+      .reset({ seed: 1 })
+      .catch((caught: unknown) => caught);
+    // It was played: an agent's solution as fast as the reference passed or timed out with the machine's load.
+    expect(error).toBeInstanceOf(InvalidTaskFileError);
+    expect((error as Error).message).toMatch(
+      /task fn\/peer-add\/slow-test: its canonical_solution took (\d+) ms on the hidden test "expect\(add\([12], 2\)\)\.toBe\([34]\);", more than 1\/2 of its 1000 ms limit \(timeLimitMs\)/,
+    );
+    const measured = Number(/took (\d+) ms/.exec((error as Error).message)?.[1]);
+    expect(measured).toBeGreaterThanOrEqual(600);
+    const fourSlow = Array.from({ length: 4 }, (_, i) => `expect(add(${i}, 1)).toBe(${i + 1});`);
+    const slowTotal = taskFile('slow-total', fourSlow, spin(200));
+    await expect(
+      new CodingEnv(
+        { tasksFile: slowTotal, split: 'test', timeLimitMs: 1000, totalTimeLimitMs: 1500 },
+        { sandbox },
+      ).reset({ seed: 1 }),
+    ).rejects.toThrow(
+      /slow-total: its canonical_solution took \d+ ms for its 5 hidden tests together, more than 1\/2 of the 1500 ms budget of a run \(totalTimeLimitMs\).*checked again at the next reset/,
+    );
+  });
+
+  it('checks a task again under tighter limits than it was checked under', async () => {
+    const spin = `((end: number) => { while (Date.now() < end); return a + b; })(Date.now() + 600)`;
+    const tasksFile = taskFile('limits-keyed', ['expect(add(2, 2)).toBe(4);'], spin);
+    await new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox }).reset({ seed: 1 });
+    // The check under 5000 ms passed; under 1000 ms the same reference does not fit twice over. It was not checked
+    // again (one check per task), so the tighter env played it.
+    await expect(
+      new CodingEnv({ tasksFile, split: 'test', ...slack, timeLimitMs: 1000 }, { sandbox }).reset({ seed: 1 }),
+    ).rejects.toThrow(/limits-keyed: its canonical_solution took \d+ ms on the hidden test .* 1000 ms limit/);
+  });
+
+  it('refuses a reference that an agent could not write into its workspace', async () => {
+    const big = {
+      'solution.ts': `// ${'x'.repeat(25000)}\nexport function add(a: number, b: number): number { return a + b; }\n`,
+    };
+    const tasksFile = taskFile('too-big', [], 'a + b', 'a - b', { canonical_solution: big });
+    // It was played: WRITE_FILE refused the reference, and the scripted expert scored 0.
+    await expect(reset(tasksFile)).rejects.toThrow(
+      /too-big: its canonical_solution's solution\.ts has 25\d{3} characters, more than the 20000 a workspace file may hold \(maxFileChars\)/,
+    );
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`extra/f${i}.ts`, 'export {};\n']));
+    const crowded = taskFile('too-many', [], 'a + b', 'a - b', {
+      canonical_solution: { 'solution.ts': 'export const add = (a: number, b: number) => a + b;\n', ...many },
+    });
+    await expect(reset(crowded)).rejects.toThrow(
+      /too-many: its canonical_solution needs 31 files in the workspace, more than the 30 it may hold \(maxFiles\)/,
+    );
+    // Within a client's smaller limit too: the check holds for the env's own limits.
+    await expect(
+      new CodingEnv(
+        { tasksFile: taskFile('small', []), split: 'test', ...slack, maxFileChars: 100 },
+        { sandbox },
+      ).reset({
+        seed: 1,
+      }),
+    ).resolves.toBeDefined();
+  });
+
   it('reads a task file again once it is rewritten, so a fixed task is played (and checked) as it now is', async () => {
     const tasksFile = taskFile('rewritten', ['expect(add(2, 2)).toBe(4);'], 'a * 3');
-    await expect(reset(tasksFile)).rejects.toThrow(/rewritten: its canonical_solution passes 0 of 1 hidden tests/);
+    await expect(reset(tasksFile)).rejects.toThrow(/rewritten: its canonical_solution passes 1 of 2 hidden tests/);
     taskFile('rewritten', ['expect(add(2, 2)).toBe(4);', 'expect(add(1, 5)).toBe(6);'], 'a + b');
     const env = new CodingEnv({ tasksFile, split: 'test', ...slack }, { sandbox });
     await env.reset({ seed: 1 });
-    expect(env.task?.hidden_tests).toHaveLength(2);
+    expect(env.task?.hidden_tests).toHaveLength(3);
     await env.step(writeFileAction('solution.ts', 'export const add = (a: number, b: number) => a + b;\n'));
-    expect((await env.step('SUBMIT')).info).toMatchObject({ hiddenPassed: 2, hiddenTotal: 2 });
+    expect((await env.step('SUBMIT')).info).toMatchObject({ hiddenPassed: 3, hiddenTotal: 3 });
   });
 
   it('refuses a task whose reference is scored as malformed (a starting file that does not compile)', async () => {

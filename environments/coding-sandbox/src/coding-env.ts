@@ -4,12 +4,12 @@ import { parseCodingAction } from './action-parser';
 import { validateCodingOptions, validateCodingResetOptions, type CodingOptions } from './coding-options';
 import { CODING_TOOLS } from './coding-tools';
 import { boundObservation, formatProblems, formatRunReport, formatTestReport } from './observations';
-import type { EvaluationResult, SandboxLimits } from './sandbox/evaluation';
+import type { EvaluationRequest, EvaluationResult, SandboxLimits } from './sandbox/evaluation';
 import { SandboxPool } from './sandbox/sandbox-pool';
 import { hiddenScore, hiddenTestsRequest, SNIPPET_MODULE, visibleTestsRequest, withFiles } from './task-evaluation';
 import type { CodingTask } from './tasks/coding-task';
 import { DEFAULT_TASKS_FILE, InvalidTaskFileError, loadTasks, selectTasks } from './tasks/task-loader';
-import { Workspace } from './workspace';
+import { Workspace, type WorkspaceLimits } from './workspace';
 
 export const CODING_FUNCTION_ID = 'turngym/coding-sandbox-v1';
 export const CODING_FIX_ID = 'turngym/coding-fix-v1';
@@ -103,8 +103,38 @@ function bucketOf(result: EvaluationResult): FailingBucket {
  * (the visible tests and the workspace's test files), and its wrong solution must fail a hidden test. A peer's
  * file whose reference fails its own tests (or whose tests pass anything) was otherwise scored without a word,
  * charging the agent for the task's bug. The bundled tasks are checked by this package's tests instead.
+ *
+ * A check holds for the limits it ran under (a reference that fits 1000 ms may not fit a client's 100 ms; one that fits
+ * a 100,000-character file may not fit 20,000), so checks are kept per task and per limits.
  */
-const checkedTasks = new WeakMap<CodingTask, Promise<void>>();
+const checkedTasks = new WeakMap<CodingTask, Map<string, Promise<void>>>();
+
+function checksOf(task: CodingTask): Map<string, Promise<void>> {
+  let checks = checkedTasks.get(task);
+  if (!checks) {
+    checks = new Map();
+    checkedTasks.set(task, checks);
+  }
+  return checks;
+}
+
+/**
+ * Why the agent could not even write the reference into its workspace, or undefined. A reference file longer than
+ * `maxFileChars`, or one with more new files than `maxFiles` allows, passed its tests in the check (which writes no
+ * workspace) and was played: WRITE_FILE refused it, and the scripted expert scored 0 on a task no agent could solve.
+ */
+function workspaceProblem(task: CodingTask, limits: WorkspaceLimits): string | undefined {
+  const written = Object.entries(task.canonical_solution).filter(([path, content]) => task.files[path] !== content);
+  for (const [path, content] of written) {
+    if (content.length > limits.maxFileChars)
+      return `its canonical_solution's ${path} has ${content.length} characters, more than the ${limits.maxFileChars} a workspace file may hold (maxFileChars): no agent could write it`;
+  }
+  const added = written.filter(([path]) => !(path in task.files)).length;
+  const total = Object.keys(task.files).length + added;
+  if (added > 0 && total > limits.maxFiles)
+    return `its canonical_solution needs ${total} files in the workspace, more than the ${limits.maxFiles} it may hold (maxFiles): no agent could write them`;
+  return undefined;
+}
 /** Whether a result may say more about the machine's load (or the sandbox's health) than about the task. */
 function hitLimit(result: EvaluationResult): boolean {
   return (
@@ -131,21 +161,72 @@ function isMalformed(result: EvaluationResult): boolean {
   );
 }
 
-async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool, limits: SandboxLimits): Promise<void> {
-  const refuse = (problem: string, result?: EvaluationResult) => {
-    const unsettled = result !== undefined && hitLimit(result);
-    const note = unsettled
-      ? '; a limit or a crash, which a busy machine can cause: checked again at the next reset'
-      : '';
+/**
+ * How many times over a reference must fit in its time limits: at most half of `timeLimitMs` for each test, half of
+ * `totalTimeLimitMs` for a whole run (Polygon's rule for a model solution against a problem's time limit). A reference
+ * that fit with no margin was accepted, and its tests then decided by the machine's load: a prime-counting reference
+ * took 540 to 1,340 ms of a 1,000 ms limit on one loaded machine, so the expert's score, and every agent's, varied.
+ */
+const REFERENCE_TIME_MARGIN = 2;
+
+/** The same request, asking the sandbox for each test's duration. */
+function timed(request: EvaluationRequest): EvaluationRequest {
+  return request.job.type === 'tests' ? { ...request, job: { ...request.job, timings: true } } : request;
+}
+
+/** Per test, the faster of two measurements of the same run (same tests, same order): load only ever adds time. */
+function fasterOf(first: EvaluationResult, second: EvaluationResult): EvaluationResult {
+  const tests = first.tests.map((test, index) => {
+    const again = second.tests[index]?.durationMs;
+    return again !== undefined && test.durationMs !== undefined && again < test.durationMs
+      ? { ...test, durationMs: again }
+      : test;
+  });
+  return { ...first, tests };
+}
+
+/** Why a reference's run does not fit its limits with the margin, or undefined when it does. */
+function overMargin(result: EvaluationResult, which: string, limits: SandboxLimits): string | undefined {
+  let slowest: { name: string; durationMs: number } | undefined;
+  let total = 0;
+  for (const test of result.tests) {
+    const durationMs = test.durationMs ?? 0;
+    total += durationMs;
+    if (!slowest || durationMs > slowest.durationMs) slowest = { name: test.name, durationMs };
+  }
+  const advice = `a reference must fit ${REFERENCE_TIME_MARGIN} times over, or whether an equally fast solution passes depends on the machine's load: use smaller inputs, or raise the limit`;
+  if (slowest && slowest.durationMs * REFERENCE_TIME_MARGIN > limits.timeMs) {
+    return `its canonical_solution took ${Math.round(slowest.durationMs)} ms on the ${which} test ${JSON.stringify(slowest.name.slice(0, 80))}, more than 1/${REFERENCE_TIME_MARGIN} of its ${limits.timeMs} ms limit (timeLimitMs): ${advice}`;
+  }
+  if (total * REFERENCE_TIME_MARGIN > limits.totalTimeMs) {
+    return `its canonical_solution took ${Math.round(total)} ms for its ${result.tests.length} ${which} tests together, more than 1/${REFERENCE_TIME_MARGIN} of the ${limits.totalTimeMs} ms budget of a run (totalTimeLimitMs): ${advice}`;
+  }
+  return undefined;
+}
+
+async function checkTask(
+  source: string,
+  task: CodingTask,
+  sandbox: SandboxPool,
+  limits: SandboxLimits,
+  workspace: WorkspaceLimits,
+  key: string,
+): Promise<void> {
+  const refuse = (problem: string, result?: EvaluationResult, slow = false) => {
+    const unsettled = slow || (result !== undefined && hitLimit(result));
+    const note =
+      unsettled && !slow ? '; a limit or a crash, which a busy machine can cause: checked again at the next reset' : '';
     const error = new InvalidTaskFileError(source, [`task ${task.task_id}: ${problem}${note}`]);
     // A refusal a busy machine can cause (a test stopped at its time limit, tests past the total budget, a sandbox
     // process that died or was killed) is not remembered: the next reset checks the task again. It was, and one slow
     // moment refused a task for the rest of the process.
-    if (unsettled) checkedTasks.delete(task);
+    if (unsettled) checksOf(task).delete(key);
     return error;
   };
+  const unwritable = workspaceProblem(task, workspace);
+  if (unwritable !== undefined) throw refuse(unwritable);
   const canonicalFiles = withFiles(task, task.canonical_solution);
-  const hidden = await sandbox.evaluate(hiddenTestsRequest(task, canonicalFiles, limits));
+  const hidden = await sandbox.evaluate(timed(hiddenTestsRequest(task, canonicalFiles, limits)));
   const canonical = hiddenScore(task, hidden);
   if (canonical.passed < canonical.total) {
     throw refuse(
@@ -159,7 +240,7 @@ async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool,
   if (isMalformed(hidden)) {
     throw refuse(`its canonical_solution is scored as malformed, with the format penalty (${firstProblem(hidden)})`);
   }
-  const visible = await sandbox.evaluate(visibleTestsRequest(task, canonicalFiles, limits));
+  const visible = await sandbox.evaluate(timed(visibleTestsRequest(task, canonicalFiles, limits)));
   const visibleProblem = firstProblem(visible);
   if (visibleProblem !== undefined) {
     const passed = visible.tests.filter((test) => test.status === 'pass').length;
@@ -168,6 +249,17 @@ async function checkTask(source: string, task: CodingTask, sandbox: SandboxPool,
       visible,
     );
   }
+  // Passing within the limits is not enough either: a reference that needs most of a limit passes or fails with the
+  // load. A run over the margin is measured once more (the faster of the two counts), as a busy moment only adds time.
+  let hiddenTimed = hidden;
+  let visibleTimed = visible;
+  let slow = overMargin(hiddenTimed, 'hidden', limits) ?? overMargin(visibleTimed, 'visible', limits);
+  if (slow !== undefined) {
+    hiddenTimed = fasterOf(hidden, await sandbox.evaluate(timed(hiddenTestsRequest(task, canonicalFiles, limits))));
+    visibleTimed = fasterOf(visible, await sandbox.evaluate(timed(visibleTestsRequest(task, canonicalFiles, limits))));
+    slow = overMargin(hiddenTimed, 'hidden', limits) ?? overMargin(visibleTimed, 'visible', limits);
+  }
+  if (slow !== undefined) throw refuse(`${slow} (measured twice; checked again at the next reset)`, undefined, true);
   const wrong = hiddenScore(
     task,
     await sandbox.evaluate(hiddenTestsRequest(task, withFiles(task, task.wrong_solution), limits)),
@@ -311,14 +403,18 @@ export class CodingEnv extends BaseEnv<string, Action> {
       task = this.rng.pick(this.candidates);
     }
     if (this.options.tasksFile !== '') {
-      // Keyed by the task itself: a task file that was rewritten (and so read again) is checked again.
-      let check = checkedTasks.get(task);
+      // Keyed by the task itself (a task file that was rewritten, and so read again, is checked again) and the limits.
+      const limits = this.limits;
+      const { maxFileChars, maxFiles } = this.options;
+      const key = JSON.stringify([limits.timeMs, limits.totalTimeMs, limits.memoryMb, maxFileChars, maxFiles]);
+      const checks = checksOf(task);
+      let check = checks.get(key);
       if (!check) {
-        check = checkTask(this.options.tasksFile, task, this.sandbox, this.limits);
-        checkedTasks.set(task, check);
+        check = checkTask(this.options.tasksFile, task, this.sandbox, limits, { maxFileChars, maxFiles }, key);
+        checks.set(key, check);
         // A check the sandbox could not finish (a crash, a stall under load) is tried again next time.
         check.catch((error: unknown) => {
-          if (!(error instanceof InvalidTaskFileError)) checkedTasks.delete(task);
+          if (!(error instanceof InvalidTaskFileError)) checks.delete(key);
         });
       }
       await check;

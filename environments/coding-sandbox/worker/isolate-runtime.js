@@ -63,6 +63,8 @@
   const indirectEval = eval;
   const PromiseCtor = Promise;
   const promiseThen = Promise.prototype.then;
+  // `error instanceof expected` would call a `Symbol.hasInstance` that code under test can plant on `RangeError`.
+  const functionHasInstance = Function.prototype[Symbol.hasInstance];
   const deleteProperty = Reflect.deleteProperty;
 
   const MAX_VALUE_CHARS = 600;
@@ -486,7 +488,7 @@
           passed = apply(stringIncludes, message, [expected]);
           wanted = `an error whose message contains ${show(expected)}`;
         } else if (typeof expected === 'function') {
-          passed = error instanceof expected;
+          passed = apply(functionHasInstance, expected, [error]);
           wanted = `an instance of ${safeString(expected.name)}`;
         } else if (tagOf(expected) === 'RegExp') {
           passed = apply(regExpTest, expected, [message]);

@@ -19,7 +19,8 @@
 // - `ArrayPrototypePush`, `ArrayPrototypeFilter`: a push by property definition (an index setter planted on
 //   Array.prototype cannot intercept it) and a plain loop (no species lookup).
 // - `x instanceof Error`: `Error.prototype.isPrototypeOf(x)` (a static `Error[Symbol.hasInstance]` planted by
-//   untrusted code cannot answer for it).
+//   untrusted code cannot answer for it); `actual instanceof expected` in `throws`/`rejects`: the captured
+//   `Function.prototype[Symbol.hasInstance]` (OrdinaryHasInstance), for the same reason.
 // - `internalBinding('util').getOwnNonIndexProperties`, `internalBinding('buffer').compare` and the
 //   `util.types` checks are C++ in Node: here they are brand checks (a captured getter or method that throws on
 //   anything else) with the same answers. `isNativeError` has no brand check in JavaScript, so it reads the
@@ -60,6 +61,10 @@
   const ObjectKeys = Object.keys;
   const ObjectPrototypeHasOwnProperty = uncurry1(Object.prototype.hasOwnProperty);
   const ObjectPrototypeIsPrototypeOf = uncurry1(Object.prototype.isPrototypeOf);
+  // sandbox: `actual instanceof expected` as OrdinaryHasInstance: a `Symbol.hasInstance` planted on a built-in class
+  // (`RangeError`) made `assert.throws(fn, RangeError)` pass whatever `fn` threw.
+  const FunctionPrototypeSymbolHasInstance = Function.prototype[Symbol.hasInstance];
+  const isInstanceOf = (value, constructor) => ReflectApply(FunctionPrototypeSymbolHasInstance, constructor, [value]);
   const ObjectPrototypePropertyIsEnumerable = uncurry1(Object.prototype.propertyIsEnumerable);
   const ObjectPrototypeToString = uncurry0(Object.prototype.toString);
   const String = globalThis.String;
@@ -1089,7 +1094,7 @@
       }
       // Guard instanceof against arrow functions as they don't have a prototype.
       // Check for matching Error classes.
-    } else if (expected.prototype !== undefined && actual instanceof expected) {
+    } else if (expected.prototype !== undefined && isInstanceOf(actual, expected)) {
       return;
     } else if (ObjectPrototypeIsPrototypeOf(Error, expected)) {
       if (!message) {
@@ -1230,7 +1235,7 @@
       throw ERR_INVALID_ARG_TYPE('expected', 'of type function or an instance of RegExp', expected);
     }
     // Guard instanceof against arrow functions as they don't have a prototype.
-    if (expected.prototype !== undefined && actual instanceof expected) {
+    if (expected.prototype !== undefined && isInstanceOf(actual, expected)) {
       return true;
     }
     if (ObjectPrototypeIsPrototypeOf(Error, expected)) {

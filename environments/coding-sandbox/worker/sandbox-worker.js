@@ -441,21 +441,25 @@ function runTests(request, result) {
           next = listed.length;
           break;
         }
+        const started = performance.now();
         let outcome = session.call('runTest', [next], budget);
         if (outcome.ok && outcome.value === '{"status":"pending"}') {
           // An async test: its continuations ran inside that call (under its timeout); only the verdict is left to
           // read, and reading it runs no code of the test's (the microtask queue is empty), so it is not charged.
           outcome = session.call('testVerdict', [], undefined);
         }
+        // Only on request (a task check measures its reference against the time limit): results stay comparable.
+        const timing = job.timings ? { durationMs: Math.round((performance.now() - started) * 10) / 10 } : {};
         if (outcome.ok) {
           const parsed = JSON.parse(outcome.value);
-          result.tests.push({ ...entry, ...testOutcome(parsed, trustedPath) });
+          result.tests.push({ ...entry, ...testOutcome(parsed, trustedPath), ...timing });
           continue;
         }
         result.tests.push({
           ...entry,
           status: outcome.reason === 'memory' ? 'memory' : outcome.reason === 'timeout' ? 'timeout' : 'error',
           message: failureMessage(outcome.reason, limits, outcome.timeout, outcome.message),
+          ...timing,
         });
         if (outcome.reason === 'memory') {
           next += 1;
@@ -556,6 +560,10 @@ function hintFor(name, message) {
   if (/Invalid (string|array|typed array) length/.test(message))
     return ' (a string or array grew past what the sandbox allows)';
   if (/Maximum call stack size exceeded/.test(message)) return ' (recursion too deep)';
+  // Imported functions are called as `_module.name.call(…)` once imports are compiled, so calling a name the module
+  // does not export (or `import x from` a module without `export default`) said only this, which names nothing.
+  if (name === 'TypeError' && message === "Cannot read properties of undefined (reading 'call')")
+    return ' (a call of something undefined: often an imported name that the module does not export; check that the file exports the function under the name the tests import, e.g. `export function name`, and that `import name from` has an `export default`)';
   return '';
 }
 

@@ -19,8 +19,16 @@ export interface TestSnippets {
 }
 
 export type EvaluationJob =
-  /** Load test files (their `test()` calls register tests) and/or trusted snippets, then run every test. */
-  | { readonly type: 'tests'; readonly testFiles?: readonly string[]; readonly snippets?: TestSnippets }
+  /**
+   * Load test files (their `test()` calls register tests) and/or trusted snippets, then run every test; with
+   * `timings`, each test that ran reports its `durationMs`.
+   */
+  | {
+      readonly type: 'tests';
+      readonly testFiles?: readonly string[];
+      readonly snippets?: TestSnippets;
+      readonly timings?: boolean;
+    }
   /** Run a file as the main module, or a code snippet whose last expression is reported as its value. */
   | { readonly type: 'run'; readonly path?: string; readonly code?: string };
 
@@ -44,6 +52,8 @@ export interface TestOutcome {
   /** For failed assertions: the expected and the received value, rendered. */
   readonly expected?: string;
   readonly actual?: string;
+  /** Wall-clock time of the test's call into the sandbox (ms), when the job asked for `timings`. */
+  readonly durationMs?: number;
 }
 
 export interface RunOutcome {

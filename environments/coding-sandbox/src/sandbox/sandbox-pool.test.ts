@@ -15,6 +15,17 @@ import { locateWorkerFiles, SandboxProcess } from './sandbox-process';
 
 const limits: SandboxLimits = { timeMs: 2000, totalTimeMs: 10000, memoryMb: 32, outputChars: 500 };
 
+/** The sandbox workers this test process has started and that are still running. */
+function workerPids(): number[] {
+  let out = '';
+  try {
+    out = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'sandbox-worker.js'], { encoding: 'utf8' });
+  } catch {
+    return []; // pgrep exits with 1 when nothing matches
+  }
+  return out.split('\n').filter(Boolean).map(Number);
+}
+
 describe('SandboxPool', () => {
   const pool = new SandboxPool({ workers: 2, graceMs: 5000 });
   afterAll(() => pool.close());
@@ -83,6 +94,24 @@ describe('SandboxPool', () => {
     ]);
   });
 
+  it('says what is wrong when a test calls a name the module does not export', async () => {
+    // The agent named its function `plus`, or exported it as default: the test's import finds nothing to call.
+    for (const [setup, source] of [
+      ["import { add } from './solution';", 'export function plus(a: number, b: number) { return a + b; }'],
+      ["import add from './solution';", 'export function add(a: number, b: number) { return a + b; }'],
+    ]) {
+      const result = await pool.evaluate({
+        files: { 'solution.ts': source as string },
+        job: { type: 'tests', snippets: { setup: setup as string, tests: ['expect(add(1, 2)).toBe(3);'] } },
+        limits,
+      });
+      // It said only "TypeError: Cannot read properties of undefined (reading 'call')".
+      expect(result.tests[0]?.message).toMatch(
+        /^TypeError: Cannot read properties of undefined \(reading 'call'\) \(a call of something undefined: often an imported name that the module does not export/,
+      );
+    }
+  });
+
   it('rejects evaluations once closed', async () => {
     const closing = new SandboxPool({ workers: 1 });
     const pending = closing.evaluate({ files: {}, job: { type: 'run', code: '1' }, limits });
@@ -108,6 +137,55 @@ describe('SandboxPool', () => {
     );
     const result = await pool.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits });
     expect(result.run).toEqual({ status: 'ok', value: '2' });
+  });
+
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    'rejects with a retryable EnvFaultError when its worker is stopped from outside (%s), not blaming the program',
+    async (signal) => {
+      // As the OOM killer or an operator does: the worker dies of a signal that neither it nor the pool sent.
+      const own = new SandboxPool({ workers: 1, graceMs: 60000 });
+      try {
+        const others = new Set(workerPids());
+        await own.warm();
+        const pids = workerPids().filter((candidate) => !others.has(candidate));
+        expect(pids).toHaveLength(1);
+        const pid = pids[0] as number;
+        const running = own.evaluate({
+          files: {},
+          job: { type: 'run', code: 'while (true) {}' },
+          limits: { ...limits, timeMs: 60000 },
+        });
+        // The request has been sent once the dispatch's continuations have run.
+        await new Promise((resolve) => setImmediate(resolve));
+        process.kill(pid, signal);
+        const error = await running.then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        // It was a result: "the program crashed the sandbox process", scored 0.
+        expect(error).toBeInstanceOf(EnvFaultError);
+        expect(error).toMatchObject({ isRetryable: true });
+        expect((error as Error).message).toMatch(
+          new RegExp(`stopped from outside during the evaluation \\(${signal}: .*not by the program`),
+        );
+        expect(own.stats).toMatchObject({ crashes: 0, kills: 0, stopped: 1 });
+        const after = await own.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits });
+        expect(after.run).toEqual({ status: 'ok', value: '2' });
+      } finally {
+        await own.close();
+      }
+    },
+  );
+
+  it("still answers a program's own fatal allocation as its memory limit (the worker's own signal)", async () => {
+    const own = new SandboxPool({ workers: 1 });
+    try {
+      const result = await own.evaluate({ files: {}, job: { type: 'run', code: 'new Array(1e9).fill(0)' }, limits });
+      expect(result.run?.status).toBe('memory');
+      expect(own.stats).toMatchObject({ crashes: 1, stopped: 0 });
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses options that would leave the pool unbounded or kill every worker', () => {

@@ -13,6 +13,8 @@ export interface SandboxPoolStats {
   crashes: number;
   /** Workers killed because a program ignored its time limit. */
   kills: number;
+  /** Workers stopped by a signal from outside (the OOM killer, an operator): the evaluation was rejected as an env fault. */
+  stopped: number;
   /** Workers started, including the first ones. */
   starts: number;
   /**
@@ -60,7 +62,14 @@ export class SandboxPool {
   private readonly queue: Pending[] = [];
   private files: WorkerFiles | undefined;
   private closed = false;
-  readonly stats: SandboxPoolStats = { evaluations: 0, crashes: 0, kills: 0, starts: 0, peakWorkerRssMb: 0 };
+  readonly stats: SandboxPoolStats = {
+    evaluations: 0,
+    crashes: 0,
+    kills: 0,
+    stopped: 0,
+    starts: 0,
+    peakWorkerRssMb: 0,
+  };
 
   constructor(given: SandboxPoolOptions = {}) {
     const options = validateSandboxPoolOptions(given);
@@ -76,7 +85,8 @@ export class SandboxPool {
 
   /**
    * Runs one evaluation. Rejects only for infrastructure faults (EnvFaultError): the worker cannot start, fails in its
-   * own code, or the pool is closed. What the program does (crash its worker, overrun its deadline) is a result.
+   * own code, is stopped by a signal from outside (retryable), or the pool is closed. What the program does (crash its
+   * worker, overrun its deadline) is a result.
    */
   evaluate(request: EvaluationRequest): Promise<EvaluationResult> {
     if (this.closed) return Promise.reject(new EnvFaultError('The sandbox pool is closed.', { isRetryable: false }));
@@ -155,6 +165,19 @@ export class SandboxPool {
       pending.reject(
         new EnvFaultError(
           `The sandbox failed internally and was restarted: ${reply.detail.split('\n')[0]?.slice(0, 300)}`,
+        ),
+      );
+      this.dispatch();
+      return;
+    }
+    if (reply.kind === 'lost' && reply.reason === 'stopped') {
+      // A signal from outside (the OOM killer, an operator's kill) stopped the worker: not the program's doing, whose
+      // memory the isolate bounds and whose own fatal errors are the worker's own signals. Retryable.
+      this.stats.stopped += 1;
+      this.retire(worker);
+      pending.reject(
+        new EnvFaultError(
+          `The sandbox worker was stopped from outside during the evaluation (${reply.detail.split(':')[0]}: the system's out-of-memory killer, or an operator), not by the program; a new worker was started, so the evaluation can be retried.`,
         ),
       );
       this.dispatch();

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { EnvFaultError, runUnowned } from '@turngym/core';
+import { EnvFaultError } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
 
 /** Where the worker's files and the packages it loads live (the same from `src/` under jest and from `dist/`). */
@@ -34,10 +34,15 @@ export function locateWorkerFiles(): WorkerFiles {
   };
 }
 
-/** What came back from the worker for one request. */
+/**
+ * What came back from the worker for one request. A lost request was `crashed` by the program (a fatal error of V8 in
+ * the worker: the signal is the worker's own), `killed` by the watchdog (the program overran its deadline), `failed`
+ * in the worker's own code, or `stopped` by a signal from outside that neither the worker nor this host sent: the
+ * system's out-of-memory killer, an operator's `kill`, a container shutting down.
+ */
 export type ProcessReply =
   | { kind: 'result'; result: EvaluationResult; rssMb: number }
-  | { kind: 'lost'; reason: 'crashed' | 'killed' | 'failed'; detail: string };
+  | { kind: 'lost'; reason: 'crashed' | 'killed' | 'failed' | 'stopped'; detail: string };
 
 interface InFlight {
   readonly resolve: (reply: ProcessReply) => void;
@@ -45,6 +50,22 @@ interface InFlight {
 }
 
 const STDERR_TAIL = 4000;
+
+/**
+ * The signals a process raises on itself when it fails: V8's fatal errors (a heap out of memory aborts, SIGABRT; an
+ * invalid size traps, SIGTRAP) and native faults. Any other signal came from outside. A worker killed with SIGKILL by
+ * the OOM killer or an operator was answered "the program crashed the sandbox process" and scored 0, as if the agent's
+ * program had done it.
+ */
+const SELF_INFLICTED_SIGNALS: ReadonlySet<string> = new Set([
+  'SIGABRT',
+  'SIGTRAP',
+  'SIGSEGV',
+  'SIGBUS',
+  'SIGILL',
+  'SIGFPE',
+  'SIGSYS',
+]);
 
 /**
  * V8 flags of the worker process, and so of every isolate in it. Without `expose-wasm` and `validate-asm`, V8 no longer
@@ -59,6 +80,9 @@ const ISOLATE_V8_FLAGS = ['--no-expose-wasm', '--no-validate-asm'];
 /**
  * One sandbox worker process (`worker/sandbox-worker.js`). It serves one request at a time; the host kills it
  * when a request overruns its deadline and notices when it dies. A dead process is never reused.
+ *
+ * Its handlers and watchdog belong to no session: `SandboxPool` creates and drives it only as `runUnowned` code (its
+ * dispatch, `warm()`), so every callback registered here inherits that scope.
  */
 export class SandboxProcess {
   private readonly child: ChildProcess;
@@ -74,9 +98,7 @@ export class SandboxProcess {
   evaluations = 0;
 
   constructor(files: WorkerFiles, workerHeapMb: number) {
-    // The process and its handlers serve whoever uses the worker next: they are no session's code, whichever
-    // session's evaluation started it (a fault of a handler closed that session in an env server).
-    const { child, started } = runUnowned(() => this.start(files, workerHeapMb));
+    const { child, started } = this.start(files, workerHeapMb);
     this.child = child;
     this.started = started;
     this.idle();
@@ -135,9 +157,10 @@ export class SandboxProcess {
     );
     child.on('exit', (code, signal) => {
       this.exited = true;
+      const fromOutside = signal !== null && !SELF_INFLICTED_SIGNALS.has(signal);
       this.settle({
         kind: 'lost',
-        reason: this.killedByWatchdog ? 'killed' : 'crashed',
+        reason: this.killedByWatchdog ? 'killed' : fromOutside ? 'stopped' : 'crashed',
         detail: `${signal ?? `exit code ${code}`}: ${this.stderrTail.trim()}`,
       });
     });
@@ -163,7 +186,7 @@ export class SandboxProcess {
       const release = (): void => {
         if (!this.claimed) this.idle();
       };
-      runUnowned(() => this.started.then(release, release));
+      void this.started.then(release, release);
     }
     return this.started;
   }
@@ -188,9 +211,7 @@ export class SandboxProcess {
     }
     this.evaluations += 1;
     const id = this.nextId++;
-    // The watchdog and the send callback are the worker's, not the caller's (whose promise still settles in its
-    // own scope).
-    return new Promise<ProcessReply>((resolve) => runUnowned(() => this.send(request, id, resolve, deadlineMs)));
+    return new Promise<ProcessReply>((resolve) => this.send(request, id, resolve, deadlineMs));
   }
 
   private send(

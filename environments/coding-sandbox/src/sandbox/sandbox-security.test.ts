@@ -352,6 +352,32 @@ describe('reward forgery', () => {
     expect(result.tests[2]?.message).toMatch(/^Error: no then/);
   });
 
+  it('cannot make a test that wants a RangeError pass by planting Symbol.hasInstance on RangeError', async () => {
+    // `toThrow(RangeError)` and `assert.throws(fn, RangeError)` asked `instanceof`, which calls the planted function:
+    // both passed a solution that threw a string.
+    const solution = [
+      'Object.defineProperty(RangeError, Symbol.hasInstance, { value: () => true });',
+      "export function toRoman(n: number): string { if (n <= 0) throw 'not a RangeError'; return 'I'; }",
+    ].join('\n');
+    const result = await pool.evaluate({
+      files: { 'solution.ts': solution },
+      job: {
+        type: 'tests',
+        snippets: {
+          setup: "import { toRoman } from './solution';\nimport assert from 'node:assert';",
+          tests: [
+            'expect(() => toRoman(0)).toThrow(RangeError);',
+            'assert.throws(() => toRoman(0), RangeError);',
+            'await assert.rejects(async () => toRoman(0), RangeError);',
+            'expect(() => toRoman(0)).toThrow();',
+          ],
+        },
+      },
+      limits,
+    });
+    expect(result.tests.map((test) => test.status)).toEqual(['fail', 'fail', 'fail', 'pass']);
+  });
+
   it('cannot reach the trusted test module from its own imports', async () => {
     const result = await pool.evaluate({
       files: {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildTasks, tasksToJsonl } from './generator/build-tasks';
 import { DEFAULT_TASKS_FILE, InvalidTaskFileError, loadTasks, parseTasks, selectTasks } from './task-loader';
 
@@ -130,6 +132,44 @@ describe('parseTasks', () => {
     expect(problemsOf(JSON.stringify(valid, null, 2))).toEqual([
       expect.stringContaining('the file is one JSON object over several lines, not JSON Lines'),
     ]);
+  });
+
+  it('refuses a task whose visible test is not among its hidden tests, naming the task and the test', () => {
+    const task = valid as { task_id: string; visible_tests: string[]; hidden_tests: string[] };
+    const dropped = task.visible_tests[0] as string;
+    const hidden = task.hidden_tests.filter((test) => test !== dropped);
+    const text = JSON.stringify({ ...task, task_id: 'fn/peer/visible-only', hidden_tests: hidden });
+    expect(() => parseTasks(text, 'peer.jsonl')).toThrow(InvalidTaskFileError);
+    expect(() => parseTasks(text, 'peer.jsonl')).toThrow(
+      `line 1: task fn/peer/visible-only: visible test ${JSON.stringify(dropped.slice(0, 120))} is not in hidden_tests`,
+    );
+    // The same test written with CRLF line ends in one copy is the same test.
+    const crlf = { ...task, visible_tests: task.visible_tests.map((test) => `${test.replace(/\n/g, '\r\n')}\r\n`) };
+    expect(parseTasks(JSON.stringify(crlf))).toHaveLength(1);
+  });
+
+  it('reads a UTF-16 file with its byte-order mark (PowerShell 5 writes one), and says what a NUL-filled file is', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turngym-utf16-'));
+    try {
+      const text = `${JSON.stringify(valid)}\r\n${JSON.stringify({ ...valid, task_id: 'fn/x/utf16' })}\r\n`;
+      const little = join(dir, 'little.jsonl');
+      writeFileSync(little, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+      // It was "line 1: not JSON (Unexpected token '�' …)" for every line.
+      expect(loadTasks(little).map((task) => task.task_id)).toEqual([
+        (valid as { task_id: string }).task_id,
+        'fn/x/utf16',
+      ]);
+      const big = join(dir, 'big.jsonl');
+      writeFileSync(big, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+      expect(loadTasks(big)).toHaveLength(2);
+      const bare = join(dir, 'bare.jsonl');
+      writeFileSync(bare, Buffer.from(text, 'utf16le'));
+      expect(() => loadTasks(bare)).toThrow(
+        /bare\.jsonl: it holds NUL characters, as UTF-16 text without a byte-order mark/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a valid file, skipping blank lines', () => {

@@ -56,6 +56,18 @@ function wholeDocumentProblem(text: string): string | undefined {
   return `the file is ${what}, not JSON Lines: write each task as one JSON object on a line of its own (jq -c '.[]' turns an array into that)`;
 }
 
+/**
+ * The first visible test that is not also a hidden one. The format says hidden ⊇ visible, and it was not checked: a
+ * visible test left out of `hidden_tests` showed the agent a requirement the reward never checks (and a typo in one
+ * copy, a visible test that contradicts the hidden one). Line ends and surrounding blanks do not count, as a CRLF
+ * editor may have rewritten one copy.
+ */
+function missingVisibleTest(task: CodingTask): string | undefined {
+  const normal = (test: string): string => test.replace(/\r\n?/g, '\n').trim();
+  const hidden = new Set(task.hidden_tests.map(normal));
+  return task.visible_tests.find((test) => !hidden.has(normal(test)));
+}
+
 /** Parses JSONL text (one task per line; blank lines allowed), validating every line against the schema. */
 export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   const tasks: CodingTask[] = [];
@@ -80,6 +92,13 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
       if (ids.has(task.task_id)) problems.push(`${where}: duplicate task_id ${task.task_id}`);
       else if (task.kind === 'function' && task.visible_tests.length === 0)
         problems.push(`${where}: a function task needs visible_tests`);
+      else {
+        const missing = missingVisibleTest(task);
+        if (missing !== undefined)
+          problems.push(
+            `${where}: task ${task.task_id}: visible test ${JSON.stringify(missing.slice(0, 120))} is not in hidden_tests (SUBMIT grades on hidden_tests only, so a visible test must be one of them)`,
+          );
+      }
       ids.add(task.task_id);
       tasks.push(task);
     } catch (error) {
@@ -90,6 +109,26 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   });
   if (problems.length > 0) throw new InvalidTaskFileError(source, problems);
   return tasks;
+}
+
+/**
+ * The text of a task file: UTF-8, or UTF-16 with its byte-order mark. Windows PowerShell 5's `Out-File` and `>` write
+ * UTF-16LE, which read as UTF-8 gave a "not JSON (Unexpected token '�' …)" for every line, naming nothing to change.
+ */
+function decodeTaskFile(bytes: Buffer, source: string): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    // Big-endian: swapped to little-endian (a dangling odd byte is no character).
+    const even = bytes.length - (bytes.length % 2);
+    return Buffer.from(bytes.subarray(2, even)).swap16().toString('utf16le');
+  }
+  const text = bytes.toString('utf8');
+  if (text.includes('\u0000')) {
+    throw new InvalidTaskFileError(source, [
+      'it holds NUL characters, as UTF-16 text without a byte-order mark does: save it as UTF-8 (JSON Lines)',
+    ]);
+  }
+  return text;
 }
 
 interface CachedFile {
@@ -115,13 +154,13 @@ export function loadTasks(path: string = DEFAULT_TASKS_FILE): readonly CodingTas
   }
   const cached = cache.get(path);
   if (cached && cached.mtimeMs === version.mtimeMs && cached.size === version.size) return cached.tasks;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     throw cannotRead(error);
   }
-  const tasks = Object.freeze(parseTasks(text, path));
+  const tasks = Object.freeze(parseTasks(decodeTaskFile(bytes, path), path));
   cache.set(path, { mtimeMs: version.mtimeMs, size: version.size, tasks });
   return tasks;
 }
