@@ -46,6 +46,14 @@ export function parseNonNegativeInteger(text: string): number {
   return value;
 }
 
+/** A chat model's sampling temperature, as OpenAI's API takes it. */
+export function parseTemperature(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 2)
+    throw new InvalidArgumentError('Expected a number in [0, 2].');
+  return value;
+}
+
 /** A TCP port; 0 asks the OS for a free one. */
 export function parsePort(text: string): number {
   const value = Number(text.trim());

@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -44,6 +46,33 @@ describe('runCli (in-process)', () => {
     expect(await runCli(['--help'], help)).toBe(0);
     for (const command of ['list', 'info', 'check', 'play', 'run', 'serve', 'new-env', 'quickstart'])
       expect(help.output().stdout).toContain(command);
+  });
+
+  it('play shows what the env echoes with its terminal escapes made visible, never sent to the terminal', async () => {
+    const io = captureIo();
+    const stdin = new PassThrough();
+    // (a carriage return would end the line for readline)
+    stdin.end('LOOKUP(a\u001b]0;pwned\u0007\u001b[2J\u009b2Jb)\n');
+    expect(await runCli(['play', 'turngym/example-v1'], { ...io, stdin })).toBe(0);
+    const { stdout } = io.output();
+    expect(stdout).toContain('LOOKUP a\\u001b]0;pwned\\u0007\\u001b[2J\\u009b2Jb: no such key.');
+    // eslint-disable-next-line no-control-regex -- no control character but line feeds reaches the terminal
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("run takes a chat model's timeout and retries, as bench does", async () => {
+    const server = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const io = captureIo();
+      const argv = ['run', 'turngym/example-v1', '--agent', 'openai:m', '--base-url', `http://127.0.0.1:${port}/v1`];
+      expect(await runCli([...argv, '--timeout-ms', '300', '--max-retries', '0', '--temperature', '0.5'], io)).toBe(2);
+      expect(io.output().stderr).toContain('no answer within 300 ms');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('names the flag and exits 2 for a --set without "="', async () => {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliContext } from './cli-context';
 import { EXIT_BAD_INPUT, exitCodeFor, formatError } from './cli-errors';
 import { processIo, writeLine, type CliIo } from './cli-io';
+import { terminalText } from './terminal-text';
 import { registerBenchCommand } from './commands/bench-command';
 import { registerCheckCommand } from './commands/check-command';
 import { registerInfoCommand } from './commands/info-command';
@@ -71,7 +72,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     // Commander has already printed its message (unknown option, missing argument, --help, --version).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     const verbose = program.opts<{ verbose?: boolean }>().verbose === true || argv.includes('--verbose');
-    writeLine(io.stderr, formatError(error, verbose));
+    // An error's message may quote a model endpoint, an env or a file: escaped for the terminal.
+    writeLine(io.stderr, terminalText(formatError(error, verbose), true));
     return exitCodeFor(error);
   }
 }

@@ -22,7 +22,7 @@ import type { CliContext, GlobalOptions } from '../cli-context';
 import { UsageError } from '../cli-errors';
 import { writeLine, type CliIo } from '../cli-io';
 import { formatTable } from '../format-table';
-import { collect, parseInteger, parsePositiveInteger } from '../parse-arguments';
+import { collect, parseNonNegativeInteger, parsePositiveInteger, parseTemperature } from '../parse-arguments';
 import { checkOutputDirectory } from '../output-paths';
 import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 
@@ -73,19 +73,6 @@ function parseEnvList(text: string, previous: string[] = []): string[] {
 function parseToolMode(text: string): 'auto' | 'text' {
   if (text !== 'auto' && text !== 'text') throw new InvalidArgumentError('Expected auto or text.');
   return text;
-}
-
-function parseTemperature(text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 2)
-    throw new InvalidArgumentError('Expected a number in [0, 2].');
-  return value;
-}
-
-function parseNonNegativeInteger(text: string): number {
-  const value = parseInteger(text);
-  if (value < 0) throw new InvalidArgumentError('Expected an integer ≥ 0.');
-  return value;
 }
 
 /** A path as the user would type it: relative to the working directory when inside it. */

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../cli-context';
 import type { CliIo } from '../cli-io';
 import { writeLine } from '../cli-io';
+import { terminalText } from '../terminal-text';
 import { describeSpace } from '../format-spec';
 import { parseInteger, parseJsonObject } from '../parse-arguments';
 import { parsePlayedAction } from '../parse-played-action';
@@ -71,11 +72,12 @@ async function play(
     env = await registry.make(id, options.options ? { options: options.options } : {});
     const space = env.spec.actionSpace;
     const { observation, info } = await env.reset({ seed: options.seed });
-    const out = io.stdout;
-    writeLine(out, `${env.spec.id} · seed ${options.seed} · up to ${env.spec.maxTurns} turns`);
-    if (info.instructions) writeLine(out, `\nInstructions:\n${indent(info.instructions)}`);
-    writeLine(out, `\nObservation:\n${indent(show(observation))}`);
-    writeLine(out, `\n${actionHelp(space, info)}`);
+    // Everything shown holds what the env (and through it a program, a page or a model) wrote: escaped for the terminal.
+    const say = (text: string): void => writeLine(io.stdout, terminalText(text, true));
+    say(`${env.spec.id} · seed ${options.seed} · up to ${env.spec.maxTurns} turns`);
+    if (info.instructions) say(`\nInstructions:\n${indent(info.instructions)}`);
+    say(`\nObservation:\n${indent(show(observation))}`);
+    say(`\n${actionHelp(space, info)}`);
     let totalReward = 0;
     let turn = 0;
     for (;;) {
@@ -85,28 +87,24 @@ async function play(
       }
       const next = await lines.next();
       if (next.done) {
-        writeLine(
-          out,
-          `\nEnd of input after ${turn} turns: the episode was not finished (total reward ${totalReward}).`,
-        );
+        say(`\nEnd of input after ${turn} turns: the episode was not finished (total reward ${totalReward}).`);
         return;
       }
       if (next.value.trim() === '') continue;
       const result = await env.step(parsePlayedAction(next.value, space));
       turn += 1;
       totalReward += result.reward;
-      writeLine(out, `\n${stepReport(result, turn, env.spec.maxTurns)}`);
+      say(`\n${stepReport(result, turn, env.spec.maxTurns)}`);
       if (result.terminated || result.truncated) {
         const how = result.truncated
           ? `truncated${result.info.truncatedBy ? ` (${result.info.truncatedBy})` : ''}`
           : 'terminated';
-        writeLine(
-          out,
+        say(
           `\nEpisode over (${how}): ${result.info.success ? 'success' : 'no success'} · total reward ${totalReward} · ${turn} turns`,
         );
         return;
       }
-      if (space.type === 'discrete') writeLine(out, actionHelp(space, result.info));
+      if (space.type === 'discrete') say(actionHelp(space, result.info));
     }
   } finally {
     input.close();

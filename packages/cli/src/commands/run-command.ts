@@ -6,9 +6,16 @@ import { resolveAgentSource } from '../agent-source';
 import type { CliContext, GlobalOptions } from '../cli-context';
 import { EXIT_FAILURE, UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
+import { terminalText } from '../terminal-text';
 import { specOf } from '../env-summaries';
 import { formatRunSummary } from '../format-summary';
-import { parseInteger, parseJsonObject, parsePositiveInteger } from '../parse-arguments';
+import {
+  parseInteger,
+  parseJsonObject,
+  parseNonNegativeInteger,
+  parsePositiveInteger,
+  parseTemperature,
+} from '../parse-arguments';
 import { createProgress } from '../progress';
 import { checkOutputFile } from '../output-paths';
 import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
@@ -24,6 +31,10 @@ interface RunOptions {
   maxConsecutiveErrors: number;
   baseUrl?: string;
   apiKey?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  temperature?: number;
+  maxTokens?: number;
 }
 
 export function registerRunCommand(program: Command, context: CliContext): void {
@@ -52,6 +63,10 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     )
     .option('--base-url <url>', 'OpenAI-compatible base URL for a chat-model agent')
     .option('--api-key <key>', "API key for a chat-model agent (default: the provider's environment variable)")
+    .option('--timeout-ms <ms>', 'per model call', parsePositiveInteger)
+    .option('--max-retries <n>', 'retries of a failed model call', parseNonNegativeInteger)
+    .option('--temperature <t>', 'sampling temperature (default 0)', parseTemperature)
+    .option('--max-tokens <n>', 'most tokens per model reply', parsePositiveInteger)
     .action(async (id: string, options: RunOptions, command: Command) => {
       const { registry } = context.loadEnvironments(command.optsWithGlobals<GlobalOptions>());
       // Preflight: the id, the options, the agent and its endpoint are checked before any episode runs.
@@ -59,6 +74,10 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       const agent = resolveAgentSource(registry, id, options.agent, {
         ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
       });
       if (options.out !== undefined) checkOutputFile('--out', options.out);
       try {
@@ -138,7 +157,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       );
       writeLine(context.io.stdout, formatRunSummary(summary, ran.errors.length));
       for (const error of ran.errors) {
-        const message = error.message.replace(/\s*\n\s*/g, ' ');
+        const message = terminalText(error.message.replace(/\s*\n\s*/g, ' '));
         writeLine(context.io.stderr, `warning: seed ${error.seed} errored (${error.code}): ${message}`);
       }
       if (out) writeLine(context.io.stdout, `records written to ${out}`);
