@@ -402,6 +402,31 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     expect(backend.requests).toHaveLength(3);
   });
 
+  it("refuses vLLM's top_k, min_p and repetition_penalty for a model that does not apply them; off values pass", async () => {
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], ...body }),
+      });
+    // Sampled without them, silently: a client asking for top_k 5 got a reply drawn from every token.
+    for (const [extra, param] of [
+      [{ top_k: 5 }, 'top_k'],
+      [{ min_p: 0.1 }, 'min_p'],
+      [{ repetition_penalty: 1.2 }, 'repetition_penalty'],
+    ] as const) {
+      const refused = await post(extra);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: 'unsupported_parameter', param } });
+    }
+    const invalid = await post({ top_k: 2.5 });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ error: { code: 'invalid_request', param: 'top_k' } });
+    const served = await post({ top_k: -1, min_p: 0, repetition_penalty: 1 });
+    expect(served.status).toBe(200);
+    expect(await served.json()).toMatchObject({ choices: [{ message: { content: 'Mount Everest is the tallest.' } }] });
+  });
+
   it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {
     let calls = 0;
     // As @turngym/lm's generation throws it (ContextLengthError, code CONTEXT_LENGTH_EXCEEDED).

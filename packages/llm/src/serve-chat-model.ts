@@ -220,8 +220,57 @@ function refuseUnsupportedSampling(body: ChatCompletionRequestBody): void {
   }
 }
 
+/**
+ * vLLM's sampling fields beyond OpenAI's (lm-evaluation-harness, vLLM clients and the openai client's `extra_body`
+ * send them), as vLLM reads them, and the request fields they become for a model that applies them. A model that
+ * declares `supportsExtendedSampling` (LocalChatModel) gets them; for any other, a value that is not off is refused
+ * naming the field, as the penalties are: ignoring it would sample something other than what the client asked for.
+ */
+const EXTENDED_SAMPLING: Record<
+  string,
+  { field: string; off: number; expected: string; valid(value: number): boolean }
+> = {
+  top_k: {
+    field: 'topK',
+    off: 0,
+    expected: 'an integer: -1 or 0 (off) or the likeliest tokens kept',
+    valid: (value) => Number.isInteger(value) && value >= -1,
+  },
+  min_p: { field: 'minP', off: 0, expected: 'from 0 to 1', valid: (value) => value >= 0 && value <= 1 },
+  repetition_penalty: { field: 'repetitionPenalty', off: 1, expected: 'above 0 (1: off)', valid: (value) => value > 0 },
+};
+
+/** The extended sampling fields a request turns on, as request fields; off values (and -1 for top_k) left out. */
+function extendedSampling(body: ChatCompletionRequestBody, model: ChatModel): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const [name, { field, off, expected, valid }] of Object.entries(EXTENDED_SAMPLING)) {
+    const value = (body as unknown as Record<string, unknown>)[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || !valid(value))
+      throw new HttpError(
+        400,
+        `"${name}" must be ${expected}, got ${JSON.stringify(value)}.`,
+        'invalid_request_error',
+        'invalid_request',
+        name,
+      );
+    if (value === off || (name === 'top_k' && value === -1)) continue;
+    if ((model as { supportsExtendedSampling?: unknown }).supportsExtendedSampling !== true)
+      throw new HttpError(
+        400,
+        `"${name}" is not supported by this server (got ${JSON.stringify(value)}); leave it out.`,
+        'invalid_request_error',
+        'unsupported_parameter',
+        name,
+      );
+    fields[field] = value;
+  }
+  return fields;
+}
+
 function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal, model: ChatModel): ChatRequest {
   refuseUnsupportedSampling(body);
+  const extended = extendedSampling(body, model);
   // As OpenAI: options for a stream on a request that does not stream are a client's mistake (it expected a usage
   // chunk, or meant to stream), not something to drop.
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true)
@@ -325,6 +374,7 @@ function toChatRequest(body: ChatCompletionRequestBody, signal: AbortSignal, mod
     ...(body.stop !== undefined && body.stop !== null ? { stop: body.stop } : {}),
     ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
     ...(body.logprobs === true ? { logprobs: true, topLogprobs } : {}),
+    ...extended,
     signal,
   };
 }
@@ -487,7 +537,8 @@ class ChatStream {
  * Serves a ChatModel as an OpenAI-compatible HTTP server (node:http): `GET /v1/models`,
  * `POST /v1/chat/completions` with and without `stream: true` (SSE chunks, tool-call deltas, usage with
  * `stream_options.include_usage`), `logprobs` / `top_logprobs` for a model with `supportsLogprobs` (plain, and
- * per chunk when streamed), OpenAI error bodies, 400 for bodies that fail the request schema, 404 for
+ * per chunk when streamed), vLLM's `top_k` / `min_p` / `repetition_penalty` for a model with
+ * `supportsExtendedSampling`, OpenAI error bodies, 400 for bodies that fail the request schema, 404 for
  * an unknown model name. Any OpenAI client (Python, TS, curl) can then drive the model — this is what
  * `turngym serve-model` runs for a local checkpoint. `faults` injects failures for retry tests.
  */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RowProgress } from './generate-in-turns';
-import { completionTopLogprobs } from './completion-logprobs';
+import { completionLogprobs, textOffsets } from './completion-logprobs';
 import { StreamedText } from './streamed-text';
 import type { Tokenizer } from './tokenizer';
 
@@ -26,6 +26,8 @@ interface RowState {
   /** Tokens whose log-probabilities were sent. */
   tokensSent: number;
   started: boolean;
+  /** The length of the echo sent before the row's text, once sent. */
+  echoLength?: number;
 }
 
 /**
@@ -57,21 +59,27 @@ export class CompletionStream {
     if (text === '' && !generation) return;
     const echo = state.started ? '' : this.options.echo(row);
     state.started = true;
+    // Offsets count from the choice's whole text, its echo included, as in the plain answer.
+    state.echoLength ??= echo.length;
+    const from = state.tokensSent;
     const chunkLogprobs = this.options.logprobs
-      ? {
-          tokens: tokens.slice(state.tokensSent).map((token) => this.options.tokenizer.tokenText(token)),
-          token_logprobs: logprobs.slice(state.tokensSent, tokens.length),
-          top_logprobs:
-            this.options.topLogprobs > 0 && topLogprobs
-              ? tokens.slice(state.tokensSent).map((token, i) =>
-                  completionTopLogprobs(this.options.tokenizer, topLogprobs[state.tokensSent + i]!, {
-                    token,
-                    logprob: logprobs[state.tokensSent + i]!,
-                  }),
-                )
-              : null,
-          text_offset: null,
-        }
+      ? completionLogprobs(
+          this.options.tokenizer,
+          {
+            tokens: tokens.slice(from),
+            logprobs: logprobs.slice(from, tokens.length),
+            alternatives: topLogprobs?.slice(from, tokens.length),
+            offsets: textOffsets(
+              this.options.tokenizer,
+              tokens,
+              from,
+              tokens.length,
+              state.echoLength,
+              generation ? state.echoLength + generation.text.length : Infinity,
+            ),
+          },
+          this.options.topLogprobs,
+        )
       : null;
     state.tokensSent = tokens.length;
     this.send({

@@ -9,7 +9,7 @@ import {
   stackCaches,
   type RowSource,
 } from './internal/batch-state';
-import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
+import { drawToken, repeatsPenalised, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
 import {
   assertModelLive,
   checkOptionsForModel,
@@ -164,6 +164,7 @@ export class GenerationBatch {
         tokens: [],
         logprobs: [],
         ...(this.options.topLogprobs ? { topLogprobs: [] } : {}),
+        ...(repeatsPenalised(this.options) ? { prompt } : {}),
         text: '',
       },
       cache: request.cache,

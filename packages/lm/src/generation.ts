@@ -5,7 +5,7 @@ import { FusedWeightsCache } from './internal/fused-weights-cache';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
-import { drawToken, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
+import { drawToken, repeatsPenalised, rowGeneration, type RowDraw, type RowStops } from './internal/row-draw';
 import type { TokenLogprob } from './top-logprobs';
 
 export interface GenerationOptions {
@@ -14,6 +14,12 @@ export interface GenerationOptions {
   /** 0 = greedy. */
   temperature: number;
   topP: number;
+  /** vLLM's top_k (`sampleToken`): draw from the k likeliest tokens only; 0 or absent: all. */
+  topK?: number | null;
+  /** vLLM's min_p: drop tokens less likely than minP times the likeliest; 0 or absent: none. */
+  minP?: number | null;
+  /** vLLM's repetition_penalty over the prompt's and the completion's tokens; 1 or absent: off. */
+  repetitionPenalty?: number | null;
   /** Generation ends when the text contains one; the text is cut before it (the tokens are kept). */
   stop?: string[];
   /**
@@ -44,6 +50,9 @@ export const generationOptionsSchema: JSONSchemaType<GenerationOptions> = {
     maxTokens: { type: 'integer', minimum: 0, default: 64 },
     temperature: { type: 'number', minimum: 0, default: 1 },
     topP: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 1 },
+    topK: { type: 'integer', minimum: 0, nullable: true },
+    minP: { type: 'number', minimum: 0, maximum: 1, nullable: true },
+    repetitionPenalty: { type: 'number', exclusiveMinimum: 0, nullable: true },
     stop: { type: 'array', items: { type: 'string', minLength: 1 }, nullable: true },
     stopTokenIds: { type: 'array', items: { type: 'integer', minimum: 0 }, nullable: true },
     seed: { type: 'integer', default: 0 },
@@ -341,6 +350,7 @@ function sample(
     tokens: [],
     logprobs: [],
     ...(options.topLogprobs ? { topLogprobs: [] } : {}),
+    ...(repeatsPenalised(options) ? { prompt } : {}),
     text: '',
   }));
   const finish: ('stop' | 'length' | null)[] = prompts.map(() => null);

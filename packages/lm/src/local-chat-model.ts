@@ -21,6 +21,11 @@ export interface LocalChatModelOptions {
   readonly maxTokens?: number;
   /** Generations wait here for a free slot (a server shares one between its endpoints); full, `complete` is a 429. */
   readonly queue?: GenerationQueue;
+  /**
+   * Tokenizes the rendered prompt (default: the model's tokenizer, in place). A server passes its
+   * ServeModelTokenizer, which tokenizes a long prompt off the event loop.
+   */
+  readonly encode?: (text: string) => Promise<number[]>;
 }
 
 /**
@@ -31,6 +36,10 @@ export interface LocalChatModelOptions {
  */
 export interface StreamingChatRequest extends ChatRequest {
   readonly onDelta?: (text: string, logprobs?: readonly ChatTokenLogprob[]) => void;
+  /** vLLM's `top_k`, `min_p` and `repetition_penalty` (`serveChatModel` passes them on): see `SamplingSettings`. */
+  readonly topK?: number;
+  readonly minP?: number;
+  readonly repetitionPenalty?: number;
 }
 
 /**
@@ -45,6 +54,8 @@ export class LocalChatModel implements ChatModel {
   readonly id: string;
   /** The drawn tokens' logprobs and the likeliest alternatives come from the generation itself. */
   readonly supportsLogprobs = true;
+  /** The sampler applies vLLM's top_k, min_p and repetition_penalty: `serveChatModel` passes them on. */
+  readonly supportsExtendedSampling = true;
   /**
    * What decides the answers besides `id` (a path) and the request: the checkpoint's files as they are now (name,
    * size, modification time), the adapter and the default maxTokens. A response cache keys on it, so a checkpoint
@@ -116,7 +127,8 @@ export class LocalChatModel implements ChatModel {
       if (error instanceof ContextLengthError) throw refuse(error);
       throw error;
     }
-    const tokens = model.tokenizer.encode(prompt);
+    const tokens = this.options.encode ? await this.options.encode(prompt) : model.tokenizer.encode(prompt);
+    request.signal?.throwIfAborted();
     if (tokens.length > model.config.maxPositions)
       throw refuse(new ContextLengthError(tokens.length, model.config.maxPositions));
     const stop =
@@ -129,8 +141,8 @@ export class LocalChatModel implements ChatModel {
     const streamed = onDelta ? new StreamedText(stop) : undefined;
     const wantLogprobs = request.logprobs === true;
     const topCount = wantLogprobs ? (request.topLogprobs ?? 0) : 0;
-    /** Logprob entries handed to `onDelta` so far. */
-    let entriesSent = 0;
+    /** Logprob entries handed to `onDelta` so far: once the stream has ended, the reply's. */
+    const entriesSent: ChatTokenLogprob[] = [];
     let result: Generation | undefined;
     // OpenAI's top_p runs from 0: at 0 only the likeliest token is left, which is greedy decoding. The sampler takes
     // top-p above 0 only, and a request passed on with 0 failed as a server error (a 500 that clients retry).
@@ -144,6 +156,11 @@ export class LocalChatModel implements ChatModel {
           temperature: greedy ? 0 : (request.temperature ?? 1),
           topP: greedy ? 1 : (request.topP ?? 1),
           seed: request.seed ?? 0,
+          ...(request.topK ? { topK: request.topK } : {}),
+          ...(request.minP ? { minP: request.minP } : {}),
+          ...(request.repetitionPenalty !== undefined && request.repetitionPenalty !== 1
+            ? { repetitionPenalty: request.repetitionPenalty }
+            : {}),
           ...(stop && stop.length > 0 ? { stop } : {}),
           ...(this.options.adapter ? { adapter: this.options.adapter } : {}),
           ...(topCount > 0 ? { topLogprobs: topCount } : {}),
@@ -163,13 +180,14 @@ export class LocalChatModel implements ChatModel {
                     return;
                   }
                   // The entries of the tokens whose text has now been sent; at the end, those of the whole content.
+                  const sent = entriesSent.length;
                   const settled = generation
-                    ? Math.max(entriesSent, contentTokenCount(model.tokenizer, tokens, generation.text))
+                    ? Math.max(sent, contentTokenCount(model.tokenizer, tokens, generation.text))
                     : delta === ''
-                      ? entriesSent
-                      : settledTokenCount(model.tokenizer, tokens, streamed.text, entriesSent);
-                  const entries = chatLogprobs(model.tokenizer, progress, entriesSent, settled);
-                  entriesSent = settled;
+                      ? sent
+                      : settledTokenCount(model.tokenizer, tokens, streamed.text, sent);
+                  const entries = chatLogprobs(model.tokenizer, progress, sent, settled);
+                  entriesSent.push(...entries);
                   if (delta !== '' || entries.length > 0) onDelta!(delta, entries);
                 },
               }
@@ -199,15 +217,13 @@ export class LocalChatModel implements ChatModel {
     } finally {
       this.generating.delete(stopped);
     }
-    // The entries of the tokens that wrote the content; a stream's add up to the same (its count never shrinks).
-    const logprobs = wantLogprobs
-      ? chatLogprobs(
-          model.tokenizer,
-          result!,
-          0,
-          Math.max(entriesSent, contentTokenCount(model.tokenizer, result!.tokens, result!.text)),
-        )
-      : undefined;
+    // The entries of the tokens that wrote the content: a stream's last delta sent the last of them, so the reply's
+    // are the ones sent (not built a second time); otherwise built here.
+    const logprobs = !wantLogprobs
+      ? undefined
+      : streamed
+        ? entriesSent
+        : chatLogprobs(model.tokenizer, result!, 0, contentTokenCount(model.tokenizer, result!.tokens, result!.text));
     return {
       message: { role: 'assistant', content: result!.text },
       usage: { promptTokens: tokens.length, completionTokens: result!.tokens.length },

@@ -7,13 +7,14 @@ import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { CompletionStream } from './completion-stream';
-import { completionTopLogprobs, MAX_COMPLETION_LOGPROBS } from './completion-logprobs';
+import { completionLogprobs, MAX_COMPLETION_LOGPROBS, textOffsets } from './completion-logprobs';
 import type { Generation } from './generation';
 import type { TokenLogprob } from './top-logprobs';
 import { generateInTurns } from './generate-in-turns';
 import { GenerationQueue } from './generation-queue';
 import { LocalChatModel } from './local-chat-model';
 import { preparePromptSizeBound, refuseUnfittablePrompt } from './prompt-size-bound';
+import { ServeModelTokenizer } from './serve-model-tokenizer';
 
 export interface ServeModelOptions {
   /** A checkpoint directory or a built-in config name. */
@@ -292,6 +293,24 @@ function logprobsWanted(body: CompletionBody): { wanted: boolean; top: number } 
   return { wanted: true, top: logprobs };
 }
 
+/**
+ * vLLM's sampling fields beyond OpenAI's (sent by lm-evaluation-harness, vLLM clients, the openai client's
+ * `extra_body`), read as vLLM reads them and applied by the sampler: `top_k` (-1 or 0: off), `min_p` (0 to 1) and
+ * `repetition_penalty` (above 0; 1: off). Off values are left out, so such a request samples what it always did.
+ */
+function extendedSampling(body: CompletionBody): { topK?: number; minP?: number; repetitionPenalty?: number } {
+  const topK = optionalNumber(body, 'top_k', 0, 'an integer: -1 or 0 (off) or the likeliest tokens kept', (value) =>
+    isWhole(value, -1),
+  );
+  const minP = optionalNumber(body, 'min_p', 0, 'from 0 to 1', (value) => value >= 0 && value <= 1);
+  const repetitionPenalty = optionalNumber(body, 'repetition_penalty', 1, 'above 0 (1: off)', (value) => value > 0);
+  return {
+    ...(topK > 0 ? { topK } : {}),
+    ...(minP > 0 ? { minP } : {}),
+    ...(repetitionPenalty !== 1 ? { repetitionPenalty } : {}),
+  };
+}
+
 /** How many prompts `prompt` holds, counted before any is tokenized: a list of token ids is one prompt. */
 function promptCount(prompt: unknown): number {
   if (!Array.isArray(prompt) || prompt.every((each) => Number.isInteger(each))) return 1;
@@ -313,11 +332,16 @@ const PROMPT_SHAPE = '"prompt" must be a string, a list of strings, or token ids
 
 /**
  * OpenAI's prompt forms: a string, strings, token ids, or lists of token ids. Every string is checked before any is
- * tokenized, since tokenizing blocks the event loop (for seconds on a hostile megabyte): one too long to fit the
+ * tokenized, since tokenizing costs seconds on a hostile megabyte (a long prompt's in the server's tokenizer
+ * worker, the event loop free meanwhile, but the worker busy): one too long to fit the
  * context whatever it tokenizes to (refuseUnfittablePrompt), and several adding up past
  * MAX_PROMPT_BYTES_PER_REQUEST, are refused with nothing tokenized.
  */
-function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
+async function promptTokens(
+  model: LanguageModel,
+  tokenizer: ServeModelTokenizer,
+  prompt: unknown,
+): Promise<number[][]> {
   const isTokens = (value: unknown): value is number[] =>
     Array.isArray(value) && value.every((each) => Number.isInteger(each));
   let prompts: (string | number[])[];
@@ -355,16 +379,20 @@ function promptTokens(model: LanguageModel, prompt: unknown): number[][] {
       'invalid_request',
       'prompt',
     );
-  return prompts.map((each) =>
-    typeof each === 'string' ? model.tokenizer.encode(each, { addSpecialTokens: true }) : each,
-  );
+  // One at a time: a long one goes to the tokenizer's worker, and the event loop serves other clients meanwhile.
+  const tokens: number[][] = [];
+  for (const each of prompts)
+    tokens.push(typeof each === 'string' ? await tokenizer.encode(each, { addSpecialTokens: true }) : each);
+  return tokens;
 }
 
 /**
  * Serves a checkpoint as an OpenAI-compatible server: `/v1/chat/completions` (streaming too) and
  * `/v1/models` come from @turngym/llm's `serveChatModel` over a LocalChatModel; `/v1/completions`
- * (prompt strings or token ids, batched, `n`, `logprobs`, streaming) is answered here, and every other
- * request is passed through to the chat server. This is `turngym serve-model`.
+ * (prompt strings or token ids, batched, `n`, `logprobs` with `text_offset`, streaming) is answered here, and every
+ * other request is passed through to the chat server. Both endpoints take vLLM's `top_k`, `min_p` and
+ * `repetition_penalty`, and tokenize long prompts off the event loop (ServeModelTokenizer). This is
+ * `turngym serve-model`.
  */
 export async function serveModel(input: Partial<ServeModelOptions> & { checkpoint: string }): Promise<ModelServer> {
   const options = validateOptions(input);
@@ -384,7 +412,13 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     options.modelName ?? (options.checkpoint.split(/[\\/]/).filter(Boolean).pop() || options.checkpoint);
   // One queue for both endpoints: a chat and a completion decode in the same process, with the same weights.
   const queue = new GenerationQueue(options.maxConcurrentRequests, options.maxQueuedRequests);
-  const chat = new LocalChatModel(model, { queue, ...(options.adapter ? { adapter: options.adapter } : {}) });
+  // Long prompts, on both endpoints, are tokenized off the event loop.
+  const promptTokenizer = new ServeModelTokenizer(model.tokenizer);
+  const chat = new LocalChatModel(model, {
+    queue,
+    encode: (text) => promptTokenizer.encode(text),
+    ...(options.adapter ? { adapter: options.adapter } : {}),
+  });
   const inner = await serveChatModel(chat, { port: 0, host: '127.0.0.1', modelName });
   let completionCount = 0;
   /** Aborted by `close`: generations in flight stop at their next pass instead of decoding into freed weights. */
@@ -454,7 +488,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     refuseUnsupported(body);
     const n = optionalNumber(body, 'n', 1, 'an integer from 1 to 64', (value) => isWhole(value, 1, 64));
     checkRows(body.prompt, n);
-    const prompts = promptTokens(model, body.prompt);
+    const prompts = await promptTokens(model, promptTokenizer, body.prompt);
     // Checked before the request queues: a prompt that cannot fit should not wait for a slot to be refused.
     const tooLong = prompts.findIndex((tokens) => tokens.length > model.config.maxPositions);
     if (tooLong >= 0) {
@@ -488,6 +522,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       maxTokens: optionalNumber(body, 'max_tokens', 16, 'an integer >= 0', (value) => isWhole(value, 0)),
       temperature: optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2),
       topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
+      ...extendedSampling(body),
     };
     const { wanted: wantLogprobs, top } = logprobsWanted(body);
     const { stream, includeUsage } = streamSettings(body);
@@ -576,32 +611,41 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
       result: Generation,
       prompt: Awaited<ReturnType<typeof scorePrompts>>[number] | undefined,
       promptTokens: readonly number[],
+      echoed: string,
     ) => {
-      const tokens = [...(prompt ? promptTokens : []), ...result.tokens];
-      const tokenLogprobs = [...(prompt?.logprobs ?? []), ...result.logprobs];
-      const alternatives = [...(prompt?.topLogprobs ?? []), ...(result.topLogprobs ?? [])];
-      return {
-        tokens: tokens.map((token) => model.tokenizer.tokenText(token)),
-        token_logprobs: tokenLogprobs,
-        top_logprobs:
-          top > 0
-            ? alternatives.map((each, i) =>
-                each === null
-                  ? null
-                  : completionTopLogprobs(model.tokenizer, each, { token: tokens[i]!, logprob: tokenLogprobs[i]! }),
-              )
-            : null,
-        text_offset: null,
-      };
+      const scored = prompt ? promptTokens : [];
+      return completionLogprobs(
+        model.tokenizer,
+        {
+          tokens: [...scored, ...result.tokens],
+          logprobs: [...(prompt?.logprobs ?? []), ...result.logprobs],
+          alternatives: [...(prompt?.topLogprobs ?? []), ...(result.topLogprobs ?? [])],
+          offsets: [
+            ...textOffsets(model.tokenizer, scored, 0, scored.length, 0, echoed.length),
+            ...textOffsets(
+              model.tokenizer,
+              result.tokens,
+              0,
+              result.tokens.length,
+              echoed.length,
+              echoed.length + result.text.length,
+            ),
+          ],
+        },
+        top,
+      );
     };
-    const choices = results.map((result, index) => ({
-      index,
-      text: echo(index) + result.text,
-      finish_reason: result.finishReason,
-      logprobs: wantLogprobs
-        ? choiceLogprobs(result, scoredPrompts?.[Math.floor(index / n)], requests[index]!.tokens)
-        : null,
-    }));
+    const choices = results.map((result, index) => {
+      const echoed = echo(index);
+      return {
+        index,
+        text: echoed + result.text,
+        finish_reason: result.finishReason,
+        logprobs: wantLogprobs
+          ? choiceLogprobs(result, scoredPrompts?.[Math.floor(index / n)], requests[index]!.tokens, echoed)
+          : null,
+      };
+    });
     sendJson(response, 200, {
       ...base,
       choices,
@@ -681,6 +725,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     });
   } catch (error) {
     await inner.close();
+    await promptTokenizer.close();
     model.dispose();
     throw error;
   }
@@ -703,6 +748,7 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
         });
         await inner.close();
         await chat.close();
+        await promptTokenizer.close();
         model.dispose();
       })();
       return closed;

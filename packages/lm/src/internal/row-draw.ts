@@ -13,7 +13,15 @@ export interface RowDraw {
   readonly logprobs: number[];
   /** With `topLogprobs` asked for: the likeliest alternatives at each drawn token, as `topLogprobs` lists them. */
   readonly topLogprobs?: TokenLogprob[][];
+  /** With a repetition penalty: the row's prompt, whose tokens it penalises as well as those drawn. */
+  readonly prompt?: readonly number[];
   text: string;
+}
+
+/** Whether the settings penalise repeats: only then does a row keep its prompt for the sampler. */
+export function repeatsPenalised(settings: SamplingSettings): boolean {
+  const penalty = settings.repetitionPenalty;
+  return penalty !== undefined && penalty !== null && penalty !== 1;
 }
 
 /** How a row's generation ends: the stop token ids (`stopIds`) and stop sequences (`stops`). */
@@ -36,7 +44,8 @@ export function drawToken(
   { stopIds, stops }: RowStops,
 ): 'continue' | 'stop' | 'length' {
   if (row.budget <= 0) return 'length';
-  const { token, logprob } = sampleToken(logits, settings, row.rng);
+  const seen = row.prompt ? [...row.prompt, ...row.tokens] : undefined;
+  const { token, logprob } = sampleToken(logits, settings, row.rng, seen);
   row.tokens.push(token);
   row.logprobs.push(logprob);
   // From the logits the token was drawn from, before the next pass replaces them: only `count` entries are kept.
