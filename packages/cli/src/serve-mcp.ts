@@ -60,7 +60,7 @@ export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise
     writeLine(io.stderr, `serving ${request.ids.join(', ')} over MCP on stdio`);
     const reason = await Promise.race([
       signal,
-      server.closed.then(() => 'the session ended (its client closed it, it idled out, or its env failed)'),
+      server.closed.then(() => 'the session ended (its client closed it or it idled out)'),
     ]);
     request.logger.info(`${reason}: closing the MCP server`);
     await server.close();

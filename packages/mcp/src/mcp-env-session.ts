@@ -8,8 +8,8 @@ import {
   RequestSchema,
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '@turngym/core';
-import { runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from '@turngym/server';
+import { EnvFaultError, type Logger } from '@turngym/core';
+import { closeEnvWithin, runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from '@turngym/server';
 import type { Action, Env } from '@turngym/spec';
 import { EnvToolCatalog, type EnvToolCall } from './env-tool-catalog';
 import { errorResult, resetResult, stepResult, type ToolResult } from './tool-results';
@@ -62,8 +62,18 @@ export class McpEnvSession {
   private closed: Promise<void> | undefined;
   private resets = 0;
   private episodeId: string;
-  /** What this session's env code runs as: a fault of it outside any call ends this session only. */
-  readonly faultOwner: EnvFaultOwner;
+  /** Which env of the session is current (a reset that rebuilds it starts the next), for its fault owner. */
+  private generation = 0;
+  /** What the current env's code runs as: a fault of it outside any call breaks this env, and no other. */
+  private faultOwner: EnvFaultOwner;
+  /** Set when the current env's code failed outside a call: its state is lost until a reset builds a fresh one. */
+  private fault: EnvFaultError | undefined;
+  /** Envs being closed (a broken one may take the whole grace): the session's end waits for them. */
+  private readonly closing = new Set<Promise<void>>();
+  /** Faults so far: a reset's build that a fault interrupted must not install its env afterwards. */
+  private faults = 0;
+  /** Answers the call in flight with the fault (its env may never answer it now). */
+  private interrupt: ((fault: EnvFaultError) => void) | undefined;
 
   constructor(
     private readonly host: McpSessionHost,
@@ -73,8 +83,7 @@ export class McpEnvSession {
   ) {
     this.lastActivity = host.now();
     this.episodeId = `${id}:0`;
-    const self = new WeakRef<McpEnvSession>(this);
-    this.faultOwner = mcpFaultOwner(id, () => self.deref());
+    this.faultOwner = this.ownerOf(0);
     this.catalog = host.catalogFor(config.envId, env.spec);
     this.server = new Server(
       { name: 'turngym', title: `TurnGym ${config.envId}`, version: host.serverVersion },
@@ -119,7 +128,10 @@ export class McpEnvSession {
     const work = this.queue.then(async () => {
       try {
         if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'The session is closed');
-        return await runOwnedBy(this.faultOwner, () => this.dispatch(this.catalog.decode(name, args)));
+        const call = this.catalog.decode(name, args);
+        // Only a reset, which builds a fresh env, gets past a broken one.
+        if (this.fault && call.kind === 'step') throw this.fault;
+        return await this.interruptible(() => runOwnedBy(this.faultOwner, () => this.dispatch(call)));
       } catch (error) {
         if (error instanceof McpError) throw error;
         return errorResult(error);
@@ -130,6 +142,40 @@ export class McpEnvSession {
     });
     this.queue = work.catch(() => undefined);
     return work;
+  }
+
+  /**
+   * A fault of the env's code outside any call (a sandbox or browser that crashed, a timer that threw). The env's
+   * state is lost, so it is closed, the call in flight (which may never be answered now) and every step after
+   * it are answered with the fault, and a reset builds a fresh env: the client learns what happened and the
+   * session goes on. Ending the session instead would make a stdio server vanish under its host, with success.
+   * `generation`: the env whose code failed; a late fault of an env already replaced is no fault of this one.
+   */
+  fail(error: unknown, generation: number): void {
+    if (this.closed || this.fault || generation !== this.generation) return;
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.fault = new EnvFaultError(
+      `The env failed (${what}); its episode is lost: call ${this.catalog.resetName} to start a fresh env`,
+      { cause: error },
+    );
+    this.faults += 1;
+    this.interrupt?.(this.fault);
+    void this.closeEnv(this.env, this.faultOwner);
+  }
+
+  /** Runs a call's work, unless a fault of the env answers it first. */
+  private async interruptible<T>(work: () => Promise<T>): Promise<T> {
+    let interrupt: (fault: EnvFaultError) => void = () => undefined;
+    const interrupted = new Promise<never>((_resolve, reject) => (interrupt = reject));
+    this.interrupt = interrupt;
+    const running = work();
+    // An abandoned call may still fail later, on the broken env: that is no unhandled rejection.
+    running.catch(() => undefined);
+    try {
+      return await Promise.race([running, interrupted]);
+    } finally {
+      this.interrupt = undefined;
+    }
   }
 
   private async dispatch(call: EnvToolCall): Promise<ToolResult> {
@@ -163,18 +209,34 @@ export class McpEnvSession {
       ...(maxTurns === undefined ? {} : { maxTurns }),
     };
     if (
+      !this.fault &&
       next.envId === this.config.envId &&
       JSON.stringify(next.envOptions) === JSON.stringify(this.config.envOptions) &&
       next.maxTurns === this.config.maxTurns
     )
       return;
-    const env = await this.host.buildEnv(next);
+    const generation = this.generation + 1;
+    const owner = this.ownerOf(generation);
+    const faults = this.faults;
+    // The new env's code (its constructor's timers …) belongs to it from the start, not to the env it replaces.
+    const env = await runOwnedBy(owner, () => this.host.buildEnv(next));
+    if (this.faults !== faults || this.closed) {
+      // This reset was answered with a fault (or the session ended) while the env was being built.
+      await closeEnvWithin(env, CLOSE_GRACE_MS, this.host.logger, `MCP session ${this.id}`);
+      throw this.fault ?? new McpError(ErrorCode.ConnectionClosed, 'The session is closed');
+    }
     const previous = this.env;
+    const previousOwner = this.faultOwner;
+    const broken = this.fault !== undefined;
     const before = this.catalog.tools.map((tool) => tool.name).join('\n');
     this.env = env;
+    this.generation = generation;
+    this.faultOwner = owner;
+    this.fault = undefined;
     this.config = next;
     this.catalog = this.host.catalogFor(next.envId, env.spec);
-    await this.closeEnv(previous);
+    // A broken env is already closing since its fault; the fresh one need not wait for it.
+    if (!broken) await this.closeEnv(previous, previousOwner);
     if (this.catalog.tools.map((tool) => tool.name).join('\n') !== before) {
       await this.server.sendToolListChanged().catch(() => undefined);
     }
@@ -195,27 +257,39 @@ export class McpEnvSession {
       await Promise.race([this.queue, grace]);
       clearTimeout(timer);
       await this.server.close().catch(() => undefined);
-      await this.closeEnv(this.env);
+      if (!this.fault) void this.closeEnv(this.env, this.faultOwner);
+      await Promise.all([...this.closing]);
       this.host.sessionClosed(this);
     })();
     return this.closed;
   }
 
-  private async closeEnv(env: Env<unknown, Action>): Promise<void> {
-    try {
-      await runOwnedBy(this.faultOwner, () => env.close());
-    } catch (error) {
-      this.host.logger?.warn(
-        `MCP session ${this.id}: env close() failed: ${(error as Error)?.message ?? String(error)}`,
-      );
-    }
+  /**
+   * Closes an env, bounded: a broken env's close may never finish (a crashed sandbox), and must hold neither a
+   * reset nor the session's end. Logged when it throws or hangs; never rejects.
+   */
+  private closeEnv(env: Env<unknown, Action>, owner: EnvFaultOwner): Promise<void> {
+    const closing = runOwnedBy(owner, () =>
+      closeEnvWithin(env, CLOSE_GRACE_MS, this.host.logger, `MCP session ${this.id}`),
+    );
+    this.closing.add(closing);
+    void closing.finally(() => this.closing.delete(closing));
+    return closing;
+  }
+
+  private ownerOf(generation: number): EnvFaultOwner {
+    const self = new WeakRef<McpEnvSession>(this);
+    return mcpFaultOwner(this.id, () => self.deref(), generation);
   }
 }
 
-/** The fault owner of MCP session `id` (a fault ends it), from its env's build on. */
-export function mcpFaultOwner(id: string, session: () => McpEnvSession | undefined): EnvFaultOwner {
+/**
+ * The fault owner of env `generation` (0: the one the session opened with) of MCP session `id`, from that env's
+ * build on: a fault of its code breaks that env (see `McpEnvSession.fail`).
+ */
+export function mcpFaultOwner(id: string, session: () => McpEnvSession | undefined, generation = 0): EnvFaultOwner {
   return sessionFaultOwner(`MCP session ${id}`, () => {
     const found = session();
-    return found && { envId: found.envId, fail: () => void found.close() };
+    return found && { envId: found.envId, fail: (error: unknown) => found.fail(error, generation) };
   });
 }

@@ -26,6 +26,10 @@ export interface McpServeSettings {
   token?: string;
   /** Largest HTTP request body served, in bytes (413 beyond). */
   maxFrameBytes: number;
+  /** Longest an HTTP request's headers may take to arrive (ms), capped by `requestTimeoutMs`; 408 beyond. */
+  headersTimeoutMs: number;
+  /** Longest a whole HTTP request, headers and body, may take to arrive (ms); 408 beyond. */
+  requestTimeoutMs: number;
 }
 
 export interface McpServeOptions extends Partial<Omit<McpServeSettings, 'ids'>> {
@@ -55,6 +59,8 @@ export const mcpServeSettingsSchema: JSONSchemaType<McpServeSettings> = {
     clientOptions: shared.clientOptions,
     token: shared.token,
     maxFrameBytes: shared.maxFrameBytes,
+    headersTimeoutMs: shared.headersTimeoutMs,
+    requestTimeoutMs: shared.requestTimeoutMs,
   },
 } as JSONSchemaType<McpServeSettings>;
 

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect as connectSocket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Registry } from '@turngym/core';
@@ -49,16 +50,6 @@ function rawRequest(
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** The error message of a call that fails (the session is gone). */
-async function messageOfFailedCall(client: Client): Promise<string> {
-  try {
-    await client.callTool({ name: 'act', arguments: { text: 'hi' } });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return 'no failure';
-}
 
 type Structured = Record<string, unknown> & { observation: string; info: Record<string, unknown> };
 
@@ -273,6 +264,52 @@ describe('serveMcp (Streamable HTTP)', () => {
     await client.close();
   });
 
+  it('answers a request that never finishes (headers or body) with 408 and a JSON-RPC error, and cuts it', async () => {
+    const logged: string[] = [];
+    const record = (message: string): void => void logged.push(message);
+    // Small limits so the test need not wait Node's minutes; the outcome is asserted, never the time it took.
+    server = await serveMcp({
+      registry: registryWithExample(),
+      ids: [ID],
+      headersTimeoutMs: 100,
+      requestTimeoutMs: 200,
+      logger: { debug: record, info: record, warn: record, error: record },
+    });
+    const port = server.port;
+    /** Writes `text` and never another byte; resolves with all the server said once it closed the connection. */
+    const stallAfter = (text: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connectSocket({ port, host: '127.0.0.1' });
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+        socket.write(text);
+      });
+    const timedOut = {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'The request did not arrive in time (headersTimeoutMs / requestTimeoutMs of this server)',
+      },
+    };
+    for (const text of [
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: 1000\r\n\r\n${JSON.stringify(INITIALIZE).slice(0, 20)}`,
+    ]) {
+      const [head, body] = (await stallAfter(text)).split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
+      expect(JSON.parse(body as string)).toEqual(timedOut);
+    }
+    // A client cut for its slowness is no fault of the server's, and the server goes on.
+    expect(logged).toEqual([]);
+    expect(server.liveSessions()).toBe(0);
+    const client = await connect(server.url);
+    await call(client, 'reset', { seed: 1 });
+    await client.close();
+  });
+
   it('answers a body over maxFrameBytes with 413 and closes that connection, so the client does not reuse it', async () => {
     server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxFrameBytes: 10000 });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -449,13 +486,15 @@ describe('serveMcp (Streamable HTTP)', () => {
     expect(server.liveSessions()).toBe(0);
   });
 
-  it("runs a session's env code as that session, so a fault of it (a timer that throws) ends that session only", async () => {
+  it("runs a session's env code as that session: a fault of it (a timer that throws) breaks that session's env only", async () => {
     const registry = new Registry();
     const owners: Array<EnvFaultOwner | undefined> = [];
+    const built: EchoEnv[] = [];
     registry.register({
       id: 'turngym/echo-v1',
       entryPoint: () => {
         const env = new EchoEnv();
+        built.push(env);
         const step = env.step.bind(env);
         // What turngym serve's process handler reads when the env's timer throws: the owner of the env code.
         env.step = (action) => {
@@ -465,20 +504,10 @@ describe('serveMcp (Streamable HTTP)', () => {
         return env;
       },
     });
-    const closed: string[] = [];
-    let sessionClosed: () => void = () => undefined;
-    const wasClosed = new Promise<void>((resolve) => (sessionClosed = resolve));
     // As `turngym serve --mcp` does: owners are tracked while a guard is installed.
     const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
     uninstallGuard = installEnvFaultGuard(logger, () => undefined);
-    server = await serveMcp({
-      registry,
-      ids: ['turngym/echo-v1'],
-      onSessionClosed: ({ sessionId }) => {
-        closed.push(sessionId);
-        sessionClosed();
-      },
-    });
+    server = await serveMcp({ registry, ids: ['turngym/echo-v1'] });
     const faulty = await connect(server.url);
     const healthy = await connect(server.url);
     const faultyId = (faulty.transport as StreamableHTTPClientTransport).sessionId as string;
@@ -490,13 +519,61 @@ describe('serveMcp (Streamable HTTP)', () => {
       `MCP session ${faultyId} (turngym/echo-v1)`,
       expect.stringMatching(/^MCP session (?!${faultyId})/),
     ]);
+    const brokenEnv = built.length; // envs built so far: the start's, then one per session
     owners[0]?.fail?.(new Error('thrown from the env timer'));
-    await wasClosed;
-    expect(closed).toEqual([faultyId]);
-    await expect(messageOfFailedCall(faulty)).resolves.toMatch(/Session not found/);
+    // The session stays, and says what happened until a reset builds a fresh env.
+    const refused = await faulty.callTool({ name: 'act', arguments: { text: 'hi' } });
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^ENV_FAULT: The env failed \(Error: thrown from the env timer\)/) }],
+    });
+    expect(server.liveSessions()).toBe(2);
+    expect((await call(faulty, 'reset', {})).observation).toBe('Say something.');
+    expect(built.length).toBe(brokenEnv + 1);
+    expect((await call(faulty, 'act', { text: 'again' })).observation).toBe('echo: again');
+    // A late fault of the env that broke is no fault of the fresh one.
+    owners[0]?.fail?.(new Error('the broken env throws again'));
+    expect((await call(faulty, 'act', { text: 'fine' })).observation).toBe('echo: fine');
     expect((await call(healthy, 'act', { text: 'still there?' })).observation).toBe('echo: still there?');
     await healthy.close();
     await faulty.close();
+  });
+
+  it('answers JSON that is no JSON-RPC message with Invalid Request (-32600), not Parse error, with or without a session', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID] });
+    const opened = await fetch(server.url, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(INITIALIZE) });
+    const session = { 'mcp-session-id': opened.headers.get('mcp-session-id') as string };
+    await opened.text();
+    const notRpc = [
+      { jsonrpc: '1.0', id: 2, method: 'tools/list' },
+      { id: 3, method: 'tools/list' },
+      { jsonrpc: '2.0', id: null, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 4, method: 7 },
+      42,
+      [],
+    ];
+    for (const headers of [JSON_HEADERS, { ...JSON_HEADERS, ...session }]) {
+      for (const body of notRpc) {
+        const reply = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body) });
+        expect(reply.status).toBe(400);
+        expect(await reply.json()).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: expect.stringMatching(/^Invalid Request: (not a JSON-RPC 2.0 message|an empty batch)$/),
+          },
+        });
+      }
+    }
+    // The session is still there.
+    const listed = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...session, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(server.liveSessions()).toBe(1);
   });
 
   it('answers an initialize sent in a batch with Invalid Request saying so, and opens no session', async () => {

@@ -2,9 +2,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
-import { decodeUtf8, loopbackRefusal, toErrorData, UnauthorizedError } from '@turngym/server';
+import {
+  answerClientError,
+  decodeUtf8,
+  httpServerOptions,
+  loopbackRefusal,
+  parseRoute,
+  toErrorData,
+  UnauthorizedError,
+} from '@turngym/server';
 import { normaliseAccept } from './accept-header';
 import { McpEnvHost } from './mcp-env-host';
 import { validateMcpServeSettings, type McpServeOptions } from './mcp-serve-options';
@@ -66,18 +74,13 @@ async function readBody(request: IncomingMessage, limit: number): Promise<Buffer
 }
 
 /**
- * `/mcp` is the first served env; `/envs/<id>/mcp` (the id percent-encoded or not) any served env, as the
- * WebSocket server's `/envs/<id>/ws`.
+ * `/mcp` is the first served env; `/envs/<id>/mcp` (the id percent-encoded or not) any served env, read as the
+ * WebSocket server reads its `/envs/<id>/ws`.
  */
 function envOfPath(pathname: string): { envId?: string } | undefined {
-  if (pathname === '/mcp') return {};
-  const scoped = /^\/envs\/(.+)\/mcp$/.exec(pathname);
-  if (!scoped) return undefined;
-  try {
-    return { envId: decodeURIComponent(scoped[1] as string) };
-  } catch {
-    return undefined;
-  }
+  const route = parseRoute(pathname);
+  if (route?.kind !== 'env' || route.route !== 'mcp') return undefined;
+  return route.envId === undefined ? {} : { envId: route.envId };
 }
 
 /**
@@ -158,6 +161,14 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
       } catch (error) {
         return sendRpcError(response, 400, -32700, `Parse error: ${(error as Error).message}`);
       }
+      // JSON that is no JSON-RPC message (`"jsonrpc": "1.0"`, an `id` of null, a bare number, an empty batch) is
+      // an Invalid Request, as JSON-RPC 2.0 says; the SDK's transport would call it a Parse error, and a client
+      // would look for a fault in its JSON encoding.
+      const messages = Array.isArray(body) ? body : [body];
+      if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
+        const why = messages.length === 0 ? 'an empty batch' : 'not a JSON-RPC 2.0 message';
+        return sendRpcError(response, 400, -32600, `Invalid Request: ${why}`);
+      }
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -205,14 +216,19 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
     if (!transports.has(session.id)) await session.close();
   };
 
-  const http = createServer((request, response) => {
+  const http = createServer(httpServerOptions(settings), (request, response) => {
     handle(request, response).catch((error: unknown) => {
+      // The client left (or was cut for its slowness) before its request was read: nobody to answer or blame.
+      if (request.destroyed && !request.complete) return;
       logger?.error(`MCP request failed: ${(error as Error)?.stack ?? String(error)}`);
       if (!response.headersSent) sendRpcError(response, 500, -32603, 'Internal error');
       else response.end();
     });
   });
-  http.on('clientError', (_error, socket) => socket.destroy());
+  // Too slow, headers too large, not HTTP: a JSON-RPC error, as the transport answers its own refusals.
+  http.on('clientError', (error, socket) =>
+    answerClientError(error, socket, (message) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })),
+  );
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(settings.port, settings.host, () => {

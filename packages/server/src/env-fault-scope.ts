@@ -7,7 +7,8 @@ export { currentFaultOwner, runOwnedBy, runUnowned, type EnvFaultOwner } from '@
 /** What a session offers its fault owner: the env it serves, and how a fault ends it. */
 export interface FaultySession {
   readonly envId: string | undefined;
-  fail(): void;
+  /** `error`: what the env code threw, for a session that tells its client (MCP answers with it). */
+  fail(error?: unknown): void;
 }
 
 /**
@@ -22,7 +23,7 @@ export function sessionFaultOwner(name: string, session: () => FaultySession | u
       const envId = session()?.envId;
       return envId === undefined ? name : `${name} (${envId})`;
     },
-    fail: () => session()?.fail(),
+    fail: (error) => session()?.fail(error),
   };
 }
 

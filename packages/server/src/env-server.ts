@@ -9,6 +9,8 @@ import { ClientOptionsPolicy } from './client-options';
 import { closeEnvWithin } from './close-env-within';
 import { runOwnedBy, sessionFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
+import { frameByteLength } from './frame-text';
+import { answerClientError, httpServerOptions } from './http-limits';
 import { handleHttp, sendJson, type HttpContext } from './http-routes';
 import { loopbackRefusal } from './loopback-guard';
 import { validateQuery } from './message-schemas';
@@ -18,7 +20,7 @@ import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
 import { CapacityReachedError, EnvBuildError, SessionNotFoundError, UnauthorizedError } from './server-errors';
 import type { ServeSettings } from './server-options';
-import { Session, type SessionHost } from './session';
+import { MAX_PENDING_BYTES, MAX_PENDING_MESSAGES, Session, type SessionHost } from './session';
 import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
 import { attachWebSocket } from './session-transports';
 
@@ -83,7 +85,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   ) {
     this.clientOptions = new ClientOptionsPolicy(settings.clientOptions);
     this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
-    this.http = createServer((request, response) => this.onRequest(request, response));
+    this.http = createServer(httpServerOptions(settings), (request, response) => this.onRequest(request, response));
     // The WS layer's own cap is generous: frames between the limit and it get a VALIDATION_ERROR reply.
     this.wss = new WebSocketServer({
       noServer: true,
@@ -91,7 +93,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       perMessageDeflate: false,
     });
     this.http.on('upgrade', (request, socket, head) => this.onUpgrade(request, socket, head));
-    this.http.on('clientError', (_error, socket) => socket.destroy());
+    this.http.on('clientError', (error, socket) => answerClientError(error, socket));
   }
 
   get maxFrameBytes(): number {
@@ -505,9 +507,22 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     claim: string | undefined,
   ): Promise<void> {
     ws.on('error', () => undefined);
-    // Messages that arrive while the env is being built are kept, in order, for the session.
+    // Messages that arrive while the env is being built (a browser may take seconds to start) are kept, in order,
+    // for the session, within the bounds a session's own queue has: a client that floods them is cut.
     const early: RawData[] = [];
-    const keep = (raw: RawData): void => void early.push(raw);
+    let earlyBytes = 0;
+    const keep = (raw: RawData): void => {
+      earlyBytes += frameByteLength(raw);
+      if (early.length < MAX_PENDING_MESSAGES && earlyBytes <= Math.max(MAX_PENDING_BYTES, this.maxFrameBytes)) {
+        early.push(raw);
+        return;
+      }
+      ws.off('message', keep);
+      early.length = 0;
+      const data: ErrorData = { message: 'Too many messages waiting for replies', code: 'SESSION_ERROR' };
+      ws.send(JSON.stringify({ type: 'error', data }));
+      ws.close(CLOSE_CODES.normal, 'too many messages in flight');
+    };
     ws.on('message', keep);
     let session: Session;
     try {

@@ -27,3 +27,10 @@ export const NOT_UTF8 = 'Invalid JSON: the frame is not valid UTF-8';
 export function frameText(raw: RawData): string | undefined {
   return decodeUtf8(Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : new Uint8Array(raw));
 }
+
+/** The size of a WebSocket frame, in bytes, whatever form `ws` delivered it in. */
+export function frameByteLength(raw: RawData): number {
+  if (Buffer.isBuffer(raw)) return raw.length;
+  if (Array.isArray(raw)) return raw.reduce((sum, part) => sum + part.length, 0);
+  return raw.byteLength;
+}

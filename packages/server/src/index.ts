@@ -17,9 +17,12 @@ export {
 } from './env-fault-scope';
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
+export { closeEnvWithin } from './close-env-within';
+export { answerClientError, httpServerOptions, type HttpLimits } from './http-limits';
 export { systemClock } from './server-clock';
 export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin, loopbackRefusal } from './loopback-guard';
 export { decodeUtf8 } from './frame-text';
+export { parseRoute, type Route } from './routes';
 // A clock tests move by hand (the idle reaper, fork expiry, heartbeat), for this package's tests and MCP's.
 export { ManualClock } from './manual-clock';
 export { RemoteEnv, type RemoteEnvOptions } from './remote-env';

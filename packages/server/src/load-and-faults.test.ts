@@ -1,7 +1,7 @@
 import { runEpisode, SeededRng } from '@turngym/core';
 import { ExampleSolver } from '@turngym/env-example';
 import { SessionEvents } from './__fixtures__/session-events';
-import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { ALL_IDS, EchoEnv, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { RemoteEnv } from './remote-env';
 import { serveEnvs, type ServerHandle } from './serve-envs';
@@ -157,5 +157,57 @@ describe('faults', () => {
     const clients = await Promise.all(Array.from({ length: 30 }, () => WsClient.open(`${server.url}/ws`)));
     for (const client of clients) client.socket.terminate();
     await events.until(() => server.liveSessions() === 0);
+  });
+});
+
+describe('a session flooded with large frames', () => {
+  it('ends a session that floods large frames, before it holds more than 64 MiB of them', async () => {
+    // The default frame limit (1 MiB): this file's server takes 8 KiB frames, 8192 of which hit the count bound first.
+    const large = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS });
+    const client = await WsClient.open(`${large.url}/ws?env=test/echo-v1`);
+    await client.request({ type: 'reset' });
+    client.send({ type: 'step', data: { text: 'gate:flood-bytes' } });
+    await gates.reached('flood-bytes');
+    // Frames just under the 1 MiB limit, far fewer than 1024 of them: without a bound on their bytes, 1024 frames
+    // of the largest size (4 MiB, refused only once their turn comes) would make gigabytes per session.
+    const frame = JSON.stringify({ type: 'step', data: { text: 'x'.repeat(1024 * 1024 - 100) } });
+    for (let i = 0; i < 70; i++) client.send(frame);
+    expect(await client.next()).toEqual({
+      type: 'error',
+      data: { code: 'SESSION_ERROR', message: `More than ${64 * 1024 * 1024} bytes of messages waiting for replies` },
+    });
+    gates.open('flood-bytes');
+    expect((await client.next()).data.observation.text).toBe('echo: gate:flood-bytes');
+    expect((await client.closed).code).toBe(1000);
+    await large.close();
+  });
+
+  it('ends a session whose client floods messages while its env is still being built', async () => {
+    // An env that takes its time to start (a browser, a sandbox): each build past the server's own check waits at
+    // the gate `slow-start`.
+    const registry = testRegistry();
+    let builds = 0;
+    registry.register({
+      id: 'test/slow-start-v1',
+      entryPoint: async () => {
+        builds += 1;
+        if (builds > 1) await gates.pass('slow-start');
+        return new EchoEnv();
+      },
+    });
+    const events = new SessionEvents();
+    const slow = await serveEnvs({ registry, ids: ['test/slow-start-v1'], onSessionClosed: events.onSessionClosed });
+    const client = await WsClient.open(`${slow.url}/ws`);
+    await gates.reached('slow-start');
+    for (let i = 0; i < 1100; i++) client.send({ type: 'state' });
+    expect(await client.next()).toEqual({
+      type: 'error',
+      data: { code: 'SESSION_ERROR', message: 'Too many messages waiting for replies' },
+    });
+    expect((await client.closed).code).toBe(1000);
+    // The env finishes its build for nobody, and is closed.
+    gates.open('slow-start');
+    await events.until(() => slow.liveSessions() === 0);
+    await slow.close();
   });
 });

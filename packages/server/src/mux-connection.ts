@@ -1,10 +1,10 @@
 import type { RawData, WebSocket } from 'ws';
 import { toErrorData } from './error-mapping';
-import { frameText, NOT_UTF8 } from './frame-text';
+import { frameByteLength, frameText, NOT_UTF8 } from './frame-text';
 import { checkJsonDepth } from './json-depth';
 import { validateMessage, validateMuxFrame } from './message-schemas';
 import { CLOSE_CODES, MAX_UNREAD_BYTES, type ErrorData, type MuxEnvelope, type OpenData } from './protocol';
-import type { Reply, Session } from './session';
+import { MAX_PENDING_MESSAGES, type Reply, type Session } from './session';
 
 /** What a multiplexed connection needs from the server. */
 export interface MuxHost {
@@ -57,11 +57,7 @@ export class MuxConnection {
   }
 
   private receive(raw: RawData): void {
-    const size = Buffer.isBuffer(raw)
-      ? raw.length
-      : Array.isArray(raw)
-        ? raw.reduce((sum, part) => sum + part.length, 0)
-        : raw.byteLength;
+    const size = frameByteLength(raw);
     const text = frameText(raw);
     if (text === undefined) {
       this.post(null, { type: 'error', data: { message: NOT_UTF8, code: 'INVALID_JSON' } });
@@ -119,8 +115,21 @@ export class MuxConnection {
       });
     } else if (channel.session) {
       channel.session.deliverMessage(message);
-    } else {
+    } else if (channel.early.length < MAX_PENDING_MESSAGES) {
       channel.early.push(message);
+    } else {
+      // A client that floods a channel whose env is still being built (a browser may take seconds to start) is
+      // told, as a session's own queue tells it; the channel ends, and its env is closed once built.
+      this.channels.delete(channelId);
+      channel.early.length = 0;
+      this.post(channelId, {
+        type: 'error',
+        data: { message: `More than ${MAX_PENDING_MESSAGES} messages waiting for replies`, code: 'SESSION_ERROR' },
+      });
+      this.post(channelId, {
+        type: 'closed',
+        data: { code: CLOSE_CODES.normal, reason: 'too many messages in flight' },
+      });
     }
   }
 

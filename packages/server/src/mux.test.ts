@@ -2,7 +2,7 @@ import { EnvFaultError, runEpisode } from '@turngym/core';
 import { ExampleSolver } from '@turngym/env-example';
 import { ManualClock } from './manual-clock';
 import { SessionEvents } from './__fixtures__/session-events';
-import { ALL_IDS, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
+import { ALL_IDS, EchoEnv, gates, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { RemoteEnv } from './remote-env';
 import { serveEnvs, type ServerHandle } from './serve-envs';
@@ -222,5 +222,36 @@ describe('/mux lifecycle', () => {
     expect((await client.closed).code).toBe(1001);
     expect(own.liveSessions()).toBe(0);
     await remote.close();
+  });
+
+  it('ends a channel flooded with messages while its env is still being built, and closes that env once built', async () => {
+    const registry = testRegistry();
+    let builds = 0;
+    registry.register({
+      id: 'test/slow-start-v1',
+      entryPoint: async () => {
+        builds += 1;
+        if (builds > 1) await gates.pass('mux-slow-start');
+        return new EchoEnv();
+      },
+    });
+    const own = new SessionEvents();
+    const slow = await serveEnvs({ registry, ids: ['test/slow-start-v1'], onSessionClosed: own.onSessionClosed });
+    const client = await WsClient.open(`${slow.url}/mux`);
+    client.send([{ c: 1, m: { type: 'open' } }]);
+    await gates.reached('mux-slow-start');
+    // One more than a session holds waiting: the last one ends the channel.
+    client.send(Array.from({ length: 1025 }, () => ({ c: 1, m: { type: 'state' } })));
+    expect(await envelopes(client, 2)).toEqual([
+      {
+        c: 1,
+        m: { type: 'error', data: { code: 'SESSION_ERROR', message: 'More than 1024 messages waiting for replies' } },
+      },
+      { c: 1, m: { type: 'closed', data: { code: 1000, reason: 'too many messages in flight' } } },
+    ]);
+    gates.open('mux-slow-start');
+    await own.until(() => slow.liveSessions() === 0);
+    client.close();
+    await slow.close();
   });
 });

@@ -23,7 +23,17 @@ const ENV_SCOPED = new RegExp(`^/envs/(.+)/(${ENV_ROUTES.map((route) => route.re
 // RemoteEnv derives its side requests from; any other prefix is the server's own paths.
 const SESSION = /^(.*)\/sessions\/([A-Za-z0-9-]{1,100})\/(fingerprint|anchor)$/;
 
+/** The env id of a path's `/envs/<id>/…` part, percent-encoded or not; undefined when it is no valid encoding. */
+function decodeEnvId(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
+ * The one reading of a request path, for the env server and the MCP server alike:
  * `/ws`, `/envs/turngym/example-v1/ws`, `/sessions/<id>/fingerprint` … An env id inside a path may be
  * percent-encoded or not (`/envs/turngym%2Fexample-v1/ws`): OpenEnv's client appends `/ws` to whatever base
  * URL it is given, so a per-env base URL is how it picks an env.
@@ -33,12 +43,8 @@ export function parseRoute(pathname: string): Route | undefined {
   const session = SESSION.exec(pathname);
   if (session) {
     const prefix = /^\/envs\/(.+)$/.exec(session[1] as string)?.[1];
-    let envId: string | undefined;
-    try {
-      envId = prefix === undefined ? undefined : decodeURIComponent(prefix);
-    } catch {
-      return undefined;
-    }
+    const envId = prefix === undefined ? undefined : decodeEnvId(prefix);
+    if (prefix !== undefined && envId === undefined) return undefined;
     return {
       kind: 'session',
       sessionId: session[2] as string,
@@ -48,13 +54,8 @@ export function parseRoute(pathname: string): Route | undefined {
   }
   const scoped = ENV_SCOPED.exec(pathname);
   if (scoped) {
-    let envId: string;
-    try {
-      envId = decodeURIComponent(scoped[1] as string);
-    } catch {
-      return undefined;
-    }
-    return { kind: 'env', route: scoped[2] as EnvRoute, envId };
+    const envId = decodeEnvId(scoped[1] as string);
+    return envId === undefined ? undefined : { kind: 'env', route: scoped[2] as EnvRoute, envId };
   }
   const plain = /^\/([a-z.]+)$/.exec(pathname);
   if (plain && (ENV_ROUTES as readonly string[]).includes(plain[1] as string))

@@ -32,6 +32,16 @@ export interface ServeSettings {
    * session goes on; one over 4× the limit is cut off by the WebSocket layer (close code 1009).
    */
   maxFrameBytes: number;
+  /**
+   * Longest a request's headers may take to arrive (ms), capped by `requestTimeoutMs`; a slower one is answered
+   * 408 and its connection closed. Node's own default: a connect burst of thousands can leave a client late.
+   */
+  headersTimeoutMs: number;
+  /**
+   * Longest a whole HTTP request, headers and body, may take to arrive (ms): a client that trickles its body,
+   * or never ends it, is answered 408 and cut, rather than holding a socket for Node's 300 s.
+   */
+  requestTimeoutMs: number;
   /** How long an unclaimed fork waits for its client (ms). */
   forkTtlMs: number;
   /** On close(), how long in-flight requests may finish before their envs are closed anyway (ms). */
@@ -79,6 +89,8 @@ export const serveSettingsSchema: JSONSchemaType<ServeSettings> = {
     } as never,
     token: { type: 'string', minLength: 1, nullable: true },
     maxFrameBytes: { type: 'integer', minimum: 1024, maximum: 1073741824, default: 1048576 },
+    headersTimeoutMs: { type: 'integer', minimum: 1, maximum: 3600000, default: 60000 },
+    requestTimeoutMs: { type: 'integer', minimum: 1, maximum: 3600000, default: 60000 },
     forkTtlMs: { type: 'integer', minimum: 1, default: 60000 },
     shutdownGraceMs: { type: 'integer', minimum: 0, default: 5000 },
   },

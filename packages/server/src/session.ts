@@ -6,7 +6,7 @@ import { closeEnvWithin } from './close-env-within';
 import { runOwnedBy, sessionFaultOwner, type EnvFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
-import { frameText, NOT_UTF8 } from './frame-text';
+import { frameByteLength, frameText, NOT_UTF8 } from './frame-text';
 import { inProcessSessions } from './internal/in-process-sessions';
 import { validateMessage } from './message-schemas';
 import { encodeReset, encodeStep } from './observation-codec';
@@ -55,6 +55,12 @@ export type Reply = { type: string; data: unknown };
 export const MAX_PENDING_MESSAGES = 1024;
 
 /**
+ * Bytes of frames a session holds before it answers them (or one frame of `maxFrameBytes`, if larger): 1024
+ * frames of the largest size would be gigabytes per session while a slow step holds the queue.
+ */
+export const MAX_PENDING_BYTES = 64 * 1024 * 1024;
+
+/**
  * Where a session's replies go: its own WebSocket (`/ws`, OpenEnv's model) or a channel of a multiplexed
  * connection (`/mux`). `end` closes the transport for this session only.
  */
@@ -62,12 +68,6 @@ export interface SessionTransport {
   readonly isOpen: boolean;
   send(reply: Reply): void;
   end(code: number, reason: string): void;
-}
-
-function byteLength(raw: RawData): number {
-  if (Buffer.isBuffer(raw)) return raw.length;
-  if (Array.isArray(raw)) return raw.reduce((sum, part) => sum + part.length, 0);
-  return raw.byteLength;
 }
 
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
@@ -91,6 +91,8 @@ export class Session {
   lastActivity: number;
   /** Messages received and not yet answered. */
   pending = 0;
+  /** Their frames' bytes, held until each is handled (`/ws` only: `/mux` bounds its own frames). */
+  private pendingBytes = 0;
   private transport: SessionTransport | undefined;
   /** Taken by the first client to open or claim the session, before the `await` that attaches its transport. */
   private claimed = false;
@@ -172,7 +174,10 @@ export class Session {
 
   /** A raw WebSocket frame (`/ws`): checked for size and parsed here, in turn with the other messages. */
   deliverFrame(raw: RawData): void {
-    this.enqueue(() => this.processFrame(raw));
+    const size = frameByteLength(raw);
+    // Refused in turn (replies keep their order), without holding the frame until then.
+    if (size > this.host.maxFrameBytes) return this.enqueue(async () => this.refuseFrame(size));
+    this.enqueue(() => this.processFrame(raw), size);
   }
 
   /** A message already parsed by a multiplexed connection (`/mux`). */
@@ -180,20 +185,26 @@ export class Session {
     this.enqueue(() => this.processMessage(message));
   }
 
-  private enqueue(work: () => Promise<void>): void {
+  /** Queues `work` (holding `bytes` of frame until it is done), unless the client floods the session. */
+  private enqueue(work: () => Promise<void>, bytes = 0): void {
     this.lastActivity = this.host.now();
-    if (this.pending >= MAX_PENDING_MESSAGES) {
+    const byteLimit = Math.max(MAX_PENDING_BYTES, this.host.maxFrameBytes);
+    const flooding =
+      this.pending >= MAX_PENDING_MESSAGES
+        ? `More than ${MAX_PENDING_MESSAGES} messages waiting for replies`
+        : this.pendingBytes + bytes > byteLimit
+          ? `More than ${byteLimit} bytes of messages waiting for replies`
+          : undefined;
+    if (flooding) {
       // Clients wait for each reply (OpenEnv's does); one that floods would grow this queue without bound.
       if (!this.closing) {
-        this.sendError({
-          message: `More than ${MAX_PENDING_MESSAGES} messages waiting for replies`,
-          code: 'SESSION_ERROR',
-        });
+        this.sendError({ message: flooding, code: 'SESSION_ERROR' });
         void this.close(CLOSE_CODES.normal, 'too many messages in flight');
       }
       return;
     }
     this.pending += 1;
+    this.pendingBytes += bytes;
     this.queue = this.queue.then(async () => {
       try {
         if (!this.closing) await runOwnedBy(this.faultOwner, work);
@@ -201,22 +212,22 @@ export class Session {
         this.host.logger?.error(`session ${this.id}: ${(error as Error)?.stack ?? String(error)}`);
       } finally {
         this.pending -= 1;
+        this.pendingBytes -= bytes;
         this.lastActivity = this.host.now();
       }
     });
   }
 
+  private refuseFrame(size: number): void {
+    const message = `Frame of ${size} bytes exceeds the server's limit of ${this.host.maxFrameBytes} bytes`;
+    this.sendError({
+      message,
+      code: 'VALIDATION_ERROR',
+      errors: [{ type: 'frame_too_large', loc: [], msg: message }],
+    });
+  }
+
   private async processFrame(raw: RawData): Promise<void> {
-    const size = byteLength(raw);
-    if (size > this.host.maxFrameBytes) {
-      const message = `Frame of ${size} bytes exceeds the server's limit of ${this.host.maxFrameBytes} bytes`;
-      this.sendError({
-        message,
-        code: 'VALIDATION_ERROR',
-        errors: [{ type: 'frame_too_large', loc: [], msg: message }],
-      });
-      return;
-    }
     const text = frameText(raw);
     if (text === undefined) {
       this.sendError({ message: NOT_UTF8, code: 'INVALID_JSON' });
