@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { processAlive } from './process-alive';
@@ -8,6 +8,68 @@ export interface DirectoryLockOwner {
   readonly pid: number;
   readonly host: string;
   readonly since: string;
+  /**
+   * The kernel boot of the holder's machine (`/proc/sys/kernel/random/boot_id`) and its pid namespace
+   * (`/proc/self/ns/pid`), where the system has them; absent in locks written before they were recorded.
+   */
+  readonly bootId?: string;
+  readonly pidNamespace?: string;
+}
+
+/**
+ * What tells this process's pid space apart from another's. A hostname alone does not: two containers sharing a
+ * volume may have the same one (host networking, a fixed `hostname:`) and each its own pids, so pid 7 of one is
+ * no process, or another one, in the other. The boot id differs between machines (and across a restart), the pid
+ * namespace between containers on one kernel.
+ */
+interface PidSpace {
+  readonly host: string;
+  readonly bootId?: string;
+  readonly pidNamespace?: string;
+}
+
+function readOptional(read: () => string): string | undefined {
+  try {
+    return read().trim() || undefined;
+  } catch {
+    return undefined; // not Linux, or /proc not mounted: the hostname is all there is
+  }
+}
+
+let here: PidSpace | undefined;
+function thisPidSpace(): PidSpace {
+  here ??= {
+    host: hostname(),
+    bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')),
+    pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')),
+  };
+  return here;
+}
+
+/**
+ * Whether `owner`'s pid can be checked from here: written in this pid space. A field missing on either side (a
+ * lock from before it was recorded, a system without /proc) is not held against it, so old locks read as before.
+ */
+function sameTurf(owner: DirectoryLockOwner): boolean {
+  const local = thisPidSpace();
+  const agrees = (theirs: string | undefined, ours: string | undefined): boolean =>
+    theirs === undefined || ours === undefined || theirs === ours;
+  return (
+    owner.host === local.host && agrees(owner.bootId, local.bootId) && agrees(owner.pidNamespace, local.pidNamespace)
+  );
+}
+
+/** The lock file's text for this process. */
+function ownerText(): string {
+  const { host, bootId, pidNamespace } = thisPidSpace();
+  const owner: DirectoryLockOwner = {
+    pid: process.pid,
+    host,
+    since: new Date().toISOString(),
+    ...(bootId !== undefined ? { bootId } : {}),
+    ...(pidNamespace !== undefined ? { pidNamespace } : {}),
+  };
+  return `${JSON.stringify(owner)}\n`;
 }
 
 export interface DirectoryLockOptions {
@@ -45,16 +107,37 @@ function ownerOf(file: string): DirectoryLockOwner | null | undefined {
   }
   try {
     const owner = JSON.parse(text) as Partial<DirectoryLockOwner>;
-    return typeof owner.pid === 'number' && typeof owner.host === 'string'
-      ? { pid: owner.pid, host: owner.host, since: String(owner.since) }
-      : null;
+    if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return null;
+    return {
+      pid: owner.pid,
+      host: owner.host,
+      since: String(owner.since),
+      ...(typeof owner.bootId === 'string' ? { bootId: owner.bootId } : {}),
+      ...(typeof owner.pidNamespace === 'string' ? { pidNamespace: owner.pidNamespace } : {}),
+    };
   } catch {
     return null;
   }
 }
 
 function isMine(owner: DirectoryLockOwner | null | undefined): boolean {
-  return !!owner && owner.pid === process.pid && owner.host === hostname();
+  return !!owner && owner.pid === process.pid && sameTurf(owner);
+}
+
+/** The refusal of a lock whose holder is in another pid space: said of the directory, as `failed` expects. */
+function heldElsewhere(owner: DirectoryLockOwner, file: string): string {
+  const local = thisPidSpace();
+  const where =
+    owner.host !== local.host
+      ? `on host ${owner.host} (this is ${local.host})`
+      : owner.bootId !== undefined && owner.bootId !== local.bootId
+        ? `on host ${owner.host} before a restart of it, or on another machine of that name (boot ${owner.bootId}, this one is ${String(local.bootId)})`
+        : `on host ${owner.host} in another container, or another pid namespace (${String(owner.pidNamespace)}, this one is ${String(local.pidNamespace)})`;
+  return (
+    `is held by pid ${owner.pid} ${where}, since ${owner.since}: its processes cannot be checked from here, so ` +
+    `the lock is taken as held. If no process there is writing this directory any more (it was stopped or ` +
+    `killed, the machine or container restarted, or the directory was copied from there), remove ${file} to take it over.`
+  );
 }
 
 function pause(ms: number): void {
@@ -102,7 +185,7 @@ function removeDeadMarkers(file: string, mine: string | undefined): void {
     const path = join(folder, name);
     if (!name.startsWith(prefix) || path === mine) continue;
     const taker = ownerOf(path);
-    if (!taker || taker.host !== hostname() || isMine(taker) || processAlive(taker.pid)) continue;
+    if (!taker || !sameTurf(taker) || isMine(taker) || processAlive(taker.pid)) continue;
     try {
       rmSync(path, { force: true });
     } catch {
@@ -119,22 +202,33 @@ function release(file: string, marker: string | undefined): void {
 /**
  * Claims the existing directory `dir` for this process, or throws `options.inUse` while a live process on this
  * machine holds it: two writers of one directory (the same command started twice) would mix their files. The lock
- * is created only if absent. A lock left by a process that is gone (killed, crashed) is taken over, as is one
- * written on another machine, whose processes cannot be checked from here (a run folder carried back from a GPU
- * machine). Of two processes taking over one stale lock, only the one that creates the takeover marker named after
- * that lock's owner may replace it (`<file>.takeover-…`, kept while the lock is held), so a slower rival never
- * replaces the new lock. Returns the release of this claim (idempotent); the lock also goes when the process exits.
+ * is created only if absent. A lock left by a process that is gone (killed, crashed) is taken over. A lock written
+ * in another pid space (another host, container or boot, told by the hostname, boot id and pid namespace the lock
+ * records) is refused through `options.failed`, naming that host and the file to remove to take it over: its pid
+ * says nothing here, and judging it by a local pid took over a run still being written by another container on
+ * the same volume. Of two processes taking over one stale lock, only the one that creates the takeover marker named
+ * after that lock's owner may replace it (`<file>.takeover-…`, kept while the lock is held), so a slower rival never
+ * replaces the new lock. The lock is known by the directory's real path, so a claim through a symlink is the same
+ * claim. Returns the release of this claim (idempotent); the lock also goes when the process exits.
  */
 export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): () => void {
-  const file = join(resolve(dir), options.file ?? '.lock');
+  // Through a symlink (or `..`) the same folder has another name: keyed by that, a second claim was a first, and
+  // its release removed the lock the other claim still relied on.
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    real = resolve(dir); // a missing folder: creating the lock in it fails below, with the system's error
+  }
+  const file = join(real, options.file ?? '.lock');
   const mine = held.get(file);
   if (mine) {
     if (!options.reentrant)
-      throw options.inUse(ownerOf(file) ?? { pid: process.pid, host: hostname(), since: '' }, file);
+      throw options.inUse(ownerOf(file) ?? { pid: process.pid, host: thisPidSpace().host, since: '' }, file);
     mine.claims += 1;
     return releaseOnce(file);
   }
-  const text = `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
+  const text = ownerText();
   let marker: string | undefined;
   let blocked: string | undefined;
   for (let attempt = 0; ; attempt += 1) {
@@ -164,7 +258,8 @@ export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): 
       if (!options.reentrant) throw options.inUse(owner, file);
       break;
     }
-    if (owner.host === hostname() && processAlive(owner.pid)) throw options.inUse(owner, file);
+    if (!sameTurf(owner)) throw options.failed(heldElsewhere(owner, file));
+    if (processAlive(owner.pid)) throw options.inUse(owner, file);
     // Stale. Only the creator of this owner's marker may replace the lock; a rival waits and reads the new lock.
     const candidate = `${join(dirname(file), takeoverPrefix(basename(file)))}${owner.pid}-${owner.since.replace(/[^0-9A-Za-z]/g, '')}`;
     if (!createExclusive(candidate, text)) {

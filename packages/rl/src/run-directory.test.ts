@@ -1,4 +1,13 @@
-import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionsError } from '@turngym/core';
@@ -54,7 +63,12 @@ describe('RunDirectory', () => {
     writeFileSync(join(root, 'file'), '');
     await expect(RunDirectory.create(join(root, 'file', 'run'), INFO)).rejects.toMatchObject({
       code: 'RUN_DIRECTORY',
-      message: expect.stringMatching(/file\/run: cannot be written \(ENOTDIR.*a run needs a writable directory/),
+      message: expect.stringMatching(/file\/run: cannot hold a run: .*\/file is a file, not a directory/),
+    });
+    // The --run-dir itself a file: said so, not taken for read-only storage (mkdir's EEXIST).
+    await expect(RunDirectory.openOrCreate(join(root, 'file'), INFO)).rejects.toMatchObject({
+      code: 'RUN_DIRECTORY',
+      message: `${join(root, 'file')}: cannot hold a run: ${join(root, 'file')} is a file, not a directory. Choose a directory for the run.`,
     });
     const run = await RunDirectory.create(dir, INFO);
     run.close();
@@ -104,7 +118,8 @@ describe('RunDirectory', () => {
     const run = await RunDirectory.create(dir, INFO);
     await run.appendMetrics({ iteration: 0, global_step: 1 });
     appendFileSync(run.metricsPath, '{"iteration":1,"glo');
-    const reopened = await RunDirectory.open(dir);
+    run.close();
+    const reopened = await RunDirectory.openOrCreate(dir, INFO);
     expect(await reopened.readMetrics()).toEqual([{ iteration: 0, global_step: 1 }]);
     await expect(reopened.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toThrow(/torn line/);
     await reopened.rollBack({ metrics: readFileSync(run.metricsPath, 'utf8').indexOf('\n') + 1, trajectories: 0 });
@@ -159,7 +174,9 @@ describe('RunDirectory', () => {
   it('openOrCreate creates a new run, reopens the same one, and refuses another, naming what differs', async () => {
     const created = await RunDirectory.openOrCreate(dir, INFO);
     await created.appendMetrics({ iteration: 0, global_step: 1 });
+    created.close();
     const reopened = await RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4 } });
+    reopened.close();
     expect(reopened.info.startedAt).toBe(created.info.startedAt);
     expect(reopened.lastIteration).toBe(0);
     await expect(RunDirectory.openOrCreate(dir, { ...INFO, seed: 4, args: { lr: 1e-3 } })).rejects.toThrow(
@@ -174,16 +191,82 @@ describe('RunDirectory', () => {
       { ignoreArgs: ['iterations'] },
     );
     expect(extended.info.args).toEqual({ lr: 1e-4 });
+    extended.close();
     await expect(RunDirectory.open(join(root, 'missing'))).rejects.toThrow(/holds no run/);
   });
 
   it('openOrCreate counts an arg a stored run lacks as its default (a run from before the arg existed)', async () => {
-    await RunDirectory.openOrCreate(dir, INFO);
+    (await RunDirectory.openOrCreate(dir, INFO)).close();
     const defaults = { ratio: 'token' };
     const resumed = await RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4, ratio: 'token' } }, { defaults });
     expect(resumed.info.args).toEqual({ lr: 1e-4 });
+    resumed.close();
     await expect(
       RunDirectory.openOrCreate(dir, { ...INFO, args: { lr: 1e-4, ratio: 'sequence' } }, { defaults }),
     ).rejects.toThrow('args.ratio: stored "token", now "sequence"');
+  });
+
+  // Two `train()` calls of one script on one runDir: the lock lets a process claim its own run again, and the
+  // second one's resume deleted the first's checkpoint in progress ("saving the checkpoint … failed (ENOENT …);
+  // … free disk space"), or, started together, both wrote run.json and one died of a bare ENOENT.
+  it('refuses a second writer of a run this process has open, by any path, started together or later', async () => {
+    const together = await Promise.allSettled([
+      RunDirectory.openOrCreate(dir, INFO),
+      RunDirectory.openOrCreate(dir, INFO),
+    ]);
+    expect(together.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = together.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({
+      code: 'RUN_DIRECTORY',
+      message: expect.stringContaining(`${dir}: is already open for writing in this process`),
+    });
+    const first = (together.find((result) => result.status === 'fulfilled') as PromiseFulfilledResult<RunDirectory>)
+      .value;
+    await first.appendMetrics({ iteration: 0, global_step: 1 });
+    const alias = join(root, 'alias');
+    symlinkSync(dir, alias);
+    for (const path of [dir, alias, join(dir, '..', 'a')]) {
+      await expect(RunDirectory.openOrCreate(path, INFO)).rejects.toThrow(
+        /is already open for writing in this process/,
+      );
+    }
+    await expect(RunDirectory.create(join(root, 'runs', 'b'), INFO)).resolves.toBeDefined(); // another run is fine
+    // The refusals touched nothing, and once the first is closed the run opens again (a resume within the program).
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe('{"iteration":0,"global_step":1}\n');
+    first.close();
+    const resumed = await RunDirectory.openOrCreate(alias, INFO);
+    expect(resumed.lastIteration).toBe(0);
+    resumed.close();
+  });
+
+  it('refuses a directory holding a run whose run.json is gone, saying what to do, and touches nothing', async () => {
+    (await RunDirectory.create(dir, INFO)).close();
+    writeFileSync(join(dir, 'metrics.jsonl'), '{"iteration":0,"global_step":1}\n');
+    rmSync(join(dir, 'run.json'));
+    for (const open of [() => RunDirectory.openOrCreate(dir, INFO), () => RunDirectory.create(dir, INFO)]) {
+      await expect(open()).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+        message: `${dir}: holds a run's metrics.jsonl but no run.json, so it can neither be resumed nor started over without losing it: restore run.json, or choose another directory, or remove this one to start over.`,
+      });
+    }
+    expect(readdirSync(dir).sort()).toEqual(['metrics.jsonl']);
+  });
+
+  // `open` holds no lock: a resume through it (as its comment once offered) went past the lock and past the
+  // refusal of a second writer in this process.
+  it('writes nothing through a run opened to read, and says how to open it to write', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    await run.appendMetrics({ iteration: 0, global_step: 1 });
+    const reader = await RunDirectory.open(dir);
+    expect(await reader.readMetrics()).toEqual([{ iteration: 0, global_step: 1 }]);
+    const refusal = {
+      code: 'RUN_DIRECTORY',
+      message: `${dir}: was opened to read (RunDirectory.open), which holds no lock: another process may be writing it. Open it with RunDirectory.openOrCreate to write to it (to resume it).`,
+    };
+    await expect(reader.appendMetrics({ iteration: 1, global_step: 2 })).rejects.toMatchObject(refusal);
+    await expect(reader.appendTrajectories([trajectory('a')])).rejects.toMatchObject(refusal);
+    await expect(reader.rollBack({ metrics: 0, trajectories: 0 })).rejects.toMatchObject(refusal);
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe('{"iteration":0,"global_step":1}\n');
+    run.close();
   });
 });

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
@@ -39,7 +39,18 @@ export const RUN_FILES = {
   metrics: 'metrics.jsonl',
   trajectories: 'trajectories.jsonl',
   checkpoint: 'checkpoint',
+  /** What happened to the run besides its iterations (a trajectories file started afresh), one JSON line each. */
+  notes: 'notes.jsonl',
 } as const;
+
+/** One line of `notes.jsonl`. */
+export interface RunNote {
+  /** ISO 8601 time it was written. */
+  readonly at: string;
+  /** The first iteration it concerns. */
+  readonly iteration: number;
+  readonly note: string;
+}
 
 /** Byte lengths of the append-only files, as a checkpoint records them. */
 export interface RunFileSizes {
@@ -80,6 +91,15 @@ const validateRunInfo = defineOptions<RunInfo>('run.json', runInfoSchema);
  */
 function notWritable(path: string, error: unknown): unknown {
   if (!isSystemError(error)) return error;
+  // mkdir says EEXIST of a file in the way, which read as a storage problem (a typo'd --run-dir naming a file).
+  const inTheWay = existingNonDirectory(path);
+  if (inTheWay !== undefined) {
+    return new RunDirectoryError(
+      path,
+      `cannot hold a run: ${inTheWay} is a file, not a directory. Choose a directory for the run.`,
+      { cause: error },
+    );
+  }
   let reason = (error as Error).message;
   let existing = resolve(path);
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
@@ -93,6 +113,21 @@ function notWritable(path: string, error: unknown): unknown {
     `cannot be written (${reason}); a run needs a writable directory (to resume a run kept on read-only storage, copy it somewhere writable).`,
     { cause: error },
   );
+}
+
+/** The runs this process has open for writing (`create`, `openOrCreate`, until `close`), by real path. */
+const openWriters = new Set<string>();
+
+/** `path` itself, or the first of its parents, where that exists and is not a directory. */
+function existingNonDirectory(path: string): string | undefined {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // absent (or unreadable): look at its parent
+    }
+    if (dirname(at) === at) return undefined;
+  }
 }
 
 /** JSON with object keys sorted, so two equal values compare equal as text. */
@@ -149,11 +184,19 @@ export class RunDirectory {
   readonly metricsPath: string;
   readonly trajectoriesPath: string;
   readonly checkpointPath: string;
+  readonly notesPath: string;
   private lastRowIteration: number | null = null;
   /** Whether a file ends mid-line (a killed write) and must be cut back before anything is appended. */
   private torn = false;
   /** The release of this object's claim on the run's lock; undefined for a run opened to read. */
   private releaseLock: (() => void) | undefined;
+  /** The real path this object is registered under in `openWriters`; undefined for a run opened to read. */
+  private writerKey: string | undefined;
+  /**
+   * Whether this object was opened to read (`open`): it holds no lock, and writing through it (a resume) went past
+   * the lock and past the refusal of a second writer in this process, mixing two writers' files.
+   */
+  private readOnly = true;
   private closed = false;
 
   private constructor(
@@ -164,43 +207,19 @@ export class RunDirectory {
     this.metricsPath = join(path, RUN_FILES.metrics);
     this.trajectoriesPath = join(path, RUN_FILES.trajectories);
     this.checkpointPath = join(path, RUN_FILES.checkpoint);
+    this.notesPath = join(path, RUN_FILES.notes);
   }
 
   /** Starts a run in `path` (created if needed); a directory that already holds a run is an error. */
   static async create(path: string, info: NewRunInfo): Promise<RunDirectory> {
-    const full = validateRunInfo({ ...info, startedAt: info.startedAt ?? new Date().toISOString() });
-    for (const file of [RUN_FILES.info, RUN_FILES.metrics, RUN_FILES.trajectories, RUN_FILES.checkpoint]) {
-      if (existsSync(join(path, file))) {
-        throw new RunDirectoryError(
-          path,
-          `already holds a run (${file}); choose another directory, or remove this one to start over (code that resumes a run opens it with RunDirectory.openOrCreate).`,
-        );
-      }
-    }
-    let releaseLock: () => void;
-    try {
-      await mkdir(path, { recursive: true });
-      releaseLock = claimRunLock(path);
-    } catch (error) {
-      throw notWritable(path, error);
-    }
-    try {
-      // Another process may have created the run between the check above and the claim.
-      if (existsSync(join(path, RUN_FILES.info))) {
-        throw new RunDirectoryError(path, `already holds a run (${RUN_FILES.info}); choose another directory.`);
-      }
-      await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
-      const run = new RunDirectory(path, full);
-      await run.refresh();
-      run.releaseLock = releaseLock;
-      return run;
-    } catch (error) {
-      releaseLock();
-      throw error;
-    }
+    return RunDirectory.claim(path, info, null);
   }
 
-  /** Opens an existing run (to resume it, or to read its metrics). */
+  /**
+   * Opens an existing run to read it (its info, metrics, checkpoint files). It holds no lock, so it writes nothing:
+   * appends, roll-backs and checkpoints through it are refused (another process may be writing the run). To resume
+   * a run, open it with `openOrCreate`.
+   */
   static async open(path: string): Promise<RunDirectory> {
     const infoPath = join(path, RUN_FILES.info);
     let text: string;
@@ -225,22 +244,91 @@ export class RunDirectory {
    * label and args, but for `ignoreArgs`), or else creates it. Follow with `loadTrainingCheckpoint`.
    */
   static async openOrCreate(path: string, info: NewRunInfo, options: OpenOrCreateOptions = {}): Promise<RunDirectory> {
-    if (!existsSync(join(path, RUN_FILES.info))) return RunDirectory.create(path, info);
-    // Before anything is read: a resume resets the run's stores and truncates its files to the checkpoint's.
+    return RunDirectory.claim(path, info, options);
+  }
+
+  /**
+   * `create` (`resume` null) and `openOrCreate` (`resume` its options): one path, so the two cannot drift apart.
+   * The lock is claimed before anything is read or written, and only then is it decided whether the run exists:
+   * decided before it, two commands started together both went to create it, and the one that lost the lock race
+   * was refused as "already holds a run" though it had asked to resume. A run this process already has open for
+   * writing is refused: two trainings of one run in one program (two `train()` calls at once) deleted each
+   * other's checkpoint in progress and mixed their metrics, since the lock lets a process claim its own run again.
+   */
+  private static async claim(
+    path: string,
+    info: NewRunInfo,
+    resume: OpenOrCreateOptions | null,
+  ): Promise<RunDirectory> {
+    const full = validateRunInfo({ ...info, startedAt: info.startedAt ?? new Date().toISOString() });
+    if (path.trim() === '') throw new RunDirectoryError(JSON.stringify(path), 'is not a directory path.');
+    // A refused create leaves no directory behind, nor a lock in someone else's.
+    if (resume === null) RunDirectory.refuseExisting(path);
     let releaseLock: () => void;
+    let key: string;
     try {
+      await mkdir(path, { recursive: true });
       releaseLock = claimRunLock(path);
+      key = realpathSync(path);
     } catch (error) {
       throw notWritable(path, error);
     }
+    let reserved = false;
     try {
-      const run = await RunDirectory.checkResume(path, info, options);
+      if (openWriters.has(key)) {
+        throw new RunDirectoryError(
+          path,
+          'is already open for writing in this process: another training of this run is under way (two at once ' +
+            "would delete each other's checkpoints and mix their metrics), or a RunDirectory opened on it was not " +
+            'closed. Wait for the other training to end, or close that RunDirectory (`run.close()`), then open it again.',
+        );
+      }
+      // Held from here, not from when the run is returned: a second call that runs while this one awaits its
+      // writes must find it taken.
+      openWriters.add(key);
+      reserved = true;
+      let run: RunDirectory;
+      if (existsSync(join(path, RUN_FILES.info))) {
+        // Created by another process between the check above and the claim.
+        if (resume === null) RunDirectory.refuseExisting(path);
+        run = await RunDirectory.checkResume(path, info, resume ?? {});
+      } else {
+        RunDirectory.refuseExisting(path);
+        await writeFileAtomically(join(path, RUN_FILES.info), `${JSON.stringify(full, null, 2)}\n`);
+        run = new RunDirectory(path, full);
+        await run.refresh();
+      }
       run.releaseLock = releaseLock;
+      run.writerKey = key;
+      run.readOnly = false;
       return run;
     } catch (error) {
+      if (reserved) openWriters.delete(key);
       releaseLock();
       throw error;
     }
+  }
+
+  /**
+   * Refuses a directory that holds a run's files: a run (to create another), or the remains of one whose run.json
+   * is gone (starting over there would wipe its metrics and checkpoint).
+   */
+  private static refuseExisting(path: string): void {
+    const found = [RUN_FILES.info, RUN_FILES.metrics, RUN_FILES.trajectories, RUN_FILES.checkpoint].find((file) =>
+      existsSync(join(path, file)),
+    );
+    if (found === undefined) return;
+    if (found === RUN_FILES.info) {
+      throw new RunDirectoryError(
+        path,
+        `already holds a run (${found}); choose another directory, or remove this one to start over (code that resumes a run opens it with RunDirectory.openOrCreate).`,
+      );
+    }
+    throw new RunDirectoryError(
+      path,
+      `holds a run's ${found} but no ${RUN_FILES.info}, so it can neither be resumed nor started over without ` +
+        `losing it: restore ${RUN_FILES.info}, or choose another directory, or remove this one to start over.`,
+    );
   }
 
   /** The run in `path`, if it is the run `info` describes (`openOrCreate`'s check). */
@@ -285,6 +373,8 @@ export class RunDirectory {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.writerKey !== undefined) openWriters.delete(this.writerKey);
+    this.writerKey = undefined;
     this.releaseLock?.();
     this.releaseLock = undefined;
   }
@@ -318,6 +408,24 @@ export class RunDirectory {
   async appendTrajectories(trajectories: readonly Trajectory[]): Promise<void> {
     this.assertAppendable();
     await this.appending(this.trajectoriesPath, () => appendTrajectories(this.trajectoriesPath, trajectories));
+  }
+
+  /** Appends a line to notes.jsonl: what a reader of the run's files must know (rollouts missing from the log). */
+  async appendNote(iteration: number, note: string): Promise<void> {
+    this.assertOpen();
+    const line: RunNote = { at: new Date().toISOString(), iteration, note };
+    await this.appending(this.notesPath, async () => {
+      await appendFile(this.notesPath, `${JSON.stringify(line)}\n`);
+      await fsyncPath(this.notesPath);
+    });
+  }
+
+  /** The lines of notes.jsonl (none when it does not exist); a torn last line, from a killed write, is left out. */
+  async readNotes(): Promise<RunNote[]> {
+    if (!existsSync(this.notesPath)) return [];
+    const lines = (await readFile(this.notesPath, 'utf8')).split('\n');
+    lines.pop(); // '' after the final newline, or the torn tail of a killed write
+    return lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as RunNote);
   }
 
   /**
@@ -369,9 +477,15 @@ export class RunDirectory {
     ] as const) {
       const current = await sizeOf(path);
       if (current < size) {
+        const wayOut =
+          path === this.trajectoriesPath
+            ? ` It is the run's log of rollouts, which training does not read back: to resume without the rows it ` +
+              `lost, move it aside (e.g. to ${RUN_FILES.trajectories}.partial) and run again; the run then goes on ` +
+              `with a fresh ${RUN_FILES.trajectories}, noted in ${RUN_FILES.notes}, keeping its metrics and checkpoint.`
+            : ` Restore it (from a backup or a copy of the run), or delete the run directory to start the run over.`;
         throw new RunDirectoryError(
           this.path,
-          `${path} has ${current} bytes but ${why} counts ${size}: rows it holds are gone, so the run cannot resume from it.`,
+          `${path} has ${current} bytes but ${why} counts ${size}: rows it holds are gone, so the run cannot resume from it.${wayOut}`,
         );
       }
       if (current > size) await truncate(path, size);
@@ -386,12 +500,22 @@ export class RunDirectory {
     await this.refresh();
   }
 
-  /** Refuses writes to a closed run: its lock is released, and another process may be writing it now. */
+  /**
+   * Refuses writes to a closed run (its lock is released, and another process may be writing it now) and to one
+   * opened to read.
+   */
   assertOpen(): void {
     if (this.closed) {
       throw new RunDirectoryError(
         this.path,
         'is closed (its lock released, so another process may be writing it); open it again to write to it.',
+      );
+    }
+    if (this.readOnly) {
+      throw new RunDirectoryError(
+        this.path,
+        'was opened to read (RunDirectory.open), which holds no lock: another process may be writing it. Open it ' +
+          'with RunDirectory.openOrCreate to write to it (to resume it).',
       );
     }
   }

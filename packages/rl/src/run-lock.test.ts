@@ -40,15 +40,24 @@ describe('run directory lock', () => {
     });
   });
 
-  it('takes over a lock written on another machine (a run folder carried back from a GPU machine)', async () => {
+  // Another host (or container) on a shared volume: its pid says nothing here, so the lock is held until removed.
+  it('refuses a lock written on another machine, naming it and the file to remove to take it over', async () => {
     await RunDirectory.create(join(dir, 'carried'), INFO);
     const lock = join(dir, 'carried', RUN_LOCK_FILE);
-    writeFileSync(lock, JSON.stringify({ pid: process.pid === 1 ? 2 : 1, host: 'gpu-node-7', since: 'then' }));
+    const foreign = JSON.stringify({ pid: process.pid === 1 ? 2 : 1, host: 'gpu-node-7', since: 'then' });
+    writeFileSync(lock, foreign);
     await jest.isolateModulesAsync(async () => {
       const isolated = (await import('./run-directory')) as typeof import('./run-directory');
-      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'carried'), INFO)).resolves.toBeDefined();
+      await expect(isolated.RunDirectory.openOrCreate(join(dir, 'carried'), INFO)).rejects.toMatchObject({
+        code: 'RUN_DIRECTORY',
+        message: expect.stringMatching(
+          new RegExp(`is held by pid \\d+ on host gpu-node-7 .*remove ${lock} to take it over`),
+        ),
+      });
+      expect(readFileSync(lock, 'utf8')).toBe(foreign);
+      rmSync(lock);
+      (await isolated.RunDirectory.openOrCreate(join(dir, 'carried'), INFO)).close();
     });
-    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
   });
 
   it('never replaces a stale lock another process is already taking over (it holds that lock’s marker)', async () => {
@@ -129,17 +138,16 @@ describe('run directory lock', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('keeps the lock while another object of this program still holds the run, and lets go with the last', async () => {
+  it('refuses a second writer of a run this program has open, and lets go with the one that holds it', async () => {
     const path = join(dir, 'twice');
     const lock = join(path, RUN_LOCK_FILE);
     const first = await RunDirectory.create(path, INFO);
-    const second = await RunDirectory.openOrCreate(path, INFO);
+    await expect(RunDirectory.openOrCreate(path, INFO)).rejects.toThrow(/is already open for writing in this process/);
     // A refused resume of the same program gives back its own claim only.
-    await expect(RunDirectory.openOrCreate(path, { ...INFO, seed: 9 })).rejects.toThrow(/holds another run/);
-    first.close();
+    await expect(RunDirectory.openOrCreate(path, { ...INFO, seed: 9 })).rejects.toThrow(/already open/);
     expect(existsSync(lock)).toBe(true);
-    await second.appendMetrics({ iteration: 0, global_step: 1 });
-    second.close();
+    await first.appendMetrics({ iteration: 0, global_step: 1 });
+    first.close();
     expect(existsSync(lock)).toBe(false);
     // A run opened only to be read holds no lock, and closing it releases none.
     const reader = await RunDirectory.open(path);

@@ -14,12 +14,14 @@ function inUse(dir: string, file: string, owner: DirectoryLockOwner): RunDirecto
 }
 
 /**
- * Claims the run directory `dir` for this process, or refuses with `RUN_DIRECTORY` while another live process on this
- * machine holds it. Two processes writing one run (the same command started twice, a seed given to two jobs) would
- * both append to metrics.jsonl and the trajectories, and each resume would reset the other's stores: a run silently
- * mixed from two. Core's `claimDirectoryLock` does the claiming (stale locks of killed processes or other machines
- * are taken over, one taker at a time). The same process may claim a run again (a resume within one program): each
- * claim returns its own release, and the lock goes with the last, or when the process exits.
+ * Claims the run directory `dir` for this process, or refuses with `RUN_DIRECTORY` while another live process holds
+ * it. Two processes writing one run (the same command started twice, a seed given to two jobs) would both append to
+ * metrics.jsonl and the trajectories, and each resume would reset the other's stores: a run silently mixed from two.
+ * Core's `claimDirectoryLock` does the claiming: a stale lock of a killed process on this machine is taken over, one
+ * taker at a time; a lock written on another host, boot or pid namespace (a container) is taken as held, since its
+ * process cannot be checked from here. `RunDirectory` refuses a second writer of a run this process already has
+ * open; the lock itself is reentrant, each claim returning its own release, and goes with the last, or when the
+ * process exits.
  */
 export function claimRunLock(dir: string): () => void {
   return claimDirectoryLock(dir, {

@@ -84,6 +84,7 @@ describe('training checkpoints', () => {
     }
     const rows = await run.readMetrics();
     expect(rows.map((row) => row.iteration)).toEqual([0, 1, 2, 3, 4, 5]);
+    run.close(); // the killed process's end: its run is no longer open
     return { weights, trainerState, killedRow: rows[5]! };
   }
 
@@ -127,7 +128,8 @@ describe('training checkpoints', () => {
     mkdirSync(join(dir, '.checkpoint-tmp-killed', 'adapter'), { recursive: true });
     writeFileSync(join(dir, '.checkpoint-tmp-killed', 'adapter', 'adapter_model.safetensors'), 'half');
 
-    const resumedRun = await RunDirectory.open(dir);
+    run.close(); // the killed process's end
+    const resumedRun = await RunDirectory.openOrCreate(dir, RUN_INFO);
     const second = setup();
     const resumed = await loadTrainingCheckpoint(resumedRun, second.model, second.trainer);
     expect(resumed?.iteration).toBe(3);
@@ -144,6 +146,7 @@ describe('training checkpoints', () => {
       Killed,
     );
     expect(await run.readMetrics()).toHaveLength(1);
+    run.close();
     const resumedRun = await RunDirectory.openOrCreate(dir, RUN_INFO);
     const second = setup();
     expect(await loadTrainingCheckpoint(resumedRun, second.model, second.trainer)).toBeNull();
@@ -242,10 +245,11 @@ describe('training checkpoints', () => {
       await expect(runIterations(run, first, state, 3, 4, { afterMetrics: kill(3) }, attached)).rejects.toThrow(Killed);
       expect(readFileSync(attached.eventsPath, 'utf8')).not.toBe(events);
 
+      run.close(); // the killed process's end
       const second = setup();
       const restored = attachedFor(second);
       const resumed = await loadTrainingCheckpoint(
-        await RunDirectory.open(dir),
+        await RunDirectory.openOrCreate(dir, RUN_INFO),
         second.model,
         second.trainer,
         attachedCheckpoint(restored),
@@ -356,8 +360,9 @@ describe('training checkpoints', () => {
       expect(manifest.stores).toEqual(['network', 'replay']);
       expect(readdirSync(run.checkpointPath).sort()).toEqual(['checkpoint.json', 'stores']);
 
+      run.close(); // the killed process's end
       const second = storesOf();
-      const resumed = await loadStoresCheckpoint(await RunDirectory.open(dir), second);
+      const resumed = await loadStoresCheckpoint(await RunDirectory.openOrCreate(dir, RUN_INFO), second);
       expect(resumed).toEqual({ iteration: 1, extra: { rng: [1, 7] } });
       expect({ network: second.network.toJSON(), replay: second.replay.toJSON() }).toEqual(saved);
       expect((await (await RunDirectory.open(dir)).readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);

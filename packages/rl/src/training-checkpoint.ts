@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -12,11 +12,11 @@ import {
   type NamedTensors,
   type Trainer,
 } from '@turngym/lm';
-import { fsyncPath, fsyncTree } from '@turngym/core';
+import { fsyncPath, fsyncTree, writeFileAtomically } from '@turngym/core';
 import type { CheckpointStore } from './checkpoint-store';
 import { checkJson, type JsonValue } from './json-value';
 import { isSystemError, TrainingCheckpointError } from './rl-errors';
-import type { RunDirectory, RunFileSizes } from './run-directory';
+import { RUN_FILES, type RunDirectory, type RunFileSizes } from './run-directory';
 
 export type { JsonValue } from './json-value';
 
@@ -313,13 +313,43 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
   // the previous checkpoint exists (as checkpoint.previous), and loading falls back to it.
   const current = run.checkpointPath;
   const previous = join(run.path, PREVIOUS);
-  if (existsSync(current)) {
-    await rm(previous, { recursive: true, force: true });
-    await rename(current, previous);
+  try {
+    if (existsSync(current)) {
+      await rm(previous, { recursive: true, force: true });
+      await rename(current, previous);
+    }
+    await rename(temporary, current);
+  } catch (error) {
+    await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
+    throw swapFailed(run, content.iteration, error, 'the last whole checkpoint is kept');
   }
-  await rename(temporary, current);
-  await fsyncPath(run.path);
-  await rm(previous, { recursive: true, force: true });
+  try {
+    await fsyncPath(run.path);
+    await rm(previous, { recursive: true, force: true });
+  } catch (error) {
+    // Saved, but the next save would fail on the same directory after a whole iteration's work: said now.
+    throw swapFailed(run, content.iteration, error, `the checkpoint of iteration ${content.iteration} is saved`);
+  }
+}
+
+/**
+ * A swap of checkpoints that failed on the file system: a checkpoint made read-only (`chmod -R a-w`, to keep it
+ * safe) cannot be moved aside nor removed, and the bare EACCES of an unlink deep inside it named neither the run nor
+ * what to do. Other errors pass through.
+ */
+function swapFailed(run: RunDirectory, iteration: number, error: unknown, kept: string): unknown {
+  if (!isSystemError(error)) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const fix =
+    code === 'EACCES' || code === 'EPERM'
+      ? `a checkpoint is replaced after every iteration, so ${run.checkpointPath} and ${join(run.path, PREVIOUS)} ` +
+        `must be writable: give them write access (chmod -R u+w), or copy the run somewhere writable,`
+      : 'fix the cause';
+  return new TrainingCheckpointError(
+    `replacing the checkpoint of ${run.path} by iteration ${iteration}'s failed (${(error as Error).message}); ` +
+      `${kept}: ${fix} and run the same command to resume.`,
+    { cause: error },
+  );
 }
 
 /**
@@ -544,6 +574,7 @@ async function findCheckpoint(
       `${run.checkpointPath} has no ${CHECKPOINT_FILES.manifest}; restore it, or delete the directory to start the run over.`,
     );
   }
+  if (dir !== null) assertReplaceable(run);
   if (dir === null) {
     // Every iteration appends its metrics and then saves its checkpoint, so a kill leaves at most the first
     // iteration's rows without one. Rows of later iterations mean the checkpoint was removed: starting over
@@ -561,6 +592,36 @@ async function findCheckpoint(
   return dir;
 }
 
+/**
+ * Refuses, before an iteration is run, a checkpoint the next save cannot replace: one made read-only (to keep it
+ * safe) let a resumed run train a whole iteration and then fail on an unlink deep inside it. Every directory of
+ * `checkpoint/` and `checkpoint.previous` must be writable, since replacing it removes their files.
+ */
+function assertReplaceable(run: RunDirectory): void {
+  const previous = join(run.path, PREVIOUS);
+  const directories = (dir: string): string[] =>
+    existsSync(dir) && statSync(dir).isDirectory()
+      ? [
+          dir,
+          ...readdirSync(dir, { withFileTypes: true })
+            .filter((entry) => entry.isDirectory())
+            .flatMap((entry) => directories(join(dir, entry.name))),
+        ]
+      : [];
+  for (const dir of [...directories(run.checkpointPath), ...directories(previous)]) {
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch (error) {
+      throw new TrainingCheckpointError(
+        `${dir} is not writable (${(error as Error).message}): a resumed run replaces its checkpoint after every ` +
+          `iteration, so ${run.checkpointPath}${existsSync(previous) ? ` and ${previous}` : ''} must be writable. ` +
+          'Give them write access (chmod -R u+w), or copy the run somewhere writable and resume it there.',
+        { cause: error },
+      );
+    }
+  }
+}
+
 /** Loads the stores' snapshots and cuts the run's files back to the checkpoint. */
 async function restoreStores<Extra>(
   run: RunDirectory,
@@ -569,6 +630,36 @@ async function restoreStores<Extra>(
   stores: Readonly<Record<string, CheckpointStore>>,
 ): Promise<ResumedTraining<Extra>> {
   for (const name of manifest.stores ?? []) await stores[name]!.load(join(dir, CHECKPOINT_FILES.stores, name));
-  await run.rollBack(manifest.runFiles, `the checkpoint of iteration ${manifest.iteration}`);
+  const runFiles = await restartLostTrajectories(run, dir, manifest);
+  await run.rollBack(runFiles, `the checkpoint of iteration ${manifest.iteration}`);
   return { iteration: manifest.iteration, extra: manifest.extra as Extra };
+}
+
+/**
+ * A run whose trajectories.jsonl is gone (deleted to free space, lost with a disk, moved aside as the error for a
+ * damaged one says) resumes with a fresh one: it is the log of rollouts, which training never reads back, and
+ * refusing left the run, its weights and metrics whole, with no way on. A warning says so, notes.jsonl records
+ * from which iteration the log starts, and the checkpoint is made to count the new file (0 bytes) before anything
+ * is appended, so a kill before the next checkpoint never cuts the new file to the old file's length. Returns the
+ * lengths to roll back to.
+ */
+async function restartLostTrajectories(
+  run: RunDirectory,
+  dir: string,
+  manifest: CheckpointManifest,
+): Promise<RunFileSizes> {
+  if (manifest.runFiles.trajectories === 0 || existsSync(run.trajectoriesPath)) return manifest.runFiles;
+  const next = manifest.iteration + 1;
+  const note =
+    `${RUN_FILES.trajectories} was missing when the run resumed from the checkpoint of iteration ${manifest.iteration} ` +
+    `(which counted ${manifest.runFiles.trajectories} bytes of it): it starts afresh at iteration ${next}, so the ` +
+    `rollouts of iterations 0–${manifest.iteration} are not in it; metrics and checkpoint are whole.`;
+  await run.appendNote(next, note);
+  const runFiles: RunFileSizes = { ...manifest.runFiles, trajectories: 0 };
+  await writeFileAtomically(
+    join(dir, CHECKPOINT_FILES.manifest),
+    `${JSON.stringify({ ...manifest, runFiles }, null, 2)}\n`,
+  );
+  process.emitWarning(`${run.path}: ${note} (noted in ${RUN_FILES.notes})`, { code: 'TURNGYM_TRAJECTORIES_RESTARTED' });
+  return runFiles;
 }

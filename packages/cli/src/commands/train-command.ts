@@ -157,12 +157,22 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
         finishing: 'the iteration in flight and saving its checkpoint',
         quitHint: resumeHint,
       });
-      /** The summary, then, for a run a signal stopped, how to resume it and the signal's exit code. */
-      const finish = (summary: Record<string, unknown>, done: number): void => {
+      /**
+       * The summary, then, for a run a signal stopped, how to resume it and the signal's exit code. A signal that
+       * came during the last iteration stopped nothing: the run finished, and saying "run the same command again
+       * to resume" sent the user to a command that has nothing left to do.
+       */
+      const finish = (summary: Record<string, unknown>, done: number, generatedTokens?: number): void => {
         report(context, summary, options.json);
         const signal = interrupt.stoppedBy;
         if (signal === undefined) return;
-        writeLine(context.io.stderr, resumeHint(signal, done));
+        writeLine(
+          context.io.stderr,
+          ranToTheEnd(name, args, done, generatedTokens)
+            ? `interrupted (${signal}), but the run is finished: ${done} iteration${done === 1 ? '' : 's'} done, ` +
+                `checkpoint in ${runDir}; there is nothing left to resume`
+            : resumeHint(signal, done),
+        );
         context.exitCode = exitCodeForSignal(signal);
       };
       try {
@@ -179,7 +189,7 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
           const result = await loadTrainer('plan-act').trainPlanAct(args, { registry, signal: interrupt.signal });
           result.model.dispose();
           const { iterations, generatedTokens, testSuccessRate } = result;
-          finish({ runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, iterations);
+          finish({ runDir: args.runDir, iterations, generatedTokens, testSuccessRate }, iterations, generatedTokens);
           return;
         }
         const hooks = { registry, signal: interrupt.signal };
@@ -200,11 +210,46 @@ export function registerTrainCommand(program: Command, context: CliContext): voi
             testSuccessRate: result.testSuccessRate,
           },
           result.iterations,
+          result.generatedTokens,
         );
       } finally {
         interrupt.dispose();
       }
     });
+}
+
+/**
+ * Whether a run that did `done` iterations (and generated `generatedTokens`) did all its arguments ask for: its
+ * iterations, or its token budget. The arguments are the trainer's own validation of what was passed (its
+ * defaults filled in, as the run used them); false when they cannot be read, so the resume hint stays.
+ */
+function ranToTheEnd(
+  name: Exclude<TrainerName, 'sft'>,
+  args: Record<string, unknown>,
+  done: number,
+  generatedTokens?: number,
+): boolean {
+  let used: { iterations?: unknown; tokenBudget?: unknown };
+  try {
+    used = validatedArgs(name, args);
+  } catch {
+    return false;
+  }
+  if (typeof used.iterations === 'number' && done >= used.iterations) return true;
+  return typeof used.tokenBudget === 'number' && generatedTokens !== undefined && generatedTokens >= used.tokenBudget;
+}
+
+function validatedArgs(name: Exclude<TrainerName, 'sft'>, args: Record<string, unknown>): Record<string, unknown> {
+  const validators: Record<Exclude<TrainerName, 'sft'>, () => object> = {
+    grpo: () => loadTrainer('grpo').validateGrpoArgs(args),
+    'tree-grpo': () => loadTrainer('tree-grpo').validateTreeGrpoArgs(args),
+    alphazero: () => loadTrainer('alphazero').validateAlphaZeroArgs(args),
+    'plan-act': () => loadTrainer('plan-act').validatePlanActArgs(args),
+    ccapo: () => loadTrainer('ccapo').validateCcapoArgs(args),
+    gigpo: () => loadTrainer('gigpo').validateGigpoArgs(args),
+    'self-ac': () => loadTrainer('self-ac').validateSelfAcArgs(args),
+  };
+  return validators[name]() as Record<string, unknown>;
 }
 
 function report(context: CliContext, summary: Record<string, unknown>, json: boolean | undefined): void {

@@ -1,0 +1,34 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { processAlive } from './process-alive';
+
+describe('processAlive', () => {
+  it('is true of a live process, false of one that is gone and of pids that name no other process', () => {
+    expect(processAlive(process.pid)).toBe(true);
+    expect(processAlive(spawnSync(process.execPath, ['-e', '']).pid as number)).toBe(false);
+    for (const pid of [0, -1, 1.5, Number.NaN]) expect(processAlive(pid)).toBe(false);
+  });
+
+  // A process that exited and whose parent has not waited for it (a notebook that killed `turngym train` and
+  // kept the handle) still answers kill(pid, 0): its run stayed locked "in use by pid …" until the parent exited.
+  const linux = existsSync('/proc/self/stat') ? it : it.skip;
+  linux('is false of a zombie: a process that exited, not yet reaped by its parent', async () => {
+    // `sleep 0` exits at once; its parent, after `exec sleep`, never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = await new Promise<number>((resolve) =>
+        parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+      );
+      // Waits for the state the kernel reports, not for a time.
+      const state = () => {
+        const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+        return stat[stat.lastIndexOf(')') + 2];
+      };
+      while (state() !== 'Z') await new Promise((resolve) => setImmediate(resolve));
+      expect(processAlive(zombie)).toBe(false);
+      expect(processAlive(parent.pid as number)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
