@@ -1,4 +1,4 @@
-import { open, readdir, rename, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /**
@@ -37,12 +37,23 @@ export async function fsyncTree(dir: string): Promise<void> {
   await fsyncPath(dir);
 }
 
-/** Replaces `path` with `data` all at once: a reader sees the old file or the new one, never a mix. */
+let temporaries = 0;
+
+/**
+ * Replaces `path` with `data` all at once: a reader sees the old file or the new one, never a mix. Each call writes
+ * its own temporary file (process id and a counter): named by the process alone, two writes of one path at once
+ * shared it, and one failed with ENOENT at its rename. A write that fails removes its temporary file.
+ */
 export async function writeFileAtomically(path: string, data: string | Uint8Array): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}`;
-  await writeFile(temporary, data);
-  await fsyncPath(temporary);
-  await rename(temporary, path);
+  const temporary = `${path}.tmp-${process.pid}-${(temporaries += 1)}`;
+  try {
+    await writeFile(temporary, data);
+    await fsyncPath(temporary);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
   await fsyncPath(dirname(path));
 }
 
