@@ -349,6 +349,16 @@ function consistencyProblems(result: BenchResult): string[] {
   }
   inside('result.overall.success', overall.success);
   inside('result.overall.reward', overall.reward);
+  for (const [name, value] of [
+    ...result.envs.map(
+      (env, index) => [`result.envs[${index}] (${env.envId}).metrics.success`, env.metrics?.success] as const,
+    ),
+    ['result.overall.success', overall.success] as const,
+  ]) {
+    if (value && (value.low < 0 || value.high > 1))
+      problems.push(`${name}: the interval [${value.low}, ${value.high}] must lie in [0, 1]`);
+  }
+  problems.push(...episodeMeanProblems(result));
   // The headline figures rank the row: each must be the mean over the scored envs of their own means, so a
   // hand-edited overall rate (a tampered result or submission) is refused rather than ranked.
   const scoredEnvs = result.envs.flatMap((env) => (env.metrics ? [env.metrics] : []));
@@ -366,6 +376,49 @@ function consistencyProblems(result: BenchResult): string[] {
     }
   }
   return problems;
+}
+
+/**
+ * The overall per-episode figures (turns, tool calls, tokens per episode) are means over every
+ * scored episode, so each must follow from the envs' own means weighted by their scored episodes. They are sortable
+ * columns of the page: a hand-edited "−1e9 tokens per episode" otherwise went first, and "−5 turns" was shown as is.
+ */
+function episodeMeanProblems(result: BenchResult): string[] {
+  const problems: string[] = [];
+  const overall = result.overall;
+  const scored = result.envs.reduce((sum, env) => sum + env.scored, 0);
+  const weighted = (name: 'turns' | 'toolCalls' | 'tokens'): number =>
+    result.envs.reduce((sum, env) => sum + (env.metrics ? env.metrics[name].mean * env.scored : 0), 0);
+  const close = (stated: number, expected: number): boolean =>
+    Math.abs(stated - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+  result.envs.forEach((env, index) => {
+    for (const name of ['turns', 'toolCalls', 'tokens', 'wallMs'] as const) {
+      const metric = env.metrics?.[name];
+      if (metric && (metric.min < 0 || metric.mean < metric.min - 1e-9 || metric.mean > metric.max + 1e-9)) {
+        problems.push(
+          `result.envs[${index}] (${env.envId}).metrics.${name}: its min must be >= 0 (a count per episode) and its mean within [min, max]`,
+        );
+      }
+    }
+  });
+  const tokens = overall.tokens;
+  const checks: [name: string, stated: number | null, expected: number][] = [
+    ['result.overall.turns', overall.turns, weighted('turns') / scored],
+    ['result.overall.toolCalls', overall.toolCalls, weighted('toolCalls') / scored],
+    ['result.overall.tokens.perEpisode', tokens.perEpisode, weighted('tokens') / scored],
+    [
+      'result.overall.tokens.perEpisode',
+      tokens.perEpisode,
+      (tokens.agentPrompt + tokens.agentCompletion + tokens.env) / scored,
+    ],
+  ];
+  for (const [name, stated, expected] of checks) {
+    if ((stated === null) !== (scored === 0)) problems.push(`${name} is null exactly when no episode was scored`);
+    else if (stated !== null && !close(stated, expected)) {
+      problems.push(`${name} is ${stated}, but the envs' scored episodes give ${expected}`);
+    }
+  }
+  return [...new Set(problems)];
 }
 
 /** Validates a result (schema, then its arithmetic); throws `InvalidResultError` naming `file` and the fields. */

@@ -5,6 +5,7 @@ import { temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test
 import type { BenchResult } from './bench-result';
 import { formatResultsTable } from './format-results-table';
 import { buildLeaderboard } from './leaderboard-model';
+import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
 import { buildViewerRun } from './render-viewer';
 import { runSuite } from './run-suite';
@@ -217,6 +218,29 @@ describe('leaderboard', () => {
     expect(() => readLeaderboardEntry(submission(boostedEnv), [suite])).toThrow(
       /metrics\.success\.mean 0\.6 is not a whole number of successes out of 4 scored episodes/,
     );
+    // The sortable per-episode columns follow from the envs too: fewer tokens or turns than the episodes took, or
+    // an interval of rates outside [0, 1], is a hand edit.
+    const thrifty = structuredClone(scripted);
+    thrifty.overall.tokens.perEpisode = -1e9;
+    expect(() => readLeaderboardEntry(submission(thrifty), [suite])).toThrow(
+      /result\.overall\.tokens\.perEpisode is -1000000000, but the envs' scored episodes give /,
+    );
+    const quick = structuredClone(scripted);
+    quick.overall.turns = 0.5;
+    expect(() => readLeaderboardEntry(submission(quick), [suite])).toThrow(
+      /result\.overall\.turns is 0\.5, but the envs' scored episodes give /,
+    );
+    const negative = structuredClone(scripted);
+    const turns = negative.envs[0]!.metrics!.turns;
+    negative.envs[0]!.metrics!.turns = { ...turns, mean: -4, low: -4, min: -4 };
+    expect(() => readLeaderboardEntry(submission(negative), [suite])).toThrow(
+      /result\.envs\[0\] \(turngym\/example-v1\)\.metrics\.turns: its min must be >= 0/,
+    );
+    const wide = structuredClone(scripted);
+    wide.overall.success = { ...wide.overall.success!, low: -3, high: 5 };
+    expect(() => readLeaderboardEntry(submission(wide), [suite])).toThrow(
+      /result\.overall\.success: the interval \[-3, 5\] must lie in \[0, 1\]/,
+    );
     const otherSeeds = structuredClone(scripted);
     (otherSeeds.envs[1] as { seeds: number[] }).seeds = [10, 11, 13];
     expect(() => readLeaderboardEntry(submission(otherSeeds), [suite])).toThrow(
@@ -230,7 +254,15 @@ describe('leaderboard', () => {
     const unknown = join(out, 'unknown.json');
     writeFileSync(unknown, JSON.stringify({ schema: 'something/v9' }));
     expect(() => readLeaderboardEntry(unknown)).toThrow(
-      /"schema" must be "turngym\.bench-result\/v1" \(a result\) or "turngym\.leaderboard-submission\/v1"/,
+      /"schema" must be "turngym\.bench-result\/v1" \(a result\) or "turngym\.leaderboard-submission\/v1" \(a submission\); got "something\/v9"/,
+    );
+    // Not "got undefined": what is wrong with the file, in words.
+    const { schema: _schema, ...unversioned } = scripted;
+    writeFileSync(unknown, JSON.stringify(unversioned));
+    expect(() => readLeaderboardEntry(unknown)).toThrow(/\(a submission\); it has no "schema" field$/);
+    writeFileSync(unknown, JSON.stringify([scripted]));
+    expect(() => readLeaderboardEntry(unknown)).toThrow(
+      /\(a submission\); the file holds an array, not a JSON object \(one result or submission per file\)$/,
     );
   });
 
@@ -270,6 +302,34 @@ describe('leaderboard', () => {
     writeFileSync(file, JSON.stringify(odd));
     const oddMarkdown = renderMarkdown(buildLeaderboard([readLeaderboardEntry(file, [suite])], [suite]));
     expect(oddMarkdown).toContain('\n## odd \\<img src=s onerror=x\\>\n');
+  });
+
+  // A right-to-left override in a submitter's text ran on over the page's own words: "skipped (not installed)"
+  // and the figures of the row read reversed.
+  it("keeps a right-to-left override in a submission's text from reversing the page's own words", () => {
+    const rtl = structuredClone(results.scripted as BenchResult);
+    rtl.runId = 'rtl';
+    rtl.label = '\u202Eevil agent';
+    rtl.skipped = [{ envId: 'turngym/other-v1', reason: 'not installed' }];
+    const file = join(out, 'rtl.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema: SUBMISSION_SCHEMA_ID,
+        submittedBy: '\u202Emallory',
+        url: 'https://example.org/\u202E',
+        result: rtl,
+      }),
+    );
+    const boards = buildLeaderboard([readLeaderboardEntry(file, [suite])], [suite]);
+    const html = renderHtml(boards);
+    expect(html).toContain(
+      '<li><bdi>\u202Eevil agent</bdi>: <bdi>turngym/other-v1</bdi> skipped (<bdi>not installed</bdi>).</li>',
+    );
+    expect(html).toContain('by <bdi>\u202Emallory</bdi> · <a href="https://example.org/\u202E">link</a>');
+    const markdown = renderMarkdown(boards);
+    expect(markdown).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(markdown).toContain('| 1 | [evil agent](https://example.org/%E2%80%AE) (mallory) | ');
   });
 
   // Models write emoji; a cut between the two halves of one would put a lone surrogate (shown as �) on the page.

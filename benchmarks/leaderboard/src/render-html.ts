@@ -7,7 +7,7 @@ import {
   formatPercentInterval,
   shortEnvId,
 } from './format-values';
-import { contentSecurityPolicy, escapeHtml, fragment, GENERATOR_META } from './internal/html';
+import { contentSecurityPolicy, escapeHtml, fragment, GENERATOR_META, isolatedText } from './internal/html';
 import { BASE_CSS } from './internal/page-style';
 import { isPartial, type LeaderboardRow, type SuiteBoard } from './leaderboard-model';
 
@@ -201,8 +201,8 @@ function agentCell(row: LeaderboardRow): string {
   // Each part is HTML here: the spec and the submitter are a submission's own text, so they are escaped as
   // they are added (telling markup from text afterwards, by how a part starts, let a spec "<a>…" through raw).
   const subParts = [
-    row.result.agent.spec !== row.label ? escapeHtml(row.result.agent.spec) : '',
-    row.submittedBy ? escapeHtml(`by ${row.submittedBy}`) : '',
+    row.result.agent.spec !== row.label ? isolatedText(row.result.agent.spec) : '',
+    row.submittedBy ? `by ${isolatedText(row.submittedBy)}` : '',
     row.url ? `<a href="${escapeHtml(row.url)}">link</a>` : '',
   ].filter(Boolean);
   const sub = subParts.length > 0 ? `<span class="sub">${subParts.join(' · ')}</span>` : '';
@@ -266,25 +266,27 @@ function renderEnvCards(board: SuiteBoard): string {
   return `<div class="env-section"><h3>Success rate by environment (95% bootstrap intervals)</h3><div class="env-grid">${cards.join('')}</div></div>`;
 }
 
+/** Notes as HTML: a result's own text (label, env id, reason, error codes) each in an isolate, the rest escaped. */
 function renderNotes(board: SuiteBoard): string {
   const notes: string[] = [];
   for (const row of board.rows) {
+    const label = isolatedText(row.label);
     const skipped = row.result.skipped.filter(
       (env) => board.envIds.includes(env.envId) || env.reason !== 'not selected',
     );
-    for (const env of skipped) notes.push(`${row.label}: ${env.envId} skipped (${env.reason}).`);
+    for (const env of skipped) {
+      notes.push(`${label}: ${isolatedText(env.envId)} skipped (${isolatedText(env.reason)}).`);
+    }
     for (const env of row.result.envs) {
       if (env.errored > 0) {
-        const codes = [...new Set(env.errors.map((error) => error.code))].join(', ');
+        const codes = [...new Set(env.errors.map((error) => error.code))].map(isolatedText).join(', ');
         notes.push(
-          `${row.label}: ${env.errored} of ${env.episodes} ${env.envId} episodes errored (${codes}); excluded from the scores.`,
+          `${label}: ${env.errored} of ${env.episodes} ${isolatedText(env.envId)} episodes errored (${codes}); excluded from the scores.`,
         );
       }
     }
   }
-  return notes.length > 0
-    ? `<ul class="notes">${notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>`
-    : '';
+  return notes.length > 0 ? `<ul class="notes">${notes.map((note) => `<li>${note}</li>`).join('')}</ul>` : '';
 }
 
 function suiteFacts(board: SuiteBoard): string {

@@ -15,19 +15,33 @@ import { isPartial, type LeaderboardRow, type SuiteBoard } from './leaderboard-m
  * would undo the escapes after it. Backslash escapes keep every character visible as written.
  */
 function text(value: string): string {
-  return value.replace(/\r\n|[\r\n\u2028\u2029]/g, ' ').replace(/[\\`<>[\]|]/g, '\\$&');
+  return withoutBidiControls(value)
+    .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')
+    .replace(/[\\`<>[\]|]/g, '\\$&');
+}
+
+/**
+ * The bidi embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069) are invisible, and one left open
+ * runs on to the end of the line: in leaderboard.md read as text (an editor, a pull request's diff) a label's
+ * U+202E showed the row's own figures reversed, "84% [80–88]" as "]88–08[ %48". Letters of a right-to-left script
+ * need none of them.
+ */
+function withoutBidiControls(value: string): string {
+  return value.replace(/[\u202a-\u202e\u2066-\u2069]/g, '');
 }
 
 /** A link target that stays one: characters that would end it, or the table cell, are percent-encoded. */
 function linkTarget(url: string): string {
-  return url.replace(/[\s()<>[\]\\|`"']/g, (char) =>
+  return url.replace(/[\s()<>[\]\\|`"'\u202a-\u202e\u2066-\u2069]/g, (char) =>
     [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
   );
 }
 
 /** An env id in backticks; one with a backtick of its own cannot be a code span, and is escaped text instead. */
 function codeSpan(value: string): string {
-  return value.includes('`') ? text(value) : `\`${value.replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')}\``;
+  return value.includes('`')
+    ? text(value)
+    : `\`${withoutBidiControls(value).replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')}\``;
 }
 
 /** Cells built here are markdown already; only a line break could still split the row. */

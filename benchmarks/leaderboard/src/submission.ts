@@ -117,8 +117,15 @@ export function readLeaderboardEntry(path: string, suites: readonly LoadedSuite[
   } else if (schema === BENCH_RESULT_SCHEMA_ID) {
     result = validateBenchResult(parsed, file);
   } else {
+    // "got undefined" named neither the fault nor the field: a list of results, or a file with no schema at all.
+    const got =
+      typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)
+        ? `the file holds ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`}, not a JSON object (one result or submission per file)`
+        : schema === undefined
+          ? 'it has no "schema" field'
+          : `got ${JSON.stringify(schema)}`;
     throw new InvalidResultError(file, [
-      `"schema" must be "${BENCH_RESULT_SCHEMA_ID}" (a result) or "${SUBMISSION_SCHEMA_ID}" (a submission), got ${JSON.stringify(schema)}`,
+      `"schema" must be "${BENCH_RESULT_SCHEMA_ID}" (a result) or "${SUBMISSION_SCHEMA_ID}" (a submission); ${got}`,
     ]);
   }
   const suite = suites.find((candidate) => candidate.id === result.suite.id);

@@ -170,6 +170,47 @@ describe('metric series and names', () => {
     ]);
   });
 
+  // The page draws from JSON, where an Infinity is `null`: one overflowing mean or span blanked the whole chart.
+  it('keeps every band point of diverged seeds a number, leaving out values too large to chart', () => {
+    const lines = (seed: number): MetricRow[] =>
+      [0, 1, 2].map((iteration) =>
+        parseMetricLine(
+          JSON.stringify({
+            iteration,
+            global_step: 10 * (iteration + 1),
+            'losses/value_loss': iteration === 1 ? 1.5e308 : seed - 1,
+            'losses/policy_loss': iteration === 2 ? -1e306 : 0.25,
+            // Diverged, apart: their squared deviations overflow a plain std.
+            'losses/kl': iteration === 0 ? (seed === 0 ? 3e304 : -3e304) : 1e200 * (seed + 1),
+          }),
+          `metrics.jsonl:${iteration + 1}`,
+        ),
+      );
+    expect(lines(0)[1]!.values).toEqual({
+      iteration: 1,
+      global_step: 20,
+      'losses/policy_loss': 0.25,
+      'losses/kl': 1e200,
+    });
+    expect(lines(0)[0]!.values['losses/value_loss']).toBe(-1);
+    const charts = learningCurves(
+      groupRuns([run('grpo', 0, lines(0)), run('grpo', 1, lines(1))]),
+      ['losses/value_loss', 'losses/policy_loss', 'losses/kl'],
+      'global_step',
+    );
+    const points = charts.flatMap((chart) => chart.groups.flatMap((group) => group.band));
+    expect(points.map(({ x, mean, std }) => [x, mean, std])).toEqual([
+      [10, -0.5, Math.SQRT1_2],
+      [30, -0.5, Math.SQRT1_2],
+      [10, 0.25, 0],
+      [20, 0.25, 0],
+      [10, 0, 3e304 * Math.SQRT2],
+      [20, 1.5e200, 1e200 * Math.SQRT1_2],
+      [30, 1.5e200, 1e200 * Math.SQRT1_2],
+    ]);
+    expect(JSON.stringify(points)).not.toContain('null');
+  });
+
   it('draws a curve per group with a thin line per seed that logged the metric', () => {
     const runs = [
       run('grpo', 0, [row(0, { m: 1 }), row(1, { m: 3 })]),

@@ -95,12 +95,20 @@ export function metricNames(runs: readonly RunSeries[]): string[] {
  * the same x (a resumed run logs an iteration again) the later line wins.
  */
 export function metricSeries(metrics: readonly MetricRow[], metric: string, xAxis: string): Point[] {
-  const byX = new Map<number, number>();
+  const points: Point[] = [];
+  let increasing = true;
   for (const row of metrics) {
     const x = metricValue(row, xAxis);
     const y = metricValue(row, metric);
-    if (x !== undefined && y !== undefined) byX.set(x, y);
+    if (x === undefined || y === undefined) continue;
+    if (points.length > 0 && x <= points[points.length - 1]![0]) increasing = false;
+    points.push([x, y]);
   }
+  // A run that was never resumed logs x in order: its points are the series as they are (no map of 10^5 entries
+  // per metric and run).
+  if (increasing) return points;
+  const byX = new Map<number, number>();
+  for (const [x, y] of points) byX.set(x, y);
   return [...byX].sort(([a], [b]) => a - b);
 }
 
@@ -137,17 +145,33 @@ export function aggregateSeeds(seeds: readonly (readonly Point[])[], maxPoints =
   const start = Math.max(...ranges.map((series) => series[0]![0]));
   const end = Math.min(...ranges.map((series) => series[series.length - 1]![0]));
   if (start > end) return [];
-  const xs = [...new Set(ranges.flatMap((series) => series.map(([x]) => x)))]
-    .filter((x) => x >= start && x <= end)
-    .sort((a, b) => a - b);
+  const union = new Set<number>();
+  for (const series of ranges) for (const [x] of series) if (x >= start && x <= end) union.add(x);
+  // A typed array sorts numbers without a comparator call per pair: 10^5 x values per curve are common.
+  const xs = [...Float64Array.from(union).sort()];
   const grid =
     xs.length <= maxPoints
       ? xs
       : Array.from({ length: maxPoints }, (_, index) => start + ((end - start) * index) / (maxPoints - 1));
   return grid.map((x) => {
     const values = ranges.map((series) => interpolate(series, x)!);
-    return { x, mean: mean(values), std: sampleStd(values), n: values.length };
+    return { x, ...meanAndStd(values), n: values.length };
   });
+}
+
+/** Past this magnitude the squares in a std (and the sum in a mean, near 1e308) overflow to Infinity. */
+const SQUARE_SAFE = 1e150;
+
+/**
+ * Mean and sample std of the seeds' values. A diverged loss logs values like 1e200, whose squared deviations are
+ * Infinity: the page gets that as `null` (JSON has no Infinity) and the chart's path came out NaN. Such values are
+ * scaled to [−1, 1] first; ordinary ones are not touched, so their figures stay exactly as before.
+ */
+function meanAndStd(values: readonly number[]): { mean: number; std: number } {
+  const scale = Math.max(...values.map(Math.abs));
+  if (!(scale > SQUARE_SAFE)) return { mean: mean(values), std: sampleStd(values) };
+  const scaled = values.map((value) => value / scale);
+  return { mean: mean(scaled) * scale, std: sampleStd(scaled) * scale };
 }
 
 /** At most `maxPoints` points of a series, evenly strided, always keeping the last. */

@@ -1,11 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { assertOwnOutput, contentSecurityPolicy, InvalidOptionsError } from '@turngym/core';
+import { assertOwnOutput, contentSecurityPolicy, InvalidOptionsError, writeFileAtomically } from '@turngym/core';
 import { escapeHtml, scriptJson } from './internal/html';
 import { reportClient } from './internal/report-client';
 import { REPORT_CSS } from './internal/report-style';
 import { groupRuns, learningCurves, metricNames } from './learning-curves';
-import type { XAxis } from './metrics-file';
+import { metricValue, type XAxis } from './metrics-file';
 import type { ReportData, ReportRollouts } from './report-data';
 import {
   DEFAULT_REPORT_TITLE,
@@ -71,7 +71,7 @@ export function buildReportData(
   const xAxis = options.xAxis ?? 'global_step';
   // Runs that have not logged a line yet draw no curves; runs that logged lines but never this x are a mistake.
   const logged = runs.some((run) => run.metrics.length > 0);
-  if (logged && !runs.some((run) => run.metrics.some((row) => row.values[xAxis] !== undefined))) {
+  if (logged && !runs.some((run) => run.metrics.some((row) => metricValue(row, xAxis) !== undefined))) {
     throw new InvalidOptionsError('report', [`xAxis: no run logged "${xAxis}" in its metrics.jsonl`]);
   }
   const groups = groupRuns(runs);
@@ -215,9 +215,9 @@ function assertOwnFile(outFile: string): void {
 }
 
 /**
- * Renders the report (see `renderReport`) and writes it to `outFile`, creating its directory. An existing file
- * there is replaced only when it is a report; anything else is refused with `ForeignOutputError`, before the
- * runs are read.
+ * Renders the report (see `renderReport`) and writes it to `outFile`, creating its directory: the new page
+ * replaces the old one at once (written beside it, synced, renamed over it). An existing file there is replaced
+ * only when it is a report; anything else is refused with `ForeignOutputError`, before the runs are read.
  */
 export async function writeReport(outFile: string, options: ReportOptions): Promise<WrittenReport> {
   const valid = validateReportOptions(options);
@@ -225,7 +225,7 @@ export async function writeReport(outFile: string, options: ReportOptions): Prom
   const data = dataFor(valid, await readRuns(valid));
   const html = renderReportHtml(data);
   await mkdir(dirname(outFile), { recursive: true });
-  await writeFile(outFile, html);
+  await writeFileAtomically(outFile, html);
   return {
     file: outFile,
     bytes: Buffer.byteLength(html),

@@ -278,6 +278,22 @@ describeBrowser('the training report in Chromium', () => {
       'losses/diverged': (i + 1) * 2e300,
     }));
     writeFileSync(join(dir, 'metrics.jsonl'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    // A label of a page's length (a config pasted into --label) in a second group.
+    const pasted = join(root, 'wide-runs', 'run-1');
+    mkdirSync(pasted, { recursive: true });
+    const longLabel = Array.from({ length: 2000 }, (_, i) => `option${i}=value`).join(' ');
+    writeFileSync(
+      join(pasted, 'run.json'),
+      JSON.stringify({
+        algorithm: 'ppo',
+        envId: 'turngym/math-thought-v1',
+        seed: 0,
+        label: longLabel,
+        args: {},
+        startedAt: '',
+      }),
+    );
+    writeFileSync(join(pasted, 'metrics.jsonl'), '{"iteration": 0, "global_step": 0, "losses/diverged": 1}\n');
     const file = join(root, 'wide.html');
     await writeReport(file, { runs: [join(root, 'wide-runs')], title: 'Wide' });
     const other = await browser.newPage();
@@ -290,6 +306,13 @@ describeBrowser('the training report in Chromium', () => {
         window: document.documentElement.clientWidth,
       }));
       expect(width.page).toBeLessThanOrEqual(width.window);
+      // The long label is cut to a few lines in the legend and the summary, and whole in their tooltips.
+      const names = await other.$$eval('.legend-name, .summary-table .group-name', (nodes) =>
+        nodes.map((node) => ({ height: node.getBoundingClientRect().height, title: (node as HTMLElement).title })),
+      );
+      expect(names).toHaveLength(4);
+      for (const name of names) expect(name.height).toBeLessThan(80);
+      expect(names.filter((name) => name.title === `ppo · turngym/math-thought-v1 · ${longLabel}`)).toHaveLength(2);
       const ticks = await other.$$eval('.chart-card[data-metric="losses/diverged"] text.tick', (labels) =>
         labels.map((label) => ({ text: label.textContent, left: (label as SVGTextElement).getBBox().x })),
       );

@@ -1,4 +1,15 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeTrajectory, writeFakeExperiment, writeFakeRun } from './__fixtures__/fake-runs';
@@ -306,6 +317,38 @@ describe('writeReport', () => {
       );
       expect(readFileSync(file, 'utf8')).toBe(before);
     }
+  });
+
+  // A browser reloading the page, or a second report run, must see the old page or the new one, never a torn one.
+  it('replaces the page whole: a reader of the old page still reads all of it, and no temporary file is left', async () => {
+    writeFakeExperiment(join(root, 'runs'));
+    const page = join(root, 'report.html');
+    await writeReport(page, { runs: [join(root, 'runs')], title: 'Old' });
+    const old = readFileSync(page);
+    const reader = openSync(page, 'r');
+    try {
+      await writeReport(page, { runs: [join(root, 'runs')], title: 'New' });
+      // Written in place, the old page would be truncated under the open reader (it would read nothing).
+      const seen = Buffer.alloc(old.length + 1);
+      expect(readSync(reader, seen, 0, seen.length, 0)).toBe(old.length);
+      expect(seen.subarray(0, old.length).equals(old)).toBe(true);
+    } finally {
+      closeSync(reader);
+    }
+    expect(readFileSync(page, 'utf8')).toContain('<title>New</title>');
+    expect(readdirSync(root).sort()).toEqual(['report.html', 'runs']);
+  });
+
+  it('writes two reports to one page at once, leaving one whole page', async () => {
+    writeFakeExperiment(join(root, 'runs'));
+    const page = join(root, 'report.html');
+    const written = await Promise.allSettled(
+      ['First', 'Second'].map((title) => writeReport(page, { runs: [join(root, 'runs')], title })),
+    );
+    expect(written.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+    // Whichever finished reading its runs last wrote last: one whole page of the two.
+    expect(readFileSync(page, 'utf8')).toMatch(/<title>(First|Second)<\/title>[^]*<\/html>\n$/);
+    expect(readdirSync(root).sort()).toEqual(['report.html', 'runs']);
   });
 
   it('replaces a page written before the generator tag', async () => {

@@ -9,6 +9,15 @@ export function escapeHtml(text: string): string {
 }
 
 /**
+ * A submitter's text as escaped HTML in its own bidi isolate. A right-to-left override (U+202E) in a label or a
+ * name otherwise runs on to the end of the line: the page's own words after it ("skipped (not installed)", "link")
+ * were shown reversed. An isolate ends every override opened inside it.
+ */
+export function isolatedText(text: string): string {
+  return `<bdi>${escapeHtml(text)}</bdi>`;
+}
+
+/**
  * JSON that is safe inside a <script> element: `<` is escaped so no string can close the element or open a
  * comment, and the two line separators JavaScript once rejected are escaped too.
  */

@@ -100,9 +100,11 @@ export function reportClient(data: ReportData): void {
       item.title = 'show or hide this group in every chart';
       const swatch = el('span', 'swatch');
       swatch.style.background = group.color;
+      const name = el('span', 'legend-name', group.name);
+      name.title = group.name;
       item.append(
         swatch,
-        el('span', 'legend-name', group.name),
+        name,
         el('span', 'legend-seeds muted', `${group.runs.length} seed${group.runs.length === 1 ? '' : 's'}`),
       );
       item.addEventListener('click', () => setGroupVisible(index, hiddenGroups.has(index)));
@@ -133,7 +135,11 @@ export function reportClient(data: ReportData): void {
       const name = el('td', 'group-cell');
       const swatch = el('span', 'swatch');
       swatch.style.background = data.groups[row.group]!.color;
-      name.append(swatch, el('span', '', row.name));
+      const text = el('span', 'group-name', row.name);
+      text.title = row.name;
+      const label = el('div', 'group-label');
+      label.append(swatch, text);
+      name.append(label);
       tr.append(
         name,
         el('td', 'number', row.seeds),

@@ -30,6 +30,10 @@ h2 { font-size: 17px; margin: 0 0 10px; }
 .group-cell { overflow-wrap: anywhere; min-width: 12em; }
 .legend-item { max-width: 100%; text-align: left; }
 .legend-name { overflow-wrap: anywhere; min-width: 0; }
+/* A label of a page's length (a config pasted into --label) is cut to three lines, the whole of it a tooltip:
+   shown in full, it filled the screen twice over before the first chart. */
+.group-label { display: flex; align-items: baseline; }
+.legend-name, .group-name { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; overflow: hidden; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 14px; }
 .chart-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
 .calibration-card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; }
