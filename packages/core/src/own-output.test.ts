@@ -38,7 +38,7 @@ describe('generated output', () => {
   it('allows exactly the scripts it was given, by hash', () => {
     // sha256 of "a" in base64.
     expect(contentSecurityPolicy(['a'], { self: true })).toBe(
-      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=' 'self'; img-src data:">`,
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=' 'self'; img-src data:; base-uri 'none'; form-action 'none'">`,
     );
   });
 });
