@@ -22,8 +22,26 @@ const ENV_PACKAGE_DIRS: readonly string[] = [
 ];
 /** Workspace libraries some env packages depend on (packed and installed alongside, as npm would fetch them). */
 const LIBRARY_PACKAGE_DIRS: readonly string[] = ['packages/spec', 'packages/core', 'packages/llm', 'packages/search'];
-/** The CLI, added to the same project afterwards, with its workspace dependencies (trainers, lm, server, …). */
+/** The CLI, added to the same project afterwards, with its workspace dependencies (server, leaderboard, …). */
 const CLI_PACKAGE_DIR = 'packages/cli';
+/**
+ * What `npm i @turngym/cli` must not download: the LM (tfjs, ~290 MB with its backends), the trainers, the
+ * report (through @turngym/rl) and the MCP SDK are optional peers that the commands needing them ask for.
+ */
+const OPTIONAL_CLI_PACKAGES: readonly string[] = [
+  '@turngym/lm',
+  '@turngym/rl',
+  '@turngym/report',
+  '@turngym/mcp',
+  '@turngym/trainer-alphazero',
+  '@turngym/trainer-ccapo',
+  '@turngym/trainer-gigpo',
+  '@turngym/trainer-grpo',
+  '@turngym/trainer-plan-act',
+  '@turngym/trainer-self-ac',
+  '@turngym/trainer-sft',
+  '@turngym/trainer-tree-grpo',
+];
 
 /** What a consumer project runs: plain CommonJS, no TurnGym tooling, only the installed packages. */
 const CONSUMER_SCRIPT = `
@@ -224,6 +242,25 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   const tarballOf = (dir: string): string => tarballs.get((packedDirs.get(dir) as Packed).name) as string;
+  /**
+   * The tarballs npm installs for `npm i <name>`: the package and its workspace `dependencies`, transitively;
+   * optional peers are not installed (npm 7+ installs only the required ones).
+   */
+  const installedWith = (name: string): string[] => {
+    const seen = new Set<string>();
+    const pending = [name];
+    while (pending.length > 0) {
+      const next = pending.pop() as string;
+      if (seen.has(next) || !tarballs.has(next)) continue;
+      seen.add(next);
+      const dir = [...packedDirs].find(([, packed]) => packed.name === next)?.[0] as string;
+      const manifest = JSON.parse(readFileSync(join(REPO_ROOT, dir, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
+      pending.push(...Object.keys(manifest.dependencies ?? {}));
+    }
+    return [...seen].map((installed) => tarballs.get(installed) as string);
+  };
 
   it('ships what the code loads and none of the build leftovers: no tsbuildinfo, maps without sources, tests', () => {
     const problems = [...packedDirs].flatMap(([dir, packed]) => tarballProblems(dir, packed));
@@ -301,11 +338,46 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
         expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
 
       beforeAll(() => {
-        // The CLI and every workspace package it depends on (what the registry would serve), into the same
-        // project: the env packages and their native builds are reused.
-        const files = builtPackageDirs([CLI_PACKAGE_DIR]).map(tarballOf);
-        run('npm', ['install', ...files, '--prefer-offline', '--loglevel', 'error'], project);
+        // The CLI and the workspace packages it depends on (what the registry would serve for
+        // `npm i @turngym/cli`), into the same project: the env packages and their native builds are reused.
+        run('npm', ['install', ...installedWith('@turngym/cli'), '--prefer-offline', '--loglevel', 'error'], project);
       }, 300_000);
+
+      // (The MCP SDK itself is here: env-mcp-tools depends on it.)
+      it('`npm i @turngym/cli` is lean: no LM, tfjs, trainers, report or MCP server', () => {
+        const installed = readdirSync(join(project, 'node_modules', '@turngym')).map((name) => `@turngym/${name}`);
+        expect(installed).toContain('@turngym/cli');
+        expect(installed.filter((name) => OPTIONAL_CLI_PACKAGES.includes(name))).toEqual([]);
+        expect(existsSync(join(project, 'node_modules', '@tensorflow'))).toBe(false);
+        // Every optional package is a declared optional peer, so npm checks its version when the user adds it.
+        const manifest = JSON.parse(readFileSync(join(REPO_ROOT, CLI_PACKAGE_DIR, 'package.json'), 'utf8')) as {
+          peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+        };
+        const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
+          .filter(([, meta]) => meta.optional === true)
+          .map(([name]) => name);
+        expect(optionalPeers.sort()).toEqual(OPTIONAL_CLI_PACKAGES.filter((name) => name !== '@turngym/rl').sort());
+      });
+
+      it('a command whose package is not installed says, in one line, what to install (exit 2, no stack)', () => {
+        const needs = (args: string[], name: string): void => {
+          const result = turngym(...args);
+          expect({ status: result.status, stderr: result.stderr }).toEqual({
+            status: 2,
+            stderr: `error: This command needs ${name}, which is not installed: npm i ${name}\n`,
+          });
+        };
+        needs(['train', 'grpo', '--env', 'turngym/math-thought-v1', '--run-dir', 'runs/grpo'], '@turngym/trainer-grpo');
+        needs(['serve-model', '--checkpoint', 'tiny-1m'], '@turngym/lm');
+        needs(['lm', 'generate', '--checkpoint', 'tiny-1m', '--prompt', 'hi'], '@turngym/lm');
+        // Nothing was started or written for the refused run.
+        expect(existsSync(join(project, 'runs', 'grpo'))).toBe(false);
+        const mcp = turngym('serve', 'turngym/math-thought-v1', '--mcp');
+        expect({ status: mcp.status, stderr: mcp.stderr }).toEqual({
+          status: 2,
+          stderr: 'error: turngym serve --mcp needs @turngym/mcp, which is not installed: npm i @turngym/mcp\n',
+        });
+      });
 
       it('`turngym list` finds every installed env package', () => {
         const result = turngym('list', '--json');
@@ -366,6 +438,14 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
         const checked = turngym('--plugin', join('envs', 'my-env'), 'check', 'turngym/my-env-v1');
         expectSuccess(checked);
         expect(checked.stdout).toContain('turngym/my-env-v1: all');
+        // The CLI is the project's (on no PATH): the next steps and the README run it through npx, which finds
+        // it from the new package's directory; run as printed there, the check passes.
+        expect(created.stdout).toContain('  npx turngym --plugin . check turngym/my-env-v1');
+        expect(created.stdout).not.toMatch(/^ *turngym /m);
+        expect(readFileSync(join(envDir, 'README.md'), 'utf8')).toContain('npx turngym --plugin . check');
+        const asPrinted = spawn('npx', ['turngym', '--plugin', '.', 'check', 'turngym/my-env-v1'], envDir);
+        expectSuccess(asPrinted);
+        expect(asPrinted.stdout).toContain('turngym/my-env-v1: all');
         // Published as it is (DESIGN's "publish it as a package"), it ships its build and none of tsc's leftovers.
         const [scaffoldPack] = JSON.parse(
           run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], envDir).stdout,
@@ -374,6 +454,44 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
         expect(scaffoldFiles).toEqual(expect.arrayContaining(['dist/register.js', 'README.md']));
         expect(scaffoldFiles.filter((file) => /\.tsbuildinfo$|\.map$/.test(file))).toEqual([]);
       });
+
+      it('after `npm i @turngym/trainer-grpo`, as the message says, the CLI loads the trainer and the LM', () => {
+        run(
+          'npm',
+          ['install', ...installedWith('@turngym/trainer-grpo'), '--prefer-offline', '--loglevel', 'error'],
+          project,
+        );
+        // The trainer's own argument check answers: the CLI found the package the user added beside it.
+        const trained = turngym(
+          'train',
+          'grpo',
+          '--env',
+          'turngym/math-thought-v1',
+          '--run-dir',
+          'runs/grpo',
+          '--set',
+          'notAnArgument=1',
+        );
+        expect(trained.status).toBe(2);
+        expect(trained.stderr).toContain('options has unknown field "notAnArgument"');
+        const generated = turngym(
+          'lm',
+          'generate',
+          '--checkpoint',
+          'tiny-1m',
+          '--prompt',
+          'hi',
+          '--max-tokens',
+          '2',
+          '--seed',
+          '0',
+        );
+        expectSuccess(generated);
+        expect(JSON.parse(generated.stdout)).toMatchObject({
+          checkpoint: 'tiny-1m',
+          samples: [{ tokens: [expect.any(Number), expect.any(Number)] }],
+        });
+      }, 300_000);
     });
   });
 });

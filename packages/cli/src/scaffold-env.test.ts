@@ -170,6 +170,38 @@ describe('scaffoldEnv', () => {
     expect(readme).not.toMatch(/^turngym /m);
   });
 
+  it('outside a monorepo, its README runs the CLI the way it is installed (a bare `turngym` only when global)', () => {
+    const template = checkoutTemplate(REPO_ROOT);
+    const readmeOf = (result: { directory: string }): string =>
+      readFileSync(join(result.directory, 'README.md'), 'utf8');
+    // `npm i @turngym/cli` in a project, the package scaffolded in it: npx walks up to the project's bin.
+    const project = join(root, 'project');
+    mkdirSync(project);
+    const local = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(project, 'envs'),
+      template,
+      installation: { kind: 'project', root: project },
+    });
+    expect(local.cli).toBe('npx turngym');
+    expect(readmeOf(local)).toContain('npx turngym --plugin . check turngym/coin-flip-v1');
+    expect(readmeOf(local)).not.toMatch(/^turngym |`turngym info/m);
+    // Scaffolded outside that project, nothing walks up to it: the bin's path.
+    const away = scaffoldEnv({
+      name: 'coin-flip',
+      parentDirectory: join(root, 'elsewhere'),
+      template,
+      installation: { kind: 'project', root: project },
+    });
+    expect(readmeOf(away)).toContain(`${join(project, 'node_modules', '.bin', 'turngym')} --plugin . check`);
+    // `npx @turngym/cli new-env …`: npx again, by the package's name (a bare `npx turngym` would ask the
+    // registry for an unrelated `turngym` package).
+    const viaNpx = scaffoldEnv({ name: 'coin-toss', parentDirectory: root, template, installation: { kind: 'npx' } });
+    expect(readmeOf(viaNpx)).toContain('npx @turngym/cli --plugin . check turngym/coin-toss-v1');
+    const global = scaffoldEnv({ name: 'dice', parentDirectory: root, template, installation: { kind: 'global' } });
+    expect(readmeOf(global)).toMatch(/^turngym --plugin \. check turngym\/dice-v1$/m);
+  });
+
   it('says an existing file is in the way', () => {
     writeFileSync(join(root, 'coin-flip'), 'mine');
     expect(() =>

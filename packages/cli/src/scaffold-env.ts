@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from './cli-errors';
+import { cliInstallation, isInside, type CliInstallation } from './optional-modules';
 import { newEnvNames, renameTemplateText, type TemplateNames } from './template-names';
 import { findTemplateSource, type TemplateSource } from './template-source';
 
@@ -12,6 +13,8 @@ export interface ScaffoldOptions {
   /** Name the package `turngym-env-<name>` (a contrib package outside the @turngym scope). */
   contrib?: boolean;
   template?: TemplateSource;
+  /** How the CLI scaffolding it is installed (this one's by default): how the package's README runs it. */
+  installation?: CliInstallation;
 }
 
 export interface ScaffoldResult {
@@ -21,6 +24,31 @@ export interface ScaffoldResult {
   readonly files: readonly string[];
   /** The TurnGym monorepo the package was placed in, if any (then its tsconfig points into it). */
   readonly monorepoRoot: string | undefined;
+  /** How to run the CLI from the package's directory (`turngym`, `npx turngym`, …), as its README does. */
+  readonly cli: string;
+}
+
+/**
+ * How the new package's README (and `new-env`'s next steps) run the CLI from the package's directory: a bare
+ * `turngym` is on the PATH only for a global install. Inside a monorepo the CLI is a workspace's bin: npx finds
+ * it, from the package's directory too.
+ */
+function cliCommandFor(directory: string, monorepoRoot: string | undefined, installation: CliInstallation): string {
+  if (monorepoRoot) return 'npx turngym';
+  // A checkout's bin is on the PATH through `npm link` only; new-env has always printed the bare name there.
+  switch (installation.kind) {
+    case 'global':
+    case 'checkout':
+      return 'turngym';
+    case 'npx':
+      return 'npx @turngym/cli';
+    case 'project': {
+      // npx walks up from the package to the project that has the CLI; from outside it, only its path works.
+      if (isInside(directory, installation.root)) return 'npx turngym';
+      const bin = join(installation.root, 'node_modules', '.bin', 'turngym');
+      return /^[\w./\\:-]+$/.test(bin) ? bin : JSON.stringify(bin);
+    }
+  }
 }
 
 /** The template's tsconfig was written for `templates/env`, two levels under the monorepo root. */
@@ -198,7 +226,7 @@ Terminates on \`SUBMIT\`; truncates at \`maxTurns\`.
 
 ## Arguments
 
-See \`src/${names.kebab}-options.ts\` (\`turngym info ${names.envId}\` prints the schema).
+See \`src/${names.kebab}-options.ts\` (\`${cli} --plugin . info ${names.envId}\` prints the schema).
 
 ## Version History
 
@@ -268,13 +296,13 @@ export function scaffoldEnv(options: ScaffoldOptions): ScaffoldResult {
   const testCommand = monorepoRoot
     ? `\`npx jest ${relative(monorepoRoot, directory).split(sep).join('/')}\` (from the repository root)`
     : '`npm test`';
-  // In the monorepo the CLI is a workspace's bin, on no PATH: npx finds it (from the package's directory too).
-  files.set('README.md', readmeFor(names, testCommand, monorepoRoot ? 'npx turngym' : 'turngym'));
+  const cli = cliCommandFor(directory, monorepoRoot, options.installation ?? cliInstallation());
+  files.set('README.md', readmeFor(names, testCommand, cli));
   if (!monorepoRoot) files.set('.gitignore', 'node_modules/\ndist/\n');
   for (const [file, text] of files) {
     const path = join(directory, file);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   }
-  return { directory, names, files: [...files.keys()], monorepoRoot };
+  return { directory, names, files: [...files.keys()], monorepoRoot, cli };
 }

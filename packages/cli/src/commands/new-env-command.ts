@@ -45,7 +45,7 @@ export function registerNewEnvCommand(program: Command, context: CliContext): vo
       } else {
         // Each line runs where the one before left off: after the cd, the package is the current directory.
         writeLine(out, `  cd ${shown} && npm install && npm run build`);
-        writeLine(out, `  turngym --plugin . check ${result.names.envId}`);
+        writeLine(out, `  ${result.cli} --plugin . check ${result.names.envId}`);
         writeLine(out, `  npm test   (its tests, in ${shown})`);
       }
     });
