@@ -370,6 +370,13 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
         needs(['train', 'grpo', '--env', 'turngym/math-thought-v1', '--run-dir', 'runs/grpo'], '@turngym/trainer-grpo');
         needs(['serve-model', '--checkpoint', 'tiny-1m'], '@turngym/lm');
         needs(['lm', 'generate', '--checkpoint', 'tiny-1m', '--prompt', 'hi'], '@turngym/lm');
+        // An agent (or env role) on a local checkpoint: said "call registerLocalChatModelProvider()" before.
+        const local = turngym('run', 'turngym/math-thought-v1', '--agent', 'local:tiny-1m', '--episodes', '1');
+        expect({ status: local.status, stderr: local.stderr }).toEqual({
+          status: 2,
+          stderr:
+            'error: Cannot use chat model "local:tiny-1m": This command needs @turngym/lm, which is not installed: npm i @turngym/lm\n',
+        });
         // Nothing was started or written for the refused run.
         expect(existsSync(join(project, 'runs', 'grpo'))).toBe(false);
         const mcp = turngym('serve', 'turngym/math-thought-v1', '--mcp');

@@ -12,6 +12,8 @@ interface LlmProviders {
   createChatModel(spec: string, options: object): unknown;
 }
 
+const LOCAL_USAGE = 'local:<checkpoint dir | tiny-1m | tiny-8m | tiny-30m>';
+
 /**
  * Makes `local:<checkpoint>` a chat-model spec wherever the CLI builds envs, not only for `--agent`: an env role
  * (`--options '{"judge":"local:tiny-1m"}'`) was refused with "call registerLocalChatModelProvider() … (the turngym
@@ -26,7 +28,11 @@ export function registerLazyLocalProvider(): void {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     llm = require(require.resolve('@turngym/llm', { paths: [dirname(lmEntry)] })) as LlmProviders;
   } catch {
-    return; // no @turngym/lm: createChatModel then says how to serve a checkpoint instead
+    // No @turngym/lm (an optional peer of the CLI): `--agent local:…` said "call registerLocalChatModelProvider()
+    // … (the turngym CLI does)", which no CLI user can act on. The stub goes into the CLI's own @turngym/llm, and
+    // its loadLm() says what to install.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    llm = require('@turngym/llm') as LlmProviders;
   }
   const current = llm.listChatModelProviders().find((provider) => provider.prefix === 'local');
   if (current && !current.builtIn) return;
@@ -36,6 +42,6 @@ export function registerLazyLocalProvider(): void {
       loadLm().registerLocalChatModelProvider(); // replaces this stub with the real provider
       return llm.createChatModel(spec, options);
     },
-    { usage: 'local:<checkpoint dir | tiny-1m | tiny-8m | tiny-30m>' },
+    { usage: LOCAL_USAGE },
   );
 }
