@@ -83,7 +83,9 @@ function operatorTest(operator: (typeof OPERATORS)[number], operand: unknown, to
     case 'startsWith':
       return (value) => typeof value === 'string' && normalizeText(value).startsWith(normalizeText(String(operand)));
     case 'oneOf': {
-      if (!Array.isArray(operand)) throw new TaskFileError(where, undefined, 'oneOf needs an array');
+      // An empty list matches nothing: the task could never be solved.
+      if (!Array.isArray(operand) || operand.length === 0)
+        throw new TaskFileError(where, undefined, 'oneOf needs a non-empty array');
       return (value) => operand.some((candidate) => same(value, candidate));
     }
     case 'approx': {

@@ -10,7 +10,7 @@ export {
   type McpServerCommand,
 } from './mcp-tools-options';
 export { McpToolClient, type McpServerTarget, type ServerTool, type ToolOutcome } from './mcp-tool-client';
-export { nodeHttpFetch, type FetchLike } from './node-http-fetch';
+export { nodeHttpFetch, type ClosableFetch, type FetchLike } from './node-http-fetch';
 export { McpToolsExpert } from './mcp-tools-expert';
 export { loadTaskFile, type Task, type TaskRecord, type TaskCall } from './task-file';
 export { compileCheck, normalizeText, numberOf, type AnswerCheck, type CheckDocument } from './answer-check';

@@ -8,7 +8,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { EnvFaultError } from '@turngym/core';
 import type { McpServerCommand } from './mcp-tools-options';
-import { nodeHttpFetch } from './node-http-fetch';
+import { nodeHttpFetch, type ClosableFetch } from './node-http-fetch';
+import { redactedUrl } from './redacted-url';
 
 /** Where the MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
 export type McpServerTarget = { server: McpServerCommand } | { url: string; headers?: Record<string, string> };
@@ -34,6 +35,22 @@ interface ContentItem {
   uri?: string;
   resource?: { uri?: string; text?: string };
 }
+
+/**
+ * The transport's close made idempotent, a second call awaiting the first. The SDK closes the transport itself
+ * when the handshake fails and does not wait for it (`void this.close()`), and a second close of a stdio
+ * transport returns at once: a server that hung the handshake outlived the failed `make()` by up to 4 s (2 s for
+ * its stdin's end, 2 s after SIGTERM), and kept the process that made the env from exiting meanwhile.
+ */
+function closingOnce(transport: Transport): Transport {
+  const close = transport.close.bind(transport);
+  let closing: Promise<void> | undefined;
+  transport.close = () => (closing ??= close());
+  return transport;
+}
+
+/** Pages of a tool list the env follows: far more than any server lists, few enough to end a cursor loop. */
+const MAX_TOOL_PAGES = 1000;
 
 /** How much of a dead server's stderr a fault message quotes. */
 const STDERR_TAIL = 2000;
@@ -75,8 +92,17 @@ function parsedOrText(text: string): unknown {
 export class McpToolClient {
   private broken: string | undefined;
   private stderrTail = '';
+  /**
+   * The first thing the transport reported while the current call ran (a reply over the SDK's 10 MiB line limit,
+   * a line that is not JSON): the SDK then closes the connection and rejects the call with a bare "Connection
+   * closed". The first, since what follows it (the rest of the cut reply read as lines) is its echo.
+   */
+  private transportError: string | undefined;
   /** The `{tmp}` directory of this server process, removed when it stops. */
   private scratch: string | undefined;
+  private transport: Transport | undefined;
+  /** The HTTP connections of a URL server, closed with the client. */
+  private fetch: ClosableFetch | undefined;
 
   private constructor(
     private readonly client: Client,
@@ -92,7 +118,7 @@ export class McpToolClient {
     const label =
       'server' in target
         ? `MCP server "${[target.server.command, ...target.server.args].join(' ')}"`
-        : `MCP server ${target.url}`;
+        : `MCP server ${redactedUrl(target.url)}`;
     const client = new Client({ name: 'turngym-mcp-tools', version: '1.0.0' });
     const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs, timeouts.startTimeoutMs);
     let transport: Transport;
@@ -112,18 +138,35 @@ export class McpToolClient {
       });
       transport = stdio;
     } else {
+      wrapper.fetch = nodeHttpFetch();
       transport = new StreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: target.headers ?? {} },
-        fetch: nodeHttpFetch(),
+        fetch: wrapper.fetch,
       });
     }
+    wrapper.transport = closingOnce(transport);
     client.onclose = () => {
       wrapper.broken ??= 'the connection closed';
+    };
+    client.onerror = (error) => {
+      wrapper.transportError ??= error.message.slice(0, 300);
     };
     try {
       await client.connect(transport, { timeout: timeouts.startTimeoutMs });
     } catch (error) {
       await wrapper.close();
+      const spawnError = error as NodeJS.ErrnoException;
+      if (spawnError.syscall?.startsWith('spawn') && (spawnError.code === 'ENOENT' || spawnError.code === 'EACCES')) {
+        // No retry can start a program that is not there: a retryable fault only made runs try again and again.
+        const why = spawnError.code === 'ENOENT' ? 'is not found' : 'may not be run (EACCES)';
+        throw new EnvFaultError(
+          `${label} could not be started: the command ${'server' in target ? target.server.command : ''} ${why}`,
+          {
+            cause: error,
+            isRetryable: false,
+          },
+        );
+      }
       throw wrapper.fault('could not be started or reached', error, timeouts.startTimeoutMs);
     }
     return wrapper;
@@ -133,7 +176,18 @@ export class McpToolClient {
   async listTools(): Promise<ServerTool[]> {
     const tools: ServerTool[] = [];
     let cursor: string | undefined;
+    // A server that hands back a cursor it gave before (or pages without end) held make() in a loop for ever,
+    // its tool list growing until memory ran out.
+    const seen = new Set<string>();
     do {
+      if (cursor !== undefined) {
+        if (seen.has(cursor) || seen.size >= MAX_TOOL_PAGES)
+          throw new EnvFaultError(
+            `${this.label} lists its tools without end (${seen.has(cursor) ? `the cursor ${JSON.stringify(cursor.slice(0, 100))} came back` : `more than ${MAX_TOOL_PAGES} pages`})`,
+            { isRetryable: false },
+          );
+        seen.add(cursor);
+      }
       let page: Awaited<ReturnType<Client['listTools']>>;
       try {
         page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startTimeoutMs });
@@ -156,6 +210,7 @@ export class McpToolClient {
   async call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome> {
     if (this.broken) throw this.fault(`is unusable (${this.broken})`);
     let result: Awaited<ReturnType<Client['callTool']>>;
+    this.transportError = undefined;
     try {
       result = await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.callTimeoutMs });
     } catch (error) {
@@ -189,6 +244,8 @@ export class McpToolClient {
   async close(): Promise<void> {
     this.broken ??= 'closed';
     await this.client.close().catch(() => undefined);
+    await this.transport?.close().catch(() => undefined);
+    this.fetch?.close();
     if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });
     this.scratch = undefined;
   }
@@ -220,7 +277,8 @@ export class McpToolClient {
         : cause === undefined
           ? ''
           : ((cause as Error)?.message ?? String(cause));
+    const transport = this.transportError === undefined ? '' : ` (the transport reported: ${this.transportError})`;
     const stderr = this.stderrTail.trim() === '' ? '' : `; its stderr ends: ${this.stderrTail.trim().slice(-500)}`;
-    return new EnvFaultError(`${this.label} ${what}${reason ? `: ${reason}` : ''}${stderr}`, { cause });
+    return new EnvFaultError(`${this.label} ${what}${reason ? `: ${reason}` : ''}${transport}${stderr}`, { cause });
   }
 }

@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EnvFaultError, Registry, runEpisode, TurnGymError } from '@turngym/core';
+import { ajv, EnvFaultError, Registry, runEpisode, TurnGymError } from '@turngym/core';
 import type { Env } from '@turngym/spec';
 import { McpToolClient } from './mcp-tool-client';
 import { MCP_TOOLS_ID } from './mcp-tools-env';
@@ -37,6 +37,15 @@ function registry(): Registry {
 async function playScripted(target: Registry, env: Env<any, any>, seed: number, task: string | number) {
   const agent = target.makeAgent(MCP_TOOLS_ID, 'scripted', { env, seed });
   return runEpisode(env, agent, seed, { task });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Rejects with the error `work` throws (a fault must be thrown, not scored). */
@@ -93,6 +102,25 @@ describe('turngym/mcp-tools-v1 with its bundled demo server', () => {
     await env.close();
   });
 
+  it('compiles no schema again when the same server is made again: the shared ajv keeps what it compiles', async () => {
+    // Every make compiled each tool's schema and the answer tool's afresh, and the shared ajv holds every schema it
+    // compiles for the process's life: 2,000 makes of this env held 45 MB more heap.
+    const first = await tracked(tools.make(MCP_TOOLS_ID));
+    await first.reset({ seed: 1, options: { task: 'arith-1' } });
+    await first.step('add({"a": 1, "b": 2})');
+    await first.step('final_answer(3)');
+    const compile = jest.spyOn(ajv, 'compile');
+    try {
+      const again = await tracked(tools.make(MCP_TOOLS_ID));
+      await again.reset({ seed: 1, options: { task: 'arith-1' } });
+      expect((await again.step('add({"a": 1, "b": 2})')).observation).toBe('3');
+      await again.step('final_answer(3)');
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
   it('rejects wrong reset options naming the field: an unknown one was reported as a bad options.task', async () => {
     const env = await tracked(tools.make(MCP_TOOLS_ID));
     await expect(env.reset({ seed: 1, options: { taks: 'arith-1' } })).rejects.toThrow(
@@ -145,6 +173,36 @@ describe('turngym/mcp-tools-v1 with its bundled demo server', () => {
       await expect(tracked(tools.make(MCP_TOOLS_ID, { options: { tasks } }))).rejects.toThrow(
         /its setup calls note_put/,
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses at make a task whose calls the tool's schema or the tools option would refuse", async () => {
+    // A probe with a misnamed argument was a tool error at scoring time (every episode 0, solved or not); a
+    // solution with a tool the agent is not offered was an invalid action (the scripted baseline's silent 0).
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-task-arguments-'));
+    try {
+      const tasks = join(dir, 'tasks.jsonl');
+      const task = {
+        id: 'note-args',
+        prompt: 'Write Tokyo under "city", then answer done.',
+        probe: { tool: 'note_get', arguments: { name: 'city' } },
+        check: { path: '$.probe', equals: 'Tokyo' },
+        solution: { calls: [{ tool: 'note_set', arguments: { key: 'city', value: 'Tokyo' } }], answer: 'done' },
+      };
+      writeFileSync(tasks, JSON.stringify(task));
+      const error = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { tasks } })));
+      expect(error.code).toBe('INVALID_TASK_FILE');
+      expect(error.message).toBe(
+        `${tasks} line 1: task "note-args": its probe call note_get: arguments.key is required; arguments has unknown field "name"; allowed fields: key`,
+      );
+      writeFileSync(tasks, JSON.stringify({ ...task, probe: { tool: 'note_get', arguments: { key: 'city' } } }));
+      await expect(
+        tracked(tools.make(MCP_TOOLS_ID, { options: { tasks, tools: ['note_get', 'capital_of'] } })),
+      ).rejects.toThrow(/its solution calls note_set, which the tools option does not offer the agent/);
+      const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { tasks } }));
+      expect(await playScripted(tools, env, 1, 'note-args')).toMatchObject({ success: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -238,6 +296,7 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
       response.on('close', () => void transport.close());
       void server.connect(transport).then(() => transport.handleRequest(request, response));
     });
+    http.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   });
@@ -281,6 +340,15 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     await env.close();
   });
 
+  it("keeps a URL's credentials out of the spec, which every client of turngym serve reads", async () => {
+    const secret = `${url.replace('http://', 'http://ada:s3cret@')}?api_key=T0KEN`;
+    const env = await tracked(registry().make(MCP_TOOLS_ID, { options: { url: secret, tasks: taskFile() } }));
+    expect(env.spec.summary).toBe(
+      `Answer tasks with the tools of an MCP server (${url.replace('http://', 'http://…@')}?api_key=…).`,
+    );
+    await env.close();
+  });
+
   it("checks arguments without the server's regular expressions: a catastrophic one cannot freeze the env", async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { url, tasks: taskFile(), callTimeoutMs: 2000 } }));
@@ -308,6 +376,30 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     await env.close();
   });
 
+  it('closing an env and its forks closes their connections to the server', async () => {
+    // Each client kept its kept-alive sockets until the server's idle timeout: 50 closed forks, 51 open sockets.
+    const sockets: Socket[] = [];
+    const track = (socket: Socket): void => void sockets.push(socket);
+    http.on('connection', track);
+    const env = await tracked(registry().make(MCP_TOOLS_ID, { options: { url, tasks: taskFile() } }));
+    await env.reset({ seed: 0 });
+    await env.step('lookup_price(apple)');
+    for (let i = 0; i < 3; i += 1) {
+      const fork = await env.fork();
+      await fork.step('lookup_price(pear)');
+      await fork.close();
+    }
+    await env.close();
+    http.off('connection', track);
+    expect(sockets.length).toBeGreaterThan(0);
+    // The server keeps idle connections for a minute (beforeAll): only the client's closing ends them this soon.
+    const closed = Promise.all(
+      sockets.map((socket) => (socket.destroyed ? undefined : new Promise((resolve) => socket.once('close', resolve)))),
+    ).then(() => 'all closed');
+    const waited = new Promise((resolve) => setTimeout(resolve, 3000, 'some still open after 3 s').unref());
+    expect(await Promise.race([closed, waited])).toBe('all closed');
+  });
+
   it('a server that went away errors the episode', async () => {
     const other = createServer((_request, response) => response.destroy());
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
@@ -317,6 +409,61 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     expect(fault.code).toBe('ENV_FAULT');
     expect(fault.message).toMatch(/could not be started or reached/);
     await new Promise((resolve) => other.close(resolve));
+  });
+});
+
+describe('turngym/mcp-tools-v1 options as a sloppy operator writes them', () => {
+  const tasks = join(FIXTURES, 'faulty-tasks.jsonl');
+
+  it('refuses a URL that does not parse, a header HTTP forbids and a missing cwd as options, naming the field', async () => {
+    // A bare TypeError "Invalid URL" came out of make; the others were retryable faults ("spawn node ENOENT"
+    // blamed the command for a missing cwd), and the header's message quoted the credential.
+    const tools = registry();
+    for (const url of ['http://exa mple.com/mcp', 'http://']) {
+      const error = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { url, tasks } })));
+      expect(error).toMatchObject({ code: 'INVALID_OPTIONS', isRetryable: false });
+      expect(error.message).toMatch(/url: not a URL the env can reach/);
+    }
+    const header = await thrown(
+      tracked(
+        tools.make(MCP_TOOLS_ID, {
+          options: { url: 'http://127.0.0.1:1/mcp', headers: { authorization: 'Bearer s3cret\nx' }, tasks },
+        }),
+      ),
+    );
+    expect(header.code).toBe('INVALID_OPTIONS');
+    expect(header.message).toMatch(/headers.authorization: not a valid HTTP header/);
+    expect(header.message).not.toMatch(/s3cret/);
+    const server = { ...demoServerCommand(), cwd: join(FIXTURES, 'no-such-dir') };
+    const cwd = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { server, tasks } })));
+    expect(cwd.code).toBe('INVALID_OPTIONS');
+    expect(cwd.message).toMatch(/server.cwd: .*no-such-dir is not a directory/);
+  });
+
+  it('keeps credentials of a URL out of fault messages', async () => {
+    const http = createServer((_request, response) => response.destroy());
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const port = (http.address() as AddressInfo).port;
+    try {
+      const url = `http://ada:s3cret@127.0.0.1:${port}/mcp?api_key=T0KEN&v=2`;
+      const fault = await thrown(tracked(registry().make(MCP_TOOLS_ID, { options: { url, tasks } })));
+      expect(fault.code).toBe('ENV_FAULT');
+      expect(fault.message).toContain(`MCP server http://…@127.0.0.1:${port}/mcp?api_key=…&v=… could not be`);
+      expect(fault.message).not.toMatch(/s3cret|T0KEN/);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it('a command that is not there is a fault no retry can mend (not retryable), saying so', async () => {
+    const tools = registry();
+    const command = join(FIXTURES, 'no-such-binary');
+    const fault = await thrown(
+      tracked(tools.make(MCP_TOOLS_ID, { options: { server: { command, args: [] }, tasks } })),
+    );
+    expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+    expect(fault.message).toMatch(/could not be started: the command .*no-such-binary is not found/);
   });
 });
 
@@ -344,6 +491,79 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
     await env.close();
   });
 
+  it("giant arguments are the agent's invalid action, not sent to the server to kill it", async () => {
+    // 20 MB of arguments closed the SDK server's connection (its reader stops at 10 MiB): an ENV_FAULT, retried
+    // and reported as the server's fault, where the agent wrote the call.
+    const tools = registry();
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, maxArgumentChars: 1000 } }));
+    await env.reset({ seed: 0 });
+    const giant = await env.step({ name: 'echo', arguments: { text: 'y'.repeat(2000) } });
+    expect(giant).toMatchObject({ terminated: false, info: { invalidAction: true } });
+    expect(giant.observation).toBe(
+      'Invalid action: echo: the arguments are 2011 characters of JSON, more than the 1000 a call may send; the call was not sent.',
+    );
+    expect((await env.step({ name: 'echo', arguments: { text: 'y'.repeat(980) } })).observation).toBe('y'.repeat(980));
+    const defaults = await tracked(tools.make(MCP_TOOLS_ID, { options }));
+    await defaults.reset({ seed: 0 });
+    const big = await defaults.step({ name: 'echo', arguments: { text: 'y'.repeat(20_000_000) } });
+    expect(big.info.invalidAction).toBe(true);
+    expect((await defaults.step('echo(alive)')).observation).toBe('alive');
+  });
+
+  it('a reply past the SDK client\'s 10 MiB limit is ENV_FAULT that says why, not a bare "Connection closed"', async () => {
+    const tools = registry();
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, callTimeoutMs: 20000 } }));
+    await env.reset({ seed: 0 });
+    const fault = await thrown(env.step('flood()'));
+    expect(fault.code).toBe('ENV_FAULT');
+    expect(fault.message).toMatch(
+      /failed during flood: MCP error -32000: Connection closed \(the transport reported: ReadBuffer exceeded maximum size of 10485760 bytes\)/,
+    );
+  });
+
+  it('keeps a schema strict ajv refuses argument by argument: the agent still sees and must give the arguments', async () => {
+    // Refused whole (an unknown format in one argument), the tool became an argument-less object: the
+    // instructions said "Arguments: {}" and a call without its required arguments went to the server unchecked.
+    const tools = registry();
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options }));
+    const paint = env.spec.tools?.find((tool) => tool.name === 'paint');
+    expect(paint?.parameters).toEqual({
+      type: 'object',
+      properties: {
+        thing: { type: 'string' },
+        color: { description: 'As the server documents it: {"type":"string","format":"color","x-order":1}' },
+      },
+      required: ['thing', 'color'],
+    });
+    const reset = await env.reset({ seed: 0 });
+    expect(reset.info.instructions).toContain('- paint: Echo a colour');
+    expect(reset.info.instructions).toMatch(/paint: .* Arguments: \{"thing":\{"type":"string"\},"color":/);
+    const missing = await env.step('paint({"thing": "door"})');
+    expect(missing.info.invalidAction).toBe(true);
+    expect(missing.observation).toMatch(/arguments.color is required/);
+    expect((await env.step('paint({"thing": "door", "color": 7})')).observation).toBe('door in 7');
+  });
+
+  it('a tool list whose cursor comes back is a fault at make, not a loop for ever', async () => {
+    const tools = registry();
+    const server = { ...options.server, env: { ENDLESS_LIST: '1' } };
+    const fault = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } })));
+    expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+    expect(fault.message).toMatch(/lists its tools without end \(the cursor "again" came back\)/);
+  });
+
+  it('refuses tools whose names differ only in case, unless the tools option offers one of them', async () => {
+    // Calls match names without case: every call to either went to the one listed first, the other out of reach.
+    const tools = registry();
+    const server = { ...options.server, env: { TWIN_NAMES: '1' } };
+    const error = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } })));
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toMatch(/the server lists echo and ECHO, which an agent's call cannot tell apart/);
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server, tools: ['ECHO'] } }));
+    await env.reset({ seed: 0 });
+    expect((await env.step({ name: 'ECHO', arguments: { text: 'hi' } })).observation).toBe('HI');
+  });
+
   it('a hang is ENV_FAULT after callTimeoutMs', async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options }));
@@ -352,6 +572,55 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
     expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
     expect(fault.message).toMatch(/no answer within 500 ms/);
     await env.close();
+  });
+
+  it('closes a fork whose replay fails: its server process does not outlive the error', async () => {
+    // The twin of a failed replay was never closed: its hung server kept running, and kept the host process alive.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-fork-'));
+    const pidsFile = join(dir, 'pids');
+    const pids = (): number[] => readFileSync(pidsFile, 'utf8').trim().split('\n').map(Number);
+    try {
+      const tools = registry();
+      const server = { ...options.server, env: { PIDS_FILE: pidsFile } };
+      const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+      await env.reset({ seed: 0 });
+      expect((await env.step('once()')).observation).toBe('first');
+      const fault = await thrown(env.fork());
+      expect(fault.message).toMatch(/failed during once: no answer within 500 ms/);
+      const twinServer = pids()[1] as number;
+      expect(isAlive(twinServer)).toBe(false);
+      // Forks side by side (a search expanding children at once): each failed one closes its own twin.
+      const side = await Promise.allSettled([env.fork(), env.fork()]);
+      expect(side.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(pids()).toHaveLength(4);
+      expect(pids().slice(2).filter(isAlive)).toEqual([]);
+    } finally {
+      for (const pid of existsSync(pidsFile) ? pids() : []) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('close() during a slow server start stops that server, and the step in flight ends ENV_CLOSED', async () => {
+    // The start finished after close() had found nothing to stop: the step went on and the process ran for ever.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-slow-'));
+    const startedFile = join(dir, 'started');
+    const started = (): number[] => readFileSync(startedFile, 'utf8').trim().split('\n').map(Number);
+    try {
+      const tools = registry();
+      const server = { ...options.server, env: { STARTED_FILE: startedFile, SLOW_START_MS: '400' } };
+      const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+      await env.reset({ seed: 0 });
+      await env.step('echo(first)');
+      await env.reset({ seed: 0 }); // a fresh server per episode: the next call starts one
+      const stepping = thrown(env.step('echo(second)'));
+      await env.close();
+      expect((await stepping).code).toBe('ENV_CLOSED');
+      expect(started()).toHaveLength(2);
+      expect(started().filter(isAlive)).toEqual([]);
+    } finally {
+      for (const pid of existsSync(startedFile) ? started() : []) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a server command that does not start', async () => {
@@ -364,22 +633,33 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
     expect(fault.code).toBe('ENV_FAULT');
   });
 
-  it('a server that never answers the handshake is ENV_FAULT after startTimeoutMs, and says so', async () => {
-    // The message quoted callTimeoutMs ("no answer within 30000 ms") for a start that gave up after 300 ms.
-    const tools = registry();
-    const fault = await thrown(
-      tracked(
-        tools.make(MCP_TOOLS_ID, {
-          options: {
-            ...options,
-            server: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
-            startTimeoutMs: 300,
-            callTimeoutMs: 30000,
-          },
-        }),
-      ),
-    );
-    expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
-    expect(fault.message).toMatch(/could not be started or reached: no answer within 300 ms/);
+  it('a server that never answers the handshake is ENV_FAULT after startTimeoutMs, says so, and is stopped', async () => {
+    // The message quoted callTimeoutMs ("no answer within 30000 ms") for a start that gave up after 300 ms; and the
+    // server outlived the failed make by seconds (the SDK closed it without waiting), holding the host process.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-handshake-'));
+    const pidFile = join(dir, 'pid');
+    const script = `require('node:fs').writeFileSync(process.env.PID_FILE, String(process.pid)); setInterval(() => {}, 1000)`;
+    try {
+      const tools = registry();
+      const fault = await thrown(
+        tracked(
+          tools.make(MCP_TOOLS_ID, {
+            options: {
+              ...options,
+              server: { command: process.execPath, args: ['-e', script], env: { PID_FILE: pidFile } },
+              startTimeoutMs: 300,
+              callTimeoutMs: 30000,
+            },
+          }),
+        ),
+      );
+      expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
+      expect(fault.message).toMatch(/could not be started or reached: no answer within 300 ms/);
+      expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    } finally {
+      if (existsSync(pidFile) && isAlive(Number(readFileSync(pidFile, 'utf8'))))
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

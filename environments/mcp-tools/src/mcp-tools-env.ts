@@ -1,7 +1,9 @@
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   ajv,
   BaseEnv,
+  EnvClosedError,
   EnvFaultError,
   InvalidOptionsError,
   parseToolCall,
@@ -10,7 +12,7 @@ import {
   type EnvResetOutcome,
   type EnvStepOutcome,
 } from '@turngym/core';
-import type { Action, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
+import type { Action, Env, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
 import type { CheckDocument } from './answer-check';
 import { McpToolClient, type McpServerTarget, type ServerTool } from './mcp-tool-client';
 import {
@@ -21,6 +23,7 @@ import {
   type McpToolsOptions,
 } from './mcp-tools-options';
 import { loadTaskFile, type Task, type TaskCall } from './task-file';
+import { redactedUrl } from './redacted-url';
 import { withoutPatterns } from './without-patterns';
 import { TaskFileError } from './task-file-error';
 
@@ -40,50 +43,164 @@ interface McpToolsSetup {
 }
 
 /**
- * A server's schema as the env validates with (core's strict ajv): `$schema`/`$id` dropped (a draft the
- * shared ajv does not load, an id it would register once), its regular expressions too (`withoutPatterns`: the
- * server checks them, where a catastrophic one is a timeout, not a frozen env); one it still cannot compile becomes a plain object
- * schema, and the server judges the arguments itself.
+ * The usable schema of each listed tool, made once. The shared ajv keeps every schema object it compiles for the
+ * life of the process: rebuilt at each `make()` (the tool list itself is cached), 2,000 makes of the demo env
+ * held 45 MB more heap, growing without end in a long-lived `turngym serve`.
  */
-function usableSchema(tool: ServerTool): JsonSchema {
-  const { $schema: _schema, $id: _id, ...rest } = tool.inputSchema as Record<string, unknown>;
-  const candidate = { ...(withoutPatterns(rest) as Record<string, unknown>), type: 'object' };
+const usableSchemas = new WeakMap<ServerTool, JsonSchema>();
+
+function compiles(schema: JsonSchema): boolean {
   try {
-    ajv.compile(candidate);
-    return candidate;
+    ajv.compile(schema);
+    return true;
   } catch {
-    return {
-      type: 'object',
-      description: `Arguments as the server documents them: ${JSON.stringify(rest).slice(0, 500)}`,
-    };
+    return false;
   }
 }
 
 /**
- * Every tool a task's setup, probe or solution calls must be one the server lists. A misspelled probe was an
- * ordinary tool error at scoring time, its result null: every episode of the task scored 0, a solved one too.
+ * A schema core's strict ajv refuses, kept argument by argument: each argument whose own schema compiles stays,
+ * each other one becomes its schema written out in a description (the server judges it), and `required` stays
+ * for the names the object has. Refused whole, one unknown keyword (`x-order`), format (`color`) or untyped
+ * nested object made the tool an argument-less object: the instructions said `Arguments: {}`, a model calling
+ * functions saw no parameters, and a missing required argument went to the server unchecked.
  */
-function checkTaskTools(tasks: readonly Task[], listed: readonly ServerTool[]): void {
-  const known = new Set(listed.map((tool) => tool.name));
+function argumentWiseSchema(rest: Record<string, unknown>): JsonSchema | undefined {
+  const properties = rest.properties;
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return undefined;
+  const definitions = Object.fromEntries(
+    ['$defs', 'definitions'].filter((key) => rest[key] !== undefined).map((key) => [key, rest[key]]),
+  );
+  const kept = Object.fromEntries(
+    Object.entries(properties as Record<string, unknown>).map(([name, schema]) => {
+      const alone = { type: 'object', properties: { [name]: schema }, ...definitions };
+      if (compiles(alone)) return [name, schema];
+      return [name, { description: `As the server documents it: ${JSON.stringify(schema).slice(0, 300)}` }];
+    }),
+  );
+  const required = Array.isArray(rest.required) ? rest.required.filter((name) => Object.hasOwn(kept, name)) : [];
+  const candidate: JsonSchema = {
+    type: 'object',
+    ...(typeof rest.description === 'string' ? { description: rest.description } : {}),
+    properties: kept,
+    ...(required.length > 0 ? { required } : {}),
+    ...definitions,
+  };
+  return compiles(candidate) ? candidate : undefined;
+}
+
+/**
+ * A server's schema as the env validates with (core's strict ajv): `$schema`/`$id` dropped (a draft the
+ * shared ajv does not load, an id it would register once), its regular expressions too (`withoutPatterns`: the
+ * server checks them, where a catastrophic one is a timeout, not a frozen env); one it still cannot compile is
+ * kept argument by argument (`argumentWiseSchema`), else becomes a plain object schema, and the server judges
+ * the arguments itself.
+ */
+function usableSchema(tool: ServerTool): JsonSchema {
+  const known = usableSchemas.get(tool);
+  if (known) return known;
+  const { $schema: _schema, $id: _id, ...rest } = tool.inputSchema as Record<string, unknown>;
+  const patternless = withoutPatterns(rest) as Record<string, unknown>;
+  const candidate = { ...patternless, type: 'object' };
+  const usable: JsonSchema = compiles(candidate)
+    ? candidate
+    : (argumentWiseSchema(patternless) ?? {
+        type: 'object',
+        description: `Arguments as the server documents them: ${JSON.stringify(rest).slice(0, 500)}`,
+      });
+  usableSchemas.set(tool, usable);
+  return usable;
+}
+
+/** The answer tool's arguments: one object for every env, so the shared ajv compiles it once (see usableSchemas). */
+const ANSWER_PARAMETERS: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['answer'],
+  properties: { answer: { type: 'string', maxLength: 10000 } },
+};
+
+/**
+ * Every call a task makes or scripts must be one the server would take: its setup and probe call tools the server
+ * lists, its solution tools the agent is offered (the scripted baseline plays them as actions), each with
+ * arguments its schema accepts. A misspelled probe, or a probe with a misnamed argument, was an ordinary tool error
+ * at scoring time, its result null: every episode of the task scored 0, a solved one too; a solution the env
+ * refused as an invalid action scored the baseline 0 without a word.
+ */
+function checkTaskCalls(tasks: readonly Task[], listed: readonly ServerTool[], offered: readonly ServerTool[]): void {
+  const byName = new Map(listed.map((tool) => [tool.name, tool]));
+  const offeredNames = new Set(offered.map((tool) => tool.name));
   for (const task of tasks) {
-    const calls = [
-      ...(task.setup ?? []).map((call) => ['setup', call.tool]),
-      ...(task.probe ? [['probe', task.probe.tool]] : []),
-      ...(task.solution?.calls ?? []).map((call) => ['solution', call.tool]),
+    const calls: Array<[string, TaskCall]> = [
+      ...(task.setup ?? []).map((call): [string, TaskCall] => ['setup', call]),
+      ...(task.probe ? [['probe', task.probe] as [string, TaskCall]] : []),
+      ...(task.solution?.calls ?? []).map((call): [string, TaskCall] => ['solution', call]),
     ];
-    const unknown = calls.filter(([, tool]) => !known.has(tool as string));
-    if (unknown.length > 0)
-      throw new TaskFileError(
-        task.file,
-        task.line,
-        `task "${task.id}": ${unknown.map(([part, tool]) => `its ${part} calls ${tool}`).join(', ')}, which the server does not list (it lists ${[...known].join(', ')})`,
-      );
+    const problems: string[] = [];
+    for (const [part, call] of calls) {
+      const tool = byName.get(call.tool);
+      if (!tool) {
+        problems.push(
+          `its ${part} calls ${call.tool}, which the server does not list (it lists ${[...byName.keys()].join(', ')})`,
+        );
+        continue;
+      }
+      if (part === 'solution' && !offeredNames.has(call.tool)) {
+        problems.push(`its solution calls ${call.tool}, which the tools option does not offer the agent`);
+        continue;
+      }
+      const spec: ToolSpec = { name: tool.name, description: '', parameters: usableSchema(tool) };
+      const parsed = parseToolCall({ name: call.tool, arguments: call.arguments }, [spec]);
+      if (!parsed.ok) problems.push(`its ${part} call ${parsed.feedback.replace(/\.$/, '')}`);
+    }
+    if (problems.length > 0) throw new TaskFileError(task.file, task.line, `task "${task.id}": ${problems.join(', ')}`);
   }
+}
+
+/**
+ * Calls match tool names without case (core's parseToolCall): of two offered names that differ only in case,
+ * every call went to the one listed first, the other tool silently out of reach.
+ */
+function checkDistinctNames(offered: readonly ServerTool[]): void {
+  const byLowerCase = new Map<string, string>();
+  for (const tool of offered) {
+    const other = byLowerCase.get(tool.name.toLowerCase());
+    if (other !== undefined)
+      throw new InvalidOptionsError(MCP_TOOLS_ID, [
+        `tools: the server lists ${other} and ${tool.name}, which an agent's call cannot tell apart (tool names match without case); offer one of them with the tools option`,
+      ]);
+    byLowerCase.set(tool.name.toLowerCase(), tool.name);
+  }
+}
+
+/**
+ * What the schema cannot see but the first connection would trip on, refused as options: a URL that does not
+ * parse (a bare TypeError "Invalid URL" came out of make), a header value HTTP forbids, and a working directory
+ * that is not there (Node then says "spawn node ENOENT", blaming the command, as a retryable fault).
+ */
+function checkReachable(options: McpToolsOptions): void {
+  const problems: string[] = [];
+  if (options.url !== undefined && !URL.canParse(options.url))
+    problems.push('url: not a URL the env can reach (write it as http://127.0.0.1:8001/mcp)');
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      // The value is not quoted: it is usually a credential.
+      problems.push(`headers.${name}: not a valid HTTP header (a line break or another control character in it?)`);
+    }
+  }
+  const cwd = options.server?.cwd;
+  if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+    problems.push(`server.cwd: ${cwd} is not a directory`);
+  if (problems.length > 0) throw new InvalidOptionsError(MCP_TOOLS_ID, problems);
 }
 
 function describeTarget(target: McpServerTarget, isDemo: boolean): string {
   if (isDemo) return 'the bundled demo server';
-  return 'server' in target ? [basename(target.server.command), ...target.server.args].join(' ') : target.url;
+  return 'server' in target
+    ? [basename(target.server.command), ...target.server.args].join(' ')
+    : redactedUrl(target.url);
 }
 
 function instructionsOf(tools: readonly ToolSpec[], answerTool: string): string {
@@ -116,6 +233,9 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
   private lastResult: unknown = null;
   /** The server fault that broke this episode: it can only be reset now, never answered and scored. */
   private fault: EnvFaultError | undefined;
+  /** Set while fork() starts the replay: the twin spawn() makes then is the one to close if the replay fails. */
+  private forking = false;
+  private spawned: McpToolsEnv | undefined;
 
   private constructor(
     private readonly setup: McpToolsSetup,
@@ -132,6 +252,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     const validated = validateMcpToolsOptions(options);
     if (validated.server && validated.url)
       throw new InvalidOptionsError(MCP_TOOLS_ID, ['set server (a command) or url, not both']);
+    checkReachable(validated);
     const target: McpServerTarget = validated.url
       ? { url: validated.url, ...(validated.headers ? { headers: validated.headers } : {}) }
       : { server: validated.server ?? demoServerCommand() };
@@ -173,8 +294,9 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
           `tools: the server has no ${missing.join(', ')} (it lists ${listed.map((tool) => tool.name).join(', ')})`,
         ]);
     }
-    checkTaskTools(tasks, listed);
     const serverTools = options.tools ? listed.filter((tool) => options.tools?.includes(tool.name)) : listed;
+    checkTaskCalls(tasks, listed, serverTools);
+    checkDistinctNames(serverTools);
     if (serverTools.some((tool) => tool.name.toLowerCase() === options.answerTool.toLowerCase()))
       throw new InvalidOptionsError(MCP_TOOLS_ID, [
         `answerTool: the server has a tool named ${options.answerTool}; choose another name for the answer tool`,
@@ -188,12 +310,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
       {
         name: options.answerTool,
         description: 'Submit your final answer; this ends the episode and scores it.',
-        parameters: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['answer'],
-          properties: { answer: { type: 'string', maxLength: 10000 } },
-        },
+        parameters: ANSWER_PARAMETERS,
       },
     ];
     const first = serverTools[0];
@@ -224,7 +341,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
         startingState: 'A task picked by the seed (or reset option task: id or index), after its setup calls.',
         episodeEnd: `Terminates on ${options.answerTool}; truncates at maxTurns. A dead or hung server raises ENV_FAULT.`,
         arguments:
-          'server | url (+headers), tasks, tools, answerTool, restart, callTimeoutMs, startTimeoutMs, maxObservationChars, maxTurns.',
+          'server | url (+headers), tasks, tools, answerTool, restart, callTimeoutMs, startTimeoutMs, maxObservationChars, maxArgumentChars, maxTurns.',
         versionHistory: 'v1: first version.',
       },
     };
@@ -241,7 +358,33 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
   }
 
   protected spawn(): McpToolsEnv {
-    return new McpToolsEnv(this.setup);
+    const twin = new McpToolsEnv(this.setup);
+    if (this.forking) this.spawned = twin;
+    return twin;
+  }
+
+  /**
+   * The replay fork, closing its twin when the replay fails: a twin whose server hung on a replayed call (or
+   * whose setup failed) kept its server process, and the host process with it, alive after everything was
+   * closed, since no caller ever held the twin to close it. BaseEnv.fork spawns the twin before its first await,
+   * so the twin is known as soon as the call returns, which keeps forks run side by side apart.
+   */
+  override async fork(): Promise<Env<string, Action>> {
+    this.forking = true;
+    let replay: Promise<Env<string, Action>>;
+    try {
+      replay = super.fork();
+    } finally {
+      this.forking = false;
+    }
+    const twin = this.spawned;
+    this.spawned = undefined;
+    try {
+      return await replay;
+    } catch (error) {
+      await twin?.close();
+      throw error;
+    }
   }
 
   protected async onReset(
@@ -299,6 +442,16 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
         terminated: true,
         info: { success, answer, taskId: task.id },
         toolCalls: 0,
+      };
+    }
+    const size = JSON.stringify(args).length;
+    if (size > this.setup.options.maxArgumentChars) {
+      const feedback = `${name}: the arguments are ${size} characters of JSON, more than the ${this.setup.options.maxArgumentChars} a call may send; the call was not sent.`;
+      return {
+        observation: `Invalid action: ${feedback}`,
+        reward: 0,
+        terminated: false,
+        info: { invalidAction: true, feedback },
       };
     }
     const outcome = await this.guarded((server) => server.call(name, args));
@@ -367,8 +520,16 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
   /** The episode's server, started (or reached) on the first call that needs it. */
   private async server(): Promise<McpToolClient> {
     this.clientIsFresh = false;
-    this.client ??= await McpToolClient.connect(this.setup.target, this.setup.options);
-    return this.client;
+    if (this.client) return this.client;
+    const client = await McpToolClient.connect(this.setup.target, this.setup.options);
+    if (this.isClosed) {
+      // close() came while the server started (the way to abort a slow start): it found no client to stop, so
+      // this one ran on with nothing left to stop it, keeping the host process alive, and the step went on.
+      await client.close();
+      throw new EnvClosedError(MCP_TOOLS_ID);
+    }
+    this.client = client;
+    return client;
   }
 
   /** A call on the episode's server; a fault (crash, hang, unreachable) ends what this episode may do. */

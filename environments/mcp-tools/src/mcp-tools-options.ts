@@ -37,6 +37,12 @@ export interface McpToolsOptions {
   startTimeoutMs: number;
   /** Longest observation (characters) kept from one tool result; the rest is cut with a note. */
   maxObservationChars: number;
+  /**
+   * Longest arguments (characters of their JSON) a call may send; a longer call is an invalid action, not sent.
+   * The model under test writes them: 20 MB sent to an SDK server closed its connection (its stdio reader stops
+   * at 10 MiB), which scored as the server's fault.
+   */
+  maxArgumentChars: number;
   /** Turn limit (tool calls plus the answer). */
   maxTurns: number;
 }
@@ -74,6 +80,7 @@ export const mcpToolsOptionsSchema: JSONSchemaType<McpToolsOptions> = {
     callTimeoutMs: { type: 'integer', minimum: 10, maximum: 3600000, default: 30000 },
     startTimeoutMs: { type: 'integer', minimum: 10, maximum: 600000, default: 30000 },
     maxObservationChars: { type: 'integer', minimum: 100, maximum: 1000000, default: 4000 },
+    maxArgumentChars: { type: 'integer', minimum: 100, maximum: 10000000, default: 100000 },
     maxTurns: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
   },
 } as JSONSchemaType<McpToolsOptions>;

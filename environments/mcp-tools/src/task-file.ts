@@ -70,6 +70,18 @@ function taskOf(record: TaskRecord, where: string, file: string, line: number | 
     record.expected === undefined ? undefined : compileCheck({ path: '$.answer', equals: record.expected }, where);
   const score: AnswerCheck = (document) =>
     (expected === undefined || expected(document)) && (check === undefined || check(document));
+  // `expected` reads the answer alone, so a solution's answer can be held to it here: one that missed scored the
+  // scripted baseline 0 on the task, which read as a hard task rather than a wrong file.
+  if (
+    record.solution &&
+    expected &&
+    !expected({ answer: record.solution.answer, calls: [], lastTool: null, lastResult: null })
+  )
+    throw new TaskFileError(
+      where,
+      undefined,
+      `the solution answers ${JSON.stringify(record.solution.answer)}, which is not the expected ${JSON.stringify(record.expected)}`,
+    );
   return { ...record, score, file, line };
 }
 
@@ -89,6 +101,8 @@ export function loadTaskFile(path: string): Task[] {
       error,
     );
   }
+  // A byte-order mark (Windows editors write one) is not JSON: a JSON array file that began with one was refused.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   const entries: Array<{ value: unknown; line: number | undefined }> = [];
   if (text.trimStart().startsWith('[')) {
     let parsed: unknown;
@@ -105,7 +119,13 @@ export function loadTaskFile(path: string): Task[] {
       try {
         entries.push({ value: JSON.parse(line), line: i + 1 });
       } catch (error) {
-        throw new TaskFileError(path, i + 1, `not valid JSON (${(error as Error).message})`, error);
+        // A task spread over several lines (pretty-printed JSON) is the usual cause: say what the format is.
+        throw new TaskFileError(
+          path,
+          i + 1,
+          `not valid JSON (${(error as Error).message}); a task file holds one task per line (JSON Lines) or one JSON array of tasks`,
+          error,
+        );
       }
     });
   }
