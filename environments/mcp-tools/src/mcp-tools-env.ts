@@ -12,7 +12,7 @@ import {
   type EnvResetOutcome,
   type EnvStepOutcome,
 } from '@turngym/core';
-import type { Action, Env, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
+import type { Action, EnvSpec, JsonSchema, ToolCall, ToolSpec } from '@turngym/spec';
 import type { CheckDocument } from './answer-check';
 import { McpToolClient, type McpServerTarget, type ServerTool } from './mcp-tool-client';
 import {
@@ -233,9 +233,6 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
   private lastResult: unknown = null;
   /** The server fault that broke this episode: it can only be reset now, never answered and scored. */
   private fault: EnvFaultError | undefined;
-  /** Set while fork() starts the replay: the twin spawn() makes then is the one to close if the replay fails. */
-  private forking = false;
-  private spawned: McpToolsEnv | undefined;
 
   private constructor(
     private readonly setup: McpToolsSetup,
@@ -358,33 +355,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
   }
 
   protected spawn(): McpToolsEnv {
-    const twin = new McpToolsEnv(this.setup);
-    if (this.forking) this.spawned = twin;
-    return twin;
-  }
-
-  /**
-   * The replay fork, closing its twin when the replay fails: a twin whose server hung on a replayed call (or
-   * whose setup failed) kept its server process, and the host process with it, alive after everything was
-   * closed, since no caller ever held the twin to close it. BaseEnv.fork spawns the twin before its first await,
-   * so the twin is known as soon as the call returns, which keeps forks run side by side apart.
-   */
-  override async fork(): Promise<Env<string, Action>> {
-    this.forking = true;
-    let replay: Promise<Env<string, Action>>;
-    try {
-      replay = super.fork();
-    } finally {
-      this.forking = false;
-    }
-    const twin = this.spawned;
-    this.spawned = undefined;
-    try {
-      return await replay;
-    } catch (error) {
-      await twin?.close();
-      throw error;
-    }
+    return new McpToolsEnv(this.setup);
   }
 
   protected async onReset(

@@ -76,6 +76,33 @@ describe('BaseEnv', () => {
     expect(env.anchor()).toBe('depth-1');
   });
 
+  it('closes the twin of a fork whose replay fails, and passes the failure on', async () => {
+    const twins: FlakyTwinEnv[] = [];
+    class FlakyTwinEnv extends ExampleEnv {
+      failReplay = false;
+      closedTwin = false;
+      protected override spawn(): FlakyTwinEnv {
+        const twin = new FlakyTwinEnv();
+        twin.failReplay = true;
+        twins.push(twin);
+        return twin;
+      }
+      protected override onStep(action: Action) {
+        if (this.failReplay) throw new Error('the replay failed');
+        return super.onStep(action);
+      }
+      protected override onClose(): void {
+        this.closedTwin = true;
+      }
+    }
+    const env = new FlakyTwinEnv();
+    await env.reset({ seed: 2 });
+    await env.step('LOOKUP(nothing)');
+    await expect(env.fork()).rejects.toThrow('the replay failed');
+    expect(twins).toHaveLength(1);
+    expect(twins[0]!.closedTwin).toBe(true);
+  });
+
   it('a replay fork replays the call as it was made, though the caller reused the call object since', async () => {
     const env = new ExampleEnv();
     const reset = await env.reset({ seed: 2 });

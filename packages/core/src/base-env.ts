@@ -169,8 +169,15 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     const twin = await this.spawn();
     twin.seedStream = stream;
     if (started) {
-      await twin.reset({ seed, ...(options ? { options } : {}) });
-      for (const action of actions) await twin.step(action);
+      try {
+        await twin.reset({ seed, ...(options ? { options } : {}) });
+        for (const action of actions) await twin.step(action);
+      } catch (error) {
+        // The twin is no one's to close once fork() fails: it held its resources (a server process, a browser tab,
+        // a sandbox worker) until the process exited, and an MCP server's child kept the host from exiting.
+        await Promise.resolve(twin.close()).catch(() => undefined);
+        throw error;
+      }
       twin.seedStream = stream;
     }
     return twin;

@@ -69,6 +69,16 @@ describe('parseToolCall', () => {
     expect(!unknown.ok && unknown.feedback).toMatch(/^Unknown tool "x{57}\.\.\."\. Tools: SEARCH, BACK, SCROLL\.$/);
   });
 
+  it('answers arguments nested thousands deep with feedback, not a stack overflow out of the step', () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    expect(parseToolCall(`SEARCH({"query": ${deep}})`, hangTools)).toEqual({
+      ok: false,
+      feedback: 'SEARCH: the arguments nest more than 100 levels deep.',
+    });
+    const shallow = `${'['.repeat(50)}${']'.repeat(50)}`;
+    expect(parseToolCall(`SEARCH({"query": "x", "extra": ${shallow}})`, hangTools)).toMatchObject({ ok: true });
+  });
+
   it('names a number JSON cannot hold as what it is, not null', () => {
     const parsed = parseToolCall('SCROLL({"lines": 1e400})', [
       {

@@ -25,6 +25,25 @@ function singleStringParameter(tool: ToolSpec): string | undefined {
   return undefined;
 }
 
+/**
+ * Arguments nested deeper than this are refused as the agent's mistake: JSON.parse reads any depth, but the copy and
+ * the schema check recurse, and `NAME({"v": [[[[…]]]]})` 5,000 deep threw a raw RangeError (stack overflow) out of
+ * the env's step instead of feedback.
+ */
+const MAX_ARGUMENT_DEPTH = 100;
+
+/** Whether `value` nests arrays and objects more than `limit` deep (iterative: the point is to not recurse). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}
+
 function toolList(tools: readonly ToolSpec[]): string {
   return tools.map((tool) => tool.name).join(', ');
 }
@@ -76,6 +95,8 @@ export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpe
   }
   const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
   if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
+  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH))
+    return { ok: false, feedback: `${tool.name}: the arguments nest more than ${MAX_ARGUMENT_DEPTH} levels deep.` };
   const validate = validatorFor(tool);
   const copy = structuredClone(args);
   if (!validate(copy)) {
