@@ -85,3 +85,54 @@ describe('articles whose titles are URL syntax', () => {
     }
   });
 });
+
+describe('titles and text in either Unicode normal form (NFC and NFD)', () => {
+  // A precomposed `é` (U+00E9) and `e` + a combining acute (U+0301) read the same: MediaWiki stores titles in NFC,
+  // while a peer's dump, a macOS file name or a model's tokenizer may give the decomposed form.
+  const NFC = 'Caf\u00e9';
+  const NFD = 'Cafe\u0301';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-nfc-'));
+    const lines = [
+      {
+        title: 'Hub',
+        infobox: { Drink: `[[${NFD}|${NFD} noir]]` },
+        lead: `Links: [[${NFD}]] and [[Nai\u0308ve art]].`,
+      },
+      { title: NFC, lead: 'A coffee house. It serves cr\u00e8me br\u00fbl\u00e9e. Back to [[Hub]].' },
+      { title: 'Nai\u0308ve art', lead: 'Art by the untrained. Back to [[Hub]].' },
+    ];
+    writeFileSync(join(dir, 'corpus.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n'));
+    writeFileSync(
+      join(dir, 'tasks.jsonl'),
+      JSON.stringify({ question: 'What does Hub drink?', answer: `${NFC} noir`, titles: ['Hub'], split: 'train' }),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a link, NAVIGATE, CLICK, SEARCH, FIND and SUBMIT written in NFD find what is written in NFC, and back', async () => {
+    const env = new WikiNavigatorEnv({ corpus: join(dir, 'corpus.jsonl'), tasks: join(dir, 'tasks.jsonl') });
+    try {
+      expect(env.corpus.linksOf('Hub')).toEqual([NFC, 'Na\u00efve art']);
+      await env.reset({ seed: 1 });
+      expect((await env.step(`NAVIGATE(${NFD})`)).info.page).toBe(NFC);
+      expect((await env.step('NAVIGATE(Na\u00efve art)')).info.page).toBe('Na\u00efve art');
+      // A title copied from a URL: percent-escaped UTF-8.
+      expect((await env.step('NAVIGATE(Caf%C3%A9)')).info.page).toBe(NFC);
+      await env.step('NAVIGATE(Hub)');
+      const clicked = await env.step(`CLICK(${NFD})`);
+      expect(clicked.info).toMatchObject({ page: NFC, feedback: `Followed [#1 ${NFD}] to "${NFC}".` });
+      await env.step('BACK');
+      expect((await env.step(`CLICK(${NFC} noir)`)).info.page).toBe(NFC);
+      const found = await env.step('FIND(cre\u0300me bru\u0302le\u0301e)');
+      expect(found.info.feedback).toMatch(/^FIND "crème brûlée": 1 matching line/);
+      const searched = await env.step(`SEARCH(${NFD})`);
+      expect(searched.observation).toContain(`[#1 ${NFC}]`);
+      const submitted = await env.step(`SUBMIT(${NFD} noir)`);
+      expect(submitted).toMatchObject({ reward: 1, info: { success: true } });
+    } finally {
+      await env.close();
+    }
+  });
+});

@@ -10,7 +10,14 @@ import { WikiExpert } from './agents/wiki-expert';
 import { BrowserPool } from './browser/browser-pool';
 import { findChromium } from './browser/chromium-executable';
 import { chromiumDescendants, processesInGroups } from './browser/chromium-processes';
+import { articlePath } from './corpus/article';
+import { Corpus } from './corpus/corpus';
+import { parseJsonlCorpus } from './corpus/jsonl-corpus';
+import { extractPage } from './page/extract-page';
+import { parseLightHtml } from './page/light-dom';
+import { EXTRACT_IN_PAGE } from './page/page-loader';
 import { register } from './register';
+import { CorpusServer } from './server/corpus-server';
 import { runPoolSoak } from './soak/pool-soak';
 import { WikiNavigatorEnv } from './wiki-navigator-env';
 
@@ -370,6 +377,34 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
       server.close();
     }
     expect(processesInGroups(small.launchedProcessGroups)).toEqual([]);
+  });
+
+  it('hides a page once it is extracted, so that Chromium does not lay out and paint what nobody reads', async () => {
+    // A long page (a 30,000-row table) laid out after the extraction held the tab's next navigation 1–2 s.
+    const server = new CorpusServer(
+      new Corpus(
+        parseJsonlCorpus(
+          JSON.stringify({
+            title: 'Long',
+            lead: 'A long page about [[Hub]].',
+            sections: [{ title: 'A', text: '* one' }],
+          }),
+        ).articles,
+      ),
+    );
+    await server.start();
+    try {
+      const url = `${server.origin}${articlePath('Long')}`;
+      const [page, after] = await pool.withTab(async (tab) => [
+        await tab.load(url, EXTRACT_IN_PAGE),
+        // A fragment change evaluates in the same document: what the tab holds after the extraction.
+        await tab.load(`${url}#after`, 'getComputedStyle(document.documentElement).display + " " + document.title'),
+      ]);
+      expect(page).toEqual(extractPage(parseLightHtml(server.page(articlePath('Long')).html)));
+      expect(after).toBe('none Long — TurnGym Wiki');
+    } finally {
+      await server.stop();
+    }
   });
 
   it('reports a browser that cannot start as an EnvFaultError from step(), leaving the episode intact', async () => {

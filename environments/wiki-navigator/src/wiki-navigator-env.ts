@@ -11,7 +11,7 @@ import {
 import type { Action, Env, EnvSpec, Info, ToolCall, ToolSpec } from '@turngym/spec';
 import type { BrowserPool } from './browser/browser-pool';
 import { retainSharedBrowserPool } from './browser/shared-browser-pool';
-import { articlePath } from './corpus/article';
+import { articlePath, decodePercentEscapes } from './corpus/article';
 import { releaseCorpus, retainCorpus, shareCorpus } from './corpus/load-corpus';
 import type { WikiCorpus } from './corpus/wiki-corpus';
 import { parseLineRanges } from './navigation/line-ranges';
@@ -503,7 +503,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     let index = -1;
     let label: string | undefined;
     for (let i = 0; i < links.length && index < 0; i++) {
-      label = (links[i] as PageLink).labels.find((text) => text.toLowerCase() === lower);
+      // A corpus's text need not be NFC (its titles are made so): the label is compared as the action was.
+      label = (links[i] as PageLink).labels.find((text) => text.normalize('NFC').toLowerCase() === lower);
       if (label !== undefined) index = i;
     }
     if (index < 0) {
@@ -545,11 +546,12 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     const parsed = parseToolCall(action, this.tools);
     if (!parsed.ok) return this.invalid(parsed.feedback);
     const { name } = parsed.call;
-    // Made well-formed once, here, so that no action can reach `encodeURIComponent` with a lone surrogate.
+    // Made well-formed once, here, so that no action can reach `encodeURIComponent` with a lone surrogate; and
+    // NFC, as the corpus's titles are, so that `Café` typed with a combining accent finds the same page and text.
     const args = Object.fromEntries(
       Object.entries(parsed.call.arguments).map(([key, value]) => [
         key,
-        typeof value === 'string' ? value.toWellFormed() : value,
+        typeof value === 'string' ? value.toWellFormed().normalize('NFC') : value,
       ]),
     );
     const task = this.task as WikiTask;
@@ -580,9 +582,13 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       case 'NAVIGATE': {
         const requested = String(args.title);
         // `Paris#History` (a link's target, a URL's end) opens Paris, as the wiki does: no title holds a `#`.
-        const hash = requested.indexOf('#');
-        const title =
-          this.corpus.resolve(requested) ?? (hash > 0 ? this.corpus.resolve(requested.slice(0, hash)) : undefined);
+        const resolve = (text: string): string | undefined => {
+          const hash = text.indexOf('#');
+          return this.corpus.resolve(text) ?? (hash > 0 ? this.corpus.resolve(text.slice(0, hash)) : undefined);
+        };
+        // A title copied from a URL (`Caf%C3%A9`, `New%20York`), when it is no title as written (`100%` is one).
+        const unescaped = decodePercentEscapes(requested);
+        const title = resolve(requested) ?? (unescaped !== requested ? resolve(unescaped) : undefined);
         if (title === undefined) {
           // Cut like a search: fuzzy matching allocates the square of a word's length (a 50,000-letter title: 2.5 GB).
           const similar = requested.trim()
@@ -628,7 +634,7 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
         const lines = (page as LoadedPage).view.lines;
         const matches: number[] = [];
         lines.forEach((line, i) => {
-          if (withoutMarkers(line.text).toLowerCase().includes(needle)) matches.push(i + 1);
+          if (withoutMarkers(line.text).normalize('NFC').toLowerCase().includes(needle)) matches.push(i + 1);
         });
         if (matches.length === 0) return this.ordinary(`FIND ${quote(text)}: not on this page.`);
         const cursor = this.state.findCursor;

@@ -13,8 +13,8 @@ interface ScriptOutcome {
  * round trips (navigate, wait for the lifecycle event, evaluate). Here the script to run is installed once
  * per tab (`Page.addScriptToEvaluateOnNewDocument`) and calls back through a binding at DOMContentLoaded,
  * so a page load is one command (`Page.navigate`) and one event, and the page is still a real navigation
- * that Chromium loads, lays out and paints. Measured in the perf wiki section: 10–20% less CPU per load
- * than `page.goto` + `page.evaluate`.
+ * that Chromium loads and parses (the env's extraction then hides the page: `EXTRACT_IN_PAGE`). Measured in
+ * the perf wiki section: 10–20% less CPU per load than `page.goto` + `page.evaluate`.
  */
 export class BrowserTab {
   /** Scripts installed in this tab: expression → the binding it calls back through. */

@@ -51,12 +51,29 @@ function linkTarget(raw: string): string {
   return normalizeTitle(hash < 0 ? raw : raw.slice(0, hash));
 }
 
+/**
+ * Percent-escapes decoded, as MediaWiki's parser decodes them in a link's target (`[[Caf%C3%A9]]` links Café and
+ * shows "Café", `[[Paris%23History]]` links a section of Paris): a link copied from a URL. A run of escapes that is
+ * not UTF-8 (`%E9`) and a `%` that starts none (`[[100%]]`) stay as written.
+ */
+export function decodePercentEscapes(text: string): string {
+  if (!text.includes('%')) return text;
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
 /** Every `[[Target|label]]` in a text, in order. */
 export function parseLinks(text: string): LinkMarkup[] {
   const out: LinkMarkup[] = [];
   for (const match of text.matchAll(LINK)) {
-    const target = linkTarget(match[1] as string);
-    if (target) out.push({ target, label: (match[2] ?? (match[1] as string)).trim() || target });
+    const raw = decodePercentEscapes(match[1] as string);
+    const target = linkTarget(raw);
+    if (target) out.push({ target, label: (match[2] ?? raw).trim() || target });
   }
   return out;
 }
@@ -68,8 +85,9 @@ export function splitLinks(text: string): Array<string | LinkMarkup> {
   for (const match of text.matchAll(LINK)) {
     const index = match.index ?? 0;
     if (index > last) parts.push(text.slice(last, index));
-    const target = linkTarget(match[1] as string);
-    const label = (match[2] ?? (match[1] as string)).trim() || target;
+    const raw = decodePercentEscapes(match[1] as string);
+    const target = linkTarget(raw);
+    const label = (match[2] ?? raw).trim() || target;
     parts.push(target ? { target, label } : label);
     last = index + match[0].length;
   }
@@ -89,10 +107,20 @@ export function stripLinks(text: string): string {
  * and the first letter is upper case (`[[paris]]` links to `Paris`). A leading colon is link syntax, not part of
  * the title (`[[:Category:Cities]]` links to `Category:Cities`). A letter whose upper case is several
  * letters stays as it is, as MediaWiki keeps it (`ß`, not `SS`). A title is well-formed Unicode, as
- * MediaWiki's are, so that every title has a URL (`articlePath`).
+ * MediaWiki's are, so that every title has a URL (`articlePath`), and in NFC, as MediaWiki normalises every
+ * input: `Café` typed with a combining accent (`Cafe\u0301`, what macOS file names and some tokenizers give)
+ * is the same title as the precomposed one, not a red link. Bidirectional marks and overrides (U+200E, U+200F,
+ * U+202A–U+202E) are dropped, as MediaWiki drops them: they come along when a right-to-left title is copied.
  */
 export function normalizeTitle(title: string): string {
-  const text = title.toWellFormed().replace(/_/g, ' ').replace(/\s+/g, ' ').trim().replace(/^:\s*/, '');
+  const text = title
+    .toWellFormed()
+    .normalize('NFC')
+    .replace(/[\u200e\u200f\u202a-\u202e]/g, '')
+    .replace(/_/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^:\s*/, '');
   if (text.length === 0) return '';
   const first = String.fromCodePoint(text.codePointAt(0) as number);
   const upper = first.toUpperCase();

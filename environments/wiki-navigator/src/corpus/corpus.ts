@@ -109,7 +109,7 @@ export class Corpus implements WikiCorpus {
   search(query: string, limit = 10): SearchHit[] {
     const index = this.searchIndex();
     return index
-      .search(query, { boost: { title: 3 }, combineWith: 'OR' })
+      .search(query.normalize('NFC'), { boost: { title: 3 }, combineWith: 'OR' })
       .slice(0, limit)
       .map((hit) => {
         const article = this.ordered[hit.id as number] as Article;
@@ -119,7 +119,7 @@ export class Corpus implements WikiCorpus {
 
   /** Titles that look like `title` (fuzzy and prefix matches on titles), for "did you mean" feedback. */
   similarTitles(title: string, limit = 5): string[] {
-    const text = title.trim();
+    const text = title.normalize('NFC').trim();
     if (!text) return [];
     return this.searchIndex()
       .search(text, { fields: ['title'], fuzzy: 0.25, prefix: true, combineWith: 'OR' })
@@ -127,7 +127,11 @@ export class Corpus implements WikiCorpus {
       .map((hit) => (this.ordered[hit.id as number] as Article).title);
   }
 
-  /** Built on first use: a corpus that is only browsed never pays for indexing. */
+  /**
+   * Built on first use: a corpus that is only browsed never pays for indexing. Text is indexed in NFC, as
+   * queries are searched: minisearch keeps a combining accent in its word, so `café` written with one
+   * (`cafe\u0301`) and written precomposed were different words that never matched.
+   */
   private searchIndex(): MiniSearch<SearchDocument> {
     if (this.index) return this.index;
     const index = new MiniSearch<SearchDocument>({ fields: ['title', 'text'], storeFields: [], idField: 'id' });
@@ -139,7 +143,9 @@ export class Corpus implements WikiCorpus {
           ...article.infobox.map((field) => `${field.field} ${stripLinks(field.value)}`),
           stripLinks(article.lead),
           ...article.sections.map((section) => `${section.title} ${stripLinks(section.text)}`),
-        ].join('\n'),
+        ]
+          .join('\n')
+          .normalize('NFC'),
       })),
     );
     this.index = index;

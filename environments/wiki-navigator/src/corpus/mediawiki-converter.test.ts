@@ -183,6 +183,17 @@ describe('MediaWiki XML → JSONL corpus', () => {
     expect(article.sections).toEqual([{ title: 'Menú', text: '[[Crème brûlée|Crème]] only.' }]);
   });
 
+  it('keeps the text of unlabelled section links as the wiki shows it ([[#History]], [[Paris#History]], [[C#]])', () => {
+    const article = wikitextToArticle(
+      'Aldric Venn',
+      "'''Aldric Venn''' (see [[#Early life]] and [[#Voyages|his voyages]]) visited [[Paris#History]], [[:Lyon#Old town]]" +
+        ' and [[Paris#Museums|its museums]], wrote [[C#]] and ate a [[Caf&#233;]] cake at [[Caf%C3%A9#Menu]].',
+    );
+    expect(article.lead).toBe(
+      'Aldric Venn (see #Early life and his voyages) visited [[Paris|Paris#History]], [[Lyon|Lyon#Old town]] and [[Paris|its museums]], wrote [[C|C#]] and ate a [[Café]] cake at [[Café|Café#Menu]].',
+    );
+  });
+
   it('reads the namespace from the title prefix in exports without <ns>, and notes a case-sensitive wiki', async () => {
     const untagged = (title: string, text: string): string =>
       `<page><title>${title}</title><id>1</id><revision><id>2</id><text>${text}</text></revision></page>`;

@@ -8,7 +8,7 @@ import { createGunzip } from 'node:zlib';
 import { decodeHTMLStrict } from 'entities';
 import { parser as saxParser } from 'sax';
 import unbzip2Stream from 'unbzip2-stream';
-import type { Article, ArticleSection, InfoboxField, Redirect } from './article';
+import { decodePercentEscapes, type Article, type ArticleSection, type InfoboxField, type Redirect } from './article';
 import { formatJsonlLine } from './jsonl-corpus';
 
 export interface MediaWikiConversionOptions {
@@ -186,9 +186,38 @@ function redirectTarget(text: string): string | undefined {
   return to?.wiki ? '' : (to?.page ?? '');
 }
 
+/** A link's target (up to its `|` or its end) and the rest: `[[target|label]]`, `[[target]]`. */
+const LINK_TARGET = /\[\[([^[\]|{}<>\n]*)(\|[^[\]]*)?\]\]/g;
+
+/**
+ * Link targets as the wiki reads them, before wtf_wikipedia does, which split them at every `#`:
+ * - a character reference or a percent-escape in a target is its character (`[[Caf&#233;]]` and `[[Caf%C3%A9]]`
+ *   link Café; wtf linked "Caf&" and showed "Caf%C3%A9"), unless the character is link syntax (`&#124;`), which
+ *   makes no title on the wiki either;
+ * - a link to a section with no label of its own (`[[#History]]`, `[[Paris#History]]`, `[[C#]]`) shows its text
+ *   as written (`#History`, `Paris#History`, `C#`): wtf left a link to the page's own section out of the text
+ *   altogether ("See [[#History]]." read "See .") and showed the others without their `#` part ("Paris", "C").
+ *   It gets that text as an explicit label, which wtf keeps.
+ */
+function readLinkTargets(wikitext: string): string {
+  return wikitext.replace(LINK_TARGET, (link, raw: string, rest: string | undefined) => {
+    let target = raw;
+    if (target.includes('&') || target.includes('%')) {
+      const decodedTarget = decodePercentEscapes(decoded(target));
+      if (!/[[\]|{}<>\n]/.test(decodedTarget)) target = decodedTarget;
+    }
+    // The `#` of a character reference left as written (`&#124;`) starts no section.
+    if (rest === undefined && /(?<!&)#/.test(target)) {
+      const shown = target.trim().replace(/^:\s*/, '');
+      if (shown) return `[[${target}|${shown}]]`;
+    }
+    return target === raw ? link : `[[${target}${rest ?? ''}]]`;
+  });
+}
+
 /** One page's wikitext as an article (wtf_wikipedia parses templates, infobox, sections, lists, links). */
 export function wikitextToArticle(title: string, wikitext: string): Article {
-  const document = wtf(wikitext, { title });
+  const document = wtf(readLinkTargets(wikitext), { title });
   const infoboxes = document.infoboxes();
   const infobox: InfoboxField[] = [];
   let type = 'article';

@@ -9,7 +9,7 @@ import { countTasks, formatTaskCounts, formatTaskStats, type TaskCount } from '.
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
 import { buildCorpusStore } from './corpus-store-builder';
 import { readJsonlCorpus, writeJsonlCorpus } from './jsonl-corpus';
-import { openCorpusStore } from './sqlite-corpus';
+import { openCorpusStore, releaseCorpusStore } from './sqlite-corpus';
 import { queryWords, StoreSearch } from './store-search';
 import { generateSyntheticArticles } from './synthetic-encyclopedia';
 
@@ -162,6 +162,30 @@ describe('the on-disk corpus store (SQLite + FTS5)', () => {
     await expect(buildCorpusStore(empty, store)).rejects.toThrow(/redirects-only\.jsonl: it holds no article/);
     expect(openCorpusStore(store).size).toBe(400);
     expect(existsSync(`${store}.building`)).toBe(false);
+  });
+
+  it('finds a decomposed title (Cafe + U+0301) that a store built before titles were read in NFC holds', async () => {
+    const source = join(dir, 'nfd.jsonl');
+    const nfdStore = join(dir, 'nfd.sqlite');
+    writeJsonlCorpus(source, [
+      { title: 'Hub', type: 'place', infobox: [], lead: 'See [[Caf\u00e9]].', sections: [] },
+      { title: 'Caf\u00e9', type: 'place', infobox: [], lead: 'Coffee, near [[Hub]].', sections: [] },
+    ]);
+    await buildCorpusStore(source, nfdStore);
+    // What the previous build wrote for a corpus whose title was decomposed: the title as it came.
+    const db = new Database(nfdStore);
+    db.prepare('UPDATE articles SET title = ?, lower = ? WHERE title = ?').run('Cafe\u0301', 'cafe\u0301', 'Caf\u00e9');
+    db.close();
+    const disk = openCorpusStore(nfdStore);
+    try {
+      expect(disk.resolve('Caf\u00e9')).toBe('Cafe\u0301');
+      expect(disk.resolve('cafe\u0301')).toBe('Cafe\u0301');
+      expect(disk.get('Caf\u00e9')?.lead).toBe('Coffee, near [[Hub]].');
+      expect(disk.linksOf('Hub')).toEqual(['Cafe\u0301']);
+      expect(disk.resolve('Cafe')).toBeUndefined();
+    } finally {
+      releaseCorpusStore(disk);
+    }
   });
 
   it('names a missing store and the command that builds one', () => {

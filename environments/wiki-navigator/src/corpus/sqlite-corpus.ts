@@ -109,8 +109,18 @@ export class SqliteCorpus implements WikiCorpus {
   }
 
   resolve(title: string): string | undefined {
-    let current = normalizeTitle(title);
-    if (!current) return undefined;
+    const normalized = normalizeTitle(title);
+    if (!normalized) return undefined;
+    const found = this.resolveNormalized(normalized);
+    if (found !== undefined) return found;
+    // A store built before titles were read in NFC holds a decomposed title (`Cafe\u0301`, as a macOS-made corpus
+    // writes it) as it came: found in that form too, not only after a rebuild.
+    const decomposed = normalized.normalize('NFD');
+    return decomposed === normalized ? undefined : this.resolveNormalized(decomposed);
+  }
+
+  private resolveNormalized(title: string): string | undefined {
+    let current = title;
     if (!this.isArticle(current) && this.statements.redirect.get(current) === undefined) {
       const lower = current.toLowerCase();
       const folded = this.statements.articleByLower.get(lower) ?? this.statements.redirectByLower.get(lower);

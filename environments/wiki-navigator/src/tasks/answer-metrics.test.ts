@@ -15,6 +15,11 @@ describe('SQuAD answer normalisation and metrics', () => {
     expect(exactMatch('Morrow Harbour', ['Morrow Bay', 'Morrow Harbour'])).toBe(1);
   });
 
+  it('matches an answer whose accents are combining marks against the precomposed gold (NFC)', () => {
+    expect(exactMatch('Cafe\u0301 Noir', ['Caf\u00e9 noir'])).toBe(1);
+    expect(tokenF1('Cafe\u0301', ['Caf\u00e9 noir'])).toBeCloseTo(2 / 3);
+  });
+
   it('token F1 gives partial credit and the best alias', () => {
     expect(tokenF1('Morrow', ['Morrow Bay'])).toBeCloseTo(2 / 3);
     expect(tokenF1('Bay Morrow', ['Morrow Bay'])).toBe(1);

@@ -1,9 +1,11 @@
 /**
  * SQuAD's answer normalisation and metrics (the official evaluate-v1.1 script): lower-case, drop
  * punctuation, drop the articles a/an/the, collapse whitespace; EM and token-F1 take the best gold alias.
+ * One step first that the script leaves out: Unicode NFC, so that an answer whose accents are combining marks
+ * (`Cafe\u0301`, as some tokenizers decode it) matches the precomposed gold `Café` it reads as.
  */
 export function normalizeAnswer(text: string): string {
-  const lower = text.toLowerCase();
+  const lower = text.normalize('NFC').toLowerCase();
   const noPunctuation = lower.replace(/[\p{P}\p{S}]/gu, '');
   const noArticles = noPunctuation.replace(/\b(a|an|the)\b/g, ' ');
   return noArticles.split(/\s+/).filter(Boolean).join(' ');
