@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorLines, REPO_ROOT, runBuiltCli, withBuiltServer } from './helpers/run-built-cli';
@@ -58,5 +59,51 @@ describe('turngym serve hardening flags', () => {
     const result = await runBuiltCli(['serve', ID, '--port', '0', '--client-options', 'a;b']);
     expect(result.code).toBe(2);
     expect(errorLines(result.stderr)).toEqual([expect.stringMatching(/--client-options.*not an option name/)]);
+  });
+  it('takes --request-timeout-ms and --headers-timeout-ms: a request that never ends is answered 408', async () => {
+    await withServer(['--headers-timeout-ms', '100', '--request-timeout-ms', '200'], {}, async (url) => {
+      const { port } = new URL(url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ port: Number(port), host: '127.0.0.1' });
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+        socket.write('POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
+    });
+  });
+
+  it.each([
+    ['--request-timeout-ms', '0', 'Expected an integer from 1 to 3600000.'],
+    ['--headers-timeout-ms', '5000000', 'Expected an integer from 1 to 3600000.'],
+    ['--heartbeat', '99999999', 'Expected an integer from 0 to 3600000.'],
+    ['--max-sessions', '2000000', 'Expected an integer from 1 to 1000000.'],
+    ['--max-connections', 'lots', 'Expected an integer from 1 to 1000000.'],
+  ])('refuses %s %s naming the flag', async (flag, value, why) => {
+    const result = await runBuiltCli(['serve', ID, '--port', '0', flag, value]);
+    expect(result.code).toBe(2);
+    expect(errorLines(result.stderr)).toEqual([
+      `error: option '${flag} <${flag.endsWith('-ms') || flag === '--heartbeat' ? 'ms' : 'n'}>' argument '${value}' is invalid. ${why}`,
+    ]);
+  });
+
+  it("refuses the env server's HTTP limits with --mcp instead of dropping them", async () => {
+    const result = await runBuiltCli(['serve', ID, '--mcp', 'http', '--port', '0', '--request-timeout-ms', '1000']);
+    expect(result.code).toBe(2);
+    expect(errorLines(result.stderr)).toEqual([
+      expect.stringMatching(/--request-timeout-ms apply to the WebSocket server, not to --mcp/),
+    ]);
+  });
+
+  it('says plainly that a port is in use, and exits 1', async () => {
+    await withServer([], {}, async (url) => {
+      const result = await runBuiltCli(['serve', ID, '--port', new URL(url).port]);
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stderr)).toEqual([
+        `error: Cannot listen on 127.0.0.1:${new URL(url).port}: the port is in use (another server is on it): choose another port, or 0 for any free one`,
+      ]);
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseClientOptions, resolveServeToken } from './serve-arguments';
+import { serveSettingsSchema } from '@turngym/server';
+import { integerFlag, parseClientOptions, resolveServeToken, SERVE_FLAG_BOUNDS } from './serve-arguments';
 
 const dir = mkdtempSync(join(tmpdir(), 'turngym-serve-arguments-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,5 +42,24 @@ describe('the serve token', () => {
     expect(() => resolveServeToken({ token: 'a', tokenFile: empty }, {})).toThrow(/not both/);
     expect(() => resolveServeToken({ tokenFile: empty }, {})).toThrow(/is empty/);
     expect(() => resolveServeToken({ tokenFile: join(dir, 'nope') }, {})).toThrow(/Cannot read the token file/);
+  });
+});
+
+describe('the numeric flags of turngym serve', () => {
+  it("hold the same bounds as serveEnvs's settings schema", () => {
+    for (const [setting, bounds] of Object.entries(SERVE_FLAG_BOUNDS)) {
+      const property = (serveSettingsSchema.properties as Record<string, { minimum?: number; maximum?: number }>)[
+        setting
+      ];
+      expect({ setting, minimum: property?.minimum, maximum: property?.maximum }).toEqual({ setting, ...bounds });
+    }
+  });
+
+  it('take an integer within the bounds and refuse anything else, saying the range', () => {
+    const parse = integerFlag('heartbeatMs');
+    expect(parse(' 0 ')).toBe(0);
+    expect(parse('3600000')).toBe(3600000);
+    for (const bad of ['', '-1', '1.5', '3600001', 'soon'])
+      expect(() => parse(bad)).toThrow('Expected an integer from 0 to 3600000.');
   });
 });

@@ -67,6 +67,30 @@ export function parseClientOptions(text: string): ClientOptionsWidening {
 }
 
 /**
+ * The bounds `serveEnvs` puts on the numeric settings `turngym serve` has flags for (`serveSettingsSchema`'s;
+ * a test holds the two together). Checked when the flag is parsed, so a bad value is an error naming the flag
+ * rather than the option it becomes (`options.heartbeatMs must be <= 3600000`).
+ */
+export const SERVE_FLAG_BOUNDS = {
+  maxSessions: { minimum: 1, maximum: 1000000 },
+  maxConnections: { minimum: 1, maximum: 1000000 },
+  heartbeatMs: { minimum: 0, maximum: 3600000 },
+  headersTimeoutMs: { minimum: 1, maximum: 3600000 },
+  requestTimeoutMs: { minimum: 1, maximum: 3600000 },
+} as const;
+
+/** A parser of an integer flag within `SERVE_FLAG_BOUNDS[setting]` (commander names the flag in its error). */
+export function integerFlag(setting: keyof typeof SERVE_FLAG_BOUNDS): (text: string) => number {
+  const { minimum, maximum } = SERVE_FLAG_BOUNDS[setting];
+  return (text) => {
+    const value = Number(text.trim());
+    if (text.trim() === '' || !Number.isSafeInteger(value) || value < minimum || value > maximum)
+      throw new InvalidArgumentError(`Expected an integer from ${minimum} to ${maximum}.`);
+    return value;
+  };
+}
+
+/**
  * The bearer token of `turngym serve`: `--token` (visible to every local user in the process list, so the
  * other two are preferred), `--token-file` (its first line), or the `TURNGYM_SERVER_TOKEN` variable.
  */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createListener, type AddressInfo, type Server as Listener, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NameNotFoundError, TurnGymError, type Logger, type Registry } from '@turngym/core';
 import type { Action, Env, EnvSpec } from '@turngym/spec';
@@ -18,7 +18,13 @@ import { MuxConnection, type MuxHost } from './mux-connection';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
 import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
-import { CapacityReachedError, EnvBuildError, SessionNotFoundError, UnauthorizedError } from './server-errors';
+import {
+  CapacityReachedError,
+  EnvBuildError,
+  ListenError,
+  SessionNotFoundError,
+  UnauthorizedError,
+} from './server-errors';
 import type { ServeSettings } from './server-options';
 import { MAX_PENDING_BYTES, MAX_PENDING_MESSAGES, Session, type SessionHost } from './session';
 import { makeOptionsOf, mergeConfig, type SessionConfig } from './session-config';
@@ -48,6 +54,26 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, body: unk
 }
 
 /**
+ * Answers a connection over `maxConnections` with a 503 and closes it. What the client sends meanwhile is read
+ * and dropped: a socket closed with bytes unread is reset, and the reset could destroy this answer before the
+ * client reads it. A client that never closes its end is cut after a second.
+ */
+function refuseConnection(socket: Socket, limit: number): void {
+  const text = JSON.stringify({
+    detail: `Too many connections: this server holds at most ${limit} at once (maxConnections); close idle ones or retry later`,
+  });
+  socket.on('error', () => undefined);
+  socket.on('end', () => socket.destroy());
+  const cutoff = setTimeout(() => socket.destroy(), 1000);
+  cutoff.unref();
+  socket.once('close', () => clearTimeout(cutoff));
+  socket.resume();
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+/**
  * The env server: OpenEnv's HTTP routes and `/ws` sessions on one port, for the envs of a registry.
  * Capacity counts every live env (connected sessions, unclaimed forks, envs of stateless HTTP requests and
  * envs being built), so `maxSessions` bounds memory whatever clients do.
@@ -60,6 +86,12 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   /** Canonical id (the spec's) → the id it is registered under, for make(). */
   private readonly registered = new Map<string, string>();
   private readonly http: Server;
+  /** The port's listener (absent on a cluster worker, whose connections the primary accepts). */
+  private listener: Listener | undefined;
+  /** Connections open now, each counted from `accept` until it closes. */
+  private connections = 0;
+  /** Whether the refusal of a connection over maxConnections was logged since the server was last below it. */
+  private refusalLogged = false;
   private readonly wss: WebSocketServer;
   private readonly tokenDigest: Buffer | undefined;
   /** Envs that exist outside `sessions`: being built, or serving a stateless HTTP request. */
@@ -116,6 +148,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     return `http://${displayHost(this.settings.host)}:${this.boundPort}`;
   }
 
+  get maxConnections(): number {
+    return this.settings.maxConnections ?? this.settings.maxSessions + 1024;
+  }
+
   /** Live envs: sessions (connected or unclaimed forks) plus envs of in-flight HTTP requests. */
   liveSessions(): number {
     return this.sessions.size + this.transient;
@@ -127,7 +163,10 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
    */
   async start({ listen = true }: { listen?: boolean } = {}): Promise<void> {
     for (const id of this.settings.ids) {
-      const env = await this.registry.make(id);
+      // With several ids served, a factory's bare error ("no browser installed") must say whose it is.
+      const env = await this.registry.make(id).catch((error: unknown) => {
+        throw TurnGymError.isInstance(error) ? error : new EnvBuildError(id, error);
+      });
       try {
         this.clientOptions.add(env.spec.id, this.registry.get(id));
         this.specs.set(env.spec.id, env.spec);
@@ -140,17 +179,31 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       }
     }
     if (listen) {
+      // A listener of its own rather than http.listen(): every connection passes `accept`, which counts it
+      // against maxConnections before the HTTP layer sees it, as a cluster worker's connections do.
+      const listener = createListener({ allowHalfOpen: true, noDelay: true }, (socket) =>
+        this.accept(socket, Buffer.alloc(0)),
+      );
       await new Promise<void>((resolve, reject) => {
-        this.http.once('error', reject);
+        listener.once('error', reject);
         // The kernel caps the backlog at net.core.somaxconn. Node's default of 511 makes a burst of thousands
         // of connects (a trainer starting its sessions at once) wait on SYN retries of 1, 3, 7, 15 s.
-        this.http.listen({ port: this.settings.port, host: this.settings.host, backlog: 65535 }, () => {
-          this.http.off('error', reject);
+        listener.listen({ port: this.settings.port, host: this.settings.host, backlog: 65535 }, () => {
+          listener.off('error', reject);
           resolve();
         });
+      }).catch((error: NodeJS.ErrnoException) => {
+        throw new ListenError(this.settings.host, this.settings.port, error);
       });
-      this.boundPort = (this.http.address() as AddressInfo).port;
+      // Once listening, an error is one connection the kernel could not hand over (EMFILE: no file descriptor
+      // left), not the end of the server: unhandled, it would end the process and every session.
+      listener.on('error', (error) => this.logger?.warn(`accepting a connection failed: ${error.message}`));
+      this.listener = listener;
+      this.boundPort = (listener.address() as AddressInfo).port;
     }
+    // Node enforces headersTimeoutMs / requestTimeoutMs only on connections it tracks, and starts tracking when
+    // its server emits 'listening'; connections reach this one through `accept`, never through http.listen().
+    this.http.emit('listening');
     const horizon = Math.min(
       this.settings.idleTimeoutMs > 0 ? this.settings.idleTimeoutMs : Infinity,
       this.settings.forkTtlMs,
@@ -167,10 +220,30 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
    * right after the connection, before anything the handle reads next.
    */
   adopt(socket: Socket, head: Buffer): void {
+    this.accept(socket, head);
+  }
+
+  /** Hands a connection to the HTTP layer, or refuses it when the server is stopping or full of connections. */
+  private accept(socket: Socket, head: Buffer): void {
     if (this.stopping) {
       socket.destroy();
       return;
     }
+    if (this.connections >= this.maxConnections) {
+      // Once per flood, not once per connection: the log must not become the next thing to run out.
+      if (!this.refusalLogged)
+        this.logger?.warn(
+          `refusing connections: ${this.connections} open, maxConnections is ${this.maxConnections} (503 until some close)`,
+        );
+      this.refusalLogged = true;
+      refuseConnection(socket, this.maxConnections);
+      return;
+    }
+    this.connections += 1;
+    socket.once('close', () => {
+      this.connections -= 1;
+      if (this.connections < this.maxConnections * 0.9) this.refusalLogged = false;
+    });
     this.http.emit('connection', socket);
     if (head.length > 0) socket.emit('data', head);
     socket.resume();
@@ -333,7 +406,12 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     this.stopping = (async () => {
       this.stopReaper?.();
       this.stopHeartbeat?.();
-      const listening = new Promise<void>((resolve) => this.http.close(() => resolve()));
+      // http.close() stops Node's timeout checks (the HTTP server itself never listens); the listener's callback
+      // comes once every connection it accepted has closed.
+      this.http.close();
+      const listening = new Promise<void>((resolve) =>
+        this.listener ? this.listener.close(() => resolve()) : resolve(),
+      );
       // Connections being set up and HTTP requests in flight may finish first (their envs then close with
       // everything else), but only within the grace: a client that never sends the rest of its body would
       // otherwise hold the shutdown until Node's request timeout. Their connections are cut below.

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TurnGymError } from '@turngym/core';
-import type { Action, Env, EnvSpec, ToolCall } from '@turngym/spec';
+import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { decodeAction } from './action-codec';
-import { metadataOf, mcpToolsOf, openApiOf, schemaOf } from './env-descriptions';
+import { metadataOf, openApiOf, schemaOf } from './env-descriptions';
 import { toErrorData } from './error-mapping';
 import { decodeUtf8 } from './frame-text';
 import { checkJsonDepth } from './json-depth';
-import {
-  validateFingerprintBody,
-  validateJsonRpc,
-  validateResetBody,
-  validateStepBody,
-  type ResetData,
-} from './message-schemas';
+import { validateFingerprintBody, validateResetBody, validateStepBody, type ResetData } from './message-schemas';
+import { answerMcp, type McpBody } from './mcp-route';
 import { encodeReset, encodeStep } from './observation-codec';
 import type { ErrorData, ProtocolErrorCode } from './protocol';
 import type { EnvRoute, Route } from './routes';
@@ -250,14 +245,21 @@ export async function handleHttp(
         return sendJson(response, 200, reply);
       }
       case 'mcp': {
-        const reply = await handleMcp(context, canonical, spec, request);
-        // A notification gets no JSON-RPC response: 202 and no body, as MCP's Streamable HTTP transport answers.
-        if (reply === undefined) {
+        // A body too large is refused as on every route (413); one that is no JSON is JSON-RPC's parse error.
+        const body: McpBody = await readJson(request, context.maxFrameBytes, undefined).then(
+          (value) => ({ value }),
+          (error: unknown) => {
+            if (error instanceof PayloadTooLargeError) throw error;
+            return { parseError: (error as Error).message };
+          },
+        );
+        const answer = await answerMcp(context, canonical, spec, body, request.headers['mcp-protocol-version']);
+        if (answer.status === 202) {
           response.writeHead(202, { 'content-length': 0 });
           response.end();
           return;
         }
-        return sendJson(response, 200, reply);
+        return sendJson(response, answer.status, answer.reply);
       }
     }
   } catch (error) {
@@ -291,84 +293,4 @@ async function handleSessionRoute(
   const body = validateFingerprintBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
   const action = decodeAction(body.action, session.spec, ['body', 'action']);
   return sendJson(response, 200, { fingerprint: session.currentEnv.fingerprint(action) });
-}
-
-type JsonRpcReply = {
-  jsonrpc: '2.0';
-  id: string | number | null;
-  result?: unknown;
-  error?: { code: number; message: string };
-};
-
-/**
- * MCP over HTTP (JSON-RPC 2.0), stateless like OpenEnv's: `tools/list`, and `tools/call` on a fresh env.
- * Undefined for a notification (a request without `id`, e.g. `notifications/initialized`): JSON-RPC 2.0
- * answers none, and this stateless route has nothing to do for one.
- */
-async function handleMcp(
-  context: HttpContext,
-  envId: string,
-  spec: EnvSpec,
-  request: IncomingMessage,
-): Promise<JsonRpcReply | undefined> {
-  let raw: unknown;
-  try {
-    raw = await readJson(request, context.maxFrameBytes, undefined);
-  } catch (error) {
-    if (error instanceof PayloadTooLargeError) throw error;
-    return { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(error as Error).message}` } };
-  }
-  let rpc: ReturnType<typeof validateJsonRpc>;
-  try {
-    rpc = validateJsonRpc(raw);
-  } catch (error) {
-    return {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` },
-    };
-  }
-  if (rpc.id === undefined) return undefined;
-  const id = rpc.id;
-  if (rpc.method === 'tools/list') return { jsonrpc: '2.0', id, result: { tools: mcpToolsOf(spec) } };
-  if (rpc.method !== 'tools/call')
-    return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${rpc.method}` } };
-  const name = rpc.params?.name;
-  const args = (rpc.params?.arguments ?? {}) as Record<string, unknown>;
-  if (typeof name !== 'string' || typeof args !== 'object' || args === null) {
-    return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: expected {name, arguments}' } };
-  }
-  let action: Action;
-  if (spec.actionSpace.type === 'tools') action = { name, arguments: args } satisfies ToolCall;
-  else if (name !== 'act')
-    return {
-      jsonrpc: '2.0',
-      id,
-      error: { code: -32602, message: `Unknown tool "${name}"; this env has one tool, act` },
-    };
-  else {
-    try {
-      action = decodeAction(args, spec, ['params', 'arguments']);
-    } catch (error) {
-      return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${(error as Error).message}` } };
-    }
-  }
-  try {
-    const result = await context.withEnv({ envId }, async (env) => {
-      await env.reset({ seed: 0 });
-      return env.step(action);
-    });
-    const text = typeof result.observation === 'string' ? result.observation : JSON.stringify(result.observation);
-    return {
-      jsonrpc: '2.0',
-      id,
-      result: {
-        content: [{ type: 'text', text }],
-        isError: result.info.invalidAction === true,
-        structuredContent: encodeStep(result, () => ''),
-      },
-    };
-  } catch (error) {
-    return { jsonrpc: '2.0', id, error: { code: -32603, message: toErrorData(error).message } };
-  }
 }

@@ -33,6 +33,7 @@ export { toErrorData, fromErrorData } from './error-mapping';
 export {
   CapacityReachedError,
   InvalidRequestError,
+  ListenError,
   NoServerAvailableError,
   RemoteProtocolError,
   SessionNotFoundError,

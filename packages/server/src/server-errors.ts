@@ -14,6 +14,7 @@ import type { ProtocolErrorCode, ValidationDetail } from './protocol';
  * | PROTOCOL_ERROR    | RemoteProtocolError  | any other reply   | no        |
  * | WORKER_START      | WorkerStartError     | (cluster start)   | no        |
  * | NO_SERVER_AVAILABLE | NoServerAvailableError | (client pool)   | yes       |
+ * | LISTEN_FAILED     | ListenError          | (server start)    | no        |
  */
 
 /** A request that fails its JSON Schema: the details name each field, as OpenEnv's pydantic errors do. */
@@ -101,5 +102,20 @@ export class NoServerAvailableError extends TurnGymError {
         (failures.length > 0 ? `: ${failures.join('; ')}` : ' (all are marked down; checkHealth() brings them back)'),
       { isRetryable: true },
     );
+  }
+}
+
+/** The server could not open its port: in use, not ours to bind, or a host that is no local interface. */
+export class ListenError extends TurnGymError {
+  constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
+    const why =
+      cause.code === 'EADDRINUSE'
+        ? 'the port is in use (another server is on it): choose another port, or 0 for any free one'
+        : cause.code === 'EACCES'
+          ? 'permission denied (ports below 1024 need privileges): choose a port of 1024 or more'
+          : cause.code === 'EADDRNOTAVAIL' || cause.code === 'ENOTFOUND'
+            ? `${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its interfaces`
+            : cause.message;
+    super('LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${why}`, { cause });
   }
 }

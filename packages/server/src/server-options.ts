@@ -12,6 +12,14 @@ export interface ServeSettings {
   host: string;
   /** Most sessions alive at once (connected sessions plus unclaimed forks). More get CAPACITY_REACHED. */
   maxSessions: number;
+  /**
+   * Most TCP connections open at once (HTTP, WebSocket and `/mux` alike); one more is answered 503 and closed.
+   * An idle connection costs only a socket, but a `/mux` connection with no channel open lives as long as its
+   * client answers pings, so without a cap a client that leaks them holds file descriptors until the process has
+   * none left, and then no one, not even `/health`, gets through. Default: `maxSessions` + 1024, room for every
+   * session's own connection and as many more for HTTP requests, probes and clients being refused.
+   */
+  maxConnections?: number;
   /** Close a session after this long without a message (ms); 0 never does. */
   idleTimeoutMs: number;
   /**
@@ -73,6 +81,7 @@ export const serveSettingsSchema: JSONSchemaType<ServeSettings> = {
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
     host: { type: 'string', minLength: 1, default: '127.0.0.1' },
     maxSessions: { type: 'integer', minimum: 1, maximum: 1000000, default: 256 },
+    maxConnections: { type: 'integer', minimum: 1, maximum: 1000000, nullable: true },
     idleTimeoutMs: { type: 'integer', minimum: 0, default: 600000 },
     heartbeatMs: { type: 'integer', minimum: 0, maximum: 3600000, default: 10000 },
     clientOptions: {

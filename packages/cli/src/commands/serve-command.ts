@@ -3,7 +3,7 @@ import type { CliContext, GlobalOptions } from '../cli-context';
 import { writeLine } from '../cli-io';
 import { loadServer } from '../optional-modules';
 import { parseNonNegativeInteger, parsePort, parsePositiveInteger } from '../parse-arguments';
-import { parseClientOptions, resolveServeToken, SERVER_TOKEN_VARIABLE } from '../serve-arguments';
+import { integerFlag, parseClientOptions, resolveServeToken, SERVER_TOKEN_VARIABLE } from '../serve-arguments';
 import { parseMcpTransport, serveOverMcp, type McpTransportName } from '../serve-mcp';
 import { untilSignal } from '../until-signal';
 
@@ -11,10 +11,13 @@ interface ServeOptions {
   port: number;
   host: string;
   maxSessions?: number;
+  maxConnections?: number;
   token?: string;
   tokenFile?: string;
   idleTimeout?: number;
   heartbeat?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   clientOptions?: ReturnType<typeof parseClientOptions>;
   workers?: number;
   mcp?: McpTransportName | true;
@@ -27,7 +30,16 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .argument('<ids...>', 'environment ids to serve')
     .option('--port <port>', 'TCP port (0: any free port)', parsePort, 8000)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--max-sessions <n>', 'most concurrent sessions (connections)', parsePositiveInteger)
+    .option(
+      '--max-sessions <n>',
+      'most live envs at once (sessions, unclaimed forks, HTTP requests); more get CAPACITY_REACHED (default: 256)',
+      integerFlag('maxSessions'),
+    )
+    .option(
+      '--max-connections <n>',
+      'most TCP connections at once; more are answered 503 and closed (default: max-sessions + 1024)',
+      integerFlag('maxConnections'),
+    )
     .option(
       '--token <token>',
       `require this bearer token from clients (visible in the process list: prefer --token-file or ${SERVER_TOKEN_VARIABLE})`,
@@ -41,7 +53,17 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .option(
       '--heartbeat <ms>',
       'ping every connection this often; one that stays silent two intervals is cut (0: no pings)',
-      parseNonNegativeInteger,
+      integerFlag('heartbeatMs'),
+    )
+    .option(
+      '--headers-timeout-ms <ms>',
+      "longest a request's headers may take to arrive; a slower one gets 408 and is cut (default: 60000)",
+      integerFlag('headersTimeoutMs'),
+    )
+    .option(
+      '--request-timeout-ms <ms>',
+      'longest a whole HTTP request (headers and body) may take to arrive; a slower one gets 408 and is cut (default: 60000)',
+      integerFlag('requestTimeoutMs'),
     )
     .option(
       '--client-options <spec>',
@@ -78,9 +100,13 @@ export function registerServeCommand(program: Command, context: CliContext): voi
             `pass --token-file or set ${SERVER_TOKEN_VARIABLE} unless the network around it is private`,
         );
       if (options.mcp !== undefined) {
+        // Settings of the env server only: refused with --mcp rather than silently dropped.
         const webSocketOnly = [
           ...(options.heartbeat === undefined ? [] : ['--heartbeat']),
           ...(options.workers === undefined ? [] : ['--workers']),
+          ...(options.maxConnections === undefined ? [] : ['--max-connections']),
+          ...(options.headersTimeoutMs === undefined ? [] : ['--headers-timeout-ms']),
+          ...(options.requestTimeoutMs === undefined ? [] : ['--request-timeout-ms']),
         ];
         const transport = options.mcp === true ? 'stdio' : options.mcp;
         return serveOverMcp({ ...options, transport, registry, logger, ids, token, webSocketOnly }, context.io);
@@ -96,6 +122,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         ...(token ? { token } : {}),
         ...(options.idleTimeout === undefined ? {} : { idleTimeoutMs: options.idleTimeout }),
         ...(options.heartbeat === undefined ? {} : { heartbeatMs: options.heartbeat }),
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+        ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
+        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
         ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
       };
       const workers = options.workers ?? 1;
@@ -107,7 +136,13 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const signal = untilSignal();
       const server =
         workers > 1
-          ? await serveWorkers({ workers, port: options.port, host: options.host, logger })
+          ? await serveWorkers({
+              workers,
+              port: options.port,
+              host: options.host,
+              logger,
+              ...primaryHeadTimeout(options),
+            })
           : await serveEnvs(settings);
       const wsUrl = server.url.replace(/^http/, 'ws');
       writeLine(context.io.stdout, `serving ${ids.join(', ')} at ${server.url} (WebSocket sessions: ${wsUrl}/ws)`);
@@ -115,4 +150,13 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       logger.info(`${received}: closing the server`);
       await server.close();
     });
+}
+
+/**
+ * The cluster's primary reads each connection's request line before a worker gets it: it waits as long as the
+ * workers wait for headers, so a flag that shortens their wait shortens the primary's too.
+ */
+function primaryHeadTimeout(options: ServeOptions): { headTimeoutMs?: number } {
+  const limits = [options.headersTimeoutMs, options.requestTimeoutMs].filter((limit) => limit !== undefined);
+  return limits.length === 0 ? {} : { headTimeoutMs: Math.min(...limits) };
 }
