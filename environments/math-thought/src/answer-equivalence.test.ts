@@ -119,6 +119,38 @@ describe('answer equivalence', () => {
     expect(judge('123456789012345678901234567891', '123456789012345678901234567890')).toBe(false);
   });
 
+  it.each([
+    ['٤٢', '42'],
+    ['٣٫٥', '7/2'],
+    ['١٬٢٣٤', '1234'],
+    ['۴۲', '42'],
+    ['४२', '42'],
+    ['４２', '42'],
+    ['－５', '-5'],
+    ['１／２', '1/2'],
+    ['５０％', '1/2'],
+  ])('reads the digits of other scripts, %j as %s', (written, gold) => {
+    // They were malformed: −λ_f for a correct answer.
+    expect(judge(written, gold)).toBe(true);
+  });
+
+  it('reads "per cent" as percent and a currency sign other than $ on either side', () => {
+    // `50 per cent` was 50 (a unit word), so wrong for 1/2; `€12` and `12 €` were malformed.
+    expect(judge('50 per cent', '1/2')).toBe(true);
+    expect(judge('50 per cent', '50')).toBe(false);
+    for (const written of ['€12', '12 €', '£12', '¥12', '₹12', '-€12', '12€ each'])
+      expect(judge(written, written.startsWith('-') ? '-12' : '12')).toBe(true);
+    expect(judge('€€12', '12')).toBe('malformed');
+  });
+
+  it('refuses two minus signs instead of reading a negative number', () => {
+    // `--5` and `-$-5` were read as -5.
+    expect(judge('--5', '-5')).toBe('malformed');
+    expect(judge('-$-5', '-5')).toBe('malformed');
+    expect(judge('-$5', '-5')).toBe(true);
+    expect(judge('$-5', '-5')).toBe(true);
+  });
+
   it('explains a malformed answer', () => {
     const parsed = parseAnswer('forty-two');
     expect(parsed).toMatchObject({ ok: false });

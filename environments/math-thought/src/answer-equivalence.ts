@@ -66,6 +66,24 @@ function unwrapped(text: string): string {
   return text;
 }
 
+/*
+ * Digits of other scripts, as ASCII: Arabic-Indic (`٤٢`, with `٫` and `٬` as its decimal and thousands marks), Persian,
+ * Devanagari and full-width (`４２`, `－５`, `５０％`), which models answering in or about those languages write. They
+ * were malformed: −λ_f for a correct answer.
+ */
+const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
+const FOREIGN_NUMERALS = /[\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19\u066b\u066c\uff04\uff05\uff0b-\uff0f]/g;
+function asciiNumerals(text: string): string {
+  return text.replace(FOREIGN_NUMERALS, (char) => {
+    const code = char.charCodeAt(0);
+    if (code === 0x066b) return '.';
+    if (code === 0x066c) return ',';
+    const zero = DIGIT_ZEROS.find((start) => code >= start && code <= start + 9);
+    // The rest are full-width `$ % + , - . /`, 0xfee0 above their ASCII forms.
+    return zero === undefined ? String.fromCharCode(code - 0xfee0) : String(code - zero);
+  });
+}
+
 /** A parsed final answer. */
 export interface ParsedAnswer {
   readonly value: Exact;
@@ -86,15 +104,18 @@ const NUMBER = String.raw`(\d+\s+\d+\s*/\s*\d+|\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+(
 // Scientific notation after a decimal: `1e3`, `2.5E-2`, `1.5 × 10^3`, `1.5 \times 10^{3}` (the LaTeX is plain
 // text by then). At most three exponent digits, so `1e999…9` cannot ask for a number with a billion digits.
 const EXPONENT = String.raw`e([-+]?\d{1,3})|\s*(?:[x\u00d7*\u00b7]|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d{1,3})\s*\}?`;
+// A currency sign before or after the number: `$12`, `€12`, `12 €`, `£12`, `¥12`, `₹12` (only `$` was read, so
+// `€12` was malformed). `per cent` is `percent` (it was read as a unit, so `50 per cent` was 50, not 1/2).
+const CURRENCY = String.raw`[$\u20ac\u00a3\u00a5\u20b9]`;
 const ANSWER_VALUE = new RegExp(
-  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*\$?\s*([-+])?\s*${NUMBER}(?:${EXPONENT})?\s*(%|percent\b)?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
+  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*${CURRENCY}?\s*([-+])?\s*${NUMBER}(?:${EXPONENT})?\s*(%|per\s?cent\b)?\s*${CURRENCY}?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
   'i',
 );
 
 /**
  * Reads the text after `Answer:`. Accepted: `42`, `-3`, `1,234`, `0.5`, `.5`, `3/4`, `1 1/2`, `50%`,
- * `50 percent`, `$12.50`, `1e3`, `1.5 × 10^3`, with an optional `x =` in front, optional unit words after (`12 apples`),
- * `\boxed{…}`, `**…**`, `$…$`, `\(…\)`, `\[…\]`, a final period, LaTeX numbers (`\frac{1}{2}`, `50\%`) and
+ * `50 percent`, `50 per cent`, `$12.50`, `€12`, `12 €`, `1e3`, `1.5 × 10^3`, with an optional `x =` in front,
+ * optional unit words after (`12 apples`), `\boxed{…}`, `**…**`, `$…$`, `\(…\)`, `\[…\]`, a final period, LaTeX numbers (`\frac{1}{2}`, `50\%`) and
  * `½`. Anything else (words, two numbers, an expression) is malformed.
  */
 export function parseAnswer(raw: string): AnswerParse {
@@ -103,7 +124,7 @@ export function parseAnswer(raw: string): AnswerParse {
   if (text.length > MAX_ANSWER_CHARS)
     return { ok: false, feedback: `The answer is longer than ${MAX_ANSWER_CHARS} characters: write one number.` };
   text = unwrapped(
-    fromLatex(unwrapped(text))
+    fromLatex(unwrapped(asciiNumerals(text)))
       .replace(/[\u2212\u2013]/g, '-')
       .trim(),
   );
@@ -113,6 +134,9 @@ export function parseAnswer(raw: string): AnswerParse {
       ok: false,
       feedback: `Could not read "${raw.trim()}" as one number; write e.g. "Answer: 42", "Answer: 3/4" or "Answer: 12.5%".`,
     };
+  // `--5` (or `-$-5`) was read as -5; a human reads it as 5 or as a typo, so it is not one number.
+  if (match[1] === '-' && match[2] === '-')
+    return { ok: false, feedback: `"${raw.trim()}" has two minus signs: write one number.` };
   const negative = match[1] === '-' || match[2] === '-';
   const number = (match[3] as string).replace(/,/g, '');
   const written = match[4] ?? match[5];

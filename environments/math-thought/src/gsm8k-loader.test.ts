@@ -24,6 +24,14 @@ describe('GSM8K loader', () => {
     return path;
   };
 
+  it('reads a gold answer written in Arabic-Indic or full-width digits as the number it is', () => {
+    // It was refused as "not a number".
+    const arabic = parseGsm8k(JSON.stringify({ question: 'Q?', answer: 'It is 42.\n#### ٤٢' }), 'f.jsonl');
+    expect(arabic[0]).toMatchObject({ answer: '42', answerText: '42' });
+    const wide = parseGsm8k(JSON.stringify({ question: 'Q?', answer: 'It is 3.5.\n#### ３.５' }), 'f.jsonl');
+    expect(wide[0]).toMatchObject({ answer: '7/2', answerText: '3.5' });
+  });
+
   it('reads the sample file: questions, exact answers, steps without calculator annotations', () => {
     const problems = loadGsm8kFile(SAMPLE_TASKS_PATH);
     expect(problems).toHaveLength(18);

@@ -88,6 +88,7 @@ describe('MathThoughtEnv', () => {
       `Final answer: ${gold}`,
       `- Answer: ${gold}`,
       `So we are done.\n> **Answer**: ${gold}`,
+      `**Final Answer:**\n\\boxed{${gold}}`,
     ]) {
       await env.reset({ seed: 0 });
       expect(env.fingerprint(written)).toBe('ANSWER');

@@ -57,9 +57,15 @@ describe('SafeCalculator', () => {
     ['5 mod 0', 'division by zero'],
     ['1 / (9^9^9)', '"9 ^ 9 ^ 9" is undefined or too large'],
     ['max(log(0), 2)', '"log(0)" is undefined or too large'],
-  ])('refuses %j, whose part is not a finite real number, instead of a wrong value', (expression, error) => {
-    expect(evaluate(expression)).toEqual({ ok: false, error });
-  });
+    // Past 2^53 a float drops digits: `10^17 + 1 - 10^17` answered 0, `10^16 + 1 - 10^16` answered 0.
+    ['10^17 + 1 - 10^17', '"10 ^ 17" is larger than 1000000000000000'],
+    ['(10^16 + 1) - 10^16', '"10 ^ 16" is larger than 1000000000000000'],
+  ])(
+    'refuses %j, whose part is not a finite real number or too large to be exact, instead of a wrong value',
+    (expression, error) => {
+      expect(evaluate(expression)).toEqual({ ok: false, error });
+    },
+  );
 
   it.each([
     'import({evil: 1}, {override: true})',

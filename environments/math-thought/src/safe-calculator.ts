@@ -39,8 +39,8 @@ type NodeFields<Value> = MathNode & {
  *    `resolve` and friends are replaced by functions that throw (mathjs security docs);
  * 2. an allow-list over the parsed tree: numbers, + - * / ^ mod, parentheses, a few functions and pi/e —
  *    no symbols, assignments, property access, matrices, ranges, strings, units or function definitions;
- * 3. bounds: expression length, tree size, literal and result magnitude (a float64 evaluation cannot blow up
- *    memory or time; huge powers become Infinity, which is refused).
+ * 3. bounds: expression length, tree size, the magnitude of literals, of every intermediate part and of the result
+ *    (a float64 evaluation cannot blow up memory or time; huge powers become Infinity, which is refused).
  */
 export class SafeCalculator {
   static readonly MAX_EXPRESSION_CHARS = 200;
@@ -172,6 +172,10 @@ export class SafeCalculator {
         const part = node === root ? 'the result' : `"${node.toString()}"`;
         if (typeof result !== 'number') throw new Error(`${part} is not a real number`);
         if (!Number.isFinite(result)) throw new Error(`${part} is undefined or too large`);
+        // A float past 2^53 has lost digits, which a later step can leave in a small result: `10^17 + 1 - 10^17`
+        // answered 0. Every part is held to the bound the result is.
+        if (node !== root && Math.abs(result) > SafeCalculator.MAX_MAGNITUDE)
+          throw new Error(`${part} is larger than ${SafeCalculator.MAX_MAGNITUDE}`);
         return result;
       }
     }

@@ -72,4 +72,12 @@ describe('thought factors', () => {
   it('the answer text is the rest of the Answer: line', () => {
     expect(readFactor('Thus:\nAnswer: 3/4 cups\nDone.', 2000, false).answerText).toBe(' 3/4 cups');
   });
+
+  it('reads the answer on the line below an Answer: heading that holds only markdown', () => {
+    // `**Final Answer:**` over `\boxed{42}` was read as an empty answer: −λ_f for a correct one.
+    expect(readFactor('**Final Answer:**\n\\boxed{42}', 2000, false).answerText).toBe('\\boxed{42}');
+    expect(readFactor('So 6 * 7 = 42.\nAnswer:\n  42 apples\nDone.', 2000, false).answerText).toBe('  42 apples');
+    // Nothing below: still the (empty) text of the line, for the malformed-answer note.
+    expect(readFactor('Answer:', 2000, false).answerText).toBe('');
+  });
 });

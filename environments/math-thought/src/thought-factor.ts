@@ -117,6 +117,21 @@ function claimOperator(factor: string): string | undefined {
 }
 
 /**
+ * The text of the final answer: the rest of the `Answer:` line, or, when that holds nothing but markdown
+ * (`**Answer:**`), the next line with text. Models often write `**Final Answer:**` with `\boxed{42}` on the line
+ * below; that was read as an empty answer and cost −λ_f for a correct one.
+ */
+function answerAfter(factor: string, answer: RegExpExecArray): string {
+  const text = answer[1] as string;
+  if (!/^[\s*_]*$/.test(text)) return text;
+  const below = factor
+    .slice(answer.index + answer[0].length)
+    .split('\n')
+    .find((line) => line.trim().length > 0);
+  return below ?? text;
+}
+
+/**
  * Reads one action as one thought factor: leading blank lines are skipped, the factor ends at the first
  * blank line, and a factor longer than `maxChars` is cut there. Never throws.
  */
@@ -152,7 +167,7 @@ export function readFactor(action: string, maxChars: number, calculator: boolean
     return {
       factor,
       kind: 'ANSWER',
-      answerText: answer[1] as string,
+      answerText: answerAfter(factor, answer),
       calcExpressions: [],
       notes,
       fingerprint: 'ANSWER',
