@@ -355,10 +355,11 @@ describe('writeReport', () => {
     writeFakeExperiment(join(root, 'runs'));
     const page = join(root, 'report.html');
     await writeReport(page, { runs: [join(root, 'runs')] });
-    // As the versions before the tag wrote it: no generator, any inline script allowed.
+    // As the versions before the tag wrote it: no generator, any inline script allowed, no base-uri/form-action.
     const legacy = readFileSync(page, 'utf8')
       .replace(/<meta name="generator"[^>]*>\n/, '')
-      .replace(/script-src 'sha256-[^']+'/, "script-src 'unsafe-inline'");
+      .replace(/script-src 'sha256-[^']+'/, "script-src 'unsafe-inline'")
+      .replace("; base-uri 'none'; form-action 'none'", '');
     writeFileSync(page, legacy);
     expect(readFileSync(page, 'utf8')).not.toContain('name="generator"');
     await writeReport(page, { runs: [join(root, 'runs')], title: 'Newer' });
