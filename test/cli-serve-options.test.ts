@@ -89,11 +89,29 @@ describe('turngym serve hardening flags', () => {
     ]);
   });
 
-  it("refuses the env server's HTTP limits with --mcp instead of dropping them", async () => {
-    const result = await runBuiltCli(['serve', ID, '--mcp', 'http', '--port', '0', '--request-timeout-ms', '1000']);
-    expect(result.code).toBe(2);
-    expect(errorLines(result.stderr)).toEqual([
-      expect.stringMatching(/--request-timeout-ms apply to the WebSocket server, not to --mcp/),
+  it('passes the HTTP limits to MCP over HTTP (a stalled request is answered 408), and refuses them over stdio', async () => {
+    const args = ['--mcp', 'http', '--headers-timeout-ms', '100', '--request-timeout-ms', '200'];
+    await withServer(args, {}, async (url) => {
+      const { port } = new URL(url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ port: Number(port), host: '127.0.0.1' });
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+        socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 408 /);
+    });
+    const stdio = await runBuiltCli(['serve', ID, '--mcp', 'stdio', '--request-timeout-ms', '1000']);
+    expect(stdio.code).toBe(2);
+    expect(errorLines(stdio.stderr)).toEqual([
+      expect.stringMatching(/--request-timeout-ms apply to an HTTP server, not to --mcp stdio/),
+    ]);
+    const mux = await runBuiltCli(['serve', ID, '--mcp', 'http', '--port', '0', '--max-connections', '10']);
+    expect(mux.code).toBe(2);
+    expect(errorLines(mux.stderr)).toEqual([
+      expect.stringMatching(/--max-connections apply to the WebSocket server, not to --mcp/),
     ]);
   });
 

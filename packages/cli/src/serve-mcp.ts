@@ -28,8 +28,12 @@ export interface McpServeRequest {
   readonly token?: string;
   readonly idleTimeout?: number;
   readonly clientOptions?: ClientOptionsWidening;
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   /** Options of the WebSocket server that mean nothing over MCP, by flag name, when given. */
   readonly webSocketOnly: readonly string[];
+  /** HTTP limits given with `--mcp stdio`, where there is no HTTP request, by flag name. */
+  readonly httpOnly: readonly string[];
 }
 
 /**
@@ -40,6 +44,8 @@ export interface McpServeRequest {
 export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise<void> {
   if (request.webSocketOnly.length > 0)
     throw new UsageError(`${request.webSocketOnly.join(', ')} apply to the WebSocket server, not to --mcp.`);
+  if (request.httpOnly.length > 0)
+    throw new UsageError(`${request.httpOnly.join(', ')} apply to an HTTP server, not to --mcp stdio.`);
   const { serveMcp, serveMcpStdio } = loadMcp();
   const settings = {
     registry: request.registry,
@@ -71,6 +77,8 @@ export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise
     port: request.port,
     host: request.host,
     ...(request.token ? { token: request.token } : {}),
+    ...(request.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: request.headersTimeoutMs }),
+    ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
   });
   writeLine(io.stdout, `serving ${request.ids.join(', ')} at ${server.url} (MCP over Streamable HTTP)`);
   const received = await signal;

@@ -101,15 +101,24 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         );
       if (options.mcp !== undefined) {
         // Settings of the env server only: refused with --mcp rather than silently dropped.
+        const transport = options.mcp === true ? 'stdio' : options.mcp;
         const webSocketOnly = [
           ...(options.heartbeat === undefined ? [] : ['--heartbeat']),
           ...(options.workers === undefined ? [] : ['--workers']),
           ...(options.maxConnections === undefined ? [] : ['--max-connections']),
-          ...(options.headersTimeoutMs === undefined ? [] : ['--headers-timeout-ms']),
-          ...(options.requestTimeoutMs === undefined ? [] : ['--request-timeout-ms']),
         ];
-        const transport = options.mcp === true ? 'stdio' : options.mcp;
-        return serveOverMcp({ ...options, transport, registry, logger, ids, token, webSocketOnly }, context.io);
+        // The HTTP limits hold for MCP over HTTP too; over stdio there is no request to time.
+        const httpOnly =
+          transport === 'stdio'
+            ? [
+                ...(options.headersTimeoutMs === undefined ? [] : ['--headers-timeout-ms']),
+                ...(options.requestTimeoutMs === undefined ? [] : ['--request-timeout-ms']),
+              ]
+            : [];
+        return serveOverMcp(
+          { ...options, transport, registry, logger, ids, token, webSocketOnly, httpOnly },
+          context.io,
+        );
       }
       const { serveEnvs, serveWorkers, serveAsWorker, clusterWorkerIndex } = loadServer();
       const settings = {
