@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
@@ -115,9 +115,6 @@ function notWritable(path: string, error: unknown): unknown {
   );
 }
 
-/** The runs this process has open for writing (`create`, `openOrCreate`, until `close`), by real path. */
-const openWriters = new Set<string>();
-
 /** `path` itself, or the first of its parents, where that exists and is not a directory. */
 function existingNonDirectory(path: string): string | undefined {
   for (let at = resolve(path); ; at = dirname(at)) {
@@ -190,8 +187,6 @@ export class RunDirectory {
   private torn = false;
   /** The release of this object's claim on the run's lock; undefined for a run opened to read. */
   private releaseLock: (() => void) | undefined;
-  /** The real path this object is registered under in `openWriters`; undefined for a run opened to read. */
-  private writerKey: string | undefined;
   /**
    * Whether this object was opened to read (`open`): it holds no lock, and writing through it (a resume) went past
    * the lock and past the refusal of a second writer in this process, mixing two writers' files.
@@ -253,7 +248,7 @@ export class RunDirectory {
    * decided before it, two commands started together both went to create it, and the one that lost the lock race
    * was refused as "already holds a run" though it had asked to resume. A run this process already has open for
    * writing is refused: two trainings of one run in one program (two `train()` calls at once) deleted each
-   * other's checkpoint in progress and mixed their metrics, since the lock lets a process claim its own run again.
+   * other's checkpoint in progress and mixed their metrics, and the run lock, not reentrant, refuses it.
    */
   private static async claim(
     path: string,
@@ -265,28 +260,15 @@ export class RunDirectory {
     // A refused create leaves no directory behind, nor a lock in someone else's.
     if (resume === null) RunDirectory.refuseExisting(path);
     let releaseLock: () => void;
-    let key: string;
     try {
       await mkdir(path, { recursive: true });
+      // Held from here, not from when the run is returned: a second call that runs while this one awaits its
+      // writes finds it taken (the run lock is not reentrant).
       releaseLock = claimRunLock(path);
-      key = realpathSync(path);
     } catch (error) {
       throw notWritable(path, error);
     }
-    let reserved = false;
     try {
-      if (openWriters.has(key)) {
-        throw new RunDirectoryError(
-          path,
-          'is already open for writing in this process: another training of this run is under way (two at once ' +
-            "would delete each other's checkpoints and mix their metrics), or a RunDirectory opened on it was not " +
-            'closed. Wait for the other training to end, or close that RunDirectory (`run.close()`), then open it again.',
-        );
-      }
-      // Held from here, not from when the run is returned: a second call that runs while this one awaits its
-      // writes must find it taken.
-      openWriters.add(key);
-      reserved = true;
       let run: RunDirectory;
       if (existsSync(join(path, RUN_FILES.info))) {
         // Created by another process between the check above and the claim.
@@ -299,11 +281,9 @@ export class RunDirectory {
         await run.refresh();
       }
       run.releaseLock = releaseLock;
-      run.writerKey = key;
       run.readOnly = false;
       return run;
     } catch (error) {
-      if (reserved) openWriters.delete(key);
       releaseLock();
       throw error;
     }
@@ -373,8 +353,6 @@ export class RunDirectory {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.writerKey !== undefined) openWriters.delete(this.writerKey);
-    this.writerKey = undefined;
     this.releaseLock?.();
     this.releaseLock = undefined;
   }

@@ -5,6 +5,15 @@ import { RunDirectoryError } from './rl-errors';
 export const RUN_LOCK_FILE = '.lock';
 
 function inUse(dir: string, file: string, owner: DirectoryLockOwner): RunDirectoryError {
+  // This process's own claim (the lock is not reentrant): two trainings of one run in one program (two `train()`
+  // calls at once) deleted each other's checkpoint in progress and mixed their metrics.
+  if (owner.pid === process.pid)
+    return new RunDirectoryError(
+      dir,
+      'is already open for writing in this process: another training of this run is under way (two at once ' +
+        "would delete each other's checkpoints and mix their metrics), or a RunDirectory opened on it was not " +
+        'closed. Wait for the other training to end, or close that RunDirectory (`run.close()`), then open it again.',
+    );
   return new RunDirectoryError(
     dir,
     `is in use by another process (pid ${owner.pid}, since ${owner.since}): two processes writing one run ` +
@@ -19,14 +28,12 @@ function inUse(dir: string, file: string, owner: DirectoryLockOwner): RunDirecto
  * metrics.jsonl and the trajectories, and each resume would reset the other's stores: a run silently mixed from two.
  * Core's `claimDirectoryLock` does the claiming: a stale lock of a killed process on this machine is taken over, one
  * taker at a time; a lock written on another host, boot or pid namespace (a container) is taken as held, since its
- * process cannot be checked from here. `RunDirectory` refuses a second writer of a run this process already has
- * open; the lock itself is reentrant, each claim returning its own release, and goes with the last, or when the
- * process exits.
+ * process cannot be checked from here. The lock is not reentrant: a second claim of a run this process holds (by
+ * any path to it) is refused too; it goes when the run is closed, or when the process exits.
  */
 export function claimRunLock(dir: string): () => void {
   return claimDirectoryLock(dir, {
     file: RUN_LOCK_FILE,
-    reentrant: true,
     inUse: (owner, file) => inUse(dir, file, owner),
     failed: (message) => new RunDirectoryError(dir, message),
   });
