@@ -15,6 +15,7 @@ export { ChatModelSpecError } from './chat-model-spec-error';
 export { withRetries, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { approximateTokenCount } from './token-count';
 export { stripReasoning, type StrippedReply } from './strip-reasoning';
+export { EXTENDED_SAMPLING_FIELDS, type ExtendedSamplingField } from './extended-sampling';
 export {
   ScriptedChatModel,
   ECHO_SCRIPT,

@@ -5,6 +5,7 @@ import type { ChatModel, ChatRequest, ChatResponse, ChatTokenLogprob } from './c
 import { chatCompletionRequestSchema, type ChatCompletionRequestBody } from './internal/chat-completion-request';
 import { fromWireMessages, fromWireTools, toWireLogprobs, toWireToolCall } from './internal/openai-wire';
 import { LLMCallError } from './llm-call-error';
+import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { approximateTokenCount } from './token-count';
 
 /**
@@ -220,30 +221,12 @@ function refuseUnsupportedSampling(body: ChatCompletionRequestBody): void {
   }
 }
 
-/**
- * vLLM's sampling fields beyond OpenAI's (lm-evaluation-harness, vLLM clients and the openai client's `extra_body`
- * send them), as vLLM reads them, and the request fields they become for a model that applies them. A model that
- * declares `supportsExtendedSampling` (LocalChatModel) gets them; for any other, a value that is not off is refused
- * naming the field, as the penalties are: ignoring it would sample something other than what the client asked for.
- */
-const EXTENDED_SAMPLING: Record<
-  string,
-  { field: string; off: number; expected: string; valid(value: number): boolean }
-> = {
-  top_k: {
-    field: 'topK',
-    off: 0,
-    expected: 'an integer: -1 or 0 (off) or the likeliest tokens kept',
-    valid: (value) => Number.isInteger(value) && value >= -1,
-  },
-  min_p: { field: 'minP', off: 0, expected: 'from 0 to 1', valid: (value) => value >= 0 && value <= 1 },
-  repetition_penalty: { field: 'repetitionPenalty', off: 1, expected: 'above 0 (1: off)', valid: (value) => value > 0 },
-};
-
 /** The extended sampling fields a request turns on, as request fields; off values (and -1 for top_k) left out. */
 function extendedSampling(body: ChatCompletionRequestBody, model: ChatModel): Record<string, number> {
   const fields: Record<string, number> = {};
-  for (const [name, { field, off, expected, valid }] of Object.entries(EXTENDED_SAMPLING)) {
+  // A model that declares `supportsExtendedSampling` (LocalChatModel) gets them; for any other, a value that is not
+  // off is refused naming the field, as the penalties are: ignoring it would sample other than what was asked.
+  for (const [name, { field, expected, valid, isOff }] of Object.entries(EXTENDED_SAMPLING_FIELDS)) {
     const value = (body as unknown as Record<string, unknown>)[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || !valid(value))
@@ -254,7 +237,7 @@ function extendedSampling(body: ChatCompletionRequestBody, model: ChatModel): Re
         'invalid_request',
         name,
       );
-    if (value === off || (name === 'top_k' && value === -1)) continue;
+    if (isOff(value)) continue;
     if ((model as { supportsExtendedSampling?: unknown }).supportsExtendedSampling !== true)
       throw new HttpError(
         400,

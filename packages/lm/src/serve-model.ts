@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import { LLMCallError, serveChatModel } from '@turngym/llm';
+import { EXTENDED_SAMPLING_FIELDS, LLMCallError, serveChatModel } from '@turngym/llm';
 import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
@@ -294,21 +294,16 @@ function logprobsWanted(body: CompletionBody): { wanted: boolean; top: number } 
 }
 
 /**
- * vLLM's sampling fields beyond OpenAI's (sent by lm-evaluation-harness, vLLM clients, the openai client's
- * `extra_body`), read as vLLM reads them and applied by the sampler: `top_k` (-1 or 0: off), `min_p` (0 to 1) and
- * `repetition_penalty` (above 0; 1: off). Off values are left out, so such a request samples what it always did.
+ * vLLM's sampling fields beyond OpenAI's (@turngym/llm's `EXTENDED_SAMPLING_FIELDS`, shared with the chat server),
+ * applied by the sampler. Off values are left out, so such a request samples what it always did.
  */
 function extendedSampling(body: CompletionBody): { topK?: number; minP?: number; repetitionPenalty?: number } {
-  const topK = optionalNumber(body, 'top_k', 0, 'an integer: -1 or 0 (off) or the likeliest tokens kept', (value) =>
-    isWhole(value, -1),
-  );
-  const minP = optionalNumber(body, 'min_p', 0, 'from 0 to 1', (value) => value >= 0 && value <= 1);
-  const repetitionPenalty = optionalNumber(body, 'repetition_penalty', 1, 'above 0 (1: off)', (value) => value > 0);
-  return {
-    ...(topK > 0 ? { topK } : {}),
-    ...(minP > 0 ? { minP } : {}),
-    ...(repetitionPenalty !== 1 ? { repetitionPenalty } : {}),
-  };
+  const fields: { topK?: number; minP?: number; repetitionPenalty?: number } = {};
+  for (const [name, { field, off, expected, valid, isOff }] of Object.entries(EXTENDED_SAMPLING_FIELDS)) {
+    const value = optionalNumber(body, name, off, expected, valid);
+    if (!isOff(value)) fields[field] = value;
+  }
+  return fields;
 }
 
 /** How many prompts `prompt` holds, counted before any is tokenized: a list of token ids is one prompt. */
