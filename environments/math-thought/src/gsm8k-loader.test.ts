@@ -24,6 +24,28 @@ describe('GSM8K loader', () => {
     return path;
   };
 
+  it('reads `#### 25%` as a gold answer in percent, which `25%`, `25` and `0.25` all answer', async () => {
+    // It was refused as "not a number", so a file of percent questions with their sign could not load.
+    const text = JSON.stringify({
+      question: 'A price fell from 40 to 30. By how much?',
+      answer: '10/40 = 25%.\n#### 25%',
+    });
+    const [problem] = parseGsm8k(text, 'f.jsonl');
+    expect(problem).toMatchObject({ answer: '25', answerKind: 'percent', answerText: '25%' });
+    const env = new MathThoughtEnv({ source: file('percent.jsonl', text), split: 'all' });
+    for (const [answer, solved] of [
+      ['25%', true],
+      ['25', true],
+      ['0.25', true],
+      ['0.5', false],
+    ] as const) {
+      await env.reset({ seed: 0, options: { taskId: 0 } });
+      const step = await env.step(`Answer: ${answer}`);
+      expect([answer, step.info.success]).toEqual([answer, solved]);
+    }
+    await env.close();
+  });
+
   it('reads a gold answer written in Arabic-Indic or full-width digits as the number it is', () => {
     // It was refused as "not a number".
     const arabic = parseGsm8k(JSON.stringify({ question: 'Q?', answer: 'It is 42.\n#### ٤٢' }), 'f.jsonl');

@@ -88,7 +88,7 @@ export function parseGsm8k(text: string, file: string): Problem[] {
     const final = finalLine(answer.trimEnd());
     if (!final) throw new TaskFileError(file, lineNumber, '"answer" must end with a line "#### <number>"');
     const gold = parseAnswer(final.value);
-    if (!gold.ok || gold.answer.percentSign) {
+    if (!gold.ok) {
       throw new TaskFileError(file, lineNumber, `the final answer "${final.value}" is not a number`);
     }
     const reasoning = answer
@@ -100,7 +100,8 @@ export function parseGsm8k(text: string, file: string): Problem[] {
       const value = lineValue(step);
       return { label: `l${i + 1}`, text: step.replace(ANNOTATION, ''), ...(value === undefined ? {} : { value }) };
     });
-    const answerKind = PERCENT_QUESTION.test(question) ? 'percent' : 'number';
+    // `#### 25%` says the gold is in percent as plainly as a "what percent" question does.
+    const answerKind = gold.answer.percentSign || PERCENT_QUESTION.test(question) ? 'percent' : 'number';
     const problemId = typeof id === 'string' || typeof id === 'number' ? String(id) : `${name}#${lineNumber}`;
     // An episode's problemId names its problem in every record: two problems under one id could not be told apart.
     const earlier = seen.get(problemId);
@@ -115,7 +116,7 @@ export function parseGsm8k(text: string, file: string): Problem[] {
       question: question.trim(),
       answer: exactKey(gold.answer.value),
       answerKind,
-      answerText: showExact(gold.answer.value),
+      answerText: gold.answer.percentSign ? `${showExact(gold.answer.value)}%` : showExact(gold.answer.value),
       steps,
     });
   }
