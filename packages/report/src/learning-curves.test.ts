@@ -118,6 +118,22 @@ describe('mean ± std across seeds', () => {
     expect(thin[0]).toEqual([0, 0]);
     expect(thin[9]).toEqual([999, 999]);
   });
+
+  it('keeps every spike and dip of a long seed line when it thins it', () => {
+    // A 10^5-step loss with a one-step spike and a one-step collapse: an even stride dropped both.
+    const series = Array.from({ length: 100_000 }, (_, index): [number, number] => [index, 1 + (index % 7) / 100]);
+    series[51_234] = [51_234, 40];
+    series[80_001] = [80_001, -3];
+    const thin = thinSeries(series, 300);
+    expect(thin.length).toBeLessThanOrEqual(300);
+    expect(thin).toContainEqual([51_234, 40]);
+    expect(thin).toContainEqual([80_001, -3]);
+    expect(thin[0]).toEqual([0, 1]);
+    expect(thin[thin.length - 1]).toEqual(series[99_999]);
+    const xs = thin.map(([x]) => x);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect(new Set(xs).size).toBe(xs.length);
+  });
 });
 
 describe('metric series and names', () => {
