@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliInstallation, installCommand, loadReport, loadTrainer } from './optional-modules';
+import { cliInstallation, installCommand } from './cli-installation';
+import { loadReport, loadTrainer } from './optional-modules';
 
 describe('installCommand: how to add an optional package where the CLI finds it', () => {
   let base: string;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from './cli-errors';
-import { cliInstallation, isInside, type CliInstallation } from './optional-modules';
+import { cliInstallation, isInside, type CliInstallation } from './cli-installation';
 import { newEnvNames, renameTemplateText, type TemplateNames } from './template-names';
 import { findTemplateSource, type TemplateSource } from './template-source';
 
