@@ -1,4 +1,9 @@
-import type { RawData } from 'ws';
+/*
+ * ws's RawData, written out: index.ts exports decodeUtf8 from this file, so its .d.ts is public, and importing the
+ * type from 'ws' made an API user's strict build need @types/ws (error TS7016) although no exported function takes
+ * a frame.
+ */
+type RawData = Buffer | ArrayBuffer | Buffer[];
 
 /** Fatal: invalid UTF-8 throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
