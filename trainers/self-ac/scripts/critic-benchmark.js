@@ -78,38 +78,64 @@ const RL = {
 
 function flag(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : fallback;
+  if (index < 0) return fallback;
+  const value = process.argv[index + 1];
+  // A flag given last, or followed by another flag, has no value: refused, not read as undefined or as "--seed".
+  if (value === undefined || value.startsWith('--')) usageError(`--${name} needs a value.`);
+  return value;
+}
+
+/** A numeric flag: a typo (`--steps 1o0`) is refused before anything runs, not run as NaN (no steps at all). */
+function numberFlag(name, fallback) {
+  const text = flag(name, fallback);
+  const value = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) {
+    usageError(`--${name} takes a number (got ${JSON.stringify(text)}).`);
+  }
+  return value;
+}
+
+function usageError(message) {
+  process.stderr.write(`${message} See --help.\n`);
+  process.exit(2);
+}
+
+/**
+ * Every `--name` but the switches takes a value: checked before anything runs, since some flags are read only
+ * after minutes of sampling (a missing value found then is a run lost).
+ */
+function checkFlags(switches) {
+  for (const arg of process.argv.slice(2)) if (arg.startsWith('--') && !switches.includes(arg)) flag(arg.slice(2));
 }
 
 async function critic() {
-  const seed = Number(flag('seed', '1'));
+  const seed = numberFlag('seed', '1');
   const out = flag('out', `runs/self-ac/critic-${seed}`);
-  const heldOut = Number(flag('held-out', '64'));
-  mkdirSync(out, { recursive: true });
+  const heldOut = numberFlag('held-out', '64');
   const runDir = join(out, 'run');
+  // Every flag read (a typo refused) before the output directory is made.
+  const args = {
+    ...RL,
+    envId: ENV_ID,
+    envOptions: ENV_OPTIONS,
+    checkpoint: WARM_START,
+    runDir,
+    seed,
+    iterations: numberFlag('iterations', '40'),
+    groupSize: numberFlag('group', '8'),
+    promptsPerIteration: numberFlag('prompts', String(RL.promptsPerIteration)),
+    evalEpisodes: numberFlag('eval-episodes', '200'),
+    criticEpochs: numberFlag('critic-epochs', '0'),
+    criticWarmupIterations: numberFlag('critic-warmup', '0'),
+    criticCloneCoefficient: numberFlag('critic-clone', '0'),
+    ...(flag('value-lr') !== undefined ? { valueLearningRate: numberFlag('value-lr') } : {}),
+    ...(flag('max-packed') !== undefined ? { maxPackedTokens: numberFlag('max-packed') } : {}),
+    ...(flag('alpha') !== undefined ? { alpha: numberFlag('alpha') } : {}),
+    ...(flag('td-horizons') !== undefined ? { tdHorizons: numberFlag('td-horizons') } : {}),
+  };
+  mkdirSync(out, { recursive: true });
   const started = Date.now();
-  const result = await trainSelfAc(
-    {
-      ...RL,
-      envId: ENV_ID,
-      envOptions: ENV_OPTIONS,
-      checkpoint: WARM_START,
-      runDir,
-      seed,
-      iterations: Number(flag('iterations', '40')),
-      groupSize: Number(flag('group', '8')),
-      promptsPerIteration: Number(flag('prompts', String(RL.promptsPerIteration))),
-      evalEpisodes: Number(flag('eval-episodes', '200')),
-      criticEpochs: Number(flag('critic-epochs', '0')),
-      criticWarmupIterations: Number(flag('critic-warmup', '0')),
-      criticCloneCoefficient: Number(flag('critic-clone', '0')),
-      ...(flag('value-lr') !== undefined ? { valueLearningRate: Number(flag('value-lr')) } : {}),
-      ...(flag('max-packed') !== undefined ? { maxPackedTokens: Number(flag('max-packed')) } : {}),
-      ...(flag('alpha') !== undefined ? { alpha: Number(flag('alpha')) } : {}),
-      ...(flag('td-horizons') !== undefined ? { tdHorizons: Number(flag('td-horizons')) } : {}),
-    },
-    {},
-  );
+  const result = await trainSelfAc(args, {});
   const model = result.model;
   const trainSeconds = (Date.now() - started) / 1000;
   const { pairs, ev, rows, scoredEpisodes, episodes } = await heldOutCritic(model, heldOut);
@@ -221,7 +247,7 @@ async function calibrate() {
   const model = await loadModel(WARM_START, { backend: 'wasm' });
   loadAdapter(model, join(runDir, 'checkpoint', 'adapter'), 'policy');
   loadValueHead(model, join(runDir, 'checkpoint'));
-  const { pairs, ev, rows, scoredEpisodes, episodes } = await heldOutCritic(model, Number(flag('held-out', '64')));
+  const { pairs, ev, rows, scoredEpisodes, episodes } = await heldOutCritic(model, numberFlag('held-out', '64'));
   writeCalibration(runDir, pairs, scoredEpisodes.length, `critic-benchmark.js ${process.argv.slice(2).join(' ')}`);
   console.log(
     [
@@ -261,8 +287,14 @@ ${dots}
 
 async function learning() {
   const { trainGrpo } = require('@turngym/trainer-grpo');
-  const seeds = String(flag('seeds', '1,2,3')).split(',').map(Number);
-  const budget = Number(flag('budget', '50000'));
+  const seeds = flag('seeds', '1,2,3')
+    .split(',')
+    .map((text) =>
+      /^\s*\d+\s*$/.test(text)
+        ? Number(text)
+        : usageError(`--seeds takes seeds separated by commas (got ${JSON.stringify(text)}).`),
+    );
+  const budget = numberFlag('budget', '50000');
   const out = flag('out', 'runs/self-ac/learning');
   // GRPO's runs in docs/benchmarks/learning.md (the math table) used these settings: `--algorithms self-ac`
   // runs Self-AC alone and compares against those.
@@ -367,7 +399,7 @@ async function gains() {
 async function react() {
   const { loadModel } = require('@turngym/lm');
   const { evaluatePolicy } = require('@turngym/rl');
-  const seed = Number(flag('seed', '1'));
+  const seed = numberFlag('seed', '1');
   const out = flag('out', `runs/self-ac/react-${seed}`);
   const envId = 'turngym/wiki-qa-compact-v1';
   const envOptions = { questionTypes: ['bridge'], minHops: 2, maxHops: 2, articles: 20000 };
@@ -385,7 +417,7 @@ async function react() {
     maxBatch: 16,
     quiet: true,
   };
-  const evalEpisodes = Number(flag('eval-episodes', '100'));
+  const evalEpisodes = numberFlag('eval-episodes', '100');
   mkdirSync(out, { recursive: true });
   const registry = installedEnvRegistry();
   const makeEnv = () => registry.make(envId, { options: { ...envOptions, split: 'test' } });
@@ -411,13 +443,13 @@ async function react() {
     checkpoint: warmStart,
     runDir: join(out, 'run'),
     seed,
-    iterations: Number(flag('iterations', '2')),
-    promptsPerIteration: Number(flag('prompts', '8')),
-    groupSize: Number(flag('group', '8')),
+    iterations: numberFlag('iterations', '2'),
+    promptsPerIteration: numberFlag('prompts', '8'),
+    groupSize: numberFlag('group', '8'),
     evalEpisodes,
     evalEvery: 1000,
     trajectoriesEvery: 1,
-    criticEpochs: Number(flag('critic-epochs', '0')),
+    criticEpochs: numberFlag('critic-epochs', '0'),
   });
   result.model.dispose();
   const metrics = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8')
@@ -449,15 +481,15 @@ async function tot() {
   const { loadModel, loadAdapter, loadValueHead } = require('@turngym/lm');
   const { totSearch, criticValues } = require('@turngym/trainer-self-ac');
   const runDir = flag('run', 'runs/self-ac/critic-1/run');
-  const tasks = Number(flag('tasks', '50'));
-  const from = Number(flag('from', '0'));
+  const tasks = numberFlag('tasks', '50');
+  const from = numberFlag('from', '0');
   const out = flag('out', 'runs/self-ac/tot');
   const search = {
-    branches: Number(flag('branches', '4')),
-    beam: Number(flag('beam', '2')),
+    branches: numberFlag('branches', '4'),
+    beam: numberFlag('beam', '2'),
     maxTurns: 8,
     maxActionTokens: RL.maxActionTokens,
-    maxSearchTokens: Number(flag('search-tokens', '1024')),
+    maxSearchTokens: numberFlag('search-tokens', '1024'),
     instructions: false,
     seed: 1,
   };
@@ -560,7 +592,7 @@ async function reactScore() {
     (candidate) => candidate.name === 'wiki-plan-act',
   );
   const root = flag('root', 'runs/self-ac-wiki');
-  const tasks = Number(flag('tasks', '200'));
+  const tasks = numberFlag('tasks', '200');
   const grpoRoot = flag('grpo-root', 'runs/plan-act-wiki/wiki-plan-act');
   const warm = 'benchmarks/learning/models/wiki-plan-act-warm-start';
   const scored = {
@@ -643,6 +675,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(require('../../../scripts/header-usage').headerUsage(__filename));
   process.exit(0);
 }
+checkFlags([]);
 const mode = process.argv[2];
 const modes = { critic, calibrate, learning, gains, react, 'react-score': reactScore, tot };
 const run = Object.hasOwn(modes, mode) ? modes[mode] : null;

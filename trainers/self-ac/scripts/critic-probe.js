@@ -49,7 +49,13 @@ const {
   validateRolloutOptions,
 } = require('@turngym/rl');
 const { mixSeed, SeededRng } = require('@turngym/core');
-const { criticPromptTokens, packEpisode, explainedVariance, selfAcUpdate } = require('@turngym/trainer-self-ac');
+const {
+  criticPromptTokens,
+  packEpisode,
+  explainedVariance,
+  selfAcUpdate,
+  validateSelfAcUpdateOptions,
+} = require('@turngym/trainer-self-ac');
 const { evByTurn, byTurnLine } = require('./ev-by-turn');
 
 const WARM_START = 'benchmarks/learning/models/math-warm-start';
@@ -58,8 +64,36 @@ const ENV_OPTIONS = { difficulties: [1], kinds: ['arithmetic'] };
 
 function flag(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : fallback;
+  if (index < 0) return fallback;
+  const value = process.argv[index + 1];
+  // A flag given last, or followed by another flag, has no value: refused, not read as undefined or as "--seed".
+  if (value === undefined || value.startsWith('--')) usageError(`--${name} needs a value.`);
+  return value;
 }
+
+/** A numeric flag: a typo (`--steps 1o0`) is refused before anything runs, not run as NaN (no steps at all). */
+function numberFlag(name, fallback) {
+  const text = flag(name, fallback);
+  const value = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) {
+    usageError(`--${name} takes a number (got ${JSON.stringify(text)}).`);
+  }
+  return value;
+}
+
+function usageError(message) {
+  process.stderr.write(`${message} See --help.\n`);
+  process.exit(2);
+}
+
+/**
+ * Every `--name` but the switches takes a value: checked before anything runs, since some flags are read only
+ * after minutes of sampling (a missing value found then is a run lost).
+ */
+function checkFlags(switches) {
+  for (const arg of process.argv.slice(2)) if (arg.startsWith('--') && !switches.includes(arg)) flag(arg.slice(2));
+}
+checkFlags(['--monte-carlo', '--held-out-only', '--linear-probe', '--baselines']);
 
 async function episodesOf(model, split, tasks, group, seed) {
   const registry = installedEnvRegistry();
@@ -75,20 +109,30 @@ async function episodesOf(model, split, tasks, group, seed) {
 
 async function main() {
   const cache = flag('cache', 'runs/self-ac/probe-cache.json');
-  const steps = Number(flag('steps', '120'));
-  const every = Number(flag('every', '20'));
-  const seed = Number(flag('seed', '1'));
+  const steps = numberFlag('steps', '120');
+  const every = numberFlag('every', '20');
+  const seed = numberFlag('seed', '1');
   const update = {
-    alpha: Number(flag('alpha', '0.5')),
+    alpha: numberFlag('alpha', '0.5'),
     discount: 1,
-    minibatchSize: Number(flag('minibatch', '8')),
+    minibatchSize: numberFlag('minibatch', '8'),
   };
-  const rank = Number(flag('rank', '16'));
-  const lr = Number(flag('lr', '5e-4'));
-  const lrEnd = Number(flag('lr-end', String(lr)));
-  const valueLr = flag('value-lr') ? Number(flag('value-lr')) : null;
-  const emaDecay = Number(flag('ema', '0'));
+  // Out of range (--alpha 2, --minibatch 0): refused now, not by the first update after minutes of sampling.
+  try {
+    validateSelfAcUpdateOptions({ ...update });
+  } catch (error) {
+    usageError(`${error.message.replace(/\.$/, '')}.`);
+  }
+  const rank = numberFlag('rank', '16');
+  const lr = numberFlag('lr', '5e-4');
+  const lrEnd = numberFlag('lr-end', String(lr));
+  const valueLr = flag('value-lr') ? numberFlag('value-lr') : null;
+  const emaDecay = numberFlag('ema', '0');
   const monteCarlo = process.argv.includes('--monte-carlo');
+  // Read before the model loads and the episodes are sampled (minutes), so that a typo fails at once.
+  const trainTasks = numberFlag('train-tasks', '64');
+  const heldOutTasks = numberFlag('held-out-tasks', '48');
+  const continuations = flag('ceiling') !== undefined ? numberFlag('ceiling') : null;
   const model = await loadModel(WARM_START, { backend: 'wasm', seed });
   if (flag('init')) {
     // --init <dir>: go on from a probe's --save (adapter and value head; Adam's moments start afresh).
@@ -103,8 +147,8 @@ async function main() {
   else {
     const started = Date.now();
     data = {
-      train: await episodesOf(model, 'train', Number(flag('train-tasks', '64')), 4, 7),
-      heldOut: await episodesOf(model, 'test', Number(flag('held-out-tasks', '48')), 2, 99),
+      train: await episodesOf(model, 'train', trainTasks, 4, 7),
+      heldOut: await episodesOf(model, 'test', heldOutTasks, 2, 99),
     };
     mkdirSync(join(cache, '..'), { recursive: true });
     writeFileSync(cache, JSON.stringify(data));
@@ -127,7 +171,7 @@ async function main() {
   );
   if (process.argv.includes('--linear-probe')) return linearProbe(model, train, heldOut);
   if (process.argv.includes('--baselines')) return baselines(data, format, criticPrompt, model.config.maxPositions);
-  if (flag('ceiling')) return ceiling(model, data.heldOut, heldOut, Number(flag('ceiling')));
+  if (continuations !== null) return ceiling(model, data.heldOut, heldOut, continuations);
   const trainer = new Trainer(model, {
     adapter: 'policy',
     learningRate: lr,

@@ -16,14 +16,23 @@ const STATE_MARK = '\u0000TURNGYM-STATE\u0000';
  * turn the same way whatever came before (ChatML, Llama 3, …) gets its own form, as `ChatTurnFormat` does.
  */
 export function criticPromptTokens(tokenizer: Tokenizer, text = CRITIC_PROMPT_TEXT): number[] {
-  const rendered = tokenizer.applyChatTemplate(
-    [
-      { role: 'user', content: 'q' },
-      { role: 'assistant', content: STATE_MARK },
-      { role: 'system', content: text },
-    ],
-    { addGenerationPrompt: true },
-  );
+  let rendered: string;
+  try {
+    rendered = tokenizer.applyChatTemplate(
+      [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: STATE_MARK },
+        { role: 'system', content: text },
+      ],
+      { addGenerationPrompt: true },
+    );
+  } catch (error) {
+    // Templates that allow a system message only first (Gemma's, Mistral's) raise_exception here; alone, their
+    // message ("Conversation roles must alternate …") would not say that Self-AC's critic prompt asked for it.
+    throw new SelfAcSetupError(
+      `criticPromptTokens: the chat template refuses a system message after an assistant turn (${(error as Error).message}), so the critic prompt has no chat form; Self-AC needs a template that renders one (ChatML, Llama 3).`,
+    );
+  }
   const at = rendered.indexOf(STATE_MARK);
   const after = at < 0 ? '' : rendered.slice(at + STATE_MARK.length);
   if (!after.includes(text)) {

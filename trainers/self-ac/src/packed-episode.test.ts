@@ -1,12 +1,22 @@
-import { ByteTokenizer, LanguageModel, testConfig, tf, useBackend, type ModelConfig } from '@turngym/lm';
+import { InvalidOptionsError } from '@turngym/core';
+import {
+  ByteTokenizer,
+  LanguageModel,
+  renderChatTemplate,
+  testConfig,
+  tf,
+  useBackend,
+  type ChatTemplateOptions,
+  type ModelConfig,
+} from '@turngym/lm';
 import { ChatTurnFormat, collectChains, installedEnvRegistry, type Trajectory } from '@turngym/rl';
-import type { Action, Env } from '@turngym/spec';
+import type { Action, ChatMessage, Env } from '@turngym/spec';
 import { fixtureTrajectory } from '../../../packages/rl/src/__fixtures__/trajectory-fixture';
 import { digitRegistry, SMOKE_BACKEND } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { CRITIC_PROMPT_TEXT, criticPromptTokens } from './critic-prompt';
 import { padEpisodeVectors, tdRewards } from './episode-vectors';
-import { packEpisode, separateRows, type PackedEpisode } from './packed-episode';
-import { EpisodeTooLongError, PackedEpisodeError } from './self-ac-errors';
+import { packEpisode, separateRows, type PackEpisodeOptions, type PackedEpisode } from './packed-episode';
+import { EpisodeTooLongError, PackedEpisodeError, SelfAcSetupError } from './self-ac-errors';
 import { selfAcLoss } from './self-ac-loss';
 
 const tokenizer = new ByteTokenizer();
@@ -49,6 +59,27 @@ describe('criticPromptTokens', () => {
   it("renders the slide's cp in the model's own chat template: close the open assistant turn, a system message, a new assistant turn", () => {
     const text = tokenizer.decode(criticPromptTokens(tokenizer));
     expect(text).toBe(`<|im_end|>\n<|im_start|>system\n${CRITIC_PROMPT_TEXT}<|im_end|>\n<|im_start|>assistant\n`);
+  });
+
+  it('refuses, as a Self-AC setup error, a template that allows a system message only first (Gemma, Mistral)', () => {
+    // Gemma's check, reduced: a system message anywhere but first raises.
+    const systemFirst =
+      "{% for message in messages %}{% if message['role'] == 'system' and not loop.first %}" +
+      "{{ raise_exception('System role not supported') }}{% endif %}" +
+      "<start_of_turn>{{ message['role'] }}\n{{ message['content'] }}<end_of_turn>\n{% endfor %}" +
+      '{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}';
+    class SystemFirstTokenizer extends ByteTokenizer {
+      override applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions = {}): string {
+        return renderChatTemplate(systemFirst, messages, options);
+      }
+    }
+    // Before: the template's own Error ("System role not supported"), thrown from the first update, named
+    // neither Self-AC nor its critic prompt.
+    const render = () => criticPromptTokens(new SystemFirstTokenizer());
+    expect(render).toThrow(SelfAcSetupError);
+    expect(render).toThrow(
+      'criticPromptTokens: the chat template refuses a system message after an assistant turn (System role not supported)',
+    );
   });
 });
 
@@ -235,6 +266,79 @@ describe('packEpisode', () => {
     expect(() => pack({ ...handMade(), steps: [] })).toThrow(/e: the rollout has no action/);
     expect(() => packEpisode(handMade(), { format, criticPrompt: cp, discount: 1, maxPositions: 8 })).toThrow(
       /positions/,
+    );
+  });
+
+  it('refuses options that would pack wrong returns or refuse every episode, naming the field', () => {
+    const withOptions = (options: Record<string, unknown>) => () =>
+      packEpisode(handMade(), { format, criticPrompt: cp, ...options } as unknown as PackEpisodeOptions);
+    // Before: λ = 2 packed R_0 = 0.5 + 2·1 = 2.5, a missing λ packed NaN returns, and a missing context refused
+    // every episode as longer than "the model's undefined positions".
+    expect(withOptions({ discount: 2, maxPositions: 1024 })).toThrow(InvalidOptionsError);
+    expect(withOptions({ discount: 2, maxPositions: 1024 })).toThrow('options.discount must be <= 1 (got 2)');
+    expect(withOptions({ maxPositions: 1024 })).toThrow('options.discount is required');
+    expect(withOptions({ discount: Number.NaN, maxPositions: 1024 })).toThrow(/options\.discount must be number/);
+    expect(withOptions({ discount: 1 })).toThrow('options.maxPositions is required');
+    expect(withOptions({ discount: 1, maxPositions: 1024, maxPackedTokens: 0 })).toThrow(
+      'options.maxPackedTokens must be >= 1 (got 0)',
+    );
+    expect(withOptions({ discount: 0, maxPositions: 1024 })().vectors.returns).toEqual([0.5, 1, 0]);
+  });
+
+  it('refuses a record whose segments, tokens and steps do not line up, rather than packing wrong vectors', () => {
+    const refused = (trajectory: Trajectory, message: RegExp) => {
+      expect(() => pack(trajectory)).toThrow(PackedEpisodeError);
+      expect(() => pack(trajectory)).toThrow(message);
+    };
+    const two = handMade();
+    // a_0 with 0 tokens: packed, its span was a_start 7 > a_end 3 (the loss failed later, naming no episode).
+    refused(
+      {
+        ...two,
+        tokens: [10, 11, 12, 13, 30, 31, 32, 40, 41],
+        logprobs: [0, 0, 0, 0, 0, 0, 0, -0.5, -0.25],
+        segments: [
+          { kind: 'prompt', tokenCount: 4 },
+          { kind: 'action', tokenCount: 0 },
+          { kind: 'observation', tokenCount: 3 },
+          { kind: 'action', tokenCount: 2 },
+        ],
+      },
+      /^e: segments\[1\] is an action with 0 tokens/,
+    );
+    // Tokens or logprobs the segments do not cover.
+    refused(
+      { ...two, tokens: two.tokens.slice(0, -1) },
+      /e: its segments cover 11 tokens but it has 10 tokens and 11 logprobs/,
+    );
+    refused({ ...two, logprobs: [...two.logprobs, 0] }, /cover 11 tokens but it has 11 tokens and 12 logprobs/);
+    // A reward that is no number: packed, NaN made every return NaN and null was read as 0.
+    refused(
+      { ...two, steps: [{ ...two.steps[0]!, reward: Number.NaN }, two.steps[1]!] },
+      /e: steps\[0\]\.reward is NaN/,
+    );
+    refused(
+      { ...two, steps: [two.steps[0]!, { ...two.steps[1]!, reward: null as unknown as number }] },
+      /steps\[1\]\.reward is null, not a finite number/,
+    );
+    // A step with no action before it: its reward would land on the wrong action.
+    refused({ ...two, steps: [two.steps[0]!, ...two.steps] }, /e: it has 3 steps but 2 actions/);
+    // An expert record with a disturbance turn (DART): steps d, a_0, a_1 against actions a_0, a_1. Packed, a_0
+    // got d's reward 0 and a_1 a_0's 0.5, the final reward 1 was lost and o_1 was rendered from o_0's text.
+    refused(
+      {
+        ...two,
+        tokens: [10, 11, 12, 13, 70, 71, 72, 73, 74, ...two.tokens.slice(4)],
+        logprobs: [0, 0, 0, 0, 0, 0, 0, 0, 0, ...two.logprobs.slice(4)],
+        segments: [
+          { kind: 'prompt', tokenCount: 4 },
+          { kind: 'disturbance', tokenCount: 2 },
+          { kind: 'observation', tokenCount: 3 },
+          ...two.segments.slice(1),
+        ],
+        steps: [{ ...two.steps[0]!, reward: 0, observation: 'od', disturbed: true }, ...two.steps],
+      },
+      /e: it holds disturbance turns/,
     );
   });
 });

@@ -1,5 +1,6 @@
+import { defineOptions, type JSONSchemaType } from '@turngym/core';
 import { attentionFromMatrix, type TokenRow } from '@turngym/lm';
-import type { ChatTurnFormat, Trajectory } from '@turngym/rl';
+import { recordLength, type ChatTurnFormat, type Trajectory } from '@turngym/rl';
 import { discountedReturns, type EpisodeVectors } from './episode-vectors';
 import { EpisodeTooLongError, PackedEpisodeError } from './self-ac-errors';
 
@@ -44,6 +45,24 @@ export interface PackEpisodeOptions {
   readonly maxPackedTokens?: number;
 }
 
+/** The numbers of `PackEpisodeOptions` (the format and the critic prompt are objects, checked where used). */
+type PackLimits = Pick<PackEpisodeOptions, 'discount' | 'maxPositions' | 'maxPackedTokens'>;
+
+const packLimitsSchema: JSONSchemaType<PackLimits> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['discount', 'maxPositions'],
+  properties: {
+    discount: { type: 'number', minimum: 0, maximum: 1 },
+    maxPositions: { type: 'integer', minimum: 1 },
+    maxPackedTokens: { type: 'integer', minimum: 1, nullable: true },
+  },
+};
+
+// A discount past 1 or missing would make every return silently wrong (NaN, or λ = 2), and a missing context an
+// "undefined positions" refusal of every episode: checked at the boundary, naming the field.
+const validatePackLimits = defineOptions<PackLimits>('packEpisode', packLimitsSchema);
+
 /** Where each packed token came from: a state token (index into `stateTokens`) or critic prompt k. */
 type Origin = { readonly kind: 'state'; readonly index: number } | { readonly kind: 'critic'; readonly k: number };
 
@@ -54,10 +73,16 @@ type Origin = { readonly kind: 'state'; readonly index: number } | { readonly ki
  * earlier state/action token and no critic-prompt token; a cp_k token sees s_k and cp_k's earlier tokens.
  */
 export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions): PackedEpisode {
+  validatePackLimits({
+    discount: options.discount,
+    maxPositions: options.maxPositions,
+    ...(options.maxPackedTokens !== undefined ? { maxPackedTokens: options.maxPackedTokens } : {}),
+  });
   const id = trajectory.episodeId;
   if (trajectory.stopReason === 'error')
     throw new PackedEpisodeError(id, 'the env failed in this rollout; it is reported, never trained on.');
   if (options.criticPrompt.length === 0) throw new PackedEpisodeError(id, 'the critic prompt has no tokens.');
+  checkRecord(trajectory);
   const actionCount = trajectory.segments.filter((segment) => segment.kind === 'action').length;
   // An action the env never answered (a rollout cut mid-turn) has no reward and no next state: left out.
   const n = Math.min(actionCount, trajectory.steps.length);
@@ -207,6 +232,53 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
     stateLengths,
     criticPrompt: options.criticPrompt,
   };
+}
+
+/**
+ * Refuses a record whose parts do not line up, naming the episode, before anything is packed from it: the
+ * packing reads step k as the answer to action a_k and slices tokens by the segments, so a record that breaks
+ * either would pack without an error into wrong vectors — an action of 0 tokens into a_end < a_start (found
+ * only later, deep in the loss), tokens or logprobs that the segments do not cover into undefined tokens, a
+ * reward that is not a finite number into NaN returns, and an expert record's `disturbance` turns (a step with
+ * no action segment, `collectExpertTrajectories`) into rewards and observations shifted one action early, the
+ * last reward lost.
+ */
+function checkRecord(trajectory: Trajectory): void {
+  const id = trajectory.episodeId;
+  let covered: number;
+  try {
+    covered = recordLength(trajectory);
+  } catch (error) {
+    throw new PackedEpisodeError(id, (error as Error).message);
+  }
+  if (trajectory.tokens.length !== covered || trajectory.logprobs.length !== covered) {
+    throw new PackedEpisodeError(
+      id,
+      `its segments cover ${covered} tokens but it has ${trajectory.tokens.length} tokens and ${trajectory.logprobs.length} logprobs.`,
+    );
+  }
+  if (trajectory.segments.some((segment) => segment.kind === 'disturbance')) {
+    throw new PackedEpisodeError(
+      id,
+      'it holds disturbance turns (an expert record for SFT): their steps have no action of the policy, so its rewards cannot be read per action; Self-AC packs the policy’s own rollouts.',
+    );
+  }
+  // NaN (an env's 0/0 score) would make every return, TD target and so the update's loss NaN (the tensor loss
+  // does not check), and a missing one (null) would be read as 0.
+  const unreadable = trajectory.steps.findIndex((step) => !Number.isFinite(step.reward));
+  if (unreadable >= 0) {
+    throw new PackedEpisodeError(
+      id,
+      `steps[${unreadable}].reward is ${String(trajectory.steps[unreadable]!.reward)}, not a finite number; the env's reward is broken.`,
+    );
+  }
+  const actions = trajectory.segments.filter((segment) => segment.kind === 'action').length;
+  if (trajectory.steps.length > actions) {
+    throw new PackedEpisodeError(
+      id,
+      `it has ${trajectory.steps.length} steps but ${actions} actions; step k is the env's answer to action k.`,
+    );
+  }
 }
 
 /**

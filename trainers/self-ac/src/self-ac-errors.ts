@@ -5,7 +5,7 @@ import { TurnGymError } from '@turngym/core';
  *
  * | code                | class              | meaning                                                       |
  * |---------------------|--------------------|---------------------------------------------------------------|
- * | PACKED_EPISODE      | PackedEpisodeError | a rollout that cannot be packed (no action, env error, steps that do not match its actions) |
+ * | PACKED_EPISODE      | PackedEpisodeError | a rollout that cannot be packed (no action, env error, an action of 0 tokens, tokens the segments do not cover, more steps than actions, a reward that is not a finite number, an expert record's disturbance turns) |
  * | EPISODE_TOO_LONG    | EpisodeTooLongError | a rollout whose first turn alone packs past `maxPackedTokens`, or whose first states with the critic prompt pass the model's positions (the trainer leaves it out and counts it) |
  * | SELF_AC_SETUP       | SelfAcSetupError   | the model or trainer lacks what Self-AC needs (a value head, a chat form for the critic prompt) |
  */

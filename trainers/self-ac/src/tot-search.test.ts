@@ -66,6 +66,35 @@ class ForkEnv extends BaseEnv<string, Action> {
   }
 }
 
+/**
+ * Two factors: the first is "good" (even first character) or "bad"; the second ends the episode. After a good
+ * factor the env's turn limit cuts the line (truncated: no answer); after a bad one the second factor answers
+ * and succeeds. A critic that values the good states higher must still not return a line that never answered.
+ */
+class CutEnv extends ForkEnv {
+  private goodFirst = false;
+  private steps = 0;
+
+  protected override spawn(): CutEnv {
+    return new CutEnv();
+  }
+
+  protected override onReset(): EnvResetOutcome<string> {
+    this.steps = 0;
+    return { observation: 'Go.' };
+  }
+
+  protected override onStep(action: Action): EnvStepOutcome<string> {
+    this.steps += 1;
+    if (this.steps === 1) {
+      this.goodFirst = String(action).charCodeAt(0) % 2 === 0;
+      return { observation: this.goodFirst ? 'good' : 'bad', reward: 0, terminated: false };
+    }
+    if (this.goodFirst) return { observation: 'good', reward: 0, terminated: false, truncated: true };
+    return { observation: '', reward: 1, terminated: true, info: { success: true } };
+  }
+}
+
 const tokenizer = new ByteTokenizer();
 const goodText = tokenizer.encode('good');
 
@@ -122,6 +151,25 @@ describe('ToT-SelfAC search', () => {
     expect(other.trace.map((c) => c.action)).not.toEqual(a.trace.map((c) => c.action));
     const capped = await totSearch(model, new ForkEnv(), 5, { ...options, maxSearchTokens: 30 });
     expect(capped.generatedTokens).toBeLessThanOrEqual(30);
+    expect(ForkEnv.open).toBe(0);
+  });
+
+  it('never returns a line the env truncated (no answer) while a line answered, whatever their V', async () => {
+    const result = await totSearch(model, new CutEnv(), 1, { ...options, beam: 6, seed: 11 }, oracle());
+    const first = result.trace.filter((c) => c.depth === 0);
+    // Both kinds of first factor were sampled and kept: good ones (V 1) and bad ones (V 0).
+    expect(first.filter((c) => c.kept).map((c) => c.value)).toEqual(expect.arrayContaining([0, 1]));
+    const cut = result.trace.filter((c) => c.depth === 1 && c.value === 1);
+    expect(cut.length).toBeGreaterThan(0);
+    expect(cut.every((c) => !c.finished && !c.kept)).toBe(true);
+    // Before: a truncated line was "finished", scored by its good parent's V 1, and returned over the answers.
+    expect(result.best).toMatchObject({ finished: true, success: true, reward: 1, value: 0 });
+    expect(result.finished.every((line) => line.success)).toBe(true);
+    // With no line answering, the best-valued truncated line comes back, not an empty one.
+    const none = await totSearch(model, new CutEnv(), 1, { ...options, beam: 6, seed: 11 }, async (states) =>
+      states.map((tokens) => (tokenizer.decode([...tokens.slice(-40)]).includes('bad') ? -1 : 1)),
+    );
+    expect(none.best.actions.length).toBeGreaterThan(0);
     expect(ForkEnv.open).toBe(0);
   });
 
