@@ -368,6 +368,9 @@ function printed(args) {
     .join(' ')}`;
 }
 
+/** A mistake in the command line: said in one line, with no stack trace. */
+class UsageError extends Error {}
+
 function main() {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     // The usage is this file's header comment; a bare call would start (or resume) the default runs.
@@ -375,12 +378,12 @@ function main() {
     return;
   }
   const env = flag('env', 'math');
-  if (!['math', 'wiki'].includes(env)) throw new Error(`--env must be math or wiki; got ${env}`);
+  if (!['math', 'wiki'].includes(env)) throw new UsageError(`--env must be math or wiki; got ${env}`);
   const wiki = env === 'wiki';
   const root = resolve(ROOT, flag('root', wiki ? 'runs/ccapo-wiki' : 'runs/ccapo-bench'));
   const testTasks = Number(flag('test-tasks', '200'));
   if (!Number.isInteger(testTasks) || testTasks < 1)
-    throw new Error(`--test-tasks must be an integer >= 1; got ${testTasks}`);
+    throw new UsageError(`--test-tasks must be an integer >= 1; got ${testTasks}`);
   const grpoRoot = resolve(ROOT, flag('grpo-root', 'runs/plan-act-wiki/wiki-plan-act'));
   if (process.argv.includes('--summarize')) return summarize(root, testTasks, grpoRoot);
   if (process.argv.includes('--score')) {
@@ -390,19 +393,31 @@ function main() {
     });
   }
   if (wiki && (flag('group') !== undefined || flag('tasks') !== undefined)) {
-    throw new Error("--group and --tasks are the wiki GRPO baseline's (G = 8, P = 8) with --env wiki");
+    throw new UsageError("--group and --tasks are the wiki GRPO baseline's (G = 8, P = 8) with --env wiki");
   }
   const group = Number(flag('group', '8'));
   const tasks = Number(flag('tasks', '2'));
   if (!Number.isInteger(group) || group < 2 || !Number.isInteger(tasks) || tasks < 1) {
-    throw new Error(`--group must be an integer >= 2 and --tasks one >= 1; got ${group} and ${tasks}`);
+    throw new UsageError(`--group must be an integer >= 2 and --tasks one >= 1; got ${group} and ${tasks}`);
   }
-  const seeds = flag('seeds', '1,2,3').split(',').map(Number);
-  const budget = Number(flag('budget', wiki ? '100000' : '50000'));
+  // Checked before anything runs: `--budget 50k` was NaN, which went to the trainer as tokenBudget=null and
+  // each run ended at once after 0 iterations, reported "done" in a directory named t<NaN>.
+  const seedsText = flag('seeds', '1,2,3');
+  const seeds = String(seedsText)
+    .split(',')
+    .map((seed) => (seed.trim() === '' ? Number.NaN : Number(seed)));
+  if (seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) {
+    throw new UsageError(`--seeds must be integers >= 0 separated by commas; got ${seedsText}`);
+  }
+  const budgetText = flag('budget', wiki ? '100000' : '50000');
+  const budget = Number(budgetText);
+  if (!Number.isInteger(budget) || budget < 1) {
+    throw new UsageError(`--budget must be an integer >= 1 (generated tokens); got ${budgetText}`);
+  }
   const only = flag('only');
   const algorithms = wiki ? WIKI_ALGORITHMS : ALGORITHMS;
   if (only && !algorithms.includes(only)) {
-    throw new Error(
+    throw new UsageError(
       wiki
         ? `--only must be ccapo or gigpo with --env wiki (GRPO's runs are plan-act-benchmark.js's); got ${only}`
         : `--only must be one of ${ALGORITHMS.join(', ')}; got ${only}`,
@@ -428,4 +443,10 @@ function main() {
   }
 }
 
-main();
+try {
+  main();
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`error: ${error.message} (--help for the usage)\n`);
+  process.exitCode = 2;
+}

@@ -80,6 +80,100 @@ describe('CCAPO', () => {
     stdb.close();
   });
 
+  /**
+   * A store worked out by hand (ALGORITHMS.md §3, α = λ = 1, η = 0.1), from the start anchor ^|^:
+   * 1. A succeeds in 1 step: globals (1, 1); A: N = 1, S = 1, d = 0. I = 2/3, C = (1/1)/(1/1) = 1, D = 1:
+   *    x = 2/3·2 = 4/3, Q = x/(1 + x) = 4/7, and V̄(^|^) starts there.
+   * 2. A fails: A: N = 2, S = 1. V̄ untouched.
+   * 3. B succeeds in 1 step: globals (3, 2); B: N = 1, S = 1, d = 0. I = 2/3, C = 1/(2/3) = 3/2: x = 2/3·5/2 = 5/3,
+   *    Q = 5/8; V̄ = 4/7 + 0.1·(5/8 − 4/7) = 4/7 + 0.3/56.
+   * Then Q(A) = I·(1 + C)·D with I = 2/4, C = (1/2)/(2/3) = 3/4: x = 7/8, Q = 7/15.
+   */
+  async function handWorkedStore(name: string): Promise<{ store: StdbStore; qA: number; vBar: number }> {
+    const store = new StdbStore(join(smoke.dir, name));
+    await store.reset();
+    const path = (f: string) => [{ anchor: '^|^', fingerprint: f, loop: false, stepsToEnd: 0 }];
+    store.use((stdb) =>
+      stdb.record([
+        { success: true, path: path('A') },
+        { success: false, path: path('A') },
+        { success: true, path: path('B') },
+      ]),
+    );
+    const qA = 7 / 15;
+    const vBar = 4 / 7 + 0.1 * (5 / 8 - 4 / 7);
+    store.use((stdb) => {
+      expect(stdb.globals()).toEqual({ episodes: 3, successes: 2 });
+      expect(stdb.baseline('^|^')).toBeCloseTo(vBar, 7);
+      expect(edgeScore(stdb.edge('^|^', 'A')!, stdb.globals())).toBeCloseTo(qA, 7);
+    });
+    return { store, qA, vBar };
+  }
+  const handArgs = { promptsPerIteration: 1, beta: 0.5, terminalReward: 10, stepPenalty: -0.1, sigmaMin: 0.1 };
+
+  it('does not train a tied task group whose steps all have the same micro raw value (no signal at all)', async () => {
+    const { store, qA, vBar } = await handWorkedStore('tied.sqlite');
+    // Five rollouts that all took A and succeeded in one step: every R_τ is 9.9 (A_macro = 0), every raw micro
+    // value is Q(A) − V̄ = 7/15 − 0.5768 ≈ −0.110 (A_micro = 0): nothing to learn from this batch.
+    expect(qA - vBar).toBeCloseTo(-0.1101, 4);
+    const trajectories = Array.from({ length: 5 }, () => rollout(0, true, [['A', 's1']]));
+    const samples = ccapoAlgorithm().advantages(
+      { trajectories },
+      { args: handArgs as CcapoArgs, iteration: 0, trainers: {}, stores: { stdb: store } },
+    );
+    expect(samples).toEqual([]);
+  });
+
+  it('works a batch by hand: a loop and an unknown anchor get raw 0, loops still cost a step, σ_min bites', async () => {
+    const { store } = await handWorkedStore('by-hand.sqlite');
+    // V̄(^|^) = 4/7 + 0.1·(5/8 − 4/7) = 323/560; Q(A) = 7/15; Q(B) = 5/8 (B: I = 2/3, C = (1/1)/(2/3), x = 5/3).
+    const trajectories = [
+      // Success in 3 steps, the third repeating the second (same fingerprint, text and place): R_τ = 10 − 0.3.
+      rollout(0, true, [
+        ['A', 's1'],
+        ['X', 's2'],
+        ['X', 's2'],
+      ]),
+      // Failure in 1 step: R_τ = −0.1.
+      rollout(0, false, [['B', 's1']]),
+    ];
+    const samples = ccapoAlgorithm().advantages(
+      { trajectories },
+      { args: handArgs as CcapoArgs, iteration: 0, trainers: {}, stores: { stdb: store } },
+    );
+    // Raw: A: 7/15 − 323/560 = −37/336; X at s1|A (no V̄ there): 0; the loop: 0; B: 5/8 − 323/560 = 27/560.
+    // Mean (−37/336 + 27/560)/4 = −13/840; unbiased std ≈ 0.067 < σ_min, so divided by 0.1.
+    const raw = [-37 / 336, 0, 0, 27 / 560];
+    const mean = -13 / 840;
+    expect(Math.sqrt(raw.reduce((sum, value) => sum + (value - mean) ** 2, 0) / 3)).toBeLessThan(0.1);
+    const micro = raw.map((value) => (value - mean) / 0.1); // [−0.9464, 0.1548, 0.1548, 0.6369]
+    // Macro: R_τ = [9.7, −0.1], mean 4.8, unbiased std 9.8/√2: ±4.9/(9.8/√2 + 1e-6).
+    const macro = 4.9 / (9.8 / Math.SQRT2 + 1e-6);
+    expect(samples.map((sample) => sample.turnAdvantages)).toEqual([
+      [macro + 0.5 * micro[0]!, macro + 0.5 * micro[1]!, macro + 0.5 * micro[2]!].map((v) => expect.closeTo(v, 6)),
+      [expect.closeTo(-macro + 0.5 * micro[3]!, 6)],
+    ]);
+  });
+
+  it('logs stdb/micro_raw_std as the std the micro z-score divided by (unbiased), against σ_min', async () => {
+    const { store, qA, vBar } = await handWorkedStore('std.sqlite');
+    // One rollout took A (raw = 7/15 − V̄), one took the unseen C at the known anchor (Q = 0: raw = −V̄).
+    const trajectories = [rollout(0, true, [['A', 's1']]), rollout(0, true, [['C', 's1']])];
+    const algorithm = ccapoAlgorithm();
+    const context = { args: handArgs as CcapoArgs, iteration: 0, trainers: {}, stores: { stdb: store } };
+    const samples = algorithm.advantages({ trajectories }, context);
+    const metrics = algorithm.metrics!({ trajectories }, context);
+    // Two values a = 7/15 − V̄, b = −V̄: mean = (a + b)/2, unbiased std = |a − b|/√2 = (7/15)/√2 ≈ 0.330 (the
+    // population std would be 7/30 ≈ 0.233).
+    expect(metrics['stdb/micro_raw_mean']).toBeCloseTo((qA - vBar - vBar) / 2, 7);
+    expect(metrics['stdb/micro_raw_std']).toBeCloseTo(7 / 15 / Math.SQRT2, 7);
+    // The z-score of two values is ±1/√2 (unbiased std); both rollouts took one step and tied on R_τ = 9.9.
+    expect(samples.map((s) => s.turnAdvantages![0])).toEqual([
+      expect.closeTo(0.5 * Math.SQRT1_2, 9),
+      expect.closeTo(-0.5 * Math.SQRT1_2, 9),
+    ]);
+  });
+
   it('trains end to end, logs the store’s hit rate, and resumes with the store restored from the checkpoint', async () => {
     const run = (name: string, overrides: Partial<CcapoArgs> = {}) =>
       trainCcapo({ ...smoke.args(name), groupSize: 3, ...overrides }, { registry }).then((r) => r.model.dispose());

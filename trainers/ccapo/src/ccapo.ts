@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatEnvId, InvalidOptionsError, mean, parseEnvId, type JSONSchemaType } from '@turngym/core';
+import { formatEnvId, InvalidOptionsError, parseEnvId, type JSONSchemaType } from '@turngym/core';
 import {
   collectChains,
   defineTrainerArgs,
@@ -29,6 +29,7 @@ import {
   macroAdvantages,
   macroReward,
   microAdvantages,
+  microStatistics,
   rawMicroAdvantage,
 } from './dual-stream-advantage';
 import { edgeScore } from './edge-score';
@@ -194,8 +195,9 @@ export function ccapoAlgorithm(): TrainerAlgorithm<CcapoArgs, { trajectories: Tr
           });
         });
         const micro = microAdvantages(raw, args.sigmaMin);
-        const rawMean = raw.length > 0 ? mean(raw) : 0;
-        const rawStd = raw.length > 0 ? Math.sqrt(mean(raw.map((value) => (value - rawMean) ** 2))) : 0;
+        // The statistics the z-score used (the unbiased std): the population std logged before read below σ_min
+        // on batches whose z-score σ_min did not touch (raw [0, 0.15]: 0.075 logged, 0.106 used).
+        const { mean: rawMean, std: rawStd } = microStatistics(raw);
         stats = { steps: raw.length, anchorHits, edgeHits, loops, rawMean, rawStd };
 
         // ALGO LOGIC: fusion — A_total(t) = A_macro(i) + β·A_micro(i, t), one advantage per turn (line 105).

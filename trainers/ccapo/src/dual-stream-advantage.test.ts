@@ -4,6 +4,7 @@ import {
   macroAdvantages,
   macroReward,
   microAdvantages,
+  microStatistics,
   rawMicroAdvantage,
 } from './dual-stream-advantage';
 
@@ -56,6 +57,29 @@ describe('dual-stream advantages (ALGORITHMS.md §3 lines 100–105)', () => {
     raw.forEach((value, i) => expect(wide[i]).toBeCloseTo(value / std, 12));
     expect(Array.from(microAdvantages([0, 0, 0]))).toEqual([0, 0, 0]);
     expect(microAdvantages([0.5, 0.3], 1)[0]).toBeCloseTo(0.1, 12);
+  });
+
+  it('A_micro of a batch whose raw values are all equal is exactly 0, not an ulp of the floating mean over σ_min', () => {
+    // (0.7 + 0.7 + 0.7)/3 is 0.7000000000000001 in doubles: (0.7 − mean)/0.1 was −1.1e-15, and a tied task group
+    // with such steps was trained on instead of skipped.
+    expect(Array.from(microAdvantages([0.7, 0.7, 0.7]))).toEqual([0, 0, 0]);
+    expect(Array.from(microAdvantages([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]))).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(microAdvantages([-0.123456, -0.123456, -0.123456, -0.123456, -0.123456]))).toEqual([
+      0, 0, 0, 0, 0,
+    ]);
+    expect(Array.from(microAdvantages([0.42]))).toEqual([0]);
+    expect(Array.from(microAdvantages([]))).toEqual([]);
+  });
+
+  it('microStatistics is what the z-score divides by: the unbiased std (n − 1), 0 for one step', () => {
+    // [0, 0.15]: mean 0.075; unbiased std √((0.075² + 0.075²)/1) = 0.075·√2 ≈ 0.106 > σ_min (the population
+    // std, 0.075, would say the floor bit).
+    const { mean, std } = microStatistics([0, 0.15]);
+    expect(mean).toBeCloseTo(0.075, 12);
+    expect(std).toBeCloseTo(0.075 * Math.SQRT2, 12);
+    expect(microAdvantages([0, 0.15])[1]).toBeCloseTo(0.075 / (0.075 * Math.SQRT2), 12);
+    expect(microStatistics([0.3])).toEqual({ mean: 0.3, std: 0 });
+    expect(microStatistics([])).toEqual({ mean: 0, std: 0 });
   });
 
   it('fusion: A_total(t) = A_macro + β·A_micro(t)', () => {

@@ -63,15 +63,29 @@ export function rawMicroAdvantage(step: {
  * A_micro = (raw − mean_batch raw) / max(std_batch raw, σ_min) (ALGORITHMS.md §3 line 104), over every step
  * of the batch (the zeros of unknown anchors and loops included). σ_min keeps a batch of mostly zeros (a young
  * store) from blowing its few non-zero values up to the macro stream's scale. The std is the unbiased one,
- * as the macro stream's.
+ * as the macro stream's (`microStatistics`).
+ *
+ * A batch whose raw values are all equal gets exact zeros, as `groupAdvantages` gives a tied group: the
+ * floating mean of five equal values can be an ulp off them, and the ~1e-16 left over made a tied task group's
+ * turns look non-zero, so its rollouts were trained on (KL and all) instead of skipped.
  */
 export function microAdvantages(raw: readonly number[], sigmaMin: number = MICRO_SIGMA_MIN): Float64Array {
   const result = new Float64Array(raw.length);
-  if (raw.length === 0) return result;
-  const { mean, std } = raw.length === 1 ? { mean: raw[0]!, std: 0 } : groupStatistics(raw);
+  if (raw.every((value) => value === raw[0])) return result;
+  const { mean, std } = microStatistics(raw);
   const scale = Math.max(std, sigmaMin);
   raw.forEach((value, index) => (result[index] = (value - mean) / scale));
   return result;
+}
+
+/**
+ * The mean and std `microAdvantages` z-scores a batch with: the unbiased std, 0 for a single step (its only
+ * value is its mean). 0 and 0 for an empty batch. `stdb/micro_raw_std` logs this std, so it can be read against
+ * σ_min.
+ */
+export function microStatistics(raw: readonly number[]): { mean: number; std: number } {
+  if (raw.length === 0) return { mean: 0, std: 0 };
+  return raw.length === 1 ? { mean: raw[0]!, std: 0 } : groupStatistics(raw);
 }
 
 /** A_total(t) = A_macro(i) + β·A_micro(i, t) (ALGORITHMS.md §3 line 105), β ∈ [0.5, 1]. */

@@ -24,6 +24,7 @@ export {
   macroAdvantages,
   rawMicroAdvantage,
   microAdvantages,
+  microStatistics,
   fuseAdvantages,
   MACRO_REWARD_DEFAULTS,
   MICRO_SIGMA_MIN,

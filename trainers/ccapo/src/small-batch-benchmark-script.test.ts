@@ -55,6 +55,26 @@ describe('scripts/small-batch-benchmark.js', () => {
     expect(readdirSync(scratch)).toEqual([]);
   });
 
+  it('refuses a budget or seeds that are not integers before printing or running anything, in one line', () => {
+    // `--budget 50k` was NaN: every run was started with tokenBudget=null, trained 0 iterations, said "done".
+    for (const args of [
+      ['--budget', '50k'],
+      ['--budget', '0'],
+      ['--seeds', '1,x'],
+      ['--seeds', ''],
+      ['--env', 'wiki', '--budget', '100k'],
+    ]) {
+      const run = script([...args, '--dry-run', '--only', 'ccapo', '--root', scratch]);
+      expect({ args, status: run.status }).toEqual({ args, status: 2 });
+      expect(run.stderr).toMatch(new RegExp(`^error: ${args.at(-2)} must be .*; got ${args.at(-1)} \\(--help`));
+      expect(run.stderr).not.toContain('    at ');
+    }
+    const fine = script(['--budget', '20000', '--seeds', '4,5', '--dry-run', '--only', 'gigpo', '--root', scratch]);
+    expect(fine.status).toBe(0);
+    expect(fine.stderr).toContain('gigpo-t20000-s5');
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
   it('--summarize reads the wiki GRPO runs from --grpo-root and counts gains and losses against one start', () => {
     const setting = join(scratch, 'ours', 'wiki-bridge-g8-p8');
     const grpoRoot = join(scratch, 'plan-act', 'wiki-plan-act');

@@ -42,4 +42,32 @@ describe('GiGPO advantages (ALGORITHMS.md §5b)', () => {
     expect(combineGigpo(0.5, [1, -1, 0], 1)).toEqual([1.5, -0.5, 0.5]);
     expect(combineGigpo(0.5, [1], 0)).toEqual([0.5]);
   });
+
+  it('works a truncated rollout from its observed rewards only (no bootstrap), by hand', () => {
+    // r1 succeeds at its 2nd step; r2 is cut by the env's turn limit after 2 steps with nothing earned. Both took
+    // their first step on the task and their second in state x.
+    const result = gigpoGroupAdvantages([
+      { episodeReturn: 1, anchors: ['task', 'x'], rewards: [0, 1] },
+      { episodeReturn: 0, anchors: ['task', 'x'], rewards: [0, 0] },
+    ]);
+    // Episode: mean 0.5, unbiased std √((0.5² + 0.5²)/1) = √0.5; A = ±0.5/(√0.5 + 1e-6).
+    const half = 0.5 / (Math.sqrt(0.5) + 1e-6);
+    expect(result.episode[0]).toBeCloseTo(half, 12);
+    expect(result.episode[1]).toBeCloseTo(-half, 12);
+    // Step returns: r1 [0 + 0.95·1, 1] = [0.95, 1]; r2 [0, 0] (a truncated episode is not bootstrapped).
+    // Group "task": [0.95, 0] → ±0.475/(0.475·√2 + 1e-6); group "x": [1, 0] → ±0.5/(√0.5 + 1e-6).
+    const task = 0.475 / (0.475 * Math.SQRT2 + 1e-6);
+    expect(result.step[0]).toEqual([expect.closeTo(task, 12), expect.closeTo(half, 12)]);
+    expect(result.step[1]).toEqual([expect.closeTo(-task, 12), expect.closeTo(-half, 12)]);
+    expect({ groups: result.stepGroups, singletons: result.singletonGroups }).toEqual({ groups: 2, singletons: 0 });
+  });
+
+  it('gives a lone rollout R/(1 + 1e-6) (verl’s group of one) and its singleton steps 0; a state it revisits is a group', () => {
+    const result = gigpoGroupAdvantages([{ episodeReturn: 0.8, anchors: ['task', 'x', 'task'], rewards: [0, 0, 0.8] }]);
+    expect(result.episode).toEqual([expect.closeTo(0.8 / (1 + 1e-6), 12)]);
+    // Returns [0.95²·0.8, 0.95·0.8, 0.8] = [0.722, 0.76, 0.8]; "task" holds steps 0 and 2: [0.722, 0.8], mean
+    // 0.761, std 0.039·√2; "x" is a singleton.
+    const z = 0.039 / (0.039 * Math.SQRT2 + 1e-6);
+    expect(result.step[0]).toEqual([expect.closeTo(-z, 9), 0, expect.closeTo(z, 9)]);
+  });
 });
