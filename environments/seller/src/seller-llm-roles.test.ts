@@ -278,6 +278,47 @@ describe('LLM roles through the real openai client and an OpenAI-compatible serv
     expect(sink.records.length).toBeGreaterThan(0);
     for (const record of sink.records) expect(record).toMatchObject({ complete: false, steps: [], totalReward: 0 });
   });
+
+  it('passes retryMaxDelayMs on, so a role waits no longer than the user allows, and validates it by name', async () => {
+    // A rate-limited endpoint that asks for a minute: retries wait at most retryMaxDelayMs, and the final error
+    // says so, naming the setting to raise. The model's own default (8000 ms) was the only cap a role could have.
+    await server.close();
+    server = await serveChatModel(backend, {
+      modelName: 'role-play',
+      faults: { failFirst: 100, failStatus: 429, retryAfterMs: 60_000 },
+    });
+    for (const options of [
+      { llm: { baseURL: server.baseURL, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 20 } },
+      {
+        llm: { baseURL: server.baseURL, maxRetries: 1, retryBaseDelayMs: 1 },
+        roleEndpoints: { buyer: { retryMaxDelayMs: 20 } },
+      },
+    ]) {
+      const env = await registry.make(SELLER_COMMANDER_ID, { options: { buyer: 'openai:role-play', ...options } });
+      await env.reset({ seed: 1 });
+      const error = await env.step(0).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(EnvFaultError);
+      expect((error as Error).message).toMatch(
+        /HTTP 429.*gave up after 2 attempts; the server asked to wait 60 s, but retries wait at most 20 ms \(retryMaxDelayMs\)/,
+      );
+      await env.close();
+    }
+    await expect(
+      registry.make(SELLER_COMMANDER_ID, { options: { buyer: 'openai:role-play', llm: { retryMaxDelayMs: -1 } } }),
+    ).rejects.toThrow(/options\.llm\.retryMaxDelayMs must be >= 0/);
+    await expect(
+      registry.make(SELLER_COMMANDER_ID, {
+        options: { buyer: 'openai:role-play', roleEndpoints: { judge: { retryMaxDelayMs: 'soon' } } },
+      }),
+    ).rejects.toThrow(/options\.roleEndpoints\.judge\.retryMaxDelayMs must be number/);
+    // The model's own bounds, named as this env's options (they were named as OpenAIChatModel's).
+    await expect(
+      registry.make(SELLER_COMMANDER_ID, { options: { buyer: 'openai:role-play', llm: { timeoutMs: 3e9 } } }),
+    ).rejects.toThrow(/turngym\/seller-commander-v1: options\.llm\.timeoutMs must be <= 2147482647/);
+  });
 });
 
 describe('roles as plain dependency objects', () => {

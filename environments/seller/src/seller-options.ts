@@ -25,6 +25,11 @@ export interface RoleEndpoint {
   timeoutMs?: number;
   maxRetries?: number;
   retryBaseDelayMs?: number;
+  /**
+   * Cap on one backoff delay, and on how long a server's Retry-After is honoured (ms; the model's default 8000). A
+   * rate-limited API that asks for 60 s gets retries that come back after 8 s and fail again: raise it to wait.
+   */
+  retryMaxDelayMs?: number;
   temperature?: number;
   maxTokens?: number;
 }
@@ -79,9 +84,12 @@ export interface SellerOptions {
 const endpointProperties = {
   baseURL: { type: 'string', pattern: '^https?://', nullable: true },
   apiKeyVariable: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', nullable: true },
-  timeoutMs: { type: 'integer', minimum: 1, nullable: true },
+  // The model's own bounds, here so that a value past them is named as this env's option, not the model's: Node's
+  // timers hold at most 2^31-1 ms (about 24.8 days), and the model adds 1000 ms to timeoutMs for its backstop.
+  timeoutMs: { type: 'integer', minimum: 1, maximum: 2_147_482_647, nullable: true },
   maxRetries: { type: 'integer', minimum: 0, maximum: 20, nullable: true },
-  retryBaseDelayMs: { type: 'number', minimum: 0, nullable: true },
+  retryBaseDelayMs: { type: 'number', minimum: 0, maximum: 2_147_483_647, nullable: true },
+  retryMaxDelayMs: { type: 'number', minimum: 0, maximum: 2_147_483_647, nullable: true },
   temperature: { type: 'number', minimum: 0, maximum: 2, nullable: true },
   maxTokens: { type: 'integer', minimum: 1, nullable: true },
 } as const;

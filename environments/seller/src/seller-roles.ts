@@ -147,6 +147,7 @@ export class SellerRoles {
               ...(endpoint.timeoutMs !== undefined ? { timeoutMs: endpoint.timeoutMs } : {}),
               ...(endpoint.maxRetries !== undefined ? { maxRetries: endpoint.maxRetries } : {}),
               ...(endpoint.retryBaseDelayMs !== undefined ? { retryBaseDelayMs: endpoint.retryBaseDelayMs } : {}),
+              ...(endpoint.retryMaxDelayMs !== undefined ? { retryMaxDelayMs: endpoint.retryMaxDelayMs } : {}),
             },
           });
         } catch (error) {

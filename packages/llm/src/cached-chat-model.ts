@@ -5,6 +5,7 @@ import { TurnGymError, defineOptions, type JSONSchemaType } from '@turngym/core'
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model';
 import { LLMCallError } from './llm-call-error';
 import { stableStringify } from './internal/stable-json';
+import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 
 export interface CachedChatModelOptions {
   /** A JSONL file: read on first use, one line appended per new response. Omitted: memory only. */
@@ -52,10 +53,11 @@ const KEY_VERSION = 'turngym-chat-cache-v1';
 
 /**
  * The cache key: SHA-256 of the model id, the model's `cacheIdentity` (its endpoint and backend defaults),
- * role, messages (tool calls and ids included), tools, seed, every sampling parameter and the log-probabilities
- * asked for (a reply stored without them never answers a request for them). Stable across key order, so a forked
- * or replayed episode finds its answers. A model without a `cacheIdentity`, and a request without `logprobs`, key
- * exactly as before either existed, so old cache files still answer.
+ * role, messages (tool calls and ids included), tools, seed, every sampling parameter (vLLM's top_k, min_p and
+ * repetition_penalty too, when on) and the log-probabilities asked for (a reply stored without them never answers a
+ * request for them). Stable across key order, so a forked or replayed episode finds its answers. A model without a
+ * `cacheIdentity`, and a request without `logprobs` or vLLM's fields, key exactly as before either existed, so old
+ * cache files still answer.
  */
 export function chatCacheKey(modelId: string, request: ChatRequest, cacheIdentity?: string): string {
   const material = stableStringify({
@@ -72,8 +74,22 @@ export function chatCacheKey(modelId: string, request: ChatRequest, cacheIdentit
     stop: request.stop,
     // The alternatives asked for at each token: 0 is the chosen tokens' logprobs alone.
     logprobs: request.logprobs === true ? (request.topLogprobs ?? 0) : undefined,
+    ...extendedSamplingKey(request),
   });
   return createHash('sha256').update(material).digest('hex');
+}
+
+/**
+ * vLLM's sampling fields a request turns on: each changes the answers, so each keys the cache. Off values (top_k 0 or
+ * -1, repetition_penalty 1) sample as an absent field does and key as one, so old cache files still answer.
+ */
+function extendedSamplingKey(request: ChatRequest): Record<string, number> {
+  const key: Record<string, number> = {};
+  for (const { field, isOff } of Object.values(EXTENDED_SAMPLING_FIELDS)) {
+    const value = request[field];
+    if (value !== undefined && !isOff(value)) key[field] = value;
+  }
+  return key;
 }
 
 /** Whether a request's answer is meant to be reproducible: temperature 0, or a seed. */
@@ -92,6 +108,8 @@ export class CachedChatModel implements ChatModel {
   readonly id: string;
   readonly cacheIdentity: string | undefined;
   readonly supportsLogprobs: boolean | undefined;
+  /** The inner model's: a cached local model served over HTTP still takes top_k, min_p and repetition_penalty. */
+  readonly supportsExtendedSampling: boolean | undefined;
   readonly options: CachedChatModelOptions;
   private readonly entries = new Map<string, ChatResponse>();
   private readonly inFlight = new Map<string, SharedCall>();
@@ -110,6 +128,7 @@ export class CachedChatModel implements ChatModel {
     this.id = inner.id;
     this.cacheIdentity = inner.cacheIdentity;
     this.supportsLogprobs = inner.supportsLogprobs;
+    this.supportsExtendedSampling = inner.supportsExtendedSampling;
   }
 
   get stats(): ChatCacheStats {

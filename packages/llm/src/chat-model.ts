@@ -39,6 +39,14 @@ export interface ChatRequest {
   readonly logprobs?: boolean;
   /** With `logprobs`: the this-many likeliest tokens at each position too, 0 to 20 (OpenAI's `top_logprobs`). */
   readonly topLogprobs?: number;
+  /**
+   * vLLM's sampling fields beyond OpenAI's (`EXTENDED_SAMPLING_FIELDS`: `top_k`, `min_p`, `repetition_penalty`),
+   * honoured only by models with `supportsExtendedSampling`; left out, or at their off values, sampling is as before.
+   * Part of the cache key.
+   */
+  readonly topK?: number;
+  readonly minP?: number;
+  readonly repetitionPenalty?: number;
   /** Cancels the call (and its retries). Never part of the cache key. */
   readonly signal?: AbortSignal;
 }
@@ -107,6 +115,12 @@ export interface ChatModel {
    * without it refuses a request for log-probabilities instead of answering it with none.
    */
   readonly supportsLogprobs?: boolean;
+  /**
+   * True when `complete` honours `topK`, `minP` and `repetitionPenalty` (the LM's `LocalChatModel`; `OpenAIChatModel`
+   * sends them on to vLLM; a `CachedChatModel` says what its inner model does). A server over a model without it
+   * refuses a request that sets them instead of sampling other than what was asked.
+   */
+  readonly supportsExtendedSampling?: boolean;
   complete(request: ChatRequest): Promise<ChatResponse>;
   /** Releases connections, files, weights. Idempotent. */
   close?(): Promise<void>;

@@ -17,6 +17,12 @@ export { approximateTokenCount } from './token-count';
 export { stripReasoning, type StrippedReply } from './strip-reasoning';
 export { EXTENDED_SAMPLING_FIELDS, type ExtendedSamplingField } from './extended-sampling';
 export {
+  UNSUPPORTED_SAMPLING_FIELDS,
+  unsupportedSamplingField,
+  type UnsupportedSamplingField,
+  type UnsupportedSamplingProblem,
+} from './unsupported-sampling';
+export {
   ScriptedChatModel,
   ECHO_SCRIPT,
   type ScriptedChatModelOptions,

@@ -6,7 +6,7 @@ export type LLMCallFailure =
   | 'connection' // refused, reset, DNS: no answer at all
   | 'timeout' // no answer within the timeout
   | 'aborted' // the caller's AbortSignal fired
-  | 'invalid-response' // an answer the client could not read
+  | 'invalid-response' // an answer the client could not read (retryable where its body was cut short)
   | 'refusal' // the model declined to answer (OpenAI's `message.refusal`); `refusal` holds its text
   | 'no-answer' // an agent's reply held nothing to act on: cut at its token limit, filtered, or reasoning only
   | 'script'; // a scripted model ran out of replies or its function threw
@@ -31,9 +31,10 @@ export interface LLMCallErrorOptions {
 
 /**
  * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
- * timeouts and connection failures — what may succeed if tried again — and false for bad requests, auth,
- * aborts, script faults, refusals, a 429 that says the quota is used up (`insufficient_quota`), TLS failures
- * and a port `fetch` refuses to call.
+ * timeouts, connection failures and a 200 whose JSON body does not parse (cut short on the way) — what may succeed
+ * if tried again — and false for bad requests, auth, aborts, script faults, refusals, a 429 that says the quota is
+ * used up (`insufficient_quota`), TLS failures, plain `http://` to a port that speaks TLS and a port `fetch` refuses
+ * to call. Its `cause` (the client's error) has the API key masked, as its message has.
  */
 export class LLMCallError extends TurnGymError {
   readonly failure: LLMCallFailure;

@@ -342,7 +342,22 @@ describe('OpenAIChatModel against a misbehaving server', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }] }));
     });
-    expect(await ask(plain.baseURL, { stream: true })).toMatchObject({ failure: 'invalid-response' });
+    expect(await ask(plain.baseURL, { stream: true })).toMatchObject({
+      failure: 'invalid-response',
+      message: expect.stringMatching(
+        /no stream chunks \(it answered application\/json, not an event stream: a server that does not stream; set stream: false\)$/,
+      ),
+    });
+    // A proxy's login page, to a client that asked for a stream: named as such, not as a server that cannot stream.
+    const page = await misbehaving((response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<html><title>Sign in</title></html>');
+    });
+    expect(await ask(page.baseURL, { stream: true })).toMatchObject({
+      message: expect.stringMatching(
+        /no stream chunks \(it answered text\/html, not an event stream: a proxy's or login page\?\)$/,
+      ),
+    });
     const broken = await misbehaving((response) => {
       sse(response);
       response.end('data: {not json\n\n');

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -22,8 +23,12 @@ import {
   toWireMessages,
   toWireTools,
 } from './internal/openai-wire';
+import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { LLMCallError } from './llm-call-error';
 import { errorBodyFetch, errorBodyText, errorResponseNote } from './internal/error-body-fetch';
+import { UnparsableBodyError } from './internal/unparsable-body-error';
+import { redactedError } from './internal/redacted-error';
+import { speaksTls } from './internal/speaks-tls';
 import { retryAfterMs } from './internal/retry-after';
 import {
   LOCAL_PLACEHOLDER_API_KEY,
@@ -69,6 +74,22 @@ function innermostMessage(error: unknown): string | undefined {
   }
   return message;
 }
+
+/**
+ * How many bytes the server sent on a connection it closed (undici keeps it on the socket error's `socket`): 0 means
+ * it hung up without a word, as a TLS server does on plain HTTP.
+ */
+function bytesReadBeforeClose(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    const bytes = (current as { socket?: { bytesRead?: unknown } }).socket?.bytesRead;
+    if (typeof bytes === 'number') return bytes;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The longest wait for the TLS handshake that tells an HTTPS port from a server that hung up. */
+const TLS_PROBE_MS = 2000;
 
 function causeCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 6; depth++) {
@@ -124,6 +145,43 @@ function reasoningOf(part: unknown): string {
   return typeof reasoning === 'string' ? reasoning : '';
 }
 
+/**
+ * A message's or a delta's `content` as text, with any reasoning it holds; undefined when it is neither text nor parts.
+ * OpenAI sends a string (or null); Mistral's reasoning models, and proxies in front of other APIs, send a list of
+ * parts: `{type: 'text', text}` and `{type: 'thinking', thinking: text or text parts}`. Taken as a string, a list
+ * became "[object Object]" in a streamed reply and crashed the token estimate of a plain one, and a number was
+ * passed on as the reply; parts of other types (citations) carry no text of the reply and are left out.
+ */
+function contentText(content: unknown): { text: string; reasoning: string } | undefined {
+  if (content === null || content === undefined) return { text: '', reasoning: '' };
+  if (typeof content === 'string') return { text: content, reasoning: '' };
+  if (!Array.isArray(content)) return undefined;
+  const textOf = (part: unknown): string => {
+    const { text } = (part ?? {}) as { text?: unknown };
+    return typeof text === 'string' ? text : '';
+  };
+  let text = '';
+  let reasoning = '';
+  for (const part of content) {
+    const { type, thinking } = (part ?? {}) as { type?: unknown; thinking?: unknown };
+    if (type === 'text') text += textOf(part);
+    else if (type === 'thinking')
+      reasoning +=
+        typeof thinking === 'string' ? thinking : Array.isArray(thinking) ? thinking.map(textOf).join('') : '';
+  }
+  return { text, reasoning };
+}
+
+/** A request's vLLM sampling fields by their wire names, off values left out (see `EXTENDED_SAMPLING_FIELDS`). */
+function extendedSamplingParams(request: ChatRequest): Record<string, number> {
+  const params: Record<string, number> = {};
+  for (const [name, { field, isOff }] of Object.entries(EXTENDED_SAMPLING_FIELDS)) {
+    const value = request[field];
+    if (value !== undefined && !isOff(value)) params[name] = value;
+  }
+  return params;
+}
+
 function messageOf(body: unknown, fallback: string): string {
   // Ollama and some proxies answer `{"error": "model not found"}`: the client hands over the bare string.
   if (typeof body === 'string' && body.trim() !== '') return body;
@@ -163,13 +221,23 @@ export class OpenAIChatModel implements ChatModel {
   readonly cacheIdentity: string;
   /** `logprobs` and `topLogprobs` are sent on; a server that answers without them fails the call. */
   readonly supportsLogprobs = true;
+  /**
+   * `topK`, `minP` and `repetitionPenalty` are sent on as vLLM's `top_k`, `min_p` and `repetition_penalty` (off values
+   * left out): vLLM and SGLang apply them, OpenAI refuses them with a 400 naming the field.
+   */
+  readonly supportsExtendedSampling = true;
   readonly options: OpenAIChatModelOptions;
   private readonly client: OpenAI;
   private readonly retryPolicy: RetryPolicy;
+  /** Whether the base URL's port answers a TLS handshake, once asked (see `isPlainHttpToTlsPort`). */
+  private tlsPort: Promise<boolean> | undefined;
 
   /** `environment` defaults to `process.env` (see `OPENAI_ENVIRONMENT_VARIABLES`). */
   constructor(input: OpenAIChatModelInput = {}, environment?: Readonly<Record<string, string | undefined>>) {
     this.options = resolveOpenAIOptions(input, environment);
+    // Readable where it is needed, but left out of what prints or serialises the options (console.log of a role's
+    // model, JSON of a run's settings): a key in a log is a leaked key.
+    Object.defineProperty(this.options, 'apiKey', { enumerable: false });
     this.id = `openai:${this.options.model}`;
     // The id names only the model; which server answers, and the defaults it fills in, change the answers too.
     this.cacheIdentity = stableStringify({ baseURL: this.options.baseURL, defaults: this.options.defaults });
@@ -187,8 +255,19 @@ export class OpenAIChatModel implements ChatModel {
       maxRetries: 0,
       // Keeps the words of error bodies the client cannot read (vLLM's, SGLang's) and notes redirects.
       fetch: errorBodyFetch,
+      // The client logs a stream event it cannot parse (and, with OPENAI_LOG=debug, every body): what a server
+      // echoed of the request, the key among it, is masked there as in our errors.
+      logger: this.maskingLogger(),
       ...(this.options.headers !== undefined ? { defaultHeaders: this.options.headers } : {}),
     });
+  }
+
+  /**
+   * What `console.log` and `util.inspect` show: the openai client inside keeps the key in two fields of its own, and
+   * printing a model (or an env, a cache or an agent that holds one) printed it.
+   */
+  [inspect.custom](): Record<string, unknown> {
+    return { id: this.id, options: { ...this.options, apiKey: this.redact(this.options.apiKey) } };
   }
 
   async complete(request: ChatRequest): Promise<ChatResponse> {
@@ -219,6 +298,7 @@ export class OpenAIChatModel implements ChatModel {
       ...(request.logprobs === true
         ? { logprobs: true, ...(request.topLogprobs ? { top_logprobs: request.topLogprobs } : {}) }
         : {}),
+      ...extendedSamplingParams(request),
     };
   }
 
@@ -233,18 +313,17 @@ export class OpenAIChatModel implements ChatModel {
     const requestOptions = { signal };
     try {
       if (this.options.stream) {
-        const stream = await this.client.chat.completions.create(
-          { ...params, stream: true, stream_options: { include_usage: true } },
-          requestOptions,
-        );
+        const { data: stream, response } = await this.client.chat.completions
+          .create({ ...params, stream: true, stream_options: { include_usage: true } }, requestOptions)
+          .withResponse();
         // Awaited here, so that the deadline (cleared in `finally`) covers the body and its errors reach `catch`.
-        return await this.fromChunks(request, stream);
+        return await this.fromChunks(request, stream, response.headers.get('content-type'));
       }
       const completion = await this.client.chat.completions.create({ ...params, stream: false }, requestOptions);
       return this.fromCompletion(request, completion);
     } catch (error) {
       if (deadline.signal.aborted && !request.signal?.aborted) throw this.timeoutError(error);
-      throw this.toLLMCallError(error);
+      throw this.toLLMCallError(error, await this.isPlainHttpToTlsPort(error));
     } finally {
       clearTimeout(timer);
     }
@@ -254,10 +333,20 @@ export class OpenAIChatModel implements ChatModel {
     return new LLMCallError(`${this.where()}: no response within ${this.options.timeoutMs} ms (timeoutMs)`, {
       baseURL: this.options.baseURL,
       modelId: this.id,
-      cause,
+      cause: this.masked(cause),
       failure: 'timeout',
       isRetryable: true,
     });
+  }
+
+  /** `content` as text and reasoning (see `contentText`), or an unreadable response that says what it was. */
+  private contentOf(content: unknown): { text: string; reasoning: string } {
+    const read = contentText(content);
+    if (read) return read;
+    const shown = JSON.stringify(content) ?? String(content);
+    throw this.invalidResponse(
+      `the reply's content is neither text nor a list of parts (got ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown})`,
+    );
   }
 
   /** Refuses a reply past `maxReplyChars` (content, tool-call arguments and log-probabilities' tokens). */
@@ -271,6 +360,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
+    if (completion === null) throw this.invalidResponse('the response is JSON null, not a chat completion');
     const choice = completion.choices?.[0];
     if (!choice) throw this.invalidResponse(`the response has no choices${this.redact(this.saidInstead(completion))}`);
     if (typeof choice.message !== 'object' || choice.message === null) {
@@ -288,16 +378,17 @@ export class OpenAIChatModel implements ChatModel {
       request.logprobs === true && Array.isArray(wireLogprobs)
         ? boundLogprobs(wireLogprobs, request.topLogprobs ?? 0)
         : undefined;
-    const reasoning = reasoningOf(choice.message);
+    const content = this.contentOf(choice.message.content);
+    const reasoning = reasoningOf(choice.message) + content.reasoning;
     this.checkReplySize(
-      (choice.message.content ?? '').length +
+      content.text.length +
         reasoning.length +
         calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0) +
         (kept?.characters ?? 0),
     );
     const message: ChatModelMessage = {
       role: 'assistant',
-      content: choice.message.content ?? '',
+      content: content.text,
       ...(calls.length > 0
         ? {
             toolCalls: calls.map((call) =>
@@ -332,7 +423,12 @@ export class OpenAIChatModel implements ChatModel {
     throw this.invalidResponse('the server sent no logprobs, which were asked for (does it support "logprobs"?)');
   }
 
-  private async fromChunks(request: ChatRequest, stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatResponse> {
+  /** `contentType`: what the response said it was, for a "stream" that held no chunks. */
+  private async fromChunks(
+    request: ChatRequest,
+    stream: AsyncIterable<ChatCompletionChunk>,
+    contentType: string | null,
+  ): Promise<ChatResponse> {
     let content = '';
     let reasoning = '';
     let refusal = '';
@@ -349,8 +445,9 @@ export class OpenAIChatModel implements ChatModel {
       if (!choice) continue;
       const refusalDelta = (choice.delta as { refusal?: unknown } | undefined)?.refusal;
       if (typeof refusalDelta === 'string') refusal += refusalDelta;
-      content += choice.delta?.content ?? '';
-      const reasoningDelta = reasoningOf(choice.delta);
+      const contentDelta = this.contentOf(choice.delta?.content);
+      content += contentDelta.text;
+      const reasoningDelta = reasoningOf(choice.delta) + contentDelta.reasoning;
       reasoning += reasoningDelta;
       characters += reasoningDelta.length;
       const chunkLogprobs = (choice as { logprobs?: { content?: unknown } | null }).logprobs?.content;
@@ -362,7 +459,7 @@ export class OpenAIChatModel implements ChatModel {
         logprobs ??= [];
         for (const entry of kept.entries) logprobs.push(entry);
       }
-      characters += (choice.delta?.content ?? '').length;
+      characters += contentDelta.text.length;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const call = (calls[toolCallSlot(delta, calls)] ??= { name: '', arguments: '' });
         if (delta.id) call.id = delta.id;
@@ -375,7 +472,15 @@ export class OpenAIChatModel implements ChatModel {
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
     if (chunks === 0) {
-      throw this.invalidResponse('the server sent no stream chunks (does it support "stream": true?)');
+      // A server that does not stream answers JSON; a proxy or login page, HTML: either reads as no chunks at all.
+      const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+      const why =
+        type === '' || type === 'text/event-stream'
+          ? '(does it support "stream": true?)'
+          : type.includes('json')
+            ? `(it answered ${type}, not an event stream: a server that does not stream; set stream: false)`
+            : `(it answered ${type}, not an event stream${type === 'text/html' ? ": a proxy's or login page?" : ''})`;
+      throw this.invalidResponse(`the server sent no stream chunks ${why}`);
     }
     if (!finishReason) {
       // A stream that ends without a finish_reason was cut (a proxy, a crashed server): its text is a fragment.
@@ -468,9 +573,54 @@ export class OpenAIChatModel implements ChatModel {
    * request's headers in its error body put the key into the error, and from there into run records and logs.
    */
   private redact(text: string): string {
+    if (!this.hasSecretKey()) return text;
     const key = this.options.apiKey;
-    if (key === LOCAL_PLACEHOLDER_API_KEY || key.length < 8) return text;
     return text.split(key).join(`${key.slice(0, 3)}***`);
+  }
+
+  /** A key worth masking: not the placeholder a local server is sent, nor one too short to find by itself. */
+  private hasSecretKey(): boolean {
+    const key = this.options.apiKey;
+    return key !== LOCAL_PLACEHOLDER_API_KEY && key.length >= 8;
+  }
+
+  /**
+   * The error the client threw, kept as our error's `cause` with the key masked throughout: its message alone was
+   * masked, and `console.error` of our error printed the cause's message, stack, body and headers with the key in.
+   */
+  private masked<T>(error: T): T {
+    return this.hasSecretKey() ? redactedError(error, (text) => this.redact(text)) : error;
+  }
+
+  /** The console, with the key masked in whatever the client logs. */
+  private maskingLogger(): Record<'error' | 'warn' | 'info' | 'debug', (...parts: unknown[]) => void> {
+    const masked =
+      (level: 'error' | 'warn' | 'info' | 'debug') =>
+      (...parts: unknown[]): void =>
+        console[level](...parts.map((part) => this.redact(typeof part === 'string' ? part : inspect(part))));
+    return { error: masked('error'), warn: masked('warn'), info: masked('info'), debug: masked('debug') };
+  }
+
+  /**
+   * Whether a connection the server closed without sending a byte went to an HTTPS port over plain `http://`: asked
+   * of the port with a TLS handshake (see `speaksTls`), only for that failure.
+   */
+  private async isPlainHttpToTlsPort(error: unknown): Promise<boolean> {
+    if (!(error instanceof OpenAI.APIConnectionError) || error instanceof OpenAI.APIConnectionTimeoutError)
+      return false;
+    const code = causeCode(error);
+    if (code === undefined || !DROPPED_CODES.has(code) || bytesReadBeforeClose(error) !== 0) return false;
+    let url: URL;
+    try {
+      url = new URL(this.options.baseURL);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== 'http:') return false;
+    // Asked once per model: what a port speaks does not change between attempts, and a plain server that keeps
+    // hanging up (a crash loop) is not sent a handshake it would log as a bad request on every retry.
+    this.tlsPort ??= speaksTls(url.hostname, Number(url.port || 80), Math.min(TLS_PROBE_MS, this.options.timeoutMs));
+    return this.tlsPort;
   }
 
   private port(): string {
@@ -486,18 +636,53 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   private invalidResponse(reason: string, cause?: unknown): LLMCallError {
-    return new LLMCallError(`${this.where()}: unreadable response: ${reason}`, {
+    return new LLMCallError(`${this.where()}: unreadable response: ${this.redact(reason)}`, {
       failure: 'invalid-response',
       baseURL: this.options.baseURL,
       modelId: this.id,
-      cause,
+      cause: this.masked(cause),
     });
   }
 
-  /** Maps whatever the client threw onto the one error type, with a message that names the endpoint. */
-  private toLLMCallError(error: unknown): LLMCallError {
+  /**
+   * A 200 whose JSON does not parse. Most often a body cut short (a proxy's limit or timeout, a server that died
+   * mid-reply), which the next attempt gets whole: retried as a 5xx is. What came is shown escaped, so that an empty
+   * body, a cut one and a gateway's page read differently; a page that keeps coming is there in the final error.
+   */
+  private unparsableBody(error: UnparsableBodyError): LLMCallError {
+    const { received, length, status } = error;
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(received)?.[1]?.replace(/\s+/g, ' ').trim();
+    const shown = JSON.stringify(received.slice(0, 200)) + (length > 200 ? '…' : '');
+    const what =
+      length === 0
+        ? 'the body was empty'
+        : title
+          ? `it sent an HTML page titled "${title.slice(0, 200)}" (a proxy's or gateway's page?), beginning ${shown}`
+          : `it sent ${length} characters, beginning ${shown} (cut short by a proxy, or a server that stopped mid-reply?)`;
+    // The parser's words say where a cut body stopped; of a page, only what its title says better.
+    const parser = title ? undefined : (error.cause as Error | undefined)?.message;
+    return new LLMCallError(
+      this.redact(
+        `${this.where()}: unreadable response: HTTP ${status}, but its body is not JSON${parser ? ` (${parser})` : ''}: ${what}`,
+      ),
+      {
+        failure: 'invalid-response',
+        baseURL: this.options.baseURL,
+        modelId: this.id,
+        cause: this.masked(error),
+        isRetryable: true,
+      },
+    );
+  }
+
+  /**
+   * Maps whatever the client threw onto the one error type, with a message that names the endpoint. `toTlsPort`: the
+   * connection was plain HTTP to a port that speaks TLS (see `isPlainHttpToTlsPort`).
+   */
+  private toLLMCallError(error: unknown, toTlsPort = false): LLMCallError {
     if (error instanceof LLMCallError) return error;
-    const context = { baseURL: this.options.baseURL, modelId: this.id, cause: error };
+    if (error instanceof UnparsableBodyError) return this.unparsableBody(error);
+    const context = { baseURL: this.options.baseURL, modelId: this.id, cause: this.masked(error) };
     if (error instanceof OpenAI.APIUserAbortError) {
       return new LLMCallError(`${this.where()}: aborted by the caller`, { ...context, failure: 'aborted' });
     }
@@ -505,12 +690,22 @@ export class OpenAIChatModel implements ChatModel {
     if (error instanceof OpenAI.APIConnectionError) {
       const code = causeCode(error);
       if (code !== undefined && DROPPED_CODES.has(code)) {
+        if (toTlsPort) {
+          // Every attempt would be closed the same way: not retried.
+          return new LLMCallError(
+            `${this.where()}: the server closed the connection without answering (${code}), and port ${this.port() || 80} speaks TLS: is this an HTTPS server? Then the base URL starts with https://`,
+            { ...context, failure: 'connection' },
+          );
+        }
+        // `https://` to a server that hangs up on a TLS handshake instead of answering it with plain HTTP's 400.
+        const inHandshake = /before secure TLS connection was established/i.test(innermostMessage(error) ?? '')
+          ? ': it hung up during the TLS handshake; if it serves plain HTTP, the base URL starts with http://'
+          : '';
         // The server was there and hung up: asking whether one is running would send the user the wrong way.
-        return new LLMCallError(`${this.where()}: the server closed the connection before answering (${code})`, {
-          ...context,
-          failure: 'connection',
-          isRetryable: true,
-        });
+        return new LLMCallError(
+          `${this.where()}: the server closed the connection before answering (${code})${inHandshake}`,
+          { ...context, failure: 'connection', isRetryable: true },
+        );
       }
       if (code !== undefined && isTlsCode(code)) {
         const raw = innermostMessage(error);

@@ -33,6 +33,37 @@ describe('resolveOpenAIOptions', () => {
     expect(options).toMatchObject({ model: 'm', baseURL: 'http://a/v1', apiKey: 'k', maxRetries: 0 });
   });
 
+  it('refuses a key or header HTTP cannot carry (pasted with typographic quotes), naming where, never echoing it', () => {
+    const key = 'sk-proj-Zq8uVt3LmN0pXr7sYw2K';
+    const refused = (input: Record<string, unknown>, environment: Record<string, string> = {}) => {
+      try {
+        resolveOpenAIOptions({ model: 'm', baseURL: 'http://127.0.0.1:8000/v1', ...input }, environment);
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidOptionsError);
+        expect((error as Error).message).not.toContain(key);
+        return (error as InvalidOptionsError).problems;
+      }
+      throw new Error('accepted');
+    };
+    // fetch refused these before sending, and the call failed as an "unreadable response" from the server.
+    expect(refused({ apiKey: `“${key}”` })).toEqual([
+      'options.apiKey has "“" (U+201C) at character 0, which an HTTP header cannot carry: was it pasted with ' +
+        'typographic quotes, a dash or a line break?',
+    ]);
+    expect(refused({}, { OPENAI_API_KEY: `${key}\u2014old` })).toEqual([
+      expect.stringMatching(/^environment variable OPENAI_API_KEY has "—" \(U\+2014\) at character 28, /),
+    ]);
+    expect(refused({ apiKey: key, headers: { 'x-api-key': `${key}\nX-Evil: 1`, 'bad name': 'x' } })).toEqual([
+      expect.stringMatching(/^options\.headers\["x-api-key"\] has a control character \(U\+000A\) at character 28,/),
+      'options.headers has a header name HTTP does not allow: "bad name"',
+    ]);
+    // Nor is a key passed in the wrong shape printed by the schema's "got …".
+    expect(refused({ apiKey: { key } })).toEqual(['options.apiKey must be a string (got an object)']);
+    expect(refused({ apiKey: [key] })).toEqual(['options.apiKey must be a string (got an array)']);
+    // A key read from a file keeps its line break at the end: fetch trims that, so it is sent as it should be.
+    expect(resolveOpenAIOptions({ model: 'm', apiKey: `${key}\n` }, {}).apiKey).toBe(`${key}\n`);
+  });
+
   it('sends a placeholder key to a local server but demands one for api.openai.com', () => {
     expect(resolveOpenAIOptions({ model: 'm', baseURL: 'http://127.0.0.1:8000/v1' }, {}).apiKey).toBe(
       LOCAL_PLACEHOLDER_API_KEY,

@@ -157,6 +157,61 @@ function baseURLProblem(baseURL: string, source: string): string | undefined {
   return undefined;
 }
 
+/** A header name as HTTP allows it (RFC 9110's token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Where a value cannot go into an HTTP header, said without the value (it may be a key): a character past Latin-1
+ * (typographic quotes or a dash, pasted with a key from a web page or a chat), a line break or another control
+ * character. `fetch` refused such a request before sending it, and the error ("Cannot convert argument to a
+ * ByteString…") came out as an unreadable response from the server.
+ */
+function headerValueProblem(value: string, source: string): string | undefined {
+  const index = [...value].findIndex((char) => {
+    const code = char.codePointAt(0) ?? 0;
+    return code > 0xff || (code < 0x20 && char !== '\t') || code === 0x7f;
+  });
+  if (index < 0) return undefined;
+  const char = [...value][index] as string;
+  const code = char.codePointAt(0) ?? 0;
+  const shown = code < 0x20 || code === 0x7f ? 'a control character' : `"${char}"`;
+  return (
+    `${source} has ${shown} (U+${code.toString(16).toUpperCase().padStart(4, '0')}) at character ${index}, which ` +
+    'an HTTP header cannot carry: was it pasted with typographic quotes, a dash or a line break?'
+  );
+}
+
+/** What a value is, in words that show nothing of it. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Problems with the key and headers, each naming where it came from and never echoing a value. */
+function headerProblems(apiKey: unknown, keySource: string, headers: unknown): string[] {
+  const problems: string[] = [];
+  // Not left to the schema, whose message shows the value: `{ key: "sk-…" }` would be printed whole.
+  const keyProblem =
+    typeof apiKey === 'string'
+      ? headerValueProblem(apiKey.trim(), keySource)
+      : apiKey === undefined
+        ? undefined
+        : `${keySource} must be a string (got ${kindOf(apiKey)})`;
+  if (keyProblem) problems.push(keyProblem);
+  if (typeof headers === 'object' && headers !== null) {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name))
+        problems.push(`options.headers has a header name HTTP does not allow: ${JSON.stringify(name)}`);
+      else if (typeof value === 'string') {
+        const problem = headerValueProblem(value.trim(), `options.headers["${name}"]`);
+        if (problem) problems.push(problem);
+      }
+    }
+  }
+  return problems;
+}
+
 /**
  * Fills options from (in order) the caller, the environment (`OPENAI_ENVIRONMENT_VARIABLES`) and the
  * defaults, then validates them. A key is required only for api.openai.com; a local server gets a
@@ -186,7 +241,14 @@ export function resolveOpenAIOptions(
   };
   const timeoutMs = input.timeoutMs ?? fromVariables.timeoutMs?.value;
   const maxRetries = input.maxRetries ?? fromVariables.maxRetries?.value;
-  const apiKey = input.apiKey ?? fromEnvironment(names.apiKey, environment)?.value;
+  const keyFromEnvironment = input.apiKey === undefined ? fromEnvironment(names.apiKey, environment) : undefined;
+  const apiKey = input.apiKey ?? keyFromEnvironment?.value;
+  const unsendable = headerProblems(
+    apiKey,
+    keyFromEnvironment ? `environment variable ${keyFromEnvironment.name}` : 'options.apiKey',
+    input.headers,
+  );
+  if (unsendable.length > 0) throw new InvalidOptionsError('OpenAIChatModel', unsendable);
   const resolved = (key: string): OpenAIChatModelOptions => {
     try {
       return validate({

@@ -1,6 +1,7 @@
 import { TurnGymError } from '@turngym/core';
 import OpenAI from 'openai';
 import type { ChatModel, ChatRequest } from './chat-model';
+import { CachedChatModel } from './cached-chat-model';
 import { LLMCallError } from './llm-call-error';
 import { ScriptedChatModel } from './scripted-chat-model';
 import { serveChatModel, type ChatModelServer } from './serve-chat-model';
@@ -363,11 +364,17 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
         },
       });
     }
-    // Sampled without them, silently: the client got other text than it asked for.
+    // Sampled without them, silently: the client got other text than it asked for. vLLM's guided decoding and stop
+    // controls (sent in the openai client's extra_body) too: a client asking for JSON parsed unconstrained text.
     for (const [asked, param] of [
       [{ presence_penalty: 0.5 }, 'presence_penalty'],
       [{ frequency_penalty: -1 }, 'frequency_penalty'],
       [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
+      [{ guided_json: { type: 'object' } }, 'guided_json'],
+      [{ guided_choice: ['yes', 'no'] }, 'guided_choice'],
+      [{ min_tokens: 5 }, 'min_tokens'],
+      [{ ignore_eos: true }, 'ignore_eos'],
+      [{ stop_token_ids: [2] }, 'stop_token_ids'],
     ] as const) {
       const refused = await post(asked);
       expect(refused.status).toBe(400);
@@ -375,6 +382,10 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
         error: { type: 'invalid_request_error', code: 'unsupported_parameter', param },
       });
     }
+    // The words the LM's /v1/completions uses too (one table, one message).
+    expect(await (await post({ presence_penalty: 0.5 })).json()).toMatchObject({
+      error: { message: '"presence_penalty" is not supported by this server (got 0.5); leave it out (or send 0).' },
+    });
     // OpenAI's deprecated function calling was ignored too: the model saw no tools, the client got plain text.
     const functions = [{ name: 'search', parameters: { type: 'object', properties: {} } }];
     for (const [asked, param] of [
@@ -391,15 +402,16 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     expect(backend.requests).toHaveLength(0);
     // Their "off" values, which clients send by default, are served.
     for (const asked of [
-      { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, stream_options: null },
+      { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, stream_options: null, min_tokens: 0 },
       { presence_penalty: null, frequency_penalty: null, logit_bias: null, functions: [], function_call: 'none' },
+      { ignore_eos: false, stop_token_ids: [], guided_json: null, best_of: 3 },
       { stream: true, stream_options: { include_usage: true } },
     ]) {
       const served = await post(asked);
       expect(served.status).toBe(200);
       await served.text();
     }
-    expect(backend.requests).toHaveLength(3);
+    expect(backend.requests).toHaveLength(4);
   });
 
   it("refuses vLLM's top_k, min_p and repetition_penalty for a model that does not apply them; off values pass", async () => {
@@ -425,6 +437,85 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     const served = await post({ top_k: -1, min_p: 0, repetition_penalty: 1 });
     expect(served.status).toBe(200);
     expect(await served.json()).toMatchObject({ choices: [{ message: { content: 'Mount Everest is the tallest.' } }] });
+  });
+
+  it("refuses more than OpenAI's 128 tools before validating the body, naming the limit (they block the server)", async () => {
+    const offer = (count: number) =>
+      fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'tiny',
+          messages: [{ role: 'user', content: 'hi' }],
+          tool_choice: 'none',
+          tools: Array.from({ length: count }, (_, index) => ({
+            type: 'function',
+            function: { name: `tool_${index}`, parameters: { type: 'object', properties: {} } },
+          })),
+        }),
+      });
+    const refused = await offer(129);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        param: 'tools',
+        message: 'Invalid request: body.tools must NOT have more than 128 items (got 129), as on OpenAI',
+      },
+    });
+    expect(backend.requests).toHaveLength(0);
+    const served = await offer(128);
+    expect(served.status).toBe(200);
+    await served.text();
+  });
+
+  it("passes vLLM's fields to a cached model that applies them, and keys the cache by them", async () => {
+    // A CachedChatModel around a local model (createChatModel's `cache`, the seller's roles) did not say that the
+    // model applies them, so serving it refused top_k, min_p and repetition_penalty that the model supports.
+    const seen: ChatRequest[] = [];
+    const sampler: ChatModel = {
+      id: 'local:sampler',
+      supportsExtendedSampling: true,
+      complete: async (request) => {
+        seen.push(request);
+        const settings = `top_k ${request.topK ?? 'off'}, min_p ${request.minP ?? 'off'}`;
+        return {
+          message: { role: 'assistant', content: settings },
+          usage: { promptTokens: 1, completionTokens: 1 },
+          finishReason: 'stop',
+        };
+      },
+    };
+    const cached = new CachedChatModel(sampler);
+    expect(cached.supportsExtendedSampling).toBe(true);
+    const local = await serveChatModel(cached, { modelName: 'cached' });
+    try {
+      const ask = async (extra: Record<string, unknown>) => {
+        const response = await fetch(`${local.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'cached',
+            messages: [{ role: 'user', content: 'hi' }],
+            temperature: 0,
+            ...extra,
+          }),
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+      };
+      expect(await ask({ top_k: 5 })).toBe('top_k 5, min_p off');
+      // Another top_k is another answer, not the cached one; the same settings again are the cached one.
+      expect(await ask({ top_k: 3, min_p: 0.1 })).toBe('top_k 3, min_p 0.1');
+      expect(await ask({ top_k: 5 })).toBe('top_k 5, min_p off');
+      expect(seen).toHaveLength(2);
+      // Off values sample as an absent field does, and share its cache entry.
+      expect(await ask({ top_k: -1, repetition_penalty: 1 })).toBe('top_k off, min_p off');
+      expect(await ask({})).toBe('top_k off, min_p off');
+      expect(seen).toHaveLength(3);
+    } finally {
+      await local.close();
+    }
   });
 
   it('answers a prompt past the model context with 400 context_length_exceeded, which the client does not retry', async () => {

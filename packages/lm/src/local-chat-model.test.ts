@@ -64,6 +64,33 @@ describe('LocalChatModel', () => {
     }
   });
 
+  it('refuses a chat of more messages than the context has positions before rendering its template (it blocks the server)', async () => {
+    const model = LanguageModel.fromTensors(testConfig(), randomWeights(testConfig(), 3), new ByteTokenizer());
+    const chat = new LocalChatModel(model);
+    const rendered = jest.spyOn(model.tokenizer, 'applyChatTemplate');
+    try {
+      const limit = model.config.maxPositions;
+      const messages = Array.from({ length: limit + 1 }, (_, index) => ({
+        role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: 'x',
+      }));
+      const refused = chat.complete({ messages, maxTokens: 1 });
+      await expect(refused).rejects.toMatchObject({
+        status: 400,
+        isRetryable: false,
+        cause: { code: 'CONTEXT_LENGTH_EXCEEDED' },
+        message: `local:model: The chat has ${limit + 1} messages, more than the model's context limit max_position_embeddings = ${limit} can hold: every message renders to at least one token, so send at most ${limit} messages.`,
+      });
+      expect(rendered).not.toHaveBeenCalled();
+      // At the limit the chat is rendered, and refused (or served) by its tokens as before.
+      await expect(chat.complete({ messages: messages.slice(1), maxTokens: 1 })).rejects.toThrow(/tokens/);
+      expect(rendered).toHaveBeenCalledTimes(1);
+    } finally {
+      rendered.mockRestore();
+      model.dispose();
+    }
+  });
+
   it('reads OpenAI top_p 0 as greedy, and answers sampling settings out of range with a 400, not a server error', async () => {
     const model = LanguageModel.fromTensors(testConfig(), randomWeights(testConfig(), 3), new ByteTokenizer());
     const chat = new LocalChatModel(model);

@@ -12,6 +12,7 @@ import { loadModel } from './load-model';
 import { chatLogprobs, contentTokenCount, settledTokenCount } from './local-chat-model-logprobs';
 import { refuseUnfittablePrompt } from './prompt-size-bound';
 import { StreamedText } from './streamed-text';
+import { TooManyMessagesError } from './too-many-messages-error';
 
 export interface LocalChatModelOptions {
   readonly backend?: BackendName;
@@ -36,10 +37,6 @@ export interface LocalChatModelOptions {
  */
 export interface StreamingChatRequest extends ChatRequest {
   readonly onDelta?: (text: string, logprobs?: readonly ChatTokenLogprob[]) => void;
-  /** vLLM's `top_k`, `min_p` and `repetition_penalty` (`serveChatModel` passes them on): see `SamplingSettings`. */
-  readonly topK?: number;
-  readonly minP?: number;
-  readonly repetitionPenalty?: number;
 }
 
 /**
@@ -92,6 +89,19 @@ export class LocalChatModel implements ChatModel {
   async complete(request: StreamingChatRequest): Promise<ChatResponse> {
     const model = await this.model();
     request.signal?.throwIfAborted();
+    // Refused before it waits in a server's queue for a generation that would refuse it. As an OpenAI server's
+    // 400 would be (an LLMCallError that is not retried), so that a bench counts the episode as errored and goes on
+    // instead of ending the run; the ContextLengthError is its cause (serve-model answers context_length_exceeded).
+    const refuse = (tooLong: ContextLengthError): LLMCallError =>
+      new LLMCallError(`${this.id}: ${tooLong.message}`, {
+        failure: 'http',
+        status: 400,
+        modelId: this.id,
+        cause: tooLong,
+      });
+    // Before rendering, which blocks the event loop for as long as the chat is long (see TooManyMessagesError).
+    if (request.messages.length > model.config.maxPositions)
+      throw refuse(new TooManyMessagesError(request.messages.length, model.config.maxPositions));
     let prompt: string;
     try {
       prompt = model.tokenizer.applyChatTemplate(request.messages, {
@@ -110,17 +120,7 @@ export class LocalChatModel implements ChatModel {
         cause: error,
       });
     }
-    // Refused before it waits in a server's queue for a generation that would refuse it. As an OpenAI server's
-    // 400 would be (an LLMCallError that is not retried), so that a bench counts the episode as errored and goes on
-    // instead of ending the run; the ContextLengthError is its cause (serve-model answers context_length_exceeded).
     // A prompt too big to fit whatever it tokenizes to is refused before tokenizing, which blocks the event loop.
-    const refuse = (tooLong: ContextLengthError): LLMCallError =>
-      new LLMCallError(`${this.id}: ${tooLong.message}`, {
-        failure: 'http',
-        status: 400,
-        modelId: this.id,
-        cause: tooLong,
-      });
     try {
       refuseUnfittablePrompt(model.tokenizer, prompt, model.config.maxPositions);
     } catch (error) {

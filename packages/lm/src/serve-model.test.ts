@@ -311,6 +311,13 @@ describe('CLI functions, local: provider and serve-model', () => {
     await rejects({ prompt: 'a', presence_penalty: 0.5 }).toMatchObject({ status: 400, param: 'presence_penalty' });
     await rejects({ prompt: 'a', logit_bias: { '97': 100 } }).toMatchObject({ status: 400, param: 'logit_bias' });
     await rejects({ prompt: 'a', best_of: 3 }).toMatchObject({ status: 400, param: 'best_of' });
+    // One table and one message with the chat server (@turngym/llm's UNSUPPORTED_SAMPLING_FIELDS), vLLM's guided
+    // decoding among them: ignored, a client asking for digits parsed whatever text came back.
+    await rejects({ prompt: 'a', presence_penalty: 0.5 }).toThrow(
+      '"presence_penalty" is not supported by this server (got 0.5); leave it out (or send 0).',
+    );
+    await rejects({ prompt: 'a', guided_regex: '[0-9]+' }).toMatchObject({ status: 400, param: 'guided_regex' });
+    await rejects({ prompt: 'a', suffix: '}' }).toThrow(/"suffix" .*; leave it out \(or send ""\)\./);
     // Flags sent as strings were read as off: a client asking to stream got one JSON answer.
     await rejects({ prompt: 'a', stream: 'true' }).toMatchObject({ status: 400, param: 'stream' });
     await rejects({ prompt: 'a', stream: true, stream_options: { include_usage: 'yes' } }).toMatchObject({
@@ -324,6 +331,17 @@ describe('CLI functions, local: provider and serve-model', () => {
     const neutral = { presence_penalty: 0, frequency_penalty: 0, logit_bias: {}, best_of: 1 };
     const plain = await client.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 2, ...neutral });
     expect(plain.choices).toHaveLength(1);
+    // OpenAI's top_p 0 (only the likeliest token left) decodes greedily, as the chat endpoint reads it; it was a 400.
+    const greedy = await client.completions.create({ model: 'tiny-chat', prompt: 'a', max_tokens: 4, temperature: 0 });
+    const topP0 = await client.completions.create({
+      model: 'tiny-chat',
+      prompt: 'a',
+      max_tokens: 4,
+      top_p: 0,
+      seed: 3,
+    });
+    expect(topP0.choices[0]!.text).toBe(greedy.choices[0]!.text);
+    await rejects({ prompt: 'a', top_p: 1.5 }).toMatchObject({ status: 400, param: 'top_p' });
     const post = (body: string) => fetch(`${server.baseURL}/completions`, { method: 'POST', body });
     const array = await post('[{"model": "tiny-chat"}]');
     expect(array.status).toBe(400);

@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import { EXTENDED_SAMPLING_FIELDS, LLMCallError, serveChatModel } from '@turngym/llm';
+import { EXTENDED_SAMPLING_FIELDS, LLMCallError, serveChatModel, unsupportedSamplingField } from '@turngym/llm';
 import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
@@ -97,18 +97,6 @@ interface CompletionBody {
   [field: string]: unknown;
 }
 
-/**
- * OpenAI options this server does not implement, with the values that mean "off". Any other value is refused:
- * ignoring it would sample something other than what the client asked for.
- */
-const UNSUPPORTED_OPTIONS: Record<string, (value: unknown) => boolean> = {
-  best_of: (value) => value === 1,
-  presence_penalty: (value) => value === 0,
-  frequency_penalty: (value) => value === 0,
-  logit_bias: (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
-  suffix: (value) => value === '',
-};
-
 function refuseUnsupported(body: CompletionBody): void {
   // The chat API's name for max_tokens, which OpenAI's /v1/completions does not know: ignored, the default of 16
   // tokens applied and the client got a cut completion with no word why.
@@ -120,17 +108,9 @@ function refuseUnsupported(body: CompletionBody): void {
       'unsupported_parameter',
       'max_completion_tokens',
     );
-  for (const [field, isOff] of Object.entries(UNSUPPORTED_OPTIONS)) {
-    const value = body[field];
-    if (value !== undefined && value !== null && !isOff(value)) {
-      throw new RequestError(
-        400,
-        `"${field}" is not supported by this server (got ${JSON.stringify(value)}); leave it out.`,
-        'unsupported_parameter',
-        field,
-      );
-    }
-  }
+  // What the sampler does not apply (@turngym/llm's table, shared with the chat server): refused unless off.
+  const problem = unsupportedSamplingField(body, 'completions');
+  if (problem) throw new RequestError(400, problem.message, 'unsupported_parameter', problem.field);
 }
 
 class RequestError extends Error {
@@ -513,10 +493,14 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
     const stop = stopSequences(body.stop);
     const seed = optionalNumber(body, 'seed', 0, 'an integer', Number.isInteger);
     // OpenAI's ranges; generate() would take a higher temperature, but a client sending one has a bug.
+    const topP = optionalNumber(body, 'top_p', 1, 'from 0 to 1', (value) => value >= 0 && value <= 1);
+    const temperature = optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2);
+    // OpenAI's top_p runs from 0, where only the likeliest token is left: greedy decoding, as the chat endpoint
+    // (LocalChatModel) reads it. This one refused it, so the same client settings worked on one endpoint only.
     const sampling = {
       maxTokens: optionalNumber(body, 'max_tokens', 16, 'an integer >= 0', (value) => isWhole(value, 0)),
-      temperature: optionalNumber(body, 'temperature', 1, 'from 0 to 2', (value) => value >= 0 && value <= 2),
-      topP: optionalNumber(body, 'top_p', 1, 'above 0 and at most 1', (value) => value > 0 && value <= 1),
+      temperature: topP === 0 ? 0 : temperature,
+      topP: topP === 0 ? 1 : topP,
       ...extendedSampling(body),
     };
     const { wanted: wantLogprobs, top } = logprobsWanted(body);

@@ -4,10 +4,11 @@
  * so that real clients keep working; the fields we read are validated. What a client asks for and would
  * silently not get is refused instead: log-probabilities from a model without them (the reply would carry
  * `logprobs: null`), `top_logprobs` without `logprobs: true` (as OpenAI refuses it), `stream_options` without
- * `stream: true` (as OpenAI), `presence_penalty`, `frequency_penalty` and `logit_bias` set to anything but off
- * (no ChatModel applies them), the deprecated `functions` / `function_call` (the model would see no tools),
- * content parts other than text (an image the model never sees), more than OpenAI's 4 stop sequences, a
- * `response_format` other than text and a `tool_choice` that forces a call (the reply would be unconstrained text).
+ * `stream: true` (as OpenAI), `presence_penalty`, `frequency_penalty`, `logit_bias` and vLLM's guided decoding and
+ * stop controls set to anything but off (no ChatModel applies them: `UNSUPPORTED_SAMPLING_FIELDS`), the deprecated
+ * `functions` / `function_call` (the model would see no tools), content parts other than text (an image the model
+ * never sees), more than OpenAI's 4 stop sequences or 128 tools, a `response_format` other than text and a
+ * `tool_choice` that forces a call (the reply would be unconstrained text).
  */
 import type { WireMessage, WireTool } from './openai-wire';
 
@@ -106,6 +107,9 @@ const tool = {
   },
 };
 
+/** The most tools one request may offer, as on OpenAI ("a max of 128 functions are supported"). */
+export const MAX_TOOLS = 128;
+
 const nullableInteger = (minimum?: number): object => ({
   type: ['integer', 'null'],
   ...(minimum !== undefined ? { minimum } : {}),
@@ -117,7 +121,9 @@ export const chatCompletionRequestSchema = {
   properties: {
     model: { type: 'string', minLength: 1 },
     messages: { type: 'array', minItems: 1, items: message },
-    tools: { type: 'array', items: tool },
+    // OpenAI's own limit. Every tool is converted for the chat template and rendered on the event loop: 100,000 of
+    // them (13 MB, well under the body limit) held the LM's server, and every other client of it, for 1.4–7.6 s.
+    tools: { type: 'array', maxItems: MAX_TOOLS, items: tool },
     tool_choice: { anyOf: [{ enum: ['none', 'auto', 'required'] }, { type: 'object' }] },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },

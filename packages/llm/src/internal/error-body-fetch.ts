@@ -1,12 +1,14 @@
 /**
- * A `fetch` for the openai client that keeps what a failed response said. The client reads an error body only
- * where it is OpenAI's `{"error": {...}}`: vLLM and SGLang answer `{"object": "error", "message": ...}`, FastAPI
- * servers `{"detail": ...}`, and with those the client's error says "400 status code (no body)" — a context-length
- * error came out with no words at all. It also cannot tell that a 405 came from a redirect that turned the POST
- * into a GET. Each failed response is handed on with its body read (at most `MAX_ERROR_BODY_BYTES`: an error body
- * that never ends is not read to its end) and a note keyed by its `Headers`, the object the client passes on to
- * its `APIError`.
+ * A `fetch` for the openai client that keeps what a failed response said, and what a successful one sent where its
+ * JSON does not parse. The client reads an error body only where it is OpenAI's `{"error": {...}}`: vLLM and SGLang
+ * answer `{"object": "error", "message": ...}`, FastAPI servers `{"detail": ...}`, and with those the client's error
+ * says "400 status code (no body)" — a context-length error came out with no words at all. It also cannot tell that
+ * a 405 came from a redirect that turned the POST into a GET. Each failed response is handed on with its body read
+ * (at most `MAX_ERROR_BODY_BYTES`: an error body that never ends is not read to its end) and a note keyed by its
+ * `Headers`, the object the client passes on to its `APIError`.
  */
+
+import { MAX_KEPT_BODY_CHARACTERS, UnparsableBodyError } from './unparsable-body-error';
 
 /** What a failed response said, for the error message. */
 export interface ErrorResponseNote {
@@ -25,10 +27,34 @@ export function errorResponseNote(headers: Headers | undefined): ErrorResponseNo
   return headers ? notes.get(headers) : undefined;
 }
 
+/**
+ * Makes `response.json()` throw an `UnparsableBodyError` that keeps what was received, where the body is not JSON.
+ * The body is still read once and parsed once, as the client would.
+ */
+function keepUnparsableBody(response: Response): void {
+  const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+  if (!mediaType.includes('application/json') && !mediaType.endsWith('+json')) return;
+  const text = response.text.bind(response);
+  Object.defineProperty(response, 'json', {
+    value: async (): Promise<unknown> => {
+      const body = await text();
+      try {
+        return JSON.parse(body);
+      } catch (error) {
+        throw new UnparsableBodyError(body.slice(0, MAX_KEPT_BODY_CHARACTERS), body.length, response.status, error);
+      }
+    },
+  });
+}
+
 export async function errorBodyFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
+  if (response.status < 400) {
+    keepUnparsableBody(response);
+    return response;
+  }
   // Statuses past 599 cannot be rebuilt as a Response; the client reports them as they come.
-  if (response.status < 400 || response.status > 599) return response;
+  if (response.status > 599) return response;
   const text = await readCapped(response);
   const headers = new Headers(response.headers);
   // The text is already decoded and may be cut: the original length and encoding no longer describe it.
