@@ -26,6 +26,7 @@ const {
   TranscriptRecorder,
   trainGrpoCommander,
   loadGrpoCommander,
+  spreadTaskIds,
 } = require('../dist/index.js');
 
 function flag(name, fallback) {
@@ -81,8 +82,8 @@ async function train() {
       evalEpisodes: ids.length,
     });
   } else {
-    // Every 4th test task: 41 of 164, spread over the products.
-    args.evalTasks = Array.from({ length: evalEpisodes }, (_, i) => (i * 4) % 164);
+    // Spread over the test split: 41 of 164 is every 4th task, over the products; 164 is every task once.
+    args.evalTasks = spreadTaskIds(evalEpisodes, 164);
   }
   const started = Date.now();
   const rows = [];
@@ -176,7 +177,7 @@ async function grpo() {
       groupSize,
       evalEvery: Number(flag('eval-every', 10)),
       evalEpisodes,
-      evalTasks: Array.from({ length: evalEpisodes }, (_, i) => (i * 4) % 164),
+      evalTasks: spreadTaskIds(evalEpisodes, 164),
       ...JSON.parse(flag('args', '{}')),
     },
     {
@@ -331,7 +332,7 @@ const command = process.argv[2];
     ? grpo()
     : command === 'evaluate'
       ? evaluate()
-      : Promise.reject(new Error('expected train or evaluate'))
+      : Promise.reject(new Error('expected train, grpo or evaluate'))
 ).catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);

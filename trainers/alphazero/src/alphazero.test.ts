@@ -9,6 +9,7 @@ import { RunDirectory } from '@turngym/rl';
 import { AlphaZeroError } from './alphazero-error';
 import { trainAlphaZero, type AlphaZeroArgs } from './index';
 import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
+import { FaultOnSeed } from './__fixtures__/faulty-env';
 
 const small: Partial<AlphaZeroArgs> = {
   envId: DEMO_ID,
@@ -98,6 +99,38 @@ describe('trainAlphaZero', () => {
     resumed.net.dispose();
   }, 90_000);
 
+  it('targets z: the undiscounted return to the end; a time-limit cut adds no loss and no bootstrap', async () => {
+    // One action paying 0.5 a step: every episode is the same, so each state's z is known by hand.
+    const registry = new Registry();
+    registry.register({ id: 'demo/ends-at-three-v1', entryPoint: () => new FixedRewardDemoEnv([0.5], 3) });
+    // The env would go on for 10 steps; its spec's turn limit (2) cuts it, as the time limit of any env does.
+    registry.register({
+      id: 'demo/cut-at-two-v1',
+      entryPoint: () => {
+        const env = new FixedRewardDemoEnv([0.5], 10);
+        Object.assign(env, { spec: { ...env.spec, maxTurns: 2 } });
+        return env;
+      },
+    });
+    const targets = async (envId: string) => {
+      const runDir = join(root, envId.replace('/', '-'));
+      const rows: Record<string, number>[] = [];
+      const run = await trainAlphaZero(
+        { ...small, envId, runDir, iterations: 1, episodesPerIteration: 2, simulations: 4, evalEpisodes: 0 },
+        { registry, onIteration: (row) => rows.push(row) },
+      );
+      run.net.dispose();
+      const saved = JSON.parse(await readFile(join(runDir, 'checkpoint', 'stores', 'replay', 'replay.json'), 'utf8'));
+      return { rows, z: (saved.samples as { return: number }[]).map((sample) => sample.return) };
+    };
+    const ends = await targets('demo/ends-at-three-v1');
+    expect(ends.z).toEqual([0.5 + 0.5 + 0.5, 0.5 + 0.5, 0.5, 0.5 + 0.5 + 0.5, 0.5 + 0.5, 0.5]);
+    const cut = await targets('demo/cut-at-two-v1');
+    expect(cut.z).toEqual([0.5 + 0.5, 0.5, 0.5 + 0.5, 0.5]);
+    expect(cut.rows[0]!['charts/episodic_return']).toBe(1);
+    expect(cut.rows[0]!['charts/success_rate']).toBe(0);
+  });
+
   it('refuses to resume a run with another network, closing its envs, its network and the run', async () => {
     let opened = 0;
     let closed = 0;
@@ -169,6 +202,50 @@ describe('trainAlphaZero', () => {
     }
   });
 
+  it('leaves a void episode (a role failed) out of training and the scores, counts it, and goes on', async () => {
+    const faulty = (isFaulty: (seed: number | undefined) => boolean) => {
+      const registry = new Registry();
+      registry.register({
+        id: DEMO_ID,
+        entryPoint: () => new FaultOnSeed(new FixedRewardDemoEnv(REWARDS, HORIZON), isFaulty),
+      });
+      return registry;
+    };
+    const rows: Record<string, number>[] = [];
+    // Odd seeds fail: about half the self-play episodes, and test seeds 100001 and 100003 of 100000–100003.
+    const run = await trainAlphaZero(
+      { ...small, runDir: join(root, 'void'), iterations: 1, evalEpisodes: 4 },
+      { registry: faulty((seed) => (seed ?? 0) % 2 === 1), onIteration: (row) => rows.push(row) },
+    );
+    run.net.dispose();
+    const row = rows[0]!;
+    const errored = row['charts/errored_episodes']!;
+    expect(errored).toBeGreaterThan(0);
+    expect(errored).toBeLessThan(8);
+    // Only the finished episodes' states were kept (3 each) and played (global_step counts their moves).
+    expect(row['replay/size']).toBe((8 - errored) * HORIZON);
+    expect(row.global_step).toBe((8 - errored) * HORIZON);
+    expect(row['charts/episode_turns']).toBe(HORIZON);
+    expect(row['eval/errored_episodes']).toBe(2);
+    expect(row['eval/mcts_errored_episodes']).toBe(2);
+    expect(row['eval/success_rate']).toBe(0); // the demo env reports no success: over the 2 that finished
+    // Every episode void: nothing to train on, most likely a role that cannot work at all. The run says so, with
+    // the last episode's error, before the iteration is trained or saved.
+    const runDir = join(root, 'all-void');
+    const error = await trainAlphaZero(
+      { ...small, runDir, iterations: 1, evalEpisodes: 2 },
+      { registry: faulty(() => true) },
+    ).then(
+      (result) => (result.net.dispose(), null),
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(AlphaZeroError);
+    expect((error as Error).message).toMatch(
+      /every self-play episode of iteration 1 was void \(8 of 8.*the last: .*the buyer role failed after its retries/,
+    );
+    expect(existsSync(join(runDir, 'checkpoint'))).toBe(false);
+  });
+
   it('refuses task ids the env does not have before writing the run, so the corrected command runs', async () => {
     const registry = new Registry();
     registerSeller(registry);
@@ -186,6 +263,14 @@ describe('trainAlphaZero', () => {
     );
     result.net.dispose();
     expect(result.iterations).toBe(1);
+  });
+
+  it('refuses fewer evaluation episodes than evalTasks, which would evaluate only the first tasks', async () => {
+    const runDir = join(root, 'few-episodes');
+    await expect(
+      trainAlphaZero({ ...small, runDir, evalTasks: [0, 1, 2], evalEpisodes: 2 }, { registry: demoRegistry() }),
+    ).rejects.toThrow(/evalEpisodes: 2 episodes would evaluate only the first 2 of the 3 evalTasks/);
+    expect(existsSync(runDir)).toBe(false);
   });
 
   it('names a bad argument', async () => {

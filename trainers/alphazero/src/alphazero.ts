@@ -31,6 +31,7 @@ import { DialogueEncoder } from './dialogue-features';
 import { PolicyValueNet, type UpdateStats } from './policy-value-net';
 import { ReplayBuffer, type ReplaySample } from './replay-buffer';
 import { TranscriptRecorder } from './transcript-recorder';
+import { allVoid, isVoidEpisode } from './void-episode';
 
 /** What a caller may give the trainer besides its arguments. */
 export interface AlphaZeroHooks {
@@ -147,22 +148,32 @@ async function selfPlay(
   };
 }
 
-/** Test episodes of one agent: task ids with seed 100000 + id (the seller baselines' seeds), else seeds 100000 + i. */
+/**
+ * Test episodes of one agent: task ids with seed 100000 + id (the seller baselines' seeds), else seeds 100000 + i.
+ * A void episode (`isVoidEpisode`) is counted in `errored` and left out of the rates (NaN when all were void).
+ */
 export async function evaluateAgent(
   env: TranscriptRecorder,
   agent: Agent<string, Action>,
   episodes: number,
   tasks?: readonly number[],
-): Promise<{ successRate: number; meanReturn: number }> {
+): Promise<{ successRate: number; meanReturn: number; errored: number }> {
   const outcomes = [];
+  let errored = 0;
   for (let i = 0; i < episodes; i++) {
     const task = tasks?.[i % tasks.length];
-    outcomes.push(
-      await runEpisode(env, agent, 100_000 + (task ?? i), task === undefined ? undefined : { taskId: task }),
-    );
+    try {
+      outcomes.push(
+        await runEpisode(env, agent, 100_000 + (task ?? i), task === undefined ? undefined : { taskId: task }),
+      );
+    } catch (error) {
+      if (!isVoidEpisode(error)) throw error;
+      errored += 1;
+    }
   }
+  if (outcomes.length === 0) return { successRate: Number.NaN, meanReturn: Number.NaN, errored };
   const summary = summarize(outcomes);
-  return { successRate: summary.successRate, meanReturn: summary.meanReward };
+  return { successRate: summary.successRate, meanReturn: summary.meanReward, errored };
 }
 
 /**
@@ -186,12 +197,30 @@ export async function checkTaskIds(
   }
 }
 
+/**
+ * Refuses fewer evaluation episodes than `evalTasks` lists: episode i plays task i (in turn), so the tasks past
+ * `evalEpisodes` were never played, and `eval/*` reported a rate over the first few as if over them all (41 tasks
+ * with the default 32 episodes left 9 out). More episodes than tasks replay them in turn, as documented.
+ */
+export function checkEvaluationTasks(
+  subject: string,
+  evalTasks: readonly number[] | undefined,
+  evalEpisodes: number,
+): void {
+  if (evalTasks === undefined || evalEpisodes === 0 || evalEpisodes >= evalTasks.length) return;
+  throw new InvalidOptionsError(subject, [
+    `evalEpisodes: ${evalEpisodes} episodes would evaluate only the first ${evalEpisodes} of the ${evalTasks.length} ` +
+      `evalTasks; set evalEpisodes to ${evalTasks.length} (or 0: no evaluation)`,
+  ]);
+}
+
 /** The training loop. Resumes bit-exact from a run found in `runDir`. */
 export async function trainAlphaZero(
   input: Partial<AlphaZeroArgs>,
   hooks: AlphaZeroHooks = {},
 ): Promise<AlphaZeroResult> {
   const args = validateAlphaZeroArgs(input);
+  checkEvaluationTasks('alphazero arguments', args.evalTasks, args.evalEpisodes);
 
   // TRY NOT TO MODIFY: seeding, envs, network, run directory
   // The network is small (~20k parameters): tfjs's cpu backend is fast enough and exact across processes.
@@ -265,13 +294,26 @@ export async function trainAlphaZero(
       // ALGO LOGIC: self-play — PUCT with Dirichlet noise at the root, moves sampled ∝ visits.
       const search = new AlphaZeroSearch(net, encoder, searchOptions(mixSeed(args.seed, iteration), false));
       const episodes: SelfPlayEpisode[] = [];
+      let errored = 0;
+      let lastVoid: unknown;
       for (let e = 0; e < args.episodesPerIteration; e++) {
         const seed = rng.int(0, 2 ** 31 - 1);
         const task = args.trainTasks ? rng.pick(args.trainTasks) : undefined;
-        const episode = await selfPlay(env, search, seed, task === undefined ? undefined : { taskId: task });
+        let episode: SelfPlayEpisode;
+        try {
+          episode = await selfPlay(env, search, seed, task === undefined ? undefined : { taskId: task });
+        } catch (error) {
+          // A void episode (a role failed, in the played move or in a fork of the search) has no outcome to learn
+          // from: none of its states enters the buffer.
+          if (!isVoidEpisode(error)) throw error;
+          errored += 1;
+          lastVoid = error;
+          continue;
+        }
         for (const sample of episode.samples) replay.add(sample);
         episodes.push(episode);
       }
+      if (episodes.length === 0) throw allVoid('self-play', iteration, errored, lastVoid);
       const moves = episodes.reduce((sum, episode) => sum + episode.turns, 0);
       globalStep += moves;
       const selfPlaySeconds = (performance.now() - started) / 1000;
@@ -312,6 +354,7 @@ export async function trainAlphaZero(
         'charts/episodic_return': mean(episodes.map((episode) => episode.totalReward)),
         'charts/success_rate': mean(episodes.map((episode) => (episode.success ? 1 : 0))),
         'charts/episode_turns': mean(episodes.map((episode) => episode.turns)),
+        'charts/errored_episodes': errored,
         'charts/SPS': moves / Math.max(selfPlaySeconds, 1e-9),
         'search/root_value': mean(episodes.flatMap((episode) => episode.rootValues)),
         // The cost of one search (a move): env steps through forks and, with LLM roles, their tokens.
@@ -346,10 +389,17 @@ export async function trainAlphaZero(
         );
         policySuccessRate = policy.successRate;
         mctsSuccessRate = mcts.successRate;
-        row['eval/success_rate'] = policy.successRate;
-        row['eval/episodic_return'] = policy.meanReturn;
-        row['eval/mcts_success_rate'] = mcts.successRate;
-        row['eval/mcts_episodic_return'] = mcts.meanReturn;
+        // Rates over the episodes that finished; none when every one was void.
+        if (policy.errored < args.evalEpisodes) {
+          row['eval/success_rate'] = policy.successRate;
+          row['eval/episodic_return'] = policy.meanReturn;
+        }
+        if (mcts.errored < args.evalEpisodes) {
+          row['eval/mcts_success_rate'] = mcts.successRate;
+          row['eval/mcts_episodic_return'] = mcts.meanReturn;
+        }
+        row['eval/errored_episodes'] = policy.errored;
+        row['eval/mcts_errored_episodes'] = mcts.errored;
       }
       await run.appendMetrics({ iteration, global_step: globalStep, ...row });
       await saveStoresCheckpoint(run, {

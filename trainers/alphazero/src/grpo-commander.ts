@@ -17,13 +17,14 @@ import {
   testSplitOptions,
 } from '@turngym/rl';
 import type { EnvSpec, Info } from '@turngym/spec';
-import { checkTaskIds, evaluateAgent } from './alphazero';
+import { checkEvaluationTasks, checkTaskIds, evaluateAgent } from './alphazero';
 import { AlphaZeroError } from './alphazero-error';
 import { PolicyHeadAgent } from './alphazero-search';
 import { DialogueEncoder } from './dialogue-features';
 import { PolicyValueNet, type UpdateStats } from './policy-value-net';
 import { loadRunNetwork } from './trained-network';
 import { TranscriptRecorder } from './transcript-recorder';
+import { allVoid, isVoidEpisode } from './void-episode';
 
 /** The GRPO commander's arguments; one doc line per field. */
 export interface GrpoCommanderArgs {
@@ -162,6 +163,7 @@ export async function trainGrpoCommander(
   } = {},
 ): Promise<GrpoCommanderResult> {
   const args = validateGrpoCommanderArgs(input);
+  checkEvaluationTasks('GRPO commander arguments', args.evalTasks, args.evalEpisodes);
   await useBackend('cpu'); // the same small network as AlphaZero's: exact and fast on cpu
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
@@ -213,18 +215,28 @@ export async function trainGrpoCommander(
       // Collect: G episodes of one task per group, the policy sampled with its own seeded stream.
       const sampler = new SeededRng(mixSeed(args.seed, iteration));
       const groups: Rollout[][] = [];
+      let errored = 0;
+      let lastVoid: unknown;
       for (let g = 0; g < args.groupsPerIteration; g++) {
         const seed = rng.int(0, 2 ** 31 - 1);
         const task = args.trainTasks ? rng.pick(args.trainTasks) : undefined;
         const group: Rollout[] = [];
         for (let i = 0; i < args.groupSize; i++) {
-          group.push(
-            await sampleEpisode(env, net, encoder, sampler, seed, task === undefined ? undefined : { taskId: task }),
-          );
+          try {
+            group.push(
+              await sampleEpisode(env, net, encoder, sampler, seed, task === undefined ? undefined : { taskId: task }),
+            );
+          } catch (error) {
+            // A void episode has no return: the group goes on without it (rl's rule for errored rollouts).
+            if (!isVoidEpisode(error)) throw error;
+            errored += 1;
+            lastVoid = error;
+          }
         }
         groups.push(group);
       }
       const rollouts = groups.flat();
+      if (rollouts.length === 0) throw allVoid('sampled', iteration, errored, lastVoid);
       const steps = rollouts.reduce((sum, rollout) => sum + rollout.actions.length, 0);
       episodes += rollouts.length;
       envSteps += steps;
@@ -278,6 +290,7 @@ export async function trainGrpoCommander(
         'charts/episodic_return': mean(rollouts.map((rollout) => rollout.totalReward)),
         'charts/success_rate': mean(rollouts.map((rollout) => (rollout.success ? 1 : 0))),
         'charts/episode_turns': steps / rollouts.length,
+        'charts/errored_episodes': errored,
         'charts/env_steps': envSteps,
         'charts/episodes': episodes,
         'grpo/tied_groups': tied / groups.length,
@@ -297,8 +310,11 @@ export async function trainGrpoCommander(
           args.evalTasks,
         );
         successRate = evaluation.successRate;
-        row['eval/success_rate'] = evaluation.successRate;
-        row['eval/episodic_return'] = evaluation.meanReturn;
+        if (evaluation.errored < args.evalEpisodes) {
+          row['eval/success_rate'] = evaluation.successRate;
+          row['eval/episodic_return'] = evaluation.meanReturn;
+        }
+        row['eval/errored_episodes'] = evaluation.errored;
       }
       await run.appendMetrics({ iteration, global_step: envSteps, ...row });
       await saveStoresCheckpoint(run, { iteration, stores, extra: { rng: [...rng.state()], episodes, envSteps } });
@@ -327,5 +343,7 @@ export async function loadGrpoCommander(
   runDir: string,
   spec: EnvSpec,
 ): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: GrpoCommanderArgs }> {
-  return loadRunNetwork(runDir, spec, (raw) => validateGrpoCommanderArgs(raw as Partial<GrpoCommanderArgs>));
+  return loadRunNetwork(runDir, spec, 'grpo-commander', (raw) =>
+    validateGrpoCommanderArgs(raw as Partial<GrpoCommanderArgs>),
+  );
 }

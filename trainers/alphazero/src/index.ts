@@ -25,6 +25,7 @@ export {
 export { ReplayBuffer, type ReplaySample } from './replay-buffer';
 export { TranscriptRecorder, type Transcript, type TranscriptStep, type RecorderUsage } from './transcript-recorder';
 export { AlphaZeroError } from './alphazero-error';
+export { spreadTaskIds } from './spread-task-ids';
 export { loadTrainedNetwork } from './trained-network';
 export {
   trainGrpoCommander,

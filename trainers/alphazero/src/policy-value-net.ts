@@ -138,9 +138,13 @@ export class PolicyValueNet implements CheckpointStore {
 
   /** P(s, ·) over every action (0 on illegal ones: softmax over the legal logits) and V(s), for one state. */
   evaluate(features: Float32Array, legal: readonly number[]): { priors: number[]; value: number } {
-    const { logits, values } = this.forward(tf.tensor2d(features, [1, features.length]));
+    // The input is disposed too: a search evaluates every new leaf, thousands an iteration at 50 simulations, and
+    // each input left behind stayed in tfjs's memory for the life of the process.
+    const input = tf.tensor2d(features, [1, features.length]);
+    const { logits, values } = this.forward(input);
     const raw = logits.dataSync();
     const value = values.dataSync()[0] as number;
+    input.dispose();
     logits.dispose();
     values.dispose();
     let top = Number.NEGATIVE_INFINITY;
@@ -262,6 +266,8 @@ export class PolicyValueNet implements CheckpointStore {
         policyLoss: parts!.policyLoss.dataSync()[0] as number,
         entropy: parts!.entropy.dataSync()[0] as number,
       };
+      // Kept out of variableGrads' scope to be read here, so no tidy frees them: three tensors an Adam step.
+      tf.dispose([parts!.valueLoss, parts!.policyLoss, parts!.entropy]);
     });
     return stats as UpdateStats;
   }

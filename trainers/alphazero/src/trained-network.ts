@@ -14,8 +14,11 @@ export async function loadTrainedNetwork(
   runDir: string,
   spec: EnvSpec,
 ): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: AlphaZeroArgs }> {
-  return loadRunNetwork(runDir, spec, (raw) => validateAlphaZeroArgs(raw as Partial<AlphaZeroArgs>));
+  return loadRunNetwork(runDir, spec, 'alphazero', (raw) => validateAlphaZeroArgs(raw as Partial<AlphaZeroArgs>));
 }
+
+/** The loader of each trainer's runs, named when a run of one is handed to the other's. */
+const LOADERS: Record<string, string> = { alphazero: 'loadTrainedNetwork', 'grpo-commander': 'loadGrpoCommander' };
 
 /** What AlphaZero's and the GRPO commander's arguments share: the network's size, seed and step size. */
 interface NetworkArgs {
@@ -25,15 +28,26 @@ interface NetworkArgs {
 }
 
 /**
- * The policy-value network stored as the `network` store of a run's last checkpoint, whichever trainer wrote
- * it: `validate` reads that trainer's own arguments from the run's info.
+ * The policy-value network stored as the `network` store of a run's last checkpoint, written by `algorithm`
+ * (run.json's): `validate` reads that trainer's own arguments from the run's info.
  */
 export async function loadRunNetwork<A extends NetworkArgs>(
   runDir: string,
   spec: EnvSpec,
+  algorithm: 'alphazero' | 'grpo-commander',
   validate: (raw: unknown) => A,
 ): Promise<{ net: PolicyValueNet; encoder: DialogueEncoder; args: A }> {
   const run = await RunDirectory.open(runDir);
+  // Both trainers store the same network, but the other's arguments failed validation field by field (a screen of
+  // "unknown field" lines that never said the run was the other trainer's).
+  if (run.info.algorithm !== algorithm) {
+    const other = LOADERS[run.info.algorithm];
+    throw new AlphaZeroError(
+      'ALPHAZERO_CHECKPOINT',
+      `${runDir} holds a run of ${run.info.algorithm}, not of ${algorithm}` +
+        `${other ? `: read it with ${other}` : ''}.`,
+    );
+  }
   const args = validate(run.info.args);
   if (spec.actionSpace.type !== 'discrete') {
     throw new AlphaZeroError(
@@ -47,6 +61,19 @@ export async function loadRunNetwork<A extends NetworkArgs>(
     args.seed,
     args.learningRate,
   );
-  await net.load(join(run.checkpointPath, CHECKPOINT_FILES.stores, 'network'));
+  try {
+    await net.load(join(run.checkpointPath, CHECKPOINT_FILES.stores, 'network'));
+  } catch (error) {
+    // A refused load (a network of another shape: the run's env is not `spec`'s) would keep the new one's tensors.
+    net.dispose();
+    if (!(error instanceof AlphaZeroError) || run.info.envId === spec.id) throw error;
+    throw new AlphaZeroError(
+      'ALPHAZERO_CHECKPOINT',
+      `${error.message} The run trained on ${run.info.envId}, not ${spec.id}.`,
+      {
+        cause: error,
+      },
+    );
+  }
   return { net, encoder, args };
 }
