@@ -485,18 +485,41 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
     return { path, view: shownPage(view, this.options) };
   }
 
-  /** The link a CLICK argument means: `3` / `#3`, else a label (case-insensitive), else a title. */
+  /**
+   * The link a CLICK argument means: `3` / `#3`, else a label (case-insensitive), else a title. A number that names
+   * no link is read as a label too: a year link `[#5 1843]` (common in a real wiki's dates) was out of reach as
+   * `CLICK(1843)`, "no link", while the agent read it on the page. The compact style shows no numbers, so there a
+   * label `[3]` comes before the third link. A link copied whole, `[#7 the river]` (brackets or not), is link 7
+   * when that is its label: it was the first link labelled "the river", another page than the one the agent chose.
+   */
   private findLink(argument: string): (PageLink & { number: number }) | undefined {
     const page = this.state.page;
     if (!page) return undefined;
     const links = page.view.links;
     const text = argument.trim();
+    const compact = this.options.observation === 'compact';
+    // No two parts of the pattern take the same characters (a label holds no bracket): linear on any argument.
+    const written = compact ? null : /^\[?#(\d+) ([^\][]*)\]?$/.exec(text);
+    if (written) {
+      const number = Number(written[1]);
+      const wanted = (written[2] as string).trim().normalize('NFC').toLowerCase();
+      const link = links[number - 1];
+      const label = link?.labels.find((candidate) => candidate.normalize('NFC').toLowerCase() === wanted);
+      if (link && label !== undefined) return { ...link, label, number };
+    }
     const numbered = /^\[?#?(\d+)\]?$/.exec(text);
-    if (numbered) {
+    const byNumber = (): (PageLink & { number: number }) | undefined => {
+      if (!numbered) return undefined;
       const number = Number(numbered[1]);
       const link = links[number - 1];
       return link ? { ...link, number } : undefined;
-    }
+    };
+    if (compact) return this.linkByText(links, text) ?? byNumber();
+    return byNumber() ?? this.linkByText(links, text);
+  }
+
+  /** The link labelled `text` (case-insensitive), else the link whose target is the article `text` names. */
+  private linkByText(links: readonly PageLink[], text: string): (PageLink & { number: number }) | undefined {
     // The compact style writes links as [label]; an agent may copy the brackets too.
     const unbracketed = this.options.observation === 'compact' ? /^\[([^\]]*)\]$/.exec(text)?.[1] : undefined;
     const lower = (unbracketed ?? withoutMarkers(text)).toLowerCase();
@@ -652,6 +675,8 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
       }
       case 'SCROLL': {
         const to = String(args.to).trim().toLowerCase();
+        // As the feedback names it: a 100,000-digit line number was echoed whole into the observation.
+        const named = to.length > 20 ? quote(to, 20) : to;
         const total = (page as LoadedPage).view.lines.length;
         const window = this.options.windowLines;
         const last = Math.max(1, total - window + 1);
@@ -667,10 +692,10 @@ export class WikiNavigatorEnv extends BaseEnv<string, Action> {
           );
         if (top === this.state.top)
           return this.ordinary(
-            `SCROLL ${to}: the window did not move (lines ${top}–${Math.min(total, top + window - 1)} of ${total}).`,
+            `SCROLL ${named}: the window did not move (lines ${top}–${Math.min(total, top + window - 1)} of ${total}).`,
           );
         this.state.top = top;
-        return this.ordinary(`SCROLL ${to}: showing from L${top}.`);
+        return this.ordinary(`SCROLL ${named}: showing from L${top}.`);
       }
       case 'SAVE_LINE_IDS': {
         const parsedRanges = parseLineRanges(String(args.ranges), MAX_NOTES);

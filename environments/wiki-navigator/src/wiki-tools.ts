@@ -1,10 +1,26 @@
 import type { ToolSpec } from '@turngym/spec';
 
-const text = (name: string, description: string, maxLength?: number): ToolSpec['parameters'] => ({
+/**
+ * One argument, text or a number. The text syntax cannot tell `CLICK(3)` from `CLICK("3")`, and a model calling
+ * functions sends the link the page numbers, the line or the year as a JSON number: `{"link": 3}`, refused as
+ * "must be string", cost the format penalty where `CLICK(3)` followed the link. `integer` where only a whole number
+ * means something (a link, a line), so `{"link": 2.5}` is still refused with feedback.
+ */
+const text = (
+  name: string,
+  description: string,
+  options: { number?: 'number' | 'integer'; maxLength?: number } = {},
+): ToolSpec['parameters'] => ({
   type: 'object',
   additionalProperties: false,
   required: [name],
-  properties: { [name]: { type: 'string', description, ...(maxLength ? { maxLength } : {}) } },
+  properties: {
+    [name]: {
+      type: ['string', options.number ?? 'number'],
+      description,
+      ...(options.maxLength ? { maxLength: options.maxLength } : {}),
+    },
+  },
 });
 
 const none: ToolSpec['parameters'] = { type: 'object', additionalProperties: false, properties: {} };
@@ -23,7 +39,7 @@ export const CLICK_TOOL: ToolSpec = {
   name: 'CLICK',
   description:
     'Follow a link of the current page, written [#3 Morrow Bay]: by its number ("3") or its label or title ("Morrow Bay").',
-  parameters: text('link', 'A link number or label.'),
+  parameters: text('link', 'A link number (3) or label.', { number: 'integer' }),
 };
 export const FIND_TOOL: ToolSpec = {
   name: 'FIND',
@@ -33,12 +49,12 @@ export const FIND_TOOL: ToolSpec = {
 export const SCROLL_TOOL: ToolSpec = {
   name: 'SCROLL',
   description: 'Move the window over the current page: "down", "up", "top", "bottom", or a line number to show from.',
-  parameters: text('to', '"down", "up", "top", "bottom" or a line number.'),
+  parameters: text('to', '"down", "up", "top", "bottom" or a line number.', { number: 'integer' }),
 };
 export const SAVE_LINE_IDS_TOOL: ToolSpec = {
   name: 'SAVE_LINE_IDS',
   description: 'Copy lines of the current page into your notes, which every observation shows: e.g. "4-6, 12".',
-  parameters: text('ranges', 'Line numbers and ranges, comma-separated: "17-19, 108".'),
+  parameters: text('ranges', 'Line numbers and ranges, comma-separated: "17-19, 108".', { number: 'integer' }),
 };
 export const BACK_TOOL: ToolSpec = {
   name: 'BACK',
@@ -48,7 +64,7 @@ export const BACK_TOOL: ToolSpec = {
 export const SUBMIT_TOOL: ToolSpec = {
   name: 'SUBMIT',
   description: 'Give the final answer (a short span: a name, a year, a number) and end the episode.',
-  parameters: text('answer', 'The answer.', 500),
+  parameters: text('answer', 'The answer.', { maxLength: 500 }),
 };
 
 /** Question answering: search, read, take notes, answer. */
@@ -66,7 +82,7 @@ export const QA_TOOLS: readonly ToolSpec[] = [
 export const COMPACT_CLICK_TOOL: ToolSpec = {
   name: 'CLICK',
   description: 'Follow a link of the current page, written [Morrow Bay], by its label ("Morrow Bay").',
-  parameters: text('link', 'A link label.'),
+  parameters: text('link', 'A link label.', { number: 'integer' }),
 };
 /** `turngym/wiki-qa-compact-v1`: the tools that act on a compact page. */
 export const COMPACT_QA_TOOLS: readonly ToolSpec[] = [

@@ -120,6 +120,38 @@ describe('BaseEnv', () => {
     expect(env.turn).toBe(1);
   });
 
+  it('answers a structured call nested thousands deep with feedback, as an ordinary step, and forks past it', async () => {
+    // As a wire request's JSON arrives: JSON.parse reads any depth, and structuredClone overflowed the stack on it.
+    const deep = JSON.parse(`{"key": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`) as Record<string, unknown>;
+    const env = new ExampleEnv();
+    await env.reset({ seed: 2 });
+    const step = await env.step({ name: 'LOOKUP', arguments: deep });
+    expect(step.info).toMatchObject({
+      invalidAction: true,
+      feedback: 'LOOKUP: the arguments nest more than 100 levels deep.',
+    });
+    expect(env.turn).toBe(1);
+    const fork = await env.fork();
+    expect(fork.anchor()).toBe(env.anchor());
+    // Not plain data at that depth either: still refused as API misuse.
+    let holder: Record<string, unknown> = {};
+    const root = holder;
+    for (let depth = 0; depth < 20_000; depth++) holder = (holder.inner = {}) as Record<string, unknown>;
+    holder.inner = () => 'no agent writes a function';
+    await expect(env.step({ name: 'LOOKUP', arguments: root })).rejects.toMatchObject({ code: 'INVALID_ACTION_TYPE' });
+    expect(env.turn).toBe(1);
+  });
+
+  it('reads a function call whose arguments are a JSON string, as OpenAI sends them', async () => {
+    const env = new ExampleEnv();
+    const reset = await env.reset({ seed: 2 });
+    const start = /Start with key (\S+)\./.exec(reset.observation)![1]!;
+    const call = { name: 'LOOKUP', arguments: JSON.stringify({ key: start }) } as unknown as Action;
+    const step = await env.step(call);
+    expect(step.info.invalidAction).toBeUndefined();
+    expect(env.anchor()).toBe('depth-1');
+  });
+
   it('reports fingerprint, anchor and cost in every step info, success on the last', async () => {
     const env = new ExampleEnv();
     const reset = await env.reset({ seed: 4 });

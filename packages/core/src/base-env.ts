@@ -28,6 +28,46 @@ export interface EnvStepOutcome<Obs> {
 const now = (): number => performance.now();
 
 /**
+ * A copy of JSON-like data (plain objects, arrays, primitives) at any depth, without recursion; undefined when
+ * `value` holds anything else (a function, a Map, a class instance).
+ */
+function copyOfPlainData(value: unknown): unknown {
+  const isPlain = (item: object): boolean => {
+    // Any realm's Object.prototype (a test's vm context, a worker's objects) or none; a class instance, Map or Date
+    // has its own prototype in between.
+    const prototype = Object.getPrototypeOf(item) as object | null;
+    return Array.isArray(item) || prototype === null || Object.getPrototypeOf(prototype) === null;
+  };
+  const shell = (item: object): Record<string, unknown> | unknown[] => (Array.isArray(item) ? [] : {});
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' ? undefined : value;
+  if (!isPlain(value)) return undefined;
+  // defineProperty, not assignment: JSON.parse makes `"__proto__"` an own key, which `target[key] =` would not copy.
+  const put = (target: object, key: string, item: unknown): void => {
+    Object.defineProperty(target, key, { value: item, enumerable: true, writable: true, configurable: true });
+  };
+  const root = shell(value);
+  // Each object once: a cycle (or a shared object) would have this loop copy forever.
+  const seen = new Set<object>([value]);
+  const stack: Array<[object, object]> = [[value, root]];
+  while (stack.length > 0) {
+    const [source, target] = stack.pop() as [object, object];
+    for (const [key, item] of Object.entries(source)) {
+      if (typeof item === 'function' || typeof item === 'symbol') return undefined;
+      if (typeof item !== 'object' || item === null) {
+        put(target, key, item);
+        continue;
+      }
+      if (!isPlain(item) || seen.has(item)) return undefined;
+      seen.add(item);
+      const inner = shell(item);
+      put(target, key, inner);
+      stack.push([item, inner]);
+    }
+  }
+  return root;
+}
+
+/**
  * The base class most environments extend. It owns the bookkeeping every env needs so that env code
  * holds only task logic:
  * - seeding (Gymnasium's rule): `reset({ seed })` gives `this.rng`, a stream for this episode; `reset()` without
@@ -229,6 +269,11 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
     try {
       return structuredClone(action);
     } catch {
+      // structuredClone recurses: a call nested some thousands deep (JSON.parse reads a request at any depth)
+      // overflowed the stack and was refused here as API misuse, where it is malformed content, for onStep to
+      // answer with feedback like any other. (Its RangeError may come from another realm: not tested by class.)
+      const copy = copyOfPlainData(action);
+      if (copy !== undefined) return copy as Act;
       // A function or a class instance in the arguments: no agent could have written it, nor a record keep it.
       throw new InvalidActionTypeError(this.spec.id, 'a tool call { name, arguments } of plain JSON data', action);
     }

@@ -3,21 +3,56 @@ import addFormats from 'ajv-formats';
 import { safePatternEngine } from './safe-pattern';
 
 /**
- * One ajv instance for options, tool arguments and records. `useDefaults` fills documented defaults;
- * `verbose` keeps the failing schema so messages can list what a field accepts.
+ * `useDefaults` fills documented defaults; `verbose` keeps the failing schema so messages can list what a field
+ * accepts.
  */
-export const ajv = new Ajv({
-  allErrors: true,
-  useDefaults: true,
-  verbose: true,
-  strict: true,
-  allowUnionTypes: true,
-  // Schemas' `pattern`s run on untrusted input (an agent's tool arguments): see safe-pattern.ts.
-  code: { regExp: safePatternEngine },
-});
-addFormats(ajv);
-// Doc keywords that env schemas use for `turngym info`.
-ajv.addKeyword({ keyword: 'x-doc', schemaType: 'string' });
+function newAjv(): Ajv {
+  const instance = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    verbose: true,
+    strict: true,
+    allowUnionTypes: true,
+    // Schemas' `pattern`s run on untrusted input (an agent's tool arguments): see safe-pattern.ts.
+    code: { regExp: safePatternEngine },
+  });
+  addFormats(instance);
+  // Doc keywords that env schemas use for `turngym info`.
+  instance.addKeyword({ keyword: 'x-doc', schemaType: 'string' });
+  return instance;
+}
+
+/** One ajv instance for options and records: the schemas this codebase writes, each compiled once. */
+export const ajv = newAjv();
+
+/**
+ * Tool schemas come from elsewhere (an env's author, an MCP server) and are compiled each time an env builds its
+ * own objects: in the shared instance, every `$id` in them (nested ones too) stayed registered for the life of the
+ * process, so the second make of an env whose schema has an `$id` threw "schema with key or id … already exists"
+ * out of step(), and one server's `$id` could shadow another's. This instance forgets each schema once compiled.
+ */
+let toolAjv = newAjv();
+let toolCompiles = 0;
+/**
+ * An ajv instance also keeps a little of every schema it compiled (its code scope): 5,000 tool schemas held 38 MB
+ * after their envs were gone. A new instance every so many compiles lets that go with the validators that use it;
+ * a new one costs ~20 ms (the meta-schema), 0.1 ms a compile at this rate.
+ */
+const COMPILES_PER_TOOL_AJV = 200;
+
+/** Compiles a tool's parameter schema on its own: no `$id` in it is seen by, or clashes with, another schema. */
+export function compileToolSchema(schema: object): ValidateFunction {
+  if (++toolCompiles > COMPILES_PER_TOOL_AJV) {
+    toolAjv = newAjv();
+    toolCompiles = 1;
+  }
+  try {
+    return toolAjv.compile(schema);
+  } finally {
+    // Drops every schema and reference but the meta-schemas; compiled validators keep what they resolved.
+    toolAjv.removeSchema();
+  }
+}
 
 /** At most 60 characters of `text`: feedback goes back into an agent's context, whatever size the input was. */
 export function clip(text: string): string {

@@ -79,6 +79,87 @@ describe('parseToolCall', () => {
     expect(parseToolCall(`SEARCH({"query": "x", "extra": ${shallow}})`, hangTools)).toMatchObject({ ok: true });
   });
 
+  it('reads text calls of tool names the structured form takes: dots and slashes as MCP servers name tools', () => {
+    const mcpTools: ToolSpec[] = [
+      { name: 'files', description: 'list', parameters: { type: 'object', properties: {} } },
+      ...['files.read', 'github/search_issues'].map((name) => ({
+        name,
+        description: name,
+        parameters: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } },
+      })),
+    ];
+    for (const [text, call] of [
+      ['files.read(README.md)', { name: 'files.read', arguments: { q: 'README.md' } }],
+      ['FILES.READ ({"q": "a.txt"})', { name: 'files.read', arguments: { q: 'a.txt' } }],
+      ['github/search_issues(open bugs)', { name: 'github/search_issues', arguments: { q: 'open bugs' } }],
+      ['files', { name: 'files', arguments: {} }],
+      ['files()', { name: 'files', arguments: {} }],
+    ] as const) {
+      expect(parseToolCall(text, mcpTools)).toEqual({ ok: true, call });
+      expect(parseToolCall(call, mcpTools)).toEqual({ ok: true, call });
+    }
+    // Prose that starts with a tool's name is still no call.
+    for (const text of ['files.read is what I need', 'files are listed', 'files.read(a) then files.read(b) later'])
+      expect(parseToolCall(text, mcpTools)).toMatchObject({ ok: false });
+    expect(parseToolCall('files.write(x)', mcpTools)).toEqual({
+      ok: false,
+      feedback: 'Unknown tool "files.write". Tools: files, files.read, github/search_issues.',
+    });
+    expect(parseToolCall('Done.', mcpTools)).toMatchObject({ ok: false, feedback: /^Could not read a tool call/ });
+  });
+
+  it('reads structured arguments sent as a JSON string (OpenAI function calling), with feedback when they are not', () => {
+    expect(parseToolCall({ name: 'SCROLL', arguments: '{"lines": 3}' }, tools)).toEqual({
+      ok: true,
+      call: { name: 'SCROLL', arguments: { lines: 3 } },
+    });
+    expect(parseToolCall({ name: 'BACK', arguments: '' }, tools)).toEqual({
+      ok: true,
+      call: { name: 'BACK', arguments: {} },
+    });
+    expect(parseToolCall({ name: 'SCROLL', arguments: '{"lines": 3' }, tools)).toEqual({
+      ok: false,
+      feedback: 'SCROLL: the arguments are a string that is not valid JSON; send a JSON object, e.g. {"…": …}.',
+    });
+    expect(parseToolCall({ name: 'SCROLL', arguments: '[3]' }, tools)).toEqual({
+      ok: false,
+      feedback: 'SCROLL: arguments must be object (got [3]).',
+    });
+    expect(parseToolCall({ name: 'SCROLL', arguments: '{"lines": 0}' }, tools)).toMatchObject({
+      ok: false,
+      feedback: /arguments.lines must be >= 1/,
+    });
+    const deep = `{"query": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    expect(parseToolCall({ name: 'SEARCH', arguments: deep }, tools)).toEqual({
+      ok: false,
+      feedback: 'SEARCH: the arguments nest more than 100 levels deep.',
+    });
+    expect(parseToolCall({ name: 'FLY', arguments: 'not json' }, tools)).toMatchObject({
+      ok: false,
+      feedback: /^Unknown tool "FLY"/,
+    });
+  });
+
+  it('takes a parameter whose type includes string as the one text argument: CLICK(3) and CLICK({"link": 3})', () => {
+    const click: ToolSpec = {
+      name: 'CLICK',
+      description: 'click',
+      parameters: {
+        type: 'object',
+        required: ['link'],
+        properties: { link: { type: ['string', 'integer'] } },
+      },
+    };
+    expect(parseToolCall('CLICK(Morrow Bay)', [click])).toEqual({
+      ok: true,
+      call: { name: 'CLICK', arguments: { link: 'Morrow Bay' } },
+    });
+    expect(parseToolCall('CLICK({"link": 3})', [click])).toEqual({
+      ok: true,
+      call: { name: 'CLICK', arguments: { link: 3 } },
+    });
+  });
+
   it('names a number JSON cannot hold as what it is, not null', () => {
     const parsed = parseToolCall('SCROLL({"lines": 1e400})', [
       {
@@ -136,5 +217,33 @@ describe('parseToolCall with a schema pattern that backtracks exponentially', ()
     const outside = parseToolCall('OPEN(../etc/passwd)', [tool]);
     expect(outside.ok).toBe(false);
     expect(!outside.ok && outside.feedback).toMatch(/^OPEN: arguments\.path must match pattern/);
+  });
+});
+
+describe('parseToolCall with tool schemas that carry an $id', () => {
+  const put = (parameters: Record<string, unknown>): ToolSpec[] => [
+    { name: 'PUT', description: 'put', parameters: { type: 'object', ...parameters } },
+  ];
+
+  it('compiles a schema with a top-level $id each time an env builds it anew (a second make threw)', () => {
+    for (let make = 0; make < 3; make++) {
+      const tools = put({ $id: 'https://example.com/put.json', properties: { at: { type: 'integer' } } });
+      expect(parseToolCall('PUT({"at": 1})', tools)).toEqual({ ok: true, call: { name: 'PUT', arguments: { at: 1 } } });
+      expect(parseToolCall('PUT({"at": "x"})', tools)).toMatchObject({ ok: false });
+    }
+  });
+
+  it("keeps one server's $id, nested or not, out of another's schema", () => {
+    const id = 'https://example.com/point.json';
+    const nested = put({ properties: { at: { $id: id, type: 'number' } } });
+    const topLevel = put({ $id: id, properties: { z: { type: 'string' } } });
+    const nestedAgain = put({ properties: { to: { $id: id, type: 'string' } } });
+    // Refers to the id without defining it, and has a #/properties/at of its own: it was silently used for `v`.
+    const dangling = put({ properties: { at: { type: 'boolean' }, v: { $ref: id } } });
+    expect(parseToolCall('PUT({"at": 1})', nested)).toMatchObject({ ok: true });
+    expect(parseToolCall('PUT({"z": "s"})', topLevel)).toMatchObject({ ok: true });
+    expect(parseToolCall('PUT({"to": "s"})', nestedAgain)).toMatchObject({ ok: true });
+    expect(parseToolCall('PUT({"to": 1})', nestedAgain)).toMatchObject({ ok: false });
+    expect(() => parseToolCall('PUT({"v": true})', dangling)).toThrow(/can't resolve reference/);
   });
 });

@@ -1,6 +1,6 @@
 import type { ToolCall, ToolSpec } from '@turngym/spec';
 import type { ValidateFunction } from 'ajv';
-import { ajv, clip, describeErrors } from './schema-validation';
+import { clip, compileToolSchema, describeErrors } from './schema-validation';
 
 /** The outcome of reading an action as a tool call: a validated call, or feedback for the agent. */
 export type ToolCallParse = { ok: true; call: ToolCall } | { ok: false; feedback: string };
@@ -10,16 +10,22 @@ const validators = new WeakMap<object, ValidateFunction>();
 function validatorFor(tool: ToolSpec): ValidateFunction {
   let validate = validators.get(tool.parameters);
   if (!validate) {
-    validate = ajv.compile(tool.parameters);
+    validate = compileToolSchema(tool.parameters);
     validators.set(tool.parameters, validate);
   }
   return validate;
 }
 
+/** Whether a parameter's schema takes a string (`"string"`, or a union such as `["string", "integer"]`). */
+function takesString(schema: { type?: unknown } | undefined): boolean {
+  const type = schema?.type;
+  return type === 'string' || (Array.isArray(type) && type.includes('string'));
+}
+
 function singleStringParameter(tool: ToolSpec): string | undefined {
   const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: unknown }>;
   const names = Object.keys(properties);
-  const strings = names.filter((name) => properties[name]?.type === 'string');
+  const strings = names.filter((name) => takesString(properties[name]));
   const required = (tool.parameters.required ?? []) as string[];
   if (strings.length === 1 && required.every((name) => name === strings[0])) return strings[0];
   return undefined;
@@ -48,35 +54,92 @@ function toolList(tools: readonly ToolSpec[]): string {
   return tools.map((tool) => tool.name).join(', ');
 }
 
+function toolNamed(name: string, tools: readonly ToolSpec[]): ToolSpec | undefined {
+  const lower = name.toLowerCase();
+  return tools.find((candidate) => candidate.name.toLowerCase() === lower);
+}
+
+/**
+ * The offered tool that `text` calls, as `NAME`, `NAME(…)` or `NAME (…)`, and what stands between the parentheses.
+ * Read against the offered names rather than a name pattern, so that every name a structured call may use works in
+ * text too: an MCP server's `files.read` or `github/search` could be called by function calling only. Prose still
+ * calls nothing, since it does not start with a tool's whole name followed by nothing or by a parenthesised end.
+ */
+function textCall(text: string, tools: readonly ToolSpec[]): { tool: ToolSpec; inner: string } | undefined {
+  let found: { tool: ToolSpec; inner: string } | undefined;
+  for (const tool of tools) {
+    const name = tool.name;
+    if (name === '' || name.length <= (found?.tool.name.length ?? 0)) continue;
+    if (text.slice(0, name.length).toLowerCase() !== name.toLowerCase()) continue;
+    const rest = text.slice(name.length);
+    // `rest` ends in no blank (the text is trimmed), so `\s*` has one place to stop: no backtracking over blanks.
+    const call = rest === '' ? [] : /^\s*\(([\s\S]*)\)$/.exec(rest);
+    if (call) found = { tool, inner: (call[1] ?? '').trim() };
+  }
+  return found;
+}
+
+/**
+ * A structured call's arguments. OpenAI's function calling sends them as a JSON *string*
+ * (`{"name": "SEARCH", "arguments": "{\"query\": \"x\"}"}`), and an agent built on its client passes that on as it
+ * came: the string is read as JSON (blank: no arguments), where it was refused as "arguments must be object".
+ */
+function structuredArguments(
+  tool: ToolSpec,
+  raw: unknown,
+): { ok: true; args: unknown } | { ok: false; feedback: string } {
+  if (typeof raw !== 'string') return { ok: true, args: raw ?? {} };
+  if (raw.trim() === '') return { ok: true, args: {} };
+  try {
+    return { ok: true, args: JSON.parse(raw) };
+  } catch {
+    return {
+      ok: false,
+      feedback: `${tool.name}: the arguments are a string that is not valid JSON; send a JSON object, e.g. {"…": …}.`,
+    };
+  }
+}
+
 /**
  * Reads an action as a call to one of `tools`. Accepted forms:
- * - a structured call `{ name, arguments }` (function calling);
+ * - a structured call `{ name, arguments }` (function calling), its arguments an object or a JSON string of one;
  * - `NAME({"json": "arguments"})`;
  * - `NAME(plain text)` for a tool whose only required parameter is a string;
  * - `NAME()` or `NAME` for a tool without required parameters.
  * Tool names match case-insensitively. The arguments are validated against the tool's JSON Schema.
  */
-export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpec[]): ToolCallParse {
-  let name: string;
+export function parseToolCall(
+  action: string | ToolCall | { readonly name: string; readonly arguments?: string },
+  tools: readonly ToolSpec[],
+): ToolCallParse {
+  let tool: ToolSpec | undefined;
   let args: unknown;
   if (typeof action !== 'string') {
-    name = action.name;
-    args = action.arguments ?? {};
+    const name: unknown = (action as { name?: unknown }).name;
+    if (typeof name !== 'string')
+      return { ok: false, feedback: `A tool call needs a name, one of: ${toolList(tools)}.` };
+    tool = toolNamed(name, tools);
+    if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
+    const read = structuredArguments(tool, action.arguments);
+    if (!read.ok) return read;
+    args = read.args;
   } else {
     const text = action.trim();
-    // The text is trimmed, so no blank run may end it: with `\s*` on both sides of the optional call, a name,
-    // many blanks and a word backtracked quadratically (100,000 blanks: 10 s with the event loop blocked).
-    const match = /^([A-Za-z_][\w-]*)(?:\s*\(([\s\S]*)\))?$/.exec(text);
-    if (!match) {
+    const call = textCall(text, tools);
+    if (!call) {
+      // Not a call of an offered tool: say so when it is written like a call, else show the syntax. (The text is
+      // trimmed, so no blank run may end it: with `\s*` on both sides of the optional call, a name, many blanks and a
+      // word backtracked quadratically, 100,000 blanks: 10 s with the event loop blocked.)
+      const named = /^([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:\s*\([\s\S]*\))?$/.exec(text);
+      if (named)
+        return { ok: false, feedback: `Unknown tool "${clip(named[1] as string)}". Tools: ${toolList(tools)}.` };
       return {
         ok: false,
         feedback: `Could not read a tool call. Write NAME(arguments), e.g. ${tools[0]?.name ?? 'TOOL'}(...). Tools: ${toolList(tools)}.`,
       };
     }
-    name = match[1] as string;
-    const inner = (match[2] ?? '').trim();
-    const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-    if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
+    tool = call.tool;
+    const inner = call.inner;
     if (inner.startsWith('{')) {
       try {
         args = JSON.parse(inner);
@@ -93,8 +156,6 @@ export function parseToolCall(action: string | ToolCall, tools: readonly ToolSpe
       args = { [parameter]: inner.replace(/^(["'])([\s\S]*)\1$/, '$2') };
     }
   }
-  const tool = tools.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (!tool) return { ok: false, feedback: `Unknown tool "${clip(name)}". Tools: ${toolList(tools)}.` };
   if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH))
     return { ok: false, feedback: `${tool.name}: the arguments nest more than ${MAX_ARGUMENT_DEPTH} levels deep.` };
   const validate = validatorFor(tool);

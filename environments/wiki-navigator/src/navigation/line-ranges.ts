@@ -13,15 +13,16 @@ export function parseLineRanges(text: string, limit: number): LineRangeParse {
     return { ok: false, feedback: 'SAVE_LINE_IDS needs line numbers, e.g. SAVE_LINE_IDS(4-6, 12).' };
   const lines = new Set<number>();
   for (const part of parts) {
+    // Feedback goes into the agent's context: "1000…(100,000 digits)-1" was echoed whole.
+    const shown = part.length > 40 ? `${part.slice(0, 39)}…` : part;
     const match = /^L?(\d+)(?:\s*(?:-|–|—|to)\s*L?(\d+))?$/i.exec(part);
-    if (!match)
-      return { ok: false, feedback: `SAVE_LINE_IDS: cannot read "${part.slice(0, 40)}"; write ranges like 4-6, 12.` };
+    if (!match) return { ok: false, feedback: `SAVE_LINE_IDS: cannot read "${shown}"; write ranges like 4-6, 12.` };
     const from = Number(match[1]);
     const to = match[2] === undefined ? from : Number(match[2]);
     if (from < 1 || to < from)
       return {
         ok: false,
-        feedback: `SAVE_LINE_IDS: "${part}" is not a range of line numbers (from ≤ to, starting at 1).`,
+        feedback: `SAVE_LINE_IDS: "${shown}" is not a range of line numbers (from ≤ to, starting at 1).`,
       };
     for (let line = from; line <= to; line++) {
       lines.add(line);

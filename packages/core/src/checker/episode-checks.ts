@@ -1,5 +1,5 @@
 import type { Action, EnvSpec, Info, JsonSchema, Space } from '@turngym/spec';
-import { ajv } from '../schema-validation';
+import { compileToolSchema } from '../schema-validation';
 import { continueWith, firstDifference, play, preview, type MakeEnv, type Trace } from './episode-trace';
 import { jsonProblem } from './json-problem';
 
@@ -73,7 +73,7 @@ function stepProblem(step: { observation: unknown; reward: unknown; info: Info }
 
 function rejects(schema: JsonSchema, value: unknown): boolean {
   try {
-    return !ajv.compile(schema)(value);
+    return !compileToolSchema(schema)(value);
   } catch {
     return false; // the spec check reports a schema ajv cannot compile
   }

@@ -1,6 +1,6 @@
 import type { EnvSpec, Space, ToolSpec } from '@turngym/spec';
 import { parseEnvId } from '../env-id';
-import { ajv } from '../schema-validation';
+import { compileToolSchema } from '../schema-validation';
 
 /** What is wrong with an env's spec (id, summary, turn limit, reward range, spaces, tools), or undefined. */
 export function checkSpec(spec: EnvSpec): string | undefined {
@@ -65,7 +65,7 @@ function spaceProblems(space: Space, where: string): string[] {
         if (tool?.parameters?.type !== 'object')
           problems.push(`${where}: tool ${tool?.name}'s parameters must be a JSON Schema with type "object"`);
         try {
-          ajv.compile(tool.parameters);
+          compileToolSchema(tool.parameters);
         } catch (error) {
           problems.push(`${where}: tool ${tool.name} has an invalid JSON Schema (${(error as Error).message})`);
         }
