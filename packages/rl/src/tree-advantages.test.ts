@@ -42,6 +42,23 @@ describe('treeAdvantages (Tree-GRPO, ALGORITHMS.md §1)', () => {
     expect(treeAdvantages({ trees: [{ leaves: [{ reward: 0.5 }] }] })[0]!.advantage[0]).toBeCloseTo(0.999999, 6);
   });
 
+  it("gives a one-leaf tree §1's group-of-one intra term R/(1 + 1e-6) beside a full tree", () => {
+    // Trees [1, 0, 0] and [0.5] (the second's branches all failed in the env, say).
+    // Inter over [1, 0, 0, 0.5]: mean 1.5/4 = 0.375; devs 0.625, −0.375, −0.375, 0.125;
+    //   Σ dev² = 0.390625 + 2·0.140625 + 0.015625 = 0.6875; std = √(0.6875/3) = 0.4787136
+    //   → 0.625/0.4787146 = 1.30558, −0.375/0.4787146 = −0.78335, 0.125/0.4787146 = 0.26112.
+    // Intra tree 0: mean 1/3, std √((4/9 + 1/9 + 1/9)/2) = 0.5773503 → 1.15470, −0.57735, −0.57735.
+    // Intra tree 1, a group of one (mean 0, std 1): 0.5/(1 + 1e-6) = 0.5 (to 5 places), not 0.
+    const [full, lone] = treeAdvantages({
+      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }, { reward: 0 }] }, { leaves: [{ reward: 0.5 }] }],
+    });
+    expect(rounded(full!.inter)).toEqual([1.30558, -0.78335, -0.78335]);
+    expect(rounded(full!.advantage)).toEqual([2.46028, -1.3607, -1.3607]);
+    expect(rounded(lone!.inter)).toEqual([0.26112]);
+    expect(rounded(lone!.intra)).toEqual([0.5]);
+    expect(rounded(lone!.advantage)).toEqual([0.76112]);
+  });
+
   it('rejects empty prompts and empty trees', () => {
     expect(() => treeAdvantages({ trees: [] })).toThrow(/trees is empty/);
     expect(() => treeAdvantages({ trees: [{ leaves: [{ reward: 1 }] }, { leaves: [] }] })).toThrow(

@@ -53,7 +53,11 @@ function checkShape(shape: TreeShape): void {
  * each drawn node is continued to the end of the episode by the current policy. A branch starts from a
  * fork of the env at that node and a fork of the KV cache of the prefix, so the prefix is neither
  * re-generated nor re-computed; only what the branch generates counts against the budget. With N·L = 0
- * this is exactly `collectChains` with groupSize M.
+ * this is exactly `collectChains` with groupSize M (no env or cache is forked at any node).
+ *
+ * `options.promptTokenBudget` holds for all of a prompt's leaves together: each round's branches of a prompt
+ * share what its chains and earlier rounds left (one generation call per prompt then), and a prompt with
+ * nothing left draws no more branches.
  */
 export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRollouts> {
   const options = validateRolloutOptions(request.options ?? {});
@@ -67,6 +71,7 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
     nextNode: () => `g${group}/t${tree}/n${++counters[group]![tree]!}`,
     onNode: (snapshot) => snapshots[group]![tree]!.push(snapshot),
   });
+  const branching = shape.branches > 0 && shape.rounds > 0;
   const trajectories: Trajectory[] = [];
   try {
     const chains = await startEpisodes(
@@ -81,15 +86,21 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
         env,
         prefix: await resetPrefix(env, seed, request.policy, options),
         tree: { tree, branchedFrom: `g${group}/t${tree}/n0`, sharedTurns: 0, round: 0 },
-        snapshots: { ...hooksFor(group, tree), root: `g${group}/t${tree}/n0` },
+        // With N·L = 0 no node is ever drawn: name the nodes, but fork no env or cache at them.
+        snapshots: branching
+          ? { ...hooksFor(group, tree), root: `g${group}/t${tree}/n0` }
+          : { nextNode: hooksFor(group, tree).nextNode },
       }),
     );
     trajectories.push(...(await runRollouts(request.policy, chains, options)));
 
     for (let round = 1; round <= shape.rounds && shape.branches > 0; round++) {
       const internal = internalNodes(trajectories);
+      const left = budgetLeft(trajectories, request.seeds.length, options.promptTokenBudget);
       const draws: { snapshot: NodeSnapshot; group: number; tree: number; branch: number }[] = [];
       request.seeds.forEach((_, group) => {
+        // A prompt that has spent its budget gets no more branches: they could generate nothing.
+        if (left !== undefined && left[group]! < 1) return;
         for (let tree = 0; tree < shape.trees; tree++) {
           // Root ∪ non-leaf nodes: a node some rollout went on from (a leaf has nothing left to branch).
           const candidates = snapshots[group]![tree]!.filter((snapshot) => internal.has(snapshot.node));
@@ -100,7 +111,7 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
           }
         }
       });
-      const branches = await Promise.all(
+      const branches = await startBranches(
         draws.map(async ({ snapshot, group, tree, branch }): Promise<RolloutStart> => ({
           id: `${idPrefix}g${group}/t${tree}/r${round}/b${branch}`,
           envId: request.envId,
@@ -116,7 +127,26 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
           snapshots: round < shape.rounds ? hooksFor(group, tree) : { nextNode: hooksFor(group, tree).nextNode },
         })),
       );
-      trajectories.push(...(await runRollouts(request.policy, branches, options)));
+      if (left === undefined) trajectories.push(...(await runRollouts(request.policy, branches, options)));
+      else {
+        // The engine counts promptTokenBudget within one call; each prompt's branches get what its earlier
+        // rounds left, so all of a prompt's leaves together stay within the budget.
+        let waiting = branches;
+        try {
+          for (const [group, remaining] of left.entries()) {
+            const own = waiting.filter((branch) => branch.group === group);
+            waiting = waiting.filter((branch) => branch.group !== group);
+            if (own.length === 0) continue;
+            trajectories.push(
+              ...(await runRollouts(request.policy, own, { ...options, promptTokenBudget: remaining })),
+            );
+          }
+        } finally {
+          // Branches never run (a call before them threw) still hold a fork of the env and of the cache.
+          for (const branch of waiting) branch.cache?.dispose();
+          await Promise.all(waiting.map((branch) => branch.env.close().catch(() => undefined)));
+        }
+      }
     }
   } finally {
     for (const snapshot of snapshots.flat(2)) snapshot.cache?.dispose();
@@ -124,6 +154,35 @@ export async function collectTrees(request: TreeRolloutRequest): Promise<TreeRol
   }
 
   return { trajectories: sortByTree(trajectories) };
+}
+
+/**
+ * Waits for every branch's start (each a fork of its node's env and cache). When one fork fails, the forks
+ * that succeeded are closed before its error is thrown: nothing else holds them yet.
+ */
+async function startBranches(starting: readonly Promise<RolloutStart>[]): Promise<RolloutStart[]> {
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed === undefined) return settled.map((result) => (result as PromiseFulfilledResult<RolloutStart>).value);
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  for (const start of started) start.cache?.dispose();
+  await Promise.all(started.map((start) => start.env.close().catch(() => undefined)));
+  throw failed.reason;
+}
+
+/**
+ * Per prompt, the tokens `promptTokenBudget` still allows after these trajectories; undefined without a
+ * budget. A branch's `generatedTokens` are its own, so the sum over a prompt's leaves is what it spent.
+ */
+function budgetLeft(
+  trajectories: readonly Trajectory[],
+  prompts: number,
+  budget: number | undefined,
+): number[] | undefined {
+  if (budget === undefined) return undefined;
+  const left = new Array<number>(prompts).fill(budget);
+  for (const trajectory of trajectories) left[trajectory.group] = left[trajectory.group]! - trajectory.generatedTokens;
+  return left;
 }
 
 /** Nodes with a child: every tree's root, and each turn's node that a later turn of a rollout follows. */

@@ -44,15 +44,27 @@ export interface PlanActCaps {
   actorTurnsPerTask: number;
 }
 
+/**
+ * The text after the protocol word `prefix` opens `trimmed` with, or null. The word is matched whole: the
+ * space of `FINAL ` may be any whitespace (or the end of the text), but `FINALLY …` or `REPORTED …` is not the
+ * word, so a sub-task or an env action that merely starts with its letters is not read as a finish or a report.
+ */
+function afterPrefix(trimmed: string, prefix: string): string | null {
+  const word = prefix.trim();
+  if (word === '' || !trimmed.startsWith(word)) return null;
+  const rest = trimmed.slice(word.length);
+  if (/[\p{L}\p{N}_]$/u.test(word) && /^[\p{L}\p{N}_]/u.test(rest)) return null;
+  return rest.trim();
+}
+
 /** What a planner's text does: finish with the env action after the prefix, or hand a sub-task to the actor. */
 export function readPlannerTurn(
   text: string,
   protocol: PlanActProtocol = DEFAULT_PROTOCOL,
 ): { kind: 'finish'; envAction: string } | { kind: 'subtask'; subtask: string } {
   const trimmed = text.trim();
-  const prefix = protocol.finishPrefix.trim();
-  if (prefix !== '' && trimmed.startsWith(prefix))
-    return { kind: 'finish', envAction: trimmed.slice(prefix.length).trim() };
+  const envAction = afterPrefix(trimmed, protocol.finishPrefix);
+  if (envAction !== null) return { kind: 'finish', envAction };
   return { kind: 'subtask', subtask: trimmed };
 }
 
@@ -61,10 +73,8 @@ export function readActorTurn(
   text: string,
   protocol: PlanActProtocol = DEFAULT_PROTOCOL,
 ): { kind: 'report'; report: string } | { kind: 'act'; envAction: string } {
-  const trimmed = text.trim();
-  const prefix = protocol.reportPrefix.trim();
-  if (prefix !== '' && trimmed.startsWith(prefix))
-    return { kind: 'report', report: trimmed.slice(prefix.length).trim() };
+  const report = afterPrefix(text.trim(), protocol.reportPrefix);
+  if (report !== null) return { kind: 'report', report };
   return { kind: 'act', envAction: text };
 }
 

@@ -1,9 +1,22 @@
 import { existsSync } from 'node:fs';
-import { readTrajectories, type Trajectory, type TrajectoryStep } from '@turngym/rl';
-import { tf } from '@turngym/lm';
-import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
-import { trainPlanAct } from './plan-act';
-import { planActRoles, readPlannerTurn, reportSchedule } from './plan-act-protocol';
+import {
+  ChatTurnFormat,
+  collectChains,
+  lossMask,
+  readTrajectories,
+  type Trajectory,
+  type TrajectoryStep,
+} from '@turngym/rl';
+import { ByteTokenizer, LanguageModel, testConfig, tf, Trainer, useBackend } from '@turngym/lm';
+import { DigitEnv } from '../../../packages/rl/src/__fixtures__/digit-env';
+import {
+  digitRegistry,
+  readMetricsRows,
+  smokeSetup,
+  SMOKE_BACKEND,
+} from '../../../packages/rl/src/__fixtures__/trainer-smoke';
+import { planActAlgorithm, trainPlanAct, validatePlanActArgs } from './plan-act';
+import { planActRoles, readActorTurn, readPlannerTurn, reportSchedule } from './plan-act-protocol';
 
 const step = (role: string, envStep: boolean): TrajectoryStep =>
   ({ role, envStep, action: '', observation: '', reward: 0, terminated: false, truncated: false }) as TrajectoryStep;
@@ -27,6 +40,62 @@ describe('the Plan/Act protocol', () => {
     expect(actor!.envAction!('REPORT Founded: 1843')).toBeNull();
     expect(readPlannerTurn('  FINAL Answer: 42 ')).toEqual({ kind: 'finish', envAction: 'Answer: 42' });
     expect([planner!.maxTurns, actor!.maxTurns]).toEqual([2, 5]);
+  });
+
+  it('reads FINAL and REPORT as whole words: a sub-task or an action that only starts with their letters is not one', () => {
+    const [planner, actor] = planActRoles({ plannerMaxTurns: 2, actorMaxTurns: 5, actorTurnsPerTask: 3 }).roles;
+    // Was a finish sending the env "LY, add 3 and 4" (and "IZE the plan"), ending the planner's episode.
+    expect(readPlannerTurn('FINALLY, add 3 and 4')).toEqual({ kind: 'subtask', subtask: 'FINALLY, add 3 and 4' });
+    expect(planner!.envAction!('FINALIZE the plan')).toBeNull();
+    expect(planner!.envAction!('FINAL_ANSWER 7')).toBeNull();
+    // Was a report of "ED_LIST(x)" to the planner instead of the env action it is.
+    expect(readActorTurn('REPORTED_LIST(x)')).toEqual({ kind: 'act', envAction: 'REPORTED_LIST(x)' });
+    expect(actor!.envAction!('REPORTS()')).toBe('REPORTS()');
+    // The space of "FINAL " may be a line break, or the end of the text (an empty answer action).
+    expect(readPlannerTurn('FINAL\nSUBMIT(1843)')).toEqual({ kind: 'finish', envAction: 'SUBMIT(1843)' });
+    expect(readPlannerTurn(' FINAL ')).toEqual({ kind: 'finish', envAction: '' });
+    expect(readPlannerTurn('FINAL: SUBMIT(1843)')).toEqual({ kind: 'finish', envAction: ': SUBMIT(1843)' });
+    expect(readActorTurn('REPORT\tFounded: 1843')).toEqual({ kind: 'report', report: 'Founded: 1843' });
+  });
+});
+
+describe("path 2's update", () => {
+  let model: LanguageModel;
+  beforeAll(async () => {
+    await useBackend(SMOKE_BACKEND);
+    model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 7, tokenizer: new ByteTokenizer() });
+  });
+  afterAll(() => model.dispose());
+
+  it("reports both adapters' trained tokens to the runner (its tokens per second), the actor's losses", async () => {
+    const args = validatePlanActArgs({ envId: 'test/digit-v1', runDir: 'unused', policies: 'independent' });
+    const algorithm = planActAlgorithm('independent');
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    model.addAdapter('planner', { rank: 4, alpha: 8, seed: 2 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 1e-4 });
+    const planner = new Trainer(model, { adapter: 'planner', learningRate: 1e-4 });
+    try {
+      const trajectories = await collectChains({
+        policy: { model, format: new ChatTurnFormat(model.tokenizer), roles: algorithm.roles!(args) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [3, 4],
+        groupSize: 2,
+        options: { maxActionTokens: 6, maxRolloutTokens: 40, seed: 5, instructions: false, adapter: 'policy' },
+      });
+      const samples = trajectories.map((trajectory, index) => ({ trajectory, advantage: index % 2 ? 1 : -1 }));
+      const tokensOf = (role: string) =>
+        trajectories.reduce((sum, t) => sum + lossMask(t, { role }).reduce((a, b) => a + b, 0), 0);
+      expect(tokensOf('planner')).toBeGreaterThan(0);
+      const stats = await algorithm.update(trainer, samples, { args, iteration: 0, trainers: { planner }, stores: {} });
+      // One update epoch: every action token of both roles went through a step once. Was the actor's alone.
+      expect(stats.trainedTokens).toBe(tokensOf('actor') + tokensOf('planner'));
+      const metrics = algorithm.metrics!({ trajectories }, { args, iteration: 0, trainers: { planner }, stores: {} });
+      expect(stats.policyLoss).toBe(metrics['losses/actor_policy_loss']);
+    } finally {
+      trainer.dispose();
+      planner.dispose();
+    }
   });
 });
 
@@ -103,6 +172,13 @@ describe('trainPlanAct', () => {
     await expect(
       trainPlanAct({ ...args('bad'), plannerLossWeight: 0, actorLossWeight: 0 }, { registry }),
     ).rejects.toThrow(/plannerLossWeight and actorLossWeight are both 0/);
+    // Path 2 trains each adapter on its own role's tokens alone: a weight other than 0 or 1 was silently read as 1.
+    await expect(
+      trainPlanAct({ ...args('bad'), policies: 'independent', plannerLossWeight: 0.5 }, { registry }),
+    ).rejects.toThrow(/plannerLossWeight is 0\.5 with policies 'independent'/);
+    await expect(
+      trainPlanAct({ ...args('bad'), policies: 'independent', actorLossWeight: 2, plannerLossWeight: 0 }, { registry }),
+    ).rejects.toThrow(/actorLossWeight is 2 with policies 'independent'/);
     expect(existsSync(args('bad').runDir!)).toBe(false);
   });
 });

@@ -104,6 +104,23 @@ export function planActAlgorithm(
           'plannerLossWeight and actorLossWeight are both 0, so neither role would ever train; set at least one above 0',
         ]);
       }
+      // Path 2 updates each adapter on its own role's tokens alone, whose weighted token mean Σ w·l / Σ w
+      // cancels w (and Adam would undo a constant scale of the loss anyway): a weight there only turns its
+      // role's update on or off. Any other value would be silently read as 1.
+      if (policies === 'independent') {
+        const ignored = (['plannerLossWeight', 'actorLossWeight'] as const).filter(
+          (field) => args[field] !== 0 && args[field] !== 1,
+        );
+        if (ignored.length > 0) {
+          throw new InvalidOptionsError(
+            'plan-act',
+            ignored.map(
+              (field) =>
+                `${field} is ${args[field]} with policies 'independent', where each role's adapter trains on its own tokens alone, so a loss weight only turns the role on (1) or freezes it (0); use 0 or 1, or policies 'shared' for weights relative to the other role`,
+            ),
+          );
+        }
+      }
     },
 
     // ALGO LOGIC: rollouts — G Plan/Act episodes for each of P tasks drawn from the train split.
@@ -144,7 +161,17 @@ export function planActAlgorithm(
         }
       }
       lastUpdates = updates;
-      return updates.actor ?? updates.planner ?? frozenStats();
+      const primary = updates.actor ?? updates.planner;
+      if (primary === undefined) return frozenStats();
+      if (policies === 'shared') return primary;
+      // Path 2 ran one update per adapter within the iteration's training time: the runner's token counts
+      // (charts/training_tokens_per_second) are both roles', its losses the actor's (the planner's if frozen).
+      const ran = [updates.actor, updates.planner].filter((update) => update !== undefined);
+      return {
+        ...primary,
+        actionTokens: ran.reduce((sum, update) => sum + update.actionTokens, 0),
+        trainedTokens: ran.reduce((sum, update) => sum + update.trainedTokens, 0),
+      };
     },
 
     // Per role: turns, env steps and the KV-cache prefix reuse of §4's last line, and each adapter's update.

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readTrajectories } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { trainTreeGrpo, validateTreeGrpoArgs } from './tree-grpo';
@@ -32,5 +33,13 @@ describe('trainTreeGrpo', () => {
     const args = smoke.args('bad');
     await expect(trainTreeGrpo({ ...args, trees: 0 })).rejects.toThrow(/trees/);
     await expect(trainTreeGrpo({ ...args, dualClip: 1 })).rejects.toThrow(/dualClip/);
+    // One leaf per task (M = 1, N·L = 0): every task ties, so it ran its iterations and never trained.
+    for (const shape of [
+      { trees: 1, branches: 0 },
+      { trees: 1, rounds: 0 },
+    ]) {
+      await expect(trainTreeGrpo({ ...args, ...shape }, { registry })).rejects.toThrow(/trees is 1 .*1 leaf per task/);
+    }
+    expect(existsSync(args.runDir!)).toBe(false);
   });
 });

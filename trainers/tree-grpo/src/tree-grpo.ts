@@ -7,7 +7,7 @@
  *
  * `ratio: 'sequence'` trains with GSPO's sequence-level ratio on the same tree advantages.
  */
-import type { JSONSchemaType } from '@turngym/core';
+import { InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 import {
   collectTrees,
   defineTrainerArgs,
@@ -53,6 +53,16 @@ export const validateTreeGrpoArgs = treeGrpoArgs.validate;
 export const treeGrpo: TrainerAlgorithm<TreeGrpoArgs, TreeRollouts> = {
   name: 'tree-grpo',
   args: treeGrpoArgs,
+
+  // One leaf per task is a group of one: every task ties (isTiedGroup), so the run would spend its rollouts
+  // and never train. Said before the run is written.
+  check: (args) => {
+    if (args.trees * (1 + args.branches * args.rounds) < 2) {
+      throw new InvalidOptionsError('tree-grpo', [
+        `trees is ${args.trees} with branches · rounds = ${args.branches * args.rounds}: M·(1 + N·L) = 1 leaf per task, which never trains (a task needs two leaves to compare); set trees >= 2, or branches and rounds >= 1`,
+      ]);
+    }
+  },
 
   // ALGO LOGIC: tree rollouts — per task M chains, then L rounds of N branches per tree from nodes drawn
   // uniformly (with replacement) from {root} ∪ non-leaf nodes; branches fork the env and the KV cache.

@@ -1,0 +1,102 @@
+import type { RolloutPolicy } from './rollout-engine';
+import type { Trajectory } from './trajectory';
+import { collectTrees } from './tree-rollouts';
+import { DigitEnv } from './__fixtures__/digit-env';
+import { useDigitPolicy } from './__fixtures__/digit-policy';
+
+describe('collectTrees budgets', () => {
+  const digitPolicy = useDigitPolicy();
+  let policy: RolloutPolicy;
+  beforeAll(() => {
+    policy = digitPolicy();
+  });
+
+  const spentBy = (trajectories: readonly Trajectory[], group: number) =>
+    trajectories.filter((t) => t.group === group).reduce((sum, t) => sum + t.generatedTokens, 0);
+
+  it("keeps promptTokenBudget for all of a prompt's leaves together, branches included", async () => {
+    const { trajectories } = await collectTrees({
+      policy,
+      makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
+      envId: 'test/digit-v1',
+      seeds: [3, 4],
+      shape: { trees: 2, branches: 2, rounds: 2 },
+      options: { maxActionTokens: 8, seed: 5, promptTokenBudget: 70 },
+    });
+    // Before the fix each round's branches had a fresh 70 of their own (2 rounds: up to 3 × 70 per prompt).
+    for (const group of [0, 1]) expect(spentBy(trajectories, group)).toBeLessThanOrEqual(70);
+    // What the chains left went to the branches (shared among a round's branches of the prompt).
+    expect(trajectories.some((t) => t.tree!.round === 1 && t.generatedTokens > 0)).toBe(true);
+  });
+
+  it('with N·L = 0 forks no env at the nodes no branch will start from', async () => {
+    let forks = 0;
+    const counted = async () => {
+      const env = new DigitEnv({ maxTurns: 4 });
+      const fork = env.fork.bind(env);
+      env.fork = () => {
+        forks += 1;
+        return fork();
+      };
+      return env;
+    };
+    for (const shape of [
+      { trees: 2, branches: 0, rounds: 1 },
+      { trees: 2, branches: 3, rounds: 0 },
+    ]) {
+      const { trajectories } = await collectTrees({
+        policy,
+        makeEnv: counted,
+        envId: 'test/digit-v1',
+        seeds: [3, 4],
+        shape,
+        options: { maxActionTokens: 8, seed: 5 },
+      });
+      expect(trajectories).toHaveLength(4);
+      // Was one env replayed per node reached (the root and every turn that did not end the episode).
+      expect(forks).toBe(0);
+    }
+    // The nodes are still named as the tree's, for the report's viewer.
+    const { trajectories } = await collectTrees({
+      policy,
+      makeEnv: counted,
+      envId: 'test/digit-v1',
+      seeds: [3],
+      shape: { trees: 1, branches: 0, rounds: 1 },
+      options: { maxActionTokens: 8, seed: 5 },
+    });
+    expect(trajectories[0]!.steps.map((step) => step.node)).toEqual(
+      trajectories[0]!.steps.map((_, index) => `g0/t0/n${index + 1}`),
+    );
+  });
+
+  it("closes the branches' env forks when one of them fails, and throws its error", async () => {
+    const request = {
+      policy,
+      makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
+      envId: 'test/digit-v1',
+      seeds: [3, 4],
+      shape: { trees: 2, branches: 2, rounds: 1 },
+      options: { maxActionTokens: 8, seed: 5 },
+    };
+    const original = DigitEnv.prototype.fork;
+    let forks = 0;
+    let failAt = 0;
+    // Every fork of every DigitEnv (the forks' own forks too), the failAt-th one failing.
+    DigitEnv.prototype.fork = function (this: DigitEnv) {
+      forks += 1;
+      return forks === failAt ? Promise.reject(new Error('fork failed')) : original.call(this);
+    };
+    try {
+      await collectTrees(request);
+      // The last fork of a run is a branch's (the branches start after every chain has ended): fail it.
+      failAt = forks;
+      forks = 0;
+      await expect(collectTrees(request)).rejects.toThrow('fork failed');
+      // Was 7: the other branches' forks, never run and never closed.
+      expect(DigitEnv.open).toBe(0);
+    } finally {
+      DigitEnv.prototype.fork = original;
+    }
+  });
+});
