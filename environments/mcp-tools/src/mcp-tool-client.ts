@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { EnvFaultError } from '@turngym/core';
 import type { McpServerCommand } from './mcp-tools-options';
 import { nodeHttpFetch, type ClosableFetch } from './node-http-fetch';
+import { redactedCommand, withoutSecrets } from './redacted-command';
 import { redactedUrl } from './redacted-url';
 
 /** Where the MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
@@ -42,11 +44,21 @@ interface ContentItem {
  * transport returns at once: a server that hung the handshake outlived the failed `make()` by up to 4 s (2 s for
  * its stdin's end, 2 s after SIGTERM), and kept the process that made the env from exiting meanwhile.
  */
-function closingOnce(transport: Transport): Transport {
+function closingOnce(transport: Transport, onClosing: () => void): Transport {
   const close = transport.close.bind(transport);
   let closing: Promise<void> | undefined;
-  transport.close = () => (closing ??= close());
+  transport.close = () => {
+    onClosing();
+    return (closing ??= close());
+  };
   return transport;
+}
+
+/** How a server process ended, for a fault message: its exit code, or the signal that killed it. */
+function exitOf(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal === 'SIGKILL') return 'was killed by signal SIGKILL: a kill -9, or the out-of-memory killer';
+  if (signal !== null) return `was killed by signal ${signal}`;
+  return `exited with code ${code ?? 'unknown'}`;
 }
 
 /** Pages of a tool list the env follows: far more than any server lists, few enough to end a cursor loop. */
@@ -98,6 +110,12 @@ export class McpToolClient {
    * closed". The first, since what follows it (the rest of the cut reply read as lines) is its echo.
    */
   private transportError: string | undefined;
+  /** How the server process ended, when it ended by itself (not closed by this client). */
+  private exit: string | undefined;
+  /** Whether this client (or the SDK for it) began closing the transport: an exit after that is no fault. */
+  private closeRequested = false;
+  /** Values of the command line a fault message must not quote (a server may echo them on stderr). */
+  private secrets: readonly string[] = [];
   /** The `{tmp}` directory of this server process, removed when it stops. */
   private scratch: string | undefined;
   private transport: Transport | undefined;
@@ -115,12 +133,15 @@ export class McpToolClient {
     target: McpServerTarget,
     timeouts: { startTimeoutMs: number; callTimeoutMs: number },
   ): Promise<McpToolClient> {
-    const label =
-      'server' in target
-        ? `MCP server "${[target.server.command, ...target.server.args].join(' ')}"`
-        : `MCP server ${redactedUrl(target.url)}`;
+    // Credentials passed as arguments (`--api-key x`, `TOKEN=x`) stay out of fault messages, as a URL's do.
+    const command =
+      'server' in target ? redactedCommand(target.server.command, target.server.args, target.server.env) : undefined;
+    const label = command
+      ? `MCP server "${command.text}"`
+      : `MCP server ${redactedUrl((target as { url: string }).url)}`;
     const client = new Client({ name: 'turngym-mcp-tools', version: '1.0.0' });
     const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs, timeouts.startTimeoutMs);
+    wrapper.secrets = command?.secrets ?? [];
     let transport: Transport;
     if ('server' in target) {
       const { args, env } = wrapper.withScratch(target.server.args, target.server.env);
@@ -136,6 +157,16 @@ export class McpToolClient {
       stdio.stderr?.on('data', (chunk: Buffer) => {
         wrapper.stderrTail = (wrapper.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
       });
+      // The SDK reports a dead server only as "Connection closed"; its process says how it ended (a crash's exit
+      // code, the signal of a kill -9 or of the OOM killer). The process is the transport's own, set once started.
+      const start = stdio.start.bind(stdio);
+      stdio.start = async () => {
+        await start();
+        const child = (stdio as unknown as { _process?: ChildProcess })._process;
+        child?.once('exit', (code, signal) => {
+          if (!wrapper.closeRequested) wrapper.exit = exitOf(code, signal);
+        });
+      };
       transport = stdio;
     } else {
       wrapper.fetch = nodeHttpFetch();
@@ -144,9 +175,12 @@ export class McpToolClient {
         fetch: wrapper.fetch,
       });
     }
-    wrapper.transport = closingOnce(transport);
+    wrapper.transport = closingOnce(transport, () => {
+      wrapper.closeRequested = true;
+    });
     client.onclose = () => {
-      wrapper.broken ??= 'the connection closed';
+      // A process ends ('exit') before its pipes close, so how it ended is known here.
+      wrapper.broken ??= wrapper.exit ? `the server process ${wrapper.exit}` : 'the connection closed';
     };
     client.onerror = (error) => {
       wrapper.transportError ??= error.message.slice(0, 300);
@@ -271,14 +305,22 @@ export class McpToolClient {
 
   /** `timeoutMs`: the limit that applied, so a timeout names it (starting quoted callTimeoutMs, not startTimeoutMs). */
   private fault(what: string, cause?: unknown, timeoutMs = this.callTimeoutMs): EnvFaultError {
+    const closed = cause instanceof McpError && cause.code === ErrorCode.ConnectionClosed;
     const reason =
       cause instanceof McpError && cause.code === ErrorCode.RequestTimeout
         ? `no answer within ${timeoutMs} ms`
-        : cause === undefined
-          ? ''
-          : ((cause as Error)?.message ?? String(cause));
-    const transport = this.transportError === undefined ? '' : ` (the transport reported: ${this.transportError})`;
+        : closed && this.exit !== undefined
+          ? // Not "Connection closed": the server process ended by itself, and how says whose fault it is.
+            `the server process ${this.exit}`
+          : cause === undefined
+            ? ''
+            : ((cause as Error)?.message ?? String(cause));
+    const transport =
+      this.transportError === undefined || reason.includes(this.transportError)
+        ? ''
+        : ` (the transport reported: ${this.transportError})`;
     const stderr = this.stderrTail.trim() === '' ? '' : `; its stderr ends: ${this.stderrTail.trim().slice(-500)}`;
-    return new EnvFaultError(`${this.label} ${what}${reason ? `: ${reason}` : ''}${transport}${stderr}`, { cause });
+    const message = `${this.label} ${what}${reason ? `: ${reason}` : ''}${transport}${stderr}`;
+    return new EnvFaultError(withoutSecrets(message, this.secrets), { cause });
   }
 }

@@ -564,6 +564,61 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
     expect((await env.step({ name: 'ECHO', arguments: { text: 'hi' } })).observation).toBe('HI');
   });
 
+  it('says how a server that died mid-call ended (exit code, or the signal of a kill -9), not "Connection closed"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-killed-'));
+    const startedFile = join(dir, 'started');
+    try {
+      const tools = registry();
+      const server = { ...options.server, env: { STARTED_FILE: startedFile } };
+      const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server, callTimeoutMs: 30000 } }));
+      await env.reset({ seed: 0 });
+      const crashed = await thrown(env.step('crash()'));
+      expect(crashed).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
+      expect(crashed.message).toMatch(
+        /failed during crash: the server process exited with code 3; its stderr ends: faulty server: crashing on purpose$/,
+      );
+      // A process killed from outside (kill -9, the OOM killer) while a call waits on it.
+      await env.reset({ seed: 0 });
+      expect((await env.step('echo(alive)')).observation).toBe('alive');
+      const pid = Number(readFileSync(startedFile, 'utf8').trim().split('\n').pop());
+      const hanging = thrown(env.step('hang()'));
+      process.kill(pid, 'SIGKILL');
+      const killed = await hanging;
+      expect(killed).toMatchObject({ code: 'ENV_FAULT', isRetryable: true });
+      expect(killed.message).toMatch(
+        /the server process was killed by signal SIGKILL: a kill -9, or the out-of-memory killer/,
+      );
+      expect(killed.message).not.toMatch(/Connection closed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps credentials passed as arguments out of the spec and of fault messages, even when the server echoes them', async () => {
+    const tools = registry();
+    const args = [
+      options.server.args[0] as string,
+      '--api-key',
+      'K3Y-S3CRET',
+      '--token=T0KEN-S3CRET',
+      'DB_PASSWORD=hunter22',
+      '--verbose',
+    ];
+    const server = { command: process.execPath, args, env: { ECHO_ARGV: '1', SERVICE_TOKEN: 'ENV-S3CRET' } };
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+    // The summary goes to every client of `turngym serve`; ordinary arguments still show, to tell servers apart.
+    expect(env.spec.summary).toBe(
+      `Answer tasks with the tools of an MCP server (node ${args[0]} --api-key … --token=… DB_PASSWORD=… --verbose).`,
+    );
+    await env.reset({ seed: 0 });
+    const fault = await thrown(env.step('crash()'));
+    expect(fault.message).toContain(
+      `"${process.execPath} ${args[0]} --api-key … --token=… DB_PASSWORD=… --verbose" failed`,
+    );
+    expect(fault.message).toContain('faulty server: started with');
+    expect(fault.message).not.toMatch(/K3Y-S3CRET|T0KEN-S3CRET|hunter22|ENV-S3CRET/);
+  });
+
   it('a hang is ENV_FAULT after callTimeoutMs', async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options }));

@@ -23,6 +23,7 @@ import {
   type McpToolsOptions,
 } from './mcp-tools-options';
 import { loadTaskFile, type Task, type TaskCall } from './task-file';
+import { redactedCommand } from './redacted-command';
 import { redactedUrl } from './redacted-url';
 import { withoutPatterns } from './without-patterns';
 import { TaskFileError } from './task-file-error';
@@ -199,7 +200,7 @@ function checkReachable(options: McpToolsOptions): void {
 function describeTarget(target: McpServerTarget, isDemo: boolean): string {
   if (isDemo) return 'the bundled demo server';
   return 'server' in target
-    ? [basename(target.server.command), ...target.server.args].join(' ')
+    ? redactedCommand(basename(target.server.command), target.server.args).text
     : redactedUrl(target.url);
 }
 

@@ -30,6 +30,12 @@ export interface McpServeSettings {
   headersTimeoutMs: number;
   /** Longest a whole HTTP request, headers and body, may take to arrive (ms); 408 beyond. */
   requestTimeoutMs: number;
+  /**
+   * Most TCP connections open at once (HTTP only); one more is answered 503 (a JSON-RPC error naming the limit,
+   * Retry-After: 1) and closed, so clients that leak connections cannot use up the process's file descriptors and
+   * lock everyone out. Default: `maxSessions` + 1024, fewer under a lower open-file limit, as the WebSocket server's.
+   */
+  maxConnections?: number;
 }
 
 export interface McpServeOptions extends Partial<Omit<McpServeSettings, 'ids'>> {
@@ -61,6 +67,7 @@ export const mcpServeSettingsSchema: JSONSchemaType<McpServeSettings> = {
     maxFrameBytes: shared.maxFrameBytes,
     headersTimeoutMs: shared.headersTimeoutMs,
     requestTimeoutMs: shared.requestTimeoutMs,
+    maxConnections: shared.maxConnections,
   },
 } as JSONSchemaType<McpServeSettings>;
 

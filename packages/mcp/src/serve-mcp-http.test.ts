@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { connect as connectSocket } from 'node:net';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Registry } from '@turngym/core';
@@ -334,6 +336,114 @@ describe('serveMcp (Streamable HTTP)', () => {
       expect(deleted.status).toBe(200);
     }
     expect(server.liveSessions()).toBe(0);
+  });
+
+  it('answers 413 as soon as a Content-Length over maxFrameBytes arrives, and closes bodies it will not read', async () => {
+    // A request timeout short enough that a server waiting for the body answers 408 instead, within the test.
+    server = await serveMcp({
+      registry: registryWithExample(),
+      ids: [ID],
+      maxFrameBytes: 10000,
+      token: 'secret',
+      requestTimeoutMs: 1000,
+    });
+    const port = server.port;
+    const stallAfter = (text: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connectSocket({ port, host: '127.0.0.1' });
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+        socket.write(text);
+      });
+    // A gigabyte announced, a few bytes sent: refused at once, with or without the token, never read; a client that
+    // asks first (Expect: 100-continue) is refused without being told to go on.
+    for (const auth of ['', 'Authorization: Bearer secret\r\nExpect: 100-continue\r\n']) {
+      const [head, body] = (
+        await stallAfter(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 1000000000\r\n\r\n{"jsonrpc"`)
+      ).split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1.1 413 Payload Too Large\r\n/);
+      expect(head).toMatch(/\r\nConnection: close\r\n/i);
+      // The reply is chunked (no Content-Length): its JSON-RPC error, whole, inside.
+      expect(body).toContain(
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request body exceeds the server\'s limit of 10000 bytes"}}',
+      );
+    }
+    // A chunked body refused before it is read (no token): the connection is closed rather than read to its end.
+    const [head] = (
+      await stallAfter(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'x'.repeat(1024)}\r\n`,
+      )
+    ).split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1.1 401 Unauthorized\r\n/);
+    expect(head).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
+  it('answers a connection over maxConnections with 503 and a JSON-RPC error, and serves again once one closes', async () => {
+    server = await serveMcp({ registry: registryWithExample(), ids: [ID], maxConnections: 2 });
+    const port = server.port;
+    /** A kept-alive connection that has had one request answered: certainly accepted, and still open. */
+    const held = (): Promise<ReturnType<typeof connectSocket>> =>
+      new Promise((resolve, reject) => {
+        const socket = connectSocket({ port, host: '127.0.0.1' });
+        socket.on('error', reject);
+        socket.once('data', () => resolve(socket));
+        socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      });
+    const first = await held();
+    const second = await held();
+    const refused = await rawRequest(
+      port,
+      'POST',
+      '/mcp',
+      { ...JSON_HEADERS, connection: 'close' },
+      JSON.stringify(INITIALIZE),
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message:
+          'Too many connections: this server holds at most 2 at once (maxConnections); close idle ones or retry later',
+      },
+    });
+    expect(server.liveSessions()).toBe(0);
+    const closed = new Promise((resolve) => first.once('close', resolve));
+    first.destroy();
+    await closed;
+    // The server sees the close on its own schedule: ask until it has (a refusal costs nothing).
+    let status = 503;
+    while (status === 503) status = (await rawRequest(port, 'GET', '/health', { connection: 'close' })).status;
+    expect(status).toBe(200);
+    second.destroy();
+  });
+
+  it('defaults maxConnections to maxSessions + 1024, or below a lower open-file limit, where it must refuse first', () => {
+    // Under `ulimit -n 256` a cap of 1280 would never fire: past 256 open files every connection was reset unanswered.
+    const script = [
+      "require('../rl/src/__fixtures__/ts-register.js');",
+      "const { serveMcp } = require('./src/serve-mcp-http.ts');",
+      // Not `const { Registry }`: a script given to -e runs in the global scope, where the name would shadow the
+      // global that core's compiled decorator metadata probes with `typeof Registry`.
+      "const core = require('@turngym/core');",
+      "const registry = new core.Registry(); require('@turngym/env-example').register(registry);",
+      "serveMcp({ registry, ids: ['turngym/example-v1'] }).then((server) => {",
+      '  process.stdout.write(String(server.maxConnections)); return server.close(); });',
+    ].join(' ');
+    const underLimit = (files: number): number =>
+      Number(
+        execFileSync('bash', ['-c', `ulimit -n ${files} && exec "${process.execPath}" -e "${script}"`], {
+          cwd: join(__dirname, '..'),
+          encoding: 'utf8',
+        }),
+      );
+    expect(underLimit(256)).toBeGreaterThan(100);
+    expect(underLimit(256)).toBeLessThan(256);
+    expect(underLimit(20000)).toBe(256 + 1024);
   });
 
   it('answers a malformed tools/call with Invalid params (-32602) naming the field, and keeps serving', async () => {

@@ -1,16 +1,21 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createListener, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { registry as defaultRegistry, TurnGymError } from '@turngym/core';
 import {
   answerClientError,
+  connectionsWithinFileLimit,
+  declaresBodyOver,
   decodeUtf8,
   httpServerOptions,
+  leavesChunkedBodyUnread,
   loopbackRefusal,
   parseRoute,
+  refuseConnection,
   toErrorData,
+  tooManyConnections,
   UnauthorizedError,
 } from '@turngym/server';
 import { normaliseAccept } from './accept-header';
@@ -22,6 +27,8 @@ export interface McpServerHandle {
   /** The MCP endpoint of the first served env, e.g. `http://127.0.0.1:8000/mcp` (others: `/envs/<id>/mcp`). */
   readonly url: string;
   readonly port: number;
+  /** Most TCP connections served at once before one more is answered 503 (`maxConnections` or its default). */
+  readonly maxConnections: number;
   /** Closes every session (and its env), then stops listening. Idempotent. */
   close(): Promise<void>;
   /** MCP sessions alive right now (each holds one env). */
@@ -34,7 +41,12 @@ function digest(text: string): Buffer {
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    // Refused before its chunked body was read (401, 404 …): closed, or Node would read all of it to go on.
+    ...(leavesChunkedBodyUnread(response) ? { connection: 'close' } : {}),
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -63,6 +75,7 @@ class BodyTooLargeError extends TurnGymError {
 
 /** The body's bytes (413 past the limit); decoded by the caller, which answers bad UTF-8 as a parse error. */
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  if (declaresBodyOver(request, limit)) throw new BodyTooLargeError(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -129,6 +142,13 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    // Refused on any path, before the token and before a byte of the body is read (after a 401, Node would read
+    // all of it to keep the connection).
+    if (declaresBodyOver(request, settings.maxFrameBytes)) {
+      return sendRpcError(response, 413, -32600, new BodyTooLargeError(settings.maxFrameBytes).message, undefined, {
+        connection: 'close',
+      });
+    }
     const url = new URL(request.url ?? '/', 'http://server');
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'healthy' });
     const route = envOfPath(url.pathname);
@@ -225,27 +245,68 @@ export async function serveMcp(options: McpServeOptions): Promise<McpServerHandl
       else response.end();
     });
   });
+  // `Expect: 100-continue`: go on only for a body the server will read (one over the limit gets its 413 first).
+  http.on('checkContinue', (request, response) => {
+    if (!declaresBodyOver(request, settings.maxFrameBytes)) response.writeContinue();
+    http.emit('request', request, response);
+  });
   // Too slow, headers too large, not HTTP: a JSON-RPC error, as the transport answers its own refusals.
   http.on('clientError', (error, socket) =>
     answerClientError(error, socket, (message) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })),
   );
+  // A listener of its own, as the WebSocket server's: every connection is counted against maxConnections before
+  // the HTTP layer sees it, and one over the cap is answered 503 rather than left to use up file descriptors.
+  const maxConnections =
+    settings.maxConnections ?? Math.min(settings.maxSessions + 1024, connectionsWithinFileLimit(40) ?? Infinity);
+  let connections = 0;
+  let refusalLogged = false;
+  const listener = createListener({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    if (stopping) return void socket.destroy();
+    if (connections >= maxConnections) {
+      // Once per flood, not once per connection: the log must not become the next thing to run out.
+      if (!refusalLogged)
+        logger?.warn(
+          `refusing connections: ${connections} open, maxConnections is ${maxConnections} (503 until some close)`,
+        );
+      refusalLogged = true;
+      refuseConnection(socket, tooManyConnections(maxConnections), (message) => ({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message },
+      }));
+      return;
+    }
+    connections += 1;
+    socket.once('close', () => {
+      connections -= 1;
+      if (connections < maxConnections * 0.9) refusalLogged = false;
+    });
+    http.emit('connection', socket);
+  });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(settings.port, settings.host, () => {
-      http.off('error', reject);
+    listener.once('error', reject);
+    listener.listen(settings.port, settings.host, () => {
+      listener.off('error', reject);
       resolve();
     });
   });
-  port = (http.address() as AddressInfo).port;
+  // Once listening, an error is one connection the kernel could not hand over (EMFILE), not the server's end.
+  listener.on('error', (error) => logger?.warn(`accepting a connection failed: ${error.message}`));
+  // Node enforces headersTimeoutMs / requestTimeoutMs only on a server that emitted 'listening'.
+  http.emit('listening');
+  port = (listener.address() as AddressInfo).port;
   const shown =
     settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   return {
     url: `http://${shown}:${port}/mcp`,
     port,
+    maxConnections,
     liveSessions: () => host.liveSessions(),
     close: () => {
       stopping ??= (async () => {
-        const listening = new Promise<void>((resolve) => http.close(() => resolve()));
+        const listening = new Promise<void>((resolve) => listener.close(() => resolve()));
+        // Stops Node's timeout checks (the HTTP server itself never listens).
+        http.close();
         await host.close();
         http.closeIdleConnections();
         http.closeAllConnections();

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { EnvServer } from './env-server';
@@ -72,6 +74,26 @@ describe('maxConnections', () => {
     await expect(serveEnvs({ registry: testRegistry(), ids: ALL_IDS, maxConnections: 0 })).rejects.toThrow(
       /maxConnections must be >= 1/,
     );
+  });
+});
+
+describe('maxConnections under a low open-file limit', () => {
+  it('defaults below the limit, so that the cap, not the kernel, refuses connections once descriptors run short', () => {
+    // A server started under `ulimit -n 256`: maxSessions + 1024 (1280) would never be reached, and past 256 open
+    // files every new connection, /health included, was reset unanswered.
+    const script = [
+      "require('../rl/src/__fixtures__/ts-register.js');",
+      "const { EnvServer } = require('./src/env-server.ts');",
+      "const { validateServeSettings } = require('./src/server-options.ts');",
+      "const server = new EnvServer(validateServeSettings({ ids: ['test/example-v1'] }), undefined);",
+      'process.stdout.write(String(server.maxConnections));',
+    ].join(' ');
+    const shown = execFileSync('bash', ['-c', `ulimit -n 256 && exec "${process.execPath}" -e "${script}"`], {
+      cwd: join(__dirname, '..'),
+      encoding: 'utf8',
+    });
+    expect(Number(shown)).toBeGreaterThan(100);
+    expect(Number(shown)).toBeLessThan(256);
   });
 });
 

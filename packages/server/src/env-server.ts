@@ -7,14 +7,16 @@ import type { Action, Env, EnvSpec } from '@turngym/spec';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ClientOptionsPolicy } from './client-options';
 import { closeEnvWithin } from './close-env-within';
+import { refuseConnection, tooManyConnections } from './connection-refusal';
 import { runOwnedBy, sessionFaultOwner } from './env-fault-scope';
 import { toErrorData } from './error-mapping';
 import { frameByteLength } from './frame-text';
-import { answerClientError, httpServerOptions } from './http-limits';
-import { handleHttp, sendJson, type HttpContext } from './http-routes';
+import { answerClientError, declaresBodyOver, httpServerOptions } from './http-limits';
+import { handleHttp, sendJson, sendPayloadTooLarge, type HttpContext } from './http-routes';
 import { loopbackRefusal } from './loopback-guard';
 import { validateQuery } from './message-schemas';
 import { MuxConnection, type MuxHost } from './mux-connection';
+import { connectionsWithinFileLimit } from './open-file-limit';
 import { CLOSE_CODES, type ErrorData, type ForkData, type OpenData } from './protocol';
 import { parseRoute } from './routes';
 import { systemClock, type ServerClock } from './server-clock';
@@ -54,26 +56,6 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, body: unk
 }
 
 /**
- * Answers a connection over `maxConnections` with a 503 and closes it. What the client sends meanwhile is read
- * and dropped: a socket closed with bytes unread is reset, and the reset could destroy this answer before the
- * client reads it. A client that never closes its end is cut after a second.
- */
-function refuseConnection(socket: Socket, limit: number): void {
-  const text = JSON.stringify({
-    detail: `Too many connections: this server holds at most ${limit} at once (maxConnections); close idle ones or retry later`,
-  });
-  socket.on('error', () => undefined);
-  socket.on('end', () => socket.destroy());
-  const cutoff = setTimeout(() => socket.destroy(), 1000);
-  cutoff.unref();
-  socket.once('close', () => clearTimeout(cutoff));
-  socket.resume();
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${text}`,
-  );
-}
-
-/**
  * The env server: OpenEnv's HTTP routes and `/ws` sessions on one port, for the envs of a registry.
  * Capacity counts every live env (connected sessions, unclaimed forks, envs of stateless HTTP requests and
  * envs being built), so `maxSessions` bounds memory whatever clients do.
@@ -90,6 +72,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   private listener: Listener | undefined;
   /** Connections open now, each counted from `accept` until it closes. */
   private connections = 0;
+  /** `maxConnections`, or its default (read once: `accept` asks for it on every connection). */
+  private readonly connectionCap: number;
   /** Whether the refusal of a connection over maxConnections was logged since the server was last below it. */
   private refusalLogged = false;
   private readonly wss: WebSocketServer;
@@ -116,6 +100,11 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     private readonly sessionIdPrefix = '',
   ) {
     this.clientOptions = new ClientOptionsPolicy(settings.clientOptions);
+    // Under a low open-file limit (`ulimit -n 1024`), a cap above it would never fire: descriptors run out first.
+    // 40 files for the server's own (stdio, the listener, libuv's); an env's processes and files come on top.
+    this.connectionCap =
+      settings.maxConnections ??
+      Math.min(settings.maxSessions + 1024, connectionsWithinFileLimit(40) ?? Number.MAX_SAFE_INTEGER);
     this.tokenDigest = settings.token === undefined ? undefined : digest(settings.token);
     this.http = createServer(httpServerOptions(settings), (request, response) => this.onRequest(request, response));
     // The WS layer's own cap is generous: frames between the limit and it get a VALIDATION_ERROR reply.
@@ -125,6 +114,12 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
       perMessageDeflate: false,
     });
     this.http.on('upgrade', (request, socket, head) => this.onUpgrade(request, socket, head));
+    // `Expect: 100-continue` (curl's way with a large body): go on only for a body the server will read; one over
+    // the limit gets its 413 before the client sends a byte of it.
+    this.http.on('checkContinue', (request, response) => {
+      if (!declaresBodyOver(request, this.maxFrameBytes)) response.writeContinue();
+      this.onRequest(request, response);
+    });
     this.http.on('clientError', (error, socket) => answerClientError(error, socket));
   }
 
@@ -149,7 +144,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   }
 
   get maxConnections(): number {
-    return this.settings.maxConnections ?? this.settings.maxSessions + 1024;
+    return this.connectionCap;
   }
 
   /** Live envs: sessions (connected or unclaimed forks) plus envs of in-flight HTTP requests. */
@@ -236,7 +231,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
           `refusing connections: ${this.connections} open, maxConnections is ${this.maxConnections} (503 until some close)`,
         );
       this.refusalLogged = true;
-      refuseConnection(socket, this.maxConnections);
+      refuseConnection(socket, tooManyConnections(this.maxConnections));
       return;
     }
     this.connections += 1;
@@ -519,6 +514,9 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     // first request line, so a kept-alive connection would carry the next session's side request to this
     // worker even when another one holds that session.
     if (this.sessionIdPrefix !== '') response.setHeader('connection', 'close');
+    // Before the route or the token: a body over the limit is refused on any path, before a byte of it is read
+    // (answered after auth, Node would read all of it to keep the connection for the next request).
+    if (declaresBodyOver(request, this.maxFrameBytes)) return sendPayloadTooLarge(response, this.maxFrameBytes);
     const url = new URL(request.url ?? '/', 'http://server');
     const route = parseRoute(url.pathname);
     if (!route) return sendJson(response, 404, { detail: 'Not Found' });

@@ -1,4 +1,4 @@
-import type { ServerOptions } from 'node:http';
+import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** How long a client may take to send a request, for the env server's and the MCP server's HTTP layer. */
@@ -66,4 +66,21 @@ export function answerClientError(
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Whether a request's Content-Length is over `limit`: it is refused (413) before a byte of its body is read. */
+export function declaresBodyOver(request: IncomingMessage, limit: number): boolean {
+  const declared = request.headers['content-length'];
+  return declared !== undefined && Number(declared) > limit;
+}
+
+/**
+ * Whether a reply goes out before the request's chunked body was read (a 401, a 404, a 405 …): its connection must
+ * be closed. Kept, Node would read and drop the rest of that body to reach the next request, however long it is,
+ * and an unauthenticated client could stream gigabytes into the server that way. A body with a Content-Length is
+ * within the server's limit (a longer one is refused up front), so Node may drain it.
+ */
+export function leavesChunkedBodyUnread(response: ServerResponse): boolean {
+  const request = response.req as IncomingMessage | undefined;
+  return request !== undefined && !request.complete && request.headers['transfer-encoding'] !== undefined;
 }

@@ -6,6 +6,7 @@ import { decodeAction } from './action-codec';
 import { metadataOf, openApiOf, schemaOf } from './env-descriptions';
 import { toErrorData } from './error-mapping';
 import { decodeUtf8 } from './frame-text';
+import { declaresBodyOver, leavesChunkedBodyUnread } from './http-limits';
 import { checkJsonDepth } from './json-depth';
 import { validateFingerprintBody, validateResetBody, validateStepBody, type ResetData } from './message-schemas';
 import { answerMcp, type McpBody } from './mcp-route';
@@ -34,7 +35,7 @@ export interface HttpContext {
 }
 
 class PayloadTooLargeError extends TurnGymError {
-  constructor(limit: number) {
+  constructor(readonly limit: number) {
     super('PAYLOAD_TOO_LARGE', `Request body over the server's limit of ${limit} bytes`);
   }
 }
@@ -59,15 +60,24 @@ export function sendJson(
   response.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
+    ...(leavesChunkedBodyUnread(response) ? { connection: 'close' } : {}),
     ...headers,
   });
   response.end(text);
 }
 
+/**
+ * 413 for a body over the limit, and the connection closed: the rest of the body is never read (a client sending
+ * a gigabyte learns at once, and the server does not take it in only to drop it).
+ */
+export function sendPayloadTooLarge(response: ServerResponse, limit: number): void {
+  sendJson(response, 413, { detail: new PayloadTooLargeError(limit).message }, { connection: 'close' });
+}
+
 /** FastAPI's error shapes: 422 → `{"detail": [{type, loc, msg}]}`, others `{"detail": message, code, …}`. */
 function sendError(response: ServerResponse, error: unknown): void {
   if (error instanceof PayloadTooLargeError) {
-    sendJson(response, 413, { detail: error.message }, { connection: 'close' });
+    sendPayloadTooLarge(response, error.limit);
     return;
   }
   const data: ErrorData = toErrorData(error);
@@ -88,16 +98,24 @@ function sendError(response: ServerResponse, error: unknown): void {
 
 function readBody(request: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (declaresBodyOver(request, limit)) return reject(new PayloadTooLargeError(limit));
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (tooLarge) return reject(new PayloadTooLargeError(limit));
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // A chunked body past the limit is refused now, not once its last chunk is in: the 413 closes the
+      // connection, and what the client is still sending is never read.
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.pause();
+      chunks.length = 0;
+      reject(new PayloadTooLargeError(limit));
+    };
+    const onEnd = (): void => {
       const text = decodeUtf8(Buffer.concat(chunks));
       if (text !== undefined) resolve(text);
       else {
@@ -107,7 +125,9 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
           ]),
         );
       }
-    });
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
     request.on('error', reject);
   });
 }

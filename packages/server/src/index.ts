@@ -18,7 +18,15 @@ export {
 // For @turngym/mcp, which serves the same envs over MCP with the same allow-list and clock.
 export { ClientOptionsPolicy } from './client-options';
 export { closeEnvWithin } from './close-env-within';
-export { answerClientError, httpServerOptions, type HttpLimits } from './http-limits';
+export { refuseConnection, tooManyConnections } from './connection-refusal';
+export { connectionsWithinFileLimit } from './open-file-limit';
+export {
+  answerClientError,
+  declaresBodyOver,
+  httpServerOptions,
+  leavesChunkedBodyUnread,
+  type HttpLimits,
+} from './http-limits';
 export { systemClock } from './server-clock';
 export { isLoopbackBind, isLoopbackHostHeader, isLoopbackOrigin, loopbackRefusal } from './loopback-guard';
 export { decodeUtf8 } from './frame-text';

@@ -1,6 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { defineOptions, type JSONSchemaType, type Logger } from '@turngym/core';
+import { refuseConnection, tooManyConnections } from './connection-refusal';
+import { connectionsWithinFileLimit } from './open-file-limit';
 import { WorkerStartError } from './server-errors';
 import { workerOfRequestLine } from './worker-routing';
 
@@ -19,6 +21,15 @@ export interface WorkerPoolSettings {
    * `headersTimeout`: in a burst of thousands of connects, a busy client writes its request late.
    */
   headTimeoutMs: number;
+  /**
+   * Most connections the primary holds at once: those whose request line has not arrived yet (once routed, a
+   * connection is its worker's, under the worker's own `maxConnections`). One more is answered 503 with
+   * Retry-After and closed, as the env server answers past its own cap. Without a cap, clients that connect and
+   * send nothing hold the primary's file descriptors until it has none left, and then every connection, `/health`
+   * included, is reset unanswered. Default: 90% of what the process's open-file limit leaves once the primary's own
+   * files are counted (Linux; elsewhere no cap).
+   */
+  maxConnections?: number;
   /** On close(), how long workers may take to shut down gracefully before they are killed (ms). */
   shutdownTimeoutMs: number;
 }
@@ -42,6 +53,7 @@ const workerPoolSettingsSchema: JSONSchemaType<WorkerPoolSettings> = {
     exec: { type: 'string', minLength: 1, nullable: true },
     args: { type: 'array', items: { type: 'string' }, nullable: true },
     headTimeoutMs: { type: 'integer', minimum: 1, default: 60000 },
+    maxConnections: { type: 'integer', minimum: 1, maximum: 1000000, nullable: true },
     shutdownTimeoutMs: { type: 'integer', minimum: 0, default: 15000 },
   },
 };
@@ -52,6 +64,8 @@ const validateWorkerPoolSettings = defineOptions<WorkerPoolSettings>('serveWorke
 export interface WorkerPoolHandle {
   readonly url: string;
   readonly port: number;
+  /** Most connections the primary holds at once before it answers 503 (`maxConnections` or its default). */
+  readonly maxConnections: number;
   /** Process ids of the live workers, by index. */
   workerPids(): number[];
   /** Stops accepting, asks every worker to close gracefully (sessions told, envs closed), waits for them. */
@@ -68,9 +82,22 @@ export type WorkerMessage =
 /** Longest request line the primary reads before it routes a connection anyway. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
+/**
+ * The primary's default `maxConnections`: what the open-file limit allows once its own files are counted (stdio,
+ * the listener, libuv's, a channel and pipes per worker: about 20 plus 3 per worker, doubled).
+ */
+function defaultMaxConnections(workers: number): number {
+  return connectionsWithinFileLimit(40 + 6 * workers) ?? Number.MAX_SAFE_INTEGER;
+}
+
 interface Slot {
   worker: Worker;
   ready: boolean;
+}
+
+/** A socket's libuv handle: the primary stops reading it there, so what it has not read stays for the worker. */
+function handleOf(socket: Socket): { readStop?: () => void; readStart?: () => void } | undefined {
+  return (socket as unknown as { _handle?: { readStop?: () => void; readStart?: () => void } })._handle;
 }
 
 /**
@@ -95,6 +122,11 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
   const slots: Slot[] = [];
   let stopping = false;
   let next = 0;
+  const maxConnections = settings.maxConnections ?? defaultMaxConnections(settings.workers);
+  /** Connections the primary holds now: accepted, not yet handed to a worker nor closed. */
+  let held = 0;
+  /** Whether a refusal was logged since the primary was last below the cap (once per flood, not per connection). */
+  let refusalLogged = false;
 
   const spawn = (index: number): Promise<void> => {
     const worker = cluster.fork({ TURNGYM_WORKER_INDEX: String(index) });
@@ -145,6 +177,23 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
   // Connections whose request line has not arrived yet: close() cuts them instead of waiting on them.
   const reading = new Set<Socket>();
   const route = (socket: Socket): void => {
+    if (held >= maxConnections) {
+      if (!refusalLogged)
+        logger?.warn(
+          `refusing connections: ${held} waiting for their request line, maxConnections is ${maxConnections} (503 until some close)`,
+        );
+      refusalLogged = true;
+      refuseConnection(socket, tooManyConnections(maxConnections));
+      return;
+    }
+    held += 1;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      held -= 1;
+      if (held < maxConnections * 0.9) refusalLogged = false;
+    };
     socket.on('error', () => undefined);
     reading.add(socket);
     const chunks: Buffer[] = [];
@@ -161,16 +210,26 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
       socket.off('data', onData);
       // Stop reading: what the primary has not read stays in the kernel for the worker.
       socket.pause();
-      (socket as unknown as { _handle?: { readStop?: () => void } })._handle?.readStop?.();
+      handleOf(socket)?.readStop?.();
       const line = head.subarray(0, lineEnd < 0 ? head.length : lineEnd).toString('latin1');
-      const slot = pick(workerOfRequestLine(line));
+      const owner = workerOfRequestLine(line);
+      const slot = pick(owner);
       if (!slot) {
-        // The session's worker died (or none is up): a plain 503 the client reports as retryable.
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+        // The session's worker died (or none is up): a 503 the client reports as retryable, read as the cap's
+        // refusal is (the request's unread bytes would otherwise reset the connection before the answer is read).
+        handleOf(socket)?.readStart?.();
+        refuseConnection(
+          socket,
+          owner === undefined
+            ? 'No worker is ready to take this connection (the workers are starting or restarting); retry later'
+            : `No worker holds this session any more (worker ${owner} exited, and its sessions with it); open a new session`,
+        );
         return;
       }
       const message: WorkerMessage = { turngym: 'connection', head: head.toString('base64') };
       slot.worker.send(message, socket, { keepOpen: false }, (error) => {
+        // Handed over (its descriptor is closed here), or lost with the worker: either way no longer the primary's.
+        release();
         if (error) socket.destroy();
       });
     };
@@ -178,6 +237,7 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
     socket.on('close', () => {
       clearTimeout(timer);
       reading.delete(socket);
+      release();
     });
     socket.resume();
   };
@@ -198,6 +258,9 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
       resolve();
     });
   });
+  // Once listening, an error is one connection the kernel could not hand over, not the end of the primary (and
+  // with it of every worker): unhandled, it would end the process.
+  server.on('error', (error) => logger?.warn(`accepting a connection failed: ${error.message}`));
   const port = (server.address() as AddressInfo).port;
   const shown =
     settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
@@ -205,6 +268,7 @@ export async function serveWorkers(options: WorkerPoolOptions): Promise<WorkerPo
   return {
     url: `http://${shown}:${port}`,
     port,
+    maxConnections,
     workerPids: () => slots.map((slot) => slot.worker.process.pid ?? 0),
     close: () => {
       closing ??= (async () => {

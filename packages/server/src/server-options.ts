@@ -17,7 +17,8 @@ export interface ServeSettings {
    * An idle connection costs only a socket, but a `/mux` connection with no channel open lives as long as its
    * client answers pings, so without a cap a client that leaks them holds file descriptors until the process has
    * none left, and then no one, not even `/health`, gets through. Default: `maxSessions` + 1024, room for every
-   * session's own connection and as many more for HTTP requests, probes and clients being refused.
+   * session's own connection and as many more for HTTP requests, probes and clients being refused; fewer where the
+   * process's open-file limit is lower (Linux: 90% of what the limit leaves), or the cap would never fire.
    */
   maxConnections?: number;
   /** Close a session after this long without a message (ms); 0 never does. */

@@ -55,6 +55,8 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   }
   return { content: [{ type: 'text', text: String(request.params.arguments?.text ?? '') }] };
 });
+// ECHO_ARGV: the process says its arguments on stderr as it starts (as servers that log their configuration do).
+if (process.env.ECHO_ARGV) process.stderr.write(`faulty server: started with ${process.argv.slice(2).join(' ')}\n`);
 // STARTED_FILE: where the process writes its pid as it starts; SLOW_START_MS: how long it waits before it answers.
 if (process.env.STARTED_FILE) appendFileSync(process.env.STARTED_FILE, `${process.pid}\n`);
 setTimeout(() => void server.connect(new StdioServerTransport()), Number(process.env.SLOW_START_MS ?? 0));
