@@ -12,35 +12,28 @@ const ACTION_MARK = '\u0000TURNGYM-ACTION\u0000';
  * sequence is exactly the sampled one (no drift at turn boundaries).
  *
  * The pieces come from the tokenizer's own chat template, so any HF template that renders a turn the
- * same way regardless of what came before (ChatML, Llama 3, …) works.
+ * same way regardless of what came before (ChatML, Llama 3, …) works. Each observation goes through the
+ * template itself, not pasted between two cached pieces: a template may change a message's content (Llama 3
+ * trims it), and the policy must see its observations as a chat client (or the first prompt) shows them.
  */
 export class ChatTurnFormat {
-  /** The text after an assistant's content up to the next user message's content (end of turn included). */
-  private readonly beforeObservation: string;
-  /** From the end of a user message's content to where the next assistant reply starts. */
-  private readonly afterObservation: string;
   /** The end-of-turn text the template writes after an assistant's content (e.g. `<|im_end|>`). */
   readonly endOfTurn: string;
-  /** Token ids that end a turn when the policy samples them. */
+  /**
+   * The tokens that end an action written for the policy (`actionTokens`): the template's end of turn, or,
+   * when the template writes none, the tokenizer's first eos id — one stop token, as a sampled action ends
+   * with one (generation stops at the first eos id it samples).
+   */
   readonly endOfTurnIds: readonly number[];
 
   constructor(readonly tokenizer: Tokenizer) {
     const OBSERVATION = '\u0000TURNGYM-OBSERVATION\u0000';
-    const rendered = tokenizer.applyChatTemplate(
-      [
-        { role: 'user', content: 'q' },
-        { role: 'assistant', content: ACTION_MARK },
-        { role: 'user', content: OBSERVATION },
-      ],
-      { addGenerationPrompt: true },
-    );
-    const actionAt = rendered.indexOf(ACTION_MARK);
+    const rendered = this.renderAfterAction(OBSERVATION);
     const observationAt = rendered.indexOf(OBSERVATION);
-    if (actionAt < 0 || observationAt < actionAt) {
+    if (observationAt < 0) {
       throw new RangeError('ChatTurnFormat: the chat template does not render assistant and user contents in order.');
     }
-    const between = rendered.slice(actionAt + ACTION_MARK.length, observationAt);
-    this.afterObservation = rendered.slice(observationAt + OBSERVATION.length);
+    const between = rendered.slice(0, observationAt);
     // The end of an assistant turn is the first special token after its content (ChatML's <|im_end|>,
     // Llama 3's <|eot_id|>); the template's newline after it belongs to the observation piece.
     const eosTexts = tokenizer.eosTokenIds.map((id) => tokenizer.decode([id]));
@@ -48,8 +41,28 @@ export class ChatTurnFormat {
       .filter((text) => text !== '' && between.startsWith(text))
       .sort((a, b) => b.length - a.length)[0];
     this.endOfTurn = end ?? '';
-    this.beforeObservation = between.slice(this.endOfTurn.length);
-    this.endOfTurnIds = end === undefined ? tokenizer.eosTokenIds : tokenizer.encode(end);
+    this.endOfTurnIds = end === undefined ? tokenizer.eosTokenIds.slice(0, 1) : tokenizer.encode(end);
+  }
+
+  /**
+   * The template's text after an assistant reply's content when `observation` is the next user message: the
+   * end of the turn, the observation as the template renders it, the next assistant header.
+   */
+  private renderAfterAction(observation: string): string {
+    const rendered = this.tokenizer.applyChatTemplate(
+      [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: ACTION_MARK },
+        { role: 'user', content: observation },
+      ],
+      { addGenerationPrompt: true },
+    );
+    // The first mark is the assistant's: the observation comes after it, whatever it holds.
+    const actionAt = rendered.indexOf(ACTION_MARK);
+    if (actionAt < 0) {
+      throw new RangeError('ChatTurnFormat: the chat template does not render assistant and user contents in order.');
+    }
+    return rendered.slice(actionAt + ACTION_MARK.length);
   }
 
   /** The first prompt: the system message (when given), the task as the user message, the assistant header. */
@@ -65,8 +78,8 @@ export class ChatTurnFormat {
    * (cut by its token limit), the observation as a user message, the next assistant header.
    */
   observationTokens(observation: string, actionEnded: boolean): number[] {
-    const end = actionEnded ? '' : this.endOfTurn;
-    return this.tokenizer.encode(`${end}${this.beforeObservation}${observation}${this.afterObservation}`);
+    const text = this.renderAfterAction(observation);
+    return this.tokenizer.encode(actionEnded ? text.slice(this.endOfTurn.length) : text);
   }
 
   /** Whether `tokens` (an action as sampled) ends with an end-of-turn token. */

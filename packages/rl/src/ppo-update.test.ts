@@ -256,6 +256,100 @@ describe('per-turn and per-token advantages', () => {
     }
   });
 
+  it("counts GSPO's clipped tokens by their sequence's ratio, as its loss clips them", async () => {
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
+    try {
+      const trajectories = await collectChains({
+        policy: { model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 3 }),
+        envId: 'test/digit-v1',
+        seeds: [1, 2],
+        groupSize: 1,
+        options: { maxActionTokens: 4, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      const { logprobs } = await model.score(
+        trajectories.map((trajectory) => ({ tokens: trajectory.tokens })),
+        { adapter: 'policy' },
+      );
+      // Rollout 0's old logprobs are the policy's ± 0.1 in turn over its action tokens (the last one 0 when they
+      // are odd in number): every token ratio is e^∓0.1, 0.1 from 1, but their mean log-ratio is 0, so the
+      // sequence ratio is 1. Rollout 1's are the policy's − 0.1 on every action token: its sequence ratio is
+      // e^0.1 ≈ 1.105. With ε = 0.05 GSPO clips rollout 1 alone: clipfrac = n_1 / (n_0 + n_1), n_i its action tokens.
+      const shifted = trajectories.map((trajectory, i) => {
+        const mask = lossMask(trajectory);
+        const actions = mask.reduce((sum, bit) => sum + bit, 0);
+        let k = 0;
+        const oldLogp = trajectory.tokens.map((_, t) => {
+          if (!mask[t]) return trajectory.logprobs[t]!;
+          const shift = i === 1 ? -0.1 : k === actions - 1 && actions % 2 === 1 ? 0 : k % 2 === 0 ? 0.1 : -0.1;
+          k += 1;
+          return logprobs[i]![t]! + shift;
+        });
+        return { trajectory: { ...trajectory, logprobs: oldLogp }, advantage: i === 0 ? 1 : -1, actions };
+      });
+      const [n0, n1] = shifted.map((sample) => sample.actions) as [number, number];
+      expect(n0).toBeGreaterThan(1);
+      const stats = await ppoUpdate(trainer, shifted, {
+        ratio: 'sequence',
+        clipEpsilon: 0.05,
+        minibatchSize: 2,
+        klCoefficient: 0,
+        seed: 1,
+      });
+      expect(stats.steps).toBe(1);
+      expect(stats.clipFraction).toBeCloseTo(n1 / (n0 + n1), 6);
+    } finally {
+      trainer.dispose();
+      model.dispose();
+    }
+  });
+
+  it('refuses a NaN or infinite advantage, naming the sample, and leaves the policy as it was', async () => {
+    // Before, one such sample made the step's gradient NaN (its norm too, so clipping let it through): every
+    // adapter weight became NaN, the update returned NaN statistics, and the run went on saving that adapter.
+    const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+    model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+    const trainer = new Trainer(model, { adapter: 'policy', learningRate: 5e-3, maxGradNorm: 1 });
+    try {
+      const [trajectory] = await collectChains({
+        policy: { model, format: new ChatTurnFormat(tokenizer) },
+        makeEnv: async () => new DigitEnv({ maxTurns: 2 }),
+        envId: 'test/digit-v1',
+        seeds: [1],
+        groupSize: 1,
+        options: { maxActionTokens: 4, seed: 3, instructions: false, adapter: 'policy' },
+      });
+      const rows = [{ tokens: trajectory!.tokens }];
+      const before = (await model.score(rows, { adapter: 'policy' })).logprobs;
+      const turns = actionSpans(trajectory!).length;
+      const mask = lossMask(trajectory!);
+      const firstAction = mask.indexOf(1);
+      const tokenAdvantages = trajectory!.tokens.map((_, t) => (t === firstAction ? Number.NaN : 1));
+      await expect(ppoUpdate(trainer, [{ trajectory: trajectory!, advantage: Number.NaN }])).rejects.toThrow(
+        /samples\[0\] \(.+\) has advantage NaN; every advantage must be a finite number/,
+      );
+      const turnAdvantages = Array.from({ length: turns }, (_, k) => (k === turns - 1 ? Infinity : 1));
+      await expect(ppoUpdate(trainer, [{ trajectory: trajectory!, advantage: 0, turnAdvantages }])).rejects.toThrow(
+        new RegExp(`turnAdvantages\\[${turns - 1}\\] is Infinity`),
+      );
+      await expect(ppoUpdate(trainer, [{ trajectory: trajectory!, advantage: 0, tokenAdvantages }])).rejects.toThrow(
+        new RegExp(`tokenAdvantages\\[${firstAction}\\] is NaN`),
+      );
+      expect((await model.score(rows, { adapter: 'policy' })).logprobs).toEqual(before);
+      // Off the action tokens a per-token advantage is never read: a NaN there is no error.
+      const offAction = trajectory!.tokens.map((_, t) => (mask[t] ? 1 : Number.NaN));
+      const stats = await ppoUpdate(trainer, [{ trajectory: trajectory!, advantage: 0, tokenAdvantages: offAction }], {
+        klCoefficient: 0,
+      });
+      expect(stats.policyLoss).toBeCloseTo(-1, 4);
+    } finally {
+      trainer.dispose();
+      model.dispose();
+    }
+  });
+
   it('weighs each role by its loss weight once: at ratio 1 the policy loss is −Σ_t w_t·A / Σ_t w_t, by hand', async () => {
     // Plan/Act's per-role loss weights (ALGORITHMS.md §4): a planner at 0.5 counts half as much as an actor at 1.
     // Multiplying the advantages by the weights as well as the token mean would count the planner at 0.25.

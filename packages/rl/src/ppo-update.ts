@@ -117,6 +117,30 @@ export function sampleTokenAdvantages(sample: UpdateSample): number[] | null {
   return null;
 }
 
+/** Throws a `RangeError` naming the sample when an advantage the update would read is not a finite number. */
+function assertFiniteAdvantages(sample: UpdateSample, index: number): void {
+  const where = `ppoUpdate: samples[${index}] (${sample.trajectory.episodeId})`;
+  const row = sampleTokenAdvantages(sample);
+  if (row === null) {
+    if (!Number.isFinite(sample.advantage)) {
+      throw new RangeError(
+        `${where} has advantage ${String(sample.advantage)}; every advantage must be a finite number.`,
+      );
+    }
+    return;
+  }
+  const name = sample.tokenAdvantages ? 'tokenAdvantages' : 'turnAdvantages';
+  const values = sample.tokenAdvantages ?? sample.turnAdvantages!;
+  const bad = row.findIndex((value) => !Number.isFinite(value));
+  if (bad < 0) return;
+  const at = sample.tokenAdvantages
+    ? bad
+    : actionSpans(sample.trajectory).findIndex((span) => span.start <= bad && bad <= span.end);
+  throw new RangeError(
+    `${where}: ${name}[${at}] is ${String(values[at])}; every advantage the update reads must be a finite number.`,
+  );
+}
+
 /** CleanRL's loss metrics, averaged over the gradient steps of the update. */
 export interface PpoUpdateStats {
   readonly policyLoss: number;
@@ -124,7 +148,11 @@ export interface PpoUpdateStats {
   readonly klRef: number;
   /** E[(ρ − 1) − log ρ] over action tokens: how far the update moved from the rollout policy. */
   readonly approxKl: number;
-  /** Fraction of action tokens whose ratio left [1 − ε, 1 + ε]. */
+  /**
+   * Fraction of action tokens whose ratio left [1 − ε, 1 + ε]: the token's own ratio, or with `ratio: 'sequence'`
+   * its sequence's (GSPO clips whole sequences; its ε of ~3e-4 is left by nearly every token ratio once the
+   * policy moves, clipped or not).
+   */
   readonly clipFraction: number;
   readonly entropy: number;
   readonly gradNorm: number;
@@ -176,6 +204,12 @@ export async function ppoUpdate(
   if (options.ratio === 'sequence' && usable.some((sample) => sampleTokenAdvantages(sample) !== null)) {
     throw new RangeError("ppoUpdate: ratio 'sequence' (GSPO) takes one advantage per sequence, not per turn or token.");
   }
+  // A NaN or infinite advantage reaches every weight through one step (the gradient norm is NaN, so clipping
+  // cannot catch it) and the adapter is lost without an error: refuse it here, naming the sample.
+  const trained = new Set(usable);
+  samples.forEach((sample, index) => {
+    if (trained.has(sample)) assertFiniteAdvantages(sample, index);
+  });
   const rows: TokenRow[] = usable.map(({ trajectory }) => ({
     tokens: trajectory.tokens,
     weights: weightsOf(trajectory),
@@ -330,8 +364,13 @@ function passLoss(pass: PassInput, options: PpoUpdateOptions, side: PassStats): 
     side.entropy += entropy.dataSync()[0]! * pass.tokenShare;
     side.tokens += tokens.dataSync()[0]!;
     side.approxKl += tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)).dataSync()[0]!;
+    // What the clip acts on: each token's ratio, or (GSPO) each sequence's, exp of its mean log-ratio.
+    const clipRatio =
+      options.ratio === 'token'
+        ? ratio
+        : tf.expandDims(tf.exp(tf.div(tf.sum(tf.mul(logRatio, mask), 1), tf.sum(mask, 1))), 1);
     side.clipped += tf
-      .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clipEpsilon), 'float32'), mask))
+      .sum(tf.mul(tf.cast(tf.greater(tf.abs(tf.sub(clipRatio, 1)), options.clipEpsilon), 'float32'), mask))
       .dataSync()[0]!;
     return tf.add(
       tf.mul(policy, pass.policyShare),

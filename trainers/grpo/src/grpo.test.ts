@@ -40,6 +40,41 @@ describe('trainGrpo', () => {
     expect(samples.map((sample) => sample.advantage)).toEqual([all[0], all[2]]);
   });
 
+  it('gives each rollout (R − mean) / (unbiased std + 1e-6) of its group, by hand, skipping groups without signal', () => {
+    const rollout = (id: string, group: number, reward: number, stopReason = 'terminated') =>
+      ({
+        episodeId: id,
+        group,
+        totalReward: reward,
+        stopReason,
+        segments: [
+          { kind: 'prompt', tokenCount: 3 },
+          { kind: 'action', tokenCount: 2 },
+        ],
+      }) as unknown as Trajectory;
+    const trajectories = [
+      // Group 0: rewards 1, 0, 0 (the env failed on a fourth rollout: it leaves the group).
+      rollout('a', 0, 1),
+      rollout('b', 0, 0),
+      rollout('c', 0, 0),
+      rollout('failed', 0, 1, 'error'),
+      // Group 1: all equal, no signal. Group 2: one scored rollout left, no signal.
+      rollout('d', 1, 0.5),
+      rollout('e', 1, 0.5),
+      rollout('f', 2, 1),
+      rollout('failed-too', 2, 0, 'error'),
+    ];
+    const context = { args: { promptsPerIteration: 3 } } as unknown as Parameters<typeof grpo.advantages>[1];
+    const samples = grpo.advantages({ trajectories }, context);
+    // mean = 1/3; unbiased std = sqrt(((2/3)² + 2·(1/3)²) / 2) = sqrt(1/3).
+    const std = Math.sqrt(((2 / 3) ** 2 + 2 * (1 / 3) ** 2) / 2);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual(['a', 'b', 'c']);
+    expect(samples[0]!.advantage).toBeCloseTo(2 / 3 / (std + 1e-6), 12);
+    expect(samples[1]!.advantage).toBeCloseTo(-1 / 3 / (std + 1e-6), 12);
+    expect(samples[0]!.advantage).toBeCloseTo(1.1547, 4);
+    expect(samples[2]!.advantage).toBe(samples[1]!.advantage);
+  });
+
   it('rejects bad arguments naming the field', async () => {
     const args = smoke.args('bad');
     await expect(trainGrpo({ ...args, groupSize: 1 })).rejects.toThrow(/groupSize/);

@@ -29,7 +29,9 @@ export interface SftArgs {
   testEnvOptions?: Record<string, unknown>;
   /** A built-in config to train from scratch (`tiny-1m`, …) or a checkpoint directory to fine-tune. */
   checkpoint: string;
+  /** tfjs backend: auto picks tensorflow, else webgpu on a hardware GPU, else wasm, else cpu. */
   backend: BackendName;
+  /** Seeds the fresh weights, the expert's episode seeds and the data order. */
   seed: number;
   /** Where the trained checkpoint is written (config.json, model.safetensors, tokenizer.json). */
   out: string;
@@ -37,8 +39,11 @@ export interface SftArgs {
   runDir?: string;
   /** Expert episodes to clone, on seeds drawn from the run seed (the env's train split keeps them off the test tasks). */
   episodes: number;
+  /** Passes over the kept episodes. */
   epochs: number;
+  /** Episodes per optimiser step. */
   batchSize: number;
+  /** Adam's step size. */
   learningRate: number;
   /**
    * Loss weight of the env's text (prompt, observations) next to the actions' 1 (see `@turngym/rl`'s
@@ -53,6 +58,7 @@ export interface SftArgs {
   disturbance: number;
   /** Show the env's instructions as the system prompt (must match what RL will use). */
   instructions: boolean;
+  /** Observations longer than this are cut, by the rollouts' rule (must match what RL will use). */
   maxObservationTokens?: number;
   /** Most test episodes in one batched generation: wasm's heap grows with the batch (see GRPO's maxBatch). */
   maxBatch: number;
@@ -60,8 +66,11 @@ export interface SftArgs {
   evalEpisodes: number;
   /** Also evaluate after every this many epochs (0 = only at the end): a long run shows when copying sets in. */
   evalEvery: number;
+  /** Evaluation only: most tokens in one action. */
   maxActionTokens: number;
+  /** Evaluation only: most generated tokens in one episode. */
   maxRolloutTokens: number;
+  /** No progress bar. */
   quiet: boolean;
 }
 
