@@ -239,6 +239,14 @@ describe('runTrainer', () => {
     expect((await metrics(runDir)).at(-1)!['eval/success_rate']).toBeDefined();
   });
 
+  it('reads a null optional argument as not set: `--set tokenBudget=null` drops the budget, not the run', async () => {
+    // `0 >= null` is true: with the null kept, the run stopped before its first iteration and reported success.
+    const args = testArgs.validate({ envId: 'x', runDir: 'r', tokenBudget: null, dualClip: null, targetKl: null });
+    for (const field of ['tokenBudget', 'dualClip', 'targetKl']) expect(field in args).toBe(false);
+    const result = await train(join(dir, 'run-null-budget'), { iterations: 2, tokenBudget: null as never });
+    expect(result.iterations).toBe(2);
+  });
+
   it('rejects bad arguments naming the field, shared or the algorithm’s own', async () => {
     await expect(train(join(dir, 'bad'), { groupSize: 1 })).rejects.toThrow(/groupSize/);
     await expect(train(join(dir, 'bad'), { ratio: 'tokens' as never })).rejects.toThrow(/ratio/);

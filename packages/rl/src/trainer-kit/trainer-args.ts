@@ -167,9 +167,20 @@ export function defineTrainerArgs<Own>(
   const properties = { ...shared, ...(own as Record<string, Record<string, unknown>>) };
   // The merged object is checked by ajv at compile time; TypeScript cannot follow the spread of two schemas.
   const schema = { ...trainerArgsSchema, properties } as unknown as JSONSchemaType<TrainerArgs & Own>;
+  const validateWithNulls = defineOptions<TrainerArgs & Own>(subject, schema);
+  // An optional field's schema admits null (ajv's JSONSchemaType asks it), and `--set tokenBudget=null` is how a
+  // resumed run drops its budget: null means "not set". Kept as null, it was a set value to the loop
+  // (`0 >= null` is true: the run stopped at once, trained nothing and exited 0).
+  const validate = Object.assign(
+    (input: unknown): TrainerArgs & Own =>
+      Object.fromEntries(
+        Object.entries(validateWithNulls(input) as Record<string, unknown>).filter(([, value]) => value !== null),
+      ) as TrainerArgs & Own,
+    { schema: validateWithNulls.schema },
+  );
   return {
     schema,
-    validate: defineOptions<TrainerArgs & Own>(subject, schema),
+    validate,
     defaults: Object.fromEntries(
       Object.entries(properties)
         .filter(([, property]) => 'default' in property)
