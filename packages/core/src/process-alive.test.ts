@@ -13,13 +13,17 @@ describe('processAlive', () => {
   // kept the handle) still answers kill(pid, 0): its run stayed locked "in use by pid …" until the parent exited.
   const linux = existsSync('/proc/self/stat') ? it : it.skip;
   linux('is false of a zombie: a process that exited, not yet reaped by its parent', async () => {
-    // `sleep 0` exits at once; its parent, after `exec sleep`, never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child is killed only once its parent has become `sleep` (which never reaps): killed while the parent was
+    // still the shell, it could be reaped by the shell first, and there was no zombie to look at (a flaky ENOENT).
+    const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = await new Promise<number>((resolve) =>
         parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
       );
-      // Waits for the state the kernel reports, not for a time.
+      // Waits for the states the kernel reports, not for a time.
+      const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      while (comm(parent.pid as number) !== 'sleep') await new Promise((resolve) => setImmediate(resolve));
+      process.kill(zombie, 'SIGKILL');
       const state = () => {
         const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
         return stat[stat.lastIndexOf(')') + 2];
