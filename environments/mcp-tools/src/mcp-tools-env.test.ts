@@ -102,14 +102,15 @@ describe('turngym/mcp-tools-v1 with its bundled demo server', () => {
     await env.close();
   });
 
-  it('compiles no schema again when the same server is made again: the shared ajv keeps what it compiles', async () => {
-    // Every make compiled each tool's schema and the answer tool's afresh, and the shared ajv holds every schema it
-    // compiles for the process's life: 2,000 makes of this env held 45 MB more heap.
+  it('compiles no schema again when the same server is made again', async () => {
+    // Every make compiled each tool's schema and the answer tool's afresh; when core's shared ajv held every schema
+    // it compiled for the process's life, 2,000 makes of this env held 45 MB more heap.
     const first = await tracked(tools.make(MCP_TOOLS_ID));
     await first.reset({ seed: 1, options: { task: 'arith-1' } });
     await first.step('add({"a": 1, "b": 2})');
     await first.step('final_answer(3)');
-    const compile = jest.spyOn(ajv, 'compile');
+    // Every ajv instance's compile (core compiles tool schemas on an instance of its own).
+    const compile = jest.spyOn(Object.getPrototypeOf(ajv) as typeof ajv, 'compile');
     try {
       const again = await tracked(tools.make(MCP_TOOLS_ID));
       await again.reset({ seed: 1, options: { task: 'arith-1' } });
@@ -271,6 +272,16 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
           },
           { name: 'stall', description: 'Answers once the test lets it.', inputSchema: { type: 'object' } },
           {
+            name: 'tag_item',
+            description: 'Tags an item.',
+            // A nested $id, as schema generators write for shared definitions.
+            inputSchema: {
+              type: 'object',
+              properties: { tag: { $id: 'https://schemas.example.test/tag', type: 'string' } },
+              required: ['tag'],
+            },
+          },
+          {
             name: 'find_user',
             description: 'A user by handle.',
             // A catastrophic regular expression, as a careless server may write one.
@@ -286,6 +297,7 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
         if (call.params.name === 'stall') await new Promise<void>((resolve) => (released = resolve));
         if (call.params.name === 'find_user')
           return { content: [{ type: 'text', text: 'no such user' }], isError: true };
+        if (call.params.name === 'tag_item') return { content: [{ type: 'text', text: 'tagged' }] };
         const item = String(call.params.arguments?.item ?? '');
         const prices: Record<string, number> = { apple: 120, pear: 95 };
         return item in prices
@@ -324,10 +336,34 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     return file;
   };
 
+  it("checks a tool's arguments whose schema nests an $id another schema of the process also uses", async () => {
+    // Compiled on core's shared ajv, the id clashed with one registered elsewhere in the process: the tool kept only
+    // a description of its argument, and `{"tag": 5}` went to the server unchecked.
+    const elsewhere = ajv.compile({ $id: 'https://schemas.example.test/tag', type: 'integer' });
+    try {
+      for (let make = 0; make < 2; make++) {
+        const env = await tracked(registry().make(MCP_TOOLS_ID, { options: { url, tasks: taskFile() } }));
+        await env.reset({ seed: 1 });
+        const wrong = await env.step({ name: 'tag_item', arguments: { tag: 5 } });
+        expect(wrong.observation).toMatch(/tag must be string/);
+        expect((await env.step({ name: 'tag_item', arguments: { tag: 'red' } })).observation).toBe('tagged');
+        await env.close();
+      }
+    } finally {
+      ajv.removeSchema(elsewhere.schema as object);
+    }
+  });
+
   it('exposes its tools, reads structured content and scores the check', async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { url, tasks: taskFile(), callTimeoutMs: 2000 } }));
-    expect(env.spec.tools?.map((tool) => tool.name)).toEqual(['lookup_price', 'stall', 'find_user', 'final_answer']);
+    expect(env.spec.tools?.map((tool) => tool.name)).toEqual([
+      'lookup_price',
+      'stall',
+      'tag_item',
+      'find_user',
+      'final_answer',
+    ]);
     expect(env.spec.nondeterministic).toBe(true);
     await env.reset({ seed: 0 });
     const unknown = await env.step('lookup_price(plum)');

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
-  ajv,
   BaseEnv,
+  compileToolSchema,
   EnvClosedError,
   EnvFaultError,
   InvalidOptionsError,
@@ -44,15 +44,16 @@ interface McpToolsSetup {
 }
 
 /**
- * The usable schema of each listed tool, made once. The shared ajv keeps every schema object it compiles for the
- * life of the process: rebuilt at each `make()` (the tool list itself is cached), 2,000 makes of the demo env
- * held 45 MB more heap, growing without end in a long-lived `turngym serve`.
+ * The usable schema of each listed tool, made once. Core keeps a tool's validator by its schema object: rebuilt at
+ * each `make()` (the tool list itself is cached), each schema was compiled again, and when core compiled tool
+ * schemas on its shared ajv, 2,000 makes of the demo env held 45 MB more heap.
  */
 const usableSchemas = new WeakMap<ServerTool, JsonSchema>();
 
+/** Whether core compiles `schema` as it will when the env validates a call (`compileToolSchema`). */
 function compiles(schema: JsonSchema): boolean {
   try {
-    ajv.compile(schema);
+    compileToolSchema(schema);
     return true;
   } catch {
     return false;
@@ -113,7 +114,7 @@ function usableSchema(tool: ServerTool): JsonSchema {
   return usable;
 }
 
-/** The answer tool's arguments: one object for every env, so the shared ajv compiles it once (see usableSchemas). */
+/** The answer tool's arguments: one object for every env, so core compiles it once (see usableSchemas). */
 const ANSWER_PARAMETERS: JsonSchema = {
   type: 'object',
   additionalProperties: false,

@@ -2,7 +2,7 @@
 export * from './errors';
 export { SeededRng, mixSeed } from './seeded-rng';
 export { parseEnvId, formatEnvId, type ParsedEnvId } from './env-id';
-export { ajv, compileValidator, describeErrors, type Validator } from './schema-validation';
+export { ajv, compileToolSchema, compileValidator, describeErrors, type Validator } from './schema-validation';
 export { defineOptions } from './options';
 export type { JSONSchemaType } from 'ajv';
 export { parseToolCall, formatToolCall, type ToolCallParse } from './tool-calls';

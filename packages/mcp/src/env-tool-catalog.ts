@@ -1,4 +1,4 @@
-import { ajv, describeErrors } from '@turngym/core';
+import { compileToolSchema, describeErrors } from '@turngym/core';
 import { InvalidRequestError } from '@turngym/server';
 import type { Action, EnvSpec, JsonSchema } from '@turngym/spec';
 
@@ -60,8 +60,8 @@ export class EnvToolCatalog {
   readonly actName: string | undefined;
   readonly tools: readonly McpToolDefinition[];
   private readonly envTools: ReadonlySet<string>;
-  private readonly validateReset: ReturnType<typeof ajv.compile>;
-  private readonly validateAct: ReturnType<typeof ajv.compile> | undefined;
+  private readonly validateReset: ReturnType<typeof compileToolSchema>;
+  private readonly validateAct: ReturnType<typeof compileToolSchema> | undefined;
 
   constructor(
     readonly spec: EnvSpec,
@@ -74,7 +74,9 @@ export class EnvToolCatalog {
     const free = (name: string): string => (this.envTools.has(name) ? `turngym_${name}` : name);
     this.resetName = free('reset');
     const resetSchema = resetInputSchema(spec, servedIds, clientSettable);
-    this.validateReset = ajv.compile(resetSchema);
+    // Built per session from the env's spec: compiled on core's instance for schemas from elsewhere, which forgets
+    // them, where the shared one kept each session's schemas for the life of the server.
+    this.validateReset = compileToolSchema(resetSchema);
     const tools: McpToolDefinition[] = [
       {
         name: this.resetName,
@@ -88,7 +90,7 @@ export class EnvToolCatalog {
     ];
     const actSchema = actInputSchema(spec);
     this.actName = actSchema ? free('act') : undefined;
-    this.validateAct = actSchema ? ajv.compile(actSchema) : undefined;
+    this.validateAct = actSchema ? compileToolSchema(actSchema) : undefined;
     if (actSchema && this.actName) {
       tools.push({
         name: this.actName,
