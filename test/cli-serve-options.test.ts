@@ -108,11 +108,37 @@ describe('turngym serve hardening flags', () => {
     expect(errorLines(stdio.stderr)).toEqual([
       expect.stringMatching(/--request-timeout-ms apply to an HTTP server, not to --mcp stdio/),
     ]);
-    const mux = await runBuiltCli(['serve', ID, '--mcp', 'http', '--port', '0', '--max-connections', '10']);
+    const stdioCap = await runBuiltCli(['serve', ID, '--mcp', 'stdio', '--max-connections', '10']);
+    expect(stdioCap.code).toBe(2);
+    expect(errorLines(stdioCap.stderr)).toEqual([
+      expect.stringMatching(/--max-connections apply to an HTTP server, not to --mcp stdio/),
+    ]);
+    const mux = await runBuiltCli(['serve', ID, '--mcp', 'http', '--port', '0', '--heartbeat', '10']);
     expect(mux.code).toBe(2);
     expect(errorLines(mux.stderr)).toEqual([
-      expect.stringMatching(/--max-connections apply to the WebSocket server, not to --mcp/),
+      expect.stringMatching(/--heartbeat apply to the WebSocket server, not to --mcp/),
     ]);
+  });
+
+  // The cap was refused with --mcp http (serveMcp takes it) and never reached the --workers primary, which held
+  // every connection until its request line came.
+  it.each([
+    ['--mcp', 'http'],
+    ['--workers', '2'],
+  ])('caps connections with %s %s: one past --max-connections is answered 503', async (flag, value) => {
+    await withServer([flag, value, '--max-connections', '1'], {}, async (url) => {
+      const { port } = new URL(url);
+      const idle = connect({ port: Number(port), host: '127.0.0.1' });
+      await new Promise((resolve) => idle.once('connect', resolve));
+      try {
+        // The idle socket is counted once the server has accepted it: ask until the cap shows (or plainly does not).
+        let status = 0;
+        for (let attempt = 0; attempt < 50 && status !== 503; attempt++) status = (await fetch(`${url}/health`)).status;
+        expect(status).toBe(503);
+      } finally {
+        idle.destroy();
+      }
+    });
   });
 
   it('says plainly that a port is in use, and exits 1', async () => {

@@ -30,6 +30,7 @@ export interface McpServeRequest {
   readonly clientOptions?: ClientOptionsWidening;
   readonly headersTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
+  readonly maxConnections?: number;
   /** Options of the WebSocket server that mean nothing over MCP, by flag name, when given. */
   readonly webSocketOnly: readonly string[];
   /** HTTP limits given with `--mcp stdio`, where there is no HTTP request, by flag name. */
@@ -79,6 +80,7 @@ export async function serveOverMcp(request: McpServeRequest, io: CliIo): Promise
     ...(request.token ? { token: request.token } : {}),
     ...(request.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: request.headersTimeoutMs }),
     ...(request.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: request.requestTimeoutMs }),
+    ...(request.maxConnections === undefined ? {} : { maxConnections: request.maxConnections }),
   });
   writeLine(io.stdout, `serving ${request.ids.join(', ')} at ${server.url} (MCP over Streamable HTTP)`);
   const received = await signal;

@@ -105,14 +105,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         const webSocketOnly = [
           ...(options.heartbeat === undefined ? [] : ['--heartbeat']),
           ...(options.workers === undefined ? [] : ['--workers']),
-          ...(options.maxConnections === undefined ? [] : ['--max-connections']),
         ];
-        // The HTTP limits hold for MCP over HTTP too; over stdio there is no request to time.
+        // The HTTP limits hold for MCP over HTTP too; over stdio there is no request to time, nor a connection.
         const httpOnly =
           transport === 'stdio'
             ? [
                 ...(options.headersTimeoutMs === undefined ? [] : ['--headers-timeout-ms']),
                 ...(options.requestTimeoutMs === undefined ? [] : ['--request-timeout-ms']),
+                ...(options.maxConnections === undefined ? [] : ['--max-connections']),
               ]
             : [];
         return serveOverMcp(
@@ -150,6 +150,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
               port: options.port,
               host: options.host,
               logger,
+              // The primary holds each connection until it reads the request line: the same cap as each worker.
+              ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
               ...primaryHeadTimeout(options),
             })
           : await serveEnvs(settings);
