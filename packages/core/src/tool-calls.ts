@@ -39,7 +39,7 @@ function singleStringParameter(tool: ToolSpec): string | undefined {
 const MAX_ARGUMENT_DEPTH = 100;
 
 /** Whether `value` nests arrays and objects more than `limit` deep (iterative: the point is to not recurse). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop() as [unknown, number];

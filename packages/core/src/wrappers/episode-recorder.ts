@@ -1,6 +1,7 @@
 import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
 import { TurnGymError } from '../errors';
 import { startEpisodeRecord, type EpisodeRecord, type RecordSink } from '../episode-record';
+import { nestsDeeperThan } from '../tool-calls';
 import { Wrapper } from './wrapper';
 
 export interface RecorderOptions {
@@ -13,6 +14,24 @@ export interface RecorderOptions {
 /** JSON-safe copy of an info: drops functions and undefined, keeps everything a reader can use. */
 function plainInfo(info: Info): Record<string, unknown> {
   return JSON.parse(JSON.stringify(info)) as Record<string, unknown>;
+}
+
+/** Deeper than any call an env takes (tool arguments: 100 levels), shallow enough for a recursive copy or JSON. */
+const RECORDED_DEPTH = 1000;
+
+/**
+ * The action as the record keeps it: a copy, since a caller that reuses its call object for the next call must not
+ * rewrite the record. A call nested thousands deep is an ordinary malformed step (the env answers with feedback),
+ * but copying it, or writing the record as JSON, overflows the stack: it threw a RangeError out of the step the
+ * env had already taken. Such an action is kept as a note saying what it was.
+ */
+function recordedAction(action: unknown): unknown {
+  if (typeof action !== 'object' || action === null) return action;
+  if (nestsDeeperThan(action, RECORDED_DEPTH)) {
+    const name = (action as { name?: unknown }).name;
+    return `[not recorded: ${typeof name === 'string' ? `a call of ${name.slice(0, 64)}` : 'an action'} nested more than ${RECORDED_DEPTH} levels deep]`;
+  }
+  return structuredClone(action);
 }
 
 /**
@@ -71,8 +90,7 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
     const record = this.current;
     if (record) {
       record.steps.push({
-        // A copy: a caller that reuses its call object for the next call must not rewrite the record.
-        action: typeof action === 'object' && action !== null ? structuredClone(action) : action,
+        action: recordedAction(action),
         observation: result.observation,
         reward: result.reward,
         terminated: result.terminated,

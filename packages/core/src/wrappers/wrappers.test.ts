@@ -205,6 +205,25 @@ describe('standard wrappers', () => {
     ]);
   });
 
+  it('EpisodeRecorder records a call nested thousands deep as a note, after the env answered it as malformed', async () => {
+    // Copying it for the record overflowed the stack: a RangeError came out of a step the env had already taken.
+    const sink = new MemoryRecordSink();
+    const env = new EpisodeRecorder(new ExampleEnv(), { sink });
+    await env.reset({ seed: 5 });
+    let deep: unknown = 'x';
+    for (let level = 0; level < 20_000; level++) deep = [deep];
+    const step = await env.step({ name: 'LOOKUP', arguments: { key: deep } } as never);
+    expect(step.reward).toBeLessThanOrEqual(0);
+    await env.step({ name: 'LOOKUP', arguments: { key: 'a' } });
+    await env.close();
+    const [record] = sink.records;
+    expect(record?.steps.map((recorded) => recorded.action)).toEqual([
+      '[not recorded: a call of LOOKUP nested more than 1000 levels deep]',
+      { name: 'LOOKUP', arguments: { key: 'a' } },
+    ]);
+    expect(() => JSON.stringify(record)).not.toThrow();
+  });
+
   it('EpisodeRecorder records the seed a seedless reset reported, also from an env that exposes no seed', async () => {
     const sink = new MemoryRecordSink();
     const inner = new ExampleEnv();
