@@ -93,6 +93,8 @@ export { LocalChatModel, type LocalChatModelOptions } from './local-chat-model';
 export { GenerationQueue } from './generation-queue';
 // A ContextLengthError raised before tokenizing (prompt-size-bound.ts): exported so callers can tell it apart.
 export { PromptTooLongError } from './prompt-size-bound';
+// The same for a chat of more messages than the context holds, refused before its template is rendered.
+export { TooManyMessagesError } from './too-many-messages-error';
 export { registerLocalChatModelProvider } from './local-provider';
 export { serveModel, serveModelOptionsSchema, type ServeModelOptions, type ModelServer } from './serve-model';
 export {
