@@ -58,6 +58,30 @@ function flag(name, fallback) {
   return index >= 0 ? process.argv[index + 1] : fallback;
 }
 
+/** A command-line mistake: one line naming the flag and exit 2, before any run is started. */
+function usageError(message) {
+  process.stderr.write(`error: ${message} (--help for the usage)\n`);
+  process.exit(2);
+}
+
+/** A whole-number flag: `--budget 50k` became NaN, and each run trained with no budget under a `bNaN` name. */
+function integerFlag(name, fallback) {
+  const raw = flag(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) usageError(`--${name} must be a whole number (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
+
+/** `--seeds 1,2,3`: whole numbers only (`1,x` trained a seed NaN, an empty value seed 0). */
+function seedsFlag(fallback) {
+  const raw = flag('seeds');
+  if (raw === undefined) return fallback;
+  const seeds = raw.split(',');
+  if (seeds.some((seed) => !/^\d+$/.test(seed.trim())))
+    usageError(`--seeds must be whole numbers separated by commas (got ${JSON.stringify(raw)})`);
+  return seeds.map(Number);
+}
+
 function flags(name) {
   return process.argv.flatMap((arg, index) => (arg === `--${name}` ? [process.argv[index + 1]] : []));
 }
@@ -305,13 +329,14 @@ function train(args, dir) {
 
 async function main() {
   const root = resolve(ROOT, flag('root', 'runs/plan-act'));
-  const tasks = Number(flag('tasks', '200'));
+  const tasks = integerFlag('tasks', 200);
   if (process.argv.includes('--summarize')) return summarize(root, tasks);
   const experiment = PLAN_ACT_EXPERIMENTS.find((candidate) => candidate.name === flag('experiment', 'wiki-plan-act'));
   if (!experiment) throw new Error(`Unknown experiment; known: ${PLAN_ACT_EXPERIMENTS.map((e) => e.name).join(', ')}`);
   if (process.argv.includes('--score')) return score(root, experiment, tasks);
-  const seeds = flag('seeds') ? flag('seeds').split(',').map(Number) : experiment.seeds;
-  const budgets = flag('budget') ? [Number(flag('budget'))] : experiment.budgets;
+  const seeds = seedsFlag(experiment.seeds);
+  const budget = integerFlag('budget', undefined);
+  const budgets = budget === undefined ? experiment.budgets : [budget];
   const only = flag('only');
   const overrides = Object.fromEntries(
     flags('set').map((assignment) => {

@@ -28,6 +28,29 @@ describe('scripts/plan-act-benchmark.js', () => {
     }
   });
 
+  it.each([
+    [['--budget', '50k'], '--budget must be a whole number (got "50k")'],
+    [['--budget', '--seeds', '1'], '--budget must be a whole number (got "--seeds")'],
+    [['--seeds', '1,x'], '--seeds must be whole numbers separated by commas (got "1,x")'],
+    [['--tasks', 'all'], '--tasks must be a whole number (got "all")'],
+  ])('refuses %j with one line and exit 2 before any run starts', (args, message) => {
+    // `--budget 50k` ran every seed with a NaN budget (no budget at all) in a directory named bNaN.
+    const scratch = mkdtempSync(join(tmpdir(), 'plan-act-benchmark-'));
+    try {
+      const run = spawnSync(process.execPath, [SCRIPT, '--root', scratch, ...args], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({
+        status: 2,
+        stderr: `error: ${message} (--help for the usage)\n`,
+      });
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
   it('--summarize counts the test tasks each run gained and lost against its own start (Plan/Act or single agent)', () => {
     const scratch = mkdtempSync(join(tmpdir(), 'plan-act-benchmark-'));
     try {
