@@ -210,9 +210,14 @@ export async function runRollouts(
   }
   // Tokens each prompt (group) has spent in this call: the per-prompt budget.
   const spent = new Map<number, number>();
-  await Promise.all(live.map(snapshotRoot));
   const run: RolloutRun = { policy, live, spent, options, limit };
   try {
+    // Every root snapshot settles before a failure is thrown: the forks already taken are handed to their hooks
+    // (whose owner closes them), and no fork lands after the caller cleaned up. A failed one closed neither the
+    // rollouts' envs nor the forks that settled after it.
+    const roots = await Promise.allSettled(live.map(snapshotRoot));
+    const failed = roots.find((root): root is PromiseRejectedResult => root.status === 'rejected');
+    if (failed) throw failed.reason;
     if (options.schedule === 'continuous' && !policy.roles) await runContinuous(run);
     else await runTurns(run);
   } finally {

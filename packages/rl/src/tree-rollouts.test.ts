@@ -99,4 +99,29 @@ describe('collectTrees budgets', () => {
       DigitEnv.prototype.fork = original;
     }
   });
+
+  it("closes the chains' envs when a root snapshot's fork fails, and throws its error", async () => {
+    const request = {
+      policy,
+      makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
+      envId: 'test/digit-v1',
+      seeds: [3, 4],
+      shape: { trees: 2, branches: 2, rounds: 1 },
+      options: { maxActionTokens: 8, seed: 5 },
+    };
+    const original = DigitEnv.prototype.fork;
+    let forks = 0;
+    // The first fork of a run is a chain's root snapshot, taken before any chain runs.
+    DigitEnv.prototype.fork = function (this: DigitEnv) {
+      forks += 1;
+      return forks === 1 ? Promise.reject(new Error('fork failed')) : original.call(this);
+    };
+    try {
+      await expect(collectTrees(request)).rejects.toThrow('fork failed');
+      // Was 7: the four chains' envs, and the root forks that settled after the failure, never closed.
+      expect(DigitEnv.open).toBe(0);
+    } finally {
+      DigitEnv.prototype.fork = original;
+    }
+  });
 });
