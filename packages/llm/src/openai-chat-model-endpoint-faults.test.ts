@@ -196,6 +196,25 @@ describe('OpenAIChatModel says what a failing endpoint said', () => {
     }
   });
 
+  it("masks a key passed as a header (Azure's api-key, a gateway's Authorization) as it masks apiKey", async () => {
+    const secret = 'azure-Kq93vXr0PmT7sLw2';
+    const token = 'gw-tok-5Yh2Nq8Rv0Lx';
+    const { baseURL } = await endpoint((request, response) => {
+      response.writeHead(401, { 'content-type': 'text/plain' });
+      response.end(`denied; api-key: ${request.headers['api-key']}, authorization: ${request.headers.authorization}`);
+    });
+    const headers = { 'api-key': secret, Authorization: `Bearer ${token}`, 'x-request-source': 'turngym-tests' };
+    const holder = model(baseURL, { headers, maxRetries: 0 });
+    const error = (await holder
+      .complete({ messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)) as LLMCallError;
+    expect(error).toBeInstanceOf(LLMCallError);
+    const printed = [error.message, inspect(error, { depth: Infinity, showHidden: true }), inspect(holder)].join('\n');
+    for (const shown of [secret, token]) expect(printed).not.toContain(shown);
+    expect(error.message).toContain('api-key: azu***, authorization: Bea***');
+    expect(inspect(holder)).toContain('turngym-tests');
+  });
+
   it('keeps the key out of a printed model, and of its options as JSON, while the model still sends it', async () => {
     const key = 'sk-proj-Zq8uVt3LmN0pXr7sYw2K';
     const { baseURL } = await endpoint((request, response) =>

@@ -210,6 +210,9 @@ function usageFrom(
   return { promptTokens: request.messages.reduce((sum, each) => sum + text(each), 0), completionTokens: text(message) };
 }
 
+/** Header names that carry a credential: `Authorization`, `api-key` (Azure), `x-api-key`, `*-token`, `*-secret`. */
+const CREDENTIAL_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
+
 /**
  * A ChatModel on any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, lmdeploy, Ollama,
  * `turngym serve-model`), through the official `openai` client. Tools go out as function-calling schemas
@@ -267,7 +270,17 @@ export class OpenAIChatModel implements ChatModel {
    * printing a model (or an env, a cache or an agent that holds one) printed it.
    */
   [inspect.custom](): Record<string, unknown> {
-    return { id: this.id, options: { ...this.options, apiKey: this.redact(this.options.apiKey) } };
+    const headers = this.options.headers;
+    return {
+      id: this.id,
+      options: {
+        ...this.options,
+        apiKey: this.redact(this.options.apiKey),
+        ...(headers
+          ? { headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, this.redact(value)])) }
+          : {}),
+      },
+    };
   }
 
   async complete(request: ChatRequest): Promise<ChatResponse> {
@@ -573,15 +586,37 @@ export class OpenAIChatModel implements ChatModel {
    * request's headers in its error body put the key into the error, and from there into run records and logs.
    */
   private redact(text: string): string {
-    if (!this.hasSecretKey()) return text;
-    const key = this.options.apiKey;
-    return text.split(key).join(`${key.slice(0, 3)}***`);
+    let masked = text;
+    for (const secret of this.secrets()) masked = masked.split(secret).join(`${secret.slice(0, 3)}***`);
+    return masked;
   }
 
   /** A key worth masking: not the placeholder a local server is sent, nor one too short to find by itself. */
   private hasSecretKey(): boolean {
+    return this.secrets().length > 0;
+  }
+
+  private secretValues: readonly string[] | undefined;
+
+  /**
+   * What is masked: the API key, and the values of credential headers in `headers` (Azure's `api-key`, a gateway's
+   * `x-api-key` or `Authorization`, and the token after a scheme such as `Bearer`), each long enough to find by
+   * itself. A key passed as a header was echoed and printed as the API key used to be. Longest first, so that a
+   * header's whole value is masked before the token inside it.
+   */
+  private secrets(): readonly string[] {
+    if (this.secretValues) return this.secretValues;
+    const found = new Set<string>();
     const key = this.options.apiKey;
-    return key !== LOCAL_PLACEHOLDER_API_KEY && key.length >= 8;
+    if (key !== LOCAL_PLACEHOLDER_API_KEY) found.add(key);
+    for (const [name, value] of Object.entries(this.options.headers ?? {})) {
+      if (!CREDENTIAL_HEADER.test(name)) continue;
+      found.add(value.trim());
+      const token = value.trim().split(/\s+/).at(-1);
+      if (token) found.add(token);
+    }
+    this.secretValues = [...found].filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+    return this.secretValues;
   }
 
   /**
