@@ -105,7 +105,11 @@ export function encodeAction(action: Action): WireAction {
   if (typeof action === 'number') return { index: action };
   if (typeof action === 'object' && action !== null && typeof (action as ToolCall).name === 'string') {
     const call = action as ToolCall;
-    return { tool: call.name, arguments: call.arguments ?? {}, ...(call.id === undefined ? {} : { id: call.id }) };
+    return {
+      tool: call.name,
+      arguments: wireArguments(call.arguments),
+      ...(call.id === undefined ? {} : { id: call.id }),
+    };
   }
   // Not an Action at all: the same typed error an in-process env raises, before anything is sent.
   throw new InvalidActionTypeError(
@@ -113,6 +117,28 @@ export function encodeAction(action: Action): WireAction {
     'a string, a tool call { name, arguments } or an option index',
     action,
   );
+}
+
+/**
+ * A call's arguments as the wire takes them (an object). OpenAI's function calling hands them over as a JSON string
+ * of one, which an env in-process reads (core's parseToolCall): parsed here, so the same call works through a
+ * `RemoteEnv`, where the server's schema refused the string (VALIDATION_ERROR) and the step threw. A string that is
+ * not a JSON object goes as it is, and is refused as before.
+ */
+function wireArguments(raw: unknown): Record<string, unknown> {
+  // What is not an object goes on as it came (typed as the wire's object only to be sent): the server refuses it.
+  const asSent = raw as Record<string, unknown>;
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'string') return asSent;
+  if (raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : asSent;
+  } catch {
+    return asSent;
+  }
 }
 
 function formOf(data: Record<string, unknown>): Form | undefined {

@@ -144,6 +144,21 @@ describe.each([
     await local.close();
   });
 
+  it("takes a call whose arguments are a JSON string (OpenAI's wire form), as the env in-process does", async () => {
+    // The server's schema wants an object: the step threw a VALIDATION_ERROR where an in-process env answers it.
+    const remote = await RemoteEnv.connect(server.url, { multiplex });
+    const local = new ExampleEnv();
+    await remote.reset({ seed: 4 });
+    const reset = await local.reset({ seed: 4 });
+    const start = /Start with key (\S+?)\.?$/.exec(reset.observation)?.[1] as string;
+    const call = { name: 'LOOKUP', arguments: JSON.stringify({ key: start }) } as unknown as Action;
+    const [there, here] = [await remote.step(call), await local.step(call)];
+    expect(there.observation).toBe(here.observation);
+    expect(there.observation).not.toMatch(/arguments/);
+    await remote.close();
+    await local.close();
+  });
+
   it('rethrows the typed errors an env raises in-process', async () => {
     const remote = await RemoteEnv.connect(server.url, { multiplex });
     await expect(remote.step('LOOKUP(a)')).rejects.toBeInstanceOf(ResetNeededError);
