@@ -262,6 +262,25 @@ describe('OpenAIChatModel and a 200 whose body is not JSON', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('stops reading a 200 whose body never ends, and says so, without retrying', async () => {
+    // It was read into memory until the timeout, then called a timeout and retried (each attempt reading again).
+    const { baseURL, seen } = await endpoint((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1 << 20, 'x');
+      response.write('{"id": "c", "pad": "');
+      const more = (): void => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', more);
+      };
+      response.on('error', () => undefined);
+      more();
+    });
+    const error = (await ask(baseURL, { timeoutMs: 30_000 })) as LLMCallError;
+    expect(error).toMatchObject({ failure: 'invalid-response', isRetryable: false });
+    expect(error.message).toMatch(/unreadable response: the HTTP 200 response's body is over 64 MiB/);
+    expect(seen).toHaveLength(1);
+  });
+
   it('names what came when every attempt gets one: the start of the body, escaped; an empty body; a page', async () => {
     const failing = async (body: string) => {
       const { baseURL, seen } = await endpoint((_request, response) => {

@@ -25,7 +25,7 @@ import {
 } from './internal/openai-wire';
 import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { LLMCallError } from './llm-call-error';
-import { errorBodyFetch, errorBodyText, errorResponseNote } from './internal/error-body-fetch';
+import { errorBodyFetch, errorBodyText, errorResponseNote, ReplyTooLargeError } from './internal/error-body-fetch';
 import { UnparsableBodyError } from './internal/unparsable-body-error';
 import { redactedError } from './internal/redacted-error';
 import { speaksTls } from './internal/speaks-tls';
@@ -717,6 +717,16 @@ export class OpenAIChatModel implements ChatModel {
   private toLLMCallError(error: unknown, toTlsPort = false): LLMCallError {
     if (error instanceof LLMCallError) return error;
     if (error instanceof UnparsableBodyError) return this.unparsableBody(error);
+    if (error instanceof ReplyTooLargeError) {
+      // A reply that size is no reply: a server or proxy in a loop, which the next attempt would repeat.
+      return new LLMCallError(`${this.where()}: unreadable response: ${error.message}`, {
+        failure: 'invalid-response',
+        baseURL: this.options.baseURL,
+        modelId: this.id,
+        cause: error,
+        isRetryable: false,
+      });
+    }
     const context = { baseURL: this.options.baseURL, modelId: this.id, cause: this.masked(error) };
     if (error instanceof OpenAI.APIUserAbortError) {
       return new LLMCallError(`${this.where()}: aborted by the caller`, { ...context, failure: 'aborted' });

@@ -34,10 +34,9 @@ export function errorResponseNote(headers: Headers | undefined): ErrorResponseNo
 function keepUnparsableBody(response: Response): void {
   const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
   if (!mediaType.includes('application/json') && !mediaType.endsWith('+json')) return;
-  const text = response.text.bind(response);
   Object.defineProperty(response, 'json', {
     value: async (): Promise<unknown> => {
-      const body = await text();
+      const body = await readReply(response);
       try {
         return JSON.parse(body);
       } catch (error) {
@@ -45,6 +44,43 @@ function keepUnparsableBody(response: Response): void {
       }
     },
   });
+}
+
+/**
+ * Most bytes of a successful reply's body. A reply is at most `maxReplyChars` (1,000,000 by default) of text plus its
+ * JSON and, with logprobs, ~60 bytes per alternative: tens of MB at the very most. A server that kept sending (a bug,
+ * a proxy looping) was read into memory until the timeout, then retried as a timeout.
+ */
+export const MAX_REPLY_BODY_BYTES = 64 * 1024 * 1024;
+
+/** A successful reply whose body is over `MAX_REPLY_BODY_BYTES`: its reading stopped there. */
+export class ReplyTooLargeError extends Error {
+  constructor(readonly status: number) {
+    super(
+      `the HTTP ${status} response's body is over ${MAX_REPLY_BODY_BYTES / 1024 / 1024} MiB; reading stopped there`,
+    );
+    this.name = 'ReplyTooLargeError';
+  }
+}
+
+async function readReply(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_REPLY_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new ReplyTooLargeError(response.status);
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join('');
 }
 
 export async function errorBodyFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
