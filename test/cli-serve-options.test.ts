@@ -11,6 +11,18 @@ const ID = 'turngym/math-thought-v1';
 const dir = mkdtempSync(join(tmpdir(), 'turngym-cli-serve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Writes `text` and never another byte; resolves with all the server said once it closed the connection. */
+function stallAfter(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+    socket.write(text);
+  });
+}
+
 /** `turngym serve` of the math env with `args` and `env`, `body` against it; it must close cleanly. */
 async function withServer(args: string[], env: NodeJS.ProcessEnv, body: (url: string) => Promise<void>): Promise<void> {
   const { code } = await withBuiltServer(ID, args, body, env);
@@ -63,14 +75,7 @@ describe('turngym serve hardening flags', () => {
   it('takes --request-timeout-ms and --headers-timeout-ms: a request that never ends is answered 408', async () => {
     await withServer(['--headers-timeout-ms', '100', '--request-timeout-ms', '200'], {}, async (url) => {
       const { port } = new URL(url);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect({ port: Number(port), host: '127.0.0.1' });
-        let received = '';
-        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(received));
-        socket.write('POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      });
+      const answer = await stallAfter(Number(port), 'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       expect(answer).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
     });
   });
@@ -93,14 +98,7 @@ describe('turngym serve hardening flags', () => {
     const args = ['--mcp', 'http', '--headers-timeout-ms', '100', '--request-timeout-ms', '200'];
     await withServer(args, {}, async (url) => {
       const { port } = new URL(url);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect({ port: Number(port), host: '127.0.0.1' });
-        let received = '';
-        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(received));
-        socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      });
+      const answer = await stallAfter(Number(port), 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       expect(answer).toMatch(/^HTTP\/1.1 408 /);
     });
     const stdio = await runBuiltCli(['serve', ID, '--mcp', 'stdio', '--request-timeout-ms', '1000']);

@@ -69,6 +69,18 @@ function toolCallOf(action: Action): { name: string; args: Record<string, unknow
   return { name: action.name, args: action.arguments };
 }
 
+/** Writes `text` on a fresh connection and never another byte; resolves with all the server said once it closed it. */
+function rawAnswer(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connectSocket({ port, host: '127.0.0.1' });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+    socket.write(text);
+  });
+}
+
 describe('serveMcp (Streamable HTTP)', () => {
   let server: McpServerHandle | undefined;
   let uninstallGuard: (() => void) | undefined;
@@ -278,16 +290,6 @@ describe('serveMcp (Streamable HTTP)', () => {
       logger: { debug: record, info: record, warn: record, error: record },
     });
     const port = server.port;
-    /** Writes `text` and never another byte; resolves with all the server said once it closed the connection. */
-    const stallAfter = (text: string): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const socket = connectSocket({ port, host: '127.0.0.1' });
-        let received = '';
-        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(received));
-        socket.write(text);
-      });
     const timedOut = {
       jsonrpc: '2.0',
       id: null,
@@ -300,7 +302,7 @@ describe('serveMcp (Streamable HTTP)', () => {
       'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n',
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: 1000\r\n\r\n${JSON.stringify(INITIALIZE).slice(0, 20)}`,
     ]) {
-      const [head, body] = (await stallAfter(text)).split('\r\n\r\n');
+      const [head, body] = (await rawAnswer(port, text)).split('\r\n\r\n');
       expect(head).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
       expect(JSON.parse(body as string)).toEqual(timedOut);
     }
@@ -348,20 +350,14 @@ describe('serveMcp (Streamable HTTP)', () => {
       requestTimeoutMs: 1000,
     });
     const port = server.port;
-    const stallAfter = (text: string): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const socket = connectSocket({ port, host: '127.0.0.1' });
-        let received = '';
-        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-        socket.on('error', reject);
-        socket.on('close', () => resolve(received));
-        socket.write(text);
-      });
     // A gigabyte announced, a few bytes sent: refused at once, with or without the token, never read; a client that
     // asks first (Expect: 100-continue) is refused without being told to go on.
     for (const auth of ['', 'Authorization: Bearer secret\r\nExpect: 100-continue\r\n']) {
       const [head, body] = (
-        await stallAfter(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 1000000000\r\n\r\n{"jsonrpc"`)
+        await rawAnswer(
+          port,
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 1000000000\r\n\r\n{"jsonrpc"`,
+        )
       ).split('\r\n\r\n');
       expect(head).toMatch(/^HTTP\/1.1 413 Payload Too Large\r\n/);
       expect(head).toMatch(/\r\nConnection: close\r\n/i);
@@ -372,7 +368,8 @@ describe('serveMcp (Streamable HTTP)', () => {
     }
     // A chunked body refused before it is read (no token): the connection is closed rather than read to its end.
     const [head] = (
-      await stallAfter(
+      await rawAnswer(
+        port,
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'x'.repeat(1024)}\r\n`,
       )
     ).split('\r\n\r\n');

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { rawExchange } from './__fixtures__/raw-exchange';
 import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { WsClient } from './__fixtures__/ws-client';
 import { EnvServer } from './env-server';
@@ -22,30 +23,12 @@ function heldConnection(port: number): Promise<Socket> {
   });
 }
 
-/** Writes `text` on a fresh connection and reads everything the server says until it closes the connection. */
-function exchange(connectTo: () => Socket, text: string): Promise<{ head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connectTo();
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      resolve({ head, body });
-    });
-    socket.write(text);
-  });
-}
-
 describe('maxConnections', () => {
   it('answers a connection over the cap with 503 naming the limit, and serves again once one closes', async () => {
     const server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, maxConnections: 2 });
     const first = await heldConnection(server.port);
     const ws = await WsClient.open(`${server.url}/ws`);
-    const refused = await exchange(
-      () => connect({ port: server.port, host: '127.0.0.1' }),
-      'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
-    );
+    const refused = await rawExchange(server.port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     expect(refused.head).toMatch(/^HTTP\/1.1 503 Service Unavailable\r\n/);
     expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/);
     expect(JSON.parse(refused.body)).toEqual({
@@ -108,10 +91,7 @@ describe('a cluster worker (connections handed over, no port of its own)', () =>
     const primary = createServer({ pauseOnConnect: true }, (socket) => worker.adopt(socket, Buffer.alloc(0)));
     await new Promise<void>((resolve) => primary.listen(0, '127.0.0.1', resolve));
     const { port } = primary.address() as AddressInfo;
-    const stalled = await exchange(
-      () => connect({ port, host: '127.0.0.1' }),
-      'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n',
-    );
+    const stalled = await rawExchange(port, 'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expect(stalled.head).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
     await worker.close();
     await new Promise((resolve) => primary.close(resolve));

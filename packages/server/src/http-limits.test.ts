@@ -1,29 +1,12 @@
 import { connect } from 'node:net';
 import { InvalidOptionsError } from '@turngym/core';
+import { rawExchange } from './__fixtures__/raw-exchange';
 import { ALL_IDS, openEnvs, testRegistry } from './__fixtures__/test-envs';
 import { serveEnvs } from './serve-envs';
 
 afterEach(() => {
   expect(openEnvs.count).toBe(0);
 });
-
-/**
- * Writes `text` on a raw socket and never sends another byte (a slowloris, or a client that hung mid-request),
- * then reads everything the server says until it closes the connection.
- */
-function stallAfter(port: number, text: string): Promise<{ head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      resolve({ head, body });
-    });
-    socket.write(text);
-  });
-}
 
 describe('a client that never finishes its request', () => {
   it('is answered 408 with a JSON error, and cut, whether it stalls in its headers or in its body', async () => {
@@ -35,12 +18,12 @@ describe('a client that never finishes its request', () => {
       requestTimeoutMs: 200,
     });
     const detail = 'The request did not arrive in time (headersTimeoutMs / requestTimeoutMs of this server)';
-    const headers = await stallAfter(server.port, 'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const headers = await rawExchange(server.port, 'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expect(headers.head).toMatch(/^HTTP\/1.1 408 Request Timeout\r\n/);
     expect(headers.head).toMatch(/\r\nContent-Type: application\/json\r\n/i);
     expect(JSON.parse(headers.body)).toEqual({ detail });
     // An endless body: headers complete, the body promised and never sent in full.
-    const body = await stallAfter(
+    const body = await rawExchange(
       server.port,
       'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"seed":',
     );
@@ -54,10 +37,10 @@ describe('a client that never finishes its request', () => {
 
   it('answers a request that is not HTTP, or whose headers are too large, with a JSON error', async () => {
     const server = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS });
-    const garbage = await stallAfter(server.port, 'HELLO THERE\r\n\r\n');
+    const garbage = await rawExchange(server.port, 'HELLO THERE\r\n\r\n');
     expect(garbage.head).toMatch(/^HTTP\/1.1 400 Bad Request\r\n/);
     expect(JSON.parse(garbage.body)).toEqual({ detail: expect.stringMatching(/^Malformed HTTP request/) });
-    const large = await stallAfter(
+    const large = await rawExchange(
       server.port,
       `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,
     );
@@ -88,7 +71,7 @@ describe('a request body over maxFrameBytes', () => {
     });
     for (const path of ['/reset', '/step', '/mcp', '/nowhere']) {
       // A gigabyte announced, ten bytes sent: the server must not wait for (or read) the rest.
-      const reply = await stallAfter(
+      const reply = await rawExchange(
         server.port,
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n{"seed":1,`,
       );
@@ -107,7 +90,7 @@ describe('a request body over maxFrameBytes', () => {
       maxFrameBytes: 1024,
       requestTimeoutMs: 1000,
     });
-    const refused = await stallAfter(
+    const refused = await rawExchange(
       server.port,
       'POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 1000000000\r\n\r\n',
     );
@@ -141,7 +124,7 @@ describe('a request body over maxFrameBytes', () => {
       requestTimeoutMs: 1000,
     });
     const chunk = 'x'.repeat(2000);
-    const reply = await stallAfter(
+    const reply = await rawExchange(
       server.port,
       `POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
     );
@@ -159,7 +142,7 @@ describe('a request body over maxFrameBytes', () => {
       ['/nowhere', '404 Not Found'],
     ]) {
       // A chunked body has no length to refuse up front: kept open, the connection would take in all of it.
-      const reply = await stallAfter(
+      const reply = await rawExchange(
         server.port,
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${'x'.repeat(1024)}\r\n`,
       );

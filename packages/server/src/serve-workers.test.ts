@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { rawExchange } from './__fixtures__/raw-exchange';
 import { openFileLimit } from './open-file-limit';
 import { serveWorkers, type WorkerPoolHandle } from './serve-workers';
 
@@ -12,21 +13,6 @@ function idleConnection(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ port, host: '127.0.0.1' }, () => resolve(socket));
     socket.on('error', reject);
-  });
-}
-
-/** Writes `text` on a fresh connection and reads everything the server says until it closes the connection. */
-function exchange(port: number, text: string): Promise<{ head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      resolve({ head, body });
-    });
-    socket.write(text);
   });
 }
 
@@ -46,7 +32,7 @@ describe('serveWorkers (the primary)', () => {
       // Connections that never send their request line stay with the primary (for up to headTimeoutMs). The
       // kernel hands connections over in the order they came, so these three are held before the probe arrives.
       const idle = await Promise.all([idleConnection(port), idleConnection(port), idleConnection(port)]);
-      const refused = await exchange(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const refused = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       expect(refused.head).toMatch(/^HTTP\/1.1 503 Service Unavailable\r\n/);
       expect(refused.head).toMatch(/\r\nRetry-After: 1\r\n/);
       expect(JSON.parse(refused.body)).toEqual({
@@ -70,7 +56,7 @@ describe('serveWorkers (the primary)', () => {
     async () => {
       pool = await serveWorkers({ workers: 1, exec: WORKER, args: [] });
       // Worker 7 does not exist (as a worker that died takes its sessions with it).
-      const lost = await exchange(
+      const lost = await rawExchange(
         pool.port,
         'POST /sessions/w7-0a1b/fingerprint HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 17\r\n\r\n{"action":"LOOK"}',
       );
