@@ -70,58 +70,62 @@ describe('collectTrees budgets', () => {
     );
   });
 
-  it("closes the branches' env forks when one of them fails, and throws its error", async () => {
-    const request = {
-      policy,
-      makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
-      envId: 'test/digit-v1',
-      seeds: [3, 4],
-      shape: { trees: 2, branches: 2, rounds: 1 },
-      options: { maxActionTokens: 8, seed: 5 },
-    };
+  /** Two trees of two branches on two seeds: chains, root snapshots and one round of branches. */
+  const forkingRequest = () => ({
+    policy,
+    makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
+    envId: 'test/digit-v1',
+    seeds: [3, 4],
+    shape: { trees: 2, branches: 2, rounds: 1 },
+    options: { maxActionTokens: 8, seed: 5 },
+  });
+
+  /**
+   * Runs `body` with every fork of every DigitEnv (the forks' own forks too) counted, the `failAt()`-th one of a
+   * count failing; `restart()` starts the count again.
+   */
+  async function withFailingFork(
+    failAt: () => number,
+    body: (forks: { count: () => number; restart: () => void }) => Promise<void>,
+  ): Promise<void> {
     const original = DigitEnv.prototype.fork;
     let forks = 0;
-    let failAt = 0;
-    // Every fork of every DigitEnv (the forks' own forks too), the failAt-th one failing.
     DigitEnv.prototype.fork = function (this: DigitEnv) {
       forks += 1;
-      return forks === failAt ? Promise.reject(new Error('fork failed')) : original.call(this);
+      return forks === failAt() ? Promise.reject(new Error('fork failed')) : original.call(this);
     };
     try {
-      await collectTrees(request);
-      // The last fork of a run is a branch's (the branches start after every chain has ended): fail it.
-      failAt = forks;
-      forks = 0;
-      await expect(collectTrees(request)).rejects.toThrow('fork failed');
-      // Was 7: the other branches' forks, never run and never closed.
-      expect(DigitEnv.open).toBe(0);
+      await body({ count: () => forks, restart: () => (forks = 0) });
     } finally {
       DigitEnv.prototype.fork = original;
     }
+  }
+
+  it("closes the branches' env forks when one of them fails, and throws its error", async () => {
+    let failAt = 0;
+    await withFailingFork(
+      () => failAt,
+      async (forks) => {
+        await collectTrees(forkingRequest());
+        // The last fork of a run is a branch's (the branches start after every chain has ended): fail it.
+        failAt = forks.count();
+        forks.restart();
+        await expect(collectTrees(forkingRequest())).rejects.toThrow('fork failed');
+        // Was 7: the other branches' forks, never run and never closed.
+        expect(DigitEnv.open).toBe(0);
+      },
+    );
   });
 
   it("closes the chains' envs when a root snapshot's fork fails, and throws its error", async () => {
-    const request = {
-      policy,
-      makeEnv: async () => new DigitEnv({ maxTurns: 4 }),
-      envId: 'test/digit-v1',
-      seeds: [3, 4],
-      shape: { trees: 2, branches: 2, rounds: 1 },
-      options: { maxActionTokens: 8, seed: 5 },
-    };
-    const original = DigitEnv.prototype.fork;
-    let forks = 0;
     // The first fork of a run is a chain's root snapshot, taken before any chain runs.
-    DigitEnv.prototype.fork = function (this: DigitEnv) {
-      forks += 1;
-      return forks === 1 ? Promise.reject(new Error('fork failed')) : original.call(this);
-    };
-    try {
-      await expect(collectTrees(request)).rejects.toThrow('fork failed');
-      // Was 7: the four chains' envs, and the root forks that settled after the failure, never closed.
-      expect(DigitEnv.open).toBe(0);
-    } finally {
-      DigitEnv.prototype.fork = original;
-    }
+    await withFailingFork(
+      () => 1,
+      async () => {
+        await expect(collectTrees(forkingRequest())).rejects.toThrow('fork failed');
+        // Was 7: the four chains' envs, and the root forks that settled after the failure, never closed.
+        expect(DigitEnv.open).toBe(0);
+      },
+    );
   });
 });
