@@ -40,14 +40,27 @@ let toolCompiles = 0;
  */
 const COMPILES_PER_TOOL_AJV = 200;
 
-/** Compiles a tool's parameter schema on its own: no `$id` in it is seen by, or clashes with, another schema. */
+/**
+ * Validators by schema object: a tool's schema is checked by the spec checker, by an env that vets it (mcp-tools)
+ * and at each call, and each of them compiled it again. Weak: a validator goes with its env's schema.
+ */
+const toolValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Compiles a tool's parameter schema on its own, once per schema object: no `$id` in it is seen by, or clashes
+ * with, another schema.
+ */
 export function compileToolSchema(schema: object): ValidateFunction {
+  const known = toolValidators.get(schema);
+  if (known) return known;
   if (++toolCompiles > COMPILES_PER_TOOL_AJV) {
     toolAjv = newAjv();
     toolCompiles = 1;
   }
   try {
-    return toolAjv.compile(schema);
+    const validate = toolAjv.compile(schema);
+    toolValidators.set(schema, validate);
+    return validate;
   } finally {
     // Drops every schema and reference but the meta-schemas; compiled validators keep what they resolved.
     toolAjv.removeSchema();

@@ -1,20 +1,8 @@
 import type { ToolCall, ToolSpec } from '@turngym/spec';
-import type { ValidateFunction } from 'ajv';
 import { clip, compileToolSchema, describeErrors } from './schema-validation';
 
 /** The outcome of reading an action as a tool call: a validated call, or feedback for the agent. */
 export type ToolCallParse = { ok: true; call: ToolCall } | { ok: false; feedback: string };
-
-const validators = new WeakMap<object, ValidateFunction>();
-
-function validatorFor(tool: ToolSpec): ValidateFunction {
-  let validate = validators.get(tool.parameters);
-  if (!validate) {
-    validate = compileToolSchema(tool.parameters);
-    validators.set(tool.parameters, validate);
-  }
-  return validate;
-}
 
 /** Whether a parameter's schema takes a string (`"string"`, or a union such as `["string", "integer"]`). */
 function takesString(schema: { type?: unknown } | undefined): boolean {
@@ -158,7 +146,7 @@ export function parseToolCall(
   }
   if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH))
     return { ok: false, feedback: `${tool.name}: the arguments nest more than ${MAX_ARGUMENT_DEPTH} levels deep.` };
-  const validate = validatorFor(tool);
+  const validate = compileToolSchema(tool.parameters);
   const copy = structuredClone(args);
   if (!validate(copy)) {
     return { ok: false, feedback: `${tool.name}: ${describeErrors(validate.errors, 'arguments').join('; ')}.` };
