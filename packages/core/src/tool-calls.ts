@@ -68,24 +68,31 @@ function textCall(text: string, tools: readonly ToolSpec[]): { tool: ToolSpec; i
 }
 
 /**
- * A structured call's arguments. OpenAI's function calling sends them as a JSON *string*
+ * A structured call's arguments as given: OpenAI's function calling sends them as a JSON *string*
  * (`{"name": "SEARCH", "arguments": "{\"query\": \"x\"}"}`), and an agent built on its client passes that on as it
- * came: the string is read as JSON (blank: no arguments), where it was refused as "arguments must be object".
+ * came: the string is read as JSON (blank, or none: no arguments), where it was refused as "arguments must be
+ * object". Not ok: a string that is not JSON. What the value must be is the tool schema's to say.
  */
-function structuredArguments(
-  tool: ToolSpec,
-  raw: unknown,
-): { ok: true; args: unknown } | { ok: false; feedback: string } {
+export function readToolArguments(raw: unknown): { ok: true; args: unknown } | { ok: false } {
   if (typeof raw !== 'string') return { ok: true, args: raw ?? {} };
   if (raw.trim() === '') return { ok: true, args: {} };
   try {
     return { ok: true, args: JSON.parse(raw) };
   } catch {
-    return {
-      ok: false,
-      feedback: `${tool.name}: the arguments are a string that is not valid JSON; send a JSON object, e.g. {"…": …}.`,
-    };
+    return { ok: false };
   }
+}
+
+function structuredArguments(
+  tool: ToolSpec,
+  raw: unknown,
+): { ok: true; args: unknown } | { ok: false; feedback: string } {
+  const read = readToolArguments(raw);
+  if (read.ok) return read;
+  return {
+    ok: false,
+    feedback: `${tool.name}: the arguments are a string that is not valid JSON; send a JSON object, e.g. {"…": …}.`,
+  };
 }
 
 /**

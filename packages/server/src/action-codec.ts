@@ -1,4 +1,4 @@
-import { InvalidActionTypeError } from '@turngym/core';
+import { InvalidActionTypeError, readToolArguments } from '@turngym/core';
 import type { Action, EnvSpec, Space, ToolCall } from '@turngym/spec';
 import type { WireAction } from './protocol';
 import { requestValidator, type RequestValidator } from './request-validation';
@@ -126,19 +126,10 @@ export function encodeAction(action: Action): WireAction {
  * not a JSON object goes as it is, and is refused as before.
  */
 function wireArguments(raw: unknown): Record<string, unknown> {
+  const read = readToolArguments(raw);
+  const isObject = read.ok && typeof read.args === 'object' && read.args !== null && !Array.isArray(read.args);
   // What is not an object goes on as it came (typed as the wire's object only to be sent): the server refuses it.
-  const asSent = raw as Record<string, unknown>;
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'string') return asSent;
-  if (raw.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : asSent;
-  } catch {
-    return asSent;
-  }
+  return (isObject ? read.args : raw) as Record<string, unknown>;
 }
 
 function formOf(data: Record<string, unknown>): Form | undefined {
