@@ -68,3 +68,9 @@ export {
   type ServeChatModelOptions,
   type ServerFaults,
 } from './serve-chat-model';
+export {
+  parseRequestJson,
+  type ParsedRequestJson,
+  type RequestBodyHeaders,
+  type RequestBodyProblem,
+} from './parse-request-json';

@@ -25,10 +25,17 @@ import {
 } from './internal/openai-wire';
 import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { LLMCallError } from './llm-call-error';
-import { errorBodyFetch, errorBodyText, errorResponseNote, ReplyTooLargeError } from './internal/error-body-fetch';
+import {
+  errorBodyFetch,
+  errorBodyText,
+  errorResponseNote,
+  RedirectFailedError,
+  ReplyTooLargeError,
+} from './internal/error-body-fetch';
 import { UnparsableBodyError } from './internal/unparsable-body-error';
 import { redactedError } from './internal/redacted-error';
 import { speaksTls } from './internal/speaks-tls';
+import { CREDENTIAL_HEADER } from './internal/credential-header';
 import { retryAfterMs } from './internal/retry-after';
 import {
   LOCAL_PLACEHOLDER_API_KEY,
@@ -83,6 +90,30 @@ function bytesReadBeforeClose(error: unknown): number | undefined {
   for (let current = error, depth = 0; current && depth < 6; depth++) {
     const bytes = (current as { socket?: { bytesRead?: unknown } }).socket?.bytesRead;
     if (typeof bytes === 'number') return bytes;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * What zlib or brotli said of a body that does not decompress as its `Content-Encoding` says (fetch decodes it), as
+ * `CODE: words`; undefined for any other error. fetch's own error is a bare "terminated", which was all the message
+ * said.
+ */
+function decodingFailure(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && /^Z_[A-Z_]+$|^ERR__ERROR_|BROTLI/.test(code))
+      return `${code}${typeof message === 'string' && message !== '' ? `: ${message}` : ''}`;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The redirect that a failed connection followed, found on the error's cause chain. */
+function redirectFailure(error: unknown): RedirectFailedError | undefined {
+  for (let current = error, depth = 0; current && depth < 6; depth++) {
+    if (current instanceof RedirectFailedError) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -197,10 +228,12 @@ function usageFrom(
   request: ChatRequest,
   message: ChatModelMessage,
 ): ChatUsage {
-  if (usage && typeof usage.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number') {
+  const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (usage && isCount(usage.prompt_tokens) && isCount(usage.completion_tokens)) {
     return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
   }
-  // Some servers send no usage (streams without include_usage support): an estimate beats a zero in budgets.
+  // Some servers send no usage (streams without include_usage support), or counts that are none (-5, 1e300, 2.5,
+  // which token budgets added up as they came): an estimate beats a zero, or a budget that grows, in budgets.
   const text = (each: { content: string; toolCalls?: readonly ChatToolCall[] }): number =>
     approximateTokenCount(each.content) +
     (each.toolCalls ?? []).reduce(
@@ -209,9 +242,6 @@ function usageFrom(
     );
   return { promptTokens: request.messages.reduce((sum, each) => sum + text(each), 0), completionTokens: text(message) };
 }
-
-/** Header names that carry a credential: `Authorization`, `api-key` (Azure), `x-api-key`, `*-token`, `*-secret`. */
-const CREDENTIAL_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
 
 /**
  * A ChatModel on any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, lmdeploy, Ollama,
@@ -231,6 +261,8 @@ export class OpenAIChatModel implements ChatModel {
   readonly supportsExtendedSampling = true;
   readonly options: OpenAIChatModelOptions;
   private readonly client: OpenAI;
+  /** `options.headers` with every value: there the credential headers' values are hidden as `apiKey` is. */
+  private readonly headers: Readonly<Record<string, string>> | undefined;
   private readonly retryPolicy: RetryPolicy;
   /** Whether the base URL's port answers a TLS handshake, once asked (see `isPlainHttpToTlsPort`). */
   private tlsPort: Promise<boolean> | undefined;
@@ -241,6 +273,10 @@ export class OpenAIChatModel implements ChatModel {
     // Readable where it is needed, but left out of what prints or serialises the options (console.log of a role's
     // model, JSON of a run's settings): a key in a log is a leaked key.
     Object.defineProperty(this.options, 'apiKey', { enumerable: false });
+    // So are the values of credential headers (`api-key`, `Authorization`): JSON of the options showed them in full.
+    this.headers = this.options.headers && { ...this.options.headers };
+    for (const name of Object.keys(this.options.headers ?? {}))
+      if (CREDENTIAL_HEADER.test(name)) Object.defineProperty(this.options.headers, name, { enumerable: false });
     this.id = `openai:${this.options.model}`;
     // The id names only the model; which server answers, and the defaults it fills in, change the answers too.
     this.cacheIdentity = stableStringify({ baseURL: this.options.baseURL, defaults: this.options.defaults });
@@ -261,7 +297,7 @@ export class OpenAIChatModel implements ChatModel {
       // The client logs a stream event it cannot parse (and, with OPENAI_LOG=debug, every body): what a server
       // echoed of the request, the key among it, is masked there as in our errors.
       logger: this.maskingLogger(),
-      ...(this.options.headers !== undefined ? { defaultHeaders: this.options.headers } : {}),
+      ...(this.headers !== undefined ? { defaultHeaders: this.headers } : {}),
     });
   }
 
@@ -270,7 +306,7 @@ export class OpenAIChatModel implements ChatModel {
    * printing a model (or an env, a cache or an agent that holds one) printed it.
    */
   [inspect.custom](): Record<string, unknown> {
-    const headers = this.options.headers;
+    const headers = this.headers;
     return {
       id: this.id,
       options: {
@@ -356,10 +392,7 @@ export class OpenAIChatModel implements ChatModel {
   private contentOf(content: unknown): { text: string; reasoning: string } {
     const read = contentText(content);
     if (read) return read;
-    const shown = JSON.stringify(content) ?? String(content);
-    throw this.invalidResponse(
-      `the reply's content is neither text nor a list of parts (got ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown})`,
-    );
+    throw this.invalidResponse(`the reply's content is neither text nor a list of parts (got ${this.shown(content)})`);
   }
 
   /** Refuses a reply past `maxReplyChars` (content, tool-call arguments and log-probabilities' tokens). */
@@ -372,8 +405,18 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
-  private fromCompletion(request: ChatRequest, completion: ChatCompletion): ChatResponse {
-    if (completion === null) throw this.invalidResponse('the response is JSON null, not a chat completion');
+  private fromCompletion(request: ChatRequest, reply: ChatCompletion | string | null | undefined): ChatResponse {
+    // The client hands over nothing for a JSON reply with `content-length: 0`: a body cut to nothing, as an empty
+    // body without that header is (see `unparsableBody`), and retried as that is.
+    if (reply === undefined)
+      throw new LLMCallError(`${this.where()}: unreadable response: the body was empty (content-length: 0)`, {
+        failure: 'invalid-response',
+        baseURL: this.options.baseURL,
+        modelId: this.id,
+        isRetryable: true,
+      });
+    if (reply === null) throw this.invalidResponse('the response is JSON null, not a chat completion');
+    const completion = this.sentAsText(reply);
     const choice = completion.choices?.[0];
     if (!choice) throw this.invalidResponse(`the response has no choices${this.redact(this.saidInstead(completion))}`);
     if (typeof choice.message !== 'object' || choice.message === null) {
@@ -384,7 +427,7 @@ export class OpenAIChatModel implements ChatModel {
     }
     const refusal = (choice.message as { refusal?: unknown }).refusal;
     if (typeof refusal === 'string' && refusal !== '') throw this.refusalError(refusal);
-    const calls = (choice.message.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
+    const calls = this.toolCallsOf(choice.message.tool_calls);
     // Log-probabilities are kept only when asked for, and then count toward the reply's size.
     const wireLogprobs = (choice.logprobs as { content?: unknown } | null | undefined)?.content;
     const kept =
@@ -404,9 +447,7 @@ export class OpenAIChatModel implements ChatModel {
       content: content.text,
       ...(calls.length > 0
         ? {
-            toolCalls: calls.map((call) =>
-              fromWireToolCall(call as { id: string; function: { name: string; arguments: string } }),
-            ),
+            toolCalls: calls.map((call) => fromWireToolCall(call)),
           }
         : {}),
     };
@@ -418,6 +459,51 @@ export class OpenAIChatModel implements ChatModel {
       ...(logprobs ? { logprobs } : {}),
       ...(reasoning !== '' ? { reasoning } : {}),
     };
+  }
+
+  /**
+   * A reply the client read as text because its content type did not say JSON (`text/plain`, none: some proxies and
+   * hand-written servers): a chat completion all the same where it parses as one. Refused as "text, not JSON", the
+   * reply was lost and the error showed a valid completion. Anything else is left for `saidInstead` to describe.
+   */
+  private sentAsText(reply: ChatCompletion | string): ChatCompletion {
+    if (typeof reply !== 'string') return reply;
+    try {
+      const parsed = JSON.parse(reply) as unknown;
+      if (Array.isArray((parsed as { choices?: unknown } | null)?.choices)) return parsed as ChatCompletion;
+    } catch {
+      // Not JSON: described as the text it is.
+    }
+    return reply as unknown as ChatCompletion;
+  }
+
+  /**
+   * A message's function calls, each with a name: `tool_calls` that is not a list, or a call without a function name,
+   * is an unreadable response that says so (it crashed on `.filter` or `.arguments`, and the error quoted the crash).
+   */
+  private toolCallsOf(wire: unknown): { id?: string; function: { name: string; arguments: unknown } }[] {
+    if (wire === undefined || wire === null) return [];
+    if (!Array.isArray(wire))
+      throw this.invalidResponse(`the message's tool_calls is not a list (got ${this.shown(wire)})`);
+    const calls = wire.filter(
+      (call) =>
+        (call as { type?: unknown } | null)?.type === 'function' || (call !== null && 'function' in Object(call)),
+    ) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } | null }[];
+    return calls.map((call, index) => {
+      const name = call.function?.name;
+      if (typeof name !== 'string' || name === '')
+        throw this.invalidResponse(`tool call ${index} has no function name (got ${this.shown(call)})`);
+      return {
+        ...(typeof call.id === 'string' ? { id: call.id } : {}),
+        function: { name, arguments: call.function?.arguments },
+      };
+    });
+  }
+
+  /** A value as JSON, cut at 100 characters, for an error message. */
+  private shown(value: unknown): string {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 100 ? `${text.slice(0, 100)}…` : text;
   }
 
   /**
@@ -434,6 +520,18 @@ export class OpenAIChatModel implements ChatModel {
     if (Array.isArray(wire?.content)) return fromWireLogprobs(wire.content);
     if (message.content === '') return [];
     throw this.invalidResponse('the server sent no logprobs, which were asked for (does it support "logprobs"?)');
+  }
+
+  /**
+   * An error sent as a chunk the client does not raise: vLLM's own shape (`{"object": "error", "message": ...}`) and an
+   * `event: error` whose data has no `error` field. Taken as chunks without choices, they were skipped, and the stream
+   * was called cut (no finish_reason) and retried, without the server's words.
+   */
+  private refuseErrorChunk(chunk: ChatCompletionChunk): void {
+    const { object, message, choices } = chunk as unknown as { object?: unknown; message?: unknown; choices?: unknown };
+    if (Array.isArray(choices)) return;
+    if (object === 'error' || (object === undefined && typeof message === 'string'))
+      throw new OpenAI.APIError(undefined, chunk, undefined, undefined);
   }
 
   /** `contentType`: what the response said it was, for a "stream" that held no chunks. */
@@ -453,9 +551,13 @@ export class OpenAIChatModel implements ChatModel {
     let logprobs: unknown[] | undefined;
     for await (const chunk of stream) {
       chunks += 1;
+      this.refuseErrorChunk(chunk);
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.find((each) => each.index === 0) ?? chunk.choices?.[0];
-      if (!choice) continue;
+      if (!choice) {
+        if (finishReason && usage) break;
+        continue;
+      }
       const refusalDelta = (choice.delta as { refusal?: unknown } | undefined)?.refusal;
       if (typeof refusalDelta === 'string') refusal += refusalDelta;
       const contentDelta = this.contentOf(choice.delta?.content);
@@ -483,6 +585,10 @@ export class OpenAIChatModel implements ChatModel {
       // Checked as it arrives: a runaway stream is stopped, not read to its end.
       this.checkReplySize(characters);
       if (choice.finish_reason) finishReason = choice.finish_reason;
+      // The reply is whole once its finish and its usage (asked for with include_usage, sent last) are in: read no
+      // further. A server that sent `[DONE]` and left the connection open (the client reads on to the body's end) held
+      // every call until the timeout.
+      if (finishReason && usage) break;
     }
     if (chunks === 0) {
       // A server that does not stream answers JSON; a proxy or login page, HTML: either reads as no chunks at all.
@@ -609,7 +715,7 @@ export class OpenAIChatModel implements ChatModel {
     const found = new Set<string>();
     const key = this.options.apiKey;
     if (key !== LOCAL_PLACEHOLDER_API_KEY) found.add(key);
-    for (const [name, value] of Object.entries(this.options.headers ?? {})) {
+    for (const [name, value] of Object.entries(this.headers ?? {})) {
       if (!CREDENTIAL_HEADER.test(name)) continue;
       found.add(value.trim());
       const token = value.trim().split(/\s+/).at(-1);
@@ -656,6 +762,14 @@ export class OpenAIChatModel implements ChatModel {
     // hanging up (a crash loop) is not sent a handshake it would log as a bad request on every retry.
     this.tlsPort ??= speaksTls(url.hostname, Number(url.port || 80), Math.min(TLS_PROBE_MS, this.options.timeoutMs));
     return this.tlsPort;
+  }
+
+  private hostname(): string {
+    try {
+      return new URL(this.options.baseURL).hostname;
+    } catch {
+      return '?';
+    }
   }
 
   private port(): string {
@@ -734,6 +848,17 @@ export class OpenAIChatModel implements ChatModel {
     if (error instanceof OpenAI.APIConnectionTimeoutError) return this.timeoutError(error);
     if (error instanceof OpenAI.APIConnectionError) {
       const code = causeCode(error);
+      const redirect = redirectFailure(error);
+      if (redirect) {
+        const why = code ?? innermostMessage(redirect.cause);
+        return new LLMCallError(
+          // The server chose the address, and may have put in it what it was sent (the key, as a query parameter).
+          this.redact(
+            `${this.where()}: the server redirected the request to ${redirect.redirectedTo}, which could not be reached${why ? ` (${why})` : ''}`,
+          ),
+          { ...context, failure: 'connection', isRetryable: code !== undefined && CONNECTION_CODES.has(code) },
+        );
+      }
       if (code !== undefined && DROPPED_CODES.has(code)) {
         if (toTlsPort) {
           // Every attempt would be closed the same way: not retried.
@@ -774,6 +899,14 @@ export class OpenAIChatModel implements ChatModel {
           { ...context, failure: 'connection' },
         );
       }
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+        // No address to connect to: asking whether a server runs there sent users to look for one.
+        return new LLMCallError(
+          `${this.where()}: could not connect (${code}): the host name ${this.hostname()} does not resolve` +
+            (code === 'EAI_AGAIN' ? ' (the DNS server did not answer in time)' : ': is it spelt right?'),
+          { ...context, failure: 'connection', isRetryable: true },
+        );
+      }
       return new LLMCallError(
         `${this.where()}: could not connect${why ? ` (${why})` : ''}: is an OpenAI-compatible server running at ${this.options.baseURL}?`,
         { ...context, failure: 'connection', isRetryable: true },
@@ -793,7 +926,12 @@ export class OpenAIChatModel implements ChatModel {
       const after = retryAfterMs(error.headers, status);
       const note = errorResponseNote(error.headers);
       const said = this.redact((note ? errorBodyText(note.text) : undefined) ?? messageOf(error.error, error.message));
-      const text = `HTTP ${status}: ${said}${this.notFoundHint(status)}${this.redirectHint(note?.redirectedTo)}`;
+      const location = status >= 300 && status < 400 ? error.headers?.get('location') : undefined;
+      // A redirect left unfollowed: to a scheme other than http(s), or the 21st in a row.
+      const unfollowed = location
+        ? ` (a redirect to ${location.length > 200 ? `${location.slice(0, 200)}…` : location}, not followed: only http(s) redirects are, at most 20 in a row)`
+        : '';
+      const text = `HTTP ${status}: ${said}${this.notFoundHint(status)}${this.redact(this.redirectHint(note?.redirectedTo) + unfollowed)}`;
       return new LLMCallError(`${this.where()}: ${text}`, {
         ...context,
         failure: 'http',
@@ -817,6 +955,14 @@ export class OpenAIChatModel implements ChatModel {
         failure: 'http',
         isRetryable,
       });
+    }
+    const decoding = decodingFailure(error);
+    if (decoding !== undefined) {
+      // The same bytes come back on every attempt: not retried.
+      return this.invalidResponse(
+        `the body does not decompress as its Content-Encoding says (${decoding}): a proxy that re-encodes bodies, or a server that labels them wrongly?`,
+        error,
+      );
     }
     const code = causeCode(error);
     if (code !== undefined && CONNECTION_CODES.has(code)) {

@@ -1,4 +1,5 @@
 import { TurnGymError } from '@turngym/core';
+import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import type { ChatModel, ChatRequest } from './chat-model';
 import { CachedChatModel } from './cached-chat-model';
@@ -223,7 +224,7 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     expect(broken.status).toBe(400);
     expect(await broken.json()).toEqual({
       error: {
-        message: 'The request body is not valid JSON',
+        message: 'The request body is not valid JSON: Unexpected end of JSON input',
         type: 'invalid_request_error',
         code: 'invalid_json',
         param: null,
@@ -543,6 +544,84 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
       expect(calls).toBe(1);
     } finally {
       await longServer.close();
+    }
+  });
+
+  it("says where a body's JSON breaks, and tells an empty body, a form and a compressed body apart", async () => {
+    // Each was answered "The request body is not valid JSON", nothing more.
+    const post = async (body: string | Buffer, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${server.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+      const { error } = (await response.json()) as { error: { message: string; code: string } };
+      return { status: response.status, ...error };
+    };
+    const trailingComma = '{\n  "model": "tiny",\n  "messages": [\n    {"role": "user", "content": "hi"},\n  ]\n}';
+    expect(await post(trailingComma)).toMatchObject({
+      status: 400,
+      code: 'invalid_json',
+      message: expect.stringMatching(
+        /^The request body is not valid JSON: Unexpected token '\]', .*\\n {2}\]\\n\}" is not valid JSON \(line 5, column 3\)$/,
+      ),
+    });
+    expect(await post('{"model": "tiny", "messages": [], }')).toMatchObject({
+      message: expect.stringMatching(/\(line 1, column 35\)$/),
+    });
+    expect(await post('')).toMatchObject({
+      status: 400,
+      message: 'The request body is empty: send the request as a JSON object.',
+    });
+    expect(await post('model=tiny&messages=hi', { 'content-type': 'application/x-www-form-urlencoded' })).toMatchObject(
+      {
+        status: 400,
+        message: expect.stringMatching(
+          /not valid JSON: .* \(it was sent as application\/x-www-form-urlencoded: send a JSON object with content-type: application\/json\)$/,
+        ),
+      },
+    );
+    const body = JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }] });
+    expect(await post(gzipSync(body), { 'content-encoding': 'gzip' })).toMatchObject({
+      status: 415,
+      code: 'unsupported_content_encoding',
+      message:
+        'This server does not accept compressed request bodies (Content-Encoding: gzip): send the JSON uncompressed.',
+    });
+    // A byte-order mark, as some editors and Windows tools write one, is not an error.
+    expect(
+      await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }] }),
+    ).toBeTruthy();
+    const withMark = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', body: `\uFEFF${body}` });
+    expect(withMark.status).toBe(200);
+  });
+
+  it('answers a tool whose parameters nest thousands of levels deep 400, naming it, not 500', async () => {
+    // The cache key (and a chat template) walk the schema recursively: the stack overflowed and the answer was 500.
+    const cached = await serveChatModel(new CachedChatModel(backend), { modelName: 'tiny' });
+    try {
+      const depth = 100_000;
+      const parameters = `{"type": "object", "properties": {}, "x": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const ok = { type: 'function', function: { name: 'look', parameters: { type: 'object' } } };
+      const response = await fetch(`${cached.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body:
+          `{"model": "tiny", "temperature": 0, "seed": 1, "messages": [{"role": "user", "content": "hi"}], ` +
+          `"tools": [${JSON.stringify(ok)}, {"type": "function", "function": {"name": "deep", "parameters": ${parameters}}}]}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: {
+          message:
+            'Invalid request: body.tools[1].function.parameters nests more than 64 levels deep; a JSON Schema for tool arguments needs a handful',
+          type: 'invalid_request_error',
+          code: 'invalid_request',
+          param: 'tools',
+        },
+      });
+    } finally {
+      await cached.close();
     }
   });
 

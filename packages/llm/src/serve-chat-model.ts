@@ -12,6 +12,7 @@ import { LLMCallError } from './llm-call-error';
 import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { unsupportedSamplingField } from './unsupported-sampling';
 import { approximateTokenCount } from './token-count';
+import { parseRequestJson } from './parse-request-json';
 
 /**
  * Faults the server injects on purpose, so retry and timeout paths are tested against a real socket.
@@ -112,6 +113,40 @@ const validateBody = compileValidator<ChatCompletionRequestBody>(
     ),
   'body',
 );
+
+/**
+ * How deep a tool's `parameters` may nest (JSON Schemas of real tools stay under ten levels). The model, its cache key
+ * and its chat template walk the schema recursively: one nested 100,000 levels deep, which JSON.parse takes, overflowed
+ * the stack there, and the client's mistake was answered 500, a server fault.
+ */
+const MAX_TOOL_PARAMETERS_DEPTH = 64;
+
+/** Whether `value` nests arrays or objects deeper than `limit` levels (counted without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const item of Object.values(current)) stack.push({ value: item, depth: depth + 1 });
+  }
+  return false;
+}
+
+/** Refuses a tool whose `parameters` nest past `MAX_TOOL_PARAMETERS_DEPTH`, naming it. */
+function refuseDeepToolParameters(body: ChatCompletionRequestBody): void {
+  (body.tools ?? []).forEach((tool, index) => {
+    if (nestsDeeperThan(tool.function.parameters, MAX_TOOL_PARAMETERS_DEPTH))
+      throw new HttpError(
+        400,
+        `Invalid request: body.tools[${index}].function.parameters nests more than ${MAX_TOOL_PARAMETERS_DEPTH} ` +
+          'levels deep; a JSON Schema for tool arguments needs a handful',
+        'invalid_request_error',
+        'invalid_request',
+        'tools',
+      );
+  });
+}
 
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -597,12 +632,10 @@ export async function serveChatModel(
       );
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, 'The request body is not valid JSON', 'invalid_request_error', 'invalid_json');
-    }
+    const read = parseRequestJson(raw, request.headers);
+    if (!read.ok)
+      throw new HttpError(read.problem.status, read.problem.message, 'invalid_request_error', read.problem.code);
+    const parsed = read.value;
     // Counted before the schema runs: validating copies the whole body first, up to ~1.8 s of the event loop for
     // 100,000 tools, every other client waiting, before "at most 128" could be said.
     const tools = (parsed as { tools?: unknown } | null)?.tools;
@@ -615,6 +648,7 @@ export async function serveChatModel(
         'tools',
       );
     const body = validateBody(parsed);
+    refuseDeepToolParameters(body);
     if (body.model !== modelName) {
       throw new HttpError(
         404,

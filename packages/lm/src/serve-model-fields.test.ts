@@ -146,4 +146,29 @@ describe('serve-model: vLLM sampling fields and text_offset', () => {
       expect(streamed[index]).toEqual(each.logprobs!.text_offset);
     }
   });
+
+  it("says where a /v1/completions body's JSON breaks, and refuses a compressed body with 415", async () => {
+    // Both were answered "The request body is not valid JSON", nothing more.
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${server.baseURL}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+      const { error } = (await response.json()) as { error: { message: string; code: string } };
+      return { status: response.status, ...error };
+    };
+    expect(await post('{"model": "tiny-chat", "prompt": "ab",}')).toEqual({
+      status: 400,
+      code: 'invalid_json',
+      message:
+        'The request body is not valid JSON: Expected double-quoted property name in JSON at position 38 (line 1, column 39)',
+      type: 'invalid_request_error',
+      param: null,
+    });
+    expect(await post('{"model": "tiny-chat", "prompt": "ab"}', { 'content-encoding': 'br' })).toMatchObject({
+      status: 415,
+      code: 'unsupported_content_encoding',
+    });
+  });
 });

@@ -1,7 +1,13 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import { EXTENDED_SAMPLING_FIELDS, LLMCallError, serveChatModel, unsupportedSamplingField } from '@turngym/llm';
+import {
+  EXTENDED_SAMPLING_FIELDS,
+  LLMCallError,
+  parseRequestJson,
+  serveChatModel,
+  unsupportedSamplingField,
+} from '@turngym/llm';
 import { BACKEND_NAMES, type BackendName } from './backend';
 import type { LanguageModel } from './language-model';
 import { loadModel } from './load-model';
@@ -442,12 +448,9 @@ export async function serveModel(input: Partial<ServeModelOptions> & { checkpoin
 
   async function completions(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const text = await readBody(request);
-    let body: CompletionBody;
-    try {
-      body = JSON.parse(text) as CompletionBody;
-    } catch {
-      throw new RequestError(400, 'The request body is not valid JSON', 'invalid_json');
-    }
+    const read = parseRequestJson(text, request.headers);
+    if (!read.ok) throw new RequestError(read.problem.status, read.problem.message, read.problem.code);
+    const body = read.value as CompletionBody;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new RequestError(400, 'The request body must be a JSON object', 'invalid_request');
     if (typeof body.model !== 'string')

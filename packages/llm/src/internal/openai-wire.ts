@@ -51,21 +51,28 @@ export function toWireToolCall(call: ChatToolCall, fallbackId: string): WireTool
   };
 }
 
-/** Reads a call's JSON arguments; text that is not a JSON object is kept as `rawArguments`. */
-export function fromWireToolCall(call: { id?: string; function: { name: string; arguments: string } }): ChatToolCall {
+/**
+ * Reads a call's JSON arguments; text that is not a JSON object is kept as `rawArguments`. Arguments sent as an object
+ * (Ollama's own API, and proxies in front of it) are that object: read as text, they became `{}` and the call lost
+ * them.
+ */
+export function fromWireToolCall(call: { id?: string; function: { name: string; arguments: unknown } }): ChatToolCall {
   const raw = call.function.arguments;
-  let parsed: unknown;
-  try {
-    parsed = raw.trim() === '' ? {} : JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
-  const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  let parsed: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      parsed = raw.trim() === '' ? {} : JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+  } else if (raw === undefined || raw === null) parsed = {};
   return {
     ...(call.id ? { id: call.id } : {}),
     name: call.function.name,
-    arguments: isObject ? (parsed as Record<string, unknown>) : {},
-    ...(isObject ? {} : { rawArguments: raw }),
+    arguments: isObject(parsed) ? parsed : {},
+    ...(isObject(parsed) ? {} : { rawArguments: typeof raw === 'string' ? raw : JSON.stringify(raw) }),
   };
 }
 
