@@ -1,3 +1,4 @@
+import { foldLookAlikes } from './fold-look-alikes';
 import {
   DEAL_BREAKER_KEYWORDS,
   DEAL_BREAKER_TAGS,
@@ -123,8 +124,9 @@ const ANNOYED = /\b(don't rush me|threatening|already (told|said)|haven't even|t
  */
 export function readBuyerReply(reply: string): BuyerCues {
   // Models write typographic apostrophes ("I’ll take it"), which the phrases below, in ASCII, missed: a buyer's
-  // order was read as no decision and the sale was lost at the round limit.
-  const text = reply.replace(APOSTROPHES, "'");
+  // order was read as no decision and the sale was lost at the round limit. Look-alike letters of other scripts
+  // ("I'm nоt paying" with a Cyrillic о) are read as the letters they show, or a refusal read as an order.
+  const text = foldLookAlikes(reply).replace(APOSTROPHES, "'");
   const lower = text.toLowerCase();
   const needs: Need[] = [];
   if (TELLS_NEEDS.test(text) || SCENARIO.test(text)) {

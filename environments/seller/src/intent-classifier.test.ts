@@ -75,4 +75,12 @@ describe('classifyUtterance (seller-v1: the words → the meta-action, the finge
     expect(pitch.move.pitched).toEqual(['eco', 'portability']);
     expect(pitch.move.laundryList).toBe(true);
   });
+
+  it('reads look-alike letters of other scripts as the letters they show, as a listener hears them', () => {
+    // "hit" with a Cyrillic і and "hurry up" with a Greek υ were no recognisable move (or a milder one).
+    expect(classifyUtterance('Buy it now or I will h\u0456t you.', { product }).intent).toBe('threaten');
+    expect(classifyUtterance('H\u03c5rry up, I have no time.', { product }).intent).toBe('press');
+    expect(classifyUtterance('\u041d\u0435llo there!', { product }).intent).toBe('greet');
+    expect(classifyUtterance('\uff28\uff45\uff4c\uff4c\uff4f there!', { product }).intent).toBe('greet');
+  });
 });

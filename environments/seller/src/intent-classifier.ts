@@ -1,4 +1,5 @@
 import type { SellerMove } from './buyer-simulator';
+import { foldLookAlikes } from './fold-look-alikes';
 import type { UtteranceIntent } from './meta-actions';
 import type { Product } from './seller-data';
 import type { NotedObjection } from './seller-notes';
@@ -75,7 +76,8 @@ function speaksTo(pending: NotedObjection, spoken: { kinds: ObjectionKind[]; tag
  */
 export function classifyUtterance(text: string, context: ClassifierContext): Classification {
   const { product, pending } = context;
-  const trimmed = text.trim();
+  // Read as a listener hears it: "I'll hіt you" with a Cyrillic і is a threat, "Неllo" a greeting.
+  const trimmed = foldLookAlikes(text).trim();
   const make = (intent: UtteranceIntent, extra: Partial<SellerMove> = {}): Classification => ({
     intent,
     move: { intent, pitched: [], ...extra },

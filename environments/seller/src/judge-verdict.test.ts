@@ -2,6 +2,15 @@ import { parseJudgeVerdict } from './judge-verdict';
 import { judgeBuyerReplies } from './simulated-judge';
 
 describe("parseJudgeVerdict (an LLM judge's answer, validated with ajv)", () => {
+  it('reads a verdict written in full-width or look-alike letters as the verdict it shows', () => {
+    const verdict = (value: string) =>
+      parseJudgeVerdict(`{"reasoning": "ok", "score": 4, "verdict": ${JSON.stringify(value)}}`);
+    expect(verdict('\uff42\uff55\uff59')).toEqual({ ok: true, verdict: { reasoning: 'ok', score: 4, verdict: 'buy' } });
+    expect(verdict('\u0412uy')).toEqual({ ok: true, verdict: { reasoning: 'ok', score: 4, verdict: 'buy' } });
+    // Anything else stays malformed, named by ajv.
+    expect(verdict('b\u00fcy')).toMatchObject({ ok: false });
+  });
+
   it('reads the JSON object, in prose or a code fence, and ignores extra fields', () => {
     expect(parseJudgeVerdict('{"reasoning": "asks to order", "score": 4, "verdict": "buy"}')).toEqual({
       ok: true,

@@ -1,5 +1,6 @@
 import { ajv, describeErrors } from '@turngym/core';
 import { stripReasoning } from '@turngym/llm';
+import { foldLookAlikes } from './fold-look-alikes';
 
 /** The judge's ruling (ALGORITHMS.md §5): buy → +1 and end, refuse → −1 and end, continue → 0. */
 export type Verdict = 'buy' | 'refuse' | 'continue';
@@ -67,13 +68,15 @@ function jsonObjectSpans(text: string): string[] {
 }
 
 /**
- * What models write for an unambiguous rubric answer, read as the schema wants it: `"Buy"`, `" continue "` and
- * a score of `"4"` mean what they say. Anything else is left for ajv to name.
+ * What models write for an unambiguous rubric answer, read as the schema wants it: `"Buy"`, `" continue "`,
+ * full-width `"ｂｕｙ"` or `"Вuy"` with a Cyrillic В (`foldLookAlikes`) and a score of `"4"` mean what they say.
+ * Anything else is left for ajv to name.
  */
 function normalised(value: Record<string, unknown>): Record<string, unknown> {
   const copy = { ...value };
-  if (typeof copy.verdict === 'string') copy.verdict = copy.verdict.trim().toLowerCase();
-  if (typeof copy.score === 'string' && /^\s*[0-4]\s*$/.test(copy.score)) copy.score = Number(copy.score);
+  if (typeof copy.verdict === 'string') copy.verdict = foldLookAlikes(copy.verdict).trim().toLowerCase();
+  if (typeof copy.score === 'string' && /^\s*[0-4]\s*$/.test(foldLookAlikes(copy.score)))
+    copy.score = Number(foldLookAlikes(copy.score));
   return copy;
 }
 

@@ -20,6 +20,7 @@ import {
   executorMessages,
   judgeMessages,
   emptyReplyRetryMessages,
+  englishReplyRetryMessages,
   judgeRetryMessages,
   oneLine,
   productCard,
@@ -99,17 +100,27 @@ function agentWords(action: string): StrippedReply {
   return { text: withoutWrapping(text), hadReasoning: stripped.hadReasoning };
 }
 
-/** A speaker label a model copies from the dialogue's format: `Seller: `, `**Salesperson:**`. */
-const SPEAKER_LABEL = /^\s*(?:\*\*|__)?(?:seller|salesperson|sales ?rep)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*/i;
+/** A speaker label made of `names`, as a model copies it from a dialogue's format: `Seller: `, `**Salesperson:**`. */
+function speakerLabel(names: string): RegExp {
+  return new RegExp(`^\\s*(?:\\*\\*|__)?(?:${names})(?:\\*\\*|__)?\\s*:\\s*(?:\\*\\*|__)?\\s*`, 'i');
+}
+const SPEAKER_LABEL = speakerLabel('seller|salesperson|sales ?rep');
 const DOUBLE_QUOTES = /["\u201c\u201d]/;
+
+/** The labels an LLM buyer puts before its words: its role, or the persona's name (`**Maya:**`). */
+function buyerLabel(persona: string): RegExp {
+  return speakerLabel(`buyer|passer-?by|customer|${persona.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+}
 
 /**
  * The words without the wrapping models put around them, which no one says aloud: a leading speaker label and a
  * pair of double quotes around the whole utterance. `"Hello there!"` and `Seller: Hello there!` were "no
- * recognisable sales move" (the greeting is read from the first word), and the buyer heard the label.
+ * recognisable sales move" (the greeting is read from the first word), and the buyer heard the label. The same
+ * for an LLM executor's and buyer's lines (`label`): a buyer's `Buyer: Oh, hello.` was shown as
+ * `Buyer: Buyer: Oh, hello.`, and sent back to the buyer as its own words.
  */
-function withoutWrapping(text: string): string {
-  const unlabelled = text.replace(SPEAKER_LABEL, '');
+function withoutWrapping(text: string, label: RegExp = SPEAKER_LABEL): string {
+  const unlabelled = text.replace(label, '');
   const trimmed = unlabelled.trim();
   const first = trimmed[0];
   const last = trimmed[trimmed.length - 1];
@@ -253,7 +264,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
         rewards: `+1 when the judge rules "buy"; -1 when it rules "refuse" or when ${rounds} rounds pass without a "buy"; 0 otherwise; minus formatPenalty (${this.options.formatPenalty}) on a malformed step.`,
         startingState:
           'The task the seed selects (a hash of the seed) within the split, or reset options taskId / personaId + productId. The simulated buyer draws its noise (initial propensity, patience, decision threshold) from the seed.',
-        episodeEnd: `Terminates at a "buy" or "refuse" verdict, or after ${rounds} rounds (options.rounds) with reward -1. An LLM role that fails after its retries throws EnvFaultError, and one that answers but never usably (a judge whose verdicts never parse, a buyer or executor that says nothing) throws RoleUnusableError (ROLE_UNUSABLE): either way the episode is void (errored), not a lost sale.`,
+        episodeEnd: `Terminates at a "buy" or "refuse" verdict, or after ${rounds} rounds (options.rounds) with reward -1. An LLM role that fails after its retries throws EnvFaultError, and one that answers but never usably (a judge whose verdicts never parse, a buyer or executor that says nothing, a buyer the simulated judge cannot read: a non-Latin script) throws RoleUnusableError (ROLE_UNUSABLE): either way the episode is void (errored), not a lost sale.`,
         arguments:
           'mode (fixed by the id), split (train), rounds (8), formatPenalty (0.1), noise (0.1), actions (the nine), customActions ([]), maxUtteranceChars (1000), buyer / judge / executor ("simulated" | "scripted" | "openai:<model>" | "local:<checkpoint>"), llm {baseURL, apiKeyVariable, timeoutMs, maxRetries, retryBaseDelayMs, retryMaxDelayMs (8000: the longest wait between retries, Retry-After included), temperature 0, maxTokens 256, cache true, cachePath, judgeRetries 2, replyRetries 2}, roleEndpoints {buyer, judge, executor}, dataDir. make(id, { dependencies: { buyer, judge, executor } }) takes ChatModel objects.',
         versionHistory: 'v1: first version.',
@@ -557,7 +568,7 @@ export class SellerEnv extends BaseEnv<string, Action> {
       executor,
       executorMessages(product, episode.task.persona.appearance, episode.dialogue, action),
       this.options.llm.replyRetries,
-      (answer) => spoken(answer, this.options.maxUtteranceChars, executor.maxTokens),
+      (answer) => spoken(answer, this.options.maxUtteranceChars, executor.maxTokens, SPEAKER_LABEL),
       emptyReplyRetryMessages,
     );
     const text = said.value;
@@ -579,8 +590,23 @@ export class SellerEnv extends BaseEnv<string, Action> {
       buyerMessages(episode.task.persona, episode.task.product, episode.dialogue),
       this.options.llm.replyRetries,
       // Cut like the executor's line: a runaway buyer's 50 MB line was kept and sent back in every later prompt.
-      (answer) => spoken(answer, this.options.maxUtteranceChars, buyer.maxTokens),
-      emptyReplyRetryMessages,
+      (answer) => {
+        const line = spoken(
+          answer,
+          this.options.maxUtteranceChars,
+          buyer.maxTokens,
+          buyerLabel(episode.task.persona.name),
+        );
+        // The simulated judge reads English phrases: a reply in another script never holds an order it can read,
+        // and every episode ran on to a lost sale (-1) with nothing said about why.
+        if (line.ok && !this.shared.roles.judge && !readableByPhrases(line.value))
+          return { ok: false, error: NOT_READABLE };
+        return line;
+      },
+      (previous, answer, problem) =>
+        problem === NOT_READABLE
+          ? englishReplyRetryMessages(previous, answer)
+          : emptyReplyRetryMessages(previous, answer),
     );
     noteCues(episode.notes, readBuyerReply(said.value));
     return { text: said.value, tokens: said.tokens };
@@ -676,12 +702,29 @@ export class SellerEnv extends BaseEnv<string, Action> {
 type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**
- * A buyer's or executor's line: cut to `maxChars`, control characters blanked; nothing left is unusable. A line
- * cut at maxTokens is still what the role said, and is kept.
+ * A buyer's or executor's line: cut to `maxChars`, control characters blanked, a leading speaker `label` and quotes
+ * around the whole line removed; nothing left is unusable. A line cut at maxTokens is still what the role said, and
+ * is kept.
  */
-function spoken(answer: RoleOutput, maxChars: number, maxTokens: number): Reading<string> {
-  const text = removeInvisible(answer.text.slice(0, maxChars).replace(CONTROL, ' ')).trim();
+function spoken(answer: RoleOutput, maxChars: number, maxTokens: number, label: RegExp): Reading<string> {
+  const text = withoutWrapping(removeInvisible(answer.text.slice(0, maxChars).replace(CONTROL, ' ')), label).trim();
   return text === '' ? { ok: false, error: silence(answer, maxTokens) } : { ok: true, value: text };
+}
+
+const LETTER = /\p{L}/gu;
+const LATIN_LETTER = /\p{Script=Latin}/gu;
+const NOT_READABLE =
+  'the reply is mostly in a script other than Latin, and the simulated judge reads English phrases only: it would ' +
+  'never see an order; ask the buyer for English, or use an LLM judge (options.judge) for a buyer in another language';
+
+/**
+ * Whether the simulated judge's phrases can read a reply: most of its letters Latin (counted before look-alikes are
+ * folded, which would make most of a Russian reply "Latin"). A few letters (a name, "OK") are always readable.
+ */
+function readableByPhrases(text: string): boolean {
+  const normal = text.normalize('NFKC');
+  const letters = normal.match(LETTER)?.length ?? 0;
+  return letters < 8 || (normal.match(LATIN_LETTER)?.length ?? 0) * 2 >= letters;
 }
 
 /** Why a role's reply has no text, in words a user can act on ("empty reply" alone hid all of these). */

@@ -1,4 +1,6 @@
 import { defineOptions, type JSONSchemaType } from '@turngym/core';
+import type { BackendName } from '@turngym/lm';
+import { TEXT_FEATURES, type TextFeatures } from './dialogue-features';
 
 /** AlphaZero's arguments (CleanRL's `Args`): one doc line per field; defaults are ALGORITHMS.md §5's reference. */
 export interface AlphaZeroArgs {
@@ -57,6 +59,17 @@ export interface AlphaZeroArgs {
   evalTasks?: number[];
   /** Simulations of the evaluation's MCTS (default: `simulations`). */
   evalSimulations?: number;
+  /**
+   * How the encoder reads words (`DialogueEncoder`): `ascii`, the measured default, reads only a–z words;
+   * `unicode` reads words of any script and numbers too (NFKC, so a dialogue in another language or with prices
+   * is not lost). A run reads with what it was trained with.
+   */
+  textFeatures: TextFeatures;
+  /**
+   * tfjs backend. The network is small (~20k parameters): `cpu`, the default, is fast enough and exact across
+   * processes, so a resume is bit-exact; another backend may round differently.
+   */
+  backend: BackendName;
   /** No progress lines. */
   quiet: boolean;
 }
@@ -95,14 +108,27 @@ export const alphaZeroArgsSchema: JSONSchemaType<AlphaZeroArgs> = {
     evalEpisodes: { type: 'integer', minimum: 0, default: 32 },
     evalTasks: taskList,
     evalSimulations: { type: 'integer', minimum: 1, nullable: true },
+    textFeatures: { type: 'string', enum: [...TEXT_FEATURES], default: 'ascii' },
+    backend: { type: 'string', enum: ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'], default: 'cpu' },
     quiet: { type: 'boolean', default: false },
   },
 };
 
 export const validateAlphaZeroArgs = defineOptions<AlphaZeroArgs>('alphazero arguments', alphaZeroArgsSchema);
 
-/** Arguments a resume may change (run longer, evaluate differently, quieter). */
+/**
+ * Each argument's default, for a resume of a run recorded before the argument existed: its run.json lacks it, and
+ * it ran as the default (`textFeatures: 'ascii'`, `backend: 'cpu'`).
+ */
+export const ALPHAZERO_ARG_DEFAULTS: Readonly<Record<string, unknown>> = Object.fromEntries(
+  Object.entries(alphaZeroArgsSchema.properties as Record<string, Record<string, unknown>>)
+    .filter(([, property]) => 'default' in property)
+    .map(([key, property]) => [key, property.default]),
+);
+
+/** Arguments a resume may change (run longer, evaluate differently, quieter; a run directory moved or copied). */
 export const RESUMABLE_ALPHAZERO_ARGS = [
+  'runDir',
   'iterations',
   'evalEvery',
   'evalEpisodes',

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -7,9 +7,9 @@ import { Registry } from '@turngym/core';
 import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID } from '@turngym/env-seller';
 import { RunDirectory } from '@turngym/rl';
 import { AlphaZeroError } from './alphazero-error';
-import { trainAlphaZero, type AlphaZeroArgs } from './index';
+import { trainAlphaZero, validateAlphaZeroArgs, type AlphaZeroArgs } from './index';
 import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
-import { FaultOnSeed } from './__fixtures__/faulty-env';
+import { FaultMidEpisode, FaultOnSeed } from './__fixtures__/faulty-env';
 
 const small: Partial<AlphaZeroArgs> = {
   envId: DEMO_ID,
@@ -244,6 +244,73 @@ describe('trainAlphaZero', () => {
       /every self-play episode of iteration 1 was void \(8 of 8.*the last: .*the buyer role failed after its retries/,
     );
     expect(existsSync(join(runDir, 'checkpoint'))).toBe(false);
+  });
+
+  it('resumes a run whose directory was moved or copied: the directory is where the run is, not what it is', async () => {
+    const first = await trainAlphaZero(
+      { ...small, runDir: join(root, 'before-move'), iterations: 1 },
+      { registry: demoRegistry() },
+    );
+    first.net.dispose();
+    await cp(join(root, 'before-move'), join(root, 'moved'), { recursive: true });
+    const resumed = await trainAlphaZero(
+      { ...small, runDir: join(root, 'moved'), iterations: 2 },
+      { registry: demoRegistry() },
+    );
+    resumed.net.dispose();
+    expect(resumed.iterations).toBe(2);
+  });
+
+  it("counts a void episode's played moves in global_step, as the moves of every other episode", async () => {
+    const registry = new Registry();
+    // Odd seeds fail at their second played move: one move was played (and, with LLM roles, paid for).
+    registry.register({
+      id: DEMO_ID,
+      entryPoint: () =>
+        new FaultMidEpisode(new FixedRewardDemoEnv(REWARDS, HORIZON), (seed) => (seed ?? 0) % 2 === 1, 2),
+    });
+    const rows: Record<string, number>[] = [];
+    const run = await trainAlphaZero(
+      { ...small, runDir: join(root, 'mid-void'), iterations: 1, evalEpisodes: 0 },
+      { registry, onIteration: (row) => rows.push(row) },
+    );
+    run.net.dispose();
+    const row = rows[0]!;
+    const errored = row['charts/errored_episodes']!;
+    expect(errored).toBeGreaterThan(0);
+    expect(errored).toBeLessThan(8);
+    expect(row['replay/size']).toBe((8 - errored) * HORIZON);
+    expect(row.global_step).toBe((8 - errored) * HORIZON + errored);
+    expect(run.globalStep).toBe(row.global_step);
+  });
+
+  it('takes --backend (the CLI passes it to every trainer), naming a bad one', () => {
+    expect(validateAlphaZeroArgs({ envId: DEMO_ID, runDir: 'runs/x' }).backend).toBe('cpu');
+    expect(validateAlphaZeroArgs({ envId: DEMO_ID, runDir: 'runs/x', backend: 'wasm' }).backend).toBe('wasm');
+    expect(() => validateAlphaZeroArgs({ envId: DEMO_ID, runDir: 'runs/x', backend: 'gpu' as never })).toThrow(
+      /options\.backend must be one of: "auto", "tensorflow", "webgpu", "wasm", "cpu" \(got "gpu"\)/,
+    );
+  });
+
+  it('resumes a run recorded before backend and textFeatures existed, as it ran: cpu and ascii', async () => {
+    const runDir = join(root, 'older');
+    const first = await trainAlphaZero({ ...small, runDir, iterations: 1 }, { registry: demoRegistry() });
+    first.net.dispose();
+    const path = join(runDir, 'run.json');
+    const info = JSON.parse(await readFile(path, 'utf8'));
+    delete info.args.backend;
+    delete info.args.textFeatures;
+    await writeFile(path, `${JSON.stringify(info)}\n`);
+    const resumed = await trainAlphaZero(
+      { ...small, runDir, iterations: 2, backend: 'cpu' },
+      { registry: demoRegistry() },
+    );
+    resumed.net.dispose();
+    expect(resumed.iterations).toBe(2);
+    // Another text reading is another run: refused, naming the field.
+    await expect(
+      trainAlphaZero({ ...small, runDir, iterations: 3, textFeatures: 'unicode' }, { registry: demoRegistry() }),
+    ).rejects.toThrow(/args\.textFeatures: stored "ascii", now "unicode"/);
   });
 
   it('refuses task ids the env does not have before writing the run, so the corrected command runs', async () => {

@@ -24,7 +24,12 @@ import {
   type JsonValue,
 } from '@turngym/rl';
 import type { Action, Agent, Info } from '@turngym/spec';
-import { RESUMABLE_ALPHAZERO_ARGS, validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
+import {
+  ALPHAZERO_ARG_DEFAULTS,
+  RESUMABLE_ALPHAZERO_ARGS,
+  validateAlphaZeroArgs,
+  type AlphaZeroArgs,
+} from './alphazero-args';
 import { AlphaZeroError } from './alphazero-error';
 import { AlphaZeroMctsAgent, AlphaZeroSearch, PolicyHeadAgent, type AlphaZeroSearchOptions } from './alphazero-search';
 import { DialogueEncoder } from './dialogue-features';
@@ -49,7 +54,7 @@ export interface AlphaZeroHooks {
 export interface AlphaZeroResult {
   /** Iterations done, counting those of earlier processes of a resumed run. */
   readonly iterations: number;
-  /** Self-play moves so far (CleanRL's global_step). */
+  /** Self-play moves so far, those of void episodes included (CleanRL's global_step: every env step played). */
   readonly globalStep: number;
   /** The last evaluation (NaN where this process evaluated none). */
   readonly policySuccessRate: number;
@@ -94,12 +99,14 @@ function preferencePair(decision: Awaited<ReturnType<AlphaZeroSearch['search']>>
 /**
  * One self-play episode: a search per move (root noise, a move sampled ∝ visits^(1/τ)), each searched state
  * kept with π_MCTS; once it ends, each state's z is the undiscounted return from it on (the seller's ±1).
+ * `played.moves` counts the moves as they are played, so that an episode that fails (void) still counts them.
  */
 async function selfPlay(
   env: TranscriptRecorder,
   search: AlphaZeroSearch,
   seed: number,
   options: Record<string, unknown> | undefined,
+  played: { moves: number },
 ): Promise<SelfPlayEpisode> {
   const reset = await env.reset(options === undefined ? { seed } : { seed, options });
   let info: Info = reset.info;
@@ -126,6 +133,7 @@ async function selfPlay(
     });
     rootValues.push(decision.rootValue);
     const result = await env.step(decision.action);
+    played.moves += 1;
     rewards.push(result.reward);
     info = result.info;
     if (result.terminated || result.truncated) {
@@ -223,8 +231,8 @@ export async function trainAlphaZero(
   checkEvaluationTasks('alphazero arguments', args.evalTasks, args.evalEpisodes);
 
   // TRY NOT TO MODIFY: seeding, envs, network, run directory
-  // The network is small (~20k parameters): tfjs's cpu backend is fast enough and exact across processes.
-  await useBackend('cpu');
+  // The network is small (~20k parameters): tfjs's cpu backend (the default) is fast enough and exact across processes.
+  await useBackend(args.backend);
   const registry = hooks.registry ?? installedEnvRegistry();
   const testEnvOptions = args.testEnvOptions ?? testSplitOptions(registry, args.envId, args.envOptions);
   const makeEnv = async (options: Record<string, unknown>): Promise<TranscriptRecorder> =>
@@ -250,9 +258,9 @@ export async function trainAlphaZero(
       trainTasks: [env, args.trainTasks],
       evalTasks: [testEnv, args.evalTasks],
     });
-    const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
+    const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10, args.textFeatures);
     const net = new PolicyValueNet(
-      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
+      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize, features: encoder.settings },
       args.seed,
       args.learningRate,
     );
@@ -262,7 +270,7 @@ export async function trainAlphaZero(
     run = await RunDirectory.openOrCreate(
       args.runDir,
       { algorithm: 'alphazero', envId: args.envId, seed: args.seed, args: { ...args } as Record<string, unknown> },
-      { ignoreArgs: RESUMABLE_ALPHAZERO_ARGS },
+      { ignoreArgs: RESUMABLE_ALPHAZERO_ARGS, defaults: ALPHAZERO_ARG_DEFAULTS },
     );
     let rng = new SeededRng(args.seed);
     let globalStep = 0;
@@ -296,12 +304,14 @@ export async function trainAlphaZero(
       const episodes: SelfPlayEpisode[] = [];
       let errored = 0;
       let lastVoid: unknown;
+      // Every move played, void episodes' included: they were played (and paid for, with LLM roles).
+      const played = { moves: 0 };
       for (let e = 0; e < args.episodesPerIteration; e++) {
         const seed = rng.int(0, 2 ** 31 - 1);
         const task = args.trainTasks ? rng.pick(args.trainTasks) : undefined;
         let episode: SelfPlayEpisode;
         try {
-          episode = await selfPlay(env, search, seed, task === undefined ? undefined : { taskId: task });
+          episode = await selfPlay(env, search, seed, task === undefined ? undefined : { taskId: task }, played);
         } catch (error) {
           // A void episode (a role failed, in the played move or in a fork of the search) has no outcome to learn
           // from: none of its states enters the buffer.
@@ -314,7 +324,8 @@ export async function trainAlphaZero(
         episodes.push(episode);
       }
       if (episodes.length === 0) throw allVoid('self-play', iteration, errored, lastVoid);
-      const moves = episodes.reduce((sum, episode) => sum + episode.turns, 0);
+      const moves = played.moves;
+      const finishedMoves = episodes.reduce((sum, episode) => sum + episode.turns, 0);
       globalStep += moves;
       const selfPlaySeconds = (performance.now() - started) / 1000;
 
@@ -358,8 +369,10 @@ export async function trainAlphaZero(
         'charts/SPS': moves / Math.max(selfPlaySeconds, 1e-9),
         'search/root_value': mean(episodes.flatMap((episode) => episode.rootValues)),
         // The cost of one search (a move): env steps through forks and, with LLM roles, their tokens.
-        'search/env_steps': episodes.reduce((sum, episode) => sum + episode.searchSteps, 0) / Math.max(moves, 1),
-        'search/llm_tokens': episodes.reduce((sum, episode) => sum + episode.searchTokens, 0) / Math.max(moves, 1),
+        'search/env_steps':
+          episodes.reduce((sum, episode) => sum + episode.searchSteps, 0) / Math.max(finishedMoves, 1),
+        'search/llm_tokens':
+          episodes.reduce((sum, episode) => sum + episode.searchTokens, 0) / Math.max(finishedMoves, 1),
         'replay/size': replay.size,
         'replay/pairs': args.objective === 'mcts-dpo' ? pairs.length : replay.pairs().length,
         'time/self_play_s': selfPlaySeconds,

@@ -5,6 +5,17 @@ import type { Transcript } from './transcript-recorder';
 /** Hash buckets per bag of words (opening, whole dialogue, last observation). */
 export const WORD_BUCKETS = 32;
 
+/**
+ * How the bags of words read text. `ascii`: words of a–z and `'` only (the measured encoder of the README's
+ * results): a dialogue in another script gives the bags nothing, and `café` is read as `caf`, `$49.99` as nothing.
+ * `unicode`: NFKC-normalised, words of letters of any script, numbers (`49.99`, `49,99`) and currency signs.
+ */
+export const TEXT_FEATURES = ['ascii', 'unicode'] as const;
+export type TextFeatures = (typeof TEXT_FEATURES)[number];
+
+/** What an encoder's vector means: saved with a network and checked when it is loaded (`PolicyValueNet`). */
+export type EncoderSettings = Readonly<Record<string, number | string>>;
+
 /** Cues of one buyer line, in a fixed order. */
 const CUE_COUNT = 12 + OBJECTION_KINDS.length;
 
@@ -37,10 +48,25 @@ function bucketOf(word: string, buckets: number): number {
   return (hash >>> 0) % buckets;
 }
 
+const ASCII_WORD = /[a-z']+/g;
+/**
+ * A currency sign, a number (with its decimal or grouping marks), one character of a script written without
+ * spaces (Han, kana, Thai: a run of them is a sentence, not a word), or a word of letters and marks of any script.
+ */
+const UNICODE_WORD =
+  /\p{Sc}|\p{Nd}+(?:[.,]\p{Nd}+)*|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}])[\p{L}\p{M}'])+/gu;
+const APOSTROPHES = /[\u2018\u2019\u02bc]/g;
+
+/** The words a bag counts. */
+function wordsOf(text: string, reading: TextFeatures): string[] {
+  if (reading === 'ascii') return text.toLowerCase().match(ASCII_WORD) ?? [];
+  return text.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'").match(UNICODE_WORD) ?? [];
+}
+
 /** log(1 + count) per hashed word bucket: a bag of words that any text env has. */
-function bagOfWords(text: string, buckets: number): number[] {
+function bagOfWords(text: string, buckets: number, reading: TextFeatures): number[] {
   const counts = new Array<number>(buckets).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z']+/g) ?? []) counts[bucketOf(word, buckets)]! += 1;
+  for (const word of wordsOf(text, reading)) counts[bucketOf(word, buckets)]! += 1;
   return counts.map((count) => Math.log1p(count));
 }
 
@@ -67,8 +93,24 @@ export class DialogueEncoder {
     readonly actions: number,
     /** The episode's turn limit (normalises the turn). */
     readonly maxTurns: number,
+    /** How the bags of words read text. */
+    readonly textFeatures: TextFeatures = 'ascii',
   ) {
     this.size = 3 * actions + 2 + 2 * CUE_COUNT + 2 + actions + 3 * WORD_BUCKETS;
+  }
+
+  /**
+   * What the vector means, beyond its length: a network trained on one encoder reads another's vectors of the
+   * same length as garbage (a turn limit of 8 against 12 moves every turn feature; another text reading moves
+   * every word), so the network keeps these and a load with others is refused, naming the field.
+   */
+  get settings(): EncoderSettings {
+    return {
+      actions: this.actions,
+      maxTurns: this.maxTurns,
+      textFeatures: this.textFeatures,
+      wordBuckets: WORD_BUCKETS,
+    };
   }
 
   /** The feature vector of the state a transcript ends in; `info` is its last info (the mask). */
@@ -99,9 +141,9 @@ export class DialogueEncoder {
       lastObjection > lastSatisfied ? 1 : 0,
       steps.length > 0 ? 1 : 0,
       ...Array.from({ length: n }, (_, action) => (mask === undefined || mask[action] !== false ? 1 : 0)),
-      ...bagOfWords(transcript.opening, WORD_BUCKETS),
-      ...bagOfWords(steps.map((step) => step.observation).join('\n'), WORD_BUCKETS),
-      ...bagOfWords(last?.observation ?? '', WORD_BUCKETS),
+      ...bagOfWords(transcript.opening, WORD_BUCKETS, this.textFeatures),
+      ...bagOfWords(steps.map((step) => step.observation).join('\n'), WORD_BUCKETS, this.textFeatures),
+      ...bagOfWords(last?.observation ?? '', WORD_BUCKETS, this.textFeatures),
     ];
     return Float32Array.from(features);
   }

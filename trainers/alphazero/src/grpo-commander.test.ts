@@ -6,7 +6,7 @@ import { Registry } from '@turngym/core';
 import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID } from '@turngym/env-seller';
 import { loadGrpoCommander, trainGrpoCommander } from './index';
 import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
-import { FaultOnSeed } from './__fixtures__/faulty-env';
+import { FaultMidEpisode, FaultOnSeed } from './__fixtures__/faulty-env';
 
 describe('trainGrpoCommander', () => {
   let root: string;
@@ -47,6 +47,28 @@ describe('trainGrpoCommander', () => {
     expect(Buffer.from(loaded.net.weightBytes()).equals(Buffer.from(result.net.weightBytes()))).toBe(true);
     loaded.net.dispose();
     result.net.dispose();
+  });
+
+  it("counts a void episode's played steps in envSteps and global_step, as every other episode's", async () => {
+    const registry = new Registry();
+    // Odd seeds fail at their second step: each of those episodes played one step.
+    registry.register({
+      id: DEMO_ID,
+      entryPoint: () =>
+        new FaultMidEpisode(new FixedRewardDemoEnv(REWARDS, HORIZON), (seed) => (seed ?? 0) % 2 === 1, 2),
+    });
+    const rows: Record<string, number>[] = [];
+    const result = await trainGrpoCommander(
+      { envId: DEMO_ID, runDir: join(root, 'mid-void'), iterations: 2, groupsPerIteration: 4, groupSize: 4 },
+      { registry, onIteration: (row) => rows.push(row) },
+    );
+    result.net.dispose();
+    const errored = rows.reduce((sum, row) => sum + row['charts/errored_episodes']!, 0);
+    expect(errored).toBeGreaterThan(0);
+    expect(errored).toBeLessThan(32);
+    expect(result.episodes).toBe(32 - errored);
+    expect(result.envSteps).toBe((32 - errored) * HORIZON + errored);
+    expect(rows.at(-1)!.global_step).toBe(result.envSteps);
   });
 
   it('leaves a void episode (a role failed) out of its group and the scores, counts it, and goes on', async () => {

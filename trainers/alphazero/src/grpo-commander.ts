@@ -94,13 +94,13 @@ export const validateGrpoCommanderArgs = defineOptions<GrpoCommanderArgs>(
 );
 
 /** A resume may change these; any other difference from run.json is refused. */
-const RESUMABLE = ['iterations', 'evalEvery', 'evalEpisodes', 'evalTasks', 'quiet'];
+const RESUMABLE = ['runDir', 'iterations', 'evalEvery', 'evalEpisodes', 'evalTasks', 'quiet'];
 
 export interface GrpoCommanderResult {
   readonly iterations: number;
   /** Env episodes played in training so far. */
   readonly episodes: number;
-  /** Env steps played in training so far. */
+  /** Env steps played in training so far, those of void episodes included (they were played, and paid for). */
   readonly envSteps: number;
   /** The last evaluation's success rate of the greedy policy (NaN where this process evaluated none). */
   readonly successRate: number;
@@ -126,6 +126,7 @@ async function sampleEpisode(
   rng: SeededRng,
   seed: number,
   options: Record<string, unknown> | undefined,
+  played: { steps: number },
 ): Promise<Rollout> {
   const reset = await env.reset(options === undefined ? { seed } : { seed, options });
   let info: Info = reset.info;
@@ -141,6 +142,7 @@ async function sampleEpisode(
     rollout.actions.push(action);
     rollout.logp.push(Math.log(priors[action] as number));
     const result = await env.step(action);
+    played.steps += 1; // counted as played, so that an episode that fails later (void) still counts it
     totalReward += result.reward;
     info = result.info;
     if (result.terminated || result.truncated) {
@@ -185,7 +187,7 @@ export async function trainGrpoCommander(
     });
     const encoder = new DialogueEncoder(space.n, env.spec.maxTurns ?? 10);
     const net = new PolicyValueNet(
-      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize },
+      { inputs: encoder.size, actions: space.n, hidden: args.hiddenSize, features: encoder.settings },
       args.seed,
       args.learningRate,
     );
@@ -217,6 +219,7 @@ export async function trainGrpoCommander(
       const groups: Rollout[][] = [];
       let errored = 0;
       let lastVoid: unknown;
+      const played = { steps: 0 };
       for (let g = 0; g < args.groupsPerIteration; g++) {
         const seed = rng.int(0, 2 ** 31 - 1);
         const task = args.trainTasks ? rng.pick(args.trainTasks) : undefined;
@@ -224,7 +227,15 @@ export async function trainGrpoCommander(
         for (let i = 0; i < args.groupSize; i++) {
           try {
             group.push(
-              await sampleEpisode(env, net, encoder, sampler, seed, task === undefined ? undefined : { taskId: task }),
+              await sampleEpisode(
+                env,
+                net,
+                encoder,
+                sampler,
+                seed,
+                task === undefined ? undefined : { taskId: task },
+                played,
+              ),
             );
           } catch (error) {
             // A void episode has no return: the group goes on without it (rl's rule for errored rollouts).
@@ -239,7 +250,7 @@ export async function trainGrpoCommander(
       if (rollouts.length === 0) throw allVoid('sampled', iteration, errored, lastVoid);
       const steps = rollouts.reduce((sum, rollout) => sum + rollout.actions.length, 0);
       episodes += rollouts.length;
-      envSteps += steps;
+      envSteps += played.steps;
 
       // Advantages: A_i = (R_i − mean) / (std + 1e-6) within each group, shared by the episode's actions; a
       // tied group carries no signal and is left out (the kit's rule).

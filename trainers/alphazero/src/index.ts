@@ -13,7 +13,13 @@ export {
   type AlphaZeroSearchOptions,
   type AlphaZeroDecision,
 } from './alphazero-search';
-export { DialogueEncoder, WORD_BUCKETS } from './dialogue-features';
+export {
+  DialogueEncoder,
+  WORD_BUCKETS,
+  TEXT_FEATURES,
+  type TextFeatures,
+  type EncoderSettings,
+} from './dialogue-features';
 export {
   PolicyValueNet,
   type PolicyValueNetShape,

@@ -12,12 +12,19 @@ import {
   type CheckpointStore,
 } from '@turngym/rl';
 import { AlphaZeroError } from './alphazero-error';
+import type { EncoderSettings } from './dialogue-features';
 
 /** The shape of a network: saved with it, checked on load. */
 export interface PolicyValueNetShape {
   readonly inputs: number;
   readonly actions: number;
   readonly hidden: number;
+  /**
+   * What its inputs mean (`DialogueEncoder.settings`: the turn limit, the text reading…), saved with it and checked
+   * on load field by field where both the saved network and this one have it (networks saved before 2026-11-28
+   * have none).
+   */
+  readonly features?: EncoderSettings;
 }
 
 /** A minibatch: one row per state. */
@@ -356,6 +363,18 @@ export class PolicyValueNet implements CheckpointStore {
         throw new AlphaZeroError(
           'ALPHAZERO_CHECKPOINT',
           `${join(dir, FILES.shape)}: ${key} is ${saved[key]}, this run's network has ${this.shape[key]}.`,
+        );
+      }
+    }
+    // Same length, other meaning: a turn limit of 8 read as 12 moves every turn feature, and the network's
+    // decisions change with no error anywhere.
+    const [before, now] = [saved.features, this.shape.features];
+    for (const key of before && now ? Object.keys({ ...before, ...now }).sort() : []) {
+      if (before?.[key] !== now?.[key]) {
+        throw new AlphaZeroError(
+          'ALPHAZERO_CHECKPOINT',
+          `${join(dir, FILES.shape)}: the network was trained on features with ${key} ${JSON.stringify(before?.[key])}, ` +
+            `these features have ${key} ${JSON.stringify(now?.[key])}.`,
         );
       }
     }

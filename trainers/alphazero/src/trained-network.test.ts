@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { FixedRewardDemoEnv, SellerEnv } from '@turngym/env-seller';
+import { Registry } from '@turngym/core';
+import { FixedRewardDemoEnv, register as registerSeller, SELLER_COMMANDER_ID, SellerEnv } from '@turngym/env-seller';
 import { AlphaZeroError, loadGrpoCommander, loadTrainedNetwork, trainAlphaZero, trainGrpoCommander } from './index';
 import { DEMO_ID, demoRegistry, HORIZON, REWARDS } from './__fixtures__/demo-env';
 
@@ -54,5 +55,34 @@ describe('loading a trained network back', () => {
       new RegExp(`inputs is \\d+.*The run trained on ${DEMO_ID}, not ${sellerSpec.id}\\.`),
     );
     expect(tf.memory().numTensors).toBe(tensors);
+  });
+
+  it('refuses a network trained with another turn limit (env options), naming maxTurns and the options to use', async () => {
+    const registry = new Registry();
+    registerSeller(registry);
+    const runDir = join(root, 'seller-rounds');
+    const trained = await trainAlphaZero(
+      {
+        envId: SELLER_COMMANDER_ID,
+        envOptions: { rounds: 6 },
+        runDir,
+        iterations: 1,
+        episodesPerIteration: 1,
+        simulations: 2,
+        evalEpisodes: 0,
+        quiet: true,
+      },
+      { registry },
+    );
+    trained.net.dispose();
+    const tensors = tf.memory().numTensors;
+    // Same length of features, other meaning: the turn feature is normalised by the turn limit.
+    await expect(loadTrainedNetwork(runDir, new SellerEnv({ split: 'test' }).spec)).rejects.toThrow(
+      /trained on features with maxTurns 6, these features have maxTurns 8\. Make the env as the run did \(its envOptions: \{"rounds":6\}\)/,
+    );
+    expect(tf.memory().numTensors).toBe(tensors);
+    const same = await loadTrainedNetwork(runDir, new SellerEnv({ split: 'test', rounds: 6 }).spec);
+    expect(same.encoder.maxTurns).toBe(6);
+    same.net.dispose();
   });
 });

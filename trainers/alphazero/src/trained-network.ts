@@ -3,7 +3,7 @@ import { CHECKPOINT_FILES, RunDirectory } from '@turngym/rl';
 import type { EnvSpec } from '@turngym/spec';
 import { validateAlphaZeroArgs, type AlphaZeroArgs } from './alphazero-args';
 import { AlphaZeroError } from './alphazero-error';
-import { DialogueEncoder } from './dialogue-features';
+import { DialogueEncoder, type TextFeatures } from './dialogue-features';
 import { PolicyValueNet } from './policy-value-net';
 
 /**
@@ -25,6 +25,8 @@ interface NetworkArgs {
   readonly hiddenSize: number;
   readonly seed: number;
   readonly learningRate: number;
+  /** AlphaZero's; the GRPO commander reads `ascii`. */
+  readonly textFeatures?: TextFeatures;
 }
 
 /**
@@ -55,9 +57,9 @@ export async function loadRunNetwork<A extends NetworkArgs>(
       `${spec.id} has a ${spec.actionSpace.type} action space, not a discrete one.`,
     );
   }
-  const encoder = new DialogueEncoder(spec.actionSpace.n, spec.maxTurns ?? 10);
+  const encoder = new DialogueEncoder(spec.actionSpace.n, spec.maxTurns ?? 10, args.textFeatures ?? 'ascii');
   const net = new PolicyValueNet(
-    { inputs: encoder.size, actions: spec.actionSpace.n, hidden: args.hiddenSize },
+    { inputs: encoder.size, actions: spec.actionSpace.n, hidden: args.hiddenSize, features: encoder.settings },
     args.seed,
     args.learningRate,
   );
@@ -66,13 +68,22 @@ export async function loadRunNetwork<A extends NetworkArgs>(
   } catch (error) {
     // A refused load (a network of another shape: the run's env is not `spec`'s) would keep the new one's tensors.
     net.dispose();
-    if (!(error instanceof AlphaZeroError) || run.info.envId === spec.id) throw error;
+    if (!(error instanceof AlphaZeroError)) throw error;
+    if (run.info.envId !== spec.id) {
+      throw new AlphaZeroError(
+        'ALPHAZERO_CHECKPOINT',
+        `${error.message} The run trained on ${run.info.envId}, not ${spec.id}.`,
+        { cause: error },
+      );
+    }
+    // The same env made with other options (rounds: the turn limit the features are normalised by). An unreadable
+    // checkpoint is not about the env: its error stands as it is.
+    if (!/trained on features with|: (inputs|actions) is /.test(error.message)) throw error;
+    const options = (run.info.args as { envOptions?: unknown }).envOptions;
     throw new AlphaZeroError(
       'ALPHAZERO_CHECKPOINT',
-      `${error.message} The run trained on ${run.info.envId}, not ${spec.id}.`,
-      {
-        cause: error,
-      },
+      `${error.message} Make the env as the run did (its envOptions: ${JSON.stringify(options ?? {})}).`,
+      { cause: error },
     );
   }
   return { net, encoder, args };
