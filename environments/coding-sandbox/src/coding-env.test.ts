@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   checkEnv,
+  EnvBusyError,
+  EnvFaultError,
   EnvClosedError,
   formatCheckReport,
   InvalidOptionsError,
@@ -232,6 +234,33 @@ describe('fork', () => {
     await env.step('SUBMIT');
     const fork = await env.fork();
     await expect(fork.step('SUBMIT')).rejects.toThrow(/episode has ended/);
+  });
+
+  it('refuses to fork while a step or reset waits for the sandbox, as every BaseEnv does', async () => {
+    const env = new CodingEnv({ taskId: TASK }, { sandbox });
+    await env.reset({ seed: 5 });
+    // The twin was the episode halfway through the SUBMIT: `last=SUBMIT` without the SUBMIT in its history.
+    const submitting = env.step('SUBMIT');
+    await expect(env.fork()).rejects.toThrow(EnvBusyError);
+    await submitting;
+    const resetting = env.reset({ seed: 6 });
+    await expect(env.fork()).rejects.toThrow(/fork\(\) was called while reset\(\) is still in flight/);
+    await resetting;
+    // Once idle, it forks.
+    expect((await env.fork()).anchor()).toBe('failing=untested;last=START');
+  });
+
+  it('keeps its anchor when the sandbox cannot answer a step, which the caller retries', async () => {
+    const failing = {
+      evaluate: () => Promise.reject(new EnvFaultError('The sandbox worker was stopped from outside')),
+    } as unknown as SandboxPool;
+    const env = new CodingEnv({ taskId: TASK }, { sandbox: failing });
+    await env.reset({ seed: 5 });
+    await expect(env.step('RUN_TESTS')).rejects.toThrow(EnvFaultError);
+    await expect(env.step('SUBMIT')).rejects.toThrow(EnvFaultError);
+    // It said `last=SUBMIT` for an episode with no step in its log; a fork (and a tree keyed by anchors) took that.
+    expect(env.anchor()).toBe('failing=untested;last=START');
+    expect((await env.fork()).anchor()).toBe('failing=untested;last=START');
   });
 
   it('refuses to fork a closed env, as every other call on it is refused', async () => {

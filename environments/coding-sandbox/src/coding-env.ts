@@ -1,4 +1,11 @@
-import { BaseEnv, EnvClosedError, InvalidOptionsError, type EnvResetOutcome, type EnvStepOutcome } from '@turngym/core';
+import {
+  BaseEnv,
+  EnvBusyError,
+  EnvClosedError,
+  InvalidOptionsError,
+  type EnvResetOutcome,
+  type EnvStepOutcome,
+} from '@turngym/core';
 import type { Action, Env, EnvSpec, Info, ToolCall } from '@turngym/spec';
 import { parseCodingAction } from './action-parser';
 import { validateCodingOptions, validateCodingResetOptions, type CodingOptions } from './coding-options';
@@ -278,6 +285,8 @@ export class CodingEnv extends BaseEnv<string, Action> {
   private readonly sandbox: SandboxPool;
   private state: EpisodeState | undefined;
   private workspace: Workspace | undefined;
+  /** The reset() or step() whose sandbox evaluation has not settled yet (fork() refuses then, as BaseEnv's does). */
+  private pending: 'reset' | 'step' | undefined;
 
   constructor(
     options: Partial<CodingOptions> = {},
@@ -360,6 +369,10 @@ export class CodingEnv extends BaseEnv<string, Action> {
   /** Native fork: the twin gets a copy of the workspace and episode state; no action is executed again. */
   override async fork(): Promise<Env<string, Action>> {
     if (this.isClosed) throw new EnvClosedError(this.spec.id);
+    // A twin taken while a RUN or SUBMIT waits for the sandbox got the episode halfway through that step: its state
+    // already said `last=SUBMIT`, its action log did not have the SUBMIT, and during a reset it paired the new seed
+    // with the previous task and workspace.
+    if (this.pending !== undefined) throw new EnvBusyError(this.spec.id, 'fork', this.pending);
     const twin = this.spawn();
     this.copyEpisodeStateTo(twin);
     if (this.state) twin.install(structuredClone(this.snapshotState()));
@@ -385,7 +398,20 @@ export class CodingEnv extends BaseEnv<string, Action> {
     };
   }
 
-  protected async onReset(
+  private async whilePending<T>(call: 'reset' | 'step', run: () => Promise<T>): Promise<T> {
+    this.pending = call;
+    try {
+      return await run();
+    } finally {
+      this.pending = undefined;
+    }
+  }
+
+  protected onReset(seed: number, options: Record<string, unknown> | undefined): Promise<EnvResetOutcome<string>> {
+    return this.whilePending('reset', () => this.startEpisode(seed, options));
+  }
+
+  private async startEpisode(
     _seed: number,
     options: Record<string, unknown> | undefined,
   ): Promise<EnvResetOutcome<string>> {
@@ -433,9 +459,22 @@ export class CodingEnv extends BaseEnv<string, Action> {
     return { observation, instructions: instructions(task, this.options), info };
   }
 
-  protected async onStep(action: Action): Promise<EnvStepOutcome<string>> {
+  protected onStep(action: Action): Promise<EnvStepOutcome<string>> {
+    return this.whilePending('step', () => this.takeStep(action));
+  }
+
+  private async takeStep(action: Action): Promise<EnvStepOutcome<string>> {
     const state = this.state as EpisodeState;
-    const outcome = await this.apply(action, state);
+    const last = state.last;
+    let outcome: EnvStepOutcome<string>;
+    try {
+      outcome = await this.apply(action, state);
+    } catch (error) {
+      // A step the sandbox could not answer (an EnvFaultError, retried by the caller) is not in the action log: the
+      // anchor still named it as the last action (`last=SUBMIT` of an episode that had not submitted).
+      state.last = last;
+      throw error;
+    }
     if (outcome.terminated) {
       state.ended = { terminated: true, truncated: false };
       return outcome;

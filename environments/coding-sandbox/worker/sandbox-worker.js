@@ -551,7 +551,29 @@ function testOutcome(parsed, trustedPath) {
 const MISSING_APIS =
   /^(process|require|module|exports|fetch|XMLHttpRequest|WebSocket|Buffer|global|window|document|navigator|setTimeout|setInterval|setImmediate|queueMicrotask|performance|structuredClone|TextEncoder|TextDecoder|URL|URLSearchParams|crypto|Deno|Bun|WebAssembly|SharedArrayBuffer|Atomics|FinalizationRegistry|WeakRef) is not defined$/;
 
+/** The files of the evaluation being answered (for hints that name where something was declared). */
+/** @type {Array<[string, string]>} */
+let currentFiles = [];
+
+/**
+ * The file that declares `namespace <name>` (or `module <name>`) with a body. Sucrase strips TypeScript by erasing
+ * every namespace block, values and all (it supports only type-only ones), so valid TypeScript such as
+ * `namespace Geometry { export const area = … }` compiled silently and failed where it was used with
+ * "ReferenceError: Geometry is not defined", which named nothing to change.
+ */
+function namespaceFileOf(name) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return undefined;
+  const declaration = new RegExp(`(?:^|[\\s;{}])(?:namespace|module)\\s+${name.replace(/\$/g, '\\$')}\\s*[.{]`);
+  return currentFiles.find(([path, source]) => /\.(ts|tsx|mts|cts)$/.test(path) && declaration.test(source))?.[0];
+}
+
 function hintFor(name, message) {
+  if (name === 'ReferenceError') {
+    const undefinedName = /^(\S+) is not defined$/.exec(message)?.[1];
+    const file = undefinedName === undefined ? undefined : namespaceFileOf(undefinedName);
+    if (file !== undefined)
+      return ` (${file} declares \`namespace ${undefinedName}\`: the sandbox strips TypeScript with sucrase, which removes namespace blocks, values and all; use a plain object or a module of its own instead)`;
+  }
   if (name === 'ReferenceError' && message === 'Intl is not defined')
     return ' (the sandbox has no Intl: its objects live outside the memory limit; localeCompare and toLocaleString work)';
   if (name === 'ReferenceError' && MISSING_APIS.test(message))
@@ -645,6 +667,8 @@ function boundResult(result, limits) {
 }
 
 function evaluate(request) {
+  currentFiles =
+    typeof request.job.code === 'string' ? [...request.files, ['run.ts', request.job.code]] : request.files;
   const result = {
     compileErrors: [],
     loadErrors: [],
@@ -661,6 +685,9 @@ function evaluate(request) {
 
 process.on('message', (message) => {
   if (!message || message.type !== 'evaluate') return;
+  // Before any code of the request runs: the host tells a worker that died under a program from one that died (killed
+  // from outside while idle) before the request reached it, which the host sends to a new worker instead.
+  process.send?.({ type: 'received', id: message.id });
   let reply;
   try {
     reply = {

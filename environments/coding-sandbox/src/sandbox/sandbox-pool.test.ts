@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   currentFaultOwner,
@@ -24,6 +25,26 @@ function workerPids(): number[] {
     return []; // pgrep exits with 1 when nothing matches
   }
   return out.split('\n').filter(Boolean).map(Number);
+}
+
+/** A process's state letter in /proc (R running, S sleeping, T stopped, Z dead and not yet reaped). */
+function stateOf(pid: number): string {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? '';
+}
+
+/**
+ * Until a worker runs a program that spins: running (R) at two looks 20 ms apart, not only reading a message. A worker
+ * acknowledges a request before it runs any of it, so by then it has taken the request.
+ */
+async function untilSpinning(pid: number): Promise<void> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+  for (;;) {
+    if (stateOf(pid) === 'R') {
+      await pause();
+      if (stateOf(pid) === 'R') return;
+    }
+    await pause();
+  }
 }
 
 describe('SandboxPool', () => {
@@ -112,6 +133,34 @@ describe('SandboxPool', () => {
     }
   });
 
+  it('says that a TypeScript namespace was removed, where its use fails with "is not defined"', async () => {
+    // Valid TypeScript that sucrase compiles by erasing the namespace, values and all.
+    const source =
+      'export namespace Geometry {\n  export const unit = 1;\n}\nexport function area(w: number, h: number) { return w * h * Geometry.unit; }\n';
+    const result = await pool.evaluate({
+      files: { 'solution.ts': source },
+      job: {
+        type: 'tests',
+        snippets: { setup: "import { area } from './solution';", tests: ['expect(area(2, 3)).toBe(6);'] },
+      },
+      limits,
+    });
+    // It said only "ReferenceError: Geometry is not defined".
+    expect(result.tests[0]?.message).toMatch(
+      /^ReferenceError: Geometry is not defined \(solution\.ts declares `namespace Geometry`: the sandbox strips TypeScript with sucrase, which removes namespace blocks/,
+    );
+    const run = await pool.evaluate({
+      files: {},
+      job: { type: 'run', code: 'namespace Shapes { export const sides = 3; }\nShapes.sides' },
+      limits,
+    });
+    expect(run.run?.error).toMatch(/run\.ts declares `namespace Shapes`/);
+    // An undefined name that no namespace declares gets no such hint.
+    const plain = await pool.evaluate({ files: {}, job: { type: 'run', code: 'missing + 1' }, limits });
+    expect(plain.run?.error).toMatch(/^ReferenceError: missing is not defined$/m);
+    expect(plain.run?.error).not.toMatch(/namespace/);
+  });
+
   it('rejects evaluations once closed', async () => {
     const closing = new SandboxPool({ workers: 1 });
     const pending = closing.evaluate({ files: {}, job: { type: 'run', code: '1' }, limits });
@@ -155,8 +204,8 @@ describe('SandboxPool', () => {
           job: { type: 'run', code: 'while (true) {}' },
           limits: { ...limits, timeMs: 60000 },
         });
-        // The request has been sent once the dispatch's continuations have run.
-        await new Promise((resolve) => setImmediate(resolve));
+        // Once it has taken the request: a worker killed before it took one gets it sent to a new one.
+        await untilSpinning(pid);
         process.kill(pid, signal);
         const error = await running.then(
           () => undefined,
@@ -176,6 +225,83 @@ describe('SandboxPool', () => {
       }
     },
   );
+
+  it('sends an evaluation to a new worker when its worker died idle before receiving it, instead of blaming the program', async () => {
+    // An idle worker killed from outside (the OOM killer, an operator) whose death the pool has not noticed yet, because
+    // the host's event loop has not run since: the next evaluation is handed to it. It was answered "the program
+    // crashed the sandbox process" for `1 + 1`, which never ran, and an env scored a correct SUBMIT 0.
+    const own = new SandboxPool({ workers: 1 });
+    try {
+      const others = new Set(workerPids());
+      await own.warm();
+      const [pid] = workerPids().filter((candidate) => !others.has(candidate));
+      process.kill(pid as number, 'SIGKILL');
+      // Dead (a zombie, not yet reaped by this process, whose event loop is held here), so its channel is closed.
+      for (const until = Date.now() + 10000; stateOf(pid as number) !== 'Z' && Date.now() < until;);
+      expect(stateOf(pid as number)).toBe('Z');
+      const result = await own.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits });
+      expect(result.run).toEqual({ status: 'ok', value: '2' });
+      expect(own.stats).toMatchObject({ evaluations: 1, crashes: 0, stopped: 0 });
+    } finally {
+      await own.close();
+    }
+  });
+
+  describe('a worker stopped with SIGSTOP (a debugger, job control) is not a program over its time limit', () => {
+    const quick: SandboxLimits = { timeMs: 1000, totalTimeMs: 2000, memoryMb: 32, outputChars: 500 };
+
+    it('sends the evaluation to a new worker when the stopped worker never took it', async () => {
+      const own = new SandboxPool({ workers: 1, graceMs: 200 });
+      try {
+        const others = new Set(workerPids());
+        await own.warm();
+        const [pid] = workerPids().filter((candidate) => !others.has(candidate));
+        process.kill(pid as number, 'SIGSTOP');
+        // It was "time limit exceeded: the program did not stop at its 1000 ms limit", for `1 + 1`.
+        const result = await own.evaluate({ files: {}, job: { type: 'run', code: '1 + 1' }, limits: quick });
+        expect(result.run).toEqual({ status: 'ok', value: '2' });
+        expect(own.stats).toMatchObject({ kills: 0, stalled: 0, starts: 2 });
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('rejects with a retryable EnvFaultError when the worker is stopped while it runs the program', async () => {
+      const own = new SandboxPool({ workers: 1, graceMs: 200 });
+      try {
+        const others = new Set(workerPids());
+        await own.warm();
+        const [pid] = workerPids().filter((candidate) => !others.has(candidate)) as [number];
+        // Stopped well within its own 2000 ms limit, however loaded the machine.
+        const running = own.evaluate({
+          files: {},
+          job: { type: 'run', code: 'while (true) {}' },
+          limits: { ...quick, timeMs: 2000, totalTimeMs: 4000 },
+        });
+        await untilSpinning(pid);
+        process.kill(pid, 'SIGSTOP');
+        const error = await running.then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        // It was a result, "time limit exceeded", scored 0 as the program's.
+        expect(error).toBeInstanceOf(EnvFaultError);
+        expect(error).toMatchObject({ isRetryable: true });
+        expect((error as Error).message).toMatch(/stalled and was killed: the worker was stopped \(SIGSTOP/);
+        expect(own.stats).toMatchObject({ kills: 0, stalled: 1 });
+        // A program that overruns its limit in a running worker is still its own time limit.
+        const overrun = await own.evaluate({
+          files: {},
+          job: { type: 'run', code: 'Promise.reject({ get message() { while (true) {} } }); 1' },
+          limits: quick,
+        });
+        expect(overrun.run?.error).toMatch(/^time limit exceeded: the program did not stop at its 1000 ms limit/);
+        expect(own.stats).toMatchObject({ kills: 1, stalled: 1 });
+      } finally {
+        await own.close();
+      }
+    });
+  });
 
   it("still answers a program's own fatal allocation as its memory limit (the worker's own signal)", async () => {
     const own = new SandboxPool({ workers: 1 });

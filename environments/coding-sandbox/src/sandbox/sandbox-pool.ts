@@ -15,6 +15,11 @@ export interface SandboxPoolStats {
   kills: number;
   /** Workers stopped by a signal from outside (the OOM killer, an operator): the evaluation was rejected as an env fault. */
   stopped: number;
+  /**
+   * Workers killed at their deadline while stopped (SIGSTOP, a debugger), not running the program: the evaluation was
+   * rejected as an env fault, not answered "time limit exceeded".
+   */
+  stalled: number;
   /** Workers started, including the first ones. */
   starts: number;
   /**
@@ -28,10 +33,17 @@ interface Pending {
   readonly request: EvaluationRequest;
   readonly resolve: (result: EvaluationResult) => void;
   readonly reject: (error: Error) => void;
+  /** Workers that died before this evaluation reached them (see `MAX_UNDELIVERED`). */
+  undelivered: number;
 }
 
 const MEMORY_CRASH = /out of memory|invalid size|allocation failed|heap limit|oom/i;
 const WORKER_HEAP_MB = 256;
+/**
+ * How many workers may die before an evaluation reaches them (killed while idle, and noticed only once the request was
+ * handed over) before it is rejected as an env fault. Until then it is sent to a new worker: none of its code ran.
+ */
+const MAX_UNDELIVERED = 3;
 
 /**
  * Runs untrusted code in a pool of sandbox worker processes (isolated-vm inside each; see `worker/`).
@@ -67,6 +79,7 @@ export class SandboxPool {
     crashes: 0,
     kills: 0,
     stopped: 0,
+    stalled: 0,
     starts: 0,
     peakWorkerRssMb: 0,
   };
@@ -91,7 +104,7 @@ export class SandboxPool {
   evaluate(request: EvaluationRequest): Promise<EvaluationResult> {
     if (this.closed) return Promise.reject(new EnvFaultError('The sandbox pool is closed.', { isRetryable: false }));
     return new Promise<EvaluationResult>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, resolve, reject, undelivered: 0 });
       runUnowned(() => this.dispatch());
     });
   }
@@ -150,13 +163,30 @@ export class SandboxPool {
       this.dispatch();
       return;
     }
-    this.stats.evaluations += 1;
     if (reply.kind === 'lost' && this.closed) {
       // close() killed the worker under this evaluation: the pool's fault, not the program's (it was answered as
       // "the program crashed the sandbox process", and an env scored the submission 0).
+      this.stats.evaluations += 1;
       pending.reject(new EnvFaultError('The sandbox pool was closed during the evaluation.', { isRetryable: false }));
       return;
     }
+    if (reply.kind === 'lost' && reply.reason === 'undelivered') {
+      // The worker died before the request reached it (an idle worker killed from outside, whose exit had not been
+      // noticed yet): nothing of the program ran, so it goes to a new worker, ahead of the queue. It was answered "the
+      // program crashed the sandbox process", and an env scored a submission it had not run 0.
+      this.retire(worker);
+      pending.undelivered += 1;
+      if (pending.undelivered < MAX_UNDELIVERED) this.queue.unshift(pending);
+      else
+        pending.reject(
+          new EnvFaultError(
+            `The sandbox worker died before it received the evaluation, ${MAX_UNDELIVERED} times in a row (${reply.detail.split(':')[0]?.slice(0, 200)}); nothing of the program ran.`,
+          ),
+        );
+      this.dispatch();
+      return;
+    }
+    this.stats.evaluations += 1;
     if (reply.kind === 'lost' && reply.reason === 'failed') {
       // The worker's own code threw (not the program's, which runs inside the isolate and is answered in the result):
       // an env fault, retried by whoever runs the episode. It was a result with nothing run, so an env scored a
@@ -178,6 +208,19 @@ export class SandboxPool {
       pending.reject(
         new EnvFaultError(
           `The sandbox worker was stopped from outside during the evaluation (${reply.detail.split(':')[0]}: the system's out-of-memory killer, or an operator), not by the program; a new worker was started, so the evaluation can be retried.`,
+        ),
+      );
+      this.dispatch();
+      return;
+    }
+    if (reply.kind === 'lost' && reply.reason === 'stalled') {
+      // The watchdog killed a worker that was stopped, not running the program: `1 + 1` in a worker stopped with SIGSTOP
+      // was answered "time limit exceeded" and scored 0. Retryable.
+      this.stats.stalled += 1;
+      this.retire(worker);
+      pending.reject(
+        new EnvFaultError(
+          `The sandbox worker stalled and was killed: ${reply.detail}, not running the program, which did not overrun its limit; a new worker was started, so the evaluation can be retried.`,
         ),
       );
       this.dispatch();

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EnvFaultError } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
@@ -37,16 +38,36 @@ export function locateWorkerFiles(): WorkerFiles {
 /**
  * What came back from the worker for one request. A lost request was `crashed` by the program (a fatal error of V8 in
  * the worker: the signal is the worker's own), `killed` by the watchdog (the program overran its deadline), `failed`
- * in the worker's own code, or `stopped` by a signal from outside that neither the worker nor this host sent: the
- * system's out-of-memory killer, an operator's `kill`, a container shutting down.
+ * in the worker's own code, `stopped` by a signal from outside that neither the worker nor this host sent: the
+ * system's out-of-memory killer, an operator's `kill`, a container shutting down; `stalled`: killed by the watchdog
+ * while the worker was stopped (SIGSTOP, a debugger), not running the program; or `undelivered`: the worker was
+ * already dead, or died or stalled, before it took the request, so no code of the request ran.
  */
 export type ProcessReply =
   | { kind: 'result'; result: EvaluationResult; rssMb: number }
-  | { kind: 'lost'; reason: 'crashed' | 'killed' | 'failed' | 'stopped'; detail: string };
+  | { kind: 'lost'; reason: 'crashed' | 'killed' | 'failed' | 'stopped' | 'stalled' | 'undelivered'; detail: string };
 
 interface InFlight {
   readonly resolve: (reply: ProcessReply) => void;
   readonly timer: NodeJS.Timeout;
+  /** Set when the worker says it has the request (before it runs any of it): until then, nothing of it has run. */
+  delivered: boolean;
+}
+
+/**
+ * Whether a process is stopped (state `T`, by SIGSTOP or a job-control signal, or `t`, by a debugger), from
+ * `/proc/<pid>/stat` (Linux; false elsewhere or when unreadable). The state follows the command name, which may itself
+ * hold spaces or parentheses, so it is read after the last ")".
+ */
+function isStopped(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'T' || state === 't';
+  } catch {
+    return false;
+  }
 }
 
 const STDERR_TAIL = 4000;
@@ -91,7 +112,8 @@ export class SandboxProcess {
   private nextId = 0;
   private stderrTail = '';
   private exited = false;
-  private killedByWatchdog = false;
+  /** What the watchdog found when it killed the worker (see `ProcessReply`). */
+  private watchdogVerdict: { reason: 'killed' | 'stalled' | 'undelivered'; detail: string } | undefined;
   /** Set synchronously when a request is accepted, before the worker may even be up. */
   private claimed = false;
   /** Requests this process has served. */
@@ -149,19 +171,29 @@ export class SandboxProcess {
       (message: { type?: string; id?: number; result?: EvaluationResult; rssMb?: number; message?: string }) => {
         const pending = this.inFlight;
         if (!pending || message?.id !== this.nextId - 1) return;
-        if (message.type === 'result' && message.result)
+        if (message.type === 'received') pending.delivered = true;
+        else if (message.type === 'result' && message.result)
           this.settle({ kind: 'result', result: message.result, rssMb: message.rssMb ?? 0 });
         else if (message.type === 'failure')
           this.settle({ kind: 'lost', reason: 'failed', detail: message.message ?? 'unknown failure' });
       },
     );
-    child.on('exit', (code, signal) => {
+    child.on('exit', () => {
+      this.exited = true;
+    });
+    // Settled on 'close', once everything the worker wrote has been read: its "received" comes before its death.
+    child.on('close', (code, signal) => {
       this.exited = true;
       const fromOutside = signal !== null && !SELF_INFLICTED_SIGNALS.has(signal);
+      // A worker that died while idle (killed from outside between two evaluations) and whose death was noticed only
+      // after the next request was handed to it never received that request: it was "the program crashed the
+      // sandbox process" for a program that had not run.
+      const undelivered = this.inFlight !== undefined && !this.inFlight.delivered;
+      const verdict = this.watchdogVerdict;
       this.settle({
         kind: 'lost',
-        reason: this.killedByWatchdog ? 'killed' : fromOutside ? 'stopped' : 'crashed',
-        detail: `${signal ?? `exit code ${code}`}: ${this.stderrTail.trim()}`,
+        reason: verdict?.reason ?? (undelivered ? 'undelivered' : fromOutside ? 'stopped' : 'crashed'),
+        detail: verdict?.detail ?? `${signal ?? `exit code ${code}`}: ${this.stderrTail.trim()}`,
       });
     });
     return { child, started };
@@ -207,7 +239,8 @@ export class SandboxProcess {
     }
     if (this.exited) {
       this.claimed = false;
-      return { kind: 'lost', reason: 'crashed', detail: 'the worker had exited' };
+      this.idle();
+      return { kind: 'lost', reason: 'undelivered', detail: 'the worker had exited before the request was sent' };
     }
     this.evaluations += 1;
     const id = this.nextId++;
@@ -221,15 +254,33 @@ export class SandboxProcess {
     deadlineMs: number,
   ): void {
     const timer = setTimeout(() => {
-      this.killedByWatchdog = true;
+      this.watchdogVerdict = this.overrun(deadlineMs);
       this.child.kill('SIGKILL');
     }, deadlineMs);
-    this.inFlight = { resolve, timer };
+    this.inFlight = { resolve, timer, delivered: false };
     const files = Object.entries(request.files);
     this.child.send({ type: 'evaluate', id, request: { files, job: request.job, limits: request.limits } }, (error) => {
+      // Not written (the channel of a worker that has died is closed): no code of the request ran.
       if (error)
-        this.settle({ kind: 'lost', reason: 'crashed', detail: `could not send the request: ${error.message}` });
+        this.settle({ kind: 'lost', reason: 'undelivered', detail: `could not send the request: ${error.message}` });
     });
+  }
+
+  /**
+   * Why the request overran its deadline. Only a program that runs can overrun it: a worker that never took the
+   * request, or that is stopped (SIGSTOP, a debugger) when the deadline comes, was not running the program, which was
+   * answered "time limit exceeded" for it (`1 + 1` in a worker stopped with SIGSTOP). A worker merely starved of CPU
+   * by a busy machine is not told apart: time limits are wall-clock, inside the isolate as here.
+   */
+  private overrun(deadlineMs: number): { reason: 'killed' | 'stalled' | 'undelivered'; detail: string } {
+    if (this.inFlight && !this.inFlight.delivered)
+      return { reason: 'undelivered', detail: `the worker did not take the request within ${deadlineMs} ms` };
+    if (isStopped(this.child.pid))
+      return {
+        reason: 'stalled',
+        detail: `the worker was stopped (SIGSTOP or a debugger) at its ${deadlineMs} ms deadline`,
+      };
+    return { reason: 'killed', detail: `killed at its ${deadlineMs} ms deadline` };
   }
 
   /** Stops the process (idempotent). */

@@ -172,6 +172,49 @@ describe('parseTasks', () => {
     }
   });
 
+  it("names another project's format (HumanEval, MBPP, APPS, LiveCodeBench …) and how to convert it, once per format", () => {
+    const humanEval = (id: number) =>
+      JSON.stringify({
+        task_id: `HumanEval/${id}`,
+        prompt: 'def f(x):\n',
+        canonical_solution: '    return x\n',
+        test: 'def check(candidate):\n    assert candidate(1) == 1\n',
+        entry_point: 'f',
+      });
+    const apps = JSON.stringify({
+      problem_id: 7,
+      question: 'Read two integers and print their sum.',
+      solutions: '["print(sum(map(int, input().split())))"]',
+      input_output: '{"inputs": ["1 2\\n"], "outputs": ["3\\n"]}',
+    });
+    const problemsOf = (text: string): readonly string[] => {
+      try {
+        parseTasks(text, 'peer.jsonl');
+      } catch (error) {
+        return (error as InvalidTaskFileError).problems;
+      }
+      throw new Error('not refused');
+    };
+    // Each line was ajv's list of the 11 fields it lacks and the ones it has, over 600 characters, five to a message.
+    expect(problemsOf([humanEval(0), humanEval(1), apps].join('\n'))).toEqual([
+      expect.stringMatching(
+        /^line 1: in the HumanEval format \(it has test, entry_point\), not this env's: convert it to a line with task_id "fn\/<family>\/<variant>", kind, .*its tests become JavaScript snippets/,
+      ),
+      'line 2: also in the HumanEval format',
+      expect.stringMatching(/^line 3: in the APPS format .*the sandbox has no stdin or stdout to compare/),
+    ]);
+    const mbpp = { task_id: 11, text: 'Write a function.', code: 'def f(): pass', test_list: ['assert f() == 1'] };
+    expect(problemsOf(JSON.stringify(mbpp))).toEqual([expect.stringMatching(/^line 1: in the MBPP format/)]);
+  });
+
+  it('refuses a file that holds no tasks, instead of a file of none', () => {
+    // The env then said `no function task matches split "train" and difficulty "any"`, as if the options were wrong.
+    expect(() => parseTasks('\n  \n', 'empty.jsonl')).toThrow(
+      'Invalid coding task file empty.jsonl: it holds no tasks (it is empty, or only blank lines)',
+    );
+    expect(() => parseTasks('', 'empty.jsonl')).toThrow(/it holds no tasks/);
+  });
+
   it('reads a valid file, skipping blank lines', () => {
     expect(parseTasks(`\n${JSON.stringify(valid)}\n\n`)).toHaveLength(1);
   });

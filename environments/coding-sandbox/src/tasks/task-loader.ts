@@ -68,11 +68,41 @@ function missingVisibleTest(task: CodingTask): string | undefined {
   return task.visible_tests.find((test) => !hidden.has(normal(test)));
 }
 
+/**
+ * Other projects' task formats, each by the fields that tell it apart. A line of one of them gave ajv's list of every
+ * field it lacks and every field it has (over 600 characters for a HumanEval line, five lines to a message), which
+ * does not say that the whole file is in another format, nor how to bring it to this one.
+ */
+const FOREIGN_FORMATS: readonly { name: string; fields: readonly string[]; stdio: boolean }[] = [
+  { name: 'HumanEval', fields: ['test', 'entry_point'], stdio: false },
+  { name: 'MultiPL-E', fields: ['tests', 'stop_tokens'], stdio: false },
+  { name: 'MBPP', fields: ['test_list', 'code'], stdio: false },
+  { name: 'MBPP (sanitized)', fields: ['test_list', 'test_imports'], stdio: false },
+  { name: 'APPS', fields: ['question', 'input_output'], stdio: true },
+  { name: 'LiveCodeBench', fields: ['question_content', 'public_test_cases'], stdio: true },
+  { name: 'CodeContests', fields: ['description', 'public_tests'], stdio: true },
+];
+
+/** The other project's format a line is in, if it is one. */
+function foreignFormatOf(value: unknown): (typeof FOREIGN_FORMATS)[number] | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return FOREIGN_FORMATS.find(({ fields }) => fields.every((field) => Object.hasOwn(value, field)));
+}
+
+/** What to do with a line of another project's format. */
+function foreignFormatProblem(format: (typeof FOREIGN_FORMATS)[number]): string {
+  const cases = format.stdio
+    ? 'the sandbox has no stdin or stdout to compare, so write each input/output pair as a snippet that calls a function (`expect(solve("1 2\\n")).toBe("3\\n");`)'
+    : 'its tests become JavaScript snippets (`expect(f(1)).toBe(2);` or `assert.deepEqual(…)`), one per string of visible_tests/hidden_tests';
+  return `in the ${format.name} format (it has ${format.fields.join(', ')}), not this env's: convert it to a line with task_id "fn/<family>/<variant>", kind, split, difficulty, category, family, language (javascript or typescript), prompt, entry_point, files/canonical_solution/wrong_solution as path → text, test_setup_code and visible_tests/hidden_tests (README, "The task format"); ${cases}`;
+}
+
 /** Parses JSONL text (one task per line; blank lines allowed), validating every line against the schema. */
 export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
   const tasks: CodingTask[] = [];
   const problems: string[] = [];
   const ids = new Set<string>();
+  const foreignSeen = new Set<string>();
   // A byte-order mark (editors on Windows write one) is not part of the first line's JSON.
   const content = withoutByteOrderMark(text);
   const whole = wholeDocumentProblem(content);
@@ -85,6 +115,15 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
       value = JSON.parse(line);
     } catch (error) {
       problems.push(`${where}: not JSON (${(error as Error).message})`);
+      return;
+    }
+    const foreign = foreignFormatOf(value);
+    if (foreign !== undefined) {
+      // The advice once per format; further lines of it only say so (a converted file changes them all).
+      problems.push(
+        `${where}: ${foreignSeen.has(foreign.name) ? `also in the ${foreign.name} format` : foreignFormatProblem(foreign)}`,
+      );
+      foreignSeen.add(foreign.name);
       return;
     }
     try {
@@ -108,6 +147,10 @@ export function parseTasks(text: string, source = 'tasks'): CodingTask[] {
     }
   });
   if (problems.length > 0) throw new InvalidTaskFileError(source, problems);
+  // An empty file was read as a file of no tasks, and the env then said `no function task matches split "train" and
+  // difficulty "any"`, as if the options were wrong.
+  if (tasks.length === 0)
+    throw new InvalidTaskFileError(source, ['it holds no tasks (it is empty, or only blank lines)']);
   return tasks;
 }
 
