@@ -207,6 +207,61 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
     }
   });
 
+  it('gives the same observations as direct mode on Chinese, Arabic and emoji pages (long lines with no space cut)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wiki-cjk-'));
+    const corpus = join(dir, 'cjk.jsonl');
+    const tasks = join(dir, 'tasks.jsonl');
+    const clause = '北京是中华人民共和国的首都，也是全国的政治中心和文化中心';
+    writeFileSync(
+      corpus,
+      [
+        { title: '北京', infobox: { 国家: '[[中国]]' }, lead: `${clause}。${clause.repeat(10)}[[القاهرة|开罗]]。` },
+        {
+          title: 'القاهرة',
+          lead: 'القاهرة هي عاصمة [[مصر]]. وهي قرب [[北京]].',
+          sections: [{ title: '🎉', text: '🎉'.repeat(300) }],
+        },
+        { title: '中国', lead: '中国位于东亚。首都是[[北京]]。' },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ question: '首都?', answer: '北京', titles: ['中国'], split: 'train' })}\n`,
+    );
+    const options = { corpus, tasks, pageCache: 0 };
+    const browser = new WikiNavigatorEnv({ ...options, mode: 'browser' }, { browserPool: pool });
+    const direct = new WikiNavigatorEnv({ ...options, mode: 'direct' });
+    try {
+      const seen: string[][] = [];
+      for (const env of [browser, direct]) {
+        await env.reset({ seed: 1 });
+        const observations: string[] = [];
+        for (const action of [
+          'NAVIGATE(北京)',
+          'SCROLL(bottom)',
+          'CLICK(开罗)',
+          'SCROLL(bottom)',
+          'CLICK(北京)',
+          'SEARCH(政治中心)',
+        ])
+          observations.push((await env.step(action)).observation);
+        seen.push(observations);
+      }
+      expect(seen[0]).toEqual(seen[1]);
+      const lines = (seen[1] ?? []).flatMap((observation) =>
+        observation.split('\n').filter((line) => /^L\d+ /.test(line)),
+      );
+      expect(lines.filter((line) => line.includes('政治中心')).length).toBeGreaterThan(3);
+      expect(lines.every((line) => line.replace(/^L\d+ /, '').length <= 160)).toBe(true);
+    } finally {
+      await browser.close();
+      await direct.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('restarts a browser killed mid-step and retries the step', async () => {
     // A race: every expert action is a CLICK, so every step loads a page through the pool.
     const browser = new WikiNavigatorEnv({ ...SMALL, task: 'race', mode: 'browser' }, { browserPool: pool });

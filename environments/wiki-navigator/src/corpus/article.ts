@@ -43,10 +43,12 @@ export interface LinkMarkup {
 const LINK = /\[\[([^\]|[]+?)(?:\|([^\][]*?))?\]\]/g;
 
 /**
- * The page a link's target names: `[[Paris#History]]` links Paris (a `#` starts a section of the page, as on
- * the wiki, where no title holds one), `[[#History]]` a section of the page itself (no page: '').
+ * The page a link's or a redirect's target names: `[[Paris#History]]` links Paris (a `#` starts a section of the
+ * page, as on the wiki, where no title holds one), `[[#History]]` a section of the page itself (no page: ''). A
+ * redirect to a section (`{"title": "Sec", "redirect": "Paris#History"}`, `#REDIRECT [[Paris#History]]`) leads to
+ * the page.
  */
-function linkTarget(raw: string): string {
+export function linkTarget(raw: string): string {
   const hash = raw.indexOf('#');
   return normalizeTitle(hash < 0 ? raw : raw.slice(0, hash));
 }

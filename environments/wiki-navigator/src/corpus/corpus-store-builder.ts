@@ -5,9 +5,10 @@ import { createInterface } from 'node:readline';
 import { setImmediate as turn } from 'node:timers/promises';
 import { InvalidOptionsError } from '@turngym/core';
 import { generateQuestions, generateRaces } from '../tasks/task-generator';
-import { articleLinks, normalizeTitle, stripLinks, type Article } from './article';
+import { articleLinks, linkTarget, normalizeTitle, stripLinks, type Article } from './article';
+import { withCjkBigrams } from './cjk-bigrams';
 import { dumpKind, parseJsonlEntry } from './jsonl-corpus';
-import { STORE_VERSION } from './sqlite-corpus';
+import { SEARCH_TERMS, STORE_VERSION } from './sqlite-corpus';
 import { SKELETON_SCHEMA, StoreTaskGraph } from './store-task-graph';
 
 export interface CorpusStoreStats {
@@ -136,7 +137,7 @@ export async function buildCorpusStore(
           duplicates += 1; // the first wins, as in `Corpus`
           continue;
         }
-        insertSearch.run(result.lastInsertRowid, title, searchText(normalized));
+        insertSearch.run(result.lastInsertRowid, withCjkBigrams(title), withCjkBigrams(searchText(normalized)));
         insertSkeleton.run(
           result.lastInsertRowid,
           title,
@@ -159,7 +160,7 @@ export async function buildCorpusStore(
       if ('redirect' in entry) {
         redirects += 1;
         const from = normalizeTitle(entry.title);
-        const to = normalizeTitle(entry.redirect);
+        const to = linkTarget(entry.redirect);
         if (from && to) stageRedirect.run(from, from.toLowerCase(), to);
       } else batch.push(entry);
       if (batch.length >= 5000) {
@@ -220,6 +221,9 @@ export async function buildCorpusStore(
     insertMeta.run('version', STORE_VERSION);
     insertMeta.run('articles', String(articles));
     insertMeta.run('source', source);
+    // Chinese, Japanese and Korean are indexed as character pairs; a store without this key (built before) is
+    // searched as it was indexed, a whole run of those scripts as one word.
+    insertMeta.run('search-terms', SEARCH_TERMS);
     db.exec('ANALYZE');
     db.close();
     renameSync(partial, storePath);

@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
-import { articleLinks, normalizeTitle, stripLinks, type Article, type Redirect } from './article';
+import { withCjkBigrams } from './cjk-bigrams';
+import { articleLinks, linkTarget, normalizeTitle, stripLinks, type Article, type Redirect } from './article';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 
 export type { CorpusDescription, SearchHit } from './wiki-corpus';
@@ -42,7 +43,7 @@ export class Corpus implements WikiCorpus {
     }
     for (const redirect of redirects) {
       const from = normalizeTitle(redirect.title);
-      const to = normalizeTitle(redirect.redirect);
+      const to = linkTarget(redirect.redirect);
       if (!from || !to || this.byTitle.has(from)) continue;
       this.redirects.set(from, to);
       const lower = from.toLowerCase();
@@ -130,11 +131,19 @@ export class Corpus implements WikiCorpus {
   /**
    * Built on first use: a corpus that is only browsed never pays for indexing. Text is indexed in NFC, as
    * queries are searched: minisearch keeps a combining accent in its word, so `café` written with one
-   * (`cafe\u0301`) and written precomposed were different words that never matched.
+   * (`cafe\u0301`) and written precomposed were different words that never matched. Chinese, Japanese and
+   * Korean are indexed and searched as character pairs (`withCjkBigrams`).
    */
   private searchIndex(): MiniSearch<SearchDocument> {
     if (this.index) return this.index;
-    const index = new MiniSearch<SearchDocument>({ fields: ['title', 'text'], storeFields: [], idField: 'id' });
+    const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+    const index = new MiniSearch<SearchDocument>({
+      fields: ['title', 'text'],
+      storeFields: [],
+      idField: 'id',
+      // Queries are tokenized the same way (minisearch's default for search).
+      tokenize: (text) => tokenize(withCjkBigrams(text)),
+    });
     index.addAll(
       this.ordered.map((article, id) => ({
         id,
@@ -156,7 +165,7 @@ export class Corpus implements WikiCorpus {
 /** The first sentence of the lead (at most 160 characters), links as text. */
 export function leadSnippet(article: Article): string {
   const lead = stripLinks(article.lead).replace(/\s+/g, ' ').trim();
-  const end = lead.search(/[.!?](\s|$)/);
+  const end = lead.search(/[.!?](\s|$)|[\u3002\uff01\uff1f]/);
   const sentence = end >= 0 ? lead.slice(0, end + 1) : lead;
   return sentence.length > 160 ? `${sentence.slice(0, 157).trimEnd()}…` : sentence;
 }

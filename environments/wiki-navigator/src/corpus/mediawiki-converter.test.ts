@@ -194,6 +194,98 @@ describe('MediaWiki XML → JSONL corpus', () => {
     );
   });
 
+  it("leaves a real infobox's layout parameters and picture file names out (no question asks for a picture)", () => {
+    const article = wikitextToArticle(
+      'Paris',
+      `{{Infobox settlement
+| name = Paris
+| image_skyline = Paris montage.jpg
+| imagesize = 275px
+| image_alt = A montage
+| image_caption = The city
+| image_flag = Flag of Paris.svg
+| flag_size = 100px
+| image_seal = Seal.png
+| pushpin_map = France
+| pushpin_label_position = left
+| mapsize = 200px
+| map_caption = Location
+| coordinates = {{coord|48|51|N|2|21|E}}
+| population_footnotes = <ref>INSEE</ref>
+| signature_alt = x
+| logo = Logo.svg
+| website = {{URL|paris.fr}}
+| photo = File:Paris skyline.png
+| country = [[France]]
+| population_total = 2,102,650
+| elevation_m = 35
+| altitude = 35 m
+| established_date = 3rd century BC
+}}
+'''Paris''' is a city.`,
+    );
+    expect(article.infobox).toEqual([
+      { field: 'Country', value: '[[France]]' },
+      { field: 'Population total', value: '2,102,650' },
+      { field: 'Elevation m', value: '35' },
+      { field: 'Altitude', value: '35 m' },
+      { field: 'Established date', value: '3rd century BC' },
+    ]);
+  });
+
+  it('keeps the ideographic full stop 。 of Chinese and Japanese text and titles', () => {
+    const article = wikitextToArticle(
+      '東京',
+      "{{Infobox settlement\n| motto = 和。\n}}\n'''東京'''は[[日本]]の首都である。人口は約1400万人。[[モーニング娘。]]の本拠地。\n\n== 歴史 ==\n江戸と呼ばれた。",
+    );
+    expect(article.infobox).toEqual([{ field: 'Motto', value: '和。' }]);
+    expect(article.lead).toBe('東京は[[日本]]の首都である。人口は約1400万人。[[モーニング娘。]]の本拠地。');
+    expect(article.sections).toEqual([{ title: '歴史', text: '江戸と呼ばれた。' }]);
+  });
+
+  it('shows the text inside <nowiki> as written, unparsed', () => {
+    const article = wikitextToArticle(
+      'Markup',
+      "'''Markup''' quoted him <nowiki>[</nowiki>sic<nowiki>]</nowiki> and wrote <nowiki>{{t}}</nowiki> and <nowiki>''x'' = a | b &amp; c</nowiki>.",
+    );
+    expect(article.lead).toBe("Markup quoted him [sic] and wrote {{t}} and ''x'' = a | b & c.");
+  });
+
+  it('keeps the links inside inline templates ({{marriage}}, {{hlist}}, {{nowrap}}, {{lang}})', () => {
+    const article = wikitextToArticle(
+      'Aldric Venn',
+      `{{Infobox person
+| name = Aldric Venn
+| birth_place = [[Lyon]], France
+| spouse = {{marriage|[[Jane Doe]]|1990}}
+| occupation = {{hlist|Writer|[[Painter|''painter'']]}}
+| image = {{CSS image crop|Image=[[File:Venn.jpg]]}}
+}}
+'''Aldric Venn''' married {{marriage|[[Jane Doe]]|1990}}, worked {{nowrap|in [[Paris]]}} and {{lang|fr|[[Lyon]]}}.{{efn|See [[Rome]].}}
+
+== {{nowrap|[[Early years|Early]] life}} ==
+Born in [[Lyon]].`,
+    );
+    expect(article.infobox).toEqual([
+      { field: 'Birth place', value: '[[Lyon]], France' },
+      { field: 'Spouse', value: '[[Jane Doe]] (m. 1990)' },
+      { field: 'Occupation', value: 'Writer · [[Painter|painter]]' },
+    ]);
+    expect(article.lead).toBe('Aldric Venn married [[Jane Doe]] (m. 1990), worked in [[Paris]] and [[Lyon]].');
+    expect(article.sections).toEqual([{ title: 'Early life', text: 'Born in [[Lyon]].' }]);
+  });
+
+  it('writes {{coord}} with the hemispheres it names, and leaves out one shown beside the title', () => {
+    const article = wikitextToArticle(
+      'Places',
+      "'''Paris''' lies at {{coord|48|51|N|2|21|E}}, Sydney at {{coord|-33.87|151.21}}, New York at" +
+        ' {{Coord|40|42|46|N|74|0|22|W|display=inline}} and the equator at {{coord|0|0}}.{{coord|1|2|N|3|4|E|display=title}}',
+    );
+    expect(article.lead).toBe(
+      'Paris lies at 48°51′N 2°21′E, Sydney at 33.87°S 151.21°E, New York at 40°42′46″N 74°0′22″W and the equator at 0°N 0°E.',
+    );
+  });
+
   it('reads the namespace from the title prefix in exports without <ns>, and notes a case-sensitive wiki', async () => {
     const untagged = (title: string, text: string): string =>
       `<page><title>${title}</title><id>1</id><revision><id>2</id><text>${text}</text></revision></page>`;

@@ -53,29 +53,60 @@ const SKIPPED_SECTIONS = new Set([
   'citations',
   'footnotes',
 ]);
-/** Infobox fields that are layout, not facts. */
+/** Infobox fields that are layout, not facts (whole parameter names). */
 const SKIPPED_FIELDS = new Set([
   'name',
-  'image',
-  'image_size',
-  'imagesize',
-  'caption',
   'alt',
-  'signature',
-  'logo',
-  'image_caption',
   'module',
   'embed',
-  'image_upright',
-  'image_map',
-  'map',
-  'map_caption',
-  'pushpin_map',
-  'coordinates',
-  'website',
   'url',
-  'footnotes',
+  'child',
+  'subbox',
+  'onlysourced',
+  'suppressfields',
+  'fetchwikidata',
+  'noicon',
 ]);
+/**
+ * Words of a parameter name that make it layout wherever they occur: the pictures, maps, their sizes and captions
+ * (`image_skyline`, `image_flag`, `flag_size`, `pushpin_map`, `mapsize`, `signature_alt`, `logo_caption`), the
+ * coordinates, the website and a field's footnotes (`population_footnotes`, citations only). Real infoboxes have
+ * dozens of these (`{{Infobox settlement}}` alone: `image_skyline`, `image_flag`, `image_seal`, `image_map`, …);
+ * kept, each became a question ("What is the image skyline of Paris?" answered "Paris.jpg").
+ */
+const LAYOUT_WORDS = new Set([
+  'image',
+  'images',
+  'img',
+  'imagesize',
+  'caption',
+  'logo',
+  'flag',
+  'seal',
+  'shield',
+  'emblem',
+  'map',
+  'mapsize',
+  'pushpin',
+  'signature',
+  'coordinates',
+  'coord',
+  'coor',
+  'footnotes',
+  'website',
+]);
+
+/** Whether an infobox parameter is layout (see `SKIPPED_FIELDS`, `LAYOUT_WORDS`). */
+function isLayoutField(key: string): boolean {
+  const name = key.toLowerCase().trim();
+  if (SKIPPED_FIELDS.has(name)) return true;
+  return name.split(/[\s_\d-]+/).some((word) => LAYOUT_WORDS.has(word));
+}
+
+/** A value that is a picture's file name (`Paris.jpg`, `File:Paris skyline.png`), whatever its field is called. */
+function isFileName(value: string): boolean {
+  return /^(?:(?:file|image):)?[^[\]{}|\n]+\.(?:jpe?g|png|svg|gif|tiff?|webp|bmp)$/i.test(value.trim());
+}
 
 interface WtfLink {
   /** `internal` (an article of this wiki), `interwiki` (another wiki: `[[wikt:word]]`, `[[fr:Paris]]`), `external`. */
@@ -121,12 +152,24 @@ function isLanguagePrefix(prefix: string): boolean {
 }
 
 /**
+ * wtf_wikipedia rewrites every ideographic full stop `。` as `. ` before it parses (for its sentence splitter), so
+ * Chinese and Japanese pages, and titles such as `モーニング娘。`, lost the character. It is held as a
+ * noncharacter (U+FDD0, which no text may carry: one in the input is U+FFFD) while wtf parses, and `decoded`
+ * puts it back.
+ */
+const HELD_FULL_STOP = '\ufdd0';
+
+function holdFullStops(wikitext: string): string {
+  return wikitext.replaceAll(HELD_FULL_STOP, '\ufffd').replaceAll('\u3002', HELD_FULL_STOP);
+}
+
+/**
  * Wikitext's text with HTML character references decoded (`&lt;`, `&eacute;`, `&#233;`, `&#x1F600;`): the
  * wiki shows the characters, and wtf_wikipedia decodes only a few (`&nbsp;`, `&ndash;`, `&amp;`). Only
  * references ended by `;`, as MediaWiki reads them: `R&D` and `a&paragraph` are text.
  */
 function decoded(text: string): string {
-  return decodeHTMLStrict(text);
+  return decodeHTMLStrict(text).replaceAll(HELD_FULL_STOP, '\u3002');
 }
 
 /**
@@ -215,9 +258,145 @@ function readLinkTargets(wikitext: string): string {
   });
 }
 
+/** Characters that are wikitext syntax, as the character references that show them as text. */
+const SYNTAX_CHARACTERS: Record<string, string> = {
+  '[': '&#91;',
+  ']': '&#93;',
+  '{': '&#123;',
+  '}': '&#125;',
+  '|': '&#124;',
+  "'": '&#39;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '=': '&#61;',
+  '*': '&#42;',
+  '#': '&#35;',
+  ':': '&#58;',
+  '~': '&#126;',
+  _: '&#95;',
+};
+
+/**
+ * `<nowiki>…</nowiki>` as the wiki shows it: its text, not parsed. wtf_wikipedia dropped the tags and parsed the
+ * inside, so `<nowiki>{{t}}</nowiki>` read "undefined" and `<nowiki>[</nowiki>sic<nowiki>]</nowiki>` "[ sic ]".
+ * The syntax characters inside become character references, which wtf leaves alone and `decoded` turns back.
+ * (A corpus's text has no escape for `[[`: `<nowiki>[[x]]</nowiki>` still reads as a link there.)
+ */
+function escapeNowiki(wikitext: string): string {
+  if (!/<nowiki\s*>/i.test(wikitext)) return wikitext;
+  return wikitext.replace(/<nowiki\s*>([\s\S]*?)<\/nowiki\s*>/gi, (_, inside: string) =>
+    inside.replace(/[[\]{}|'<>=*#:~_]/g, (character) => SYNTAX_CHARACTERS[character] as string),
+  );
+}
+
+/** `{{coord|…}}`'s parts: degrees, minutes, seconds as written, then the hemisphere. */
+function coordinateText(parts: readonly string[], hemisphere: string): string {
+  const marks = ['°', '′', '″'];
+  return `${parts.map((part, i) => `${part}${marks[i]}`).join('')}${hemisphere}`;
+}
+
+/**
+ * `{{coord|…}}` as the wiki shows it (`{{coord|48|51|N|2|21|E}}` is "48°51′N 2°21′E", `{{coord|-33.9|151.2}}`
+ * "33.9°S 151.2°E"; one shown only beside the title, `display=title`, is nothing). wtf_wikipedia wrote every
+ * coordinate as "lat°N, lon°W" with signed numbers: Paris (2.35°E) was "2.35°W", Sydney "-33.87°N, 151.2°W". A
+ * template this cannot read (nested templates, missing numbers) is left to wtf.
+ */
+function renderCoordinates(wikitext: string): string {
+  if (!/\{\{\s*coord\s*\|/i.test(wikitext)) return wikitext;
+  return wikitext.replace(/\{\{\s*coord\s*\|([^{}]*)\}\}/gi, (template, body: string) => {
+    const parameters = body.split('|').map((parameter) => parameter.trim());
+    const display = parameters.find((parameter) => /^display\s*=/i.test(parameter));
+    const positional = parameters.filter((parameter) => !parameter.includes('='));
+    if (display && !/inline/i.test(display) && /title/i.test(display)) return '';
+    const number = /^-?\d+(?:\.\d+)?$/;
+    const ns = positional.findIndex((parameter) => /^[NS]$/i.test(parameter));
+    const ew = positional.findIndex((parameter) => /^[EW]$/i.test(parameter));
+    if (ns >= 1 && ns <= 3 && ew > ns + 1 && ew <= ns + 4) {
+      const latitude = positional.slice(0, ns);
+      const longitude = positional.slice(ns + 1, ew);
+      if (![...latitude, ...longitude].every((part) => number.test(part))) return template;
+      return `${coordinateText(latitude, (positional[ns] as string).toUpperCase())} ${coordinateText(longitude, (positional[ew] as string).toUpperCase())}`;
+    }
+    const [latitude, longitude] = positional;
+    if (latitude === undefined || longitude === undefined || !number.test(latitude) || !number.test(longitude))
+      return template;
+    const signed = (value: string, positive: string, negative: string): string =>
+      value.startsWith('-') ? `${value.slice(1)}°${negative}` : `${value}°${positive}`;
+    return `${signed(latitude, 'N', 'S')} ${signed(longitude, 'E', 'W')}`;
+  });
+}
+
+/**
+ * Links inside a template's parameters, held as tokens while wtf_wikipedia parses and put back afterwards. wtf
+ * renders most inline templates as their text without the links in them: `{{marriage|[[Jane Doe]]|1990}}` (how
+ * almost every infobox writes a spouse), `{{hlist|[[Writer]]|[[Painter]]}}`, `{{nowrap|[[Paris]] region}}` and
+ * `{{lang|fr|[[Lyon]]}}` read "Jane Doe (m. 1990)", "Writer · Painter" … with no link, so a real dump lost a large
+ * share of its link graph and of its link fields (no bridge question crossed a spouse). A link directly in an
+ * infobox's parameter is left to wtf, which keeps it; so is one whose target has a namespace-like prefix (`File:`,
+ * `Category:`, an interwiki `fr:`). A token is noncharacters only (U+FDD1, the index in U+FDE0–U+FDE9, U+FDD2),
+ * which no template reads as text to change; a template that drops its parameters (a citation, a navbox) drops
+ * the token with them.
+ */
+class NestedLinks {
+  private readonly links: Array<{ target: string; label: string }> = [];
+
+  /** The wikitext with each link inside a template (other than directly in an infobox) as a token. */
+  hold(wikitext: string): string {
+    if (!wikitext.includes('{{')) return wikitext;
+    let out = '';
+    const templates: string[] = [];
+    let i = 0;
+    while (i < wikitext.length) {
+      if (wikitext.startsWith('{{', i)) {
+        const name = /^\{\{\s*([^|{}\n]*)/.exec(wikitext.slice(i, i + 200))?.[1] ?? '';
+        templates.push(name.trim().toLowerCase());
+        out += '{{';
+        i += 2;
+      } else if (wikitext.startsWith('}}', i) && templates.length > 0) {
+        templates.pop();
+        out += '}}';
+        i += 2;
+      } else if (wikitext.startsWith('[[', i) && templates.length > 0 && !templates.at(-1)?.startsWith('infobox')) {
+        const link = /^\[\[([^[\]|{}<>\n]*)(?:\|([^[\]{}]*))?\]\]/.exec(wikitext.slice(i, i + 1000));
+        const target = link?.[1]?.trim();
+        if (!link || !target || /^:?[^:]*:/.test(target)) {
+          out += '[[';
+          i += 2;
+          continue;
+        }
+        const label = (link[2] ?? '').replace(/'{2,}/g, '').trim();
+        out += `\ufdd1${[...String(this.links.length)].map((digit) => String.fromCharCode(0xfde0 + Number(digit))).join('')}\ufdd2`;
+        this.links.push({ target, label: label || target });
+        i += link[0].length;
+      } else {
+        out += wikitext[i];
+        i += 1;
+      }
+    }
+    return out;
+  }
+
+  /** Text with each token back as its link (`[[target|label]]`), or as its label (`asText`: headings). */
+  restore(text: string, asText = false): string {
+    if (this.links.length === 0 || !text.includes('\ufdd1')) return text;
+    return text.replace(/\ufdd1([\ufde0-\ufde9]+)\ufdd2/g, (_, digits: string) => {
+      const index = Number([...digits].map((digit) => digit.charCodeAt(0) - 0xfde0).join(''));
+      const link = this.links[index];
+      if (!link) return '';
+      const target = decoded(link.target);
+      const label = decoded(link.label);
+      if (asText) return label;
+      return label === target ? `[[${target}]]` : `[[${target}|${label}]]`;
+    });
+  }
+}
+
 /** One page's wikitext as an article (wtf_wikipedia parses templates, infobox, sections, lists, links). */
 export function wikitextToArticle(title: string, wikitext: string): Article {
-  const document = wtf(readLinkTargets(wikitext), { title });
+  const nested = new NestedLinks();
+  const document = wtf(holdFullStops(nested.hold(renderCoordinates(escapeNowiki(readLinkTargets(wikitext))))), {
+    title,
+  });
   const infoboxes = document.infoboxes();
   const infobox: InfoboxField[] = [];
   let type = 'article';
@@ -226,11 +405,12 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
     type = (first.type() || 'article').toLowerCase().trim() || 'article';
     const values = first.keyValue();
     for (const key of Object.keys(values)) {
-      if (SKIPPED_FIELDS.has(key.toLowerCase())) continue;
+      if (isLayoutField(key)) continue;
       const sentence = first.get(key) as WtfText | undefined;
-      const value =
-        sentence && typeof sentence.text === 'function' ? withLinks(sentence) : decoded(String(values[key] ?? ''));
-      if (value) infobox.push({ field: fieldName(key), value });
+      const value = nested.restore(
+        sentence && typeof sentence.text === 'function' ? withLinks(sentence) : decoded(String(values[key] ?? '')),
+      );
+      if (value && !isFileName(value)) infobox.push({ field: fieldName(key), value });
     }
   }
   let lead = '';
@@ -239,18 +419,18 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
     const paragraphs = section.paragraphs().map((paragraph) =>
       paragraph
         .sentences()
-        .map((sentence) => withLinks(sentence))
+        .map((sentence) => nested.restore(withLinks(sentence)))
         .filter(Boolean)
         .join(' '),
     );
     const lists = section.lists().map((list) =>
       list
         .lines()
-        .map((line) => `* ${withLinks(line)}`)
+        .map((line) => `* ${nested.restore(withLinks(line))}`)
         .join('\n'),
     );
     const text = [...paragraphs, ...lists].filter((block) => block.trim().length > 0).join('\n\n');
-    const heading = decoded(section.title()).trim();
+    const heading = nested.restore(decoded(section.title()), true).trim();
     if (!heading) {
       lead = lead ? `${lead}\n\n${text}` : text;
     } else if (!SKIPPED_SECTIONS.has(heading.toLowerCase()) && text) {

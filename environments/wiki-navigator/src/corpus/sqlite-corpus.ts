@@ -5,7 +5,8 @@ import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
 import { Lru } from './lru';
-import { ftsQuery, queryWords, StoreSearch } from './store-search';
+import { withCjkBigrams } from './cjk-bigrams';
+import { COMMON_WORD_ARTICLES, ftsQuery, queryWords, StoreSearch } from './store-search';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
 import type { TaskCount } from '../tasks/task-stats';
@@ -13,6 +14,11 @@ import type { WikiTask } from '../tasks/wiki-task';
 
 /** Format version of a store; a store of another version is rebuilt, not misread. */
 export const STORE_VERSION = '1';
+/**
+ * How a store's search index holds Chinese, Japanese and Korean (meta `search-terms`): `cjk-bigrams`, as character
+ * pairs (`withCjkBigrams`). A store built before has no such key and is searched as it was indexed.
+ */
+export const SEARCH_TERMS = 'cjk-bigrams';
 
 /** Articles and link lists kept per process (bounded: memory must not grow with the corpus). */
 const ARTICLE_CACHE = 2048;
@@ -49,6 +55,8 @@ export class SqliteCorpus implements WikiCorpus {
     similar: Database.Statement<{ id: number; score: number }>;
   };
   private readonly ranker: StoreSearch;
+  /** Whether the index holds CJK text as character pairs (queries are split the same way). */
+  private readonly cjkBigrams: boolean;
 
   constructor(readonly path: string) {
     const refuse = (reason: string): InvalidOptionsError =>
@@ -100,7 +108,8 @@ export class SqliteCorpus implements WikiCorpus {
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0) LIMIT ?',
       ),
     };
-    this.ranker = new StoreSearch(this.db, this.size);
+    this.cjkBigrams = meta.get('search-terms') === SEARCH_TERMS;
+    this.ranker = new StoreSearch(this.db, this.size, COMMON_WORD_ARTICLES, this.cjkBigrams);
     this.taskSource = new StoredTasks(this.db);
   }
 
@@ -193,7 +202,7 @@ export class SqliteCorpus implements WikiCorpus {
 
   /** Titles sharing a word or a word's start with `title`, best BM25 on titles first (no fuzzy matching). */
   similarTitles(title: string, limit = 5): string[] {
-    const words = ftsQuery(title, true);
+    const words = ftsQuery(this.cjkBigrams ? withCjkBigrams(title) : title, true);
     if (!words) return [];
     return this.statements.similar
       .all(`{title} : (${words})`, limit)

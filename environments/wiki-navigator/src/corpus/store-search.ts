@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { withCjkBigrams } from './cjk-bigrams';
 import { Lru } from './lru';
 
 /**
@@ -103,6 +104,8 @@ export class StoreSearch {
     db: Database,
     private readonly articleCount: number,
     private readonly commonWordArticles = COMMON_WORD_ARTICLES,
+    /** The index holds Chinese, Japanese and Korean as character pairs (`withCjkBigrams`): split queries so. */
+    private readonly cjkBigrams = false,
   ) {
     this.statements = {
       ranked: db.prepare(
@@ -139,7 +142,7 @@ export class StoreSearch {
 
   /** The `limit` best articles for a free-text query, best first. */
   search(text: string, limit: number): RankedArticle[] {
-    const words = queryWords(text);
+    const words = queryWords(this.cjkBigrams ? withCjkBigrams(text) : text);
     const common = words.filter((word) => this.isCommon(word));
     const rare = words.filter((word) => !common.includes(word) && this.articlesHolding(word) > 0);
     if (rare.length > 0) return this.byRareWords(rare, common, limit);

@@ -58,6 +58,36 @@ describe('extractPage (run over linkedom here; the browser tests run it in Chrom
     expect(long.map((line) => line.text).join(' ')).toBe(`== Long text == ${'word '.repeat(70)}end.`);
   });
 
+  it('splits Chinese and Japanese sentences at 。！？ and cuts a line with no space at 160 characters', () => {
+    // Chinese and Japanese put no space between words or after a full stop: a paragraph was one line.
+    const clause = '北京是中华人民共和国的首都，也是全国的政治中心和文化中心';
+    const emoji = '🎉'.repeat(200); // 400 UTF-16 units, no space: cut between characters, never inside one
+    const cjk = extract(
+      renderArticleHtml(
+        {
+          title: '北京',
+          type: 'place',
+          infobox: [],
+          lead: `${clause}。人口は多い！「本当？」と[[東京]]の人は言った。${clause.repeat(12)}[[中华人民共和国|共和国]]${clause.repeat(3)}`,
+          sections: [{ title: 'Party', text: emoji }],
+        },
+        () => true,
+      ),
+    );
+    const lead = cjk.lines.filter((line) => line.region === 'lead').map((line) => line.text);
+    // A closing quote stays with the sentence it closes.
+    expect(lead.slice(0, 4)).toEqual([`${clause}。`, '人口は多い！', '「本当？」', 'と[#1 東京]の人は言った。']);
+    expect(lead.length).toBeGreaterThan(5);
+    expect(lead.every((line) => line.length <= 160)).toBe(true);
+    expect(lead.join('')).toBe(
+      `${clause}。人口は多い！「本当？」と[#1 東京]の人は言った。${clause.repeat(12)}[#2 共和国]${clause.repeat(3)}`,
+    );
+    expect(lead.some((line) => line.includes('[#2 共和国]'))).toBe(true); // a marker is never cut
+    const party = cjk.lines.filter((line) => line.section === 'party' && line.region === 'body');
+    expect(party.map((line) => line.text).join('')).toBe(emoji);
+    expect(party.every((line) => line.text.length <= 160 && line.text.isWellFormed())).toBe(true);
+  });
+
   it('reads a search results page as one line per result', () => {
     const results = extract(
       renderSearchHtml('morrow', [

@@ -121,7 +121,12 @@ export function extractPage(doc: DomDocument): ExtractedPage {
     return out;
   };
 
-  /** Sentences (split outside link markers), long ones wrapped at spaces outside markers. */
+  /**
+   * Sentences (split outside link markers), long ones wrapped at spaces outside markers. Chinese and Japanese
+   * end a sentence with `。`, `！` or `？` and no space, and put no space between words: split there, and a line
+   * with no space to wrap at within `MAX_LINE` is cut at `MAX_LINE` characters (outside markers, never inside a
+   * surrogate pair). Such a paragraph was one line of thousands of characters, a whole window's worth.
+   */
   const split = (text: string): string[] => {
     const sentences: string[] = [];
     let depth = 0;
@@ -138,6 +143,13 @@ export function extractPage(doc: DomDocument): ExtractedPage {
       ) {
         sentences.push(text.slice(start, i + 1));
         start = i + 2;
+      } else if (depth === 0 && (char === '\u3002' || char === '\uff01' || char === '\uff1f')) {
+        // A closing quote or bracket after the full stop belongs to the sentence it closes: 「…。」
+        while (/[\u300d\u300f\u3011\u3009\u300b\uff09\u201d\u2019"')]/.test(text[i + 1] || '')) i += 1;
+        if (i + 1 < text.length) {
+          sentences.push(text.slice(start, i + 1));
+          start = i + 1;
+        }
       }
     }
     sentences.push(text.slice(start));
@@ -146,19 +158,27 @@ export function extractPage(doc: DomDocument): ExtractedPage {
       let rest = clean(sentences[s] as string);
       while (rest.length > MAX_LINE) {
         let cut = -1;
+        let hard = -1;
         let level = 0;
         for (let i = 0; i < rest.length; i++) {
-          const char = rest[i];
+          const char = rest[i] as string;
+          // A cut before character i: outside markers, not between the halves of a surrogate pair.
+          if (level === 0 && i > 0 && (i <= MAX_LINE || hard < 0) && !/[\udc00-\udfff]/.test(char)) hard = i;
           if (char === '[') level += 1;
           else if (char === ']') level = Math.max(0, level - 1);
           else if (char === ' ' && level === 0) {
             if (i <= MAX_LINE || cut < 0) cut = i;
             if (i > MAX_LINE) break;
           }
+          if (i > MAX_LINE && hard > 0) break;
         }
-        if (cut <= 0) break;
-        out.push(rest.slice(0, cut));
-        rest = rest.slice(cut + 1);
+        if (cut > 0 && cut <= MAX_LINE) {
+          out.push(rest.slice(0, cut));
+          rest = rest.slice(cut + 1);
+        } else if (hard > 0 && hard < rest.length) {
+          out.push(rest.slice(0, hard).trim());
+          rest = rest.slice(hard).trim();
+        } else break;
       }
       if (rest) out.push(rest);
     }

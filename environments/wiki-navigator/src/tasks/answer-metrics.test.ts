@@ -20,6 +20,13 @@ describe('SQuAD answer normalisation and metrics', () => {
     expect(tokenF1('Cafe\u0301', ['Caf\u00e9 noir'])).toBeCloseTo(2 / 3);
   });
 
+  it('token F1 counts each Chinese, Japanese or Korean character as a token (MLQA), words elsewhere', () => {
+    expect(tokenF1('北京市', ['北京'])).toBeCloseTo(0.8);
+    expect(tokenF1('東京都 Tokyo', ['東京'])).toBeCloseTo(2 / 3);
+    expect(tokenF1('上海', ['北京'])).toBe(0);
+    expect(exactMatch('北京。', ['北京'])).toBe(1);
+  });
+
   it('token F1 gives partial credit and the best alias', () => {
     expect(tokenF1('Morrow', ['Morrow Bay'])).toBeCloseTo(2 / 3);
     expect(tokenF1('Bay Morrow', ['Morrow Bay'])).toBe(1);
