@@ -10,6 +10,7 @@
  * | INVALID_ID          | InvalidIdError        | no        | not of the form [namespace/]name-vN            |
  * | ALREADY_REGISTERED  | AlreadyRegisteredError| no        | registering an id twice                        |
  * | INVALID_OPTIONS     | InvalidOptionsError   | no        | options fail the env's JSON Schema             |
+ * | INVALID_TOOL_SCHEMA | InvalidToolSchemaError| no        | a tool's parameter schema cannot be compiled   |
  * | RESET_NEEDED        | ResetNeededError      | no        | step before reset, or after the episode ended  |
  * | ENV_CLOSED          | EnvClosedError        | no        | use after close()                              |
  * | ENV_BUSY            | EnvBusyError          | no        | a call while a step() or reset() is in flight  |
@@ -28,6 +29,7 @@ export type ErrorCode =
   | 'INVALID_ID'
   | 'ALREADY_REGISTERED'
   | 'INVALID_OPTIONS'
+  | 'INVALID_TOOL_SCHEMA'
   | 'RESET_NEEDED'
   | 'ENV_CLOSED'
   | 'ENV_BUSY'
@@ -98,6 +100,24 @@ export class InvalidOptionsError extends TurnGymError {
     readonly problems: readonly string[],
   ) {
     super('INVALID_OPTIONS', `Invalid options for ${subject}: ${problems.join('; ')}`);
+  }
+}
+
+/**
+ * A tool the env offers has a parameter schema that cannot be compiled: every call of that tool would throw out of
+ * step(), mid-episode. Raised by `make()` when the env is built, naming the tool.
+ */
+export class InvalidToolSchemaError extends TurnGymError {
+  constructor(
+    readonly envId: string,
+    readonly toolName: string,
+    reason: string,
+  ) {
+    super(
+      'INVALID_TOOL_SCHEMA',
+      `Environment "${envId}": tool "${toolName}" has a parameters schema that cannot be compiled (${reason}); ` +
+        "every call of it would fail, so the env is refused. Fix the tool's JSON Schema.",
+    );
   }
 }
 

@@ -1,8 +1,10 @@
 import { ExampleEnv, register } from '@turngym/env-example';
+import type { EnvSpec } from '@turngym/spec';
 import {
   AlreadyRegisteredError,
   InvalidIdError,
   InvalidOptionsError,
+  InvalidToolSchemaError,
   NameNotFoundError,
   VersionNotFoundError,
 } from './errors';
@@ -145,5 +147,32 @@ describe('Registry', () => {
     expect(() => registry.makeAgent('turngym/example-v1', 'oracle', { env, seed: 0 })).toThrow(
       /Did you mean: scripted, random/,
     );
+  });
+  it('refuses at make() an env whose tool schema cannot be compiled, naming the tool, and closes it', async () => {
+    const registry = new Registry();
+    let closed = 0;
+    class BrokenToolEnv extends ExampleEnv {
+      constructor() {
+        super();
+        const tools = this.spec.tools!.map((tool) =>
+          tool.name === 'SUBMIT'
+            ? { ...tool, parameters: { type: 'object', properties: { code: { type: 'strin' } } } }
+            : tool,
+        );
+        (this as { spec: EnvSpec }).spec = { ...this.spec, tools, actionSpace: { type: 'tools', tools } };
+      }
+      protected override onClose(): void {
+        closed += 1;
+      }
+    }
+    registry.register({ id: 'test/broken-tool-v1', entryPoint: () => new BrokenToolEnv() });
+    for (const bare of [false, true]) {
+      const error = await registry.make('test/broken-tool-v1', { bare }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidToolSchemaError);
+      expect((error as Error).message).toMatch(
+        /^Environment "turngym\/example-v1": tool "SUBMIT" has a parameters schema that cannot be compiled \(.*type.*\)/,
+      );
+    }
+    expect(closed).toBe(2);
   });
 });

@@ -6,11 +6,12 @@ import {
   AlreadyRegisteredError,
   InvalidIdError,
   InvalidOptionsError,
+  InvalidToolSchemaError,
   NameNotFoundError,
   VersionNotFoundError,
 } from './errors';
 import { defineOptions } from './options';
-import { ajv, describeErrors, type Validator } from './schema-validation';
+import { ajv, compileToolSchema, describeErrors, type Validator } from './schema-validation';
 import { Budget, type BudgetLimits } from './wrappers/budget';
 import { EpisodeRecorder } from './wrappers/episode-recorder';
 import { OrderEnforcing } from './wrappers/order-enforcing';
@@ -142,6 +143,12 @@ export class Registry {
     if (!validateWrapperSettings(settings))
       throw new InvalidOptionsError(`make(${id})`, describeErrors(validateWrapperSettings.errors, 'make'));
     const bare: Env<any, any> = await entry.registration.entryPoint(options, make.dependencies ?? {});
+    try {
+      checkToolSchemas(bare);
+    } catch (error) {
+      await bare.close();
+      throw error;
+    }
     if (make.bare) return bare;
     try {
       let env: Env<any, any> = new OrderEnforcing(bare);
@@ -207,3 +214,20 @@ export class Registry {
 
 /** The process-wide default registry that env packages register into. */
 export const registry = new Registry();
+
+/**
+ * Compiles the parameter schema of every tool the env offers (each compiled once per schema object, so its steps
+ * reuse it): one that cannot be compiled is `InvalidToolSchemaError` now, naming the tool, rather than an error
+ * thrown out of the first step() that calls it, mid-episode.
+ */
+function checkToolSchemas(env: Env<any, any>): void {
+  const space = env.spec?.actionSpace;
+  if (space?.type !== 'tools' || !Array.isArray(space.tools)) return;
+  for (const tool of space.tools) {
+    try {
+      compileToolSchema(tool?.parameters);
+    } catch (error) {
+      throw new InvalidToolSchemaError(env.spec.id, String(tool?.name), (error as Error).message);
+    }
+  }
+}

@@ -168,22 +168,69 @@ function cloneData(input: unknown, base: string, makeError: (problems: string[])
   }
 }
 
+/** Whether `value` holds, at any depth, something that is not data (iterative: records can nest deep). */
+function holdsNonData(value: unknown): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'function' || typeof current === 'symbol') return true;
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    for (const item of Object.values(current)) stack.push(item);
+  }
+  return false;
+}
+
+/**
+ * Whether validating against `schema` may write into the data: of this instance's options only `useDefaults` does
+ * (no coercion, no removal of fields). Any `default` key counts (a property named "default" too, which only costs
+ * a copy), and so does a `$ref` out of the schema, whose target is not walked here.
+ */
+function mayFillDefaults(schema: unknown): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node)) {
+      if ('default' in node) return true;
+      const ref = (node as { $ref?: unknown }).$ref;
+      if (typeof ref === 'string' && !ref.startsWith('#')) return true;
+    }
+    for (const item of Object.values(node)) stack.push(item);
+  }
+  return false;
+}
+
 export type Validator<T> = ((input: unknown) => T) & { readonly schema: object };
 
 /**
- * Compiles a schema once; the validator returns a defaulted copy of the input or throws what `makeError`
- * builds from the problem lines (each names its field).
+ * Compiles a schema once; the validator returns the input with its defaults filled, or throws what `makeError`
+ * builds from the problem lines (each names its field). The caller's object is never written. `copy`:
+ * - `'to-fill-defaults'` (data: records, files, wire bodies): a schema with defaults validates (and returns) a copy;
+ *   one without validates the input itself and returns it, since copying a large record (a JSONL line of a long
+ *   episode) on every read cost several times the check itself;
+ * - `'always'` (options, `defineOptions`): always a copy, so an object built from options keeps them as they were
+ *   when it was built, whatever its caller does to its own object later.
  */
 export function compileValidator<T>(
   schema: JSONSchemaType<T> | object,
   makeError: (problems: string[]) => Error,
   base = 'options',
+  copy: 'to-fill-defaults' | 'always' = 'to-fill-defaults',
 ): Validator<T> {
   const validate = ajv.compile(schema) as ValidateFunction<T>;
+  const fillsDefaults = copy === 'always' || mayFillDefaults(schema);
   const validator = (input: unknown): T => {
-    const copy = input === undefined ? {} : cloneData(input, base, makeError);
-    if (!validate(copy)) throw makeError(describeErrors(validate.errors, base));
-    return copy;
+    let checked: unknown;
+    if (input === undefined) checked = {};
+    else if (fillsDefaults) checked = cloneData(input, base, makeError);
+    else if (holdsNonData(input)) throw makeError([notData(input, base) ?? `${base} must be plain data`]);
+    else checked = input;
+    if (!validate(checked)) throw makeError(describeErrors(validate.errors, base));
+    return checked;
   };
   return Object.assign(validator, { schema });
 }

@@ -23,7 +23,11 @@ const TOOL_FORM = {
   required: ['tool', 'arguments'],
   properties: {
     tool: { type: 'string', minLength: 1 },
-    arguments: { type: 'object' },
+    arguments: {
+      type: 'object',
+      description:
+        "The call's arguments. A JSON string of an object (OpenAI function calling's form) is read as that object.",
+    },
     id: { type: 'string' },
     metadata,
   },
@@ -132,6 +136,19 @@ function wireArguments(raw: unknown): Record<string, unknown> {
   return (isObject ? read.args : raw) as Record<string, unknown>;
 }
 
+/**
+ * A tool call whose `arguments` are a JSON string of an object (OpenAI's function calling hands them over so, and an
+ * env in-process reads them so: core's `readToolArguments`) with that object in their place: OpenEnv's client sends
+ * a model's call as it came, and the server refused it (422) where the same env in-process played it. A string
+ * that is not JSON of an object stays, for the schema to refuse at `arguments`.
+ */
+function withArgumentsRead(record: Record<string, unknown>): Record<string, unknown> {
+  if (typeof record.arguments !== 'string') return record;
+  const read = readToolArguments(record.arguments);
+  if (!read.ok || typeof read.args !== 'object' || read.args === null || Array.isArray(read.args)) return record;
+  return { ...record, arguments: read.args };
+}
+
 function formOf(data: Record<string, unknown>): Form | undefined {
   if ('text' in data) return 'text';
   if ('tool' in data) return 'tool';
@@ -170,7 +187,7 @@ export function decodeAction(
       },
     ]);
   }
-  const wire = validators[form](record, fieldLoc);
+  const wire = validators[form](form === 'tool' ? withArgumentsRead(record) : record, fieldLoc);
   if (!allowed.includes(form)) {
     throw new InvalidActionTypeError(
       spec.id,

@@ -1,6 +1,10 @@
-import { EnvFaultError } from '@turngym/core';
+import { EnvFaultError, TurnGymError } from '@turngym/core';
 import type { EnvSpec } from '@turngym/spec';
+import { readReplyWithin } from './bounded-reply';
 import { UnauthorizedError, RemoteProtocolError } from './server-errors';
+
+/** Far above any real listing (every spec with its tool schemas), far below what would strain a client's memory. */
+const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 
 export interface RemoteEnvListing {
   readonly id: string;
@@ -38,8 +42,24 @@ export async function listRemoteEnvs(
     throw new EnvFaultError(`Cannot reach ${target}: ${(error as Error).message}`, { cause: error });
   }
   if (response.status === 401) throw new UnauthorizedError();
-  if (!response.ok) throw new RemoteProtocolError(`HTTP_${response.status}`, `${target} answered ${response.status}`);
-  const body = (await response.json()) as { envs?: RemoteEnvListing[] };
-  if (!Array.isArray(body.envs)) throw new RemoteProtocolError('INVALID_REPLY', `${target} did not list envs`);
-  return body.envs;
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new RemoteProtocolError(`HTTP_${response.status}`, `${target} answered ${response.status}`);
+  }
+  let text: string;
+  try {
+    text = await readReplyWithin(response, MAX_LISTING_BYTES, target);
+  } catch (error) {
+    if (TurnGymError.isInstance(error)) throw error;
+    throw new EnvFaultError(`Lost ${target} while reading its reply: ${(error as Error).message}`, { cause: error });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new RemoteProtocolError('INVALID_REPLY', `${target} answered with a body that is not JSON`);
+  }
+  const envs = (body as { envs?: unknown } | null)?.envs;
+  if (!Array.isArray(envs)) throw new RemoteProtocolError('INVALID_REPLY', `${target} did not list envs`);
+  return envs as RemoteEnvListing[];
 }

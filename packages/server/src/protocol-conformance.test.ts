@@ -338,6 +338,29 @@ describe('HTTP routes', () => {
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
 
+  it("POST /step and a WebSocket step take a call whose arguments are a JSON string (OpenAI's form)", async () => {
+    const call = { tool: 'LOOKUP', arguments: { key: 'amber-17' } };
+    const asString = { ...call, arguments: JSON.stringify(call.arguments) };
+    const plain = await post('/step', { action: call, seed: 2 });
+    const stringed = await post('/step', { action: asString, seed: 2 });
+    expect(stringed.status).toBe(200);
+    const [expected, got] = [await body(plain), await body(stringed)];
+    expect({ ...got, metadata: withoutWallMs(got.metadata) }).toEqual({
+      ...expected,
+      metadata: withoutWallMs(expected.metadata),
+    });
+    const client = await ws();
+    await client.request({ type: 'reset', data: { seed: 2 } });
+    const step = await client.request({ type: 'step', data: asString });
+    expect(step.type).toBe('observation');
+    expect(step.data.observation).toEqual(expected.observation);
+    // Not JSON of an object: refused at `arguments`, as before.
+    const notObject = await post('/step', { action: { tool: 'LOOKUP', arguments: '["amber-17"]' } });
+    expect(notObject.status).toBe(422);
+    expect((await body(notObject)).detail).toEqual([expect.objectContaining({ loc: ['arguments'] })]);
+    client.close();
+  });
+
   it('GET /health, /metadata, /schema, /envs, /openapi.json', async () => {
     expect(await body(get('/health'))).toEqual({ status: 'healthy' });
     const metadata = await body(get('/metadata'));

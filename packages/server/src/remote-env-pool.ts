@@ -1,4 +1,5 @@
 import { defineOptions, TurnGymError, type JSONSchemaType } from '@turngym/core';
+import { readReplyWithin } from './bounded-reply';
 import { NoServerAvailableError } from './server-errors';
 import { RemoteEnv, type RemoteEnvOptions } from './remote-env';
 
@@ -138,7 +139,8 @@ export class RemoteEnvPool {
           const response = await fetch(`${httpBase(state.url)}/health`, {
             signal: AbortSignal.timeout(this.settings.healthTimeoutMs),
           });
-          const body = (await response.json().catch(() => ({}))) as { status?: unknown };
+          const text = await readReplyWithin(response, MAX_HEALTH_REPLY_BYTES, `${httpBase(state.url)}/health`);
+          const body = (parseOrEmpty(text) ?? {}) as { status?: unknown };
           if (response.status === 200 && body.status === 'healthy') {
             state.healthy = true;
             delete state.lastError;
@@ -201,6 +203,17 @@ export class RemoteEnvPool {
       return this.track(twin, state);
     };
     return env;
+  }
+}
+
+/** `{"status": "healthy"}` is 20 bytes: a reply past this is no health reply (and is not read further). */
+const MAX_HEALTH_REPLY_BYTES = 64 * 1024;
+
+function parseOrEmpty(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

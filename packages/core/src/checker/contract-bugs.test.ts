@@ -27,6 +27,7 @@ type Bug =
   | 'tools-mismatch'
   | 'tools-missing'
   | 'tool-name-with-space'
+  | 'tool-name-dotted'
   | 'tool-parameters-not-object'
   | 'labels-missing';
 
@@ -66,6 +67,8 @@ function specWith(bug?: Bug): EnvSpec {
       return tools([ADD, STOP], [ADD, { ...STOP, name: 'HALT' }]);
     case 'tool-name-with-space':
       return tools([{ ...ADD, name: 'add number' }, STOP]);
+    case 'tool-name-dotted': // not a bug: an MCP server's name, which some providers' function calling refuses
+      return tools([{ ...ADD, name: 'adder.add' }, STOP]);
     case 'tool-parameters-not-object':
       return tools([{ ...ADD, parameters: { type: 'integer' } }, STOP]);
     case 'tools-missing':
@@ -197,6 +200,14 @@ describe('checkEnv on a hand-written env', () => {
     expect(await failures()).toEqual({});
   });
 
+  it("passes a dotted tool name (an MCP server's), noting which providers refuse it", async () => {
+    const report = await checkEnv(() => Promise.resolve(new AdderEnv('tool-name-dotted')), { maxSteps: 5 });
+    expect(report.passed).toBe(true);
+    expect(report.results.find((result) => result.name === 'spec')?.detail).toMatch(
+      /tool name "adder\.add" does not match .*: OpenAI's and Anthropic's function calling refuse it/,
+    );
+  });
+
   it.each<[Bug, string, RegExp]>([
     ['math-random', 'seed determinism', /two fresh envs.*reset observations differ/],
     ['date-now', 'seed determinism', /reset observations differ/],
@@ -220,7 +231,7 @@ describe('checkEnv on a hand-written env', () => {
     ['bad-tool-schema', 'spec', /tool ADD has an invalid JSON Schema/],
     ['tools-throw-on-call-object', 'malformed actions are ordinary steps', /threw TypeError/],
     ['tools-mismatch', 'spec', /spec\.tools \(ADD, HALT\) must be the tools of the action space \(ADD, STOP\)/],
-    ['tool-name-with-space', 'spec', /tool name "add number" must match/],
+    ['tool-name-with-space', 'spec', /tool name "add number" must be at most 128 characters without blanks/],
     ['tool-parameters-not-object', 'spec', /tool ADD's parameters must be a JSON Schema with type "object"/],
     ['tools-missing', 'spec', /actionSpace\.tools must be an array of tools/],
     ['labels-missing', 'spec', /actionSpace\.labels must be an array of n = 2 strings/],

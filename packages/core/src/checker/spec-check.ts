@@ -1,10 +1,15 @@
 import type { EnvSpec, Space, ToolSpec } from '@turngym/spec';
 import { parseEnvId } from '../env-id';
 import { compileToolSchema } from '../schema-validation';
+import type { CheckNote } from './episode-checks';
 
-/** What is wrong with an env's spec (id, summary, turn limit, reward range, spaces, tools), or undefined. */
-export function checkSpec(spec: EnvSpec): string | undefined {
+/**
+ * What is wrong with an env's spec (id, summary, turn limit, reward range, spaces, tools); else undefined, or a note
+ * when it passes with a limit (tool names some function-calling providers refuse).
+ */
+export function checkSpec(spec: EnvSpec): string | CheckNote | undefined {
   const problems: string[] = [];
+  const notes: string[] = [];
   if (spec.specificationVersion !== 'v1')
     problems.push(`specificationVersion is ${String(spec.specificationVersion)}, expected 'v1'`);
   try {
@@ -18,7 +23,7 @@ export function checkSpec(spec: EnvSpec): string | undefined {
   if (!(typeof low === 'number' && typeof high === 'number' && low <= high))
     problems.push('rewardRange must be [low, high]');
   problems.push(
-    ...spaceProblems(spec.actionSpace, 'actionSpace'),
+    ...spaceProblems(spec.actionSpace, 'actionSpace', notes),
     ...spaceProblems(spec.observationSpace, 'observationSpace'),
   );
   if (spec.actionSpace?.type === 'tools' && Array.isArray(spec.actionSpace.tools)) {
@@ -29,12 +34,33 @@ export function checkSpec(spec: EnvSpec): string | undefined {
         `spec.tools (${names(spec.tools)}) must be the tools of the action space (${names(spec.actionSpace.tools)})`,
       );
   }
-  return problems.length > 0 ? problems.join('; ') : undefined;
+  if (problems.length > 0) return problems.join('; ');
+  return notes.length > 0 ? { note: notes.join('; ') } : undefined;
 }
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * The tool names OpenAI's and Anthropic's function calling accept. An env may offer others (an MCP server's
+ * `files.read`: Gemini and MCP take dots): core's parser reads every offered name, in text and in structured calls,
+ * so such an env plays; the checker notes which providers' agents cannot call the tool by function calling.
+ */
+const PORTABLE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Longer than MCP's and Gemini's limit, or blank, or with a blank or control character: no provider takes it. */
+const MAX_TOOL_NAME = 128;
+const UNUSABLE_IN_NAME = /[\s\p{Cc}]/u;
 
-function spaceProblems(space: Space, where: string): string[] {
+function toolNameProblem(name: unknown, where: string, notes: string[]): string | undefined {
+  if (typeof name !== 'string' || name === '')
+    return `${where}: tool name ${JSON.stringify(name)} must be a non-empty string`;
+  if (name.length > MAX_TOOL_NAME || UNUSABLE_IN_NAME.test(name))
+    return `${where}: tool name ${JSON.stringify(name)} must be at most ${MAX_TOOL_NAME} characters without blanks or control characters (no function-calling provider accepts it)`;
+  if (!PORTABLE_TOOL_NAME.test(name))
+    notes.push(
+      `tool name ${JSON.stringify(name)} does not match ${PORTABLE_TOOL_NAME}: OpenAI's and Anthropic's function calling refuse it (text calls and providers such as Gemini take it)`,
+    );
+  return undefined;
+}
+
+function spaceProblems(space: Space, where: string, notes: string[] = []): string[] {
   const problems: string[] = [];
   if (typeof space !== 'object' || space === null) return [`${where} is missing`];
   switch (space.type) {
@@ -59,18 +85,17 @@ function spaceProblems(space: Space, where: string): string[] {
       }
       if (space.tools.length === 0) problems.push(`${where}.tools is empty`);
       for (const tool of space.tools) {
-        // OpenAI-style function calling accepts only these names, and arguments that are an object.
-        if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name))
-          problems.push(`${where}: tool name ${JSON.stringify(tool?.name)} must match ${TOOL_NAME} (function calling)`);
+        const nameProblem = toolNameProblem(tool?.name, where, notes);
+        if (nameProblem) problems.push(nameProblem);
         if (tool?.parameters?.type !== 'object')
           problems.push(`${where}: tool ${tool?.name}'s parameters must be a JSON Schema with type "object"`);
         try {
-          compileToolSchema(tool.parameters);
+          compileToolSchema(tool?.parameters);
         } catch (error) {
-          problems.push(`${where}: tool ${tool.name} has an invalid JSON Schema (${(error as Error).message})`);
+          problems.push(`${where}: tool ${tool?.name} has an invalid JSON Schema (${(error as Error).message})`);
         }
       }
-      if (new Set(space.tools.map((tool) => tool.name.toLowerCase())).size !== space.tools.length)
+      if (new Set(space.tools.map((tool) => String(tool?.name).toLowerCase())).size !== space.tools.length)
         problems.push(`${where}: tool names are not unique`);
       break;
     default:
