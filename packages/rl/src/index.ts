@@ -12,6 +12,7 @@ export { anchorText } from './anchor-text';
 export {
   treeAdvantages,
   treeAdvantageSamples,
+  isStarvedBranch,
   checkTreePaths,
   leafTurnAdvantages,
   leafTokenAdvantages,

@@ -199,4 +199,21 @@ describe('Self-AC TD(n) critic loss (ALGORITHMS.md §2)', () => {
     expect(() => tdCriticLoss({ ...good, mask: [] }, options)).toThrow(/one row per episode/);
     expect(() => tdTarget([0], [0], 0, 0.5)).toThrow(/steps is 0/);
   });
+
+  it('refuses a NaN or infinite reward in the targets and the tensor loss, naming the row and index', () => {
+    // tdTarget alone (a custom loop's returns) and the tensor loss used to give NaN targets and a NaN loss.
+    expect(() => tdTarget([0, Number.NaN, 1], [0, 0, 0], 2, 0.5)).toThrow(/tdTarget: rewards\[1\] is NaN/);
+    expect(() => tdTarget([0, 1, 0], [0, Infinity, 0], 1, 0.5)).toThrow(/tdTarget: values\[1\] is Infinity/);
+    const rewards = tf.tensor2d([episode.rewards, [0, -Infinity, 0]]);
+    expect(() =>
+      tdCriticLossTf(
+        {
+          values: tf.tensor2d([episode.values, episode.values]),
+          rewards,
+          mask: tf.tensor2d([episode.mask, episode.mask]),
+        },
+        options,
+      ),
+    ).toThrow(/tdCriticLossTf: rewards\[1\]\[1\] is -Infinity/);
+  });
 });

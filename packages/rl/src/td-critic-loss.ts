@@ -84,6 +84,9 @@ export function tdTarget(
   const length = assertSameLength(what, { rewards, values });
   assertSteps(what, steps);
   assertBootstrapIndex(what, bootstrapAt, length);
+  // A NaN reward or value would make every target that reads it NaN (and so the returns a caller builds from it).
+  assertFinite(what, 'rewards', rewards);
+  assertFinite(what, 'values', values);
   const read = (array: Numbers, index: number) => (index < length ? (array[index] as number) : 0);
   const target = new Float64Array(length);
   for (let t = 0; t < length; t += 1) {
@@ -236,7 +239,9 @@ export function tdCriticLossTf(
   if (inputs.values.rank !== 2) {
     throw new RangeError(`${what}: values must be [episodes, states] (it is [${inputs.values.shape.join(', ')}]).`);
   }
-  // A small read-back, as the mask's count below: the bootstrap states are plain indices for the targets.
+  // Small read-backs, as the mask's count below: a NaN or infinite reward would make every target reading it,
+  // and so the loss, NaN with no sign of where; the bootstrap states are plain indices for the targets.
+  inputs.rewards.arraySync().forEach((row, index) => assertFinite(what, `rewards[${index}]`, row));
   const bootstrapRows = inputs.bootstrap?.arraySync();
   const maskRows = bootstrapRows !== undefined ? inputs.mask.arraySync() : [];
   const bootstrapAt = (bootstrapRows ?? []).map((row, index) =>

@@ -1,4 +1,6 @@
+import { groupAdvantageSamples } from './group-advantage-samples';
 import { lossMask } from './loss-mask';
+import { NonFiniteRewardError } from './trainer-kit/trainer-errors';
 import { fixtureTrajectory } from './__fixtures__/trajectory-fixture';
 import type { StopReason } from './trajectory';
 import {
@@ -8,6 +10,7 @@ import {
   sharedTurnWeights,
   treeAdvantages,
   treeAdvantageSamples,
+  isStarvedBranch,
 } from './tree-advantages';
 
 const rounded = (values: Float64Array) => Array.from(values).map((value) => Number(value.toFixed(5)));
@@ -168,6 +171,66 @@ describe('treeAdvantageSamples', () => {
       trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }, { reward: 0 }] }],
     });
     expect(samples.map((sample) => sample.advantage)).toEqual([...tree0!.advantage, ...tree1!.advantage]);
+  });
+
+  it('refuses a NaN or infinite return naming the episode, where a group of one or of equal infinities was skipped as tied', () => {
+    const withStep = (id: string, group: number, tree: number, reward: number) => ({
+      ...leaf(id, group, tree, reward),
+      steps: [
+        {
+          action: 'a',
+          observation: '',
+          reward,
+          terminated: true,
+          truncated: false,
+          info: {},
+          node: `${id}/0`,
+          actionTokens: 1,
+        },
+      ],
+      turns: 1,
+    });
+    // A lone NaN leaf, a NaN beside a good prompt, and two +Infinity leaves (tied: every A would be 0, silently).
+    const lone = [withStep('ok-a', 0, 0, 1), withStep('ok-b', 0, 1, 0), withStep('nan', 1, 0, Number.NaN)];
+    const infinite = [withStep('inf-a', 0, 0, Infinity), withStep('inf-b', 0, 1, Infinity)];
+    for (const build of [treeAdvantageSamples, (t: typeof lone) => groupAdvantageSamples(t, 2)]) {
+      expect(() => build(lone)).toThrow(NonFiniteRewardError);
+      expect(() => build(lone)).toThrow(/totalReward NaN of episode nan/);
+      expect(() => build(infinite)).toThrow(/totalReward Infinity of episode inf-a/);
+    }
+    // The return is what the statistics read: a record whose steps are finite but whose totalReward is not.
+    const total = { ...withStep('total', 0, 0, 1), totalReward: Number.NaN };
+    expect(() => groupAdvantageSamples([total, withStep('ok', 0, 0, 0)], 1)).toThrow(
+      /totalReward NaN of episode total/,
+    );
+    // A rollout of a group past `prompts` was dropped without a word.
+    expect(() =>
+      groupAdvantageSamples([withStep('a', 0, 0, 1), withStep('b', 0, 0, 0), withStep('c', 2, 0, 1)], 2),
+    ).toThrow(/episode c is in group 2, outside the 2 prompts/);
+    // An errored rollout is never scored: its reward does not stop the others.
+    const failed = { ...withStep('failed', 0, 1, Number.NaN), stopReason: 'error' as const };
+    expect(treeAdvantageSamples([withStep('a', 0, 0, 1), withStep('b', 0, 0, 0), failed])).toHaveLength(2);
+  });
+
+  it('leaves out a branch the budget stopped before its first action: it is no leaf, not one that ended at its node', () => {
+    // A branch from node 1 of tree 1 that the per-prompt budget starved: its record is the prefix (one turn, the
+    // prefix's reward 0) again. Scored, it was a fourth leaf "ending" at the node with return 0, and its prefix's
+    // action was trained with that made-up return.
+    const starved = {
+      ...leaf('starved', 0, 1, 0, 'prompt-tokens'),
+      tree: { tree: 1, branchedFrom: 'g0/t1/n1', sharedTurns: 1, round: 1 },
+      turns: 1,
+      generatedTokens: 0,
+    };
+    const samples = treeAdvantageSamples([leaf('a', 0, 0, 1), leaf('b', 0, 0, 0), leaf('c', 0, 1, 1), starved]);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual(['a', 'b', 'c']);
+    const [tree0, tree1] = treeAdvantages({
+      trees: [{ leaves: [{ reward: 1 }, { reward: 0 }] }, { leaves: [{ reward: 1 }] }],
+    });
+    expect(samples.map((sample) => sample.advantage)).toEqual([...tree0!.advantage, ...tree1!.advantage]);
+    expect([isStarvedBranch(starved), isStarvedBranch({ ...starved, turns: 2 })]).toEqual([true, false]);
+    // A chain is never a starved branch (its own zero-turn record is scored, as GRPO scores it).
+    expect(isStarvedBranch({ ...starved, tree: { ...starved.tree, round: 0, sharedTurns: 0 }, turns: 0 })).toBe(false);
   });
 
   it('scores a leaf cut before its first action with its tree, but makes no sample of it', () => {

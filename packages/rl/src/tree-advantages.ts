@@ -2,6 +2,8 @@ import { groupAdvantages, ADVANTAGE_EPSILON, isTiedGroup } from './group-advanta
 import { assertFinite, type Numbers } from './internal/checks';
 import { actionSpans, hasActionTokens, recordLength, type TokenRecord } from './loss-mask';
 import type { UpdateSample } from './ppo-update';
+import { NON_FINITE_GROUP_ADVICE } from './group-advantage-samples';
+import { assertFiniteRewards } from './trainer-kit/trainer-errors';
 import type { Trajectory } from './trajectory';
 
 /**
@@ -71,7 +73,9 @@ export function treeAdvantages(prompt: PromptTrees, epsilon: number = ADVANTAGE_
 /**
  * Tree-GRPO's update samples straight from the sampled trajectories: per prompt (`group`), its leaves
  * grouped by tree (`tree.tree`; a chain is a one-leaf tree 0), `treeAdvantages` over them, each leaf
- * with its A = A_inter + A_intra. Rollouts the env failed on are reported, never scored; a prompt whose
+ * with its A = A_inter + A_intra. Rollouts the env failed on are reported, never scored; a scored leaf whose
+ * return (`totalReward`) is not finite is refused (`NonFiniteRewardError`, naming its episode); a branch the
+ * budget stopped before its first action is no leaf (`isStarvedBranch`) and is left out too; a prompt whose
  * leaves are tied (`isTiedGroup`) gives no samples. Prompts and trees come in ascending order, leaves in
  * the order given (the collector's sampling order).
  */
@@ -79,9 +83,10 @@ export function treeAdvantageSamples(
   trajectories: readonly Trajectory[],
   epsilon: number = ADVANTAGE_EPSILON,
 ): UpdateSample[] {
+  const scored = trajectories.filter((trajectory) => trajectory.stopReason !== 'error' && !isStarvedBranch(trajectory));
+  assertFiniteRewards(scored, 'treeAdvantageSamples', { steps: false, advice: NON_FINITE_GROUP_ADVICE });
   const prompts = new Map<number, Map<number, Trajectory[]>>();
-  for (const trajectory of trajectories) {
-    if (trajectory.stopReason === 'error') continue;
+  for (const trajectory of scored) {
     const trees = prompts.get(trajectory.group) ?? new Map<number, Trajectory[]>();
     prompts.set(trajectory.group, trees);
     const tree = trajectory.tree?.tree ?? 0;
@@ -105,6 +110,21 @@ export function treeAdvantageSamples(
     );
   }
   return samples;
+}
+
+/**
+ * A branch that took no turn of its own: the per-prompt token budget (or the context, or the tool-call budget)
+ * stopped it before its first action. Its record is its node's prefix again, with the prefix's reward: scored,
+ * it would be a leaf that "ended" at the branch node (§1 expands a drawn node to the end of its episode; this one
+ * was never expanded) and its prefix's actions would be trained with that made-up return. It is reported
+ * (`trajectories.jsonl`, Tree-GRPO's `budget/starved_branches`) and left out of the advantages. A branch the
+ * budget stopped after it acted is a leaf like a chain a budget cut: scored with the reward it reached.
+ */
+export function isStarvedBranch(trajectory: Pick<Trajectory, 'tree' | 'turns' | 'stopReason'>): boolean {
+  const { tree } = trajectory;
+  return (
+    tree !== undefined && tree.round > 0 && trajectory.stopReason !== 'error' && trajectory.turns <= tree.sharedTurns
+  );
 }
 
 /**

@@ -70,6 +70,36 @@ describe('collectTrees budgets', () => {
     );
   });
 
+  it('draws branches from the root of a tree whose chain the env failed on its first step (§1: {root} ∪ non-leaf)', async () => {
+    // The first env made (a chain's) throws on every step; its root snapshot (a fork) and the branches' forks
+    // are fresh envs that step normally.
+    let made = 0;
+    const { trajectories } = await collectTrees({
+      policy,
+      makeEnv: async () => {
+        const env = new DigitEnv({ maxTurns: 4 });
+        if (made++ === 0) env.step = () => Promise.reject(new Error('env crashed'));
+        return env;
+      },
+      envId: 'test/digit-v1',
+      seeds: [3],
+      shape: { trees: 2, branches: 2, rounds: 1 },
+      options: { maxActionTokens: 8, seed: 5 },
+    });
+    const failed = trajectories.find((t) => t.stopReason === 'error')!;
+    expect(failed.tree!.round).toBe(0);
+    expect(failed.turns).toBe(0);
+    // Was none: the root had no child, so the tree had nothing to draw and lost both of its branches.
+    const branches = trajectories.filter((t) => t.tree!.tree === failed.tree!.tree && t.tree!.round === 1);
+    expect(branches).toHaveLength(2);
+    for (const branch of branches) {
+      expect(branch.tree!.branchedFrom).toBe(failed.tree!.branchedFrom);
+      expect(branch.stopReason).not.toBe('error');
+      expect(branch.turns).toBeGreaterThan(0);
+    }
+    expect(DigitEnv.open).toBe(0);
+  });
+
   /** Two trees of two branches on two seeds: chains, root snapshots and one round of branches. */
   const forkingRequest = () => ({
     policy,

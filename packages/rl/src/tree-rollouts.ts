@@ -185,11 +185,17 @@ function budgetLeft(
   return left;
 }
 
-/** Nodes with a child: every tree's root, and each turn's node that a later turn of a rollout follows. */
+/**
+ * The nodes a round may draw (§1: {root} ∪ non-leaf nodes): every tree's root, whatever its chain did, and each
+ * turn's node that a later turn of a rollout follows. The root is always one: a chain whose env threw on its
+ * first step (or that stopped before it) left the root with no child, and reading that as "nothing to draw"
+ * gave its tree no branches at all, so a transient env error cost the task a whole tree's leaves.
+ */
 function internalNodes(trajectories: readonly Trajectory[]): Set<string> {
   const internal = new Set<string>();
   for (const trajectory of trajectories) {
-    if (trajectory.tree && trajectory.turns > 0) internal.add(trajectory.tree.branchedFrom);
+    if (trajectory.tree && (trajectory.tree.round === 0 || trajectory.turns > 0))
+      internal.add(trajectory.tree.branchedFrom);
     trajectory.steps.slice(0, -1).forEach((step) => internal.add(step.node));
   }
   return internal;

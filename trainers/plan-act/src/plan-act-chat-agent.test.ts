@@ -1,5 +1,5 @@
 import { PreflightError } from '@turngym/leaderboard';
-import { ScriptedChatModel, type ChatRequest } from '@turngym/llm';
+import { ChatModelAgent, LLMCallError, ScriptedChatModel, type ChatRequest } from '@turngym/llm';
 import type { AgentEpisodeStart } from '@turngym/spec';
 import { PlanActChatAgent } from './plan-act-chat-agent';
 import { parsePlanActAgentSpec, planActSuiteAgent } from './plan-act-suite-agent';
@@ -65,6 +65,49 @@ describe('PlanActChatAgent', () => {
     await agent.start(episode);
     expect(await agent.act('task', {})).toBe('think more');
     expect(agent.turns.map((turn) => turn.role)).toEqual(['planner', 'actor', 'planner']);
+  });
+});
+
+describe('PlanActChatAgent reads a reply as the suite’s single chat agent does', () => {
+  const thinking = `<think>${'weigh it. '.repeat(40)}</think>FINAL Answer: 5`;
+
+  it('fails the episode on a reply cut at maxTokens before any answer, as ChatModelAgent does (no-answer)', async () => {
+    // Both agents with maxTokens 8: the reply is cut inside its reasoning (finish reason length).
+    const single = new ChatModelAgent(new ScriptedChatModel(() => thinking), { maxTokens: 8 });
+    await single.start({ ...episode, spec: { actionSpace: { type: 'text' } } } as typeof episode);
+    await expect(single.act('What is 2 + 3?', {})).rejects.toMatchObject({ failure: 'no-answer' });
+
+    const model = new ScriptedChatModel(() => thinking);
+    const agent = new PlanActChatAgent({ planner: model, actor: model }, { maxTokens: 8 });
+    await agent.start(episode);
+    // Was the planner's cut reasoning "<think>weigh it. …" taken as a sub-task, then the actor's as the env action.
+    const error = await agent.act('What is 2 + 3?', {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LLMCallError);
+    expect(error).toMatchObject({ failure: 'no-answer', code: 'LLM_CALL' });
+    expect((error as Error).message).toMatch(/planner's turn 1: the reply was cut at the token limit \(maxTokens 8\)/);
+    // An empty reply cut at the limit, with no reasoning, is no answer either.
+    const empty = new ScriptedChatModel(() => ({ content: '', finishReason: 'length' }));
+    const cut = new PlanActChatAgent({ planner: empty, actor: empty });
+    await cut.start(episode);
+    await expect(cut.act('What is 2 + 3?', {})).rejects.toThrow(
+      /the reply was cut at the token limit before any answer/,
+    );
+  });
+
+  it('reads the protocol from the answer after the reasoning, and keeps the reply whole in the history', async () => {
+    const seen: ChatRequest['messages'][] = [];
+    const model = new ScriptedChatModel((request) => {
+      seen.push(request.messages);
+      return '<think>FINAL 7 would be wrong</think>FINAL Answer: 5';
+    });
+    const agent = new PlanActChatAgent({ planner: model, actor: model });
+    await agent.start(episode);
+    // Was "<think>FINAL 7 would be wrong</think>FINAL Answer: 5" read as a sub-task (no FINAL at its start).
+    expect(await agent.act('What is 2 + 3?', {})).toBe('Answer: 5');
+    expect(agent.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: '<think>FINAL 7 would be wrong</think>FINAL Answer: 5',
+    });
   });
 });
 

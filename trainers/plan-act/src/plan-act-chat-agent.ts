@@ -1,5 +1,5 @@
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import type { ChatModel } from '@turngym/llm';
+import { LLMCallError, stripReasoning, type ChatModel, type ChatResponse } from '@turngym/llm';
 import type { Action, Agent, AgentEpisodeStart, AgentUsage, ChatMessage, Info } from '@turngym/spec';
 import {
   ACTOR,
@@ -73,7 +73,9 @@ export interface PlanActTurn {
  * reuses it across the two roles, as ALGORITHMS.md §4 asks). One `act()` runs role turns until one of them
  * is an env action (an actor's action, or the planner's FINAL). Text actions only (the env's own syntax):
  * the protocol is text. A role past its turn cap hands its last text to the env as the action, so the env's
- * own turn limit ends the episode.
+ * own turn limit ends the episode. A reply is read as the leaderboard's `ChatModelAgent` reads one: reasoning
+ * (`<think>…</think>`) is dropped before the protocol reads it, and a reply with no answer (cut at `maxTokens`,
+ * filtered, reasoning only) fails the episode with `LLMCallError` (`no-answer`) instead of becoming a turn.
  */
 export class PlanActChatAgent implements Agent<unknown, Action> {
   readonly name: string;
@@ -126,8 +128,8 @@ export class PlanActChatAgent implements Agent<unknown, Action> {
       const cue = role === PLANNER ? DEFAULT_PROTOCOL.plannerCue : DEFAULT_PROTOCOL.actorCue;
       this.history.push({ role: 'user', content: pending === '' ? cue : `${pending}\n\n${cue}` });
       pending = '';
-      const text = await this.complete(role);
-      this.history.push({ role: 'assistant', content: text });
+      const { content, text } = await this.complete(role);
+      this.history.push({ role: 'assistant', content });
       const overCap =
         this.turnsOf(role) >= (role === PLANNER ? this.options.plannerMaxTurns : this.options.actorMaxTurns);
       const envAction = this.envActionOf(role, text) ?? (overCap ? text : undefined);
@@ -159,8 +161,13 @@ export class PlanActChatAgent implements Agent<unknown, Action> {
     return turn.kind === 'act' ? turn.envAction : undefined;
   }
 
-  private async complete(role: PlanActRoleName): Promise<string> {
-    const response = await this.models[role === PLANNER ? 'planner' : 'actor'].complete({
+  /**
+   * One role's reply: `content` as the model wrote it (the history keeps it, as `ChatModelAgent`'s does), `text`
+   * its answer after any reasoning (`stripReasoning`), which the protocol reads and the env may receive.
+   */
+  private async complete(role: PlanActRoleName): Promise<{ content: string; text: string }> {
+    const model = this.models[role === PLANNER ? 'planner' : 'actor'];
+    const response = await model.complete({
       // A copy: the history grows after the call, and a model (or its cache) may keep the request.
       messages: [...this.history],
       temperature: this.options.temperature,
@@ -171,6 +178,45 @@ export class PlanActChatAgent implements Agent<unknown, Action> {
     });
     this.usage.promptTokens += response.usage.promptTokens;
     this.usage.completionTokens += response.usage.completionTokens;
-    return response.message.content ?? '';
+    const content = response.message.content ?? '';
+    const inline = stripReasoning(content);
+    this.checkAnswered(role, model.id, response, inline);
+    return { content, text: inline.hadReasoning ? inline.text.trim() : content };
+  }
+
+  /**
+   * A reply with nothing to act on is no turn the model chose, exactly as the leaderboard's single chat agent
+   * (`ChatModelAgent`) reads it: one cut at `maxTokens` before any answer, stopped by the content filter, or holding
+   * only reasoning. Taken as a turn, its empty text (or its reasoning) became a sub-task, a report, or the action
+   * sent to the env, and the episode was scored as an ordinary losing one; it fails the episode with the reason
+   * instead (`LLMCallError`, failure `no-answer`). An empty reply that simply stopped stays the role's turn.
+   */
+  private checkAnswered(
+    role: PlanActRoleName,
+    modelId: string,
+    response: ChatResponse,
+    inline: { text: string; hadReasoning: boolean },
+  ): void {
+    const content = response.message.content ?? '';
+    const reasoningChars =
+      (response.reasoning?.trim().length ?? 0) + (inline.hadReasoning ? content.length - inline.text.length : 0);
+    const thought = reasoningChars > 0;
+    if ((thought ? inline.text.trim() : content) !== '') return;
+    const thinking = thought ? ` (${reasoningChars} characters of reasoning, no answer after it)` : '';
+    let why: string;
+    if (response.finishReason === 'length') {
+      const limit = this.options.maxTokens !== undefined ? ` (maxTokens ${this.options.maxTokens})` : '';
+      why = `the reply was cut at the token limit${limit} before any answer${thinking}: raise maxTokens`;
+    } else if (response.finishReason === 'content_filter') {
+      why = 'the content filter stopped the reply before any answer';
+    } else if (thought) {
+      why = `the reply held only reasoning (${reasoningChars} characters), no answer after it`;
+    } else {
+      return;
+    }
+    throw new LLMCallError(`${modelId}: no answer to act on at the ${role}'s turn ${this.turnsOf(role)}: ${why}`, {
+      failure: 'no-answer',
+      modelId,
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { InvalidOptionsError } from '@turngym/core';
+
 /**
  * Self-AC's episode vectors (ALGORITHMS.md §2; the slide's "集向量", p-episode vectors: each entry is one
  * turn's or one state's property), in the packed sequence's token indices.
@@ -19,6 +21,12 @@ export interface EpisodeVectors {
   readonly rewards: readonly number[];
   /** R_0 … R_n: the return from s_k, discounted by λ: R_k = Σ_j λ^j r_(k+j). */
   readonly returns: readonly number[];
+  /**
+   * λ that `returns` were discounted with (`packEpisode`'s `discount`). The loss reads λ from here, so the
+   * actor's R and the critic's TD targets cannot disagree (`episodeDiscount`); vectors made by hand may leave
+   * it out, and then the loss's `discount` option is the only λ.
+   */
+  readonly discount?: number;
   /** Whether s_n is terminal (the task ended): then V(s_n) is 0 by definition, not the head's output. */
   readonly terminal: boolean;
   /**
@@ -61,6 +69,34 @@ export function bootstrappedReturns(vectors: EpisodeVectors, lastValue: number, 
   return vectors.returns.map((value, k) => value + discount ** (n - k) * lastValue);
 }
 
+/**
+ * The one λ of a batch (§2 has one discount for R and for the TD targets): the λ the episodes' returns were
+ * packed with (`packedWith`: each episode's `vectors.discount`), which must be the same for all of them and,
+ * when `given` (a loss's or an update's `discount` option), equal to it. Two values would train the actor on
+ * returns discounted by one λ against a critic whose TD targets and bootstrap use another, with no sign of it
+ * in the numbers. `given` alone (vectors made by hand without `discount`) is used as it is; neither gives
+ * undefined (the caller's default).
+ */
+export function episodeDiscount(
+  packedWith: readonly (number | undefined)[],
+  given: number | undefined,
+  subject: string,
+): number | undefined {
+  const packed = [...new Set(packedWith.filter((discount): discount is number => discount !== undefined))];
+  if (packed.length > 1) {
+    throw new InvalidOptionsError(subject, [
+      `the episodes were packed with different discounts (${packed.join(', ')}); λ has one value per batch: pack them with the same packEpisode discount`,
+    ]);
+  }
+  const [fromEpisodes] = packed;
+  if (given !== undefined && fromEpisodes !== undefined && given !== fromEpisodes) {
+    throw new InvalidOptionsError(subject, [
+      `discount is ${given}, but the episodes' returns were packed with discount ${fromEpisodes} (packEpisode's discount); λ has one value: leave discount out (it is read from the episodes) or pack with ${given}`,
+    ]);
+  }
+  return given ?? fromEpisodes;
+}
+
 /** R_k = r_k + λ·R_(k+1), R past the end = 0 (ALGORITHMS.md §2). */
 export function discountedReturns(rewards: readonly number[], discount: number): number[] {
   const returns = new Array<number>(rewards.length).fill(0);
@@ -92,6 +128,8 @@ export interface EpisodeBatch {
   /** r as the TD targets read it (`tdRewards`: a cut episode's last reward carries the return after it). */
   readonly rewards: Float32Array;
   readonly returns: Float32Array;
+  /** λ of the batch's returns (`episodeDiscount`): undefined when no episode says. */
+  readonly discount: number | undefined;
   /** [B·K] 1 where episode b has action k. */
   readonly turnMask: Float32Array;
   /** [B·S] 1 where episode b has state k. */
@@ -122,6 +160,11 @@ export function padEpisodeVectors(episodes: readonly EpisodeVectors[]): EpisodeB
     episodes: B,
     turns: K,
     states: S,
+    discount: episodeDiscount(
+      episodes.map((episode) => episode.discount),
+      undefined,
+      'padEpisodeVectors',
+    ),
     aStart: new Int32Array(B * K),
     aEnd: new Int32Array(B * K),
     cpStart: new Int32Array(B * S),

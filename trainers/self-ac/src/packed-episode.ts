@@ -222,6 +222,7 @@ export function packEpisode(trajectory: Trajectory, options: PackEpisodeOptions)
       logPiOld,
       rewards,
       returns: allReturns.slice(0, m + 1),
+      discount: options.discount,
       // Only an episode the task itself ended has a terminal last state; the turn limit, a budget or the
       // context cut it short of one.
       terminal: trajectory.stopReason === 'terminated' && m === trajectory.steps.length,

@@ -9,7 +9,7 @@ import {
   tdTarget,
   type TurnSpan,
 } from '@turngym/rl';
-import { bootstrappedReturns, lastStateLive, tdRewards, type EpisodeBatch } from './episode-vectors';
+import { bootstrappedReturns, episodeDiscount, lastStateLive, tdRewards, type EpisodeBatch } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 
 /**
@@ -27,8 +27,11 @@ import type { PackedEpisode } from './packed-episode';
 export interface SelfAcLossOptions {
   /** α of §2: the critic's share of the loss. */
   alpha: number;
-  /** λ of §2: the discount of the TD targets and of R. */
-  discount: number;
+  /**
+   * λ of §2: the discount of the TD targets and of R. Read from the episodes (`packEpisode`'s `discount`, which
+   * R was computed with) when left out; given, it must equal theirs (`episodeDiscount`). 1 when neither says.
+   */
+  discount?: number;
   /** N of §2: the critic averages TD(1) … TD(N). */
   horizons: number;
   /** ε of the PPO clip. */
@@ -43,7 +46,7 @@ export const selfAcLossOptionsSchema: JSONSchemaType<SelfAcLossOptions> = {
   required: [],
   properties: {
     alpha: { type: 'number', minimum: 0, maximum: 1, default: 0.5 },
-    discount: { type: 'number', minimum: 0, maximum: 1, default: 1 },
+    discount: { type: 'number', minimum: 0, maximum: 1, nullable: true },
     horizons: { type: 'integer', minimum: 1, default: SELF_AC_TD_HORIZONS },
     clipEpsilon: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.2 },
     dualClip: { type: 'number', exclusiveMinimum: 1, nullable: true },
@@ -89,6 +92,7 @@ export function selfAcLoss(
   input: Partial<SelfAcLossOptions> = {},
 ): SelfAcLossParts<number> {
   const options = validateSelfAcLossOptions(input);
+  const discount = discountOf(episodes, options.discount, 'Self-AC loss');
   const rows = episodes.map((episode, b) => criticRow(episode, values[b]!));
   const critic = tdCriticLoss(
     {
@@ -97,13 +101,13 @@ export function selfAcLoss(
       mask: rows.map((row) => row.mask),
       bootstrap: rows.map((row) => row.bootstrap),
     },
-    { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
+    { discount, horizons: options.horizons, reduction: 'mean' },
   );
   const actor = ppoTurnClipLoss(
     episodes.map((episode, b) => {
       const { vectors } = episode;
       const row = rows[b]!;
-      const returns = bootstrappedReturns(vectors, row.values[vectors.aStart.length]!, options.discount);
+      const returns = bootstrappedReturns(vectors, row.values[vectors.aStart.length]!, discount);
       return {
         logp: logprobs[b]!,
         oldLogp: episode.oldLogprobs,
@@ -114,6 +118,17 @@ export function selfAcLoss(
     clipOptions(options),
   );
   return { loss: options.alpha * critic + (1 - options.alpha) * actor, critic, actor };
+}
+
+/** λ of packed episodes: theirs, or the option when they do not say (`episodeDiscount`), else 1. */
+export function discountOf(episodes: readonly PackedEpisode[], given: number | undefined, subject: string): number {
+  return (
+    episodeDiscount(
+      episodes.map((episode) => episode.vectors.discount),
+      given,
+      subject,
+    ) ?? 1
+  );
 }
 
 /** Each action's token span in the packed row (a_start … a_end, inclusive). */
@@ -158,6 +173,7 @@ export function selfAcLossTf(
   input: Partial<SelfAcLossOptions> = {},
 ): SelfAcLossParts<tf.Scalar> & { readonly stateValues: tf.Tensor2D } {
   const options = validateSelfAcLossOptions(input);
+  const discount = episodeDiscount([batch.discount], options.discount, 'Self-AC loss') ?? 1;
   const B = batch.episodes;
   const { states: S, turns: K } = batch;
   const stateValues = stateValuesTf(outputs.values, batch);
@@ -169,7 +185,7 @@ export function selfAcLossTf(
         mask: tf.tensor2d(batch.criticMask, [B, S]),
         bootstrap: tf.tensor2d(batch.bootstrap, [B, S]),
       },
-      { discount: options.discount, horizons: options.horizons, reduction: 'mean' },
+      { discount, horizons: options.horizons, reduction: 'mean' },
     );
     // A = R − V.detach(): a copy of V's numbers, as the slide's `.detach().clone()`; a truncated episode's R_k
     // takes λ^(n−k)·V(s_n) (`bootstrappedReturns`).
@@ -177,7 +193,7 @@ export function selfAcLossTf(
     const tail = new Float32Array(B * S);
     for (let b = 0; b < B; b += 1) {
       const n = batch.bootstrap.subarray(b * S, (b + 1) * S).indexOf(1);
-      for (let k = 0; k < n; k += 1) tail[b * S + k] = options.discount ** (n - k);
+      for (let k = 0; k < n; k += 1) tail[b * S + k] = discount ** (n - k);
     }
     const lastValue = tf.sum(tf.mul(detached, tf.tensor2d(batch.bootstrap, [B, S])), 1, true);
     const returns = tf.add(tf.tensor2d(batch.returns, [B, S]), tf.mul(tf.tensor2d(tail, [B, S]), lastValue));
@@ -201,6 +217,7 @@ export function tdLossesByHorizon(
   values: readonly ArrayLike<number>[],
   options: Pick<SelfAcLossOptions, 'discount' | 'horizons'>,
 ): { sums: number[]; count: number } {
+  const discount = discountOf(episodes, options.discount, 'tdLossesByHorizon');
   const sums = new Array<number>(options.horizons).fill(0);
   let count = 0;
   episodes.forEach((episode, b) => {
@@ -208,7 +225,7 @@ export function tdLossesByHorizon(
     count += row.mask.reduce((sum, m) => sum + m, 0);
     const bootstrapAt = row.bootstrap.indexOf(1);
     for (let steps = 1; steps <= options.horizons; steps += 1) {
-      const target = tdTarget(row.rewards, row.values, steps, options.discount, bootstrapAt);
+      const target = tdTarget(row.rewards, row.values, steps, discount, bootstrapAt);
       row.mask.forEach((m, k) => {
         if (m === 1) sums[steps - 1] = sums[steps - 1]! + (row.values[k]! - target[k]!) ** 2;
       });

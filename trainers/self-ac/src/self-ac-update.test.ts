@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '@turngym/core';
 import { ByteTokenizer, LanguageModel, testConfig, tf, Trainer, useBackend } from '@turngym/lm';
 import { ChatTurnFormat, collectChains, type Trajectory } from '@turngym/rl';
 import type { Action, Env } from '@turngym/spec';
@@ -245,6 +246,68 @@ describe('Self-AC loss and update', () => {
     try {
       const trainer = new Trainer(local, { adapter: 'policy' });
       await expect(selfAcUpdate(trainer, episodes)).rejects.toThrow(SelfAcSetupError);
+      trainer.dispose();
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('losses/approx_kl is (ρ − 1) − log ρ of the unclamped turn ratio, not of the loss’s ±20 clamp', async () => {
+    // The rollout's own model (same seed): log π_θ = the sampling logprobs, so shifting π_old down by 25 nats per
+    // action makes every turn's log-ratio 25 (past the clamp). The stats are read in the forward before the step.
+    const local = freshModel(4);
+    try {
+      const far = episodes.map((episode) => {
+        const spans = turnSpans(episode);
+        return {
+          ...episode,
+          oldLogprobs: episode.oldLogprobs.map((value, t) => {
+            const span = spans.find(({ start, end }) => start <= t && t <= end);
+            return span ? value - 25 / (span.end - span.start + 1) : value;
+          }),
+        };
+      });
+      const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 1e-6 });
+      const stats = await selfAcUpdate(trainer, far, { minibatchSize: 64, minibatchTokens: 1e6 });
+      trainer.dispose();
+      // The clamped ratio gave exp(20) − 1 − 25 ≈ 4.9e8 whatever the log-ratio past 20; the true value is ≈ 7.2e10.
+      expect(stats.approxKl / (Math.expm1(25) - 25)).toBeCloseTo(1, 2);
+      expect(stats.clipFraction).toBe(1);
+    } finally {
+      local.dispose();
+    }
+  });
+
+  it('λ has one value: the episodes’ packing discount, which a given discount must equal', async () => {
+    // Packed with λ = 0.9: the returns R are discounted by 0.9, so the TD targets and bootstrap must be too.
+    const forwarded = forward();
+    const values = (forwarded.values!.arraySync() as number[][]).map((row, b) =>
+      episodes[b]!.vectors.cpEnd.map((t) => row[t]!),
+    );
+    const logprobs = (forwarded.logprobs.arraySync() as number[][]).map((row, b) =>
+      row.slice(0, episodes[b]!.row.tokens.length),
+    );
+    tf.dispose(forwarded as unknown as tf.TensorContainer);
+    expect(episodes[0]!.vectors.discount).toBe(0.9);
+    // Left out, λ is read from the episodes (it was the schema's default 1 here, against R's 0.9).
+    expect(selfAcLoss(episodes, values, logprobs, { alpha: 0.5 })).toEqual(
+      selfAcLoss(episodes, values, logprobs, { alpha: 0.5, discount: 0.9 }),
+    );
+    expect(() => selfAcLoss(episodes, values, logprobs, { alpha: 0.5, discount: 1 })).toThrow(InvalidOptionsError);
+    expect(() => selfAcLoss(episodes, values, logprobs, { alpha: 0.5, discount: 1 })).toThrow(
+      /discount is 1, but the episodes' returns were packed with discount 0\.9/,
+    );
+    // Episodes packed with two λ cannot form one batch.
+    const mixed = [episodes[0]!, ...pack([await rollouts(model, [4], 1)].flat(), 0.5)];
+    expect(() => padEpisodeVectors(mixed.map((episode) => episode.vectors))).toThrow(
+      /different discounts \(0\.9, 0\.5\)/,
+    );
+    const local = freshModel(12);
+    try {
+      const trainer = new Trainer(local, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
+      await expect(selfAcUpdate(trainer, episodes, { discount: 1, minibatchSize: 64 })).rejects.toThrow(
+        /Invalid options for Self-AC update: discount is 1/,
+      );
       trainer.dispose();
     } finally {
       local.dispose();

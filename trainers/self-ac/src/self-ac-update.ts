@@ -5,6 +5,7 @@ import { bootstrappedReturns, padEpisodeVectors } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
 import { SelfAcSetupError } from './self-ac-errors';
 import {
+  discountOf,
   selfAcLossOptionsSchema,
   selfAcLossTf,
   tdLossesByHorizon,
@@ -88,9 +89,11 @@ export async function selfAcUpdate(
   input: Partial<SelfAcUpdateOptions> = {},
 ): Promise<SelfAcUpdateStats> {
   const options = validateSelfAcUpdateOptions(input);
+  // λ has one value: the episodes' (packEpisode's), which a given `discount` must equal.
+  const discount = discountOf(episodes, options.discount, 'Self-AC update');
   const lossOptions: SelfAcLossOptions = {
     alpha: options.alpha,
-    discount: options.discount,
+    discount,
     horizons: options.horizons,
     clipEpsilon: options.clipEpsilon,
     ...(options.dualClip !== undefined ? { dualClip: options.dualClip } : {}),
@@ -191,20 +194,24 @@ export async function selfAcUpdate(
             const stateValues = terms.stateValues.arraySync();
             const logprobs = outputs.logprobs.arraySync();
             const values = passEpisodes.map((episode, b) => stateValues[b]!.slice(0, episode.vectors.cpEnd.length));
-            const byHorizon = tdLossesByHorizon(passEpisodes, values, options);
+            const byHorizon = tdLossesByHorizon(passEpisodes, values, lossOptions);
             byHorizon.sums.forEach((sum, n) => (td.sums[n] = td.sums[n]! + sum));
             td.count += byHorizon.count;
             passEpisodes.forEach((episode, b) => {
               if (epoch === 0) {
                 const n = episode.vectors.aStart.length;
-                const returns = bootstrappedReturns(episode.vectors, values[b]![n]!, options.discount);
+                const returns = bootstrappedReturns(episode.vectors, values[b]![n]!, discount);
                 episode.vectors.aStart.forEach((_, k) =>
                   explained.push({ value: values[b]![k]!, target: returns[k]! }),
                 );
               }
               turnLogRatios(logprobs[b]!, padRows([episode.oldLogprobs], T), turnSpans(episode)).forEach((logRatio) => {
+                // approx_kl is (ρ − 1) − log ρ on the true ratio: the clamp to ±20 is the loss's guard against exp
+                // overflowing, and with it a turn past it read exp(20) − 21 whatever its log-ratio (a metric that
+                // under-reports exactly when the policy has moved most). Inside ±20 the two are the same numbers.
+                totals.approxKl += Math.exp(logRatio) - 1 - logRatio;
+                // Whether the clip acts: the clamp cannot change that (exp(±20) lies far outside [1 − ε, 1 + ε]).
                 const ratio = Math.exp(Math.min(Math.max(logRatio, -20), 20));
-                totals.approxKl += ratio - 1 - logRatio;
                 if (Math.abs(ratio - 1) > options.clipEpsilon) totals.clipped += 1;
                 totals.trainedTurns += 1;
               });

@@ -57,6 +57,10 @@ describe('trainSelfAc', () => {
     const args = smoke.args('bad');
     await expect(trainSelfAc({ ...args, alpha: 2 })).rejects.toThrow(/alpha/);
     await expect(trainSelfAc({ ...args, tdHorizons: 0 })).rejects.toThrow(/tdHorizons/);
+    // A cloning term with no critic pass to act in was accepted and did nothing.
+    await expect(trainSelfAc({ ...args, criticCloneCoefficient: 10 }, { registry })).rejects.toThrow(
+      /criticCloneCoefficient is 10 but criticEpochs and criticWarmupIterations are 0/,
+    );
     // Episodes that pack longer than maxPackedTokens are left out; with none left the run says what to change.
     await expect(trainSelfAc({ ...smoke.args('too-long'), maxPackedTokens: 8 }, { registry })).rejects.toThrow(
       /maxPackedTokens/,

@@ -5,7 +5,7 @@
  * trains it with the `policy` LoRA adapter; the base weights stay frozen, so both can be dropped after
  * training and the model is the base again (or merged, the base plus one LoRA delta).
  */
-import { mixSeed, type JSONSchemaType } from '@turngym/core';
+import { InvalidOptionsError, mixSeed, type JSONSchemaType } from '@turngym/core';
 import type { LanguageModel } from '@turngym/lm';
 import {
   ChatTurnFormat,
@@ -110,6 +110,16 @@ export function selfAcAlgorithm(): TrainerAlgorithm<SelfAcArgs, { trajectories: 
     name: 'self-ac',
     args: selfAcArgs,
     valueHead: true,
+
+    // The cloning term acts only in critic passes (`criticEpochs`, the value warm-up): without one it would be
+    // accepted and do nothing. Said before the run is written.
+    check: (args) => {
+      if (args.criticCloneCoefficient > 0 && args.criticEpochs === 0 && args.criticWarmupIterations === 0) {
+        throw new InvalidOptionsError('self-ac', [
+          `criticCloneCoefficient is ${args.criticCloneCoefficient} but criticEpochs and criticWarmupIterations are 0: the cloning term acts only in the critic-only passes, so it would change nothing; set criticEpochs >= 1 or criticWarmupIterations >= 1, or leave criticCloneCoefficient at 0`,
+        ]);
+      }
+    },
 
     // ALGO LOGIC: rollouts — G episodes for each of P tasks drawn from the train split.
     collect: async (request, { args }) => {

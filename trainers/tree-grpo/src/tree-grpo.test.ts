@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readTrajectories } from '@turngym/rl';
 import { digitRegistry, readMetricsRows, smokeSetup } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
-import { trainTreeGrpo, validateTreeGrpoArgs } from './tree-grpo';
+import { treeGrpo, trainTreeGrpo, validateTreeGrpoArgs, type Trajectory } from './tree-grpo';
 
 // The loop, resume, budget and metrics are the runner's (tested in @turngym/rl); this is Tree-GRPO's smoke test.
 describe('trainTreeGrpo', () => {
@@ -27,6 +27,21 @@ describe('trainTreeGrpo', () => {
     const result = await trainTreeGrpo({ ...base, iterations: 1, evalEpisodes: 1, ratio: 'sequence' }, { registry });
     result.model.dispose();
     expect(Number.isFinite((await readMetricsRows(base.runDir!))[0]!['losses/policy_loss'])).toBe(true);
+  });
+
+  it('counts the branches a budget starved before their first action (budget/starved_branches), absent when none', () => {
+    const context = { args: validateTreeGrpoArgs(smoke.args('metrics')), iteration: 0 } as Parameters<
+      NonNullable<typeof treeGrpo.metrics>
+    >[1];
+    const branch = (turns: number, stopReason: Trajectory['stopReason']) =>
+      ({ tree: { tree: 0, branchedFrom: 'g0/t0/n1', sharedTurns: 1, round: 1 }, turns, stopReason }) as Trajectory;
+    const chain = { tree: { tree: 0, branchedFrom: 'g0/t0/n0', sharedTurns: 0, round: 0 }, turns: 2 } as Trajectory;
+    const metrics = (trajectories: Trajectory[]) => treeGrpo.metrics!({ trajectories }, context);
+    expect(metrics([chain, branch(1, 'prompt-tokens'), branch(1, 'context'), branch(2, 'prompt-tokens')])).toEqual({
+      'budget/starved_branches': 2,
+    });
+    // An errored branch is counted by the runner's charts/env_errors, not here; none starved: no key.
+    expect(metrics([chain, branch(1, 'error'), branch(3, 'terminated')])).toEqual({});
   });
 
   it('rejects bad arguments naming the field', async () => {

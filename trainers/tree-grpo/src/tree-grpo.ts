@@ -11,6 +11,7 @@ import { InvalidOptionsError, type JSONSchemaType } from '@turngym/core';
 import {
   collectTrees,
   defineTrainerArgs,
+  isStarvedBranch,
   ppoUpdate,
   ppoUpdateOptions,
   runTrainer,
@@ -77,6 +78,14 @@ export const treeGrpo: TrainerAlgorithm<TreeGrpoArgs, TreeRollouts> = {
 
   // ALGO LOGIC: dual-clip PPO-clip (token ratio, or GSPO's sequence ratio) + β_KL·k3 KL − c_H·entropy.
   update: (trainer, samples, { args, iteration }) => ppoUpdate(trainer, samples, ppoUpdateOptions(args, iteration)),
+
+  // Branches a token budget stopped before their first action are no leaves (`isStarvedBranch`): left out of the
+  // advantages above, and said here rather than only in `trajectories.jsonl`. Absent while there are none, so the
+  // metric rows of runs that never starve a branch stay what they were.
+  metrics: ({ trajectories }): Record<string, number> => {
+    const starved = trajectories.filter(isStarvedBranch).length;
+    return starved > 0 ? { 'budget/starved_branches': starved } : {};
+  },
 };
 
 /** Trains with Tree-GRPO; a run found in `runDir` is resumed. */

@@ -18,7 +18,7 @@ import type {
   TrainerHooks,
   TrainResult,
 } from './trainer-algorithm';
-import { EnvRolloutsFailedError, NonFiniteRewardError } from './trainer-errors';
+import { assertFiniteRewards, EnvRolloutsFailedError } from './trainer-errors';
 import { RESUMABLE_ARG_CHANGES, type TrainerArgs } from './trainer-args';
 
 /** The LoRA adapter the runner trains; the reference policy is the same model with it off. */
@@ -48,13 +48,13 @@ export function ppoUpdateOptions(args: TrainerArgs, iteration: number): Partial<
 }
 
 /** Stops on a NaN or infinite reward before anything is computed from it (`NonFiniteRewardError`). */
-function assertFiniteRewards(envId: string, trajectories: readonly Trajectory[], where: string): void {
-  for (const trajectory of trajectories) {
-    trajectory.steps.forEach((step, index) => {
-      if (!Number.isFinite(step.reward))
-        throw new NonFiniteRewardError(envId, trajectory.episodeId, index, step.reward, where);
-    });
-  }
+function assertFiniteRunRewards(envId: string, trajectories: readonly Trajectory[], where: string): void {
+  // The runner names the env it was asked for (a record's own envId could be anything a custom collector wrote).
+  assertFiniteRewards(
+    trajectories.map((trajectory) => ({ ...trajectory, envId })),
+    where,
+    { steps: true },
+  );
 }
 
 /**
@@ -228,7 +228,7 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
           context,
         );
         const { trajectories } = rollouts;
-        assertFiniteRewards(args.envId, trajectories, `training rollouts of iteration ${iteration}`);
+        assertFiniteRunRewards(args.envId, trajectories, `training rollouts of iteration ${iteration}`);
         assertSomeRolloutRan(args.envId, trajectories, `iteration ${iteration}`);
         const rolloutSeconds = (performance.now() - started) / 1000;
         const spent = trajectories.reduce((sum, trajectory) => sum + trajectory.generatedTokens, 0);
@@ -256,7 +256,7 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
             seeds: testSeeds,
             options: { ...rollout, seed: args.seed },
           });
-          assertFiniteRewards(args.envId, evaluation.trajectories, `evaluation after iteration ${iteration}`);
+          assertFiniteRunRewards(args.envId, evaluation.trajectories, `evaluation after iteration ${iteration}`);
           assertSomeRolloutRan(args.envId, evaluation.trajectories, `the evaluation after iteration ${iteration}`);
           testSuccessRate = evaluation.successRate;
           metrics['eval/success_rate'] = evaluation.successRate;
