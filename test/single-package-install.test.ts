@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { isBuiltin } from 'node:module';
 import { dirname, join, posix } from 'node:path';
+import { findChromium } from '@turngym/env-wiki-navigator';
 import { assertBuiltUpToDate, builtPackageDirs } from './helpers/built-output';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -67,6 +68,19 @@ const { Registry, runEpisode } = require('@turngym/core');
   process.exit(1);
 });
 `;
+
+/**
+ * A package README's TypeScript example that imports the package itself (its quickstart), as a user copies it.
+ * No test compiled them, so an example could drift from the published API or types unnoticed.
+ */
+function readmeQuickstart(packageDir: string, name: string): string {
+  const readme = readFileSync(join(REPO_ROOT, packageDir, 'README.md'), 'utf8');
+  const example = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)]
+    .map((match) => match[1] as string)
+    .find((code) => code.includes(`from '${name}'`));
+  if (example === undefined) throw new Error(`${packageDir}/README.md has no \`\`\`ts example importing ${name}`);
+  return example;
+}
 
 /** npm without its network chatter: only the registry for third-party packages, the tarballs for ours. */
 const NPM_ENV = {
@@ -321,6 +335,41 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
         }
       }
     });
+
+    it('their README quickstarts compile against the installed types (strict) and run as written', () => {
+      // As a user's ES module with top-level await: TypeScript resolves each import to the installed package's types.
+      // skipLibCheck as `tsc --init` writes it: this checks the examples against the API, not the .d.ts files themselves.
+      const examples = ENV_PACKAGE_DIRS.map((dir, i) => {
+        const file = `readme-${i}.mts`;
+        writeFileSync(join(project, file), readmeQuickstart(dir, envPackages[i] as string));
+        return { dir, file };
+      });
+      writeFileSync(
+        join(project, 'tsconfig.readme.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'nodenext',
+            target: 'es2022',
+            strict: true,
+            skipLibCheck: true,
+            outDir: 'readme-out',
+            typeRoots: [join(dirname(require.resolve('@types/node/package.json')), '..')],
+            types: ['node'],
+          },
+          files: examples.map(({ file }) => file),
+        }),
+      );
+      run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.readme.json'], project);
+      // wiki-navigator's example also drives a real browser: it runs where Chromium is (always in CI).
+      const browser = findChromium() !== undefined || process.env.TURNGYM_REQUIRE_CHROMIUM === '1';
+      for (const { dir, file } of examples) {
+        if (dir === 'environments/wiki-navigator' && !browser) continue;
+        const ran = spawn(process.execPath, [join('readme-out', file.replace(/\.mts$/, '.mjs'))], project);
+        expect({ dir, status: ran.status, stderr: ran.stderr }).toEqual({ dir, status: 0, stderr: expect.any(String) });
+        // Each ends with the scripted agent's episode, printed: `{ … success: true … }` (seller's may lose).
+        if (dir !== 'environments/seller') expect(ran.stdout).toMatch(/success: true/);
+      }
+    }, 300_000); // tsc over the installed types, then six episodes (one drives Chromium)
 
     it("env-wiki-navigator's turngym-wiki-convert bin turns a dump into a SQLite store (better-sqlite3 installed)", () => {
       run('npx', ['--no', '--', 'turngym-wiki-convert', '--synthetic-dump', 'dump.xml', '--articles', '20'], project);

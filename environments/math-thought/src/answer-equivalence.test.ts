@@ -108,6 +108,31 @@ describe('answer equivalence', () => {
     expect(judge(written, gold, kind)).toBe(true);
   });
 
+  it.each<[string, string, AnswerKind]>([
+    // Each was malformed (−λ_f for a correct answer).
+    ['90^\\circ', '90', 'number'],
+    ['90^{\\circ}', '90', 'number'],
+    ['90°', '90', 'number'],
+    ['20 °C', '20', 'number'],
+    ['12 m^2', '12', 'number'],
+    ['12 \\text{cm}^{2}', '12', 'number'],
+    ['8 ft^3', '8', 'number'],
+    ['\\mathbf{12}', '12', 'number'],
+    ['\\textbf{12}', '12', 'number'],
+    ['`12`', '12', 'number'],
+    ['1\u202f000', '1000', 'number'],
+    ['1\u00a0000', '1000', 'number'],
+    ['٥٠٪', '50', 'percent'],
+    ['50٪', '1/2', 'number'],
+  ])('reads units, markup and separators models write: %j as %s (%s)', (written, gold, kind) => {
+    expect(judge(written, gold, kind)).toBe(true);
+  });
+
+  it.each(['5x^2', '1e^2', '2^3', '12 m^4', '°90', '1 000', '`12'])('still refuses %j', (written) => {
+    // A power is a unit's only after `m` or a word (`5x^2`, `1e^2` are expressions); plain-space groups are ambiguous.
+    expect(judge(written, '12')).toBe('malformed');
+  });
+
   it('reads a LaTeX mixed number as one, never as the digits run together', () => {
     expect(judge('1\\frac{1}{2}', '3/2')).toBe(true);
     expect(judge('1\\frac{1}{2}', '11/2')).toBe(false);

@@ -36,21 +36,36 @@ const VULGAR_FRACTION = new RegExp(`[${Object.keys(VULGAR_FRACTIONS).join('')}]`
  * reads as the mixed number 1 1/2, never as 11/2.
  */
 function fromLatex(text: string): string {
-  return text
-    .replace(
-      /\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g,
-      (_, numerator: string, denominator: string) => ` ${numerator.trim()}/${denominator.trim()}`,
-    )
-    .replace(/\\[dt]?frac\s*(\d)\s*(\d)/g, ' $1/$2')
-    .replace(/\\(?:text|textrm|mathrm|mbox)\s*\{([^{}]*)\}/g, (_, words: string) => ` ${words} `)
-    .replace(/\{,\}/g, ',')
-    .replace(/(\d)\\[,!;:](?=\d{3}(?!\d))/g, '$1,')
-    .replace(/\\([%$])/g, '$1')
-    .replace(/\\(?:left|right)\b|\\[,!;: ]/g, ' ')
-    .replace(VULGAR_FRACTION, (fraction) => ` ${VULGAR_FRACTIONS[fraction] as string}`);
+  return (
+    text
+      .replace(
+        /\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g,
+        (_, numerator: string, denominator: string) => ` ${numerator.trim()}/${denominator.trim()}`,
+      )
+      .replace(/\\[dt]?frac\s*(\d)\s*(\d)/g, ' $1/$2')
+      .replace(
+        /\\(?:text|textrm|textbf|mathrm|mathbf|boldsymbol|mbox)\s*\{([^{}]*)\}/g,
+        (_, words: string) => ` ${words} `,
+      )
+      // Degrees (`90^\circ`, `90^{\circ}`) as the sign, and a unit's power (`m^2`, `\text{cm}^{2}`) as `²`/`³`.
+      .replace(/\^\s*\{?\s*\\circ\s*\}?/g, '\u00b0')
+      // Only after `m` or a unit of two letters or more: `5x^2` and `1e^2` stay malformed.
+      .replace(
+        /(?<![a-z])(m|[a-z]{2,})\s*\^\s*\{?\s*([23])\s*\}?/gi,
+        (_, unit: string, power: string) => `${unit}${power === '2' ? '\u00b2' : '\u00b3'}`,
+      )
+      .replace(/\{,\}/g, ',')
+      .replace(/(\d)(?:\\[,!;:]|[\u00a0\u2009\u202f])(?=\d{3}(?!\d))/g, '$1,')
+      .replace(/\\([%$])/g, '$1')
+      .replace(/\\(?:left|right)\b|\\[,!;: ]/g, ' ')
+      .replace(VULGAR_FRACTION, (fraction) => ` ${VULGAR_FRACTIONS[fraction] as string}`)
+  );
 }
 
-/** Removes what wraps an answer (`**…**`, `\boxed{…}`, `$…$`, `\(…\)`, `\[…\]`, a final period) until none is left. */
+/**
+ * Removes what wraps an answer (`**…**`, `\boxed{…}`, `$…$`, `\(…\)`, `\[…\]`, `` `…` ``, a final period) until none
+ * is left.
+ */
 function unwrapped(text: string): string {
   for (let previous = ''; previous !== text;) {
     previous = text;
@@ -60,6 +75,7 @@ function unwrapped(text: string): string {
       .replace(/^\$(.*)\$$/, '$1')
       .replace(/^\\\((.*)\\\)$/, '$1')
       .replace(/^\\\[(.*)\\\]$/, '$1')
+      .replace(/^`(.*)`$/, '$1')
       .replace(/\.$/, '')
       .trim();
   }
@@ -67,15 +83,18 @@ function unwrapped(text: string): string {
 }
 
 /*
- * Digits of other scripts, as ASCII: Arabic-Indic (`٤٢`, with `٫` and `٬` as its decimal and thousands marks), Persian,
- * Devanagari and full-width (`４２`, `－５`, `５０％`), which models answering in or about those languages write. They
- * were malformed: −λ_f for a correct answer.
+ * Digits of other scripts, as ASCII: Arabic-Indic (`٤٢`, with `٫`, `٬` and `٪` as its decimal, thousands and percent
+ * signs), Persian, Devanagari and full-width (`４２`, `－５`, `５０％`), which models answering in or about those
+ * languages write. They were malformed: −λ_f for a correct answer.
  */
 const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0xff10];
-const FOREIGN_NUMERALS = /[\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19\u066b\u066c\uff04\uff05\uff0b-\uff0f]/g;
+const FOREIGN_NUMERALS =
+  /[\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19\u066a-\u066c\uff04\uff05\uff0b-\uff0f]/g;
 function asciiNumerals(text: string): string {
   return text.replace(FOREIGN_NUMERALS, (char) => {
     const code = char.charCodeAt(0);
+    // Arabic's own percent sign (`٥٠٪`), decimal and thousands marks.
+    if (code === 0x066a) return '%';
     if (code === 0x066b) return '.';
     if (code === 0x066c) return ',';
     const zero = DIGIT_ZEROS.find((start) => code >= start && code <= start + 9);
@@ -108,7 +127,7 @@ const EXPONENT = String.raw`e([-+]?\d{1,3})|\s*(?:[x\u00d7*\u00b7]|\\times|\\cdo
 // `€12` was malformed). `per cent` is `percent` (it was read as a unit, so `50 per cent` was 50, not 1/2).
 const CURRENCY = String.raw`[$\u20ac\u00a3\u00a5\u20b9]`;
 const ANSWER_VALUE = new RegExp(
-  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*${CURRENCY}?\s*([-+])?\s*${NUMBER}(?:${EXPONENT})?\s*(%|per\s?cent\b)?\s*${CURRENCY}?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
+  String.raw`^(?:[a-z]\s*=\s*)?([-+])?\s*${CURRENCY}?\s*([-+])?\s*${NUMBER}(?:${EXPONENT})?\s*(%|per\s?cent\b)?\s*${CURRENCY}?(?:\s*\u00b0)?\s*(?:[a-z][a-z\s'./\u00b2\u00b3-]*)?$`,
   'i',
 );
 

@@ -98,11 +98,15 @@ describe('GSM8K loader', () => {
   it('loads a user file given by path, with an optional id', async () => {
     const path = file(
       'mine.jsonl',
-      `${good}\n\n${JSON.stringify({ id: 'q-7', question: 'What is 10 - 4?', answer: '#### 6' })}\n`,
+      `${good}\n\n${JSON.stringify({ id: 'q-7', question: 'What is 10 - 4?', answer: '#### 6' })}\n` +
+        `${JSON.stringify({ id: 8, question: 'What is 10 - 3?', answer: '#### 7' })}\n` +
+        `${JSON.stringify({ id: null, question: 'What is 10 - 2?', answer: '#### 8' })}\n`,
     );
     const env = new MathThoughtEnv({ source: path, split: 'all' });
-    expect(env.taskCount).toBe(2);
+    expect(env.taskCount).toBe(4);
     expect(env.task(1)).toMatchObject({ id: 'q-7', answer: '6', steps: [] });
+    expect(env.task(2).id).toBe('8');
+    expect(env.task(3).id).toBe('mine.jsonl#5'); // a null id is no id
     const outcome = await runEpisode(env, new MathThoughtExpert(env), 3);
     expect(outcome.success).toBe(true);
   });
@@ -111,6 +115,26 @@ describe('GSM8K loader', () => {
     ['not JSON', `${good}\n{"question": "Q", "answer": "#### 1"\n`, /bad\.jsonl line 2: not valid JSON/],
     ['not an object', `[1, 2]\n`, /line 1: expected a JSON object/],
     ['no question', `${good}\n${good}\n{"answer": "#### 3"}\n`, /line 3: "question" must be a non-empty string/],
+    [
+      'a MATH-format line',
+      `${JSON.stringify({ problem: 'What is $1+1$?', solution: 'It is $\\boxed{2}$.', level: 'Level 1' })}\n`,
+      /line 1: "question" must be a non-empty string \(the line has "problem", "solution", "level"; this looks like the MATH format/,
+    ],
+    [
+      'an id that is neither a string nor a number',
+      `${good}\n{"id": true, "question": "Q?", "answer": "#### 1"}\n`,
+      /line 2: "id" must be a non-empty string or a number \(got true\)/,
+    ],
+    [
+      'an empty id',
+      `{"id": " ", "question": "Q?", "answer": "#### 1"}\n`,
+      /line 1: "id" must be a non-empty string or a number \(got " "\)/,
+    ],
+    [
+      'an object id',
+      `{"id": {"n": 1}, "question": "Q?", "answer": "#### 1"}\n`,
+      /line 1: "id" must be .* \(got an object\)/,
+    ],
     ['no ####', `{"question": "Q?", "answer": "It is 4."}\n`, /line 1: "answer" must end with a line "#### <number>"/],
     [
       'answer not a number',

@@ -57,6 +57,22 @@ function lineValue(line: string): string | undefined {
 }
 
 /**
+ * What a line without a "question" holds instead, for the message: a MATH-format line (`problem`, `solution`) or
+ * another project's names were refused with no hint of what the loader reads.
+ */
+function otherFormat(record: object): string {
+  const keys = Object.keys(record);
+  if (keys.length === 0) return ' (the line is an empty object)';
+  const shown = keys.slice(0, 6).map((key) => JSON.stringify(key.slice(0, 40)));
+  const more = keys.length > shown.length ? ', …' : '';
+  const math =
+    'problem' in record && 'solution' in record
+      ? '; this looks like the MATH format: write each problem as {"question", "answer": "…\\n#### <value>"}'
+      : '';
+  return ` (the line has ${shown.join(', ')}${more}${math})`;
+}
+
+/**
  * Parses GSM8K-format JSONL: one JSON object a line with `question` and `answer` strings, the answer's
  * last line `#### <number>`; an optional `id`. Solution lines become reference steps (calculator
  * annotations `<<48/2=24>>` removed). Blank lines are skipped; any malformed line throws a
@@ -82,9 +98,15 @@ export function parseGsm8k(text: string, file: string): Problem[] {
     }
     const { question, answer, id } = record as Record<string, unknown>;
     if (typeof question !== 'string' || question.trim().length === 0) {
-      throw new TaskFileError(file, lineNumber, '"question" must be a non-empty string');
+      throw new TaskFileError(file, lineNumber, `"question" must be a non-empty string${otherFormat(record)}`);
     }
     if (typeof answer !== 'string') throw new TaskFileError(file, lineNumber, '"answer" must be a string');
+    // An id of another type was dropped for `<file>#<line>` and an empty one named the problem "": say so instead.
+    // (null is no id, as exports of tables write a missing one.)
+    if (id !== undefined && id !== null && !(typeof id === 'string' && id.trim().length > 0) && !Number.isFinite(id)) {
+      const got = typeof id === 'object' ? (Array.isArray(id) ? 'an array' : 'an object') : JSON.stringify(id);
+      throw new TaskFileError(file, lineNumber, `"id" must be a non-empty string or a number (got ${got})`);
+    }
     const final = finalLine(answer.trimEnd());
     if (!final) throw new TaskFileError(file, lineNumber, '"answer" must end with a line "#### <number>"');
     const gold = parseAnswer(final.value);

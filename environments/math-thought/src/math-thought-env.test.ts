@@ -49,6 +49,21 @@ describe('MathThoughtEnv', () => {
     await expect(env.reset({ options: { task: 1 } })).rejects.toThrow(InvalidOptionsError);
   });
 
+  it('kinds and difficulties are sets: their order does not change the tasks', async () => {
+    // `['word', 'arithmetic']` posed other tasks for the same seed than `['arithmetic', 'word']`.
+    const a = new MathThoughtEnv({ kinds: ['word', 'percent', 'arithmetic'], difficulties: [3, 1] });
+    const b = new MathThoughtEnv({ kinds: ['arithmetic', 'word', 'percent'], difficulties: [1, 3] });
+    for (let seed = 0; seed < 10; seed++)
+      expect((await a.reset({ seed })).observation).toBe((await b.reset({ seed })).observation);
+    // The defaults' order is the canonical one: spelling the defaults out in another order poses the default tasks.
+    const defaults = new MathThoughtEnv();
+    const reordered = new MathThoughtEnv({
+      kinds: ['linear', 'percent', 'fraction', 'word', 'arithmetic'],
+      difficulties: [3, 2, 1],
+    });
+    expect(reordered.task(7)).toEqual(defaults.task(7));
+  });
+
   it('rejects bad options with a message naming the field', () => {
     expect(() => new MathThoughtEnv({ kinds: ['geometry' as never] })).toThrow(/options\.kinds\[0\] must be one of/);
     expect(() => new MathThoughtEnv({ maxTurns: 0 })).toThrow(/options\.maxTurns must be >= 1/);
@@ -96,6 +111,18 @@ describe('MathThoughtEnv', () => {
     }
     await env.reset({ seed: 0 });
     expect(await env.step('The answer: is not known yet.')).toMatchObject({ reward: 0, terminated: false });
+  });
+
+  it('scores the last Answer: line of a factor and tells the agent so', async () => {
+    // The first was scored, silently: `Answer: <wrong>` then `Answer: <gold>` earned 0.
+    const env = new MathThoughtEnv();
+    await env.reset({ seed: 0 });
+    const gold = (env.problem as { answerText: string }).answerText;
+    const corrected = await env.step(`Answer: ${gold}1\nNo, I added wrongly.\nAnswer: ${gold}`);
+    expect(corrected).toMatchObject({ reward: 1, terminated: true, info: { success: true } });
+    expect(corrected.observation).toBe('Note: The factor has 2 "Answer:" lines: the last one is the final answer.');
+    await env.reset({ seed: 0 });
+    expect(await env.step(`Answer: ${gold}\nAnswer: ${gold}1`)).toMatchObject({ reward: 0, info: { success: false } });
   });
 
   it('truncates at maxTurns with the format penalty when no answer came', async () => {

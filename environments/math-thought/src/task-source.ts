@@ -1,8 +1,8 @@
 import { InvalidOptionsError } from '@turngym/core';
 import { loadGsm8kFile, SAMPLE_TASKS_PATH } from './gsm8k-loader';
 import type { MathThoughtOptions } from './math-thought-options';
-import type { Problem } from './problem';
-import { generateProblem } from './problem-generator';
+import { DIFFICULTY_LEVELS, PROBLEM_KINDS, type Problem } from './problem';
+import { generateProblem, type GeneratorOptions } from './problem-generator';
 import { TaskFileError } from './task-file-error';
 import { contentSplit, SPLIT_SEED_RANGES } from './task-split';
 
@@ -20,20 +20,24 @@ class GeneratedTasks implements TaskSource {
   readonly size: number;
   readonly name: string;
   private readonly start: number;
+  private readonly generator: GeneratorOptions;
 
-  constructor(private readonly options: MathThoughtOptions) {
+  constructor(options: MathThoughtOptions) {
     const range = SPLIT_SEED_RANGES[options.split];
     this.start = range.start;
     this.size = range.size;
     this.name = `generated ${options.split} split`;
+    // `kinds` and `difficulties` are sets: in the generator's draws, `['word', 'arithmetic']` posed other tasks for the
+    // same seed than `['arithmetic', 'word']`. The canonical order is the defaults', so default runs are unchanged.
+    this.generator = {
+      kinds: PROBLEM_KINDS.filter((kind) => options.kinds.includes(kind)),
+      difficulties: DIFFICULTY_LEVELS.filter((level) => options.difficulties.includes(level)),
+      split: options.split,
+    };
   }
 
   problem(index: number): Problem {
-    return generateProblem(this.start + index, {
-      kinds: this.options.kinds,
-      difficulties: this.options.difficulties,
-      split: this.options.split,
-    });
+    return generateProblem(this.start + index, this.generator);
   }
 }
 

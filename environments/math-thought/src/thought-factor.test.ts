@@ -73,6 +73,16 @@ describe('thought factors', () => {
     expect(readFactor('Thus:\nAnswer: 3/4 cups\nDone.', 2000, false).answerText).toBe(' 3/4 cups');
   });
 
+  it('reads the last of several Answer: lines, as graders do, and says so', () => {
+    // The first was read, silently: a model that corrected itself (`Answer: 12` … `Answer: 14`) was scored on 12.
+    const corrected = readFactor('Answer: 12\nNo wait, 2 * 7 = 14.\nAnswer: 14', 2000, false);
+    expect(corrected).toMatchObject({ kind: 'ANSWER', answerText: ' 14' });
+    expect(corrected.notes.join(' ')).toMatch(/2 "Answer:" lines: the last one is the final answer/);
+    expect(readFactor('Answer: 12\n**Final Answer:**\n\\boxed{14}', 2000, false).answerText).toBe('\\boxed{14}');
+    // One answer line: no note.
+    expect(readFactor('Thus:\nAnswer: 14\nDone.', 2000, false).notes).toEqual([]);
+  });
+
   it('reads the answer on the line below an Answer: heading that holds only markdown', () => {
     // `**Final Answer:**` over `\boxed{42}` was read as an empty answer: −λ_f for a correct one.
     expect(readFactor('**Final Answer:**\n\\boxed{42}', 2000, false).answerText).toBe('\\boxed{42}');

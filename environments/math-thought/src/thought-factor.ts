@@ -27,6 +27,11 @@ const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const CONTROL_CHARS_ALL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 /* eslint-enable no-control-regex */
 const BLANK_LINE = /\n[ \t]*\r?\n/;
+/**
+ * Every answer line of a factor. The last one is the answer, as graders of math models read it (a model that
+ * corrects itself, `Answer: 12` … `Answer: 14`, means the last); the first was read, silently.
+ */
+const ANSWER_LINES = new RegExp(ANSWER_LINE.source, 'gim');
 const CALC_TAG = /<calc>([\s\S]*?)<\/calc>/gi;
 const CALC_OPEN = /<calc>/i;
 // `= [sign] [$] [.]digit`, each optional part with its own blanks: written `=\s*[-+(]?\s*\$?\s*\.?\d`, three
@@ -121,11 +126,11 @@ function claimOperator(factor: string): string | undefined {
  * (`**Answer:**`), the next line with text. Models often write `**Final Answer:**` with `\boxed{42}` on the line
  * below; that was read as an empty answer and cost −λ_f for a correct one.
  */
-function answerAfter(factor: string, answer: RegExpExecArray): string {
+function answerAfter(factor: string, answer: RegExpMatchArray): string {
   const text = answer[1] as string;
   if (!/^[\s*_]*$/.test(text)) return text;
   const below = factor
-    .slice(answer.index + answer[0].length)
+    .slice((answer.index as number) + answer[0].length)
     .split('\n')
     .find((line) => line.trim().length > 0);
   return below ?? text;
@@ -162,8 +167,11 @@ export function readFactor(action: string, maxChars: number, calculator: boolean
     notes.push('Empty thought factor: write one step of reasoning, or the final answer as "Answer: <value>".');
     return { factor, kind: 'EMPTY', calcExpressions: [], notes, fingerprint: 'EMPTY' };
   }
-  const answer = ANSWER_LINE.exec(factor);
-  if (answer)
+  const answers = [...factor.matchAll(ANSWER_LINES)];
+  const answer = answers.at(-1);
+  if (answer) {
+    if (answers.length > 1)
+      notes.push(`The factor has ${answers.length} "Answer:" lines: the last one is the final answer.`);
     return {
       factor,
       kind: 'ANSWER',
@@ -172,6 +180,7 @@ export function readFactor(action: string, maxChars: number, calculator: boolean
       notes,
       fingerprint: 'ANSWER',
     };
+  }
   // Any case, as CALC_TAG reads it: `<Calc>` was neither evaluated nor noted.
   const hasCalcTag = CALC_OPEN.test(factor);
   if (hasCalcTag && calculator) {
