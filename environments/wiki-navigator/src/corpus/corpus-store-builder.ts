@@ -187,7 +187,7 @@ export async function buildCorpusStore(
 
     // The same corpus as `readJsonlCorpus(jsonlPath)` as far as tasks are concerned (titles, types,
     // infoboxes, links, redirects, name), so the same tasks with the same ids.
-    const articles = db.prepare<number>('SELECT COUNT(*) FROM main.articles').pluck().get() as number;
+    const articles = db.prepare<unknown[], number>('SELECT COUNT(*) FROM main.articles').pluck().get() as number;
     // A store of no article poses no task, and would replace a good one.
     if (articles === 0)
       throw new InvalidOptionsError(`the JSONL corpus ${source}`, [

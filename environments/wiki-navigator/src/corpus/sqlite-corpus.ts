@@ -42,17 +42,17 @@ export class SqliteCorpus implements WikiCorpus {
   readonly description: CorpusDescription;
   readonly size: number;
   readonly taskSource: TaskSource;
-  private readonly db: Database;
+  private readonly db: Database.Database;
   private readonly articles = new Lru<string, Article>(ARTICLE_CACHE);
   private readonly links = new Lru<string, readonly string[]>(LINK_CACHE);
   private readonly statements: {
-    article: Database.Statement<ArticleRow>;
-    articleById: Database.Statement<ArticleRow>;
-    exists: Database.Statement<number>;
-    redirect: Database.Statement<string>;
-    articleByLower: Database.Statement<string>;
-    redirectByLower: Database.Statement<string>;
-    similar: Database.Statement<{ id: number; score: number }>;
+    article: Database.Statement<unknown[], ArticleRow>;
+    articleById: Database.Statement<unknown[], ArticleRow>;
+    exists: Database.Statement<unknown[], number>;
+    redirect: Database.Statement<unknown[], string>;
+    articleByLower: Database.Statement<unknown[], string>;
+    redirectByLower: Database.Statement<unknown[], string>;
+    similar: Database.Statement<unknown[], { id: number; score: number }>;
   };
   private readonly ranker: StoreSearch;
   /** Whether the index holds CJK text as character pairs (queries are split the same way). */
@@ -76,7 +76,7 @@ export class SqliteCorpus implements WikiCorpus {
     try {
       meta = new Map(
         this.db
-          .prepare<{ key: string; value: string }>('SELECT key, value FROM meta')
+          .prepare<unknown[], { key: string; value: string }>('SELECT key, value FROM meta')
           .all()
           .map((row) => [row.key, row.value]),
       );
@@ -98,11 +98,13 @@ export class SqliteCorpus implements WikiCorpus {
     this.statements = {
       article: this.db.prepare('SELECT title, type, body FROM articles WHERE title = ?'),
       articleById: this.db.prepare('SELECT title, type, body FROM articles WHERE id = ?'),
-      exists: this.db.prepare<number>('SELECT 1 FROM articles WHERE title = ?').pluck(),
-      redirect: this.db.prepare<string>('SELECT target FROM redirects WHERE title = ?').pluck(),
-      articleByLower: this.db.prepare<string>('SELECT title FROM articles WHERE lower = ? ORDER BY id LIMIT 1').pluck(),
+      exists: this.db.prepare<unknown[], number>('SELECT 1 FROM articles WHERE title = ?').pluck(),
+      redirect: this.db.prepare<unknown[], string>('SELECT target FROM redirects WHERE title = ?').pluck(),
+      articleByLower: this.db
+        .prepare<unknown[], string>('SELECT title FROM articles WHERE lower = ? ORDER BY id LIMIT 1')
+        .pluck(),
       redirectByLower: this.db
-        .prepare<string>('SELECT title FROM redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
+        .prepare<unknown[], string>('SELECT title FROM redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
         .pluck(),
       similar: this.db.prepare(
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0) LIMIT ?',
@@ -222,12 +224,12 @@ export class SqliteCorpus implements WikiCorpus {
 /** The tasks saved in a store: one query per draw, an array of row ids per filter (not the tasks). */
 class StoredTasks implements TaskSource {
   private readonly selections = new Map<string, Int32Array>();
-  private readonly byRow: Database.Statement<string>;
-  private readonly byId: Database.Statement<string>;
+  private readonly byRow: Database.Statement<unknown[], string>;
+  private readonly byId: Database.Statement<unknown[], string>;
 
-  constructor(private readonly db: Database) {
-    this.byRow = db.prepare<string>('SELECT body FROM tasks WHERE rowid = ?').pluck();
-    this.byId = db.prepare<string>('SELECT body FROM tasks WHERE id = ?').pluck();
+  constructor(private readonly db: Database.Database) {
+    this.byRow = db.prepare<unknown[], string>('SELECT body FROM tasks WHERE rowid = ?').pluck();
+    this.byId = db.prepare<unknown[], string>('SELECT body FROM tasks WHERE id = ?').pluck();
   }
 
   private rows(filter: TaskFilter): Int32Array {
@@ -236,7 +238,7 @@ class StoredTasks implements TaskSource {
     if (!rows) {
       const kinds = filter.kinds.map(() => '?').join(', ');
       const ids = this.db
-        .prepare<number>(
+        .prepare<unknown[], number>(
           `SELECT rowid FROM tasks WHERE split = ? AND kind IN (${kinds}) AND hops BETWEEN ? AND ? ORDER BY rowid`,
         )
         .pluck()
@@ -267,13 +269,15 @@ class StoredTasks implements TaskSource {
 
   counts(): readonly TaskCount[] {
     return this.db
-      .prepare<TaskCount>('SELECT kind, split, hops, count(*) AS count FROM tasks GROUP BY kind, split, hops')
+      .prepare<unknown[], TaskCount>(
+        'SELECT kind, split, hops, count(*) AS count FROM tasks GROUP BY kind, split, hops',
+      )
       .all();
   }
 
   all(): readonly WikiTask[] {
     return this.db
-      .prepare<string>('SELECT body FROM tasks ORDER BY rowid')
+      .prepare<unknown[], string>('SELECT body FROM tasks ORDER BY rowid')
       .pluck()
       .all()
       .map((body) => JSON.parse(body) as WikiTask);

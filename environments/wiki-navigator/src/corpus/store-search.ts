@@ -92,16 +92,16 @@ export interface RankedArticle {
 export class StoreSearch {
   private readonly holders = new Lru<string, number>(WORD_CACHE);
   private readonly statements: {
-    ranked: Database.Statement<RankedArticle>;
-    rowids: Database.Statement<number>;
-    first: Database.Statement<number>;
-    rowAt: Database.Statement<number>;
-    count: Database.Statement<number>;
+    ranked: Database.Statement<unknown[], RankedArticle>;
+    rowids: Database.Statement<unknown[], number>;
+    first: Database.Statement<unknown[], number>;
+    rowAt: Database.Statement<unknown[], number>;
+    count: Database.Statement<unknown[], number>;
   };
 
   /** `articleCount`: the rows of the index (the store's articles), for the common words' IDF. */
   constructor(
-    db: Database,
+    db: Database.Database,
     private readonly articleCount: number,
     private readonly commonWordArticles = COMMON_WORD_ARTICLES,
     /** The index holds Chinese, Japanese and Korean as character pairs (`withCjkBigrams`): split queries so. */
@@ -111,10 +111,10 @@ export class StoreSearch {
       ranked: db.prepare(
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0), rowid LIMIT ?',
       ),
-      rowids: db.prepare<number>('SELECT rowid FROM search WHERE search MATCH ?').pluck(),
-      first: db.prepare<number>('SELECT rowid FROM search WHERE search MATCH ? LIMIT ?').pluck(),
-      rowAt: db.prepare<number>('SELECT rowid FROM search WHERE search MATCH ? LIMIT 1 OFFSET ?').pluck(),
-      count: db.prepare<number>('SELECT count(*) FROM search WHERE search MATCH ?').pluck(),
+      rowids: db.prepare<unknown[], number>('SELECT rowid FROM search WHERE search MATCH ?').pluck(),
+      first: db.prepare<unknown[], number>('SELECT rowid FROM search WHERE search MATCH ? LIMIT ?').pluck(),
+      rowAt: db.prepare<unknown[], number>('SELECT rowid FROM search WHERE search MATCH ? LIMIT 1 OFFSET ?').pluck(),
+      count: db.prepare<unknown[], number>('SELECT count(*) FROM search WHERE search MATCH ?').pluck(),
     };
   }
 

@@ -45,31 +45,33 @@ export class StoreTaskGraph implements TaskGraph {
   private readonly linkIds = new Lru<number, readonly number[]>(LINK_CACHE);
   private readonly resolved = new Lru<string, number>(RESOLVE_CACHE);
   private readonly statements: {
-    skeleton: Database.Statement<SkeletonRow>;
-    links: Database.Statement<Buffer>;
-    saveLinks: Database.Statement;
-    subjects: Database.Statement<number>;
-    article: Database.Statement<number>;
-    redirect: Database.Statement<string>;
-    articleByLower: Database.Statement<string>;
-    redirectByLower: Database.Statement<string>;
+    skeleton: Database.Statement<unknown[], SkeletonRow>;
+    links: Database.Statement<unknown[], Buffer>;
+    saveLinks: Database.Statement<unknown[]>;
+    subjects: Database.Statement<unknown[], number>;
+    article: Database.Statement<unknown[], number>;
+    redirect: Database.Statement<unknown[], string>;
+    articleByLower: Database.Statement<unknown[], string>;
+    redirectByLower: Database.Statement<unknown[], string>;
   };
 
   constructor(
-    db: Database,
+    db: Database.Database,
     readonly name: string,
     readonly size: number,
   ) {
     this.statements = {
       skeleton: db.prepare('SELECT title, type, infobox, targets FROM work.skeleton WHERE id = ?'),
-      links: db.prepare<Buffer>('SELECT targets FROM work.links WHERE id = ?').pluck(),
+      links: db.prepare<unknown[], Buffer>('SELECT targets FROM work.links WHERE id = ?').pluck(),
       saveLinks: db.prepare('INSERT INTO work.links (id, targets) VALUES (?, ?)'),
-      subjects: db.prepare<number>('SELECT id - 1 FROM main.articles WHERE type != ? ORDER BY id').pluck(),
-      article: db.prepare<number>('SELECT id FROM main.articles WHERE title = ?').pluck(),
-      redirect: db.prepare<string>('SELECT target FROM main.redirects WHERE title = ?').pluck(),
-      articleByLower: db.prepare<string>('SELECT title FROM main.articles WHERE lower = ? ORDER BY id LIMIT 1').pluck(),
+      subjects: db.prepare<unknown[], number>('SELECT id - 1 FROM main.articles WHERE type != ? ORDER BY id').pluck(),
+      article: db.prepare<unknown[], number>('SELECT id FROM main.articles WHERE title = ?').pluck(),
+      redirect: db.prepare<unknown[], string>('SELECT target FROM main.redirects WHERE title = ?').pluck(),
+      articleByLower: db
+        .prepare<unknown[], string>('SELECT title FROM main.articles WHERE lower = ? ORDER BY id LIMIT 1')
+        .pluck(),
       redirectByLower: db
-        .prepare<string>('SELECT title FROM main.redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
+        .prepare<unknown[], string>('SELECT title FROM main.redirects WHERE lower = ? ORDER BY rowid LIMIT 1')
         .pluck(),
     };
   }
