@@ -188,6 +188,41 @@ describe('turngym run --out', () => {
     expect(existsSync(join(directory, 'no-such-dir'))).toBe(false);
   });
 
+  it('a write refused mid-run (a file-size limit, as a full disk) names the file, the seeds kept and the rest', async () => {
+    assertCliBuilt();
+    const out = join(directory, 'limited.jsonl');
+    const args = ['--plugin', FIXTURE, 'run', ID, '--agent', 'random', '--options', '{"faultySeeds":[]}'];
+    // `ulimit -f 4`: files of at most 4 KiB, about six records of this env; the write past it fails with EFBIG.
+    const limited = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        'bash',
+        ['-c', 'ulimit -f 4 && exec "$0" "$@"', process.execPath, CLI, ...args, '--episodes', '30', '--out', out],
+        { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(limited.code).toBe(1);
+    const kept = readEpisodeRecords(out).map((record) => record.seed as number);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(30);
+    const n = kept.length;
+    expect(errorLines(limited.stderr)).toEqual([
+      `error: writing the episode records to ${out} failed (EFBIG: file too large, write); ${n} of 30 episodes are ` +
+        `recorded there (seeds 0–${n - 1}), and the file is whole up to them (a part-written record is cut off when ` +
+        'it is next opened); once the cause is fixed (a full disk, a file-size limit), run the rest with ' +
+        `--seed ${n} --episodes ${30 - n} and the same --out.`,
+    ]);
+    // What it says to run completes the file: every seed once.
+    const rest = await runBuiltCli([...args, '--seed', String(n), '--episodes', String(30 - n), '--out', out]);
+    expect(rest.code).toBe(0);
+    expect(readEpisodeRecords(out).map((record) => record.seed)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  }, 60_000);
+
   it('appends to an existing episode file', async () => {
     const out = join(directory, 'records.jsonl');
     const earlier = {

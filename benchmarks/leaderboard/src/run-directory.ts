@@ -128,11 +128,19 @@ const RUN_FILES = Object.values(RUN_FILE_NAMES).flatMap((file) => [file, `${file
 /** The lock a running bench holds its run directory by (with its takeover markers: core's `claimDirectoryLock`). */
 const LOCK_FILE = '.lock';
 
-/** Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. */
+/**
+ * Written to a temporary file and renamed, so a crash leaves the old file or the new one, never half. A write that
+ * fails (a full disk) removes its part-written temporary, which would otherwise hold on to the space a resume needs.
+ */
 function replaceFile(path: string, text: string): void {
   const temporary = `${path}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**

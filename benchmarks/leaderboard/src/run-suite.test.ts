@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEpisodeRecords } from '@turngym/core';
 import { faults, temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
@@ -273,6 +273,85 @@ describe('runSuite', () => {
     expect(records.map((record) => record.episodeId).sort()).toEqual(
       Array.from({ length: 10 }, (_, i) => `test/faulty-v1#${i}@0.${i}`).sort(),
     );
+    const uninterrupted = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: join(out, 'clean'),
+      resamples: RESAMPLES,
+    });
+    expect(scores(resumed.result)).toEqual(scores(uninterrupted.result));
+  });
+
+  it('on a full disk says which episode could not be saved and how many are, and resumes to the same result', async () => {
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 0, count: 8 } }]);
+    const registry = testRegistry();
+    const directory = join(out, 'runs', 'tiny-v1--faulty');
+    // The module object the run's files are written through: the fifth journal line meets a full disk, and so does
+    // every write after it (the attempt's time in the same directory), as on a real one.
+    const fs = require('node:fs') as typeof import('node:fs');
+    const real = fs.appendFileSync;
+    let journalLines = 0;
+    let full = false;
+    const append = jest.spyOn(fs, 'appendFileSync').mockImplementation((path, data, options) => {
+      if (String(path).startsWith(directory)) {
+        if (String(path).endsWith('episodes.jsonl') && ++journalLines === 5) full = true;
+        if (full) {
+          real(path, String(data).slice(0, 7), options); // a part of the line, as a write that ran out of space
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        }
+      }
+      real(path, data, options);
+    });
+    let failure: (Error & { code?: string }) | undefined;
+    try {
+      await runSuite({ suite, agent: resolveSuiteAgent('faulty'), registry, outDir: out, resamples: RESAMPLES });
+    } catch (error) {
+      failure = error as Error & { code?: string };
+    } finally {
+      append.mockRestore();
+    }
+    expect(failure?.code).toBe('RUN_ABORTED');
+    expect(failure?.message).toBe(
+      'saving episode 0.4 (test/faulty-v1, seed 4) failed (ENOSPC: no space left on device, write); 4 of 8 ' +
+        `episodes are saved in ${directory}: once the cause is fixed (a full disk, a file-size limit), run the same command again to resume.`,
+    );
+    expect(existsSync(join(out, 'results', 'tiny-v1--faulty.json'))).toBe(false);
+
+    // Resumed while the disk is still full: the journal's rewrite fails part-way, and leaves its files as they were
+    // and no part-written temporary holding on to space.
+    const realWrite = fs.writeFileSync;
+    const write = jest.spyOn(fs, 'writeFileSync').mockImplementation((path, data, options) => {
+      if (String(path).startsWith(directory) && String(path).endsWith('.tmp')) {
+        realWrite(path, String(data).slice(0, 7), options);
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      realWrite(path, data, options);
+    });
+    const journaled = readFileSync(join(directory, 'episodes.jsonl'), 'utf8');
+    try {
+      await expect(
+        runSuite({ suite, agent: resolveSuiteAgent('faulty'), registry, outDir: out, resamples: RESAMPLES }),
+      ).rejects.toThrow(
+        `resuming the run in ${directory} failed (ENOSPC: no space left on device, write); its files are as they were`,
+      );
+    } finally {
+      write.mockRestore();
+    }
+    expect(readFileSync(join(directory, 'episodes.jsonl'), 'utf8')).toBe(journaled);
+    expect(readdirSync(directory).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    const resumed = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry,
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    expect(resumed.resumed).toBe(4);
+    const keys = journal(resumed).map((entry) => entry.key);
+    expect(keys.sort()).toEqual(Array.from({ length: 8 }, (_, i) => `0.${i}`));
+    expect(readEpisodeRecords(join(directory, 'records.jsonl'))).toHaveLength(8);
     const uninterrupted = await runSuite({
       suite,
       agent: resolveSuiteAgent('faulty'),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describeError, type EnvDependencies, type EpisodeRecord, type Registry } from '@turngym/core';
 import { validateBenchResult, type BenchResult } from './bench-result';
@@ -197,6 +197,30 @@ interface LockedRun {
   directory: RunDirectory;
 }
 
+/** An error of the file system (its `code` is an errno name: ENOSPC, EFBIG, EROFS, EIO, …), not of the run. */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return error instanceof Error && typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
+}
+
+/**
+ * Runs a write to the run's files; one the file system refuses (a full disk, a file-size limit, storage gone
+ * read-only) stops the run with a `RunAbortedError` that says what was being written and what is kept, where Node's
+ * bare "ENOSPC: no space left on device, write" named neither the file nor the way on. What was written before is
+ * whole (journal lines are appended after their records, files replaced atomically), so the same command resumes.
+ */
+function writing(what: string, kept: () => string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw new RunAbortedError(
+      `${what} failed (${error.message}); ${kept()}: once the cause is fixed (a full disk, a file-size limit), run the same command again to resume.`,
+      { cause: error },
+    );
+  }
+}
+
 /** The run itself, while this process holds its directory: resume or start it, play, write the result. */
 async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<SuiteRun> {
   const { suite, agent, registry, outDir, runId, plan, wanted, directory } = run;
@@ -213,10 +237,23 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
     if (!mismatch) {
       manifest = { ...wanted, startedAt: existing.startedAt, label: options.label ?? existing.label };
       const retry = options.retryErrored ?? true;
-      journal = directory.recover((entry) => entry.status === 'errored' && retry && entry.error?.retryable === true);
+      writing(
+        `resuming the run in ${directory.directory}`,
+        () => 'its files are as they were',
+        () => {
+          journal = directory.recover(
+            (entry) => entry.status === 'errored' && retry && entry.error?.retryable === true,
+          );
+        },
+      );
     }
   }
-  if (journal.size === 0) directory.create(manifest);
+  if (journal.size === 0)
+    writing(
+      `starting the run in ${directory.directory}`,
+      () => 'no episode has run',
+      () => directory.create(manifest),
+    );
   const resumed = journal.size;
 
   const total = plan.envs.reduce((sum, env) => sum + env.episodes.length, 0);
@@ -228,11 +265,14 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
   const attempt = { attempt: previous.count + 1, startedAt: new Date().toISOString() };
   const started = performance.now();
   let lastNote = 0;
+  const kept = (): string => `${done} of ${total} episodes are saved in ${directory.directory}`;
   const noteAttempt = (force: boolean): void => {
     const now = performance.now();
     if (!force && now - lastNote < 2000) return;
     lastNote = now;
-    directory.noteAttempt({ ...attempt, elapsedMs: now - started });
+    writing(`noting the run's time in ${directory.directory}`, kept, () =>
+      directory.noteAttempt({ ...attempt, elapsedMs: now - started }),
+    );
   };
 
   const streak = new ErrorStreak(options.maxConsecutiveErrors);
@@ -272,7 +312,9 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
             recordIds: records.map((record) => record.episodeId),
             finishedAt: new Date().toISOString(),
           };
-          directory.append(entry, records);
+          writing(`saving episode ${episode.key} (${env.envId}, seed ${episode.seed})`, kept, () =>
+            directory.append(entry, records),
+          );
           journal.set(episode.key, entry);
           done += 1;
           noteAttempt(false);
@@ -287,9 +329,17 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
         },
       });
     }
-  } finally {
-    noteAttempt(true);
+  } catch (error) {
+    // The time of an attempt that failed is noted if it can be; a note that fails too (the same full disk) must
+    // not replace the error that says what happened.
+    try {
+      noteAttempt(true);
+    } catch {
+      // `error` says what happened
+    }
+    throw error;
   }
+  noteAttempt(true);
   if (!plan.envs.every((env) => env.episodes.every((episode) => journal.has(episode.key)))) {
     // Only the signal ends the loop early without an error: the episodes it did not start are left to a resume.
     throw new RunAbortedError(
@@ -313,8 +363,19 @@ async function runLocked(options: RunSuiteOptions, run: LockedRun): Promise<Suit
     }),
     resultPath,
   );
-  mkdirSync(dirname(resultPath), { recursive: true });
-  writeFileSync(`${resultPath}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
-  renameSync(`${resultPath}.tmp`, resultPath);
+  writing(
+    `writing the result ${resultPath}`,
+    () => `all ${total} episodes are saved in ${directory.directory}`,
+    () => {
+      mkdirSync(dirname(resultPath), { recursive: true });
+      try {
+        writeFileSync(`${resultPath}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
+        renameSync(`${resultPath}.tmp`, resultPath);
+      } catch (error) {
+        rmSync(`${resultPath}.tmp`, { force: true });
+        throw error;
+      }
+    },
+  );
   return { result, resultPath, runDirectory: directory.directory, resumed, plan };
 }

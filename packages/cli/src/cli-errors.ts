@@ -8,6 +8,16 @@ export class UsageError extends TurnGymError {
 }
 
 /**
+ * A write of the command's output that the file system refused mid-run (a full disk, a file-size limit): the work ran
+ * and could not be kept, so it exits with 1; the message says what is kept and what to run again.
+ */
+export class OutputWriteError extends TurnGymError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('OUTPUT_WRITE', message, options);
+  }
+}
+
+/**
  * Codes that mean "the input was wrong": the user can fix the command line. They exit with 2, like a
  * usage error; anything else (an env fault, a bug) exits with 1.
  */
@@ -52,8 +62,21 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_BAD_INPUT = 2;
 
+/**
+ * File-system errors of storage that ran out (a full disk, a quota, a file-size limit) or failed: met mid-run, they
+ * are no fault of the command line, whatever error carries them.
+ */
+const STORAGE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO']);
+
+/**
+ * 2 for input the user fixes on the command line, else 1. An error of a bad-input code that a full disk caused (rl's
+ * `RUN_DIRECTORY` for an append to metrics.jsonl or trajectories.jsonl that failed mid-run) is a failure of the work,
+ * 1, as the same disk filling during the checkpoint write already was: a script must not read it as a wrong command.
+ */
 export function exitCodeFor(error: unknown): number {
-  return TurnGymError.isInstance(error) && BAD_INPUT_CODES.has(error.code) ? EXIT_BAD_INPUT : EXIT_FAILURE;
+  if (!TurnGymError.isInstance(error) || !BAD_INPUT_CODES.has(error.code)) return EXIT_FAILURE;
+  const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
+  return typeof cause?.code === 'string' && STORAGE_FAILURES.has(cause.code) ? EXIT_FAILURE : EXIT_BAD_INPUT;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { statSync, type Stats } from 'node:fs';
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './cli-errors';
 
@@ -39,6 +39,27 @@ export function checkOutputFile(flag: string, path: string): void {
     if (found.stats.isDirectory()) throw new UsageError(`${flag} ${path} is a directory, not a file: name a file.`);
   } else if (!found.stats.isDirectory()) {
     throw new UsageError(`${flag} ${path}: ${found.path} is a file, not a directory.`);
+  }
+}
+
+/**
+ * Refuses, before any work, an output path that cannot be written: the file or directory itself, or the nearest
+ * directory above it where it would be created, is on read-only storage or not writable by this user. Without it
+ * `bench` and `leaderboard` went through their checks and then stopped on Node's `ENOENT: no such file or directory,
+ * mkdir` (what a recursive mkdir says on a read-only file system), exit 1, naming neither the flag nor the cause. Call
+ * it for commands that write; one that only reads (`leaderboard --check`) need not.
+ */
+export function checkWritable(flag: string, path: string): void {
+  const target = resolve(path);
+  const found = nearestExisting(target);
+  if (!found) return;
+  try {
+    accessSync(found.path, constants.W_OK);
+  } catch (error) {
+    const where = found.path === target ? '' : ` (it would be created in ${found.path})`;
+    throw new UsageError(
+      `${flag} ${path} cannot be written${where}: ${(error as Error).message}. Choose a writable location.`,
+    );
   }
 }
 

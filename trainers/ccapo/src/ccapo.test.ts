@@ -124,6 +124,31 @@ describe('CCAPO', () => {
     expect(samples).toEqual([]);
   });
 
+  it('leaves a rollout cut before its first action out of the history: it took no edge, and is no failure', async () => {
+    const { store } = await handWorkedStore('cut.sqlite');
+    // The prompt past the context: no step, no action token. The policy never acted.
+    const cut = {
+      ...rollout(0, false, []),
+      episodeId: 'g0/cut',
+      stopReason: 'context',
+    } as unknown as Trajectory;
+    const trajectories = [rollout(0, true, [['A', 's1']]), cut, rollout(0, false, [['B', 's1']])];
+    const samples = ccapoAlgorithm().advantages(
+      { trajectories },
+      { args: handArgs as CcapoArgs, iteration: 0, trainers: {}, stores: { stdb: store } },
+    );
+    // Its R_τ (0: no step, no success) still counts in its task group, as in GRPO; it has nothing to train.
+    const macro = macroAdvantages([macroReward(true, 1), macroReward(false, 0), macroReward(false, 1)]);
+    expect(samples.map((sample) => sample.trajectory.episodeId)).toEqual([
+      trajectories[0]!.episodeId,
+      trajectories[2]!.episodeId,
+    ]);
+    expect(samples.map((sample) => sample.advantage)).toEqual([macro[0], macro[2]]);
+    // The hand-worked store held 3 episodes (2 successes); the batch adds the two that acted, not the cut one,
+    // which counted as a failed episode lowered N_succ^total / N_total^global, the base rate C(E) divides by.
+    store.use((stdb) => expect(stdb.globals()).toEqual({ episodes: 5, successes: 3 }));
+  });
+
   it('works a batch by hand: a loop and an unknown anchor get raw 0, loops still cost a step, σ_min bites', async () => {
     const { store } = await handWorkedStore('by-hand.sqlite');
     // V̄(^|^) = 4/7 + 0.1·(5/8 − 4/7) = 323/560; Q(A) = 7/15; Q(B) = 5/8 (B: I = 2/3, C = (1/1)/(2/3), x = 5/3).

@@ -217,11 +217,14 @@ export function ccapoAlgorithm(): TrainerAlgorithm<CcapoArgs, { trajectories: Tr
         });
 
         // ALGO LOGIC: the batch enters the history (line 106–107), one transaction: every edge N_total += 1;
-        // successes also N_succ += 1, d_goal, and V̄ of the anchor; failures touch nothing else.
+        // successes also N_succ += 1, d_goal, and V̄ of the anchor; failures touch nothing else. An episode cut
+        // before its first action (its prompt past the context) took no edge: the policy never acted, so it is no
+        // failure of the policy's, and counted in N_total^global it lowered the base rate C(E) divides by.
         stdb.record(
-          scored.flatMap((trajectory, index) =>
-            paths[index] ? [{ success: trajectory.success, path: paths[index] }] : [],
-          ),
+          scored.flatMap((trajectory, index) => {
+            const path = paths[index];
+            return path && path.length > 0 ? [{ success: trajectory.success, path }] : [];
+          }),
         );
         return samples;
       }),

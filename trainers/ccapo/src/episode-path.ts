@@ -19,9 +19,22 @@ export interface PathStep {
   readonly stepsToEnd: number;
 }
 
-/** Joins a location and the previous action's fingerprint into an anchor key. */
+/** The separator of an anchor key's two parts. */
+const SEPARATOR = '|';
+
+/**
+ * Joins a location and the previous action's fingerprint into an anchor key, `location|fingerprint`. Joined as
+ * they are, two pairs could give one key (`a|b` + `c` and `a` + `b|c` are both `a|b|c`): two different anchors
+ * would share one baseline V̄ and one set of edges. So when a part holds a `|`, both parts are escaped (`\` → `\\`,
+ * `|` → `\|`) before the join; such a key holds at least two `|`, a key of plain parts exactly one, and escaped keys
+ * split back one way only. A key whose parts hold no `|` is the plain join, byte for byte as before, so stores
+ * written by earlier runs (and the figures from them) keep their meaning.
+ */
 export function anchorKey(location: string, previousFingerprint: string): string {
-  return `${location}|${previousFingerprint}`;
+  if (!location.includes(SEPARATOR) && !previousFingerprint.includes(SEPARATOR))
+    return `${location}${SEPARATOR}${previousFingerprint}`;
+  const escape = (part: string): string => part.replace(/[\\|]/g, (character) => `\\${character}`);
+  return `${escape(location)}${SEPARATOR}${escape(previousFingerprint)}`;
 }
 
 /** A hook's value as text: an object as JSON with sorted keys (`anchorText`), null when there is none. */

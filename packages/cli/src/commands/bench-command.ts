@@ -23,7 +23,7 @@ import { UsageError } from '../cli-errors';
 import { writeLine, type CliIo } from '../cli-io';
 import { formatTable } from '../format-table';
 import { collect, parseNonNegativeInteger, parsePositiveInteger, parseTemperature } from '../parse-arguments';
-import { checkOutputDirectory } from '../output-paths';
+import { checkOutputDirectory, checkWritable } from '../output-paths';
 import { exitCodeForSignal, watchStopSignals } from '../stop-signals';
 
 interface BenchOptions {
@@ -241,6 +241,7 @@ export function registerBenchCommand(program: Command, context: CliContext): voi
         throw new UsageError('--run-id and --label name one run: give them with a single --agent.');
       }
       checkOutputDirectory('--out', options.out);
+      checkWritable('--out', options.out);
       let suite: LoadedSuite;
       try {
         suite = loadSuite(suiteReference);

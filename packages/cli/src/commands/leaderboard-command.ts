@@ -4,7 +4,7 @@ import type { CliContext } from '../cli-context';
 import { UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { asCliError, defaultLeaderboardInputs, shownPath, writeLeaderboardFromCli } from './bench-command';
-import { checkOutputDirectory } from '../output-paths';
+import { checkOutputDirectory, checkWritable } from '../output-paths';
 
 interface LeaderboardOptions {
   out: string;
@@ -47,6 +47,7 @@ export function registerLeaderboardCommand(program: Command, context: CliContext
         writeLine(io.stdout, `ok: ${entries.length - submissions} results and ${submissions} submissions are valid`);
         return;
       }
+      checkWritable('--out', options.out);
       const written = writeLeaderboardFromCli(sources, options.out, { title: options.title, viewer: options.viewer });
       if (options.json) {
         const boards = written.boards.map((board) => ({

@@ -2,7 +2,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context';
 import { writeLine } from '../cli-io';
-import { checkOutputDirectory } from '../output-paths';
+import { checkOutputDirectory, checkWritable } from '../output-paths';
 import { formatWithProjectPrettier } from '../format-generated';
 import { scaffoldEnv } from '../scaffold-env';
 
@@ -22,6 +22,7 @@ export function registerNewEnvCommand(program: Command, context: CliContext): vo
     .option('--contrib', 'name the package turngym-env-<name> instead of @turngym/env-<name>')
     .action(async (name: string, options: NewEnvOptions) => {
       checkOutputDirectory('--dir', options.dir);
+      checkWritable('--dir', options.dir);
       const result = scaffoldEnv({ name, parentDirectory: options.dir, ...(options.contrib ? { contrib: true } : {}) });
       const nearby = relative(process.cwd(), result.directory);
       const shown = nearby === '' ? '.' : nearby.startsWith('..') || isAbsolute(nearby) ? result.directory : nearby;

@@ -4,7 +4,7 @@ import type { CliContext, GlobalOptions } from '../cli-context';
 import { EXIT_FAILURE } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { parsePositiveInteger } from '../parse-arguments';
-import { checkOutputDirectory } from '../output-paths';
+import { checkOutputDirectory, checkWritable } from '../output-paths';
 import {
   asCliError,
   defaultLeaderboardInputs,
@@ -47,6 +47,7 @@ export function registerQuickstartCommand(program: Command, context: CliContext)
     .action(async (options: QuickstartOptions, command: Command) => {
       const { io } = context;
       checkOutputDirectory('--out', options.out);
+      checkWritable('--out', options.out);
       let suite: LoadedSuite;
       try {
         suite = loadSuite(options.suite);

@@ -4,7 +4,7 @@ import { writeLine } from '../cli-io';
 import { loadReport } from '../optional-modules';
 import { collect, parsePositiveInteger } from '../parse-arguments';
 import { shownPath } from './bench-command';
-import { checkOutputFile } from '../output-paths';
+import { checkOutputFile, checkWritable } from '../output-paths';
 
 interface ReportCommandOptions {
   out: string;
@@ -47,6 +47,7 @@ export function registerReportCommand(program: Command, context: CliContext): vo
     .option('--groups <n>', 'prompt groups per iteration kept for the rollout viewer', parsePositiveInteger)
     .action(async (runs: string[], options: ReportCommandOptions) => {
       checkOutputFile('--out', options.out);
+      checkWritable('--out', options.out);
       const written = await loadReport().writeReport(options.out, {
         runs,
         ...(options.title !== undefined ? { title: options.title } : {}),

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_CONSECUTIVE_ERRORS, runAgentEpisodes } from '@turngym/leade
 import type { Command } from 'commander';
 import { resolveAgentSource } from '../agent-source';
 import type { CliContext, GlobalOptions } from '../cli-context';
-import { EXIT_FAILURE, UsageError } from '../cli-errors';
+import { EXIT_FAILURE, OutputWriteError, UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import { terminalText } from '../terminal-text';
 import { specOf } from '../env-summaries';
@@ -100,6 +100,8 @@ export function registerRunCommand(program: Command, context: CliContext): void 
           `interrupted (${signal}) before the episodes in flight ended` +
           (options.out !== undefined ? `; those that ended are in ${options.out}` : ''),
       });
+      // The seeds whose records are in --out (a record is written before its episode is counted).
+      const recorded: number[] = [];
       let ran;
       try {
         ran = await runAgentEpisodes({
@@ -112,9 +114,14 @@ export function registerRunCommand(program: Command, context: CliContext): void 
           maxConsecutiveErrors: options.maxConsecutiveErrors,
           ...(options.options ? { options: options.options } : {}),
           ...(sink ? { sink } : {}),
-          onEpisode: () => progress.increment(),
+          onEpisode: (result) => {
+            recorded.push(result.episode.seed);
+            progress.increment();
+          },
           signal: stop.signal,
         });
+      } catch (error) {
+        throw out !== undefined ? recordingFailed(error, out, options, recorded) : error;
       } finally {
         stop.dispose();
         progress.stop();
@@ -162,6 +169,43 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       }
       if (out) writeLine(context.io.stdout, `records written to ${out}`);
     });
+}
+
+/** Seeds as ranges, `3–5, 8`. */
+function seedRanges(seeds: readonly number[]): string {
+  const sorted = [...seeds].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    ranges.push(i === j ? String(sorted[i]) : `${sorted[i]}–${sorted[j]}`);
+    i = j + 1;
+  }
+  return ranges.join(', ');
+}
+
+/**
+ * A write to `--out` the file system refused mid-run (a full disk, a file-size limit), as an error that names the
+ * file and says which seeds it holds and which are left: Node's bare "ENOSPC: no space left on device, write" said
+ * neither, and with `--concurrency` the recorded seeds need not be the first ones. Other errors pass through.
+ */
+function recordingFailed(error: unknown, out: string, options: RunOptions, recorded: readonly number[]): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return error;
+  const done = new Set(recorded);
+  const missing = Array.from({ length: options.episodes }, (_, i) => options.seed + i).filter(
+    (seed) => !done.has(seed),
+  );
+  return new OutputWriteError(
+    `writing the episode records to ${out} failed (${error.message}); ${recorded.length} of ${options.episodes} ` +
+      `episodes are recorded there${recorded.length > 0 ? ` (seeds ${seedRanges(recorded)})` : ''}, and the file ` +
+      'is whole up to them (a part-written record is cut off when it is next opened); once the cause is fixed ' +
+      '(a full disk, a file-size limit), run ' +
+      (missing.length > 0 && missing.at(-1)! - missing[0]! === missing.length - 1
+        ? `the rest with --seed ${missing[0]} --episodes ${missing.length} and the same --out.`
+        : `seeds ${seedRanges(missing)} again with the same --out.`),
+    { cause: error },
+  );
 }
 
 /** The episode file of `--out`; a path the file system refuses (EACCES, EROFS, ENOENT) is a usage error naming it. */
