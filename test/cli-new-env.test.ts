@@ -14,6 +14,8 @@ describe('turngym new-env', () => {
     symlinkSync(join(REPO_ROOT, 'packages', 'core'), join(directory, 'node_modules', '@turngym', 'core'));
     symlinkSync(join(REPO_ROOT, 'packages', 'spec'), join(directory, 'node_modules', '@turngym', 'spec'));
     symlinkSync(join(REPO_ROOT, 'node_modules', '@types', 'node'), join(directory, 'node_modules', '@types', 'node'));
+    // What its devDependencies give `npm test`: jest's swc transform.
+    symlinkSync(join(REPO_ROOT, 'node_modules', '@swc'), join(directory, 'node_modules', '@swc'), 'dir');
   });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -107,6 +109,55 @@ describe('turngym new-env', () => {
     expect(tsc.stdout + tsc.stderr).toBe('');
     const checked = await runBuiltCli(['--plugin', target, 'check', `turngym/${name}-v1`]);
     expect(checked.stdout).toMatch(/all \d+ checks passed/);
+  });
+
+  // A contributor replaces the task and runs the package's own tests. Two common mistakes pass a checker that plays
+  // only the expert with the default options: Math.random on a path the expert never takes (a missing key), and a
+  // spawn() that drops the options (the default fork then replays into a default-sized store).
+  it("the package's own tests pass untouched and catch mistakes the expert's default checker run misses", async () => {
+    const name = 'dice-cellar';
+    expect((await runBuiltCli(['new-env', name, '--dir', directory])).code).toBe(0);
+    const target = join(directory, name);
+    const jest = (): { status: number | null; output: string; failed: string[] } => {
+      const output = join(target, 'jest-result.json');
+      const run = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--json', `--outputFile=${output}`],
+        { cwd: target, encoding: 'utf8' },
+      );
+      const result = JSON.parse(readFileSync(output, 'utf8')) as {
+        testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }>;
+      };
+      const failed = result.testResults.flatMap((file) =>
+        file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.title),
+      );
+      return { status: run.status, output: run.stdout + run.stderr, failed };
+    };
+    const untouched = jest();
+    expect(untouched.failed).toEqual([]);
+    expect(untouched.output).toMatch(/Tests: +\d+ passed, \d+ total/);
+    expect(untouched.status).toBe(0);
+
+    const envFile = join(target, 'src', `${name}-env.ts`);
+    const missing = 'value === undefined ? `LOOKUP ${key}: no such key.`';
+    const spawn = 'return new DiceCellarEnv(this.options);';
+    const source = readFileSync(envFile, 'utf8');
+    expect(source).toContain(missing);
+    expect(source).toContain(spawn);
+    writeFileSync(
+      envFile,
+      source
+        .replace(missing, "value === undefined ? `LOOKUP ${key}: no such key${Math.random() < 0.5 ? '.' : '!'}`")
+        .replace(spawn, 'return new DiceCellarEnv();'),
+    );
+    const mistaken = jest();
+    expect(mistaken.status).toBe(1);
+    expect(mistaken.failed).toEqual([
+      expect.stringMatching(/options other than the defaults/),
+      expect.stringMatching(/random agent plays/),
+    ]);
+    expect(mistaken.output).toMatch(/seed determinism .*unseeded randomness such as Math\.random/);
+    expect(mistaken.output).toMatch(/fork equivalence — the fork after step \d+ does not continue like the original/);
   });
 
   it('refuses to overwrite a non-empty directory and rejects names that are not kebab-case', async () => {

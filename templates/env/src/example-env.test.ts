@@ -13,6 +13,17 @@ describe('ExampleEnv', () => {
     await env.close();
   });
 
+  // Key names are drawn at random; from the 61st key on two could coincide and one key overwrite another (a store
+  // smaller than `keys`, and on 2 of these 300 seeds a chain that no longer reaches the code).
+  it('keeps every key distinct in the largest store, so the chain always reaches the code', async () => {
+    const env = new ExampleEnv({ keys: 500, chainLength: 20, maxTurns: 30 });
+    for (let seed = 0; seed < 300; seed++) {
+      const outcome = await runEpisode(env, new ExampleSolver(), seed);
+      expect({ seed, success: outcome.success }).toEqual({ seed, success: true });
+    }
+    await env.close();
+  });
+
   it('answers a malformed call with feedback instead of throwing', async () => {
     const env = new ExampleEnv();
     await env.reset({ seed: 1 });
@@ -58,5 +69,29 @@ describe('ExampleEnv', () => {
       await env.close();
     }
     expect(Math.max(...turns)).toBeGreaterThanOrEqual(2);
+  });
+
+  // The default fork replays the episode on `spawn()`'s instance: a spawn() that drops the options (`new ExampleEnv()`)
+  // forks into a default-sized store. With the default options that goes unseen; with others the fork differs.
+  it('passes the env checker with options other than the defaults (spawn() must keep them)', async () => {
+    const registry = new Registry();
+    register(registry);
+    const options = { keys: 30, chainLength: 5, maxTurns: 12 };
+    for (const seed of [0, 1]) {
+      const report = await checkEnv('turngym/example-v1', { registry, seed, options });
+      if (!report.passed) throw new Error(formatCheckReport(report));
+    }
+  });
+
+  // The expert only takes the steps that solve the task. A random agent takes the others (unknown keys, decoys, a
+  // wrong SUBMIT), so the checker also sees their rewards, observations and determinism: Math.random or a
+  // non-string observation on a path the expert never takes fails here, not in someone's training run.
+  it('passes the env checker when a random agent plays (the steps the expert never takes)', async () => {
+    const registry = new Registry();
+    register(registry);
+    for (const seed of [0, 1, 2, 7]) {
+      const report = await checkEnv('turngym/example-v1', { registry, seed, agent: 'random' });
+      if (!report.passed) throw new Error(formatCheckReport(report));
+    }
   });
 });

@@ -99,9 +99,7 @@ export class ExampleEnv extends BaseEnv<string, Action> {
   }
 
   protected onReset(): EnvResetOutcome<string> {
-    const names = this.rng.shuffle(
-      Array.from({ length: this.options.keys }, (_, i) => `${WORDS[i % WORDS.length]}-${this.rng.int(1, 99)}${i}`),
-    );
+    const names = this.rng.shuffle(this.keyNames());
     const { chainLength } = this.options;
     this.chain = names.slice(0, chainLength);
     this.code = String(this.rng.int(1000, 9999));
@@ -114,6 +112,22 @@ export class ExampleEnv extends BaseEnv<string, Action> {
       this.store.set(decoy, this.rng.bool() ? `see ${this.rng.pick(names)}` : String(this.rng.int(1000, 9999)));
     }
     return { observation: `Find the code. Start with key ${this.chain[0]}.`, instructions: INSTRUCTIONS };
+  }
+
+  /**
+   * `keys` distinct names. `word-<r><i>` can repeat from the 61st key on (`amber-160` is r=16, i=0 and r=1, i=60):
+   * a repeated name would overwrite a key, leaving fewer keys than asked and possibly a broken chain, so a taken
+   * name is drawn again (no extra draw where no name repeats, so those episodes are unchanged).
+   */
+  private keyNames(): string[] {
+    const names = new Set<string>();
+    for (let i = 0; i < this.options.keys; i++) {
+      let name: string;
+      do name = `${WORDS[i % WORDS.length]}-${this.rng.int(1, 99)}${i}`;
+      while (names.has(name));
+      names.add(name);
+    }
+    return [...names];
   }
 
   protected onStep(action: Action): EnvStepOutcome<string> {
