@@ -4,14 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EnvFaultError } from '@turngym/core';
 import type { McpServerCommand } from './mcp-tools-options';
 import { nodeHttpFetch, type ClosableFetch } from './node-http-fetch';
+import { descendantsOf, stopProcesses } from './process-tree';
 import { redactedCommand, withoutSecrets } from './redacted-command';
-import { redactedUrl } from './redacted-url';
+import { redactedUrl, urlSecrets } from './redacted-url';
 
 /** Where the MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
 export type McpServerTarget = { server: McpServerCommand } | { url: string; headers?: Record<string, string> };
@@ -63,6 +64,28 @@ function exitOf(code: number | null, signal: NodeJS.Signals | null): string {
 
 /** Pages of a tool list the env follows: far more than any server lists, few enough to end a cursor loop. */
 const MAX_TOOL_PAGES = 1000;
+
+/**
+ * A tool of a `tools/list` page as the env takes it. Read here rather than by the SDK's `listTools`, which refused
+ * the whole list for one tool off the spec (an `inputSchema` without `"type": "object"`, an odd annotation) with a
+ * retryable fault quoting a zod dump, and which made the connection that listed the tools (the first episode's) hold
+ * results to each tool's `outputSchema` while every later connection did not: the same seed gave a tool error in the
+ * first episode and the result in the next. A tool without a name cannot be called and is left out; a schema that is
+ * not an object becomes an object schema (the server judges the arguments).
+ */
+function listedTool(raw: unknown): ServerTool | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { name, description, inputSchema } = raw as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') return undefined;
+  return {
+    name,
+    ...(typeof description === 'string' ? { description } : {}),
+    inputSchema:
+      typeof inputSchema === 'object' && inputSchema !== null && !Array.isArray(inputSchema)
+        ? (inputSchema as Record<string, unknown>)
+        : { type: 'object' },
+  };
+}
 
 /** How much of a dead server's stderr a fault message quotes. */
 const STDERR_TAIL = 2000;
@@ -119,6 +142,8 @@ export class McpToolClient {
   /** The `{tmp}` directory of this server process, removed when it stops. */
   private scratch: string | undefined;
   private transport: Transport | undefined;
+  /** The WWW-Authenticate header of the server's last 401 or 403 reply. */
+  private challenge: string | undefined;
   /** The HTTP connections of a URL server, closed with the client. */
   private fetch: ClosableFetch | undefined;
 
@@ -141,7 +166,7 @@ export class McpToolClient {
       : `MCP server ${redactedUrl((target as { url: string }).url)}`;
     const client = new Client({ name: 'turngym-mcp-tools', version: '1.0.0' });
     const wrapper = new McpToolClient(client, label, timeouts.callTimeoutMs, timeouts.startTimeoutMs);
-    wrapper.secrets = command?.secrets ?? [];
+    wrapper.secrets = 'server' in target ? (command?.secrets ?? []) : urlSecrets(target.url, target.headers ?? {});
     let transport: Transport;
     if ('server' in target) {
       const { args, env } = wrapper.withScratch(target.server.args, target.server.env);
@@ -160,19 +185,36 @@ export class McpToolClient {
       // The SDK reports a dead server only as "Connection closed"; its process says how it ended (a crash's exit
       // code, the signal of a kill -9 or of the OOM killer). The process is the transport's own, set once started.
       const start = stdio.start.bind(stdio);
+      let child: ChildProcess | undefined;
       stdio.start = async () => {
         await start();
-        const child = (stdio as unknown as { _process?: ChildProcess })._process;
+        child = (stdio as unknown as { _process?: ChildProcess })._process;
         child?.once('exit', (code, signal) => {
           if (!wrapper.closeRequested) wrapper.exit = exitOf(code, signal);
         });
       };
+      // The SDK stops the process it started, not what that process started: a server behind a wrapper (`sh -c`,
+      // `npx`, `uv run`) that outlives its stdin's end ran on after close, one orphan per episode. Its processes are
+      // noted before the wrapper goes (an orphan's parent is no longer it), and stopped after.
+      const closeStdio = stdio.close.bind(stdio);
+      stdio.close = async () => {
+        const family = child?.pid === undefined ? [] : descendantsOf(child.pid);
+        await closeStdio();
+        await stopProcesses(family);
+      };
       transport = stdio;
     } else {
-      wrapper.fetch = nodeHttpFetch();
+      const fetch = nodeHttpFetch();
+      wrapper.fetch = fetch;
       transport = new StreamableHTTPClientTransport(new URL(target.url), {
         requestInit: { headers: target.headers ?? {} },
-        fetch: wrapper.fetch,
+        // A refusal's WWW-Authenticate says what the server wants (the SDK's error quotes only the body).
+        fetch: async (url, init) => {
+          const response = await fetch(url, init);
+          if (response.status === 401 || response.status === 403)
+            wrapper.challenge = response.headers.get('www-authenticate')?.slice(0, 300) ?? undefined;
+          return response;
+        },
       });
     }
     wrapper.transport = closingOnce(transport, () => {
@@ -222,20 +264,29 @@ export class McpToolClient {
           );
         seen.add(cursor);
       }
-      let page: Awaited<ReturnType<Client['listTools']>>;
+      let page: Record<string, unknown>;
       try {
-        page = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.startTimeoutMs });
+        page = await this.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          ResultSchema,
+          { timeout: this.startTimeoutMs },
+        );
       } catch (error) {
         throw this.fault('failed to list its tools', error, this.startTimeoutMs);
       }
-      tools.push(
-        ...page.tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-        })),
-      );
-      cursor = page.nextCursor;
+      if (!Array.isArray(page.tools))
+        throw new EnvFaultError(
+          withoutSecrets(
+            `${this.label} failed to list its tools: its tools/list reply holds no "tools" array`,
+            this.secrets,
+          ),
+          { isRetryable: false },
+        );
+      for (const raw of page.tools) {
+        const tool = listedTool(raw);
+        if (tool) tools.push(tool);
+      }
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
     } while (cursor !== undefined);
     return tools;
   }
@@ -320,7 +371,16 @@ export class McpToolClient {
         ? ''
         : ` (the transport reported: ${this.transportError})`;
     const stderr = this.stderrTail.trim() === '' ? '' : `; its stderr ends: ${this.stderrTail.trim().slice(-500)}`;
-    const message = `${this.label} ${what}${reason ? `: ${reason}` : ''}${transport}${stderr}`;
-    return new EnvFaultError(withoutSecrets(message, this.secrets), { cause });
+    // Refused credentials (HTTP 401, 403) come back the same on every retry with the same headers: say so, and what
+    // the server asked for, rather than a retryable "Error POSTing to endpoint: unauthorized".
+    const refused = cause instanceof StreamableHTTPError && (cause.code === 401 || cause.code === 403);
+    const auth = refused
+      ? ` (HTTP ${cause.code}${this.challenge ? `, WWW-Authenticate: ${this.challenge}` : ''}; the headers option must carry credentials the server accepts)`
+      : '';
+    const message = `${this.label} ${what}${reason ? `: ${reason}` : ''}${auth}${transport}${stderr}`;
+    return new EnvFaultError(withoutSecrets(message, this.secrets), {
+      cause,
+      ...(refused ? { isRetryable: false } : {}),
+    });
   }
 }

@@ -48,6 +48,16 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether `pid` runs (Linux): not ended, and not a zombie waiting for its parent to read its exit. */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 /** Rejects with the error `work` throws (a fault must be thrown, not scored). */
 async function thrown(work: Promise<unknown>): Promise<TurnGymError> {
   try {
@@ -436,6 +446,30 @@ describe('turngym/mcp-tools-v1 against a server the test starts with the SDK (St
     expect(await Promise.race([closed, waited])).toBe('all closed');
   });
 
+  it('refused credentials (HTTP 401) are a fault no retry mends, naming the status and what the server asks for', async () => {
+    // It was a retryable "Error POSTing to endpoint: unauthorized": runs retried a wrong token again and again.
+    const guarded = createServer((_request, response) => {
+      response.writeHead(401, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token"' });
+      response.end('unauthorized');
+    });
+    await new Promise<void>((resolve) => guarded.listen(0, '127.0.0.1', resolve));
+    try {
+      const locked = `http://127.0.0.1:${(guarded.address() as AddressInfo).port}/mcp`;
+      const headers = { authorization: 'Bearer expired-t0ken' };
+      const fault = await thrown(
+        tracked(registry().make(MCP_TOOLS_ID, { options: { url: locked, headers, tasks: taskFile() } })),
+      );
+      expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+      expect(fault.message).toContain(
+        '(HTTP 401, WWW-Authenticate: Bearer realm="mcp", error="invalid_token"; the headers option must carry credentials the server accepts)',
+      );
+      expect(fault.message).not.toMatch(/expired-t0ken/);
+    } finally {
+      guarded.closeAllConnections();
+      await new Promise((resolve) => guarded.close(resolve));
+    }
+  });
+
   it('a server that went away errors the episode', async () => {
     const other = createServer((_request, response) => response.destroy());
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
@@ -486,6 +520,28 @@ describe('turngym/mcp-tools-v1 options as a sloppy operator writes them', () => 
       expect(fault.code).toBe('ENV_FAULT');
       expect(fault.message).toContain(`MCP server http://…@127.0.0.1:${port}/mcp?api_key=…&v=… could not be`);
       expect(fault.message).not.toMatch(/s3cret|T0KEN/);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("keeps a URL's and its headers' credentials out of a fault whose server echoes them", async () => {
+    // The label hid the key, but the SDK quotes the body of a refusal, and a server that echoed the refused
+    // credentials ("invalid key …") put them in the message, and so in run records and logs.
+    const http = createServer((request, response) => {
+      const key = new URL(request.url ?? '', 'http://x').searchParams.get('api_key');
+      response.writeHead(401);
+      response.end(`invalid credentials: ${request.headers.authorization} ${key}`);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?api_key=T0KEN-S3CRET`;
+      const headers = { authorization: 'Bearer H3ADER-T0KEN' };
+      const fault = await thrown(tracked(registry().make(MCP_TOOLS_ID, { options: { url, headers, tasks } })));
+      expect(fault.code).toBe('ENV_FAULT');
+      expect(fault.message).toContain('Error POSTing to endpoint: invalid credentials: … …');
+      expect(fault.message).not.toMatch(/T0KEN-S3CRET|H3ADER-T0KEN/);
     } finally {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
@@ -655,6 +711,111 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
     expect(fault.message).not.toMatch(/K3Y-S3CRET|T0KEN-S3CRET|hunter22|ENV-S3CRET/);
   });
 
+  it('reads a tool list with tools off the spec, and treats every episode alike whatever outputSchema a tool has', async () => {
+    // The SDK's listTools refused the whole list for one schema without "type": "object" (a retryable fault quoting a
+    // zod dump); and the connection that listed the tools (the first episode's) held results to the outputSchema
+    // while later ones did not: the same seed gave "Tool error: … did not return structured content", then "seven".
+    const tools = registry();
+    const server = { ...options.server, env: { ODD_LIST: '1' } };
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+    expect(env.spec.tools?.map((tool) => tool.name)).toEqual([
+      'echo',
+      'crash',
+      'hang',
+      'flood',
+      'once',
+      'paint',
+      'loose',
+      'wrapped',
+      'silent',
+      'shaped',
+      'final_answer',
+    ]);
+    for (let episode = 0; episode < 2; episode += 1) {
+      await env.reset({ seed: 0 });
+      expect((await env.step('shaped()')).observation).toBe('seven');
+      expect((await env.step('loose({})')).observation).toBe('Invalid action: loose: arguments.text is required.');
+      expect((await env.step('loose(hi)')).observation).toBe('hi');
+    }
+  });
+
+  it('shows the whole schema in the instructions when its properties alone do not say the arguments', async () => {
+    // "Arguments: {}" for a schema that is one $ref: an agent reading text could not know it must give text.
+    const tools = registry();
+    const server = { ...options.server, env: { ODD_LIST: '1' } };
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+    const reset = await env.reset({ seed: 0 });
+    expect(reset.info.instructions).toContain(
+      '- wrapped: Echo, its schema one $ref (as generators write a model). Arguments (JSON Schema): {"$ref":"#/$defs/Args","$defs":{"Args":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},"type":"object"}',
+    );
+    expect(reset.info.instructions).toContain('- echo: Echo the text. Arguments: {"text":{"type":"string"}}');
+    expect((await env.step('wrapped({})')).observation).toBe('Invalid action: wrapped: arguments.text is required.');
+    expect((await env.step('wrapped({"text": "hi"})')).observation).toBe('hi');
+  });
+
+  it('says so when a tool answers with no content, rather than an empty observation', async () => {
+    // The observation was "" (a model reads that as nothing having happened), and a failure without a message "Tool error: ".
+    const tools = registry();
+    const server = { ...options.server, env: { ODD_LIST: '1' } };
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+    await env.reset({ seed: 0 });
+    expect((await env.step('silent(ok)')).observation).toBe('(empty result: the tool returned no text)');
+    const failed = await env.step('silent(fail)');
+    expect(failed).toMatchObject({
+      observation: 'Tool error: (empty result: the tool returned no text)',
+      info: { toolError: true },
+    });
+  });
+
+  it('a tools/list reply without its tools array is a fault no retry mends, saying so', async () => {
+    // It was a retryable fault quoting the SDK's zod dump ("expected array", path ["tools"]).
+    const tools = registry();
+    const server = { ...options.server, env: { NO_TOOL_LIST: '1' } };
+    const fault = await thrown(tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } })));
+    expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+    expect(fault.message).toMatch(/failed to list its tools: its tools\/list reply holds no "tools" array$/);
+  });
+
+  it('refuses a server that lists one name twice, without advice that cannot work', async () => {
+    // The message said to offer "one of them" with the tools option, which names both again and failed the same way.
+    const tools = registry();
+    const server = { ...options.server, env: { DUPLICATE_NAME: '1' } };
+    for (const offered of [undefined, ['echo']]) {
+      const fault = await thrown(
+        tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server, ...(offered ? { tools: offered } : {}) } })),
+      );
+      expect(fault).toMatchObject({ code: 'ENV_FAULT', isRetryable: false });
+      expect(fault.message).toMatch(/the server lists two tools named echo; .* \(a server must list each name once\)/);
+    }
+  });
+
+  it('stops a server started through a wrapper (sh -c) on reset and close: no orphan outlives the env', async () => {
+    // The SDK stops the process it started (here the shell), not the server the shell started: a server that outlives
+    // its stdin's end ran on after the env closed, one orphan per episode.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-wrapped-'));
+    const startedFile = join(dir, 'started');
+    const started = (): number[] => readFileSync(startedFile, 'utf8').trim().split('\n').map(Number);
+    try {
+      const tools = registry();
+      const server = {
+        command: '/bin/sh',
+        args: ['-c', `"${process.execPath}" "${options.server.args[0]}"`],
+        env: { STARTED_FILE: startedFile, KEEP_RUNNING: '1' },
+      };
+      const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, server } }));
+      await env.reset({ seed: 0 });
+      expect((await env.step('echo(one)')).observation).toBe('one');
+      await env.reset({ seed: 0 }); // a fresh server per episode: the next call starts one
+      expect((await env.step('echo(two)')).observation).toBe('two');
+      await env.close();
+      expect(started()).toHaveLength(2); // the first episode keeps the one that listed the tools
+      expect(started().filter(isRunning)).toEqual([]);
+    } finally {
+      for (const pid of existsSync(startedFile) ? started() : []) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a hang is ENV_FAULT after callTimeoutMs', async () => {
     const tools = registry();
     const env = await tracked(tools.make(MCP_TOOLS_ID, { options }));
@@ -712,6 +873,18 @@ describe('turngym/mcp-tools-v1 with a server that crashes or hangs (stdio, SDK s
       for (const pid of existsSync(startedFile) ? started() : []) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('close() while a call runs ends the step ENV_CLOSED, not a retryable server fault', async () => {
+    // The closed connection read as the server's: ENV_FAULT "Connection closed", retryable, for an episode the caller
+    // ended on purpose.
+    const tools = registry();
+    const env = await tracked(tools.make(MCP_TOOLS_ID, { options: { ...options, callTimeoutMs: 30000 } }));
+    await env.reset({ seed: 0 });
+    expect((await env.step('echo(up)')).observation).toBe('up'); // the server runs: the next call reaches it
+    const stepping = thrown(env.step('hang()'));
+    await env.close();
+    expect(await stepping).toMatchObject({ code: 'ENV_CLOSED' });
   });
 
   it('refuses a server command that does not start', async () => {

@@ -167,6 +167,13 @@ function checkDistinctNames(offered: readonly ServerTool[]): void {
   const byLowerCase = new Map<string, string>();
   for (const tool of offered) {
     const other = byLowerCase.get(tool.name.toLowerCase());
+    // The same name twice: a call names its tool, so which of the two runs is the server's choice, and no tools
+    // option can offer "one of them" (the advice below named both again and failed the same way).
+    if (other === tool.name)
+      throw new EnvFaultError(
+        `${MCP_TOOLS_ID}: the server lists two tools named ${tool.name}; a call names its tool, so the env cannot tell which one it runs (a server must list each name once)`,
+        { isRetryable: false },
+      );
     if (other !== undefined)
       throw new InvalidOptionsError(MCP_TOOLS_ID, [
         `tools: the server lists ${other} and ${tool.name}, which an agent's call cannot tell apart (tool names match without case); offer one of them with the tools option`,
@@ -205,10 +212,22 @@ function describeTarget(target: McpServerTarget, isDemo: boolean): string {
     : redactedUrl(target.url);
 }
 
+/** Keys of a tool's schema that its listed properties say all of; any other (`$ref`, `$defs`, `oneOf` …) must be shown. */
+const PLAIN_SCHEMA_KEYS = new Set(['type', 'properties', 'required', 'description', 'additionalProperties']);
+
+/**
+ * A tool's arguments as the instructions show them: its properties, or its whole schema when the properties alone
+ * do not say it. Properties alone showed `{"p":{"$ref":"#/$defs/P"}}` with no `$defs` to read it by, and `{}` for a
+ * schema that is one `$ref`, whose required arguments an agent reading text could not know.
+ */
+function argumentsOf(parameters: JsonSchema): string {
+  if (Object.keys(parameters).every((key) => PLAIN_SCHEMA_KEYS.has(key)))
+    return `Arguments: ${JSON.stringify(parameters.properties ?? {})}`;
+  return `Arguments (JSON Schema): ${JSON.stringify(parameters)}`;
+}
+
 function instructionsOf(tools: readonly ToolSpec[], answerTool: string): string {
-  const lines = tools.map(
-    (tool) => `- ${tool.name}: ${tool.description} Arguments: ${JSON.stringify(tool.parameters.properties ?? {})}`,
-  );
+  const lines = tools.map((tool) => `- ${tool.name}: ${tool.description} ${argumentsOf(tool.parameters)}`);
   return [
     'You can call the tools of an MCP server, one call per turn: write NAME({"argument": value, …}), or NAME(text)',
     'for a tool that takes one text argument. Each result comes back as the next observation.',
@@ -371,7 +390,7 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     this.fault = undefined;
     await this.retireUsedClient();
     for (const call of this.task.setup ?? []) {
-      const outcome = await (await this.server()).call(call.tool, call.arguments);
+      const outcome = await this.guarded((server) => server.call(call.tool, call.arguments));
       if (outcome.isError)
         throw new EnvFaultError(`task ${this.task.id}: setup call ${call.tool} failed: ${outcome.text}`, {
           isRetryable: false,
@@ -432,7 +451,9 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     this.lastTool = name;
     this.lastResult = outcome.value;
     const limit = this.setup.options.maxObservationChars;
-    const text = outcome.isError ? `Tool error: ${outcome.text}` : outcome.text;
+    // An empty observation read as if nothing had happened (or as "Tool error: " and nothing): say there was nothing.
+    const said = outcome.text === '' ? '(empty result: the tool returned no text)' : outcome.text;
+    const text = outcome.isError ? `Tool error: ${said}` : said;
     const observation =
       text.length > limit ? `${text.slice(0, limit)}\n[… ${text.length - limit} more characters cut]` : text;
     return {
@@ -510,6 +531,9 @@ export class McpToolsEnv extends BaseEnv<string, Action> {
     try {
       return await work(await this.server());
     } catch (error) {
+      // close() came while the call ran (the way to abort a step): the connection it closed is no server fault, and a
+      // retryable ENV_FAULT "Connection closed" had a runner retry an episode its caller had ended.
+      if (this.isClosed) throw new EnvClosedError(MCP_TOOLS_ID);
       if (TurnGymError.isInstance(error) && error.code === 'ENV_FAULT') this.fault = error as EnvFaultError;
       throw error;
     }

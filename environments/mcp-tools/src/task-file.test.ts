@@ -45,4 +45,12 @@ describe('task files as people write them', () => {
     const never = file('never.jsonl', JSON.stringify({ id: 'a', prompt: 'p', check: { oneOf: [] } }));
     expect(() => loadTaskFile(never)).toThrow(/line 1 check: oneOf needs a non-empty array/);
   });
+
+  it('refuses a check nested past the stack with the file and line, not a bare RangeError', () => {
+    // A check 100,000 "not"s deep overflowed the stack while it was compiled: a RangeError naming no file or line.
+    const depth = 100_000;
+    const deep = `${'{"not":'.repeat(depth)}{"equals":1}${'}'.repeat(depth)}`;
+    const path = file('deep.jsonl', `\n{"id":"a","prompt":"p","check":${deep}}\n`);
+    expect(() => loadTaskFile(path)).toThrow(`${path} line 2: task 0 nests more than 100 levels deep`);
+  });
 });

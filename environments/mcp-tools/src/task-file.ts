@@ -85,6 +85,21 @@ function taskOf(record: TaskRecord, where: string, file: string, line: number | 
   return { ...record, score, file, line };
 }
 
+/** Deepest nesting of a task (its check tree, its calls' arguments) read: far past any task, short of the stack. */
+const MAX_TASK_DEPTH = 100;
+
+/** Whether `value` nests arrays and objects more than `limit` deep (iterative: the point is to not recurse). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Reads a task file: JSON Lines (one task a line; blank lines and `//` lines skipped) or one JSON array. Every
  * task is validated and its check compiled here, so a typo fails when the env is made, naming the line.
@@ -133,6 +148,10 @@ export function loadTaskFile(path: string): Task[] {
   const ids = new Set<string>();
   return entries.map(({ value, line }, index) => {
     const where = line === undefined ? `${path} task ${index}` : `${path} line ${line}`;
+    // The check is compiled and the record validated by recursion: a check nested 100,000 deep threw a bare
+    // RangeError (stack overflow) out of make(), naming no file or line.
+    if (nestsDeeperThan(value, MAX_TASK_DEPTH))
+      throw new TaskFileError(path, line, `task ${index} nests more than ${MAX_TASK_DEPTH} levels deep`);
     if (!validateRecord(value))
       throw new TaskFileError(path, line, describeErrors(validateRecord.errors, `task ${index}`).join('; '));
     const record = value as unknown as TaskRecord;
