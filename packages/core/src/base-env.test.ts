@@ -53,6 +53,21 @@ describe('BaseEnv', () => {
     expect(next.observation).toBe((await new ExampleEnv().reset({ seed: next.info.seed as number })).observation);
   });
 
+  it('refuses reset options it cannot copy naming the field, and leaves the episode as it was', async () => {
+    let deep: unknown = [];
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    const env = new ExampleEnv();
+    const first = await env.reset({ seed: 5 });
+    const tooDeep = env.reset({ seed: 6, options: { x: deep } });
+    await expect(tooDeep).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(tooDeep).rejects.toThrow(/options\.x is nested too deeply \(100001 levels\)/);
+    const withFunction = env.reset({ seed: 7, options: { hook: () => 1 } });
+    await expect(withFunction).rejects.toThrow(/options\.hook must be data, not a function/);
+    // The failed resets changed nothing: the episode of seed 5 goes on.
+    expect(env.seed).toBe(5);
+    expect(env.anchor()).toBe(first.info.anchor);
+  });
+
   it('refuses a seed past 2^53, where neighbouring integers are one double and would replay as one episode', async () => {
     const env = new ExampleEnv();
     await expect(env.reset({ seed: 2 ** 53 })).rejects.toThrow(
@@ -230,6 +245,38 @@ describe('BaseEnv refuses overlapping calls', () => {
     expect(await codeOf(env.step('LOOKUP(c)'))).toBe('ENV_CLOSED');
     env.open();
     await hanging;
+  });
+
+  it('a native fork (copyEpisodeStateTo) while a step or reset is in flight raises ENV_BUSY and closes its twin', async () => {
+    const twins: NativeGatedEnv[] = [];
+    class NativeGatedEnv extends GatedEnv {
+      closedTwin = false;
+      override async fork(): Promise<NativeGatedEnv> {
+        const twin = new NativeGatedEnv(this.options);
+        twins.push(twin);
+        this.copyEpisodeStateTo(twin);
+        return twin;
+      }
+      protected override onClose(): void {
+        this.closedTwin = true;
+      }
+    }
+    const env = new NativeGatedEnv();
+    env.hold();
+    const resetting = env.reset({ seed: 2 });
+    expect(await codeOf(env.fork())).toBe('ENV_BUSY');
+    env.open();
+    await resetting;
+    env.hold();
+    const stepping = env.step('LOOKUP(a)');
+    expect(await codeOf(env.fork())).toBe('ENV_BUSY');
+    env.open();
+    await stepping;
+    expect(twins.map((twin) => twin.closedTwin)).toEqual([true, true]);
+    // Once the step settled, the fork is the episode after it.
+    const fork = await env.fork();
+    expect(fork.turn).toBe(1);
+    expect(fork.anchor()).toBe(env.anchor());
   });
 
   it('a step that threw leaves the env free for the next call', async () => {

@@ -1,5 +1,6 @@
 import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall } from '@turngym/spec';
-import { EnvBusyError, EnvClosedError, InvalidActionTypeError, ResetNeededError } from './errors';
+import { EnvBusyError, EnvClosedError, InvalidActionTypeError, InvalidOptionsError, ResetNeededError } from './errors';
+import { cloneData } from './schema-validation';
 import { entropySeed, SeededRng } from './seeded-rng';
 
 /** What an env's `onReset` returns. */
@@ -130,17 +131,25 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.assertOpen();
     this.assertIdle('reset');
-    if (args.seed !== undefined) {
-      // Past 2^53 neighbouring integers share one double, so two seeds a caller told apart would replay as one.
-      if (!Number.isSafeInteger(args.seed))
-        throw new RangeError(`reset(): seed must be an integer within ±(2^53 − 1), got ${args.seed}`);
-      this.seedStream = new SeededRng(args.seed);
-    }
+    // Past 2^53 neighbouring integers share one double, so two seeds a caller told apart would replay as one.
+    if (args.seed !== undefined && !Number.isSafeInteger(args.seed))
+      throw new RangeError(`reset(): seed must be an integer within ±(2^53 − 1), got ${args.seed}`);
+    // Copied before anything changes: options that cannot be copied (a function, nesting deeper than the stack) threw
+    // a bare DataCloneError or RangeError after the seed had moved on, leaving the last episode under the new seed.
+    const options =
+      args.options === undefined
+        ? undefined
+        : (cloneData(
+            args.options,
+            'options',
+            (problems) => new InvalidOptionsError(`${this.spec.id} reset()`, problems),
+          ) as Record<string, unknown>);
+    if (args.seed !== undefined) this.seedStream = new SeededRng(args.seed);
     this.seedStream ??= new SeededRng(entropySeed());
     const seed = args.seed ?? this.seedStream.deriveSeed();
     if (args.seed !== undefined) this.seedStream.deriveSeed(); // keep reset() after reset({seed}) moving on
     this.episodeSeed = seed;
-    this.episodeOptions = args.options === undefined ? undefined : structuredClone(args.options);
+    this.episodeOptions = options;
     this.rng = new SeededRng(seed);
     this.actionLog = [];
     // Started only once onReset succeeds: a reset that fails (a page that would not load) leaves no episode
@@ -227,8 +236,16 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
    * For native forks: copies this env's bookkeeping (seed stream, episode seed and options, action log, random
    * stream, done flags) onto a fresh instance from `spawn()`. The subclass then copies its own task state:
    *   const twin = await this.spawn(); this.copyEpisodeStateTo(twin); twin.board = this.board.clone();
+   * It refuses, as the default fork does, while a step or reset has not settled (`EnvBusyError`), closing the twin:
+   * a native fork taken then copied an episode halfway through that step (an action log without the step, task state
+   * with it). Call it before awaiting anything after spawn(), so the check sees the env as the fork() call found it.
    */
   protected copyEpisodeStateTo(twin: BaseEnv<Obs, Act>): void {
+    if (this.inFlight !== undefined) {
+      // No one else holds the twin: close it here, or what it holds (shared roles, a sandbox) stays taken.
+      void Promise.resolve(twin.close()).catch(() => undefined);
+      this.assertIdle('fork');
+    }
     twin.seedStream = this.seedStream?.clone();
     twin.rng = this.rng.clone();
     twin.episodeSeed = this.episodeSeed;

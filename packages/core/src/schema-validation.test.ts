@@ -68,4 +68,37 @@ describe('compileValidator', () => {
     input.size = 5;
     expect(options).toEqual({ size: 2 });
   });
+
+  describe('input nested deeper than the stack (JSON.parse reads any depth)', () => {
+    const deep = (levels: number): unknown => {
+      let value: unknown = [];
+      for (let level = 0; level < levels; level += 1) value = [value];
+      return value;
+    };
+    const input = { x: deep(100_000) };
+    const cases: [string, object, 'to-fill-defaults' | 'always'][] = [
+      ['a schema with defaults', { type: 'object', properties: { a: { default: 1 } } }, 'to-fill-defaults'],
+      ['options (always copied)', { type: 'object' }, 'always'],
+      ['a recursive schema without defaults', { type: 'array', items: { $ref: '#' } }, 'to-fill-defaults'],
+      ['a field whose type is wrong', { type: 'object', properties: { x: { type: 'string' } } }, 'to-fill-defaults'],
+    ];
+
+    it.each(cases)('%s: refused naming the field, not a bare RangeError', (_, schema, copy) => {
+      const validate = compileValidator(schema, makeError, 'options', copy);
+      const value = (schema as { type: string }).type === 'array' ? input.x : input;
+      let thrown: unknown;
+      try {
+        validate(value);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(Error);
+      expect((thrown as Error).name).not.toBe('RangeError');
+      if ((schema as { properties?: { x?: unknown } }).properties?.x) {
+        expect((thrown as Error).message).toContain('options.x must be string');
+      } else {
+        expect((thrown as Error).message).toMatch(/^options(\.x|\[0\])? is nested too deeply \(10000[01] levels\)/);
+      }
+    });
+  });
 });

@@ -76,7 +76,13 @@ function show(value: unknown): string {
   // JSON has no Infinity or NaN: `1e400` in an agent's arguments was reported as "got null".
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (typeof value === 'bigint') return `${value}n`; // JSON.stringify throws on one
-  const text = JSON.stringify(value);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // JSON.stringify recurses: a value nested some thousands deep overflows the stack.
+    return Array.isArray(value) ? 'an array nested too deeply to show' : 'an object nested too deeply to show';
+  }
   if (text === undefined) return String(value);
   return clip(text);
 }
@@ -142,17 +148,73 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
   return [...lines];
 }
 
-/** Where in `value` the first thing sits that is not data (a function, a symbol), as a field name. */
-function notData(value: unknown, field: string, seen = new Set<object>()): string | undefined {
-  if (typeof value === 'function') return `${field} must be data, not a function`;
-  if (typeof value === 'symbol') return `${field} must be data, not a symbol`;
-  if (typeof value !== 'object' || value === null || seen.has(value)) return undefined;
-  seen.add(value);
-  for (const [key, item] of Object.entries(value)) {
-    const problem = notData(item, Array.isArray(value) ? `${field}[${key}]` : `${field}.${key}`, seen);
-    if (problem) return problem;
+/** A node met while walking input: its parent link builds its field name only when one is reported. */
+interface Visit {
+  value: unknown;
+  key: string | undefined;
+  inArray: boolean;
+  parent: Visit | undefined;
+  depth: number;
+}
+
+function fieldOf(visit: Visit, base: string): string {
+  const parts: string[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent)
+    parts.push(at.inArray ? `[${at.key}]` : `.${at.key}`);
+  return base + parts.reverse().join('');
+}
+
+/**
+ * Walks `value` depth first in key order, without recursion (input can nest deeper than the stack), calling
+ * `visit` on each node until it returns true; returns that node.
+ */
+function findNode(value: unknown, visit: (node: Visit) => boolean): Visit | undefined {
+  const seen = new Set<object>();
+  const stack: Visit[] = [{ value, key: undefined, inArray: false, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const node = stack.pop() as Visit;
+    if (visit(node)) return node;
+    const current = node.value;
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    const entries = Object.entries(current);
+    const inArray = Array.isArray(current);
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const [key, item] = entries[index] as [string, unknown];
+      stack.push({ value: item, key, inArray, parent: node, depth: node.depth + 1 });
+    }
   }
   return undefined;
+}
+
+/** Where in `value` the first thing sits that is not data (a function, a symbol), as a field name. */
+function notData(value: unknown, field: string): string | undefined {
+  const found = findNode(value, (node) => typeof node.value === 'function' || typeof node.value === 'symbol');
+  if (!found) return undefined;
+  return `${fieldOf(found, field)} must be data, not a ${typeof found.value === 'function' ? 'function' : 'symbol'}`;
+}
+
+/**
+ * Nesting past what the stack can copy or check: structuredClone and ajv recurse, so input nested some thousands
+ * deep (JSON.parse reads any depth) threw a bare RangeError instead of an error naming the field. Named at the first
+ * level below `base` that holds the deepest part, with how deep it goes (the full path would be as long as the input).
+ */
+function tooDeep(value: unknown, base: string): string {
+  let deepest: Visit | undefined;
+  findNode(value, (node) => {
+    if (deepest === undefined || node.depth > deepest.depth) deepest = node;
+    return false;
+  });
+  let top = deepest;
+  while (top?.parent?.parent !== undefined) top = top.parent;
+  const levels = deepest?.depth ?? 0;
+  return `${top ? fieldOf(top, base) : base} is nested too deeply (${levels} levels): plain data here must nest less deep`;
+}
+
+/** Whether `error` is a stack overflow (a RangeError, maybe from another realm: not tested by class). */
+function isStackOverflow(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  return name === 'RangeError' && typeof message === 'string' && /call stack/i.test(message);
 }
 
 /**
@@ -160,11 +222,14 @@ function notData(value: unknown, field: string, seen = new Set<object>()): strin
  * copied is refused naming the field: a ChatModel passed as an option rather than a dependency got a bare
  * `DataCloneError`.
  */
-function cloneData(input: unknown, base: string, makeError: (problems: string[]) => Error): unknown {
+export function cloneData(input: unknown, base: string, makeError: (problems: string[]) => Error): unknown {
   try {
     return structuredClone(input);
   } catch (error) {
-    throw makeError([notData(input, base) ?? `${base} must be plain data (${(error as Error).message})`]);
+    const problem = notData(input, base);
+    if (problem) throw makeError([problem]);
+    if (isStackOverflow(error)) throw makeError([tooDeep(input, base)]);
+    throw makeError([`${base} must be plain data (${(error as Error).message})`]);
   }
 }
 
@@ -229,8 +294,16 @@ export function compileValidator<T>(
     else if (fillsDefaults) checked = cloneData(input, base, makeError);
     else if (holdsNonData(input)) throw makeError([notData(input, base) ?? `${base} must be plain data`]);
     else checked = input;
-    if (!validate(checked)) throw makeError(describeErrors(validate.errors, base));
-    return checked;
+    let valid: boolean;
+    try {
+      valid = validate(checked);
+    } catch (error) {
+      // A recursive schema ($ref to itself) walks the input as deep as it nests.
+      if (isStackOverflow(error)) throw makeError([tooDeep(checked, base)]);
+      throw error;
+    }
+    if (!valid) throw makeError(describeErrors(validate.errors, base));
+    return checked as T; // valid: the guard's narrowing does not outlive the try
   };
   return Object.assign(validator, { schema });
 }

@@ -106,6 +106,47 @@ describe('OpenAIChatModel against a real OpenAI-compatible server on loopback', 
     ]);
   });
 
+  it.each([false, true])(
+    "sends tool names OpenAI refuses (an MCP server's files.read) under valid names, and answers under the env's own (stream: %s)",
+    async (stream) => {
+      const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+      const READ: ToolSpec = { ...WEATHER, name: 'files.read' };
+      const SEARCH: ToolSpec = { ...WEATHER, name: 'github/search' };
+      // Its sanitised form offered too: the mapped name must not collide with it.
+      const CLASH: ToolSpec = { ...WEATHER, name: 'files_read' };
+      const offered: string[][] = [];
+      // The model behind the server calls the tools under the names it was offered, as OpenAI's would.
+      const { server, backend } = await serve((request) => {
+        const names = (request.tools ?? []).map((tool) => tool.name);
+        offered.push(names);
+        if (request.messages.length > 1) return 'done';
+        return { toolCalls: names.map((name) => ({ name, arguments: { city: 'Oslo' } })) };
+      });
+      const model = client(server, { stream });
+      const tools = [READ, SEARCH, CLASH, WEATHER];
+      const first = await model.complete({ messages: [{ role: 'user', content: 'Read it.' }], tools });
+      // The local server refuses a function name outside OpenAI's rule with a 400, as OpenAI does.
+      for (const name of offered[0] ?? []) expect(name).toMatch(WIRE_NAME);
+      expect(new Set(offered[0]).size).toBe(4);
+      // Names that already match go unchanged.
+      expect(offered[0]?.slice(2)).toEqual(['files_read', 'get_weather']);
+      expect(first.message.toolCalls?.map((call) => call.name)).toEqual([
+        'files.read',
+        'github/search',
+        'files_read',
+        'get_weather',
+      ]);
+      // Next turn: the history's calls go out under the names the model was offered, the same as on the first turn.
+      const second = await model.complete({
+        messages: [{ role: 'user', content: 'Read it.' }, first.message],
+        tools,
+      });
+      expect(second.message.content).toBe('done');
+      expect(offered[1]).toEqual(offered[0]);
+      expect(backend.requests[1]?.messages[1]?.toolCalls?.map((call) => call.name)).toEqual(offered[0]);
+    },
+  );
+
   it('keeps arguments that are not JSON as rawArguments instead of failing', async () => {
     const { server } = await serve([
       { toolCalls: [{ name: 'get_weather', arguments: {}, rawArguments: '{"city": Oslo' }] },

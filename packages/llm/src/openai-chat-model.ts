@@ -22,6 +22,8 @@ import {
   fromWireToolCall,
   toWireMessages,
   toWireTools,
+  wireToolNames,
+  type ToolNameMap,
 } from './internal/openai-wire';
 import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
 import { LLMCallError } from './llm-call-error';
@@ -204,6 +206,17 @@ function contentText(content: unknown): { text: string; reasoning: string } | un
 }
 
 /** A request's vLLM sampling fields by their wire names, off values left out (see `EXTENDED_SAMPLING_FIELDS`). */
+/**
+ * The wire names of a request's tools (see `wireToolNames`): its offered tools and the calls in its history, so a
+ * past call is sent under the name the model was offered, and a call in the reply comes back under the env's own.
+ */
+function toolNamesOf(request: ChatRequest): ToolNameMap {
+  const names: string[] = (request.tools ?? []).map((tool) => tool.name);
+  for (const message of request.messages)
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) names.push(call.name);
+  return wireToolNames(names);
+}
+
 function extendedSamplingParams(request: ChatRequest): Record<string, number> {
   const params: Record<string, number> = {};
   for (const [name, { field, isOff }] of Object.entries(EXTENDED_SAMPLING_FIELDS)) {
@@ -327,6 +340,7 @@ export class OpenAIChatModel implements ChatModel {
   async close(): Promise<void> {}
 
   private paramsFor(request: ChatRequest): ChatCompletionCreateParamsBase {
+    const names = toolNamesOf(request);
     const defaults = this.options.defaults ?? {};
     const temperature = request.temperature ?? defaults.temperature;
     const topP = request.topP ?? defaults.topP;
@@ -335,9 +349,9 @@ export class OpenAIChatModel implements ChatModel {
     const stop = request.stop ?? defaults.stop;
     return {
       model: this.options.model,
-      messages: toWireMessages(request.messages) as unknown as ChatCompletionMessageParam[],
+      messages: toWireMessages(request.messages, names) as unknown as ChatCompletionMessageParam[],
       ...(request.tools && request.tools.length > 0
-        ? { tools: toWireTools(request.tools) as ChatCompletionTool[] }
+        ? { tools: toWireTools(request.tools, names) as ChatCompletionTool[] }
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
       ...(topP !== undefined ? { top_p: topP } : {}),
@@ -447,7 +461,7 @@ export class OpenAIChatModel implements ChatModel {
       content: content.text,
       ...(calls.length > 0
         ? {
-            toolCalls: calls.map((call) => fromWireToolCall(call)),
+            toolCalls: calls.map((call) => fromWireToolCall(call, toolNamesOf(request))),
           }
         : {}),
     };
@@ -613,7 +627,7 @@ export class OpenAIChatModel implements ChatModel {
     if (refusal !== '') throw this.refusalError(refusal);
     const toolCalls = calls
       .filter(Boolean)
-      .map((call) => fromWireToolCall({ ...(call.id ? { id: call.id } : {}), function: call }));
+      .map((call) => fromWireToolCall({ ...(call.id ? { id: call.id } : {}), function: call }, toolNamesOf(request)));
     const message: ChatModelMessage = { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
     const entries = this.logprobsOf(request, logprobs ? { content: logprobs } : undefined, message);
     return {

@@ -2,6 +2,7 @@
  * The OpenAI chat-completions wire format, both ways: what the client sends and reads back, and what the
  * model server reads and answers. One file so that the two sides cannot drift.
  */
+import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRole, ToolSpec } from '@turngym/spec';
 import type { ChatTokenLogprob, ChatToolCall, ChatTopLogprob, FinishReason } from '../chat-model';
 
@@ -43,11 +44,11 @@ export function contentText(content: string | WireContentPart[] | null | undefin
     .join('');
 }
 
-export function toWireToolCall(call: ChatToolCall, fallbackId: string): WireToolCall {
+export function toWireToolCall(call: ChatToolCall, fallbackId: string, names: ToolNameMap = SAME_NAMES): WireToolCall {
   return {
     id: call.id ?? fallbackId,
     type: 'function',
-    function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.arguments ?? {}) },
+    function: { name: names.toWire(call.name), arguments: call.rawArguments ?? JSON.stringify(call.arguments ?? {}) },
   };
 }
 
@@ -56,7 +57,10 @@ export function toWireToolCall(call: ChatToolCall, fallbackId: string): WireTool
  * (Ollama's own API, and proxies in front of it) are that object: read as text, they became `{}` and the call lost
  * them.
  */
-export function fromWireToolCall(call: { id?: string; function: { name: string; arguments: unknown } }): ChatToolCall {
+export function fromWireToolCall(
+  call: { id?: string; function: { name: string; arguments: unknown } },
+  names: ToolNameMap = SAME_NAMES,
+): ChatToolCall {
   const raw = call.function.arguments;
   const isObject = (value: unknown): value is Record<string, unknown> =>
     typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -70,13 +74,13 @@ export function fromWireToolCall(call: { id?: string; function: { name: string; 
   } else if (raw === undefined || raw === null) parsed = {};
   return {
     ...(call.id ? { id: call.id } : {}),
-    name: call.function.name,
+    name: names.fromWire(call.function.name),
     arguments: isObject(parsed) ? parsed : {},
     ...(isObject(parsed) ? {} : { rawArguments: typeof raw === 'string' ? raw : JSON.stringify(raw) }),
   };
 }
 
-export function toWireMessages(messages: readonly ChatMessage[]): WireMessage[] {
+export function toWireMessages(messages: readonly ChatMessage[], names: ToolNameMap = SAME_NAMES): WireMessage[] {
   return messages.map((message, index): WireMessage => {
     const name = message.name !== undefined ? { name: message.name } : {};
     switch (message.role) {
@@ -92,7 +96,7 @@ export function toWireMessages(messages: readonly ChatMessage[]): WireMessage[] 
           // OpenAI's own shape for a pure tool-call turn is content null; some servers reject "".
           content: message.content === '' ? null : message.content,
           ...name,
-          tool_calls: calls.map((call, position) => toWireToolCall(call, `call_${index}_${position}`)),
+          tool_calls: calls.map((call, position) => toWireToolCall(call, `call_${index}_${position}`, names)),
         };
       }
       case 'tool':
@@ -108,17 +112,64 @@ export function fromWireMessages(messages: readonly WireMessage[]): ChatMessage[
     if (message.role === 'tool') return { role, content, toolCallId: message.tool_call_id };
     const name = message.name !== undefined ? { name: message.name } : {};
     if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-      return { role, content, ...name, toolCalls: message.tool_calls.map(fromWireToolCall) };
+      return { role, content, ...name, toolCalls: message.tool_calls.map((call) => fromWireToolCall(call)) };
     }
     return { role, content, ...name };
   });
 }
 
-export function toWireTools(tools: readonly ToolSpec[]): WireTool[] {
+export function toWireTools(tools: readonly ToolSpec[], names: ToolNameMap = SAME_NAMES): WireTool[] {
   return tools.map((tool) => ({
     type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } },
+    function: { name: names.toWire(tool.name), description: tool.description, parameters: { ...tool.parameters } },
   }));
+}
+
+/** The function names OpenAI accepts (a 400 otherwise); Anthropic's and most compatible servers' rule too. */
+const WIRE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** How tool names cross the wire: an env's own name out, the wire's name back. */
+export interface ToolNameMap {
+  toWire(name: string): string;
+  fromWire(name: string): string;
+}
+
+const SAME_NAMES: ToolNameMap = { toWire: (name) => name, fromWire: (name) => name };
+
+function nameHash(name: string, length: number): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, length);
+}
+
+/**
+ * Maps the tool names of one request (the offered tools and the calls in its history) to names the wire accepts:
+ * an MCP server's `files.read` or `github/search` was sent as it was and OpenAI answered 400. A name that already
+ * matches goes unchanged (a request whose names all match is byte-for-byte what it was before this map); another becomes
+ * its characters outside the rule replaced by `_`, cut to fit, plus `_` and 8 hex digits of its SHA-256 (`files.read`
+ * → `files_read_<hash>`): the same on every turn of an episode, whatever else is offered, and unlike any other name
+ * in the request (a clash takes a longer hash). A name the model answers with that is not in the map is kept as is.
+ */
+export function wireToolNames(names: Iterable<string>): ToolNameMap {
+  const distinct = [...new Set(names)];
+  const toWire = new Map<string, string>();
+  const taken = new Set(distinct.filter((name) => WIRE_TOOL_NAME.test(name)));
+  // Sorted, so that which of two clashing names takes the longer hash does not depend on the order offered.
+  for (const name of distinct.filter((each) => !WIRE_TOOL_NAME.test(each)).sort()) {
+    const stem = name.replace(/[^a-zA-Z0-9_-]/g, '_');
+    let wire = '';
+    for (let length = 8; wire === '' || taken.has(wire); length += 8) {
+      // A longer hash on each clash (to 56 digits, then a count after 48), leaving the stem 7 characters or more.
+      const suffix = length <= 56 ? nameHash(name, length) : `${nameHash(name, 48)}${length}`;
+      wire = `${stem.slice(0, 63 - suffix.length)}_${suffix}`;
+    }
+    taken.add(wire);
+    toWire.set(name, wire);
+  }
+  if (toWire.size === 0) return SAME_NAMES;
+  const fromWire = new Map([...toWire].map(([name, wire]) => [wire, name]));
+  return {
+    toWire: (name) => toWire.get(name) ?? name,
+    fromWire: (name) => fromWire.get(name) ?? name,
+  };
 }
 
 export function fromWireTools(tools: readonly WireTool[]): ToolSpec[] {
