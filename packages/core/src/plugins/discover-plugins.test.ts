@@ -68,6 +68,26 @@ describe('plugin discovery', () => {
     }
   });
 
+  // A contributor's copy of an installed env under a package name of its own (`turngym new-env math-thought
+  // --contrib`), loaded with `--plugin .`, was skipped without a word: `turngym check` passed the installed env.
+  it("refuses a named package that registers an id another package holds, naming both; its own register module's path is the same package", () => {
+    const installed = fakePackage(root, '@turngym/env-alpha', REGISTER('turngym/alpha-v1'));
+    const copy = fakePackage(join(root, 'contrib'), 'turngym-env-alpha-copy', REGISTER('turngym/alpha-v1'));
+    const registry = new Registry();
+    const result = loadPlugins(registry, { searchFrom: [root], modules: [copy] });
+    expect(result.failed.map(({ packageName, requested, error }) => [packageName, requested, error.message])).toEqual([
+      [
+        'turngym-env-alpha-copy',
+        true,
+        'Could not load environment package "turngym-env-alpha-copy": it registers turngym/alpha-v1, which ' +
+          '@turngym/env-alpha already registers: the installed env would be used in its place. Give your env an id ' +
+          "of its own (its register()'s id).",
+      ],
+    ]);
+    const again = loadPlugins(new Registry(), { searchFrom: [root], modules: [join(installed, 'register.js')] });
+    expect(again.failed).toEqual([]);
+  });
+
   it('reports a named module that cannot load as requested, saying what is wrong with the path', () => {
     const notAPackage = join(root, 'just a folder');
     mkdirSync(notAPackage);

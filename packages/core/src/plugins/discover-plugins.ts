@@ -134,6 +134,7 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
   try {
     (module.register as (registry: Registry) => void)(registry);
   } catch (error) {
+    if (error instanceof PluginLoadError) throw error;
     throw new PluginLoadError(plugin.packageName, `register() threw: ${(error as Error).message}`, error);
   }
 }
@@ -142,7 +143,10 @@ export function loadPlugin(registry: Registry, plugin: DiscoveredPlugin): void {
  * Discovers and loads every installed env package, plus explicit `modules` (a package directory or a
  * register module path). One broken package does not stop the others: it is reported in `failed`, with
  * `requested` set for one of `modules` (a caller that asked for it should treat that as an error).
- * Ids already registered (a package loaded twice through two paths) are skipped, not errors.
+ * Ids already registered (a package loaded twice through two paths) are skipped, not errors — except where a
+ * requested module registers an id another package already holds: it fails naming both. A contributor's copy of
+ * an env under a new package name, loaded with `--plugin .`, was silently skipped, and `turngym check` reported
+ * the installed env's checks as theirs.
  */
 export function loadPlugins(
   registry: Registry,
@@ -159,15 +163,19 @@ export function loadPlugins(
       failed.push({ packageName: module, error: error as Error, requested: true });
       continue;
     }
-    const index = plugins.findIndex((other) => other.packageName === plugin.packageName);
+    // The same package named by its directory, or by its register module's path.
+    const index = plugins.findIndex(
+      (other) => other.packageName === plugin.packageName || samePath(other.registerPath, plugin.registerPath),
+    );
     if (index >= 0) plugins.splice(index, 1);
     plugins.push(plugin);
     requested.add(plugin);
   }
   const loaded: DiscoveredPlugin[] = [];
+  const owners = new Map<string, string>();
   for (const plugin of plugins) {
     try {
-      loadPlugin(guardDuplicates(registry), plugin);
+      loadPlugin(guardDuplicates(registry, plugin, requested.has(plugin), owners), plugin);
       loaded.push(plugin);
     } catch (error) {
       failed.push({ packageName: plugin.packageName, error: error as Error, requested: requested.has(plugin) });
@@ -195,13 +203,40 @@ function requestedPlugin(module: string): DiscoveredPlugin {
   return { packageName: module, version: '0.0.0', directory: dirname(path), registerPath: path };
 }
 
-/** A view of the registry whose `register` skips ids that are already there (same package, two paths). */
-function guardDuplicates(registry: Registry): Registry {
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return resolve(a) === resolve(b);
+  }
+}
+
+/**
+ * A view of the registry whose `register` skips ids that are already there (same package, two paths), and refuses
+ * one a requested plugin registers over another package's. `owners`: which package registered each id so far.
+ */
+function guardDuplicates(
+  registry: Registry,
+  plugin: DiscoveredPlugin,
+  requested: boolean,
+  owners: Map<string, string>,
+): Registry {
   return new Proxy(registry, {
     get(target, property, receiver) {
       if (property === 'register') {
         return (registration: { id: string }) => {
-          if (!target.has(registration.id)) target.register(registration as never);
+          if (!target.has(registration.id)) {
+            target.register(registration as never);
+            owners.set(registration.id, plugin.packageName);
+            return;
+          }
+          const owner = owners.get(registration.id);
+          if (requested && owner !== plugin.packageName)
+            throw new PluginLoadError(
+              plugin.packageName,
+              `it registers ${registration.id}, which ${owner ?? 'another registration'} already registers: ` +
+                "the installed env would be used in its place. Give your env an id of its own (its register()'s id).",
+            );
         };
       }
       const value = Reflect.get(target, property, receiver) as unknown;
