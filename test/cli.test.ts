@@ -73,6 +73,22 @@ describe('turngym list / info / check', () => {
     expect(result.stdout).toContain('✓ fork equivalence');
     expect(result.stdout).toMatch(/turngym\/example-v1: all \d+ checks passed/);
   });
+  // The checker replays the env's scripted agent: a bug on a path the expert never takes passed every check.
+  it('check --agent random finds what the scripted agent never steps on; an agent the env lacks is named', async () => {
+    const fixture = join(__dirname, 'fixtures', 'off-path-env');
+    const scripted = await runBuiltCli(['--plugin', fixture, 'check', 'fixture/off-path-v1']);
+    expect(scripted.code).toBe(0);
+    const random = await runBuiltCli(['--plugin', fixture, 'check', 'fixture/off-path-v1', '--agent', 'random']);
+    expect(random.code).toBe(1);
+    expect(random.stdout).toMatch(
+      /^✗ seed determinism — two fresh envs reset with seed 7 and given the same actions differ/m,
+    );
+    const unknown = await runBuiltCli(['--plugin', fixture, 'check', 'fixture/off-path-v1', '--agent', 'expert']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      'error: fixture/off-path-v1 has no agent "expert": --agent takes scripted, random.',
+    );
+  });
   it('check exits 1 and names the failures when an env fails a check', async () => {
     const fixture = join(__dirname, 'fixtures', 'ended-session-env');
     const result = await runBuiltCli(['--plugin', fixture, 'check', 'fixture/ended-session-v1']);

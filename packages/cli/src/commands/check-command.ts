@@ -12,6 +12,7 @@ interface CheckCommandOptions {
   remote?: string;
   token?: string;
   all?: boolean;
+  agent?: string;
 }
 
 export function registerCheckCommand(program: Command, context: CliContext): void {
@@ -26,6 +27,10 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
     .option('--remote <url>', 'check the env served at this ws:// URL (turngym serve) instead of a local one')
     .option('--token <token>', 'bearer token for --remote')
     .option('--all', 'check every registered id')
+    .option(
+      '--agent <name>',
+      "the agent whose actions the checker replays: one the env registers, or random (default: the env's scripted)",
+    )
     .action(async (id: string | undefined, options: CheckCommandOptions, command: Command) => {
       const global = command.optsWithGlobals<GlobalOptions>();
       if (options.all && id) throw new UsageError('Give an id or --all, not both.');
@@ -35,6 +40,10 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
       if (options.token !== undefined && !options.remote)
         throw new UsageError('--token is the bearer token for --remote: give --remote <ws://host:port> with it.');
       const seed = options.seed === undefined ? {} : { seed: options.seed };
+      // A remote env's checker always plays a seeded random agent: the server's agents do not travel.
+      if (options.remote && options.agent !== undefined && options.agent !== 'random')
+        throw new UsageError('--remote checks with a random agent: --agent random, or leave --agent out.');
+      const agent = options.agent === undefined ? {} : { agent: options.agent };
       const reports: CheckReport[] = [];
       if (options.remote) {
         const url = options.remote;
@@ -53,10 +62,20 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
         const ids = options.all ? registry.list() : [id as string];
         if (ids.length === 0) throw new UsageError('No environments registered: nothing to check.');
         for (const envId of ids) {
-          // Unknown id or bad options: a usage error before any check runs.
+          // Unknown id, bad options or an agent the env lacks: a usage error before any check runs.
           registry.resolveOptions(envId, options.options);
+          const agents = Object.keys(registry.get(envId).agents ?? {});
+          if (options.agent !== undefined && options.agent !== 'random' && !agents.includes(options.agent))
+            throw new UsageError(
+              `${envId} has no agent "${options.agent}": --agent takes ${[...agents, 'random'].filter((name, index, all) => all.indexOf(name) === index).join(', ')}.`,
+            );
           reports.push(
-            await checkEnv(envId, { registry, ...(options.options ? { options: options.options } : {}), ...seed }),
+            await checkEnv(envId, {
+              registry,
+              ...(options.options ? { options: options.options } : {}),
+              ...seed,
+              ...agent,
+            }),
           );
         }
       }

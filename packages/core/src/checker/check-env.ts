@@ -30,7 +30,8 @@ export interface CheckOptions {
   maxSteps?: number;
   /**
    * The registered agent whose actions form the scripted sequence, for an id target (default: the env's
-   * `scripted`, else a seeded random agent; an instance or factory target always plays a random agent).
+   * `scripted`, else a seeded random agent; an instance or factory target always plays a random agent). `random`
+   * names core's seeded random agent where the env registers none of that name: the steps its expert never takes.
    */
   agent?: string;
 }
@@ -149,7 +150,8 @@ async function resolveTarget(
   if (typeof target === 'string') {
     const registry = options.registry ?? defaultRegistry;
     const agents = registry.get(target).agents ?? {};
-    const name = options.agent ?? (agents.scripted ? 'scripted' : undefined);
+    const named = options.agent ?? (agents.scripted ? 'scripted' : undefined);
+    const name = named === 'random' && !agents.random ? undefined : named;
     return {
       make: () =>
         registry.make(target, {
