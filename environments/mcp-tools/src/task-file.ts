@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ajv, describeErrors } from '@turngym/core';
+import { ajv, describeErrors, nestsDeeperThan } from '@turngym/core';
 import { compileCheck, type AnswerCheck } from './answer-check';
 import { TaskFileError } from './task-file-error';
 
@@ -87,18 +87,6 @@ function taskOf(record: TaskRecord, where: string, file: string, line: number | 
 
 /** Deepest nesting of a task (its check tree, its calls' arguments) read: far past any task, short of the stack. */
 const MAX_TASK_DEPTH = 100;
-
-/** Whether `value` nests arrays and objects more than `limit` deep (iterative: the point is to not recurse). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [unknown, number];
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * Reads a task file: JSON Lines (one task a line; blank lines and `//` lines skipped) or one JSON array. Every

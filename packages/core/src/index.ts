@@ -5,7 +5,7 @@ export { parseEnvId, formatEnvId, type ParsedEnvId } from './env-id';
 export { ajv, compileToolSchema, compileValidator, describeErrors, type Validator } from './schema-validation';
 export { defineOptions } from './options';
 export type { JSONSchemaType } from 'ajv';
-export { parseToolCall, formatToolCall, readToolArguments, type ToolCallParse } from './tool-calls';
+export { parseToolCall, formatToolCall, readToolArguments, nestsDeeperThan, type ToolCallParse } from './tool-calls';
 export { BaseEnv, type EnvResetOutcome, type EnvStepOutcome } from './base-env';
 export { Wrapper } from './wrappers/wrapper';
 export { OrderEnforcing } from './wrappers/order-enforcing';
