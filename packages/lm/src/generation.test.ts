@@ -1,6 +1,7 @@
 import { useBackend } from './backend';
 import { ByteTokenizer } from './byte-tokenizer';
 import * as tf from '@tensorflow/tfjs';
+import { generateYielding } from './generation';
 import { LanguageModel } from './language-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
 import { testConfig } from './tiny-configs';
@@ -256,5 +257,37 @@ describe.each(backends)('generation on %s', (backend) => {
     node.dispose();
     for (const result of results) result.cache!.dispose();
     expect(tf.memory().numTensors).toBe(start);
+  });
+
+  it('generateYielding lets the event loop run between decoder passes and gives the same tokens as generate', async () => {
+    const options = { maxTokens: 6, temperature: 1, seed: 3, stopTokenIds: [], keepCache: true };
+    const requests = prompts.map((tokens) => ({ tokens }));
+    const reference = model.generate(requests, options);
+    const start = tf.memory().numTensors;
+    // Every look at the clock finds 100 ms of work done: each pass is followed by a turn of the event loop.
+    let clock = 0;
+    const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
+    let turns = 0;
+    let finished = false;
+    const handler = (): void => {
+      if (finished) return;
+      turns += 1;
+      setImmediate(handler);
+    };
+    try {
+      setImmediate(handler);
+      const results = await generateYielding(model, requests, options);
+      finished = true;
+      // A signal handler (a macrotask like this one) ran during the passes, not only after them.
+      expect(turns).toBeGreaterThan(1);
+      const withoutCache = ({ cache: _cache, ...rest }: (typeof results)[number]) => rest;
+      expect(results.map(withoutCache)).toEqual(reference.map(withoutCache));
+      for (const result of results) result.cache!.dispose();
+      expect(tf.memory().numTensors).toBe(start);
+    } finally {
+      now.mockRestore();
+      for (const result of reference) result.cache!.dispose();
+    }
+    expect(await generateYielding(model, [], options)).toEqual([]);
   });
 });

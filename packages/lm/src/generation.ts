@@ -2,6 +2,7 @@ import { defineOptions, InvalidOptionsError, mixSeed, SeededRng, type JSONSchema
 import { disposeLayers, extractRow, runChunk, selectRows, stackCaches } from './internal/batch-state';
 import { type FusedWeights, fusedDecoderAvailable } from './internal/fused-decoder';
 import { FusedWeightsCache } from './internal/fused-weights-cache';
+import { eventLoopYielder } from './event-loop-yield';
 import { KvCache } from './kv-cache';
 import type { LanguageModel } from './language-model';
 import { ContextLengthError, TokenizerMismatchError } from './lm-errors';
@@ -315,28 +316,82 @@ export function generate(
   requests: readonly GenerationRequest[],
   input: Partial<GenerationOptions> = {},
 ): Generation[] {
-  const options = validateOptions(input);
-  assertModelLive(model);
-  checkOptionsForModel(model, options, 'generate');
-  const adapter = options.adapter ?? null;
-  const prompts = requests.map((request, i) => requestTokens(model, request, i, adapter));
-  if (requests.length === 0) return [];
-  const fused = fusedWeights(model, adapter);
+  const run = startGeneration(model, requests, input, 'generate');
+  if (run === null) return [];
   try {
-    return sample(model, requests, prompts, options, fused?.weights);
+    for (;;) {
+      const next = run.steps.next();
+      if (next.done) return next.value;
+    }
   } finally {
-    if (fused?.owned) fused.weights.dispose();
+    run.release();
   }
 }
 
-/** `generate` after its checks: prefill, then decode steps until every row has finished. */
-function sample(
+/**
+ * `generate`, letting the event loop run between decoder passes (at most every ~50 ms of work, `eventLoopYielder`):
+ * a long generation on the cpu backend otherwise held the process deaf to signals and timers until it ended (a
+ * trainer's Ctrl-C waited for the whole rollout). The same tokens as `generate`; the caller must not change the
+ * model (train it, dispose it) before the promise settles.
+ */
+export async function generateYielding(
+  model: LanguageModel,
+  requests: readonly GenerationRequest[],
+  input: Partial<GenerationOptions> = {},
+): Promise<Generation[]> {
+  const run = startGeneration(model, requests, input, 'generateYielding');
+  if (run === null) return [];
+  const pause = eventLoopYielder();
+  try {
+    for (;;) {
+      const next = run.steps.next();
+      if (next.done) return next.value;
+      await pause();
+    }
+  } finally {
+    run.release();
+  }
+}
+
+/** A checked generation: its decoder passes, one per `next()`, and what frees its fused weights. */
+interface StartedGeneration {
+  readonly steps: Generator<void, Generation[], void>;
+  readonly release: () => void;
+}
+
+/** The checks `generate` makes before any pass, then the passes to run; null for no requests. */
+function startGeneration(
+  model: LanguageModel,
+  requests: readonly GenerationRequest[],
+  input: Partial<GenerationOptions>,
+  caller: string,
+): StartedGeneration | null {
+  const options = validateOptions(input);
+  assertModelLive(model);
+  checkOptionsForModel(model, options, caller);
+  const adapter = options.adapter ?? null;
+  const prompts = requests.map((request, i) => requestTokens(model, request, i, adapter));
+  if (requests.length === 0) return null;
+  const fused = fusedWeights(model, adapter);
+  return {
+    steps: sample(model, requests, prompts, options, fused?.weights),
+    release: () => {
+      if (fused?.owned) fused.weights.dispose();
+    },
+  };
+}
+
+/**
+ * `generate` after its checks: prefill, then decode steps until every row has finished, pausing (`yield`) after
+ * each pass; the generation is its return value.
+ */
+function* sample(
   model: LanguageModel,
   requests: readonly GenerationRequest[],
   prompts: readonly (readonly number[])[],
   options: GenerationOptions,
   fused: FusedWeights | undefined,
-): Generation[] {
+): Generator<void, Generation[], void> {
   const adapter = options.adapter ?? null;
   const limit = model.config.maxPositions;
   const ends: RowStops = {
@@ -429,6 +484,7 @@ function sample(
     disposeLayers(state.layers);
     state = ran.state;
     logits = ran.logits;
+    yield;
   }
   disposeLayers(state.layers);
 

@@ -64,8 +64,10 @@ export {
   type SaveCheckpointOptions,
 } from './checkpoint';
 export { KvCache } from './kv-cache';
+export { eventLoopYielder } from './event-loop-yield';
 export {
   generate,
+  generateYielding,
   prefill,
   generationOptionsSchema,
   type Generation,

@@ -165,6 +165,46 @@ describe('ppoUpdate', () => {
       }
     }
   });
+
+  it('lets the event loop run between minibatches (a signal handler is heard mid-update), with the same update', async () => {
+    const fresh = () => {
+      const model = LanguageModel.create(testConfig({ maxPositions: 256 }), { seed: 5, tokenizer });
+      model.addAdapter('policy', { rank: 4, alpha: 8, seed: 1 });
+      return { model, trainer: new Trainer(model, { adapter: 'policy', learningRate: 1e-2, maxGradNorm: 1 }) };
+    };
+    const plain = fresh();
+    const heard = fresh();
+    try {
+      const samples = await digitSamples(plain.model);
+      const update = { epochs: 2, minibatchSize: 2 };
+      const reference = await ppoUpdate(plain.trainer, samples, update);
+      // Every look at the clock finds 100 ms of work done: each minibatch is followed by a turn of the event loop.
+      let clock = 0;
+      const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
+      let finished = false;
+      let turns = 0;
+      const handler = (): void => {
+        if (finished) return;
+        turns += 1;
+        setImmediate(handler);
+      };
+      let stats;
+      try {
+        setImmediate(handler);
+        stats = await ppoUpdate(heard.trainer, samples, update);
+        finished = true;
+      } finally {
+        now.mockRestore();
+      }
+      expect(turns).toBeGreaterThan(1);
+      expect(stats).toEqual(reference);
+    } finally {
+      for (const { model, trainer } of [plain, heard]) {
+        trainer.dispose();
+        model.dispose();
+      }
+    }
+  });
 });
 
 describe('per-turn and per-token advantages', () => {

@@ -1,5 +1,5 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
-import { tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
+import { eventLoopYielder, tf, type ForwardOutputs, type TokenRow, type Trainer } from '@turngym/lm';
 import { k3KlTf } from './k3-kl';
 import { actionSpans, hasActionTokens, lossMask, roleLossWeights } from './loss-mask';
 import { gspoLossTf, ppoClipLossTf } from './ppo-loss';
@@ -217,6 +217,8 @@ export async function ppoUpdate(
   // The reference policy: the base model, adapters off — no second copy of the weights.
   const lengths = rows.map((row) => row.tokens.length);
   const refLogprobs: number[][] = new Array(rows.length);
+  // tfjs's async reads resolve at once on the cpu backend: without a pause a signal waited for the whole update.
+  const pause = eventLoopYielder();
   for (const batch of packMinibatches(
     rows.map((_, index) => index),
     lengths,
@@ -227,6 +229,7 @@ export async function ppoUpdate(
       { adapter: null },
     );
     batch.forEach((index, b) => (refLogprobs[index] = reference.logprobs[b]!.map((value) => value ?? 0)));
+    await pause();
   }
 
   const rng = new SeededRng(options.seed);
@@ -274,6 +277,7 @@ export async function ppoUpdate(
       totals.tokens += side.tokens;
       totals.gradNorm += result.gradNorm;
       totals.steps += 1;
+      await pause();
       if (options.targetKl !== undefined && approxKl > options.targetKl) {
         stoppedEarly = true;
         break;

@@ -1,6 +1,7 @@
 import { describeError, mixSeed, type EpisodeRecord } from '@turngym/core';
 import {
-  generate,
+  eventLoopYielder,
+  generateYielding,
   GenerationBatch,
   type Generation,
   type GenerationRequest,
@@ -241,7 +242,7 @@ async function runTurns({ policy, live, spent, options, limit }: RolloutRun): Pr
   let active = live;
   while (active.length > 0) {
     const requests = requestActions(policy, active, spent, options, limit);
-    const actions = generateActions(policy.model, requests, spent, options);
+    const actions = await generateActions(policy.model, requests, spent, options);
     // Every env steps at once: a browser or sandbox env spends its time waiting, not computing.
     await Promise.all(
       requests.map(({ rollout, role }, index) => takeTurn(policy, rollout, role, actions[index]!, options, limit)),
@@ -275,6 +276,8 @@ async function runContinuous({ policy, live, spent, options, limit }: RolloutRun
     reserved.set(group, (reserved.get(group) ?? 0) + sign * (request.maxTokens ?? 0));
   };
   let waiting = [...live];
+  // Envs that answer at once (a resolved promise) never let the event loop run between passes: a signal waited.
+  const pause = eventLoopYielder();
   try {
     for (;;) {
       if (waiting.length > 0 && inFlight.size < options.maxBatch) {
@@ -298,6 +301,7 @@ async function runContinuous({ policy, live, spent, options, limit }: RolloutRun
         turns.map(({ request, action }) => takeTurn(policy, request.rollout, request.role, action, options, limit)),
       );
       for (const { request } of turns) if (request.rollout.stopReason === undefined) waiting.push(request.rollout);
+      await pause();
     }
   } finally {
     batch.dispose();
@@ -462,19 +466,20 @@ function requestActions(
  * (tokens, logprobs, the adapter's new KV cache, the tokens spent). Returns the actions' texts, in the
  * order of `requests` (each row samples from its own seed, so the grouping changes no token).
  */
-function generateActions(
+async function generateActions(
   model: LanguageModel,
   requests: readonly ActionRequest[],
   spent: Map<number, number>,
   options: RolloutOptions,
-): string[] {
+): Promise<string[]> {
   const texts = new Array<string>(requests.length);
   const byAdapter = new Map<string | null, number[]>();
   requests.forEach(({ adapter }, index) => byAdapter.set(adapter, [...(byAdapter.get(adapter) ?? []), index]));
   for (const [adapter, indices] of byAdapter) {
     for (let from = 0; from < indices.length; from += options.maxBatch) {
       const chunk = indices.slice(from, from + options.maxBatch);
-      const generations = generate(
+      // Yielding between decoder passes: a signal (Ctrl-C to a trainer) is handled mid-rollout, not after it.
+      const generations = await generateYielding(
         model,
         chunk.map((index) => requests[index]!.request),
         {

@@ -415,6 +415,51 @@ describe('training checkpoints', () => {
       expect(existsSync(join(dir, '.checkpoint-tmp-killed'))).toBe(false);
     });
 
+    it('a first save that fails says the run has no checkpoint to keep, and EFBIG names the file-size limit, not disk space', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      // What Node throws when a write passes `ulimit -f` (or the file system's largest file).
+      const efbig = Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG', syscall: 'write' });
+      const tooLarge = { save: async () => Promise.reject(efbig), load: async () => {}, reset: async () => {} };
+      await run.appendMetrics({ iteration: 0, global_step: 4 });
+      const first = await saveStoresCheckpoint(run, { iteration: 0, stores: { tooLarge } }).catch(
+        (error: Error) => error,
+      );
+      expect(first).toBeInstanceOf(TrainingCheckpointError);
+      expect(first.message).toContain('the run has no checkpoint yet (this was its first)');
+      expect(first.message).toContain('run the same command to start the run over');
+      expect(first.message).toContain('`ulimit -f`');
+      expect(first.message).not.toMatch(/last whole checkpoint is kept|free disk space/);
+      // With a checkpoint saved, a failed save keeps it, and a full disk still says to free space.
+      await saveStoresCheckpoint(run, { iteration: 0, stores: { tooLarge: storesOf().network } });
+      await run.appendMetrics({ iteration: 1, global_step: 8 });
+      const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        syscall: 'write',
+      });
+      const full = { ...tooLarge, save: async () => Promise.reject(enospc) };
+      const later = await saveStoresCheckpoint(run, { iteration: 1, stores: { tooLarge: full } }).catch(
+        (error: Error) => error,
+      );
+      expect(later.message).toContain('the last whole checkpoint is kept: fix the cause (free disk space)');
+      expect(later.message).toContain('run the same command to resume from it');
+    });
+
+    it('a resume removes the previous checkpoint a save killed after its swap left beside a whole one', async () => {
+      const run = await RunDirectory.create(dir, RUN_INFO);
+      const stores = storesOf();
+      await iterate(run, stores, 0, 2);
+      // Killed after rename(temporary, checkpoint), before rm(checkpoint.previous): iteration 0's checkpoint stays.
+      const previous = join(dir, 'checkpoint.previous');
+      mkdirSync(previous);
+      writeFileSync(join(previous, 'checkpoint.json'), readFileSync(join(run.checkpointPath, 'checkpoint.json')));
+      writeFileSync(join(previous, 'big'), 'x'.repeat(100_000));
+      const resumed = storesOf();
+      expect((await loadStoresCheckpoint(run, resumed))?.iteration).toBe(1);
+      expect(resumed.network.toJSON()).toEqual(stores.network.toJSON());
+      expect(existsSync(previous)).toBe(false);
+      expect(existsSync(join(run.checkpointPath, 'checkpoint.json'))).toBe(true);
+    });
+
     it('a run with no checkpoint starts over: stores reset, files emptied', async () => {
       const run = await RunDirectory.create(dir, RUN_INFO);
       await iterate(run, storesOf(), 0, 1, false);

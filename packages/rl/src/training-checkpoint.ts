@@ -300,13 +300,12 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
     // A full disk (or a store that failed) must not leave a part-written checkpoint taking up the space the run
     // needs: the previous checkpoint stays the run's, whole, and a rerun resumes from it.
     await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
-    throw isSystemError(error)
-      ? new TrainingCheckpointError(
-          `saving the checkpoint of iteration ${content.iteration} in ${run.path} failed (${(error as Error).message}); ` +
-            'the last whole checkpoint is kept: fix the cause (free disk space) and run the same command to resume from it.',
-          { cause: error },
-        )
-      : error;
+    if (!isSystemError(error)) throw error;
+    throw new TrainingCheckpointError(
+      `saving the checkpoint of iteration ${content.iteration} in ${run.path} failed (${(error as Error).message}); ` +
+        `${keptCheckpoint(run)}: ${storageFix(error)} and ${rerun(run)}.`,
+      { cause: error },
+    );
   }
 
   // A directory cannot be renamed over a non-empty one, so the swap is two renames. Between them only
@@ -321,7 +320,7 @@ async function writeCheckpoint(run: RunDirectory, content: CheckpointContent): P
     await rename(temporary, current);
   } catch (error) {
     await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
-    throw swapFailed(run, content.iteration, error, 'the last whole checkpoint is kept');
+    throw swapFailed(run, content.iteration, error, keptCheckpoint(run));
   }
   try {
     await fsyncPath(run.path);
@@ -344,12 +343,46 @@ function swapFailed(run: RunDirectory, iteration: number, error: unknown, kept: 
     code === 'EACCES' || code === 'EPERM'
       ? `a checkpoint is replaced after every iteration, so ${run.checkpointPath} and ${join(run.path, PREVIOUS)} ` +
         `must be writable: give them write access (chmod -R u+w), or copy the run somewhere writable,`
-      : 'fix the cause';
+      : storageFix(error);
   return new TrainingCheckpointError(
     `replacing the checkpoint of ${run.path} by iteration ${iteration}'s failed (${(error as Error).message}); ` +
-      `${kept}: ${fix} and run the same command to resume.`,
+      `${kept}: ${fix} and ${rerun(run)}.`,
     { cause: error },
   );
+}
+
+/** Whether the run has a whole checkpoint on disk (`checkpoint/`, or `checkpoint.previous` mid-swap). */
+function hasCheckpoint(run: RunDirectory): boolean {
+  return [run.checkpointPath, join(run.path, PREVIOUS)].some((dir) => existsSync(join(dir, CHECKPOINT_FILES.manifest)));
+}
+
+/**
+ * What a failed save leaves the run: its last whole checkpoint, or, when the first save failed, none ("the last whole
+ * checkpoint is kept" was said of a run that had none).
+ */
+function keptCheckpoint(run: RunDirectory): string {
+  return hasCheckpoint(run)
+    ? 'the last whole checkpoint is kept'
+    : 'the run has no checkpoint yet (this was its first)';
+}
+
+/** What running the same command again does after a failed save: resume, or, with no checkpoint, start over. */
+function rerun(run: RunDirectory): string {
+  return hasCheckpoint(run) ? 'run the same command to resume from it' : 'run the same command to start the run over';
+}
+
+/** What to do about a file-system error, by its code: EFBIG is a per-file size limit, not a full disk. */
+function storageFix(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOSPC':
+      return 'fix the cause (free disk space)';
+    case 'EDQUOT':
+      return 'fix the cause (free space within your disk quota, or raise it)';
+    case 'EFBIG':
+      return "fix the cause (a file grew past the size limit on files, `ulimit -f`, or the file system's largest file: raise the limit, or move the run to a file system that allows larger files)";
+    default:
+      return 'fix the cause';
+  }
 }
 
 /**
@@ -575,6 +608,12 @@ async function findCheckpoint(
     );
   }
   if (dir !== null) assertReplaceable(run);
+  if (dir === run.checkpointPath && existsSync(previous)) {
+    // A save killed after its second rename, before it removed the previous checkpoint: that one is stale, and in
+    // a finished run no later save would remove it.
+    await rm(previous, { recursive: true, force: true });
+    await fsyncPath(run.path);
+  }
   if (dir === null) {
     // Every iteration appends its metrics and then saves its checkpoint, so a kill leaves at most the first
     // iteration's rows without one. Rows of later iterations mean the checkpoint was removed: starting over

@@ -232,6 +232,18 @@ describe('runTrainer', () => {
     expect(counts).toEqual(['test-chains 3/3', 'test-chains 4/4']);
   });
 
+  it("reports a finished run's last evaluation when its command runs again, though it evaluates nothing new", async () => {
+    const runDir = join(dir, 'run-finished');
+    const first = await train(runDir);
+    const evaluated = (await metrics(runDir)).at(-1)!['eval/success_rate'];
+    expect(first.testSuccessRate).toBe(evaluated);
+    // The same command again (as after a kill between the last checkpoint and the exit): nothing left to run.
+    const again = await train(runDir);
+    expect(again.iterations).toBe(3);
+    expect(again.testSuccessRate).toBe(evaluated);
+    expect(Number.isFinite(again.testSuccessRate)).toBe(true);
+  });
+
   it('stops at the token budget, evaluating the last iteration', async () => {
     const runDir = join(dir, 'run-budget');
     const result = await train(runDir, { iterations: 10, tokenBudget: 1 });

@@ -66,6 +66,16 @@ function assertSomeRolloutRan(envId: string, trajectories: readonly Trajectory[]
     throw new EnvRolloutsFailedError(envId, where, trajectories.length, trajectories[0]!.error);
 }
 
+/** The success rate of the last evaluation metrics.jsonl records (cut back to the checkpoint), or NaN if none. */
+async function lastTestSuccessRate(run: RunDirectory): Promise<number> {
+  const rows = await run.readMetrics();
+  for (let index = rows.length - 1; index >= 0; index--) {
+    const rate = rows[index]!['eval/success_rate'];
+    if (typeof rate === 'number') return rate;
+  }
+  return Number.NaN;
+}
+
 /** CleanRL's names for an iteration's rollouts, budget and times. */
 function rolloutMetrics(
   trajectories: readonly Trajectory[],
@@ -202,7 +212,9 @@ export async function runTrainer<Args extends TrainerArgs, Rollouts extends Coll
       if (algorithm.state && resumed.extra.algorithm !== undefined) algorithm.state.load(resumed.extra.algorithm);
     }
     const progress = new TrainingProgress({ total: args.iterations, start, quiet: args.quiet, label: algorithm.name });
-    let testSuccessRate = Number.NaN;
+    // A resumed run reports the last evaluation its metrics hold: rerunning a finished run's command evaluates
+    // nothing, and its result (and the CLI's summary) said null where metrics.jsonl had the number.
+    let testSuccessRate = resumed ? await lastTestSuccessRate(run) : Number.NaN;
     let finished = start;
 
     // The bar's redraw timer would keep the process alive: stop it however the loop ends.

@@ -23,7 +23,10 @@ export interface TrainResult {
   /** Iterations done, counting those of earlier processes of a resumed run. */
   readonly iterations: number;
   readonly generatedTokens: number;
-  /** The last evaluation's success rate on the test seeds (NaN when this process evaluated none). */
+  /**
+   * The last evaluation's success rate on the test seeds: this process's, else (a resumed run that evaluated nothing,
+   * such as a finished run's command run again) the last one its metrics record; NaN when the run has none.
+   */
   readonly testSuccessRate: number;
   /** The trained policy (base + adapter `policy`); the caller disposes it. */
   readonly model: LanguageModel;
