@@ -241,6 +241,43 @@ describe('Self-AC loss and update', () => {
     expect(held.drift).toBeLessThan(free.drift * 0.5);
   });
 
+  // A Ctrl-C during the update waited for all of it: nothing in it let the event loop run on the cpu backend.
+  it('lets the event loop run between minibatches (a signal handler is heard mid-update), with the same update', async () => {
+    const update = { minibatchSize: 2, minibatchTokens: 1e6, klCoefficient: 0.01 };
+    const plainModel = freshModel(6);
+    const heardModel = freshModel(6);
+    try {
+      const plain = new Trainer(plainModel, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
+      const heard = new Trainer(heardModel, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
+      const reference = await selfAcUpdate(plain, episodes, update);
+      // Every look at the clock finds 100 ms of work done: each pause point turns the event loop.
+      let clock = 0;
+      const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
+      let finished = false;
+      let turns = 0;
+      const handler = (): void => {
+        if (finished) return;
+        turns += 1;
+        setImmediate(handler);
+      };
+      let stats;
+      try {
+        setImmediate(handler);
+        stats = await selfAcUpdate(heard, episodes, update);
+        finished = true;
+      } finally {
+        now.mockRestore();
+      }
+      expect(turns).toBeGreaterThan(1);
+      expect(stats).toEqual(reference);
+      plain.dispose();
+      heard.dispose();
+    } finally {
+      plainModel.dispose();
+      heardModel.dispose();
+    }
+  });
+
   it('refuses a trainer without the value head', async () => {
     const local = freshModel(8);
     try {

@@ -1,5 +1,5 @@
 import { defineOptions, SeededRng, type JSONSchemaType } from '@turngym/core';
-import { tf, type ForwardOutputs, type Trainer } from '@turngym/lm';
+import { eventLoopYielder, tf, type ForwardOutputs, type Trainer } from '@turngym/lm';
 import { explainedVariance, k3KlTf, packMinibatches, turnLogRatios, type PpoUpdateStats } from '@turngym/rl';
 import { bootstrappedReturns, padEpisodeVectors } from './episode-vectors';
 import type { PackedEpisode } from './packed-episode';
@@ -108,6 +108,8 @@ export async function selfAcUpdate(
   const lengths = rows.map((row) => row.tokens.length);
   const turnsOf = (index: number): number => episodes[index]!.vectors.aStart.length;
   const reference: (readonly number[])[] = new Array(episodes.length);
+  // Let the event loop run between batches and steps, as ppoUpdate does: a Ctrl-C waited for the whole update.
+  const pause = eventLoopYielder();
   if (options.klCoefficient > 0) {
     for (const batch of packMinibatches(
       rows.map((_, index) => index),
@@ -119,6 +121,7 @@ export async function selfAcUpdate(
         { adapter: options.klReference === 'current' ? trainer.options.adapter! : null },
       );
       batch.forEach((index, b) => (reference[index] = scored.logprobs[b]!.map((value) => value ?? 0)));
+      await pause();
     }
   }
 
@@ -240,6 +243,7 @@ export async function selfAcUpdate(
       totals.entropy += step.entropy;
       totals.gradNorm += result.gradNorm;
       totals.steps += 1;
+      await pause();
     }
   }
   const steps = Math.max(1, totals.steps);

@@ -1,5 +1,5 @@
 import { defineOptions, mixSeed, type JSONSchemaType } from '@turngym/core';
-import { generate, type LanguageModel, type TokenRow } from '@turngym/lm';
+import { generateYielding, type LanguageModel, type TokenRow } from '@turngym/lm';
 import { ChatTurnFormat } from '@turngym/rl';
 import type { Action, Env } from '@turngym/spec';
 import { criticPromptTokens } from './critic-prompt';
@@ -176,7 +176,7 @@ export async function totSearch(
       const share = Math.max(1, Math.min(options.maxActionTokens, Math.floor(left / slots.length)));
       const room = slots.filter(({ node }) => node.tokens.length < limit - 1);
       if (room.length === 0) break;
-      const generations = generate(
+      const generations = await generateYielding(
         model,
         room.map(({ node, parent, branch }) => ({
           tokens: node.tokens,
