@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcessStat } from '@turngym/core';
 
 /** A process as `/proc` knows it: its pid and its start time, which tells it from a later process given that pid. */
 export interface ProcessIdentity {
@@ -11,14 +12,8 @@ export interface ProcessIdentity {
  * (or is a zombie, dead and waiting for its parent to read its exit).
  */
 function startOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) may hold spaces and parentheses: the fields after it start past its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
+  const stat = readProcessStat(pid);
+  return stat === undefined || stat.state === 'Z' ? undefined : stat.startTicks;
 }
 
 function childrenOf(pid: number): number[] {

@@ -42,6 +42,7 @@ export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from
 export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from './durable-files';
 export { withoutByteOrderMark } from './byte-order-mark';
 export { processAlive } from './process-alive';
+export { readProcessStat, type ProcessStat } from './process-stat';
 export { currentFaultOwner, runOwnedBy, runUnowned, trackEnvFaultOwners, type EnvFaultOwner } from './env-fault-owner';
 export {
   claimDirectoryLock,

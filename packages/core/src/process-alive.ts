@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readProcessStat } from './process-stat';
 
 /**
  * Whether a process with this pid runs on this machine (in this pid namespace): what a lock file or a profile
@@ -19,13 +19,6 @@ export function processAlive(pid: number): boolean {
 
 /** Whether /proc says the process has exited (Z: a zombie, X: dead); false where there is no /proc to ask. */
 function exited(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  // "pid (comm) S …": comm may itself hold spaces and parentheses, so the state follows the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  const state = readProcessStat(pid)?.state;
   return state === 'Z' || state === 'X';
 }

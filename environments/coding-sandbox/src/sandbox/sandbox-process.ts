@@ -1,7 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EnvFaultError } from '@turngym/core';
+import { EnvFaultError, readProcessStat } from '@turngym/core';
 import type { EvaluationRequest, EvaluationResult } from './evaluation';
 
 /** Where the worker's files and the packages it loads live (the same from `src/` under jest and from `dist/`). */
@@ -56,18 +55,12 @@ interface InFlight {
 
 /**
  * Whether a process is stopped (state `T`, by SIGSTOP or a job-control signal, or `t`, by a debugger), from
- * `/proc/<pid>/stat` (Linux; false elsewhere or when unreadable). The state follows the command name, which may itself
- * hold spaces or parentheses, so it is read after the last ")".
+ * `/proc/<pid>/stat` (Linux; false elsewhere or when unreadable).
  */
 function isStopped(pid: number | undefined): boolean {
   if (pid === undefined) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'T' || state === 't';
-  } catch {
-    return false;
-  }
+  const state = readProcessStat(pid)?.state;
+  return state === 'T' || state === 't';
 }
 
 const STDERR_TAIL = 4000;

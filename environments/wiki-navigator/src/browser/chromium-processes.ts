@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcessStat, type ProcessStat } from '@turngym/core';
 
 /**
  * Process bookkeeping for Chromium, read from /proc (Linux). Puppeteer starts the browser as the leader of
@@ -6,24 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
  * processes) share one process group id: the browser's pid. That is how tests count leftovers and how the
  * pool measures memory without mistaking another program's Chromium for its own.
  */
-interface ProcessStat {
-  readonly pid: number;
-  readonly state: string;
-  readonly parent: number;
-  readonly group: number;
-}
-
-function readStat(pid: number): ProcessStat | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may contain spaces: parse after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { pid, state: fields[0] as string, parent: Number(fields[1]), group: Number(fields[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
 function allProcesses(): ProcessStat[] {
   let names: string[];
   try {
@@ -34,7 +17,7 @@ function allProcesses(): ProcessStat[] {
   const out: ProcessStat[] = [];
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
-    const stat = readStat(Number(name));
+    const stat = readProcessStat(Number(name));
     if (stat) out.push(stat);
   }
   return out;
