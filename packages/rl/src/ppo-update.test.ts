@@ -4,6 +4,7 @@ import { ChatTurnFormat } from './chat-turn-format';
 import { actionSpans, lossMask } from './loss-mask';
 import { packMinibatches, ppoUpdate, sampleTokenAdvantages } from './ppo-update';
 import { DigitEnv, type DigitEnvOptions } from './__fixtures__/digit-env';
+import { countEventLoopTurns } from './__fixtures__/event-loop-turns';
 
 describe('packMinibatches', () => {
   const paddedTokens = (batches: number[][], lengths: readonly number[]): number =>
@@ -178,24 +179,7 @@ describe('ppoUpdate', () => {
       const samples = await digitSamples(plain.model);
       const update = { epochs: 2, minibatchSize: 2 };
       const reference = await ppoUpdate(plain.trainer, samples, update);
-      // Every look at the clock finds 100 ms of work done: each minibatch is followed by a turn of the event loop.
-      let clock = 0;
-      const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
-      let finished = false;
-      let turns = 0;
-      const handler = (): void => {
-        if (finished) return;
-        turns += 1;
-        setImmediate(handler);
-      };
-      let stats;
-      try {
-        setImmediate(handler);
-        stats = await ppoUpdate(heard.trainer, samples, update);
-        finished = true;
-      } finally {
-        now.mockRestore();
-      }
+      const { result: stats, turns } = await countEventLoopTurns(() => ppoUpdate(heard.trainer, samples, update));
       expect(turns).toBeGreaterThan(1);
       expect(stats).toEqual(reference);
     } finally {

@@ -1,5 +1,6 @@
 import { collectChains } from './chain-rollouts';
 import { DigitEnv } from './__fixtures__/digit-env';
+import { countEventLoopTurns } from './__fixtures__/event-loop-turns';
 import { useDigitPolicy } from './__fixtures__/digit-policy';
 import { withoutWallClock } from './__fixtures__/trajectory-fixture';
 
@@ -19,27 +20,12 @@ describe('rollouts let the event loop run between decoder passes', () => {
       options: { maxActionTokens: 8, seed: 11, schedule },
     });
 
-  afterEach(() => jest.restoreAllMocks());
-
   it.each(['turns', 'continuous'] as const)(
     '%s: a handler queued before the rollouts runs while they run, and the rollouts are the same',
     async (schedule) => {
       const reference = await collect(schedule);
-      // Every look at the clock finds 100 ms of work done since the last: each pause point lets the loop run.
-      let clock = 0;
-      jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
-      let finished = false;
-      let ranWhileRolling = 0;
-      const handler = (): void => {
-        if (finished) return;
-        ranWhileRolling += 1;
-        setImmediate(handler);
-      };
-      setImmediate(handler);
-      const trajectories = await collect(schedule);
-      finished = true;
-      // More than once: the loop ran again and again inside the rollouts, not once at their start.
-      expect(ranWhileRolling).toBeGreaterThan(1);
+      const { result: trajectories, turns } = await countEventLoopTurns(() => collect(schedule));
+      expect(turns).toBeGreaterThan(1);
       expect(trajectories.map(withoutWallClock)).toEqual(reference.map(withoutWallClock));
     },
   );

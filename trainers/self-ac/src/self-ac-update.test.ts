@@ -2,6 +2,7 @@ import { InvalidOptionsError } from '@turngym/core';
 import { ByteTokenizer, LanguageModel, testConfig, tf, Trainer, useBackend } from '@turngym/lm';
 import { ChatTurnFormat, collectChains, type Trajectory } from '@turngym/rl';
 import type { Action, Env } from '@turngym/spec';
+import { countEventLoopTurns } from '../../../packages/rl/src/__fixtures__/event-loop-turns';
 import { digitRegistry, SMOKE_BACKEND } from '../../../packages/rl/src/__fixtures__/trainer-smoke';
 import { criticPromptTokens } from './critic-prompt';
 import { padEpisodeVectors } from './episode-vectors';
@@ -250,24 +251,7 @@ describe('Self-AC loss and update', () => {
       const plain = new Trainer(plainModel, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
       const heard = new Trainer(heardModel, { adapter: 'policy', valueHead: true, learningRate: 1e-3 });
       const reference = await selfAcUpdate(plain, episodes, update);
-      // Every look at the clock finds 100 ms of work done: each pause point turns the event loop.
-      let clock = 0;
-      const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += 100));
-      let finished = false;
-      let turns = 0;
-      const handler = (): void => {
-        if (finished) return;
-        turns += 1;
-        setImmediate(handler);
-      };
-      let stats;
-      try {
-        setImmediate(handler);
-        stats = await selfAcUpdate(heard, episodes, update);
-        finished = true;
-      } finally {
-        now.mockRestore();
-      }
+      const { result: stats, turns } = await countEventLoopTurns(() => selfAcUpdate(heard, episodes, update));
       expect(turns).toBeGreaterThan(1);
       expect(stats).toEqual(reference);
       plain.dispose();
