@@ -43,6 +43,7 @@ export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from '
 export { withoutByteOrderMark } from './byte-order-mark';
 export { processAlive } from './process-alive';
 export { readProcessStat, type ProcessStat } from './process-stat';
+export { readTextWithin } from './read-text-within';
 export { currentFaultOwner, runOwnedBy, runUnowned, trackEnvFaultOwners, type EnvFaultOwner } from './env-fault-owner';
 export {
   claimDirectoryLock,

@@ -1,3 +1,4 @@
+import { readTextWithin } from '@turngym/core';
 import { RemoteProtocolError } from './server-errors';
 
 /**
@@ -17,19 +18,7 @@ export async function readReplyWithin(response: Response, limit: number, target:
     await response.body?.cancel().catch(() => undefined);
     throw tooLarge();
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const { text, cut } = await readTextWithin(response.body, limit);
+  if (cut) throw tooLarge();
+  return text;
 }

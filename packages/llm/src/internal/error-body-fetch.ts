@@ -8,6 +8,7 @@
  * `Headers`, the object the client passes on to its `APIError`.
  */
 
+import { readTextWithin } from '@turngym/core';
 import { CREDENTIAL_HEADER } from './credential-header';
 import { MAX_KEPT_BODY_CHARACTERS, UnparsableBodyError } from './unparsable-body-error';
 
@@ -82,22 +83,9 @@ export class ReplyTooLargeError extends Error {
 }
 
 async function readReply(body: ReadableStream<Uint8Array>, status: number): Promise<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_REPLY_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new ReplyTooLargeError(status);
-    }
-    parts.push(decoder.decode(value, { stream: true }));
-  }
-  parts.push(decoder.decode());
-  return parts.join('');
+  const { text, cut } = await readTextWithin(body, MAX_REPLY_BODY_BYTES);
+  if (cut) throw new ReplyTooLargeError(status);
+  return text;
 }
 
 const LF = 0x0a;
@@ -256,23 +244,7 @@ export async function errorBodyFetch(input: string | URL | Request, init?: Reque
 }
 
 async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = MAX_ERROR_BODY_BYTES - bytes;
-    text += decoder.decode(value.subarray(0, room), { stream: true });
-    bytes += Math.min(value.byteLength, room);
-    if (bytes >= MAX_ERROR_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-  }
-  return text + decoder.decode();
+  return (await readTextWithin(response.body, MAX_ERROR_BODY_BYTES)).text;
 }
 
 /**
