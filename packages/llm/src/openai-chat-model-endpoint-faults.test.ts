@@ -4,7 +4,14 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { CachedChatModel } from './cached-chat-model';
 import { LLMCallError } from './llm-call-error';
-import { OpenAIChatModel } from './openai-chat-model';
+import {
+  ask,
+  closeAfterTest,
+  closeLoopbackServers,
+  loopbackEndpoint,
+  model,
+  type SeenRequest,
+} from './__fixtures__/loopback-endpoint';
 import { selfSignedCertificate } from './__fixtures__/self-signed-certificate';
 
 /**
@@ -13,40 +20,10 @@ import { selfSignedCertificate } from './__fixtures__/self-signed-certificate';
  * loopback, through the real `openai` client.
  */
 
-const open: { close(done: () => void): void; closeAllConnections?(): void }[] = [];
-afterEach(async () => {
-  await Promise.all(
-    open.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections?.();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
+afterEach(closeLoopbackServers);
 
-interface Seen {
-  readonly method: string;
-  readonly url: string;
-  readonly at: number;
-}
-
-async function endpoint(
-  respond: (request: IncomingMessage, response: ServerResponse, index: number) => void,
-): Promise<{ baseURL: string; root: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((request, response) => {
-    const index = seen.length;
-    seen.push({ method: request.method ?? '', url: request.url ?? '', at: Date.now() });
-    request.resume();
-    request.on('end', () => respond(request, response, index));
-  });
-  open.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const root = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { baseURL: `${root}/v1`, root, seen };
-}
+type Seen = SeenRequest;
+const endpoint = loopbackEndpoint;
 
 const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -60,17 +37,6 @@ const reply = (content: string) => ({
   model: 'm',
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
 });
-
-const model = (baseURL: string, options: Record<string, unknown> = {}) =>
-  new OpenAIChatModel(
-    { model: 'm', baseURL, timeoutMs: 5000, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...options },
-    {},
-  );
-
-const ask = (baseURL: string, options: Record<string, unknown> = {}) =>
-  model(baseURL, options)
-    .complete({ messages: [{ role: 'user', content: 'x' }] })
-    .catch((caught: unknown) => caught);
 
 describe('OpenAIChatModel says what a failing endpoint said', () => {
   it("shows vLLM's and SGLang's top-level error message (a context-length error), not '(no body)'", async () => {
@@ -361,7 +327,7 @@ describe('OpenAIChatModel and failures no retry can fix', () => {
       requests += 1;
       json(response, 200, reply('over TLS'));
     });
-    open.push(server);
+    closeAfterTest(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const { port } = server.address() as AddressInfo;
     const error = (await ask(`http://127.0.0.1:${port}/v1`)) as LLMCallError;
@@ -378,7 +344,7 @@ describe('OpenAIChatModel and failures no retry can fix', () => {
     const server = createNetServer((socket) => {
       socket.once('data', () => socket.destroy());
     });
-    open.push(server);
+    closeAfterTest(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const { port } = server.address() as AddressInfo;
     const plain = (await ask(`http://127.0.0.1:${port}/v1`)) as LLMCallError;
@@ -530,7 +496,7 @@ describe("OpenAIChatModel and vLLM's sampling fields", () => {
         json(response, 200, reply('ok'));
       });
     });
-    open.push(server);
+    closeAfterTest(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const { port } = server.address() as AddressInfo;
     const vllm = model(`http://127.0.0.1:${port}/v1`);

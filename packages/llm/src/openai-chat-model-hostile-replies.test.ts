@@ -1,7 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LLMCallError } from './llm-call-error';
-import { OpenAIChatModel } from './openai-chat-model';
+import {
+  ask,
+  closeLatestServer,
+  closeLoopbackServers,
+  loopbackEndpoint,
+  model,
+} from './__fixtures__/loopback-endpoint';
 
 /**
  * Replies a hostile or broken endpoint sends after its status line — a body with the wrong content type, one that
@@ -10,35 +15,9 @@ import { OpenAIChatModel } from './openai-chat-model';
  * `openai` client.
  */
 
-const open: { close(done: () => void): void; closeAllConnections(): void }[] = [];
-afterEach(async () => {
-  await Promise.all(
-    open.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
+afterEach(closeLoopbackServers);
 
-async function endpoint(
-  respond: (request: IncomingMessage, response: ServerResponse, index: number) => void,
-): Promise<{ baseURL: string; port: number; seen: IncomingMessage[] }> {
-  const seen: IncomingMessage[] = [];
-  const server = createServer((request, response) => {
-    const index = seen.length;
-    seen.push(request);
-    response.on('error', () => undefined);
-    request.resume();
-    request.on('end', () => respond(request, response, index));
-  });
-  open.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  return { baseURL: `http://127.0.0.1:${port}/v1`, port, seen };
-}
+const endpoint = loopbackEndpoint;
 
 const completion = (message: Record<string, unknown>, finishReason = 'stop') =>
   JSON.stringify({
@@ -48,17 +27,6 @@ const completion = (message: Record<string, unknown>, finishReason = 'stop') =>
     model: 'm',
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
   });
-
-const model = (baseURL: string, options: Record<string, unknown> = {}) =>
-  new OpenAIChatModel(
-    { model: 'm', baseURL, timeoutMs: 5000, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...options },
-    {},
-  );
-
-const ask = (baseURL: string, options: Record<string, unknown> = {}) =>
-  model(baseURL, options)
-    .complete({ messages: [{ role: 'user', content: 'x' }] })
-    .catch((caught: unknown) => caught);
 
 /** Writes `chunk` as fast as the client reads, until the client goes away. */
 function sendForever(response: ServerResponse, chunk: Buffer): void {
@@ -266,7 +234,7 @@ describe('OpenAIChatModel and a redirect to another host', () => {
   it('says a redirect led to a host that could not be reached, instead of asking whether a server runs at the base URL', async () => {
     const closed = await endpoint(() => undefined);
     const unreachable = closed.port;
-    await new Promise<void>((resolve) => open.pop()!.close(() => resolve()));
+    await closeLatestServer();
     const { baseURL } = await endpoint((_request, response) => {
       response.writeHead(307, { location: `http://127.0.0.1:${unreachable}/v1/chat/completions` });
       response.end();
