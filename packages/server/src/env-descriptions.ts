@@ -173,7 +173,13 @@ export function openApiOf(spec: EnvSpec, serverVersion: string): Record<string, 
         summary: 'Reset a fresh env (stateless)',
         requestBody: json({
           type: 'object',
-          properties: { seed: { type: 'integer' }, episode_id: { type: 'string' } },
+          // As OpenEnv's ResetRequest: extra fields allowed (here: the episode's reset options).
+          additionalProperties: true,
+          properties: {
+            seed: { type: 'integer', minimum: 0 },
+            episode_id: { type: 'string', maxLength: 255 },
+            options: { type: 'object' },
+          },
         }),
         responses: { '200': { description: 'observation', ...json(observationReply) }, '422': validationError },
       },
@@ -184,7 +190,14 @@ export function openApiOf(spec: EnvSpec, serverVersion: string): Record<string, 
         requestBody: json({
           type: 'object',
           required: ['action'],
-          properties: { action: actionSchema(spec), seed: { type: 'integer' } },
+          // As OpenEnv's StepRequest: extra fields allowed (step parameters, which no TurnGym step takes).
+          additionalProperties: true,
+          properties: {
+            action: actionSchema(spec),
+            timeout_s: { type: 'number', exclusiveMinimum: 0 },
+            request_id: { type: 'string', maxLength: 255 },
+            seed: { type: 'integer', minimum: 0 },
+          },
         }),
         responses: {
           '200': { description: 'observation', ...json(observationReply) },

@@ -5,14 +5,22 @@ import { testRegistry } from './__fixtures__/test-envs';
 import { serveEnvs, type ServerHandle } from './serve-envs';
 
 // A peer that vanished without closing (its pongs never come) frees its session at the next heartbeats, not
-// at the idle timeout; a peer that answers stays. The first two tests run on the system clock and wait only
-// for the cut (a slow machine makes them slower, never wrong); the third moves a manual clock beat by beat,
-// since on the system clock a stall between a ping and its pong would look like a dead peer.
+// at the idle timeout; a peer that answers stays. Every test moves a manual clock beat by beat: on the system
+// clock a loaded machine could let two beats pass between a client's connect and its first message (a 40 ms
+// stall), cutting the silent peer before the test had its session id, and a stall between a ping and its pong
+// would look like a dead peer.
 
 const HEARTBEAT_MS = 40;
 const closed: string[] = [];
 const waiters = new Map<string, () => void>();
 let server: ServerHandle;
+const clock = new ManualClock();
+
+/** Two beats: the first pings (the peer was live: it connected and sent frames), the second cuts a silent peer. */
+function twoBeats(): void {
+  clock.advance(HEARTBEAT_MS);
+  clock.advance(HEARTBEAT_MS);
+}
 
 beforeAll(async () => {
   server = await serveEnvs({
@@ -20,6 +28,7 @@ beforeAll(async () => {
     ids: ['test/echo-v1'],
     port: 0,
     heartbeatMs: HEARTBEAT_MS,
+    clock,
     // Far away: only the heartbeat can free the session within the test.
     idleTimeoutMs: 600000,
     onSessionClosed: ({ sessionId }) => {
@@ -61,6 +70,7 @@ describe('WebSocket heartbeat', () => {
     const silent = await connect('/ws', false);
     const sessionId = await sessionIdOf(silent);
     const cut = new Promise((resolve) => silent.once('close', resolve));
+    twoBeats();
     await sessionClosed(sessionId);
     await cut;
     expect(closed).toContain(sessionId);
@@ -76,11 +86,13 @@ describe('WebSocket heartbeat', () => {
       (envelope) => envelope.m.data.session_id,
     );
     expect(ids).toHaveLength(2);
-    await Promise.all(ids.map(sessionClosed));
+    const freed = Promise.all(ids.map(sessionClosed));
+    twoBeats();
+    await freed;
   });
 
   it('keeps a peer that answers pings, across many heartbeats, and cuts a silent one beside it', async () => {
-    const clock = new ManualClock();
+    const clock = new ManualClock(); // its own, so this server's beats are this test's alone
     const events = new SessionEvents();
     const own = await serveEnvs({
       registry: testRegistry(),

@@ -246,7 +246,9 @@ export async function handleHttp(
           done: false,
         });
       case 'reset': {
-        const data = validateResetBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
+        // A JSON `null` body is no body, as FastAPI reads it for OpenEnv's optional ResetRequest body.
+        const body = await readJson(request, context.maxFrameBytes, {});
+        const data = validateResetBody(body === null ? {} : body, ['body']);
         const reply = await context.withEnv(configFor(canonical, data), async (env) =>
           encodeReset(await env.reset(resetArgs(data)), () => env.anchor()),
         );
@@ -254,7 +256,13 @@ export async function handleHttp(
       }
       case 'step': {
         // OpenEnv builds a fresh env per request; a TurnGym env needs a reset first (seed from the body, else 0).
-        const body = validateStepBody(await readJson(request, context.maxFrameBytes, {}), ['body']);
+        const raw = await readJson(request, context.maxFrameBytes, {});
+        // FastAPI reads a JSON `null` as no body: StepRequest's is required, so it is `missing`, not a wrong type.
+        if (raw === null)
+          throw new InvalidRequestError('Invalid request body: body is required', [
+            { type: 'missing', loc: ['body'], msg: 'body is required', input: null },
+          ]);
+        const body = validateStepBody(raw, ['body']);
         const reply = await context.withEnv(configFor(canonical, body), async (env) => {
           // OpenEnv validates the action as its own model, so a bad field's loc is the field alone (`["text"]`);
           // an action that is no action object at all stays at `["body", "action"]`.

@@ -161,26 +161,44 @@ describe('faults', () => {
 });
 
 describe('a session flooded with large frames', () => {
-  it('ends a session that floods large frames, before it holds more than 64 MiB of them', async () => {
-    // The default frame limit (1 MiB): this file's server takes 8 KiB frames, 8192 of which hit the count bound first.
-    const large = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS });
-    const client = await WsClient.open(`${large.url}/ws?env=test/echo-v1`);
-    await client.request({ type: 'reset' });
-    client.send({ type: 'step', data: { text: 'gate:flood-bytes' } });
-    await gates.reached('flood-bytes');
-    // Frames just under the 1 MiB limit, far fewer than 1024 of them: without a bound on their bytes, 1024 frames
-    // of the largest size (4 MiB, refused only once their turn comes) would make gigabytes per session.
-    const frame = JSON.stringify({ type: 'step', data: { text: 'x'.repeat(1024 * 1024 - 100) } });
-    for (let i = 0; i < 70; i++) client.send(frame);
-    expect(await client.next()).toEqual({
-      type: 'error',
-      data: { code: 'SESSION_ERROR', message: `More than ${64 * 1024 * 1024} bytes of messages waiting for replies` },
-    });
-    gates.open('flood-bytes');
-    expect((await client.next()).data.observation.text).toBe('echo: gate:flood-bytes');
-    expect((await client.closed).code).toBe(1000);
-    await large.close();
+  // These tests start servers and hold steps or builds at gates of their own: undone after each test even when it
+  // fails midway (a server left listening, or a step left at its gate, would keep jest from exiting).
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
+
+  /** Long enough for 70 MiB to cross loopback on a machine other test runs load; no bound on the behaviour. */
+  const LOADED_MACHINE_MS = 120_000;
+
+  it(
+    'ends a session that floods large frames, before it holds more than 64 MiB of them',
+    async () => {
+      // The default frame limit (1 MiB): this file's server takes 8 KiB frames, 8192 of which hit the count bound
+      // first. No heartbeat: a ping answered behind 70 MiB of frames is not what this test is about.
+      const large = await serveEnvs({ registry: testRegistry(), ids: ALL_IDS, heartbeatMs: 0 });
+      cleanups.push(() => large.close());
+      const client = await WsClient.open(`${large.url}/ws?env=test/echo-v1`);
+      cleanups.push(() => client.socket.terminate());
+      await client.request({ type: 'reset' });
+      client.send({ type: 'step', data: { text: 'gate:flood-bytes' } });
+      cleanups.push(() => gates.open('flood-bytes'));
+      await gates.reached('flood-bytes');
+      // Frames just under the 1 MiB limit, far fewer than 1024 of them: without a bound on their bytes, 1024 frames
+      // of the largest size (4 MiB, refused only once their turn comes) would make gigabytes per session.
+      const frame = JSON.stringify({ type: 'step', data: { text: 'x'.repeat(1024 * 1024 - 100) } });
+      for (let i = 0; i < 70; i++) client.send(frame);
+      expect(await client.next(LOADED_MACHINE_MS)).toEqual({
+        type: 'error',
+        data: { code: 'SESSION_ERROR', message: `More than ${64 * 1024 * 1024} bytes of messages waiting for replies` },
+      });
+      gates.open('flood-bytes');
+      expect((await client.next(LOADED_MACHINE_MS)).data.observation.text).toBe('echo: gate:flood-bytes');
+      expect((await client.closed).code).toBe(1000);
+      await large.close();
+    },
+    2 * LOADED_MACHINE_MS,
+  );
 
   it('ends a session whose client floods messages while its env is still being built', async () => {
     // An env that takes its time to start (a browser, a sandbox): each build past the server's own check waits at
@@ -197,7 +215,10 @@ describe('a session flooded with large frames', () => {
     });
     const events = new SessionEvents();
     const slow = await serveEnvs({ registry, ids: ['test/slow-start-v1'], onSessionClosed: events.onSessionClosed });
+    cleanups.push(() => slow.close());
     const client = await WsClient.open(`${slow.url}/ws`);
+    cleanups.push(() => client.socket.terminate());
+    cleanups.push(() => gates.open('slow-start'));
     await gates.reached('slow-start');
     for (let i = 0; i < 1100; i++) client.send({ type: 'state' });
     expect(await client.next()).toEqual({

@@ -1,10 +1,12 @@
 import type { MuxEnvelope, OpenData, SessionConfigData } from './protocol';
 import { requestValidator, type RequestValidator } from './request-validation';
+import { foldExtraFields, type ExtraFields } from './reset-fields';
 
 /**
  * JSON Schemas of everything a client sends, compiled once. OpenEnv's pydantic models forbid extra fields on
- * messages (`{"type":"state","data":{}}` is a VALIDATION_ERROR); these schemas do the same, and also close
- * `reset`'s data so a typo (`sede`) is an error naming the allowed fields instead of a silently ignored key.
+ * messages (`{"type":"state","data":{}}` is a VALIDATION_ERROR); these schemas do the same. `reset`'s data and
+ * the `POST /reset` and `POST /step` bodies allow extra fields, as OpenEnv's ResetRequest and StepRequest do
+ * (`extra="allow"`): see `foldExtraFields` for where they go.
  */
 
 const sessionConfigProperties = {
@@ -27,29 +29,45 @@ const sessionConfigProperties = {
   },
 } as const;
 
-/** `reset` data / `POST /reset` body: OpenEnv's ResetRequest (`seed`, `episode_id`) plus TurnGym's keys. */
-export const resetDataSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    // The bounds every env's reset() enforces (SeededRng): a seed past them is the client's error, said here by
-    // name, not a RangeError from inside the env (EXECUTION_ERROR, HTTP 500).
-    seed: {
-      type: 'integer',
-      minimum: -Number.MAX_SAFE_INTEGER,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: 'Same seed, same episode.',
+/**
+ * `reset` data / `POST /reset` body: OpenEnv's ResetRequest (`seed`, `episode_id`) plus TurnGym's keys, and
+ * `request_id` (StepRequest's tracking id, which a client may add to every request; read by nobody). Over HTTP the
+ * seed is OpenEnv's `ge=0`; over the WebSocket, where OpenEnv hands the seed to the env unchecked, it is any seed
+ * an env's reset() takes, so a RemoteEnv resets as the env in-process does.
+ */
+function resetDataSchemaFrom(seedMinimum: number) {
+  return {
+    type: 'object',
+    properties: {
+      // The bounds every env's reset() enforces (SeededRng): a seed past them is the client's error, said here by
+      // name, not a RangeError from inside the env (EXECUTION_ERROR, HTTP 500).
+      seed: {
+        type: 'integer',
+        minimum: seedMinimum,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Same seed, same episode.',
+      },
+      episode_id: { type: 'string', maxLength: 255 },
+      options: { type: 'object', description: 'Per-episode options the env documents (ResetArgs.options).' },
+      request_id: { type: 'string', maxLength: 255, description: 'A tracking id, as on /step; not read.' },
+      ...sessionConfigProperties,
     },
-    episode_id: { type: 'string', maxLength: 255 },
-    options: { type: 'object', description: 'Per-episode options the env documents (ResetArgs.options).' },
-    ...sessionConfigProperties,
-  },
-} as const;
+  } as const;
+}
+
+export const resetDataSchema = resetDataSchemaFrom(-Number.MAX_SAFE_INTEGER);
+
+/** `POST /reset` body: as `reset`'s data, with OpenEnv's ResetRequest bound on the seed (`ge=0`). */
+const resetBodySchema = resetDataSchemaFrom(0);
+
+/** The reset fields TurnGym reads; any other is one of the episode's reset options (`foldExtraFields`). */
+const RESET_FIELDS: readonly string[] = Object.keys(resetDataSchema.properties);
 
 export interface ResetData extends SessionConfigData {
   seed?: number;
   episode_id?: string;
   options?: Record<string, unknown>;
+  request_id?: string;
 }
 
 export const sessionConfigSchema = {
@@ -107,10 +125,30 @@ export const MAX_FINGERPRINT_BATCH = 1024;
 /** The most envelopes one `/mux` frame may carry. */
 export const MAX_MUX_BATCH = 4096;
 
+/** `reset`'s data with its extra fields moved into `options` (at `["data", <field>]` when one is refused). */
+function foldingResetData(
+  validator: RequestValidator<{ type: 'reset'; data?: ResetData }>,
+): RequestValidator<{ type: 'reset'; data?: ResetData }> {
+  const check = (input: unknown, loc: readonly (string | number)[] = []): { type: 'reset'; data?: ResetData } => {
+    const message = validator(input, loc);
+    if (message.data === undefined) return message;
+    return {
+      ...message,
+      data: foldExtraFields(message.data, RESET_FIELDS, 'options', [...loc, 'data'], 'Invalid message'),
+    };
+  };
+  return Object.assign(check, { schema: validator.schema });
+}
+
 export const validateMessage = {
-  reset: nullTolerant(
-    requestValidator<{ type: 'reset'; data?: ResetData }>(withData('reset', resetDataSchema, false), 'Invalid message'),
-    'data',
+  reset: foldingResetData(
+    nullTolerant(
+      requestValidator<{ type: 'reset'; data?: ResetData }>(
+        withData('reset', resetDataSchema, false),
+        'Invalid message',
+      ),
+      'data',
+    ),
   ),
   // The action itself is checked by decodeAction against the session's action space.
   step: requestValidator<{ type: 'step'; data: unknown }>(
@@ -152,28 +190,46 @@ export const validateMessage = {
   ),
 };
 
-/** `POST /step` body: OpenEnv's StepRequest (`action`, `timeout_s`, `request_id`) plus the reset keys. */
-export const validateStepBody = nullTolerant(
-  requestValidator<ResetData & { action: unknown; timeout_s?: number; request_id?: string }>(
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['action'],
-      properties: {
-        action: { type: 'object' },
-        timeout_s: { type: 'number', exclusiveMinimum: 0 },
-        request_id: { type: 'string', maxLength: 255 },
-        ...resetDataSchema.properties,
-      },
-    },
-    'Invalid request body',
+/** A body validator that then folds the body's extra fields (`foldExtraFields`). */
+function foldingBody<T extends ResetData>(
+  validator: RequestValidator<T>,
+  known: readonly string[],
+  extras: ExtraFields,
+): RequestValidator<T> {
+  const check = (input: unknown, loc: readonly (string | number)[] = []): T =>
+    foldExtraFields(validator(input, loc), known, extras, loc, 'Invalid request body');
+  return Object.assign(check, { schema: validator.schema });
+}
+
+const stepBodySchema = {
+  type: 'object',
+  required: ['action'],
+  properties: {
+    action: { type: 'object' },
+    timeout_s: { type: 'number', exclusiveMinimum: 0 },
+    ...resetBodySchema.properties,
+  },
+} as const;
+
+/**
+ * `POST /step` body: OpenEnv's StepRequest (`action`, `timeout_s`, `request_id`) plus the reset keys of the
+ * episode it steps. Other fields are step parameters in OpenEnv (`env.step(action, **kwargs)`): no TurnGym step
+ * takes one, so they are ignored, as an OpenEnv env whose step() has no such parameter never sees them.
+ */
+export const validateStepBody = foldingBody(
+  nullTolerant(
+    requestValidator<ResetData & { action: unknown; timeout_s?: number }>(stepBodySchema, 'Invalid request body'),
+    'body',
   ),
-  'body',
+  Object.keys(stepBodySchema.properties),
+  'ignored',
 );
 
-export const validateResetBody = nullTolerant(
-  requestValidator<ResetData>(resetDataSchema, 'Invalid request body'),
-  'body',
+/** `POST /reset` body; extra fields are the episode's reset options. */
+export const validateResetBody = foldingBody(
+  nullTolerant(requestValidator<ResetData>(resetBodySchema, 'Invalid request body'), 'body'),
+  RESET_FIELDS,
+  'options',
 );
 
 /** `POST /sessions/<id>/fingerprint` body (the synchronous side channel of RemoteEnv.fingerprint). */

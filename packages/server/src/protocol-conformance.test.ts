@@ -204,7 +204,7 @@ describe('error replies', () => {
     ]);
     const seed = await client.request({ type: 'reset', data: { seed: 1.5 } });
     expect(seed.data.errors).toEqual([
-      expect.objectContaining({ type: 'int_type', loc: ['data', 'seed'], input: 1.5 }),
+      expect.objectContaining({ type: 'int_from_float', loc: ['data', 'seed'], input: 1.5 }),
     ]);
     await client.request({ type: 'reset', data: { seed: 1 } });
     const action = await client.request({ type: 'step', data: { txt: 'LOOKUP(a)' } });

@@ -34,6 +34,8 @@ export interface ValidationDetail {
   readonly msg: string;
   /** The offending value, as pydantic echoes it (left out when its JSON is over 1 KiB). */
   readonly input?: unknown;
+  /** The bound a value broke, as pydantic names it: `{"ge": 0}`, `{"max_length": 255}`. */
+  readonly ctx?: Readonly<Record<string, unknown>>;
 }
 
 /** `data` of an `error` reply. */

@@ -24,6 +24,9 @@ function pydanticType(error: ErrorObject): string {
       return 'extra_forbidden';
     case 'type': {
       const expected = Array.isArray(params.type) ? String(params.type[0]) : String(params.type);
+      // pydantic's word for 1.5 where an int is wanted (its lax mode takes 1.0, as JSON.parse here does).
+      if (expected === 'integer' && typeof error.data === 'number' && Number.isFinite(error.data))
+        return 'int_from_float';
       const words: Record<string, string> = {
         string: 'string_type',
         integer: 'int_type',
@@ -64,6 +67,24 @@ function pydanticType(error: ErrorObject): string {
     default:
       return 'value_error';
   }
+}
+
+/** pydantic's `ctx`: the bound a value broke, under the name of pydantic's constraint (`{"ge": 0}`). */
+function pydanticContext(error: ErrorObject): { ctx?: Record<string, unknown> } {
+  const params = error.params as Record<string, unknown>;
+  const names: Partial<Record<string, string>> = {
+    minimum: 'ge',
+    maximum: 'le',
+    exclusiveMinimum: 'gt',
+    exclusiveMaximum: 'lt',
+    minLength: 'min_length',
+    maxLength: 'max_length',
+    pattern: 'pattern',
+  };
+  const name = names[error.keyword];
+  if (name === undefined) return {};
+  const bound = error.keyword === 'pattern' ? params.pattern : params.limit;
+  return bound === undefined ? {} : { ctx: { [name]: bound } };
 }
 
 /** Largest `input` echoed back (JSON characters): pydantic echoes the value, but a client's megabyte stays home. */
@@ -108,6 +129,7 @@ export function validationDetails(
       loc: [...loc, ...pathParts(error.instancePath), ...extra],
       msg,
       ...echoedInput(input),
+      ...pydanticContext(error),
     });
   }
   if (details.length === 0 && (errors?.length ?? 0) > 0)

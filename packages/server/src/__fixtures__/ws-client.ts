@@ -40,11 +40,16 @@ export class WsClient {
     const queued = this.inbox.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no message within timeout')), timeoutMs);
-      this.waiters.push((message) => {
+      const waiter = (message: unknown): void => {
         clearTimeout(timer);
         resolve(message);
-      });
+      };
+      // A waiter that gave up leaves the queue, or it would swallow the next message meant for the one after it.
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`no message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
     });
   }
 
