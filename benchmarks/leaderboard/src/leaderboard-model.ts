@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { BenchResult, EnvResult } from './bench-result';
 import type { LeaderboardEntry } from './submission';
 import type { LoadedSuite } from './suite';
@@ -24,6 +25,11 @@ export interface LeaderboardRow {
   unscoredEnvs: string[];
   /** Envs this row ran at another package version than the table's most common one. */
   otherVersions: { envId: string; version: string | null }[];
+  /**
+   * Other input files (names only) holding this same run — its run id, start and finish — shown once: a result
+   * submitted twice, or a local result and its submission, is one run, not two rows ranked side by side.
+   */
+  duplicates: string[];
   envs: Map<string, EnvResult>;
 }
 
@@ -66,12 +72,38 @@ export function buildLeaderboard(
   entries: readonly LeaderboardEntry[],
   suites: readonly LoadedSuite[] = [],
 ): SuiteBoard[] {
-  const bySuite = new Map<string, LeaderboardEntry[]>();
-  for (const entry of entries) {
-    const list = bySuite.get(entry.result.suite.id) ?? [];
-    list.push(entry);
-    bySuite.set(entry.result.suite.id, list);
+  // A suite known here has checked every result's hash already. Results of a suite not known here that share its
+  // id but not its hash played different episodes: a table each, the hash in its name.
+  const hashes = new Map<string, Set<string>>();
+  for (const { result } of entries) {
+    if (suites.some((suite) => suite.id === result.suite.id)) continue;
+    hashes.set(result.suite.id, (hashes.get(result.suite.id) ?? new Set()).add(result.suite.sha256));
   }
+  const boardId = ({ suite }: BenchResult): string =>
+    (hashes.get(suite.id)?.size ?? 0) > 1 ? `${suite.id} (sha256 ${suite.sha256.slice(0, 12)}…)` : suite.id;
+  const bySuite = new Map<string, LeaderboardEntry[]>();
+  const runs = new Map<string, { entry: LeaderboardEntry; duplicates: string[] }>();
+  for (const entry of entries) {
+    const { runId, startedAt, finishedAt, suite } = entry.result;
+    const key = JSON.stringify([suite.id, suite.sha256, runId, startedAt, finishedAt]);
+    const seen = runs.get(key);
+    if (seen) {
+      // The copy whose records are here keeps the row (the viewer can show them); the other is named in a note.
+      const keep = seen.entry.recordsFile === null && entry.recordsFile !== null;
+      seen.duplicates.push(basename(keep ? seen.entry.file : entry.file));
+      if (keep) {
+        const list = bySuite.get(boardId(entry.result)) as LeaderboardEntry[];
+        list[list.indexOf(seen.entry)] = entry;
+        seen.entry = entry;
+      }
+      continue;
+    }
+    runs.set(key, { entry, duplicates: [] });
+    const list = bySuite.get(boardId(entry.result)) ?? [];
+    list.push(entry);
+    bySuite.set(boardId(entry.result), list);
+  }
+  const duplicatesOf = new Map([...runs.values()].map(({ entry, duplicates }) => [entry, duplicates]));
   const order = [
     ...suites.map((suite) => suite.id).filter((id) => bySuite.has(id)),
     ...[...bySuite.keys()].filter((id) => !suites.some((suite) => suite.id === id)).sort(),
@@ -116,6 +148,7 @@ export function buildLeaderboard(
         otherVersions: entry.result.envs
           .filter((env) => envVersions.has(env.envId) && env.packageVersion !== envVersions.get(env.envId))
           .map((env) => ({ envId: env.envId, version: env.packageVersion })),
+        duplicates: duplicatesOf.get(entry) ?? [],
         envs,
       };
     });

@@ -1,5 +1,5 @@
 import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readEpisodeRecords } from '@turngym/core';
 import { temporaryDirectory, testRegistry, tinySuite } from './__fixtures__/test-envs';
 import type { BenchResult } from './bench-result';
@@ -398,6 +398,13 @@ describe('leaderboard', () => {
     // The terminal table `turngym bench` prints says it too.
     expect(formatResultsTable([unscored])).toMatch(/\nmean over envs\s+100% \[100–100\] \(1 of 2 envs\)\n/);
     expect(markdown).toContain('- errored agent: partial, every episode of test/faulty-v1 errored');
+    // The env's own cell says why it has no rate, in both pages, as the terminal table does.
+    expect(markdown).toMatch(/\| 3 \| errored agent \(Ada\) \*\(partial\)\* \| [^|]+ \| [^|]+ \| — \(3 errored\) \|/);
+    const row = renderHtml(boards).match(/<tr data-run="all-errored">.*?<\/tr>/)?.[0] ?? '';
+    expect(row).toMatch(/<td data-value=""><span class="not-run">3 errored<\/span><\/td>/);
+    expect(renderHtml(boards)).toMatch(
+      /<div class="env-row" data-run="all-errored">.*?<span class="value"><span class="not-run">no score · 3 errored<\/span>/,
+    );
   });
 
   // Two agents with the same scores are not first and second: the label is all that would order them.
@@ -412,6 +419,59 @@ describe('leaderboard', () => {
       [3, 'random'],
     ]);
     expect(renderMarkdown(boards)).toMatch(/\n\| 1 \| a copy of scripted \(Ada\) \|[^\n]*\n\| 1 \| scripted \|/);
+  });
+
+  // The same result sent twice, or a bench's own result beside the submission made of it, is one run: it was two
+  // or three rows, ranked side by side as if three agents had scored alike.
+  it('shows a run once when it comes in several files, keeping the copy whose records are here', () => {
+    const scripted = results.scripted as BenchResult;
+    const first = submission(scripted);
+    const again = submission(scripted, { description: 'sent again' });
+    const boards = buildLeaderboard(readLeaderboardEntries([first, join(out, 'results'), again], [suite]), [suite]);
+    expect(boards[0]?.rows.map((row) => [row.rank, row.label, row.submittedBy])).toEqual([
+      [1, 'scripted', null],
+      [2, 'random', null],
+    ]);
+    const row = boards[0]?.rows[0];
+    expect(row?.recordsFile).toBe(join(out, 'runs', 'tiny-v1--scripted', 'records.jsonl'));
+    expect(row?.duplicates).toEqual([basename(first), basename(again)]);
+    expect(renderMarkdown(boards)).toContain(
+      `- scripted: the same run is also in ${basename(first)}, ${basename(again)}; shown once.`,
+    );
+    expect(renderHtml(boards)).toContain(`; shown once.</li>`);
+    // A copy with a new run id is another row (the tie test above): only the very same run is folded.
+  });
+
+  // Results of a suite not known here are not checked against it; two that share its id but not its hash played
+  // different episodes and were ranked in one table.
+  it('never ranks results of an unknown suite with different hashes together', () => {
+    const theirs = structuredClone(results.scripted as BenchResult);
+    theirs.suite = { ...theirs.suite, id: 'their-v1', name: 'their' };
+    const edited = structuredClone(theirs);
+    edited.suite.sha256 = 'f'.repeat(64);
+    edited.runId = 'edited';
+    const boards = buildLeaderboard(readLeaderboardEntries([submission(theirs), submission(edited)], [suite]), [suite]);
+    expect(boards.map((board) => [board.suiteId, board.rows.length])).toEqual([
+      [`their-v1 (sha256 ${theirs.suite.sha256.slice(0, 12)}…)`, 1],
+      ['their-v1 (sha256 ffffffffffff…)', 1],
+    ]);
+    // One hash: the table keeps the suite's plain id.
+    expect(buildLeaderboard(readLeaderboardEntries([submission(theirs)], [suite]), [suite])[0]?.suiteId).toBe(
+      'their-v1',
+    );
+  });
+
+  // The page said "2000 seeded resamples" whatever the results used; these were made with 200.
+  it('states the resample count the results give, not a constant', () => {
+    const boards = buildLeaderboard(readLeaderboardEntries([join(out, 'results')], [suite]), [suite]);
+    const html = renderHtml(boards);
+    expect(html).toContain('95% percentile bootstrap interval (200 seeded resamples of the episodes;');
+    expect(html).not.toContain('2000 seeded');
+    const more = structuredClone(results.scripted as BenchResult);
+    more.statistics.resamples = 2000;
+    more.runId = 'more-resamples';
+    const mixed = buildLeaderboard(readLeaderboardEntries([join(out, 'results'), submission(more)], [suite]), [suite]);
+    expect(renderHtml(mixed)).toContain('(2000 or 200 seeded resamples of the episodes, as each result states;');
   });
 
   // Two benches sharing an --out each re-render the pages as they end. Rewritten in place, a page was empty for a

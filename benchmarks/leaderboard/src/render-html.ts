@@ -226,7 +226,16 @@ function renderRow(board: SuiteBoard, row: LeaderboardRow): string {
         (metrics
           ? ` · mean reward ${formatNumber(metrics.reward.mean)} · ${formatNumber(metrics.turns.mean, 1)} turns`
           : '');
-      return rateCell(metrics?.success, viewerHref(row, envId), title);
+      // Every episode errored: the cell says so (a bare "—" looked like a cell with nothing to show) and still
+      // links to the errored episodes.
+      if (!metrics) {
+        const href = viewerHref(row, envId);
+        const body = `${env.errored} errored`;
+        return `<td data-value=""><span class="not-run">${
+          href ? `<a href="${escapeHtml(href)}" title="${escapeHtml(title)}">${body}</a>` : body
+        }</span></td>`;
+      }
+      return rateCell(metrics.success, viewerHref(row, envId), title);
     }),
     numberCell(overall.reward?.mean ?? null, overall.reward ? formatNumber(overall.reward.mean) : ''),
     numberCell(overall.turns, overall.turns !== null ? formatNumber(overall.turns, 1) : ''),
@@ -254,7 +263,7 @@ function renderEnvCards(board: SuiteBoard): string {
         const bar = success ? rateBar(success) : '<span class="bar"></span>';
         const value = success
           ? `${formatPercent(success.mean)}<span class="ci">${formatPercentInterval(success.low, success.high)} · n=${env?.scored}</span>`
-          : '<span class="not-run">no score</span>';
+          : `<span class="not-run">no score · ${env?.errored ?? 0} errored</span>`;
         return `<div class="env-row" data-run="${escapeHtml(row.id)}"><span class="who" title="${escapeHtml(row.label)}">${who}</span>${bar}<span class="value">${value}</span></div>`;
       });
     return (
@@ -271,6 +280,9 @@ function renderNotes(board: SuiteBoard): string {
   const notes: string[] = [];
   for (const row of board.rows) {
     const label = isolatedText(row.label);
+    if (row.duplicates.length > 0) {
+      notes.push(`${label}: the same run is also in ${row.duplicates.map(isolatedText).join(', ')}; shown once.`);
+    }
     const skipped = row.result.skipped.filter(
       (env) => board.envIds.includes(env.envId) || env.reason !== 'not selected',
     );
@@ -357,6 +369,13 @@ export function renderHtml(boards: readonly SuiteBoard[], options: RenderHtmlOpt
     options.viewer !== false ? `<a href="${VIEWER_PAGE}">Rollout viewer</a>` : '',
     options.markdown ? `<a href="${escapeHtml(options.markdown)}">Markdown</a>` : '',
   ].filter(Boolean);
+  // The resample count each result states, not a constant: a result may be made with another (at least 100).
+  const resamples = [
+    ...new Set(boards.flatMap((board) => board.rows.map((row) => row.result.statistics.resamples))),
+  ].sort((a, b) => b - a);
+  const resampling = `${resamples.length > 0 ? `${resamples.join(' or ')} ` : ''}seeded resamples of the episodes${
+    resamples.length > 1 ? ', as each result states' : ''
+  }`;
   const body =
     boards.length > 0
       ? boards.map(renderBoard).join('')
@@ -377,7 +396,7 @@ ${contentSecurityPolicy([SORT_SCRIPT])}
 ${body}
 <footer class="explain">
 <p><strong>Reading the table.</strong> Success is the share of episodes whose last step set <code>info.success</code>; each cell shows it with its
-95% percentile bootstrap interval (2000 seeded resamples of the episodes; the whisker on the bar)${
+95% percentile bootstrap interval (${escapeHtml(resampling)}; the whisker on the bar)${
     options.viewer !== false ? ' and links to those episodes in the rollout viewer' : ''
   }. The overall rate is the mean over envs, each env counting the same, with a stratified bootstrap interval. Episodes that
 failed for infrastructure reasons (a model call, an env fault) are counted as errored and excluded from every score. Rows that did not run

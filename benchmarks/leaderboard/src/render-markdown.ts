@@ -89,7 +89,9 @@ function renderBoard(board: SuiteBoard): string {
       ...board.envIds.map((envId) => {
         const env = row.envs.get(envId);
         if (!env) return 'not run';
-        return successCell(env.metrics?.success);
+        // Every episode errored: "—" alone read like a row with nothing to say; the terminal table says the same.
+        if (!env.metrics) return `— (${env.errored} errored)`;
+        return successCell(env.metrics.success);
       }),
       overall.reward ? formatNumber(overall.reward.mean) : '—',
       overall.turns !== null ? formatNumber(overall.turns, 1) : '—',
@@ -114,6 +116,8 @@ function renderBoard(board: SuiteBoard): string {
       );
     for (const other of row.otherVersions)
       notes.push(`${row.label}: ran ${other.envId} ${other.version ?? '(unknown version)'}.`);
+    if (row.duplicates.length > 0)
+      notes.push(`${row.label}: the same run is also in ${row.duplicates.join(', ')}; shown once.`);
     const errored = row.result.envs.filter((env) => env.errored > 0);
     if (errored.length > 0) {
       const codes = [...new Set(errored.flatMap((env) => env.errors.map((error) => error.code)))].join(', ');

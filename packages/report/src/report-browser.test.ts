@@ -325,6 +325,55 @@ describeBrowser('the training report in Chromium', () => {
     }
   });
 
+  // Trainers evaluate at the last iteration only, and seeds stop a few tokens apart: each seed's eval curve is one
+  // point, at 24,576 and 24,523 steps. The chart of it came out empty (one-point lines have no length, and the band of
+  // seeds that never overlap was a path "Z", a console error), with its x axis labelled "24.5k 24.5k 24.6k …".
+  it('draws one-point seeds that never overlap as dots, and labels every tick differently', async () => {
+    const runs = join(root, 'final-eval-runs');
+    for (const [seed, last] of [
+      [0, 24576],
+      [1, 24523],
+    ] as const) {
+      const dir = join(runs, `grpo-s${seed}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'run.json'),
+        JSON.stringify({ algorithm: 'grpo', envId: 'turngym/math-thought-v1', seed, args: {}, startedAt: '' }),
+      );
+      const lines = [
+        { iteration: 0, global_step: 8192, 'charts/success_rate': 0 },
+        { iteration: 1, global_step: last, 'charts/success_rate': 0.5, 'eval/success_rate': 0.25 * (seed + 1) },
+      ];
+      writeFileSync(join(dir, 'metrics.jsonl'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    }
+    const file = join(root, 'final-eval.html');
+    await writeReport(file, { runs: [runs], title: 'Final evaluation only' });
+    const other = await browser.newPage();
+    const errors: string[] = [];
+    other.on('pageerror', (error) => errors.push(String(error)));
+    other.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warn') errors.push(message.text());
+    });
+    try {
+      await other.goto(pathToFileURL(file).href);
+      await other.waitForSelector('body[data-ready="true"]');
+      const evalChart = '.chart-card[data-metric="eval/success_rate"]';
+      const dots = await other.$$eval(`${evalChart} circle.seed-dot`, (nodes) =>
+        nodes.map((node) => node.querySelector('title')?.textContent),
+      );
+      expect(dots).toEqual(['grpo · turngym/math-thought-v1, seed 0', 'grpo · turngym/math-thought-v1, seed 1']);
+      expect(await other.$$eval(`${evalChart} path.band, ${evalChart} path.mean`, (nodes) => nodes.length)).toBe(0);
+      const xTicks = await other.$$eval(`${evalChart} text.tick[text-anchor="middle"]`, (labels) =>
+        labels.map((label) => label.textContent),
+      );
+      expect(xTicks.length).toBeGreaterThan(1);
+      expect(new Set(xTicks).size).toBe(xTicks.length);
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('made no console errors and no network requests', () => {
     expect(problems).toEqual([]);
   });

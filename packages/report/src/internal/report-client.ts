@@ -42,21 +42,34 @@ export function reportClient(data: ReportData): void {
    * (a diverged loss) and below a thousandth, `1.5e13` and `2.5e-5`: as G, or as decimals, they would grow wider
    * than the chart's margin and be cut off at the left ("1.5e+292G" read as "5e+292G").
    */
-  function fmt(value: number): string {
+  function fmt(value: number, digits = 3): string {
     if (!Number.isFinite(value)) return '—';
     const magnitude = Math.abs(value);
     let text: string;
     if (magnitude >= 1e12 || (magnitude > 0 && magnitude < 1e-3))
       text = value
-        .toExponential(2)
+        .toExponential(digits - 1)
         .replace(/\.?0+e/, 'e')
         .replace('e+', 'e');
-    else if (magnitude >= 1e9) text = `${+(value / 1e9).toPrecision(3)}G`;
-    else if (magnitude >= 1e6) text = `${+(value / 1e6).toPrecision(3)}M`;
-    else if (magnitude >= 1e4) text = `${+(value / 1e3).toPrecision(3)}k`;
+    else if (magnitude >= 1e9) text = `${+(value / 1e9).toPrecision(digits)}G`;
+    else if (magnitude >= 1e6) text = `${+(value / 1e6).toPrecision(digits)}M`;
+    else if (magnitude >= 1e4) text = `${+(value / 1e3).toPrecision(digits)}k`;
     else if (magnitude >= 100 || Number.isInteger(value)) text = String(Math.round(value * 10) / 10);
-    else text = String(+value.toPrecision(3));
+    else text = String(+value.toPrecision(digits));
     return text.replace(/^-/, '\u2212');
+  }
+
+  /**
+   * An axis's tick labels: as short as `fmt` makes them, with more digits where that would print two ticks alike.
+   * Seeds that stop a few tokens apart span 24,523 to 24,576 steps, and three digits labelled the axis
+   * "24.5k 24.5k 24.6k 24.6k 24.6k".
+   */
+  function tickLabels(values: readonly number[]): string[] {
+    let labels = values.map((value) => fmt(value));
+    for (let digits = 4; digits <= 12 && new Set(labels).size < labels.length; digits++) {
+      labels = values.map((value) => fmt(value, digits));
+    }
+    return labels;
   }
 
   function fmtStatistic(statistic: SeedStatistic | null, seeds: number): string {
@@ -211,22 +224,26 @@ export function reportClient(data: ReportData): void {
     const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img' }, 'curve-chart');
     root.setAttribute('aria-label', `${chart.metric} against ${data.xAxis}`);
     const axes = svg('g', {}, 'axes');
-    for (const value of ticks(yLow, yHigh, 5)) {
+    const yTicks = ticks(yLow, yHigh, 5);
+    const yLabels = tickLabels(yTicks);
+    yTicks.forEach((value, index) => {
       const y = sy(value);
       axes.append(svg('line', { x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y, y2: y }, 'grid'));
       const label = svg('text', { x: MARGIN.left - 6, y: y + 4, 'text-anchor': 'end' }, 'tick');
-      label.textContent = fmt(value);
+      label.textContent = yLabels[index]!;
       axes.append(label);
-    }
-    for (const value of ticks(xLow, xHigh, 6)) {
+    });
+    const xTicks = ticks(xLow, xHigh, 6);
+    const xLabels = tickLabels(xTicks);
+    xTicks.forEach((value, index) => {
       const x = sx(value);
       axes.append(
         svg('line', { x1: x, x2: x, y1: HEIGHT - MARGIN.bottom, y2: HEIGHT - MARGIN.bottom + 4 }, 'tick-mark'),
       );
       const label = svg('text', { x, y: HEIGHT - MARGIN.bottom + 16, 'text-anchor': 'middle' }, 'tick');
-      label.textContent = fmt(value);
+      label.textContent = xLabels[index]!;
       axes.append(label);
-    }
+    });
     axes.append(
       svg('rect', { x: MARGIN.left, y: MARGIN.top, width: plotWidth, height: plotHeight, fill: 'none' }, 'frame'),
     );
@@ -246,22 +263,25 @@ export function reportClient(data: ReportData): void {
       if (hiddenGroups.has(curve.group)) layer.style.display = 'none';
       const upper = curve.band.map((point): [number, number] => [sx(point.x), sy(point.mean + point.std)]);
       const lower = curve.band.map((point): [number, number] => [sx(point.x), sy(point.mean - point.std)]).reverse();
-      if (curve.seeds.length > 1) {
+      // Seeds whose x ranges do not overlap have no band (see aggregateSeeds): a path of only "Z" is an SVG error.
+      if (curve.seeds.length > 1 && curve.band.length > 0) {
         layer.append(svg('path', { d: `${pathOf([...upper, ...lower])}Z`, fill: color }, 'band'));
       }
       for (const seed of curve.seeds) {
-        const line = svg(
-          'path',
-          { d: pathOf(seed.points.map(([x, y]): [number, number] => [sx(x), sy(y)])), stroke: color },
-          'seed-line',
-        );
+        const points = seed.points.map(([x, y]): [number, number] => [sx(x), sy(y)]);
+        // A seed with one point (an evaluation logged only at the end) is a line of no length: it is drawn as a
+        // dot, or a chart of such seeds, logged a few tokens apart, would be empty.
+        const line =
+          points.length === 1
+            ? svg('circle', { cx: points[0]![0], cy: points[0]![1], r: 3, fill: color }, 'seed-dot')
+            : svg('path', { d: pathOf(points), stroke: color }, 'seed-line');
         const title = svg('title');
         title.textContent = `${data.groups[curve.group]!.name}, seed ${seed.seed}`;
         line.append(title);
         layer.append(line);
       }
       const means = curve.band.map((point): [number, number] => [sx(point.x), sy(point.mean)]);
-      layer.append(svg('path', { d: pathOf(means), stroke: color }, 'mean'));
+      if (means.length > 0) layer.append(svg('path', { d: pathOf(means), stroke: color }, 'mean'));
       if (means.length === 1)
         layer.append(svg('circle', { cx: means[0]![0], cy: means[0]![1], r: 3, fill: color }, 'mean-dot'));
       return layer;

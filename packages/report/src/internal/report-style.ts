@@ -46,6 +46,7 @@ h2 { font-size: 17px; margin: 0 0 10px; }
 .curve-chart .axis-label { font-size: 11px; fill: var(--muted); font-family: var(--mono); }
 .curve-chart .band { opacity: .16; stroke: none; }
 .curve-chart .seed-line { fill: none; stroke-width: 1; opacity: .45; }
+.curve-chart .seed-dot { opacity: .7; }
 .curve-chart .mean { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 .curve-chart .hover-rule { stroke: #8792a2; stroke-dasharray: 3 3; }
 .curve-chart .overlay { fill: transparent; }
