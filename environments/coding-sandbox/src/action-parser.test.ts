@@ -108,4 +108,13 @@ describe('parseCodingAction', () => {
       expect(feedback).not.toContain('(?!');
     }
   });
+
+  it('says that path letters are ASCII when a path has an accented letter', () => {
+    // "letters" read as if `src/café.ts` were allowed; the refusal then named no reason for it.
+    const parse = parseCodingAction('WRITE_FILE src/café.ts\n```ts\nexport const x = 1;\n```');
+    expect(parse.ok).toBe(false);
+    expect((parse as { feedback: string }).feedback).toMatch(
+      /must be a workspace path: relative, ASCII letters, digits, .*\(got "src\/café\.ts"\)/,
+    );
+  });
 });

@@ -115,7 +115,7 @@ function parseBlockSyntax(text: string): TextCall {
 // nothing about what to write instead: the rule in words replaces them.
 const PATH_PATTERN_WORDS = `must match pattern "${PATH_PATTERN}"`;
 const PATH_RULE =
-  'must be a workspace path: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part, ' +
+  'must be a workspace path: relative, ASCII letters, digits, "_", "." and "-" between "/", no "." or ".." part, ' +
   'not starting with "__" (e.g. solution.ts, src/cart.ts)';
 
 /**

@@ -1117,6 +1117,14 @@
         return `{"status":"error","detail":${describeError(error)}}`;
       }
     },
+    /**
+     * Runs nothing. After a call stopped at its time limit, the continuations its program had queued are still
+     * queued and would run at the end of the next call, charged to it: the worker makes this call with a 1 ms limit, at which V8
+     * drops the queue it was running (see `discardContinuations` in sandbox-worker.js).
+     */
+    idle() {
+      return '';
+    },
     takeOutput() {
       return `{"stdout":${quote(streams.stdout)},"stderr":${quote(streams.stderr)},"stdoutDropped":${streams.stdoutDropped},"stderrDropped":${streams.stderrDropped}}`;
     },

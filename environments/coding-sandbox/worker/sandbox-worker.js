@@ -66,6 +66,86 @@ try {
   process.stderr.write(`sandbox-worker: no time limit for sucrase (${String(error)})\n`);
 }
 
+// ---- two TypeScript constructs sucrase gets wrong ------------------------------------------------------------------
+// 1. A name imported with `import type` and exported again (`import type { Shape } from './shapes'; export { Shape };`,
+//    `export default Shape`, a barrel file's usual shape) became `exports.Shape = Shape`: sucrase removes the import
+//    but counts its names as values, so the file threw "ReferenceError: Shape is not defined" when loaded and every
+//    test that imported it failed. Such a name is a type: its export is removed, as TypeScript does.
+// 2. Auto-accessors (`accessor x = 1`, TypeScript 4.9 / ES decorators) are parsed and turned into plain fields, a
+//    `static accessor` even into an instance field (`Box.count` was undefined), and this Node has no auto-accessors to
+//    pass them on to: the file is a compile error that names the construct and what to write instead.
+const sucraseDist = dirname(sucrasePath);
+/** @type {((source: string, typescript: boolean) => string | undefined) | undefined} */
+let findAutoAccessor;
+try {
+  const { TokenType } = require(join(sucraseDist, 'parser', 'tokenizer', 'types.js'));
+  const { ContextualKeyword } = require(join(sucraseDist, 'parser', 'tokenizer', 'keywords.js'));
+  const { IdentifierRole } = require(join(sucraseDist, 'parser', 'tokenizer', 'index.js'));
+  const { parse } = require(join(sucraseDist, 'parser', 'index.js'));
+  const declarationInfo = require(join(sucraseDist, 'util', 'getDeclarationInfo.js'));
+  const getDeclarationInfo = declarationInfo.default;
+  if (typeof getDeclarationInfo !== 'function' || typeof parse !== 'function' || ContextualKeyword._type === undefined)
+    throw new Error('an unexpected layout');
+  /** Names bound by `import type X`, `import type { X }`, `import type * as X` (not `import type from`). */
+  const typeOnlyImports = (tokens) => {
+    const names = [];
+    const list = tokens.tokens;
+    for (let i = 0; i + 2 < list.length; i++) {
+      if (list[i].type !== TokenType._import) continue;
+      const second = list[i + 1];
+      const third = list[i + 2];
+      if (second.type !== TokenType.name || second.contextualKeyword !== ContextualKeyword._type) continue;
+      // `import type from './x'` and `import type, { a } from './x'` import a value named `type`.
+      if (third.type === TokenType.comma || third.type === TokenType.eq) continue;
+      if (third.type === TokenType.name && third.contextualKeyword === ContextualKeyword._from) continue;
+      for (let j = i + 2; j < list.length && list[j].type !== TokenType.string && list[j].type !== TokenType.semi; j++)
+        if (list[j].type === TokenType.name && list[j].identifierRole === IdentifierRole.ImportDeclaration)
+          names.push(tokens.identifierNameForToken(list[j]));
+    }
+    return names;
+  };
+  declarationInfo.default = function typeAwareDeclarationInfo(tokens) {
+    const info = getDeclarationInfo(tokens);
+    for (const name of typeOnlyImports(tokens)) {
+      info.valueDeclarations.delete(name);
+      info.typeDeclarations.add(name);
+    }
+    return info;
+  };
+  const MEMBER_NAME_STARTS = new Set([
+    TokenType.string,
+    TokenType.num,
+    TokenType.bigint,
+    TokenType.bracketL,
+    TokenType.hash,
+  ]);
+  findAutoAccessor = (source, typescript) => {
+    const { tokens } = parse(source, false, typescript, false);
+    for (let i = 0; i + 1 < tokens.length; i++) {
+      const token = tokens[i];
+      if (token.contextualKeyword !== ContextualKeyword._accessor || token.identifierRole !== IdentifierRole.ObjectKey)
+        continue;
+      // In a `declare class`, or `abstract`, it is a type only: nothing of it runs.
+      const previous = tokens[i - 1];
+      if (token.isType || previous?.contextualKeyword === ContextualKeyword._abstract) continue;
+      // `accessor` as a modifier is followed on the same line by the member's name; a member named `accessor` by
+      // `=`, `(`, `;` or a line end.
+      const next = tokens[i + 1];
+      const nameFollows =
+        (next.type === TokenType.name && next.identifierRole === IdentifierRole.ObjectKey) ||
+        MEMBER_NAME_STARTS.has(next.type);
+      if (!nameFollows || /[\r\n\u2028\u2029]/.test(source.slice(token.end, next.start))) continue;
+      const before = source.slice(0, token.start).split(/\r\n|[\r\n\u2028\u2029]/);
+      return `${before.length}:${(before[before.length - 1] ?? '').length + 1}`;
+    }
+    return undefined;
+  };
+} catch (error) {
+  process.stderr.write(
+    `sandbox-worker: type-only re-exports and auto-accessors are left to sucrase (${String(error)})\n`,
+  );
+}
+
 /**
  * How long the files of one evaluation may take to compile (ms): a call's time limit, but at least a second, so that a
  * client's small `timeLimitMs` does not turn a large file compiled on a busy machine into a compile error (sucrase
@@ -91,7 +171,14 @@ function transpile(path, source, deadline) {
       transforms: typescript ? ['typescript', 'imports'] : ['imports'],
       filePath: path,
     });
-    entry = { code: output.code };
+    const accessorAt =
+      findAutoAccessor && source.includes('accessor') ? findAutoAccessor(source, typescript) : undefined;
+    entry =
+      accessorAt === undefined
+        ? { code: output.code }
+        : {
+            error: `SyntaxError: auto-accessors (\`accessor\` class members) are not supported (${accessorAt}): the sandbox's type stripper, sucrase, would make them plain fields (a \`static accessor\` an instance field); write a private field with a \`get\` and \`set\` pair instead`,
+          };
   } catch (error) {
     if (error instanceof TranspileTimeout) {
       // Not cached: it says how long parsing took, not only what the source is.
@@ -220,10 +307,31 @@ class Session {
         // Charged the full allowance, not the measured time, so how many tests a slow program gets to run
         // does not depend on scheduling noise.
         if (budget) budget.charged += timeout;
+        this.discardContinuations();
         return { ok: false, reason: 'timeout', message, timeout };
       }
       if (budget) budget.charged += performance.now() - started;
       return { ok: false, reason: 'error', message };
+    }
+  }
+
+  /**
+   * Drops what a call stopped at its time limit left behind. Its program's queued continuations (stopped in its own
+   * body, before they ran) ran in the next call, after that call's own work and under its limit: the next test was
+   * charged for them, or the call that collects the output ran out of time and the output was lost
+   * (`console.log('hi')`, five 400 ms continuations, `while (true) {}`: 3.4 s and "(no output)"). A call with a 1 ms
+   * limit starts them and is stopped, and V8 empties the queue it was running. A rejection left unhandled by the
+   * stopped call is reported by the next call that ends normally: this one, whose answer is not used, rather than the
+   * next test.
+   */
+  discardContinuations() {
+    for (let attempt = 0; attempt < 3 && !this.isolate.isDisposed; attempt++) {
+      try {
+        this.dispatch.applySync(undefined, ['idle'], { timeout: 1 });
+        return;
+      } catch (error) {
+        if (!/timed out/i.test(String((error && /** @type {Error} */ (error).message) || error))) return;
+      }
     }
   }
 

@@ -423,6 +423,55 @@ export const ADVERSARIAL_PROGRAMS: readonly AdversarialProgram[] = [
     code: 'new FinalizationRegistry(() => {})',
     expect: NOT_DEFINED,
   },
+  // ---- values whose reading runs code: inside a call the time limit covers it; isolated-vm reads an unhandled
+  // rejection's reason (`message`, `stack`, `toString`) after the call, outside it, so the watchdog's kill bounds that
+  {
+    name: 'unhandled rejection whose reason never finishes being read',
+    threat: 'cpu',
+    code: 'Promise.reject({ get message(): string { while (true) {} } });',
+    expect:
+      /time limit exceeded: the program did not stop .*killed \(.*an unhandled promise rejection whose reason runs code when it is read/,
+    slow: true,
+  },
+  {
+    name: 'unhandled rejection of an Error whose stack formatting never returns',
+    threat: 'cpu',
+    code: "(Error as any).prepareStackTrace = () => { while (true) {} };\nPromise.reject(new Error('x'));",
+    expect:
+      /time limit exceeded: the program did not stop .*killed \(.*an unhandled promise rejection whose reason runs code when it is read/,
+    slow: true,
+  },
+  {
+    name: 'thrown object whose message getter never returns',
+    threat: 'cpu',
+    code: 'throw { get message(): string { while (true) {} } };',
+    expect: /time limit exceeded: stopped after/,
+  },
+  {
+    name: 'value with a then, toString, toJSON and Symbol.toPrimitive that never return',
+    threat: 'cpu',
+    code: '({ then() { while (true) {} }, toString() { while (true) {} }, toJSON() { while (true) {} }, [Symbol.toPrimitive]() { while (true) {} } })',
+    // The value is rendered without calling any of them.
+    expect: /RUN \(code\): finished\.\n=> \{then: \[Function: then\], toString: \[Function: toString\]/,
+  },
+  {
+    name: 'value that is a Proxy whose traps never return',
+    threat: 'cpu',
+    code: 'new Proxy({}, { get() { while (true) {} }, ownKeys() { while (true) {} }, getOwnPropertyDescriptor() { while (true) {} }, getPrototypeOf() { while (true) {} } })',
+    expect: /time limit exceeded: stopped after/,
+  },
+  {
+    name: 'array value with an index getter that never returns',
+    threat: 'cpu',
+    code: 'const a = [1, 2];\nObject.defineProperty(a, 1, { get() { while (true) {} } });\na',
+    expect: /time limit exceeded: stopped after/,
+  },
+  {
+    name: 'continuation queued behind the value that never returns',
+    threat: 'async',
+    code: 'Promise.resolve().then(() => { while (true) {} });\n1',
+    expect: /time limit exceeded: stopped after/,
+  },
   // ---- async tests and hostile thenables against the test runner (RUN_TESTS on a test file): none may pass a
   // failing test, hang the run or reach the host; a test still pending once its continuations ran did not finish
   {

@@ -161,6 +161,103 @@ describe('SandboxPool', () => {
     expect(plain.run?.error).not.toMatch(/namespace/);
   });
 
+  it("drops what a program stopped at its time limit had queued, instead of running it in the next call's time", async () => {
+    const quick: SandboxLimits = { timeMs: 500, totalTimeMs: 10000, memoryMb: 32, outputChars: 500 };
+    const spinLater =
+      'for (let i = 0; i < 4; i++) Promise.resolve().then(() => { const t = Date.now(); while (Date.now() - t < 300) {} });';
+    // The continuations ran when the output was collected, which then ran out of time: the output was lost.
+    const run = await pool.evaluate({
+      files: {},
+      job: { type: 'run', code: `console.log('before the loop');\n${spinLater}\nwhile (true) {}` },
+      limits: quick,
+    });
+    expect(run.run?.status).toBe('timeout');
+    expect(run.stdout).toBe('before the loop\n');
+    // They ran in the next test, which timed out (and a rejection left unhandled was that test's error).
+    const tests = await pool.evaluate({
+      files: {
+        'a.test.ts': `test('stopped', () => {\n${spinLater}\nPromise.reject(new Error('left behind'));\nwhile (true) {}\n});\ntest('next', () => { expect(1 + 1).toBe(2); });\n`,
+      },
+      job: { type: 'tests', testFiles: ['a.test.ts'] },
+      limits: quick,
+    });
+    expect(tests.tests.map((test) => [test.name, test.status])).toEqual([
+      ['stopped', 'timeout'],
+      ['next', 'pass'],
+    ]);
+  });
+
+  it('loads a TypeScript file that exports again a name it imported with `import type`', async () => {
+    // A barrel file as TypeScript users write one. Sucrase removed the type-only imports but kept their exports
+    // (`exports.Point = Point`), so loading the file threw "ReferenceError: Point is not defined" and every test
+    // importing it failed.
+    const files = {
+      'src/types.ts': 'export interface Point {\n  x: number;\n  y: number;\n}\nexport type Id = string;\n',
+      'src/math.ts':
+        "import type { Point } from './types';\nexport function add(a: Point, b: Point): Point {\n  return { x: a.x + b.x, y: a.y + b.y };\n}\n",
+      'src/index.ts':
+        "import type { Point, Id as Key } from './types';\nimport type * as Types from './types';\nimport type Shape from './types';\nexport { Point, Key, Types };\nexport { add } from './math';\nexport default Shape;\n",
+      'src/default.ts': "export default { kind: 'value' };\n",
+      'src/type-value.ts': "import type from './default';\nexport { type };\n",
+    };
+    const result = await pool.evaluate({
+      files,
+      job: {
+        type: 'tests',
+        snippets: {
+          setup:
+            "import { add } from './src/index';\nimport * as all from './src/index';\nimport * as typeValue from './src/type-value';",
+          tests: [
+            'expect(add({ x: 1, y: 2 }, { x: 3, y: 4 })).toEqual({ x: 4, y: 6 });',
+            "expect(Object.keys(all).filter((key) => key !== '__esModule').sort()).toEqual(['add']);",
+            // `import type from` imports a value named `type`: it stays exported.
+            "expect(typeof typeValue.type).toBe('object');",
+          ],
+        },
+      },
+      limits,
+    });
+    expect(result.compileErrors).toEqual([]);
+    expect(result.loadErrors).toEqual([]);
+    expect(result.tests.map((test) => [test.status, test.message])).toEqual([
+      ['pass', undefined],
+      ['pass', undefined],
+      ['pass', undefined],
+    ]);
+  });
+
+  it('refuses auto-accessors as a compile error naming them, where they silently became plain (or instance) fields', async () => {
+    // `static accessor count = 0` became an instance field: `Box.count` was undefined, with no error anywhere.
+    const box = 'export class Box {\n  accessor value = 1;\n  static accessor count = 0;\n}\n';
+    const result = await pool.evaluate({
+      files: { 'box.ts': box },
+      job: { type: 'run', code: "import { Box } from './box';\nBox.count" },
+      limits,
+    });
+    expect(result.compileErrors).toEqual([
+      {
+        path: 'box.ts',
+        message: expect.stringMatching(
+          /^SyntaxError: auto-accessors \(`accessor` class members\) are not supported \(2:3\).*write a private field with a `get` and `set` pair/,
+        ),
+      },
+    ]);
+    expect(result.run?.status).toBe('error');
+    // A member, variable or loop binding named `accessor` is not an auto-accessor, and one that is only a type (in a
+    // `declare class`, or `abstract`) runs nothing.
+    const named = await pool.evaluate({
+      files: {
+        'named.ts':
+          'export class C {\n  accessor = 2;\n  static accessor\n  other = 1;\n}\nexport const accessor = 5;\nfor (const accessor of [1]) void accessor;\n' +
+          'declare class D {\n  accessor x: number;\n}\nexport abstract class E {\n  abstract accessor y: number;\n}\n',
+      },
+      job: { type: 'run', code: "import { C, accessor } from './named';\nnew C().accessor + accessor + C.accessor" },
+      limits,
+    });
+    expect(named.compileErrors).toEqual([]);
+    expect(named.run).toEqual({ status: 'ok', value: 'NaN' });
+  });
+
   it('rejects evaluations once closed', async () => {
     const closing = new SandboxPool({ workers: 1 });
     const pending = closing.evaluate({ files: {}, job: { type: 'run', code: '1' }, limits });

@@ -251,7 +251,10 @@ function lostResult(reply: Extract<ProcessReply, { kind: 'lost' }>, request: Eva
   const { limits } = request;
   let fatal: string;
   if (reply.reason === 'killed') {
-    fatal = `time limit exceeded: the program did not stop at its ${limits.timeMs} ms limit (a long-running built-in operation), so the sandbox process was killed`;
+    // Two things outrun the isolate's timeout: a built-in that ignores termination, and code that a value left behind
+    // runs when isolated-vm reads it after the call, outside the timeout — the `message`, `stack`, `name` or `toString`
+    // of an unhandled rejection's reason (`Promise.reject({ get message() { for (;;); } })` held a worker until this).
+    fatal = `time limit exceeded: the program did not stop at its ${limits.timeMs} ms limit, so the sandbox process was killed (a long-running built-in operation, or an unhandled promise rejection whose reason runs code when it is read: a getter, toString or Proxy on the rejected value, which the sandbox reads after the time limit)`;
   } else if (reply.reason === 'crashed') {
     fatal = MEMORY_CRASH.test(reply.detail)
       ? `memory limit exceeded: the program made an allocation too large for the sandbox (${limits.memoryMb} MB), which stopped the sandbox process`

@@ -100,7 +100,9 @@ describe('what a program hands back and holds is bounded', () => {
   it('keeps the worker alive when snippets that transpile to megabytes are run one after another', async () => {
     // Each RUN below is a distinct 98k-character snippet that sucrase expands to ~5 MB. The worker's transpile
     // cache kept every output (bounded by count only): 110 → 343 MB resident in 45 runs, then out of heap.
-    const own = new SandboxPool({ workers: 1, graceMs: 1500 });
+    // A grace of its own: each RUN transpiles 98k characters (0.3–0.6 s at load average 15), and at 1,500 ms the
+    // watchdog once killed a worker that was only slow (2026-11-28), which is not what this test is about.
+    const own = new SandboxPool({ workers: 1, graceMs: 6000 });
     // The env's own limits (coding-options.ts defaults): a RUN of this size needs more than this file's 250 ms.
     const envLimits: SandboxLimits = { timeMs: 1000, totalTimeMs: 10_000, memoryMb: 64, outputChars: 2000 };
     try {

@@ -107,7 +107,7 @@ describe('parseTasks', () => {
     }
     expect(error).toBeInstanceOf(InvalidTaskFileError);
     const rule =
-      'must be workspace paths: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part';
+      'must be workspace paths: relative, ASCII letters, digits, "_", "." and "-" between "/", no "." or ".." part';
     expect((error as InvalidTaskFileError).problems).toEqual([
       expect.stringContaining(`line 1: task.files ${rule}`),
       expect.stringContaining(`line 2: task.canonical_solution ${rule}`),

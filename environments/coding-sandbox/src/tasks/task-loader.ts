@@ -24,7 +24,7 @@ export class InvalidTaskFileError extends TurnGymError {
 // words instead, once.
 const PATH_PATTERN_WORDS = `must match pattern "${PATH_PATTERN}"`;
 const PATH_RULE =
-  'must be workspace paths: relative, letters, digits, "_", "." and "-" between "/", no "." or ".." part, not starting with "__"';
+  'must be workspace paths: relative, ASCII letters, digits, "_", "." and "-" between "/", no "." or ".." part, not starting with "__"';
 
 function readable(problems: readonly string[]): string[] {
   return problems
