@@ -25,6 +25,20 @@ describe('turngym-wiki-convert command line', () => {
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
 
+  it('names the pages it converted with part of their wikitext left out, and converts the rest', () => {
+    const nested = `Before. ${'{{x|'.repeat(2000)}y${'}}'.repeat(2000)} After.`;
+    writeFileSync(
+      join(dir, 'nested.xml'),
+      `<mediawiki>${page('Nested', nested)}${page('Plain', 'A page.')}</mediawiki>`,
+    );
+    const result = convert('nested.xml', 'nested.jsonl');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(
+      'nested.xml: 1 pages converted with part of their wikitext left out, 0 pages not converted; the first:\n  "Nested": converted without 1 templates nested over 40 deep\n',
+    );
+    expect(readFileSync(join(dir, 'nested.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
   it('refuses an option it does not know instead of converting the whole dump without it', () => {
     // A typo of --max-articles: on a Wikipedia dump, hours of conversion the user did not ask for.
     const typo = convert('dump.xml', 'typo.jsonl', '--max-article', '2');

@@ -214,6 +214,13 @@ async function main(argv: readonly string[]): Promise<number> {
   process.stdout.write(
     `${output}: ${converted.articles} articles, ${converted.redirects} redirects (${converted.skipped} pages skipped) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
+  // Pages cut down or left out to bound the time one page takes: counted and named, never silently.
+  if (converted.degraded || converted.failed)
+    process.stdout.write(
+      `${input}: ${converted.degraded ?? 0} pages converted with part of their wikitext left out, ${converted.failed ?? 0} pages not converted${
+        converted.notes?.length ? `; the first:\n${converted.notes.map((note) => `  ${note}`).join('\n')}` : ''
+      }\n`,
+    );
   if (converted.caseSensitive)
     process.stdout.write(
       `${input}: the wiki's titles are case-sensitive; a corpus upper-cases their first letter, so titles that differ only there ("apple", "Apple") become one: the first one is kept\n`,

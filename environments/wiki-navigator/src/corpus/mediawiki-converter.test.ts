@@ -558,3 +558,15 @@ describe('dump files that cannot be converted: one error naming the file, and th
     expect(readFileSync(join(dir, 'store.sqlite.jsonl'), 'utf8')).toBe(jsonl);
   });
 });
+
+describe('links as the wiki shows them', () => {
+  it('the pipe trick ([[Paris, Texas|]]) shows the target without its prefix, final parenthesis or comma part', () => {
+    const article = wikitextToArticle(
+      'Towns',
+      'See [[Paris, Texas|]], [[Pipe (computing)|]], [[Wikipedia:Manual of Style (headings)|]], [[Talk:Lyon|]] and [[北京市 (中国)|]].',
+    );
+    expect(article.lead).toBe(
+      'See [[Paris, Texas|Paris]], [[Pipe (computing)|Pipe]], Manual of Style, [[Talk:Lyon|Lyon]] and [[北京市 (中国)|北京市]].',
+    );
+  });
+});

@@ -10,6 +10,7 @@ import { parser as saxParser } from 'sax';
 import unbzip2Stream from 'unbzip2-stream';
 import { decodePercentEscapes, type Article, type ArticleSection, type InfoboxField, type Redirect } from './article';
 import { formatJsonlLine } from './jsonl-corpus';
+import { boundWikitext } from './wikitext-budget';
 
 export interface MediaWikiConversionOptions {
   /** Namespaces to keep (MediaWiki's `<ns>`): default `[0]`, the articles. */
@@ -37,7 +38,27 @@ export interface MediaWikiConversionStats {
    * corpus upper-cases a title's first letter, so `apple` and `Apple` become one title there.
    */
   caseSensitive?: true;
+  /**
+   * Pages converted with part of their wikitext left out, so that no page takes more than seconds (templates after
+   * the 5,000th or nested over 40 deep, lines of thousands of characters with no sentence end: `boundWikitext`).
+   */
+  degraded?: number;
+  /**
+   * Pages not converted because of their wikitext alone: over `MAX_PAGE_CHARACTERS` (no wiki saves such a page), or
+   * wikitext wtf_wikipedia fails on. Not counted in `skipped`; the dump converts on.
+   */
+  failed?: number;
+  /** The first `MAX_NOTES` degraded or failed pages, each as `"<title>": <what happened>`. */
+  notes?: string[];
 }
+
+/**
+ * The most characters a page's wikitext may hold: MediaWiki refuses to save a page over 2 MiB (`$wgMaxArticleSize`),
+ * so a longer one is a damaged or hostile dump. Its text is not kept past this as it streams in.
+ */
+export const MAX_PAGE_CHARACTERS = 2 * 1024 * 1024;
+/** How many degraded or failed pages the stats name. */
+const MAX_NOTES = 10;
 
 const JSONL_INPUT =
   'a JSONL corpus, not a MediaWiki XML export: build a store from it with turngym-wiki-convert --store <corpus.jsonl> <store.sqlite>';
@@ -249,6 +270,12 @@ function readLinkTargets(wikitext: string): string {
       const decodedTarget = decodePercentEscapes(decoded(target));
       if (!/[[\]|{}<>\n]/.test(decodedTarget)) target = decodedTarget;
     }
+    // The pipe trick: `[[Paris, Texas|]]` shows "Paris" (wtf showed the whole target, and with a letter after it,
+    // `[[x|]]y`, wrote "[[x||x|y]]").
+    if (rest === '|') {
+      const label = pipeTrickLabel(target);
+      if (label) return `[[${target}|${label}]]`;
+    }
     // The `#` of a character reference left as written (`&#124;`) starts no section.
     if (rest === undefined && /(?<!&)#/.test(target)) {
       const shown = target.trim().replace(/^:\s*/, '');
@@ -256,6 +283,18 @@ function readLinkTargets(wikitext: string): string {
     }
     return target === raw ? link : `[[${target}${rest ?? ''}]]`;
   });
+}
+
+/**
+ * The label MediaWiki's pipe trick gives `[[target|]]`: the target without its namespace or interwiki prefix
+ * (`Wikipedia:`, `Talk:`), then without a final parenthesis (`Pipe (computing)` → "Pipe", also `（…）`), or, when
+ * it has none, without what follows its first comma (`Paris, Texas` → "Paris").
+ */
+function pipeTrickLabel(target: string): string {
+  const title = target.trim().replace(/^:?[^:]*:/, '');
+  const withoutParenthesis = title.replace(/\s*(?:\([^()]*\)|（[^（）]*）)$/, '');
+  const label = withoutParenthesis !== title ? withoutParenthesis : title.replace(/\s*[,，、].*$/, '');
+  return label.trim();
 }
 
 /** Characters that are wikitext syntax, as the character references that show them as text. */
@@ -393,8 +432,14 @@ class NestedLinks {
 
 /** One page's wikitext as an article (wtf_wikipedia parses templates, infobox, sections, lists, links). */
 export function wikitextToArticle(title: string, wikitext: string): Article {
+  return convertWikitext(title, wikitext).article;
+}
+
+/** `wikitextToArticle`, and what was left out of the page to bound the time it takes (`boundWikitext`). */
+function convertWikitext(title: string, wikitext: string): { article: Article; leftOut: readonly string[] } {
+  const bounded = boundWikitext(wikitext);
   const nested = new NestedLinks();
-  const document = wtf(holdFullStops(nested.hold(renderCoordinates(escapeNowiki(readLinkTargets(wikitext))))), {
+  const document = wtf(holdFullStops(nested.hold(renderCoordinates(escapeNowiki(readLinkTargets(bounded.wikitext))))), {
     title,
   });
   const infoboxes = document.infoboxes();
@@ -440,7 +485,7 @@ export function wikitextToArticle(title: string, wikitext: string): Article {
   // A disambiguation page (`{{disambiguation}}`, `{{hndis}}`, …) is a list of links, not a subject: typed so
   // that task generation leaves it out, as Wikipedia's own tools do.
   if (document.isDisambiguation()) type = 'disambiguation';
-  return { title, type, infobox, lead, sections };
+  return { article: { title, type, infobox, lead, sections }, leftOut: bounded.leftOut };
 }
 
 /** One `<revision>` as read so far: what decides whether it is the page's latest, and its wikitext. */
@@ -456,6 +501,8 @@ interface RevisionRead {
   textDeleted: boolean;
   /** False while reading a `<text>` this revision cannot win with (an older timestamp): its text is not kept. */
   keepText: boolean;
+  /** Its text ran past `MAX_PAGE_CHARACTERS`: the rest was not kept, and the page is not converted. */
+  oversized: boolean;
 }
 
 interface PageBuffer {
@@ -540,7 +587,15 @@ export async function convertMediaWikiDump(
     } else if (parent === 'page' && tag.name === 'redirect') {
       page.redirect = tag.attributes.title;
     } else if (parent === 'page' && tag.name === 'revision') {
-      revision = { id: NaN, timestamp: NaN, order: page.revisions++, text: '', textDeleted: false, keepText: true };
+      revision = {
+        id: NaN,
+        timestamp: NaN,
+        order: page.revisions++,
+        text: '',
+        textDeleted: false,
+        keepText: true,
+        oversized: false,
+      };
     } else if (parent === 'revision' && revision && (tag.name === 'id' || tag.name === 'timestamp')) {
       field = tag.name;
     } else if (parent === 'revision' && revision && tag.name === 'text') {
@@ -562,7 +617,13 @@ export async function convertMediaWikiDump(
     if (!page && siteField) siteField.text += text;
     if (!page || !field) return;
     if (field === 'text') {
-      if (revision?.keepText) revision.text += text;
+      if (revision?.keepText && !revision.oversized) {
+        revision.text += text;
+        if (revision.text.length > MAX_PAGE_CHARACTERS) {
+          revision.oversized = true;
+          revision.text = revision.text.slice(0, MAX_PAGE_CHARACTERS);
+        }
+      }
     } else {
       fieldText += text;
     }
@@ -619,7 +680,29 @@ export async function convertMediaWikiDump(
       stats.skipped += 1;
       return;
     }
-    pending.push(formatJsonlLine(wikitextToArticle(current.title.trim(), text)));
+    const title = current.title.trim();
+    const note = (what: string): void => {
+      stats.notes ??= [];
+      if (stats.notes.length < MAX_NOTES) stats.notes.push(`${JSON.stringify(title)}: ${what}`);
+    };
+    if (current.latest?.oversized) {
+      stats.failed = (stats.failed ?? 0) + 1;
+      note(`not converted: its wikitext is over ${MAX_PAGE_CHARACTERS} characters, more than a wiki page may hold`);
+      return;
+    }
+    let converted: ReturnType<typeof convertWikitext>;
+    try {
+      converted = convertWikitext(title, text);
+    } catch (error) {
+      stats.failed = (stats.failed ?? 0) + 1;
+      note(`not converted: wtf_wikipedia failed on its wikitext (${(error as Error).message})`);
+      return;
+    }
+    if (converted.leftOut.length > 0) {
+      stats.degraded = (stats.degraded ?? 0) + 1;
+      note(`converted without ${converted.leftOut.join(', ')}`);
+    }
+    pending.push(formatJsonlLine(converted.article));
     stats.articles += 1;
     if (options.maxArticles !== undefined && stats.articles >= options.maxArticles) done = true;
   };

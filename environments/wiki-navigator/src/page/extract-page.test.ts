@@ -109,4 +109,29 @@ describe('extractPage (run over linkedom here; the browser tests run it in Chrom
     expect(evil.title).toBe('<b>Bold</b> & "x"');
     expect(evil.lines.find((line) => line.region === 'lead')?.text).toBe('Text <script>alert(1)</script>.');
   });
+
+  it('names sections by their headings in any script (each heading its own section)', () => {
+    const unicode = extract(
+      renderArticleHtml(
+        {
+          title: '北京',
+          type: 'place',
+          infobox: [],
+          lead: 'Lead.',
+          sections: [
+            { title: '历史', text: 'Old.' },
+            { title: '地理', text: 'Land.' },
+            { title: 'Économie et société', text: 'Trade.' },
+          ],
+        },
+        () => true,
+      ),
+    );
+    const sectionOf = (text: string): string | undefined => unicode.lines.find((line) => line.text === text)?.section;
+    expect([sectionOf('Old.'), sectionOf('Land.'), sectionOf('Trade.')]).toEqual([
+      '历史',
+      '地理',
+      'économie-et-société',
+    ]);
+  });
 });

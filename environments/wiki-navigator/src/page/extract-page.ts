@@ -66,10 +66,12 @@ export function extractPage(doc: DomDocument): ExtractedPage {
   const clean = (text: string): string => text.replace(/\s+/g, ' ').trim();
   const tagOf = (node: DomNode): string => (node.tagName ? node.tagName.toLowerCase() : '');
   const attribute = (node: DomNode, name: string): string => (node.getAttribute ? node.getAttribute(name) || '' : '');
+  // Letters and digits of any script: `[^a-z0-9]` made every Chinese, Russian or Arabic heading `section` (one
+  // anchor for all of a page's sections) and dropped accented letters (`Économie` was `conomie`).
   const slug = (text: string): string =>
     clean(text)
       .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
       .replace(/^-+|-+$/g, '') || 'section';
 
   /** Text of an inline subtree, `/wiki/` links as `[#k label]`. */
