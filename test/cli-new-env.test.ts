@@ -147,7 +147,8 @@ describe('turngym new-env', () => {
     writeFileSync(
       envFile,
       source
-        .replace(missing, "value === undefined ? `LOOKUP ${key}: no such key${Math.random() < 0.5 ? '.' : '!'}`")
+        // A draw that differs between two replays (a coin flip can come out the same in both, and did).
+        .replace(missing, 'value === undefined ? `LOOKUP ${key}: no such key (${Math.random()}).`')
         .replace(spawn, 'return new DiceCellarEnv();'),
     );
     const mistaken = jest();

@@ -82,6 +82,37 @@ function readmeQuickstart(packageDir: string, name: string): string {
   return example;
 }
 
+/**
+ * The native addons the env packages depend on, and where each keeps its binary inside its package. A user
+ * online gets them prebuilt: their install script runs prebuild-install, which downloads the binary for the
+ * platform from GitHub. These machines reach only the npm registry, so each would compile from source instead
+ * (2–3 CPU-minutes apiece, most of this suite's time). The test hands prebuild-install the monorepo's build of
+ * the same version as a local prebuild (its `local-prebuilds` setting): it unpacks and loads it exactly as a
+ * downloaded one. A version the monorepo does not hold has no such file and compiles as before.
+ */
+const NATIVE_ADDONS: readonly { name: string; binary: string }[] = [
+  { name: 'isolated-vm', binary: 'out/isolated_vm.node' },
+  { name: 'better-sqlite3', binary: 'build/Release/better_sqlite3.node' },
+];
+
+/**
+ * Writes prebuild-install's archive of the monorepo's build of each native addon into `directory`, named as
+ * prebuild-install names a download (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`), and points
+ * prebuild-install at them from `project`: its rc file, which it looks for from the addon's directory
+ * upwards (npm's own `npm_config_*` would make npm warn about a setting it does not know, and an environment
+ * variable named `prebuild-install_…` does not survive the shell npm runs install scripts in).
+ */
+function useLocalPrebuilds(directory: string, project: string): void {
+  for (const { name, binary } of NATIVE_ADDONS) {
+    const packageDir = dirname(require.resolve(`${name}/package.json`));
+    if (!existsSync(join(packageDir, binary))) continue;
+    const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
+    const archive = `${name}-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    run('tar', ['-czf', join(directory, archive), '-C', packageDir, binary], packageDir);
+  }
+  writeFileSync(join(project, '.prebuild-installrc'), `local-prebuilds=${directory}\n`);
+}
+
 /** npm without its network chatter: only the registry for third-party packages, the tarballs for ours. */
 const NPM_ENV = {
   ...process.env,
@@ -248,6 +279,9 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
     }
     project = join(directory, 'project');
     mkdirSync(project);
+    const prebuilds = join(directory, 'prebuilds');
+    mkdirSync(prebuilds);
+    useLocalPrebuilds(prebuilds, project);
     writeFileSync(
       join(project, 'package.json'),
       JSON.stringify({ name: 'turngym-consumer', version: '1.0.0', private: true }),
@@ -297,7 +331,7 @@ describe('TurnGym packages installed from their tarballs, outside the monorepo',
       envPackages = ENV_PACKAGE_DIRS.map((dir) => (packedDirs.get(dir) as Packed).name);
       const files = [...LIBRARY_PACKAGE_DIRS, ...ENV_PACKAGE_DIRS].map(tarballOf);
       run('npm', ['install', ...files, '--prefer-offline', '--loglevel', 'error'], project);
-    }, 600_000); // isolated-vm compiles from source on install (about 1–3 minutes on 2 cores)
+    }, 600_000); // a native addon of another version than the monorepo's compiles from source (minutes)
 
     it('install without the CLI, server, lm or rl (no tfjs)', () => {
       // Only what was asked for and what it depends on is installed: llm because env-seller's LLM roles need

@@ -129,5 +129,5 @@ describe('serve-model with a long prompt to tokenize', () => {
       { maxTokens: 3, temperature: 0 },
     );
     expect(fits.choices[0]!.text).toBe(direct!.text);
-  });
+  }, 120_000); // four tokenizations of 20,000–66,000 spaces (seconds each on a loaded machine)
 });
