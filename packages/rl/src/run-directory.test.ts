@@ -158,6 +158,26 @@ describe('RunDirectory', () => {
     expect((await run.readMetrics()).map((row) => row.iteration)).toEqual([0, 1]);
   });
 
+  it('an append that fails on a file system gone read-only says so, not "a full disk"', async () => {
+    const run = await RunDirectory.create(dir, INFO);
+    // What a remount read-only under a running trainer does to the next append.
+    const erofs = Object.assign(new Error(`EROFS: read-only file system, open '${run.metricsPath}'`), {
+      code: 'EROFS',
+      syscall: 'open',
+    });
+    const fsPromises = require('node:fs/promises') as typeof import('node:fs/promises');
+    const spy = jest.spyOn(fsPromises, 'appendFile').mockRejectedValueOnce(erofs);
+    let message = '';
+    try {
+      await run.appendMetrics({ iteration: 0, global_step: 1 }).catch((error: Error) => (message = error.message));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(message).toContain(`appending to ${run.metricsPath} failed (EROFS`);
+    expect(message).toMatch(/once the cause is fixed \(the file system is read-only: make it writable/);
+    expect(message).not.toContain('full disk');
+  });
+
   it('refuses to roll back to more rows than the files hold', async () => {
     const run = await RunDirectory.create(dir, INFO);
     await run.appendMetrics({ iteration: 0, global_step: 1 });

@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { defineOptions, endsCleanly, fsyncPath, sizeOf, writeFileAtomically, type JSONSchemaType } from '@turngym/core';
 import { isSystemError, RunDirectoryError } from './rl-errors';
-import { claimRunLock } from './run-lock';
+import { claimRunLock, RUN_LOCK_FILE } from './run-lock';
 import { appendTrajectories, type Trajectory } from './trajectory';
 
 /** What `run.json` records: enough to tell runs apart and to repeat one. */
@@ -168,6 +168,28 @@ function parseMetrics(text: string, path: string): MetricsRow[] {
         throw new RunDirectoryError(path, `line ${index + 1} is not JSON (${(error as Error).message}).`);
       }
     });
+}
+
+/**
+ * What stopped an append, by its code: "a full disk" was said of every failure, a file system remounted read-only
+ * under a running trainer included.
+ */
+function appendFailureCause(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EROFS':
+      return 'the file system is read-only: make it writable, or copy the run somewhere writable';
+    case 'EACCES':
+    case 'EPERM':
+      return 'no permission to write the file: give write access';
+    case 'EDQUOT':
+      return 'the disk quota is used up';
+    case 'EFBIG':
+      return 'the file grew past the limit on file sizes';
+    case 'ENOSPC':
+      return 'a full disk';
+    default:
+      return 'the error above';
+  }
 }
 
 /**
@@ -348,13 +370,26 @@ export class RunDirectory {
    * Lets go of the run: releases its lock, so another process (or this one, later) may resume it, and refuses
    * appends from here on. A trainer closes its run when it ends, however it ends; without it a long-lived process
    * (a notebook, a sweep, a server) held every run it ever trained until it exited. Idempotent; a run opened with
-   * `open` (to read it) holds no lock.
+   * `open` (to read it) holds no lock. A lock the file system will not remove (remounted read-only under the run)
+   * is left with a warning (`TURNGYM_RUN_LOCK_LEFT`), not thrown: trainers close in `finally`, where a throw
+   * replaced the error that ended the run (the failed append or save) with one about the lock.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.releaseLock?.();
+    const release = this.releaseLock;
     this.releaseLock = undefined;
+    try {
+      release?.();
+    } catch (error) {
+      if (!isSystemError(error)) throw error;
+      // Harmless once this process exits: the lock is then a dead process's, which the next claim takes over.
+      process.emitWarning(
+        `${join(this.path, RUN_LOCK_FILE)} could not be removed (${(error as Error).message}); the next run of ` +
+          `${this.path} takes it over once this process has exited`,
+        { code: 'TURNGYM_RUN_LOCK_LEFT' },
+      );
+    }
   }
 
   /** The iteration of the last complete metrics row, or null before the first. */
@@ -419,7 +454,7 @@ export class RunDirectory {
       this.torn = true;
       throw new RunDirectoryError(
         this.path,
-        `appending to ${path} failed (${(error as Error).message}); the run resumes from its last checkpoint once the cause (a full disk) is fixed.`,
+        `appending to ${path} failed (${(error as Error).message}); the run resumes from its last checkpoint once the cause is fixed (${appendFailureCause(error)}).`,
         { cause: error },
       );
     }

@@ -138,6 +138,48 @@ describe('run directory lock', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
+  it('close() on a file system gone read-only warns that the lock stays rather than throwing over the error that ended the run', async () => {
+    const run = await RunDirectory.create(join(dir, 'run'), INFO);
+    const lock = join(dir, 'run', RUN_LOCK_FILE);
+    // The module object itself (an `import * as` namespace is a copy): the lock's release calls through it.
+    const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const removeFile = fs.rmSync;
+    // What a remount read-only under a running trainer does to the release (seen as `EROFS … unlink '.lock'`).
+    const remove = jest.spyOn(fs, 'rmSync').mockImplementation((path, options) => {
+      if (String(path) === lock)
+        throw Object.assign(new Error(`EROFS: read-only file system, unlink '${lock}'`), {
+          code: 'EROFS',
+          syscall: 'unlink',
+          path: lock,
+        });
+      removeFile(path, options);
+    });
+    const warnings: string[] = [];
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation((message, options) => {
+      warnings.push(`${(options as { code: string }).code}: ${String(message)}`);
+    });
+    // A trainer's shape: the run ends with an error, and the run is closed on the way out.
+    const train = async (): Promise<void> => {
+      try {
+        throw new Error('EROFS: read-only file system, open metrics.jsonl');
+      } finally {
+        run.close();
+      }
+    };
+    try {
+      await expect(train()).rejects.toThrow('open metrics.jsonl');
+    } finally {
+      remove.mockRestore();
+      warn.mockRestore();
+    }
+    expect(warnings).toEqual([
+      expect.stringMatching(/^TURNGYM_RUN_LOCK_LEFT: .*\.lock could not be removed \(EROFS.*takes it over/),
+    ]);
+    // The run is closed all the same: no more writes through it, and another program may take the lock over.
+    await expect(run.appendMetrics({ iteration: 0, global_step: 1 })).rejects.toThrow(/closed/);
+    expect(existsSync(lock)).toBe(true);
+  });
+
   it('refuses a second writer of a run this program has open, and lets go with the one that holds it', async () => {
     const path = join(dir, 'twice');
     const lock = join(path, RUN_LOCK_FILE);
