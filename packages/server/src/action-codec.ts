@@ -1,5 +1,6 @@
 import { InvalidActionTypeError, readToolArguments } from '@turngym/core';
 import type { Action, EnvSpec, Space, ToolCall } from '@turngym/spec';
+import { callToolAsWireAction } from './mcp-tool-actions';
 import type { WireAction } from './protocol';
 import { requestValidator, type RequestValidator } from './request-validation';
 import { InvalidRequestError } from './server-errors';
@@ -82,6 +83,10 @@ export function actionSchema(spec: EnvSpec): Record<string, unknown> {
     );
   if (space.type === 'discrete') hints.push(`Options: ${space.labels.map((label, i) => `${i}=${label}`).join(', ')}.`);
   if (space.type !== 'discrete' && space.examples?.length) hints.push(`Text examples: ${space.examples.join(' | ')}.`);
+  hints.push(
+    'OpenEnv\'s MCP actions are taken too: {"type": "call_tool", "tool_name", "arguments"} (one turn) and ' +
+      '{"type": "list_tools"} (no turn).',
+  );
   const properties: Record<string, unknown> = {};
   for (const form of forms) {
     const { properties: fields, description } = FORMS[form] as {
@@ -160,7 +165,8 @@ function formOf(data: Record<string, unknown>): Form | undefined {
  * Wire action → TurnGym action, validated with ajv. A malformed object is a VALIDATION_ERROR
  * (`InvalidRequestError`) at `loc`, and a bad field of it at `fieldLoc` + the field (OpenEnv's `/step` words a
  * field's loc as the field alone, `["text"]`); a well-formed form the env's space does not take is
- * `InvalidActionTypeError`, as in-process.
+ * `InvalidActionTypeError`, as in-process. OpenEnv's `CallToolAction` (`{"type": "call_tool", "tool_name",
+ * "arguments"}`) is read as the tool form it stands for (`callToolAsWireAction`).
  */
 export function decodeAction(
   data: unknown,
@@ -175,7 +181,16 @@ export function decodeAction(
       [{ type: 'dict_type', loc: [...loc], msg: `${loc.join('.')} must be object` }],
     );
   }
-  const record = data as Record<string, unknown>;
+  if ((data as { type?: unknown }).type === 'list_tools') {
+    throw new InvalidRequestError('Invalid action: list_tools lists the tools; it is no action to take or evaluate', [
+      { type: 'value_error', loc: [...fieldLoc, 'type'], msg: 'list_tools is not an action here', input: 'list_tools' },
+    ]);
+  }
+  // OpenEnv's CallToolAction is the tool form under other names: one ordinary turn, checked as that form.
+  const record =
+    (data as { type?: unknown }).type === 'call_tool'
+      ? callToolAsWireAction(data, spec, fieldLoc)
+      : (data as Record<string, unknown>);
   const form = formOf(record);
   const allowed = formsOf(spec.actionSpace);
   if (!form) {

@@ -1,4 +1,4 @@
-import type { EnvSpec, ToolSpec } from '@turngym/spec';
+import type { EnvSpec } from '@turngym/spec';
 import { actionSchema } from './action-codec';
 import { ENV_ROUTES, type EnvRoute } from './routes';
 
@@ -83,35 +83,6 @@ export const STATE_SCHEMA = {
 /** `GET /schema`: OpenEnv's SchemaResponse. */
 export function schemaOf(spec: EnvSpec): Record<string, unknown> {
   return { action: actionSchema(spec), observation: observationSchema(spec), state: STATE_SCHEMA };
-}
-
-/** MCP tools of an env: its own tools, or one `act` tool taking the raw text (or index). */
-export function mcpToolsOf(
-  spec: EnvSpec,
-): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> {
-  const space = spec.actionSpace;
-  if (space.type === 'tools')
-    return space.tools.map((tool: ToolSpec) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.parameters,
-    }));
-  const property =
-    space.type === 'discrete'
-      ? { index: { type: 'integer', minimum: 0, maximum: space.n - 1 } }
-      : { text: { type: 'string' } };
-  return [
-    {
-      name: 'act',
-      description: `Take one turn in ${spec.id}: ${spec.summary}`,
-      inputSchema: {
-        type: 'object',
-        additionalProperties: false,
-        required: Object.keys(property),
-        properties: property,
-      },
-    },
-  ];
 }
 
 /** `GET /openapi.json`: enough of an OpenAPI 3.1 document for `openenv validate` and API browsers. */

@@ -14,6 +14,7 @@ import { frameByteLength } from './frame-text';
 import { answerClientError, declaresBodyOver, httpServerOptions } from './http-limits';
 import { handleHttp, sendJson, sendPayloadTooLarge, type HttpContext } from './http-routes';
 import { loopbackRefusal } from './loopback-guard';
+import { McpRequestError } from './mcp-route';
 import { validateQuery } from './message-schemas';
 import { MuxConnection, type MuxHost } from './mux-connection';
 import { connectionsWithinFileLimit } from './open-file-limit';
@@ -82,6 +83,8 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
   private transient = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly muxConnections = new Set<MuxConnection>();
+  /** Sessions `POST /mcp`'s `openenv/session/create` made: the only ones its `session_id` params may name. */
+  private readonly mcpSessions = new Set<string>();
   private stopReaper: (() => void) | undefined;
   private stopHeartbeat: (() => void) | undefined;
   /** Connections that answered the last ping (or sent anything) since it left. */
@@ -307,6 +310,50 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
     }
   }
 
+  async openMcpSession(
+    envId: string,
+    endpoint: string | undefined,
+    params: Record<string, unknown>,
+  ): Promise<{ session_id: string; env_id: string; seed: number | null }> {
+    const unknown = Object.keys(params).filter((key) => key !== 'seed');
+    if (unknown.length > 0)
+      throw new McpRequestError(
+        -32602,
+        `Invalid params: openenv/session/create takes only "seed", not "${unknown[0]}"`,
+      );
+    const seed = params.seed;
+    if (seed !== undefined && (!Number.isSafeInteger(seed) || typeof seed !== 'number'))
+      throw new McpRequestError(-32602, 'Invalid params: seed must be an integer within ±(2^53 − 1)');
+    let session: Session;
+    try {
+      session = await this.openSession({}, envId, endpoint);
+    } catch (error) {
+      // OpenEnv answers a full server or an env that cannot be built with its SERVER_ERROR.
+      throw new McpRequestError(-32000, toErrorData(error).message);
+    }
+    this.mcpSessions.add(session.id);
+    const reply = await session
+      .ask({ type: 'reset', ...(seed === undefined ? {} : { data: { seed } }) })
+      .catch((error: unknown) => ({ type: 'error', data: toErrorData(error) }));
+    if (reply?.type !== 'observation') {
+      await session.close();
+      throw new McpRequestError(-32000, `The session's env could not be reset: ${(reply?.data as ErrorData).message}`);
+    }
+    return { session_id: session.id, env_id: session.envId, seed: session.state.seed };
+  }
+
+  mcpSession(sessionId: string, endpoint: string | undefined): Session | undefined {
+    const session = this.mcpSessions.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    return session && !session.isClosing && session.endpoint === endpoint ? session : undefined;
+  }
+
+  async closeMcpSession(sessionId: string, endpoint: string | undefined): Promise<unknown> {
+    const session = this.mcpSession(sessionId, endpoint);
+    if (!session) throw new McpRequestError(-32602, `Unknown session_id: ${sessionId}`);
+    await session.close(CLOSE_CODES.normal, 'closed by client');
+    return { session_id: sessionId, closed: true };
+  }
+
   async withEnv<T>(
     config: SessionConfig,
     body: (env: Env<unknown, Action>) => Promise<T>,
@@ -383,6 +430,7 @@ export class EnvServer implements SessionHost, HttpContext, MuxHost {
 
   sessionClosed(session: Session): void {
     this.sessions.delete(session.id);
+    this.mcpSessions.delete(session.id);
     try {
       this.onSessionClosed?.({ sessionId: session.id, envId: session.envId });
     } catch (error) {

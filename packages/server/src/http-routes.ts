@@ -10,6 +10,7 @@ import { declaresBodyOver, leavesChunkedBodyUnread } from './http-limits';
 import { checkJsonDepth } from './json-depth';
 import { validateFingerprintBody, validateResetBody, validateStepBody, type ResetData } from './message-schemas';
 import { answerMcp, type McpBody } from './mcp-route';
+import { calledTool, callToolReply, isListTools, listToolsReply } from './mcp-tool-actions';
 import { encodeReset, encodeStep } from './observation-codec';
 import type { ErrorData, ProtocolErrorCode } from './protocol';
 import type { EnvRoute, Route } from './routes';
@@ -29,6 +30,15 @@ export interface HttpContext {
   envVersion(envId: string): string | undefined;
   servedSpecs(): EnvSpec[];
   session(sessionId: string): Session | undefined;
+  /**
+   * MCP's `openenv/session/create` over `POST /mcp`: a session no connection carries, reset (with `params.seed`, if
+   * sent), on `endpoint` (the canonical id of an `/envs/<id>/mcp` path, else undefined). Throws McpRequestError.
+   */
+  openMcpSession(envId: string, endpoint: string | undefined, params: Record<string, unknown>): Promise<unknown>;
+  /** A live session `openMcpSession` made on `endpoint`. */
+  mcpSession(sessionId: string, endpoint: string | undefined): Session | undefined;
+  /** `openenv/session/close` of such a session; throws McpRequestError for any other id. */
+  closeMcpSession(sessionId: string, endpoint: string | undefined): Promise<unknown>;
   /** Builds a short-lived env for a stateless request, counted against capacity while it lives. */
   /** The client's `env_options` pass the allow-list first (a refusal: 422 naming the option). */
   withEnv<T>(config: SessionConfig, body: (env: Env<unknown, Action>) => Promise<T>): Promise<T>;
@@ -263,6 +273,9 @@ export async function handleHttp(
             { type: 'missing', loc: ['body'], msg: 'body is required', input: null },
           ]);
         const body = validateStepBody(raw, ['body']);
+        // OpenEnv's ListToolsAction: the env's tools, from its spec; no env is built and no step taken.
+        if (isListTools(body.action, [])) return sendJson(response, 200, listToolsReply(spec, false));
+        const toolName = calledTool(body.action);
         const reply = await context.withEnv(configFor(canonical, body), async (env) => {
           // OpenEnv validates the action as its own model, so a bad field's loc is the field alone (`["text"]`);
           // an action that is no action object at all stays at `["body", "action"]`.
@@ -270,7 +283,7 @@ export async function handleHttp(
           await env.reset({ seed: body.seed ?? 0, ...(body.options === undefined ? {} : { options: body.options }) });
           return encodeStep(await env.step(action), () => env.anchor());
         });
-        return sendJson(response, 200, reply);
+        return sendJson(response, 200, toolName === undefined ? reply : callToolReply(reply, toolName));
       }
       case 'mcp': {
         // A body too large is refused as on every route (413); one that is no JSON is JSON-RPC's parse error.
@@ -281,7 +294,15 @@ export async function handleHttp(
             return { parseError: (error as Error).message };
           },
         );
-        const answer = await answerMcp(context, canonical, spec, body, request.headers['mcp-protocol-version']);
+        const endpoint = route.envId === undefined ? undefined : canonical;
+        const answer = await answerMcp(
+          context,
+          canonical,
+          spec,
+          body,
+          request.headers['mcp-protocol-version'],
+          endpoint,
+        );
         if (answer.status === 202) {
           response.writeHead(202, { 'content-length': 0 });
           response.end();

@@ -175,6 +175,11 @@ export const validateMessage = {
     ),
     'Invalid message',
   ),
+  // OpenEnv's WSMCPMessage: `data` is a JSON-RPC request, checked as one by the MCP handler (-32600 if it is not).
+  mcp: requestValidator<{ type: 'mcp'; data: Record<string, unknown> }>(
+    withData('mcp', { type: 'object' }, true),
+    'Invalid message',
+  ),
   fingerprint: requestValidator<{ type: 'fingerprint'; data: { actions: unknown[] } }>(
     withData(
       'fingerprint',

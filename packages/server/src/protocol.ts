@@ -154,6 +154,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'fork',
   'fingerprint',
   'anchor',
+  'mcp',
   'open',
 ] as const;
 export type ClientMessageType = (typeof CLIENT_MESSAGE_TYPES)[number];

@@ -1,5 +1,5 @@
 import type { Logger } from '@turngym/core';
-import type { Action, Env, EnvSpec } from '@turngym/spec';
+import type { Action, Env, EnvSpec, StepResult } from '@turngym/spec';
 import type { RawData } from 'ws';
 import { decodeAction } from './action-codec';
 import { closeEnvWithin } from './close-env-within';
@@ -8,6 +8,8 @@ import { toErrorData } from './error-mapping';
 import { checkJsonDepth } from './json-depth';
 import { frameByteLength, frameText, NOT_UTF8 } from './frame-text';
 import { inProcessSessions } from './internal/in-process-sessions';
+import { answerRpc, McpRequestError, type McpScope } from './mcp-route';
+import { calledTool, callToolReply, isListTools, listToolsReply } from './mcp-tool-actions';
 import { validateMessage } from './message-schemas';
 import { encodeReset, encodeStep } from './observation-codec';
 import {
@@ -18,6 +20,7 @@ import {
   type SessionData,
   type StateData,
 } from './protocol';
+import { SessionNotFoundError } from './server-errors';
 import { configData, mergeConfig, sameConfig, type SessionConfig } from './session-config';
 
 /** What a session needs from its server. */
@@ -33,10 +36,13 @@ export interface SessionHost {
   fork(parent: Session): Promise<ForkData>;
   /** Called once the session's env is closed. */
   sessionClosed(session: Session): void;
+  /** MCP's `openenv/session/close` of a session `POST /mcp` created on `endpoint`; throws McpRequestError. */
+  closeMcpSession(sessionId: string, endpoint: string | undefined): Promise<unknown>;
   /** The server's clock (ms): idleness and fork age are measured on it. */
   now(): number;
   readonly maxFrameBytes: number;
   readonly shutdownGraceMs: number;
+  readonly serverVersion: string;
   readonly logger?: Logger | undefined;
 }
 
@@ -176,7 +182,10 @@ export class Session {
   deliverFrame(raw: RawData): void {
     const size = frameByteLength(raw);
     // Refused in turn (replies keep their order), without holding the frame until then.
-    if (size > this.host.maxFrameBytes) return this.enqueue(async () => this.refuseFrame(size));
+    if (size > this.host.maxFrameBytes) {
+      this.enqueue(async () => this.refuseFrame(size));
+      return;
+    }
     this.enqueue(() => this.processFrame(raw), size);
   }
 
@@ -186,7 +195,7 @@ export class Session {
   }
 
   /** Queues `work` (holding `bytes` of frame until it is done), unless the client floods the session. */
-  private enqueue(work: () => Promise<void>, bytes = 0): void {
+  private enqueue(work: () => Promise<void>, bytes = 0): boolean {
     this.lastActivity = this.host.now();
     const byteLimit = Math.max(MAX_PENDING_BYTES, this.host.maxFrameBytes);
     const flooding =
@@ -201,7 +210,7 @@ export class Session {
         this.sendError({ message: flooding, code: 'SESSION_ERROR' });
         void this.close(CLOSE_CODES.normal, 'too many messages in flight');
       }
-      return;
+      return false;
     }
     this.pending += 1;
     this.pendingBytes += bytes;
@@ -216,6 +225,7 @@ export class Session {
         this.lastActivity = this.host.now();
       }
     });
+    return true;
   }
 
   private refuseFrame(size: number): void {
@@ -270,11 +280,16 @@ export class Session {
     switch (type) {
       case 'step': {
         const { data } = validateMessage.step(message);
-        const action = decodeAction(data, this.env.spec);
-        const result = await this.env.step(action);
-        this.state.stepCount += 1;
-        this.state.done = result.terminated || result.truncated;
-        return { type: 'observation', data: encodeStep(result, () => this.env.anchor()) };
+        // OpenEnv's ListToolsAction asks what the tools are: answered from the spec, no turn taken, before a reset too.
+        if (isListTools(data, ['data']))
+          return { type: 'observation', data: listToolsReply(this.env.spec, this.state.done) };
+        const reply = encodeStep(await this.takeTurn(decodeAction(data, this.env.spec)), () => this.env.anchor());
+        const toolName = calledTool(data);
+        return { type: 'observation', data: toolName === undefined ? reply : callToolReply(reply, toolName) };
+      }
+      case 'mcp': {
+        const { data } = validateMessage.mcp(message);
+        return { type: 'mcp', data: await answerRpc(this.mcpScope(), data) };
       }
       case 'reset': {
         const data = validateMessage.reset(message).data ?? {};
@@ -325,6 +340,62 @@ export class Session {
         return { type: 'error', data: error };
       }
     }
+  }
+
+  /** One turn of the episode, with its bookkeeping: every way of stepping (a `step`, MCP's `tools/call`) comes here. */
+  private async takeTurn(action: Action): Promise<StepResult<unknown>> {
+    const result = await this.env.step(action);
+    this.state.stepCount += 1;
+    this.state.done = result.terminated || result.truncated;
+    return result;
+  }
+
+  /**
+   * MCP JSON-RPC over this session (`{"type": "mcp"}`, and `POST /mcp` naming it): `tools/call` is the episode's next
+   * turn; `openenv/session/create` names this session, which only its connection's end closes.
+   */
+  private mcpScope(): McpScope {
+    return {
+      spec: this.env.spec,
+      serverVersion: this.host.serverVersion,
+      instructions:
+        `TurnGym environment ${this.env.spec.id}: ${this.env.spec.summary} Every tools/call is the next turn of ` +
+        "this session's episode.",
+      step: async (action) => {
+        const result = await this.takeTurn(action);
+        return encodeStep(result, () => this.env.anchor());
+      },
+      createSession: async () => ({ session_id: this.id, env_id: this.config.envId }),
+      closeSession: async (sessionId) => {
+        if (sessionId === this.id)
+          throw new McpRequestError(-32600, 'Cannot close active WebSocket-managed session via MCP method');
+        return this.host.closeMcpSession(sessionId, this.endpoint);
+      },
+    };
+  }
+
+  /**
+   * Handles a message in turn with the others and resolves with its reply, for a session no connection carries (one
+   * that `POST /mcp`'s `openenv/session/create` made). A session past its queue's bounds refuses, as it would a
+   * connection's.
+   */
+  ask(message: Record<string, unknown>): Promise<Reply | undefined> {
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      const queued = this.enqueue(async () => {
+        answered = true;
+        try {
+          resolve(await this.dispatch(message));
+        } catch (error) {
+          reject(error);
+        }
+      });
+      // Refused, or the session closed before its turn came: the work never ran.
+      if (!queued || this.closing) return reject(new SessionNotFoundError(this.id));
+      void this.queue.then(() => {
+        if (!answered) reject(new SessionNotFoundError(this.id));
+      });
+    });
   }
 
   /** The `session` reply: ids, the env's spec, the config it was built from. */
