@@ -19,10 +19,12 @@ export { WikiExpert } from './agents/wiki-expert';
 export { RandomNavigator } from './agents/random-navigator';
 export {
   articlePath,
+  escapeText,
   normalizeTitle,
   parseLinks,
   splitLinks,
   stripLinks,
+  unescapeText,
   type Article,
   type ArticleSection,
   type InfoboxField,
@@ -63,6 +65,7 @@ export {
   STORE_VERSION,
 } from './corpus/sqlite-corpus';
 export { ftsQuery, queryWords, StoreSearch, COMMON_WORD_ARTICLES } from './corpus/store-search';
+export type { CjkTerms } from './corpus/cjk-bigrams';
 export { buildCorpusStore, type BuildCorpusStoreOptions, type CorpusStoreStats } from './corpus/corpus-store-builder';
 export {
   writeSyntheticDump,

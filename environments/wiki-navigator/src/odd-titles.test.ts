@@ -136,3 +136,34 @@ describe('titles and text in either Unicode normal form (NFC and NFD)', () => {
     }
   });
 });
+
+describe('text that would read as a link (`&#91;[x]]`, what the converter writes for <nowiki>[[x]]</nowiki>)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wiki-escaped-'));
+    const lines = [
+      { title: 'Markup', lead: 'Write &#91;[Lyon]] to link [[Lyon]]; &#38;#91; is an escape.' },
+      { title: 'Lyon', lead: 'A city. Back to [[Markup]].' },
+    ];
+    writeFileSync(join(dir, 'corpus.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n'));
+    writeFileSync(
+      join(dir, 'tasks.jsonl'),
+      JSON.stringify({ question: 'What links?', answer: 'Lyon', titles: ['Markup'], split: 'train' }),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows the escaped text as written, not as a link, with one link to the page it does link', async () => {
+    const env = new WikiNavigatorEnv({ corpus: join(dir, 'corpus.jsonl'), tasks: join(dir, 'tasks.jsonl') });
+    try {
+      expect(env.corpus.linksOf('Markup')).toEqual(['Lyon']);
+      expect(env.corpus.search('Markup', 1)[0]?.snippet).toBe('Write [[Lyon]] to link Lyon; &#91; is an escape.');
+      await env.reset({ seed: 1 });
+      const page = await env.step('NAVIGATE(Markup)');
+      expect(page.observation).toContain('Write [[Lyon]] to link [#1 Lyon]; &#91; is an escape.');
+      expect(page.observation).not.toContain('[#2');
+    } finally {
+      await env.close();
+    }
+  });
+});

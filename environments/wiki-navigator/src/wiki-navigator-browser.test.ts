@@ -207,6 +207,43 @@ describeBrowser('WikiNavigatorEnv in browser mode (Chromium through Puppeteer)',
     }
   });
 
+  it('shows escaped link syntax (`&#91;[x]]`, a <nowiki>[[x]]</nowiki>) as text, as direct mode does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wiki-escaped-'));
+    const corpus = join(dir, 'escaped.jsonl');
+    const tasks = join(dir, 'tasks.jsonl');
+    writeFileSync(
+      corpus,
+      [
+        { title: 'Markup', infobox: { Syntax: '&#91;[x]]' }, lead: 'Write &#91;[Lyon]] to link [[Lyon]].' },
+        { title: 'Lyon', lead: 'A city. Back to [[Markup]].' },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ question: 'Syntax?', answer: '[[x]]', titles: ['Markup'], split: 'train' })}\n`,
+    );
+    const options = { corpus, tasks, pageCache: 0 };
+    const browser = new WikiNavigatorEnv({ ...options, mode: 'browser' }, { browserPool: pool });
+    const direct = new WikiNavigatorEnv({ ...options, mode: 'direct' });
+    try {
+      const seen: string[] = [];
+      for (const env of [browser, direct]) {
+        await env.reset({ seed: 1 });
+        seen.push((await env.step('NAVIGATE(Markup)')).observation);
+      }
+      expect(seen[0]).toEqual(seen[1]);
+      expect(seen[0]).toContain('Write [[Lyon]] to link [#1 Lyon].');
+      expect(seen[0]).toContain('[[x]]');
+      expect(seen[0]).not.toContain('[#2');
+    } finally {
+      await browser.close();
+      await direct.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('gives the same observations as direct mode on Chinese, Arabic and emoji pages (long lines with no space cut)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wiki-cjk-'));
     const corpus = join(dir, 'cjk.jsonl');

@@ -1,4 +1,4 @@
-import { articlePath, normalizeTitle, parseLinks } from './article';
+import { articlePath, escapeText, normalizeTitle, parseLinks, splitLinks, stripLinks } from './article';
 
 describe('normalizeTitle (MediaWiki title rules)', () => {
   it('upper-cases the first letter, but keeps one whose upper case is several letters (ß, as MediaWiki does)', () => {
@@ -40,5 +40,22 @@ describe('normalizeTitle (MediaWiki title rules)', () => {
   it('makes a title well-formed, so that every title has a URL', () => {
     expect(normalizeTitle('Veldoria\ud800')).toBe('Veldoria\ufffd');
     expect(() => articlePath('\udc00Veldoria')).not.toThrow();
+  });
+});
+
+describe('escapes of link syntax in corpus text (escapeText)', () => {
+  it('writes plain text so that it reads back as itself, with no link', () => {
+    for (const text of ['a [[b]] c', '[[[x]]]', 'x &#91; y &#38; z &#93;', 'a [b] [', 'AT&T & [[']) {
+      const escaped = escapeText(text);
+      expect({ text, links: parseLinks(escaped), read: stripLinks(escaped) }).toEqual({ text, links: [], read: text });
+    }
+    expect(escapeText('Lyon [b] and AT&T')).toBe('Lyon [b] and AT&T'); // unchanged where nothing needs it
+  });
+
+  it('reads an escaped bracket in a link label, and a link right after an escaped one', () => {
+    expect(splitLinks('&#91;[[Lyon|the &#91;old&#93; city]]')).toEqual([
+      '[',
+      { target: 'Lyon', label: 'the [old] city' },
+    ]);
   });
 });

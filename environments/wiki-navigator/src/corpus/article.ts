@@ -3,8 +3,10 @@
  *
  * Text fields (lead, section text, infobox values) use MediaWiki's link markup: `[[Target]]` or
  * `[[Target|label]]`. A section's text is paragraphs separated by blank lines; a line starting with `* ` is a
- * list item. Nothing else is interpreted, so any source (the synthetic generator, a MediaWiki dump, a
- * hand-written file) only has to produce plain text with links.
+ * list item. Text that would read as a link is written with `[` as `&#91;` (`&#91;[x]]` shows "[[x]]", as
+ * `<nowiki>[[x]]</nowiki>` does on the wiki); `&#93;` is `]` and `&#38;` is `&` (`&#38;#91;` shows "&#91;").
+ * No other character reference is read. Nothing else is interpreted, so any source (the synthetic generator, a
+ * MediaWiki dump, a hand-written file) only has to produce plain text with links.
  */
 
 export interface InfoboxField {
@@ -69,31 +71,48 @@ export function decodePercentEscapes(text: string): string {
   });
 }
 
+const ESCAPED = /&#(91|93|38);/g;
+const ESCAPED_CHARACTER: Readonly<Record<string, string>> = { '91': '[', '93': ']', '38': '&' };
+
+/** Text as the reader sees it: the escapes `&#91;`, `&#93;` and `&#38;` as `[`, `]` and `&` (one pass). */
+export function unescapeText(text: string): string {
+  return text.includes('&#') ? text.replace(ESCAPED, (_, code: string) => ESCAPED_CHARACTER[code] as string) : text;
+}
+
+/**
+ * Plain text (no links) written so that it reads back as itself: a `[` before another `[` as `&#91;` (no link
+ * starts in it), and an `&` that would start an escape as `&#38;`. Text with neither is unchanged.
+ */
+export function escapeText(text: string): string {
+  if (!text.includes('[[') && !text.includes('&#')) return text;
+  return text.replace(/&(?=#(?:91|93|38);)/g, '&#38;').replace(/\[(?=\[)/g, '&#91;');
+}
+
 /** Every `[[Target|label]]` in a text, in order. */
 export function parseLinks(text: string): LinkMarkup[] {
   const out: LinkMarkup[] = [];
   for (const match of text.matchAll(LINK)) {
     const raw = decodePercentEscapes(match[1] as string);
     const target = linkTarget(raw);
-    if (target) out.push({ target, label: (match[2] ?? raw).trim() || target });
+    if (target) out.push({ target, label: unescapeText(match[2] ?? raw).trim() || target });
   }
   return out;
 }
 
-/** Splits a text into plain runs and links, in order (for rendering). */
+/** Splits a text into plain runs and links, in order (for rendering), escapes read (`unescapeText`). */
 export function splitLinks(text: string): Array<string | LinkMarkup> {
   const parts: Array<string | LinkMarkup> = [];
   let last = 0;
   for (const match of text.matchAll(LINK)) {
     const index = match.index ?? 0;
-    if (index > last) parts.push(text.slice(last, index));
+    if (index > last) parts.push(unescapeText(text.slice(last, index)));
     const raw = decodePercentEscapes(match[1] as string);
     const target = linkTarget(raw);
-    const label = (match[2] ?? raw).trim() || target;
+    const label = unescapeText(match[2] ?? raw).trim() || target;
     parts.push(target ? { target, label } : label);
     last = index + match[0].length;
   }
-  if (last < text.length) parts.push(text.slice(last));
+  if (last < text.length) parts.push(unescapeText(text.slice(last)));
   return parts;
 }
 

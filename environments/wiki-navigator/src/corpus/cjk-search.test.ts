@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
-import { withCjkBigrams } from './cjk-bigrams';
+import { withCjkBigrams, withCjkIndexTerms } from './cjk-bigrams';
 import { buildCorpusStore } from './corpus-store-builder';
 import { readJsonlCorpus } from './jsonl-corpus';
 import { openCorpusStore, releaseCorpusStore } from './sqlite-corpus';
@@ -20,6 +20,8 @@ describe('search on Chinese, Japanese and Korean text (character pairs)', () => 
     { title: '東京', lead: '東京は日本の首都である。人口は約1400万人。' },
     { title: '서울', lead: '서울은 대한민국의 수도이다.' },
     { title: 'Morrow Bay', lead: 'Morrow Bay is a town on the coast of [[中国]].' },
+    { title: '北京市', lead: '北京市は中国の首都。' },
+    { title: '富士山', lead: '富士山は日本一高い山。' },
   ];
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cjk-search-'));
@@ -42,7 +44,7 @@ describe('search on Chinese, Japanese and Korean text (character pairs)', () => 
     try {
       for (const corpus of [memory, disk]) {
         const titles = (query: string): string[] => corpus.search(query, 10).map((hit) => hit.title);
-        expect(titles('首都').sort()).toEqual(['中国', '北京', '東京']);
+        expect(titles('首都').sort()).toEqual(['中国', '北京', '北京市', '東京']);
         expect(titles('政治中心')).toEqual(['北京']);
         expect(titles('人口')).toEqual(expect.arrayContaining(['中国', '東京']));
         expect(titles('대한민국')).toEqual(['서울']);
@@ -51,6 +53,32 @@ describe('search on Chinese, Japanese and Korean text (character pairs)', () => 
     } finally {
       releaseCorpusStore(disk);
     }
+  });
+
+  // A one-character query found nothing where the character sits inside a run (`京` in `北京市`, indexed as
+  // `北京 京市`): users search single characters.
+  it('finds a one-character query wherever the character occurs, in memory and on a store alike', () => {
+    const memory = readJsonlCorpus(jsonl);
+    const disk = openCorpusStore(store);
+    try {
+      for (const corpus of [memory, disk]) {
+        const titles = (query: string): string[] => corpus.search(query, 10).map((hit) => hit.title);
+        expect(titles('京').sort()).toEqual(['中国', '北京', '北京市', '東京']); // inside a run and ending one
+        expect(titles('山')).toEqual(['富士山']); // title and text
+        expect(titles('士')).toEqual(['富士山']);
+        expect(titles('서')).toEqual(['서울']);
+        expect(titles('京 coast').sort()).toEqual(['Morrow Bay', '中国', '北京', '北京市', '東京']);
+        expect(titles('北京').sort()).toEqual(['中国', '北京', '北京市']); // a pair is not widened to its characters
+      }
+    } finally {
+      releaseCorpusStore(disk);
+    }
+  });
+
+  it('writes the last character of each run too where text is indexed', () => {
+    expect(withCjkIndexTerms('北京市 and 中', 'pairs-and-last')).toBe(' 北京 京市 市  and  中 ');
+    expect(withCjkIndexTerms('北京市', 'pairs')).toBe(' 北京 京市 ');
+    expect(withCjkIndexTerms('北京市', 'runs')).toBe('北京市');
   });
 
   it('SEARCH in an episode lists the article, its snippet ending at the full stop 。', async () => {
@@ -64,9 +92,41 @@ describe('search on Chinese, Japanese and Korean text (character pairs)', () => 
         expect(searched.info.feedback).toBe('SEARCH "政治中心": 1 results.');
         expect(searched.observation).toContain('[#1 北京]: 北京是中华人民共和国的首都，也是政治中心。');
         expect((await env.step('CLICK(1)')).info.page).toBe('北京');
+        expect((await env.step('SEARCH(京)')).info.feedback).toBe('SEARCH "京": 4 results.');
       } finally {
         await env.close();
       }
+    }
+  });
+
+  it('searches a store of character pairs alone (`cjk-bigrams`, built before) by pairs, as it was indexed', () => {
+    const pairs = join(dir, 'pairs.sqlite');
+    copyFileSync(store, pairs);
+    const db = new Database(pairs);
+    db.exec(
+      "UPDATE meta SET value = 'cjk-bigrams' WHERE key = 'search-terms'; DROP TABLE search;" +
+        "CREATE VIRTUAL TABLE search USING fts5(title, text, content='', tokenize='unicode61 remove_diacritics 2');",
+    );
+    const insert = db.prepare('INSERT INTO search (rowid, title, text) VALUES (?, ?, ?)');
+    for (const row of db.prepare('SELECT id, title, body FROM articles').all() as Array<{
+      id: number;
+      title: string;
+      body: string;
+    }>)
+      insert.run(row.id, withCjkBigrams(row.title), withCjkBigrams((JSON.parse(row.body) as { lead: string }).lead));
+    db.close();
+    const disk = openCorpusStore(pairs);
+    try {
+      expect(
+        disk
+          .search('首都', 10)
+          .map((hit) => hit.title)
+          .sort(),
+      ).toEqual(['中国', '北京', '北京市', '東京']);
+      expect(disk.search('政治中心', 10).map((hit) => hit.title)).toEqual(['北京']);
+      expect(disk.search('coast', 10).map((hit) => hit.title)).toEqual(['Morrow Bay']);
+    } finally {
+      releaseCorpusStore(disk);
     }
   });
 

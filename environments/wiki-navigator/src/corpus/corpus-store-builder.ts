@@ -6,7 +6,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { InvalidOptionsError } from '@turngym/core';
 import { generateQuestions, generateRaces } from '../tasks/task-generator';
 import { articleLinks, linkTarget, normalizeTitle, stripLinks, type Article } from './article';
-import { withCjkBigrams } from './cjk-bigrams';
+import { withCjkIndexTerms } from './cjk-bigrams';
 import { dumpKind, parseJsonlEntry } from './jsonl-corpus';
 import { SEARCH_TERMS, STORE_VERSION } from './sqlite-corpus';
 import { SKELETON_SCHEMA, StoreTaskGraph } from './store-task-graph';
@@ -137,7 +137,11 @@ export async function buildCorpusStore(
           duplicates += 1; // the first wins, as in `Corpus`
           continue;
         }
-        insertSearch.run(result.lastInsertRowid, withCjkBigrams(title), withCjkBigrams(searchText(normalized)));
+        insertSearch.run(
+          result.lastInsertRowid,
+          withCjkIndexTerms(title, 'pairs-and-last'),
+          withCjkIndexTerms(searchText(normalized), 'pairs-and-last'),
+        );
         insertSkeleton.run(
           result.lastInsertRowid,
           title,
@@ -221,8 +225,8 @@ export async function buildCorpusStore(
     insertMeta.run('version', STORE_VERSION);
     insertMeta.run('articles', String(articles));
     insertMeta.run('source', source);
-    // Chinese, Japanese and Korean are indexed as character pairs; a store without this key (built before) is
-    // searched as it was indexed, a whole run of those scripts as one word.
+    // Chinese, Japanese and Korean are indexed as character pairs and each run's last character; a store built
+    // before (another value, or no key) is searched as it was indexed.
     insertMeta.run('search-terms', SEARCH_TERMS);
     db.exec('ANALYZE');
     db.close();

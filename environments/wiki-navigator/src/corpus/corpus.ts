@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { withCjkBigrams } from './cjk-bigrams';
+import { isOneCjkCharacter, withCjkBigrams, withCjkIndexTerms } from './cjk-bigrams';
 import { articleLinks, linkTarget, normalizeTitle, stripLinks, type Article, type Redirect } from './article';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 
@@ -110,7 +110,15 @@ export class Corpus implements WikiCorpus {
   search(query: string, limit = 10): SearchHit[] {
     const index = this.searchIndex();
     return index
-      .search(query.normalize('NFC'), { boost: { title: 3 }, combineWith: 'OR' })
+      .search(query.normalize('NFC'), {
+        boost: { title: 3 },
+        combineWith: 'OR',
+        // A one-character CJK word matches the pairs it starts (`京` → `京市`) and the run-final `京`, each as an
+        // occurrence of that character: minisearch weighs a prefix match of one more character by
+        // `prefix · 2 / 2.3`, so this weight makes it 1, as an exact match. Other words are not prefixes.
+        prefix: isOneCjkCharacter,
+        weights: { fuzzy: 0.45, prefix: 2.3 / 2 },
+      })
       .slice(0, limit)
       .map((hit) => {
         const article = this.ordered[hit.id as number] as Article;
@@ -132,7 +140,8 @@ export class Corpus implements WikiCorpus {
    * Built on first use: a corpus that is only browsed never pays for indexing. Text is indexed in NFC, as
    * queries are searched: minisearch keeps a combining accent in its word, so `café` written with one
    * (`cafe\u0301`) and written precomposed were different words that never matched. Chinese, Japanese and
-   * Korean are indexed and searched as character pairs (`withCjkBigrams`).
+   * Korean are indexed as character pairs and each run's last character, and searched as character pairs, a
+   * one-character word as a prefix (`cjk-bigrams.ts`).
    */
   private searchIndex(): MiniSearch<SearchDocument> {
     if (this.index) return this.index;
@@ -141,8 +150,9 @@ export class Corpus implements WikiCorpus {
       fields: ['title', 'text'],
       storeFields: [],
       idField: 'id',
-      // Queries are tokenized the same way (minisearch's default for search).
-      tokenize: (text) => tokenize(withCjkBigrams(text)),
+      tokenize: (text) => tokenize(withCjkIndexTerms(text, 'pairs-and-last')),
+      // A query is pairs only: its last character alone would match every article holding that character.
+      searchOptions: { tokenize: (text) => tokenize(withCjkBigrams(text)) },
     });
     index.addAll(
       this.ordered.map((article, id) => ({

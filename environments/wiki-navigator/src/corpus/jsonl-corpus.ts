@@ -11,7 +11,8 @@ import { Corpus } from './corpus';
  * or a redirect
  *   {"title": "Morrow", "redirect": "Morrow Bay"}.
  * Only `title` is required. `infobox` may also be an object (`{"Country": "[[Veldoria]]"}`); `type` defaults to
- * `article`. Text uses `[[Target]]` / `[[Target|label]]` links, blank lines between paragraphs, `* ` list items.
+ * `article`. Text uses `[[Target]]` / `[[Target|label]]` links, blank lines between paragraphs, `* ` list items;
+ * `&#91;` is a `[` that starts no link (`escapeText`).
  * Blank lines and lines starting with `//` are skipped.
  */
 const lineSchema = {

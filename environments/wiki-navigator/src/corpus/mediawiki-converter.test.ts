@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { WikiExpert } from '../agents/wiki-expert';
 import { splitOf } from '../tasks/task-bank';
 import { WikiNavigatorEnv } from '../wiki-navigator-env';
+import { articleLinks, parseLinks, stripLinks } from './article';
 import { parseJsonlCorpus, readJsonlCorpus } from './jsonl-corpus';
 import { convertMediaWikiFile, wikitextToArticle } from './mediawiki-converter';
 
@@ -249,6 +250,22 @@ describe('MediaWiki XML → JSONL corpus', () => {
       "'''Markup''' quoted him <nowiki>[</nowiki>sic<nowiki>]</nowiki> and wrote <nowiki>{{t}}</nowiki> and <nowiki>''x'' = a | b &amp; c</nowiki>.",
     );
     expect(article.lead).toBe("Markup quoted him [sic] and wrote {{t}} and ''x'' = a | b & c.");
+  });
+
+  it('writes a [[ shown by <nowiki> so that it reads as text, not as a link', () => {
+    const article = wikitextToArticle(
+      'Markup',
+      "'''Markup''' writes <nowiki>[[Paris]]</nowiki> to link [[Lyon]]; <nowiki>&#91;</nowiki> is shown as typed.\n\n" +
+        '== Use ==\n* <nowiki>[[</nowiki>[[Rome]]<nowiki>]]</nowiki>',
+    );
+    expect(parseLinks(article.lead)).toEqual([{ target: 'Lyon', label: 'Lyon' }]);
+    expect(stripLinks(article.lead)).toBe('Markup writes [[Paris]] to link Lyon; &#91; is shown as typed.');
+    expect(articleLinks(article)).toEqual(['Lyon', 'Rome']);
+    expect(stripLinks(article.sections[0]?.text ?? '')).toBe('* [[Rome]]');
+    // A bracket in a label ended the link: the whole link was shown as markup.
+    expect(parseLinks(wikitextToArticle('L', 'See [[Lyon|the [old] city]] now.').lead)).toEqual([
+      { target: 'Lyon', label: 'the [old] city' },
+    ]);
   });
 
   it('keeps the links inside inline templates ({{marriage}}, {{hlist}}, {{nowrap}}, {{lang}})', () => {

@@ -8,7 +8,14 @@ import { createGunzip } from 'node:zlib';
 import { decodeHTMLStrict } from 'entities';
 import { parser as saxParser } from 'sax';
 import unbzip2Stream from 'unbzip2-stream';
-import { decodePercentEscapes, type Article, type ArticleSection, type InfoboxField, type Redirect } from './article';
+import {
+  decodePercentEscapes,
+  escapeText,
+  type Article,
+  type ArticleSection,
+  type InfoboxField,
+  type Redirect,
+} from './article';
 import { formatJsonlLine } from './jsonl-corpus';
 import { boundWikitext } from './wikitext-budget';
 
@@ -202,6 +209,9 @@ function decoded(text: string): string {
 function withLinks(item: WtfText): string {
   let text = decoded(item.text());
   let out = '';
+  // Plain text since the last link, escaped as a whole when a link follows (`escapeText`): `[[x]]` shown by a
+  // `<nowiki>` is text, not a link.
+  let plain = '';
   for (const link of item.links()) {
     const raw = link.page();
     if (!raw) continue;
@@ -210,19 +220,29 @@ function withLinks(item: WtfText): string {
     const label = decoded(link.text() || page);
     const at = text.indexOf(label);
     if (at < 0) continue;
-    out += text.slice(0, at);
+    plain += text.slice(0, at);
     text = text.slice(at + label.length);
     const prefix = /^([^:]+):/.exec(page)?.[1];
     if (link.type() === 'interwiki') {
       const language = !colon && isLanguagePrefix(link.wiki() ?? '');
-      if (!language) out += label;
+      if (!language) plain += label;
     } else if (link.type() !== 'internal' || (colon && prefix !== undefined && isLanguagePrefix(prefix))) {
-      out += label;
+      plain += label;
     } else {
-      out += label === page ? `[[${page}]]` : `[[${page}|${label}]]`;
+      out += escapeText(plain) + (label === page ? `[[${page}]]` : `[[${page}|${escapeLabel(label)}]]`);
+      plain = '';
     }
   }
-  return (out + text).replace(/\s+/g, ' ').trim();
+  return (out + escapeText(plain + text)).replace(/\s+/g, ' ').trim();
+}
+
+/** A link's label as the corpus writes it: a bracket, which would end the link, as its escape (`&#91;`, `&#93;`). */
+function escapeLabel(label: string): string {
+  if (!/[[\]]|&#/.test(label)) return label;
+  return label
+    .replace(/&(?=#(?:91|93|38);)/g, '&#38;')
+    .replace(/\[/g, '&#91;')
+    .replace(/\]/g, '&#93;');
 }
 
 function fieldName(key: string): string {
@@ -319,7 +339,7 @@ const SYNTAX_CHARACTERS: Record<string, string> = {
  * `<nowiki>…</nowiki>` as the wiki shows it: its text, not parsed. wtf_wikipedia dropped the tags and parsed the
  * inside, so `<nowiki>{{t}}</nowiki>` read "undefined" and `<nowiki>[</nowiki>sic<nowiki>]</nowiki>` "[ sic ]".
  * The syntax characters inside become character references, which wtf leaves alone and `decoded` turns back.
- * (A corpus's text has no escape for `[[`: `<nowiki>[[x]]</nowiki>` still reads as a link there.)
+ * A `[[` left in the text is written `&#91;[` (`escapeText`), so `<nowiki>[[x]]</nowiki>` reads "[[x]]", not a link.
  */
 function escapeNowiki(wikitext: string): string {
   if (!/<nowiki\s*>/i.test(wikitext)) return wikitext;
@@ -453,7 +473,9 @@ function convertWikitext(title: string, wikitext: string): { article: Article; l
       if (isLayoutField(key)) continue;
       const sentence = first.get(key) as WtfText | undefined;
       const value = nested.restore(
-        sentence && typeof sentence.text === 'function' ? withLinks(sentence) : decoded(String(values[key] ?? '')),
+        sentence && typeof sentence.text === 'function'
+          ? withLinks(sentence)
+          : escapeText(decoded(String(values[key] ?? ''))),
       );
       if (value && !isFileName(value)) infobox.push({ field: fieldName(key), value });
     }

@@ -5,7 +5,7 @@ import { InvalidOptionsError } from '@turngym/core';
 import { articleLinks, normalizeTitle, type Article } from './article';
 import { leadSnippet } from './corpus';
 import { Lru } from './lru';
-import { withCjkBigrams } from './cjk-bigrams';
+import { withCjkBigrams, type CjkTerms } from './cjk-bigrams';
 import { COMMON_WORD_ARTICLES, ftsQuery, queryWords, StoreSearch } from './store-search';
 import type { CorpusDescription, SearchHit, WikiCorpus } from './wiki-corpus';
 import type { TaskFilter, TaskSelection, TaskSource } from '../tasks/task-bank';
@@ -15,10 +15,16 @@ import type { WikiTask } from '../tasks/wiki-task';
 /** Format version of a store; a store of another version is rebuilt, not misread. */
 export const STORE_VERSION = '1';
 /**
- * How a store's search index holds Chinese, Japanese and Korean (meta `search-terms`): `cjk-bigrams`, as character
- * pairs (`withCjkBigrams`). A store built before has no such key and is searched as it was indexed.
+ * How a store's search index holds Chinese, Japanese and Korean (meta `search-terms`): `cjk-bigrams-2`, as
+ * character pairs and each run's last character (a one-character query is searched as a prefix). A store built
+ * before is searched as it was indexed: `cjk-bigrams` as pairs alone (a one-character query finds only a run of
+ * one character), and one with no such key with a whole run as one word.
  */
-export const SEARCH_TERMS = 'cjk-bigrams';
+export const SEARCH_TERMS = 'cjk-bigrams-2';
+const CJK_TERMS: ReadonlyMap<string, CjkTerms> = new Map<string, CjkTerms>([
+  ['cjk-bigrams', 'pairs'],
+  [SEARCH_TERMS, 'pairs-and-last'],
+]);
 
 /** Articles and link lists kept per process (bounded: memory must not grow with the corpus). */
 const ARTICLE_CACHE = 2048;
@@ -55,8 +61,8 @@ export class SqliteCorpus implements WikiCorpus {
     similar: Database.Statement<unknown[], { id: number; score: number }>;
   };
   private readonly ranker: StoreSearch;
-  /** Whether the index holds CJK text as character pairs (queries are split the same way). */
-  private readonly cjkBigrams: boolean;
+  /** How the index holds CJK text (queries are split the same way). */
+  private readonly cjkTerms: CjkTerms;
 
   constructor(readonly path: string) {
     const refuse = (reason: string): InvalidOptionsError =>
@@ -110,8 +116,8 @@ export class SqliteCorpus implements WikiCorpus {
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0) LIMIT ?',
       ),
     };
-    this.cjkBigrams = meta.get('search-terms') === SEARCH_TERMS;
-    this.ranker = new StoreSearch(this.db, this.size, COMMON_WORD_ARTICLES, this.cjkBigrams);
+    this.cjkTerms = CJK_TERMS.get(meta.get('search-terms') ?? '') ?? 'runs';
+    this.ranker = new StoreSearch(this.db, this.size, COMMON_WORD_ARTICLES, this.cjkTerms);
     this.taskSource = new StoredTasks(this.db);
   }
 
@@ -204,7 +210,7 @@ export class SqliteCorpus implements WikiCorpus {
 
   /** Titles sharing a word or a word's start with `title`, best BM25 on titles first (no fuzzy matching). */
   similarTitles(title: string, limit = 5): string[] {
-    const words = ftsQuery(this.cjkBigrams ? withCjkBigrams(title) : title, true);
+    const words = ftsQuery(this.cjkTerms === 'runs' ? title : withCjkBigrams(title), true);
     if (!words) return [];
     return this.statements.similar
       .all(`{title} : (${words})`, limit)

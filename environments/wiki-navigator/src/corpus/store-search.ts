@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { withCjkBigrams } from './cjk-bigrams';
+import { isOneCjkCharacter, withCjkBigrams, type CjkTerms } from './cjk-bigrams';
 import { Lru } from './lru';
 
 /**
@@ -56,10 +56,6 @@ export function ftsQuery(text: string, prefix = false, every = false): string | 
   return words.map((word) => `"${word}"${prefix ? '*' : ''}`).join(every ? ' AND ' : ' OR ');
 }
 
-function expression(words: readonly string[], operator: 'AND' | 'OR'): string {
-  return words.map((word) => `"${word}"`).join(` ${operator} `);
-}
-
 /** An article found by a search: its row id and its score (higher is better). */
 export interface RankedArticle {
   id: number;
@@ -98,15 +94,20 @@ export class StoreSearch {
     rowAt: Database.Statement<unknown[], number>;
     count: Database.Statement<unknown[], number>;
   };
+  private readonly cjkTerms: CjkTerms;
 
   /** `articleCount`: the rows of the index (the store's articles), for the common words' IDF. */
   constructor(
     db: Database.Database,
     private readonly articleCount: number,
     private readonly commonWordArticles = COMMON_WORD_ARTICLES,
-    /** The index holds Chinese, Japanese and Korean as character pairs (`withCjkBigrams`): split queries so. */
-    private readonly cjkBigrams = false,
+    /**
+     * How the index holds Chinese, Japanese and Korean (`CjkTerms`; `true` is `pairs`, `false` `runs`): with pairs,
+     * queries are split so, and with `pairs-and-last` a one-character word is searched as a prefix (`"京"*`).
+     */
+    cjkTerms: CjkTerms | boolean = 'runs',
   ) {
+    this.cjkTerms = cjkTerms === true ? 'pairs' : cjkTerms === false ? 'runs' : cjkTerms;
     this.statements = {
       ranked: db.prepare(
         'SELECT rowid AS id, -bm25(search, 3.0, 1.0) AS score FROM search WHERE search MATCH ? ORDER BY bm25(search, 3.0, 1.0), rowid LIMIT ?',
@@ -118,11 +119,20 @@ export class StoreSearch {
     };
   }
 
+  /** A query word as an FTS5 phrase: quoted (no operators leak through), a one-CJK-character word a prefix. */
+  private term(word: string): string {
+    return this.cjkTerms === 'pairs-and-last' && isOneCjkCharacter(word) ? `"${word}"*` : `"${word}"`;
+  }
+
+  private expression(words: readonly string[], operator: 'AND' | 'OR'): string {
+    return words.map((word) => this.term(word)).join(` ${operator} `);
+  }
+
   /** Articles holding `word`: counted once per process (a common word's count reads its whole doclist). */
   articlesHolding(word: string): number {
     let count = this.holders.get(word);
     if (count === undefined) {
-      count = this.statements.count.get(`"${word}"`) as number;
+      count = this.statements.count.get(this.term(word)) as number;
       this.holders.set(word, count);
     }
     return count;
@@ -132,7 +142,7 @@ export class StoreSearch {
     const known = this.holders.get(word);
     if (known !== undefined) return known > this.commonWordArticles;
     // Reading up to the threshold's row is bounded; a rare word is then counted at about the same cost.
-    return this.statements.rowAt.get(`"${word}"`, this.commonWordArticles) !== undefined;
+    return this.statements.rowAt.get(this.term(word), this.commonWordArticles) !== undefined;
   }
 
   private idf(word: string): number {
@@ -142,7 +152,7 @@ export class StoreSearch {
 
   /** The `limit` best articles for a free-text query, best first. */
   search(text: string, limit: number): RankedArticle[] {
-    const words = queryWords(this.cjkBigrams ? withCjkBigrams(text) : text);
+    const words = queryWords(this.cjkTerms === 'runs' ? text : withCjkBigrams(text));
     const common = words.filter((word) => this.isCommon(word));
     const rare = words.filter((word) => !common.includes(word) && this.articlesHolding(word) > 0);
     if (rare.length > 0) return this.byRareWords(rare, common, limit);
@@ -150,16 +160,16 @@ export class StoreSearch {
   }
 
   private byRareWords(rare: readonly string[], common: readonly string[], limit: number): RankedArticle[] {
-    const anyRare = expression(rare, 'OR');
+    const anyRare = this.expression(rare, 'OR');
     const candidates = this.statements.ranked.all(anyRare, -1);
     const score = new Map(candidates.map((hit) => [hit.id, hit.score]));
     const held = new Map(candidates.map((hit) => [hit.id, 0]));
     for (const word of [...rare, ...common]) {
-      const holders = this.statements.rowids.all(`(${anyRare}) AND "${word}"`);
+      const holders = this.statements.rowids.all(`(${anyRare}) AND ${this.term(word)}`);
       for (const id of holders) held.set(id, (held.get(id) as number) + 1);
       if (!common.includes(word)) continue;
       const idf = this.idf(word);
-      const inTitle = new Set(this.statements.rowids.all(`(${anyRare}) AND {title} : "${word}"`));
+      const inTitle = new Set(this.statements.rowids.all(`(${anyRare}) AND {title} : ${this.term(word)}`));
       for (const id of holders)
         score.set(id, (score.get(id) as number) + idf * (inTitle.has(id) ? TITLE_MATCH : TEXT_MATCH));
     }
@@ -185,14 +195,14 @@ export class StoreSearch {
       }
     };
     for (let count = rarestFirst.length; count >= 2 && found.length < limit; count--)
-      add(this.statements.ranked.all(expression(rarestFirst.slice(0, count), 'AND'), limit));
+      add(this.statements.ranked.all(this.expression(rarestFirst.slice(0, count), 'AND'), limit));
     const rarest = rarestFirst[0];
     if (rarest === undefined || found.length >= limit) return found;
     // The rarest word alone: BM25 over every holder scored "country" (60,000 articles) in 80–90 ms; over
     // those holding it in their title it takes 1–16 ms, and the others follow in store order, unscored.
-    add(this.statements.ranked.all(`{title} : "${rarest}"`, limit));
+    add(this.statements.ranked.all(`{title} : ${this.term(rarest)}`, limit));
     const last = found.at(-1)?.score ?? 1;
-    add(this.statements.first.all(`"${rarest}"`, 2 * limit).map((id) => ({ id, score: last / 2 })));
+    add(this.statements.first.all(this.term(rarest), 2 * limit).map((id) => ({ id, score: last / 2 })));
     return found;
   }
 }
