@@ -3,6 +3,7 @@ import { TurnGymError } from '@turngym/core';
 /** What went wrong, coarsely: lets callers branch without parsing messages. */
 export type LLMCallFailure =
   | 'http' // the server answered with an error status
+  | 'context-length' // the prompt does not fit the model's context (a 400 `context_length_exceeded` or its wording)
   | 'connection' // refused, reset, DNS: no answer at all
   | 'timeout' // no answer within the timeout
   | 'aborted' // the caller's AbortSignal fired
@@ -30,7 +31,9 @@ export interface LLMCallErrorOptions {
 }
 
 /**
- * The one error every ChatModel backend throws, code `LLM_CALL`. `isRetryable` is true for 408/409/429/5xx,
+ * The one error every ChatModel backend throws, code `LLM_CALL`. A `context-length` failure is never retried and
+ * sets `agentStop` (core's marker, see `isAgentStop`): an agent whose context is full ends its episode as a scored
+ * failure, not an errored one. `isRetryable` is true for 408/409/429/5xx,
  * timeouts, connection failures and a 200 whose JSON body does not parse (cut short on the way) — what may succeed
  * if tried again — and false for bad requests, auth, aborts, script faults, refusals, a 429 that says the quota is
  * used up (`insufficient_quota`), TLS failures, plain `http://` to a port that speaks TLS and a port `fetch` refuses
@@ -45,10 +48,21 @@ export class LLMCallError extends TurnGymError {
   readonly attempts: number;
   /** What the model said instead of answering, for `refusal` failures. */
   readonly refusal: string | undefined;
+  /**
+   * Why the agent cannot go on, for core's runEpisode: `'context-length'` for a context overflow (the episode ends
+   * as a failure that is scored), else undefined (the episode is errored).
+   */
+  readonly agentStop: 'context-length' | undefined;
 
   constructor(message: string, options: LLMCallErrorOptions) {
-    super('LLM_CALL', message, { cause: options.cause, isRetryable: options.isRetryable ?? false });
-    this.failure = options.failure;
+    // A context overflow fails the same way every time it is sent: never retried.
+    const overflow = options.failure === 'context-length' || isContextLengthCause(options);
+    super('LLM_CALL', message, {
+      cause: options.cause,
+      isRetryable: overflow ? false : (options.isRetryable ?? false),
+    });
+    this.failure = overflow ? 'context-length' : options.failure;
+    this.agentStop = overflow ? 'context-length' : undefined;
     this.status = options.status;
     this.baseURL = options.baseURL;
     this.modelId = options.modelId;
@@ -79,4 +93,16 @@ export class LLMCallError extends TurnGymError {
       cause: this.cause,
     });
   }
+}
+
+/**
+ * A local model's refusal of a prompt past its context: an `http` 400 whose cause is @turngym/lm's
+ * ContextLengthError (code `CONTEXT_LENGTH_EXCEEDED`), as serveChatModel reads it.
+ */
+function isContextLengthCause(options: LLMCallErrorOptions): boolean {
+  return (
+    options.failure === 'http' &&
+    TurnGymError.isInstance(options.cause) &&
+    options.cause.code === 'CONTEXT_LENGTH_EXCEEDED'
+  );
 }

@@ -47,7 +47,8 @@ describe('OpenAIChatModel says what a failing endpoint said', () => {
     );
     const error = (await ask(baseURL)) as LLMCallError;
     expect(error).toBeInstanceOf(LLMCallError);
-    expect(error).toMatchObject({ failure: 'http', status: 400, isRetryable: false, attempts: 1 });
+    // A context overflow: its own failure, so the agent's episode ends scored (openai-chat-model-context-length.test.ts).
+    expect(error).toMatchObject({ failure: 'context-length', status: 400, isRetryable: false, attempts: 1 });
     expect(error.message).toBe(`openai:m at ${baseURL}: HTTP 400: ${said}`);
     expect(seen).toHaveLength(1);
   });

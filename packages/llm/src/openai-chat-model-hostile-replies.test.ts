@@ -169,7 +169,7 @@ describe('OpenAIChatModel and an error chunk the client does not raise', () => {
       );
     });
     const error = (await ask(baseURL, { stream: true })) as LLMCallError;
-    expect(error).toMatchObject({ failure: 'http', isRetryable: false, attempts: 1 });
+    expect(error).toMatchObject({ failure: 'context-length', isRetryable: false, attempts: 1 });
     expect(error.message).toContain(`the server sent an error in the stream: ${said}`);
     expect(seen).toHaveLength(1);
   });

@@ -26,6 +26,7 @@ import {
   type ToolNameMap,
 } from './internal/openai-wire';
 import { EXTENDED_SAMPLING_FIELDS } from './extended-sampling';
+import { isContextOverflowReply } from './internal/context-overflow';
 import { LLMCallError } from './llm-call-error';
 import {
   errorBodyFetch,
@@ -224,6 +225,15 @@ function extendedSamplingParams(request: ChatRequest): Record<string, number> {
     if (value !== undefined && !isOff(value)) params[name] = value;
   }
   return params;
+}
+
+/** An error reply's `code` and `type`, at the top level (vLLM, SGLang) or under `error` (OpenAI, llama.cpp). */
+function codeAndType(error: InstanceType<typeof OpenAI.APIError>): { code: unknown; type: unknown } {
+  const body = (error.error ?? {}) as { code?: unknown; type?: unknown; error?: { code?: unknown; type?: unknown } };
+  return {
+    code: error.code ?? body.code ?? body.error?.code,
+    type: error.type ?? body.type ?? body.error?.type,
+  };
 }
 
 function messageOf(body: unknown, fallback: string): string {
@@ -946,11 +956,13 @@ export class OpenAIChatModel implements ChatModel {
         ? ` (a redirect to ${location.length > 200 ? `${location.slice(0, 200)}…` : location}, not followed: only http(s) redirects are, at most 20 in a row)`
         : '';
       const text = `HTTP ${status}: ${said}${this.notFoundHint(status)}${this.redact(this.redirectHint(note?.redirectedTo) + unfollowed)}`;
+      // The same prompt overflows again on every attempt: never retried, and told apart so the episode ends scored.
+      const overflow = isContextOverflowReply({ status, ...codeAndType(error), message: said });
       return new LLMCallError(`${this.where()}: ${text}`, {
         ...context,
-        failure: 'http',
+        failure: overflow ? 'context-length' : 'http',
         status,
-        isRetryable,
+        isRetryable: overflow ? false : isRetryable,
         ...(after !== undefined ? { retryAfterMs: after } : {}),
       });
     }
@@ -964,10 +976,11 @@ export class OpenAIChatModel implements ChatModel {
         /overload|rate.?limit|unavailable|timeout|server_error/i.test(`${String(type)} ${String(code)}`) ||
         (typeof code === 'number' && LLMCallError.isRetryableStatus(code));
       const said = this.redact(messageOf(error.error, error.message));
+      const overflow = isContextOverflowReply({ status: undefined, code, type, message: said });
       return new LLMCallError(`${this.where()}: the server sent an error in the stream: ${said}`, {
         ...context,
-        failure: 'http',
-        isRetryable,
+        failure: overflow ? 'context-length' : 'http',
+        isRetryable: overflow ? false : isRetryable,
       });
     }
     const decoding = decodingFailure(error);

@@ -547,6 +547,27 @@ describe('serveChatModel: an OpenAI-compatible server for any ChatModel', () => 
     }
   });
 
+  it("passes an upstream endpoint's context overflow on as 400 context_length_exceeded, whatever its words", async () => {
+    const upstream: ChatModel = {
+      id: 'proxied',
+      complete: () =>
+        Promise.reject(
+          new LLMCallError('openai:big at http://upstream/v1: HTTP 400: prompt too big', {
+            failure: 'context-length',
+            status: 400,
+          }),
+        ),
+    };
+    const proxy = await serveChatModel(upstream, { modelName: 'proxied' });
+    try {
+      const client = new OpenAI({ baseURL: proxy.baseURL, apiKey: 'unused', maxRetries: 0 });
+      const failure = client.chat.completions.create({ model: 'proxied', messages: [{ role: 'user', content: 'x' }] });
+      await expect(failure).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("says where a body's JSON breaks, and tells an empty body, a form and a compressed body apart", async () => {
     // Each was answered "The request body is not valid JSON", nothing more.
     const post = async (body: string | Buffer, headers: Record<string, string> = {}) => {

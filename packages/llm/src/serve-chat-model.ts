@@ -215,7 +215,9 @@ function modelFailure(error: unknown): HttpError {
   // A local model reports a prompt past its context as a 400 LLMCallError whose cause says so.
   const tooLong = (candidate: unknown): boolean =>
     TurnGymError.isInstance(candidate) && candidate.code === 'CONTEXT_LENGTH_EXCEEDED';
-  if (tooLong(error) || (error instanceof LLMCallError && tooLong(error.cause)))
+  // An upstream endpoint's overflow (a served OpenAIChatModel's `context-length` failure) is passed on as one too.
+  const upstreamTooLong = error instanceof LLMCallError && error.failure === 'context-length';
+  if (tooLong(error) || upstreamTooLong || (error instanceof LLMCallError && tooLong(error.cause)))
     return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (error instanceof LLMCallError && error.status !== undefined) {
     // A busy model (a local server's full queue) says when to come back: clients back off by Retry-After.

@@ -89,12 +89,12 @@ export class LocalChatModel implements ChatModel {
   async complete(request: StreamingChatRequest): Promise<ChatResponse> {
     const model = await this.model();
     request.signal?.throwIfAborted();
-    // Refused before it waits in a server's queue for a generation that would refuse it. As an OpenAI server's
-    // 400 would be (an LLMCallError that is not retried), so that a bench counts the episode as errored and goes on
-    // instead of ending the run; the ContextLengthError is its cause (serve-model answers context_length_exceeded).
+    // Refused before it waits in a server's queue for a generation that would refuse it, as an OpenAI server's 400
+    // context_length_exceeded would be: a context overflow (not retried), which ends an agent's episode as a scored
+    // failure (core's runEpisode); the ContextLengthError is its cause (serve-model answers context_length_exceeded).
     const refuse = (tooLong: ContextLengthError): LLMCallError =>
       new LLMCallError(`${this.id}: ${tooLong.message}`, {
-        failure: 'http',
+        failure: 'context-length',
         status: 400,
         modelId: this.id,
         cause: tooLong,
