@@ -46,8 +46,20 @@ export interface EnvResult {
   /** Episodes that failed (an LLM call, an env fault): counted here, excluded from every metric. */
   errored: number;
   errors: EpisodeError[];
+  /**
+   * Scored episodes the agent ended because it could not go on (its model's context was full): each is a failure in
+   * every metric, listed here so a short-context model's lost episodes are seen. Absent in results written before it.
+   */
+  agentStops?: AgentStopEntry[];
   /** Null when no episode was scored. */
   metrics: EpisodeMetrics | null;
+}
+
+export interface AgentStopEntry {
+  seed: number;
+  /** The agent's reason: `context-length`. */
+  reason: string;
+  message: string;
 }
 
 export interface MeanInterval {
@@ -218,6 +230,19 @@ export const benchResultSchema = {
                 code: { type: 'string' },
                 message: { type: 'string' },
                 retryable: { type: 'boolean' },
+              },
+            },
+          },
+          agentStops: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['seed', 'reason', 'message'],
+              properties: {
+                seed: { type: 'integer' },
+                reason: { type: 'string', minLength: 1 },
+                message: { type: 'string' },
               },
             },
           },

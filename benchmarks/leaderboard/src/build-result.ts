@@ -88,6 +88,11 @@ export function buildBenchResult(input: BuildResultInput): BenchResult {
       scored: outcomes.length,
       errored: errors.length,
       errors,
+      agentStops: outcomes.flatMap((outcome) =>
+        outcome.agentStop
+          ? [{ seed: outcome.seed, reason: outcome.agentStop.reason, message: shorten(outcome.agentStop.message) }]
+          : [],
+      ),
       metrics,
     };
   });

@@ -407,6 +407,21 @@ describe('leaderboard', () => {
     );
   });
 
+  it('notes per env how many episodes the agent stopped with a full context (scored as failures)', () => {
+    const stopped = structuredClone(results.scripted as BenchResult);
+    stopped.runId = 'short-context';
+    stopped.label = 'short context';
+    const env = stopped.envs[0]!;
+    env.agentStops = [
+      { seed: env.seeds[0]!, reason: 'context-length', message: 'HTTP 400: the prompt has 1144 tokens' },
+      { seed: env.seeds[1]!, reason: 'context-length', message: 'HTTP 400: the prompt has 1201 tokens' },
+    ];
+    const boards = buildLeaderboard(readLeaderboardEntries([submission(stopped)], [suite]), [suite]);
+    expect(renderMarkdown(boards)).toContain(
+      `- short context: episodes the agent stopped (context full), scored as failures: ${env.envId} 2.`,
+    );
+  });
+
   // Two agents with the same scores are not first and second: the label is all that would order them.
   it('gives rows that tie on success and reward the same rank', () => {
     const copy = structuredClone(results.scripted as BenchResult);

@@ -123,6 +123,11 @@ function renderBoard(board: SuiteBoard): string {
       const codes = [...new Set(errored.flatMap((env) => env.errors.map((error) => error.code)))].join(', ');
       notes.push(`${row.label}: ${row.result.overall.errored} errored episodes (${codes}), excluded from the scores.`);
     }
+    const stopped = row.result.envs.flatMap((env) =>
+      (env.agentStops ?? []).length > 0 ? [`${env.envId} ${(env.agentStops ?? []).length}`] : [],
+    );
+    if (stopped.length > 0)
+      notes.push(`${row.label}: episodes the agent stopped (context full), scored as failures: ${stopped.join(', ')}.`);
   }
   if (notes.length > 0) lines.push('', ...notes.map((note) => `- ${text(note)}`));
   return lines.join('\n');

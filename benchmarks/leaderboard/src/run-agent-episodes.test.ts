@@ -1,4 +1,5 @@
-import { testRegistry } from './__fixtures__/test-envs';
+import { MemoryRecordSink } from '@turngym/core';
+import { faults, testRegistry } from './__fixtures__/test-envs';
 import { runAgentEpisodes } from './run-agent-episodes';
 import { resolveSuiteAgent } from './suite-agent';
 
@@ -41,5 +42,44 @@ describe('runAgentEpisodes', () => {
     expect(seeds.length).toBeGreaterThanOrEqual(5);
     expect(seeds.length).toBeLessThanOrEqual(5 + 2); // at most the other two workers' episodes in flight
     expect(seeds).toEqual(Array.from({ length: seeds.length }, (_, i) => i));
+  });
+
+  it('counts an episode whose model context filled up among the outcomes, a failure, not among the errors', async () => {
+    faults.contextFull = new Set([2]);
+    try {
+      const sink = new MemoryRecordSink();
+      const recordsOf: [number, (number | null)[]][] = [];
+      const ran = await runAgentEpisodes({
+        registry,
+        envId: 'test/faulty-v1',
+        agent: resolveSuiteAgent('faulty').sourceFor(registry, 'test/faulty-v1'),
+        episodes: 4,
+        seed: 0,
+        sink,
+        onEpisode: (result) => recordsOf.push([result.episode.seed, result.records.map((record) => record.seed)]),
+      });
+      expect(ran.errors).toEqual([]);
+      expect(ran.outcomes.map((outcome) => [outcome.seed, outcome.success, outcome.agentStop?.reason])).toEqual([
+        [0, true, undefined],
+        [1, true, undefined],
+        [2, false, 'context-length'],
+        [3, true, undefined],
+      ]);
+      // Each episode hands on its own record: the stopped one's is not left to be written at the next reset.
+      expect(recordsOf).toEqual([
+        [0, [0]],
+        [1, [1]],
+        [2, [2]],
+        [3, [3]],
+      ]);
+      expect(sink.records.map((record) => [record.seed, record.complete])).toEqual([
+        [0, true],
+        [1, true],
+        [2, false],
+        [3, true],
+      ]);
+    } finally {
+      faults.contextFull.clear();
+    }
   });
 });

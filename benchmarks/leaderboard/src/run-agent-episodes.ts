@@ -3,6 +3,7 @@ import {
   MemoryRecordSink,
   runEpisode,
   startEpisodeRecord,
+  type AgentStop,
   type EnvDependencies,
   type EpisodeOutcome,
   type EpisodeRecord,
@@ -81,6 +82,15 @@ function erroredRecords(
 }
 
 /**
+ * The records of an episode the agent stopped: the recorder's incomplete record keeps the reason in `error` (the
+ * record's one place for why it did not end); the journal and the result score the episode as a failure.
+ */
+function stoppedRecords(records: EpisodeRecord[], stop: AgentStop): EpisodeRecord[] {
+  const description = { code: stop.code, message: `agent stopped (${stop.reason}): ${stop.message}`, retryable: false };
+  return records.map((record) => (record.complete ? record : { ...record, error: description }));
+}
+
+/**
  * Plays planned episodes with up to `concurrency` envs at once. Each episode plays its own seed (and reset
  * options) whatever the concurrency, so results do not depend on scheduling. The first error that is not an
  * episode error stops the remaining work and is rethrown once every env is closed.
@@ -109,20 +119,28 @@ export async function playEpisodes(run: PlayEpisodesOptions): Promise<void> {
         }
         const episode = run.episodes[next] as PlannedEpisode;
         next += 1;
-        env ??= await makeEnv();
-        const agent = run.agent.create({ env, seed: episode.seed });
+        const current = (env ??= await makeEnv());
+        const agent = run.agent.create({ env: current, seed: episode.seed });
         let result: EpisodeResult;
         try {
-          const outcome = await runEpisode(env, agent, episode.seed, episode.resetOptions);
-          result = { status: 'ok', episode, outcome, records: buffer.records.splice(0) };
+          const outcome = await runEpisode(current, agent, episode.seed, episode.resetOptions);
+          if (outcome.agentStop) {
+            // The agent stopped mid-episode (its context is full): a scored failure. Closing the env writes the
+            // episode's record now, incomplete and with the reason, instead of at the next episode's reset.
+            env = undefined;
+            await current.close().catch(() => {});
+            const records = run.record ? stoppedRecords(buffer.records.splice(0), outcome.agentStop) : [];
+            result = { status: 'ok', episode, outcome, records };
+          } else {
+            result = { status: 'ok', episode, outcome, records: buffer.records.splice(0) };
+          }
         } catch (error) {
           if (!run.isEpisodeError?.(error)) throw error;
           // The env may be mid-episode or broken: closing it flushes the partial record, and the next
           // episode gets a fresh one.
-          const broken = env;
           env = undefined;
-          await broken.close().catch(() => {});
-          const records = run.record ? erroredRecords(buffer.records.splice(0), broken, run, episode, error) : [];
+          await current.close().catch(() => {});
+          const records = run.record ? erroredRecords(buffer.records.splice(0), current, run, episode, error) : [];
           result = { status: 'errored', episode, error, records };
         } finally {
           await agent.close?.();
@@ -164,7 +182,7 @@ export interface AgentEpisodesOptions {
 }
 
 export interface AgentEpisodes {
-  /** The episodes that ended, in seed order. */
+  /** The episodes that ended, in seed order; those the agent stopped (`outcome.agentStop`) are scored failures. */
   outcomes: EpisodeOutcome[];
   /** The episodes that failed for an infrastructure reason (an LLM call, an env fault), in seed order. */
   errors: EpisodeError[];

@@ -38,6 +38,7 @@ describe('runSuite', () => {
     out = temporaryDirectory();
     faults.envFault.clear();
     faults.crash.clear();
+    faults.contextFull.clear();
     faults.hold = undefined;
     faults.held = 0;
   });
@@ -166,6 +167,49 @@ describe('runSuite', () => {
       resamples: RESAMPLES,
     });
     expect(third.result.envs[0]).toMatchObject({ scored: 4, errored: 1 });
+  });
+
+  it("scores an episode whose model context filled up as the agent's failure, not errored, and says why", async () => {
+    faults.contextFull = new Set([101, 103]);
+    faults.envFault = new Set([104]);
+    const suite = tinySuite([{ envId: 'test/faulty-v1', seeds: { start: 100, count: 5 } }]);
+    const run = await runSuite({
+      suite,
+      agent: resolveSuiteAgent('faulty'),
+      registry: testRegistry(),
+      outDir: out,
+      resamples: RESAMPLES,
+    });
+    validateBenchResult(run.result);
+    const env = run.result.envs[0];
+    // Seed 104's env fault is still errored and left out; the two context-limited episodes count as failures.
+    expect(env).toMatchObject({ episodes: 5, scored: 4, errored: 1 });
+    expect(env?.errors.map((error) => error.seed)).toEqual([104]);
+    expect(env?.metrics?.success.mean).toBe(0.5);
+    expect(env?.agentStops).toEqual([
+      {
+        seed: 101,
+        reason: 'context-length',
+        message: 'openai:tiny: HTTP 400: the prompt outgrew the context on seed 101',
+      },
+      {
+        seed: 103,
+        reason: 'context-length',
+        message: 'openai:tiny: HTTP 400: the prompt outgrew the context on seed 103',
+      },
+    ]);
+    const stopped = journal(run).filter((entry) => entry.outcome?.agentStop);
+    expect(stopped.map((entry) => [entry.seed, entry.status, entry.outcome?.turns, entry.outcome?.truncated])).toEqual([
+      [101, 'ok', 1, true],
+      [103, 'ok', 1, true],
+    ]);
+    // Each episode's record is its own: the stopped ones incomplete, with the reason, one turn played.
+    const records = readEpisodeRecords(join(run.runDirectory, 'records.jsonl'));
+    expect(records.map((record) => record.seed).sort()).toEqual([100, 101, 102, 103, 104]);
+    const record101 = records.find((record) => record.seed === 101);
+    expect(record101).toMatchObject({ complete: false, turns: 1, error: { code: 'LLM_CALL', retryable: false } });
+    expect(record101?.error?.message).toMatch(/^agent stopped \(context-length\): .*seed 101$/);
+    expect(records.find((record) => record.seed === 102)).toMatchObject({ complete: true });
   });
 
   it('stops, resumably, when episodes keep failing (the endpoint is down)', async () => {

@@ -115,7 +115,8 @@ export interface ParsedAnswer {
 export type AnswerParse =
   { readonly ok: true; readonly answer: ParsedAnswer } | { readonly ok: false; readonly feedback: string };
 
-const MAX_ANSWER_CHARS = 100;
+/** The longest answer read (after `Answer:`, and a task file's `#### <number>`): one number is never longer. */
+export const MAX_ANSWER_CHARS = 100;
 // One number: a mixed number (1 1/2), a fraction (3/4), or an integer/decimal with optional thousands
 // separators (1,234.5, .5). Thousands groups must be exactly three digits, so "1,5" is not a number.
 // Unit words after it may hold a slash or a square (`km/h`, `m²`), never a digit: `3 or 4` stays malformed.

@@ -46,6 +46,29 @@ describe('GSM8K loader', () => {
     await env.close();
   });
 
+  it('reads GSM8K lines as the dataset writes them: a worked solution of any length, then "#### <number>"', () => {
+    // GSM8K's first training line, and one whose solution runs to many lines and its gold to thousands.
+    const natalia = {
+      question:
+        'Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many ' +
+        'clips did Natalia sell altogether in April and May?',
+      answer:
+        'Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<48+24=72>>72 clips altogether in ' +
+        'April and May.\n#### 72',
+    };
+    const steps = Array.from({ length: 40 }, (_, i) => `Week ${i + 1} adds 40 * 3 = <<40*3=120>>120 dollars.`);
+    const long = {
+      question: 'A shop earns 120 dollars a week for 40 weeks, and 1,200 more in a bonus. How much in all?',
+      answer: `${steps.join('\n')}\nThe bonus adds 1,200, so 4,800 + 1,200 = <<4800+1200=6000>>6,000.\n#### 6,000`,
+    };
+    const problems = parseGsm8k(`${JSON.stringify(natalia)}\n${JSON.stringify(long)}\n`, 'train.jsonl');
+    expect(problems.map((problem) => [problem.answerText, problem.steps.length])).toEqual([
+      ['72', 2],
+      ['6000', 41],
+    ]);
+    expect(problems[0]?.steps.map((step) => step.value)).toEqual(['24', '72']);
+  });
+
   it('reads a gold answer written in Arabic-Indic or full-width digits as the number it is', () => {
     // It was refused as "not a number".
     const arabic = parseGsm8k(JSON.stringify({ question: 'Q?', answer: 'It is 42.\n#### ٤٢' }), 'f.jsonl');
@@ -140,6 +163,11 @@ describe('GSM8K loader', () => {
       'answer not a number',
       `{"question": "Q?", "answer": "#### four"}\n`,
       /line 1: the final answer "four" is not a number/,
+    ],
+    [
+      'a final answer longer than any answer is read',
+      `${JSON.stringify({ question: 'Q?', answer: `It is big.\n#### ${'1'.repeat(101)}` })}\n`,
+      /line 1: the final answer after "####" is 101 characters long \("1{40}…"\); answers are read up to 100 characters, so no agent's answer could match it: end the answer with the value alone, e.g. "#### 42"$/,
     ],
     ['empty', `\n\n`, /bad\.jsonl: the file holds no problems/],
     [

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { parseAnswer } from './answer-equivalence';
+import { MAX_ANSWER_CHARS, parseAnswer } from './answer-equivalence';
 import { exactKey, showExact } from './exact-number';
 import type { Problem, SolutionStep } from './problem';
 import { TaskFileError } from './task-file-error';
@@ -109,6 +109,17 @@ export function parseGsm8k(text: string, file: string): Problem[] {
     }
     const final = finalLine(answer.trimEnd());
     if (!final) throw new TaskFileError(file, lineNumber, '"answer" must end with a line "#### <number>"');
+    // A final line longer than any answer an agent may write was called "not a number" (however long the worked
+    // solution above it, only this line counts), and was echoed whole, however long.
+    if (final.value.length > MAX_ANSWER_CHARS) {
+      throw new TaskFileError(
+        file,
+        lineNumber,
+        `the final answer after "####" is ${final.value.length} characters long ("${final.value.slice(0, 40)}…"); ` +
+          `answers are read up to ${MAX_ANSWER_CHARS} characters, so no agent's answer could match it: end the ` +
+          'answer with the value alone, e.g. "#### 42"',
+      );
+    }
     const gold = parseAnswer(final.value);
     if (!gold.ok) {
       throw new TaskFileError(file, lineNumber, `the final answer "${final.value}" is not a number`);

@@ -83,4 +83,16 @@ describe('problem generator', () => {
     expect([...testQuestions].filter((question) => trainQuestions.has(question))).toEqual([]);
     expect(testQuestions.size).toBeGreaterThan(1300);
   });
+
+  it('refuses a seed that is not a safe integer with the options error naming the field, in both task draws', () => {
+    for (const seed of [Number.NaN, 1.5, -0.5, Infinity, 2 ** 53]) {
+      for (const draw of [() => taskIndexForSeed(seed, 100), () => generateProblem(seed, ALL)]) {
+        expect(draw).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+        expect(draw).toThrow(/seed must be an integer within ±\(2\^53 − 1\), got /);
+      }
+    }
+    // Negative integer seeds are seeds like any other.
+    expect(taskIndexForSeed(-3, 100)).toBe(taskIndexForSeed(-3, 100));
+    expect(generateProblem(-3, ALL).id).toBe('gen--3');
+  });
 });

@@ -1,4 +1,4 @@
-import { SeededRng } from '@turngym/core';
+import { checkSeed, SeededRng } from '@turngym/core';
 import { arithmeticProblem } from './arithmetic-problems';
 import { exactKey, showExact } from './exact-number';
 import { fractionProblem } from './fraction-problems';
@@ -38,7 +38,8 @@ export function generateProblem(seed: number, options: GeneratorOptions): Proble
   if (options.kinds.length === 0 || options.difficulties.length === 0) {
     throw new RangeError('generateProblem(): kinds and difficulties must not be empty');
   }
-  const rng = new SeededRng(seed);
+  // The seed is a task id's generator seed: 1.5 would be truncated into seed 1's problem under the id `gen-1.5`.
+  const rng = new SeededRng(checkSeed(seed, 'generateProblem()'));
   for (let draw = 0; draw < MAX_DRAWS; draw++) {
     const kind = rng.pick(options.kinds);
     const difficulty = rng.pick(options.difficulties);

@@ -1,4 +1,4 @@
-import { mixSeed } from '@turngym/core';
+import { checkSeed, mixSeed } from '@turngym/core';
 
 export type Split = 'train' | 'test' | 'all';
 
@@ -21,7 +21,11 @@ export function contentSplit(question: string): 'train' | 'test' {
   return (mixSeed('math-thought-split', question) >>> 0) % 8 === 0 ? 'test' : 'train';
 }
 
-/** The task index that an episode seed selects within a split of `size` tasks. */
+/**
+ * The task index that an episode seed selects within a split of `size` tasks. The seed is checked as `reset()`
+ * checks it: hashed as text, NaN or 1.5 would silently select some task no integer seed replays.
+ */
 export function taskIndexForSeed(seed: number, size: number): number {
+  checkSeed(seed, 'taskIndexForSeed()');
   return (mixSeed('math-thought-task', seed) >>> 0) % size;
 }

@@ -7,7 +7,7 @@ import { UsageError } from './cli-errors';
 
 /**
  * @turngym/server and @turngym/lm are loaded only by the commands that need them (`serve`, `check --remote`,
- * `lm`, `serve-model`), so `turngym list` does not pay for `ws` or tfjs at start-up (chat-model agents load
+ * `run --remote`, `lm`, `serve-model`), so `turngym list` does not pay for `ws` or tfjs at start-up (chat-model agents load
  * @turngym/llm through the leaderboard's resolver, also on demand). The types are the packages' own.
  * @turngym/report (`report`) is loaded the same way: it reads trajectories through @turngym/rl (tfjs).
  *

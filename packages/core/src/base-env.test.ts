@@ -73,8 +73,33 @@ describe('BaseEnv', () => {
     await expect(env.reset({ seed: 2 ** 53 })).rejects.toThrow(
       /seed must be an integer within ±\(2\^53 − 1\), got 9007199254740992/,
     );
-    await expect(env.reset({ seed: 1.5 })).rejects.toThrow(RangeError);
     expect((await env.reset({ seed: 2 ** 53 - 1 })).info.seed).toBe(2 ** 53 - 1);
+    expect((await env.reset({ seed: -(2 ** 53 - 1) })).info.seed).toBe(-(2 ** 53 - 1));
+  });
+
+  it('refuses a bad seed with the options error naming the field, and leaves the episode as it was', async () => {
+    const env = new ExampleEnv();
+    const first = await env.reset({ seed: 5 });
+    for (const [seed, got] of [
+      [Number.NaN, 'NaN'],
+      [1.5, '1.5'],
+      [Infinity, 'Infinity'],
+      [-(2 ** 53), '-9007199254740992'],
+      ['5', 'the string "5"'],
+    ] as const) {
+      const refused = env.reset({ seed: seed as number });
+      await expect(refused).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+      await expect(refused).rejects.toThrow(
+        `Invalid options for turngym/example-v1 reset(): seed must be an integer within ±(2^53 − 1), got ${got}`,
+      );
+    }
+    // Nothing moved: the episode of seed 5 goes on, and a seedless reset continues the stream of seed 5.
+    expect(env.seed).toBe(5);
+    expect(env.anchor()).toBe(first.info.anchor);
+    expect((await env.step('LOOKUP(nothing)')).terminated).toBe(false);
+    const stream = new SeededRng(5);
+    stream.deriveSeed();
+    expect((await env.reset()).info.seed).toBe(stream.deriveSeed());
   });
 
   it('the default fork replays to the same state and then diverges independently', async () => {

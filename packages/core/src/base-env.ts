@@ -1,5 +1,6 @@
 import type { Action, Env, EnvSpec, Info, ResetArgs, ResetResult, StepResult, ToolCall } from '@turngym/spec';
 import { EnvBusyError, EnvClosedError, InvalidActionTypeError, InvalidOptionsError, ResetNeededError } from './errors';
+import { checkSeed } from './check-seed';
 import { cloneData } from './schema-validation';
 import { entropySeed, SeededRng } from './seeded-rng';
 
@@ -131,9 +132,8 @@ export abstract class BaseEnv<Obs = string, Act = Action> implements Env<Obs, Ac
   async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
     this.assertOpen();
     this.assertIdle('reset');
-    // Past 2^53 neighbouring integers share one double, so two seeds a caller told apart would replay as one.
-    if (args.seed !== undefined && !Number.isSafeInteger(args.seed))
-      throw new RangeError(`reset(): seed must be an integer within ±(2^53 − 1), got ${args.seed}`);
+    // Before anything changes: a bad seed (NaN, 1.5, 2^53) leaves the last episode as it was.
+    if (args.seed !== undefined) checkSeed(args.seed, `${this.spec.id} reset()`);
     // Copied before anything changes: options that cannot be copied (a function, nesting deeper than the stack) threw
     // a bare DataCloneError or RangeError after the seed had moved on, leaving the last episode under the new seed.
     const options =

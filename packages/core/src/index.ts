@@ -1,6 +1,7 @@
 /** @turngym/core — registry, make(), wrappers, env checker, seeded RNG, errors, episode records. */
 export * from './errors';
 export { SeededRng, mixSeed } from './seeded-rng';
+export { checkSeed } from './check-seed';
 export { parseEnvId, formatEnvId, type ParsedEnvId } from './env-id';
 export { ajv, compileToolSchema, compileValidator, describeErrors, type Validator } from './schema-validation';
 export { defineOptions } from './options';
@@ -37,7 +38,14 @@ export {
   type MakeOptions,
 } from './registry';
 export { RandomAgent } from './agents/random-agent';
-export { runEpisode, summarize, type EpisodeOutcome, type RunSummary } from './run-episodes';
+export {
+  isAgentStop,
+  runEpisode,
+  summarize,
+  type AgentStop,
+  type EpisodeOutcome,
+  type RunSummary,
+} from './run-episodes';
 export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';
 export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from './durable-files';
 export { withoutByteOrderMark } from './byte-order-mark';

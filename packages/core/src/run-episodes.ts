@@ -13,11 +13,36 @@ export interface EpisodeOutcome {
   /** What the agent itself spent (an LLM agent's `takeUsage()`); 0 for agents that report nothing. */
   readonly agentPromptTokens: number;
   readonly agentCompletionTokens: number;
+  /**
+   * Set when the agent could not go on (its model's context is full): the episode ended there, truncated and not a
+   * success, and is scored as the failure it is. Absent for an episode the env ended.
+   */
+  readonly agentStop?: AgentStop;
+}
+
+/** Why the agent ended an episode: `reason` is the error's `agentStop` (`'context-length'`), `code` and `message` its own. */
+export interface AgentStop {
+  readonly reason: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * Whether an error thrown by `agent.act` means the agent cannot go on, a failure of the agent's own (an LLM agent
+ * whose context is full: @turngym/llm's `LLMCallError` with `failure: 'context-length'` sets it), rather than a fault
+ * of the infrastructure. The marker is a non-empty string property `agentStop`, so core names no backend.
+ */
+export function isAgentStop(error: unknown): error is Error & { readonly agentStop: string } {
+  const reason = error instanceof Error ? (error as { agentStop?: unknown }).agentStop : undefined;
+  return typeof reason === 'string' && reason !== '';
 }
 
 /**
  * Plays one episode of `agent` in `env` from `seed` to the end (terminated or truncated). `resetOptions` are
- * the env's per-episode options (e.g. a task id).
+ * the env's per-episode options (e.g. a task id). An error `agent.act` throws that `isAgentStop` recognises (the
+ * model's context is full) ends the episode as a scored failure: truncated, not a success, the reward and turns so
+ * far, and `agentStop` saying why; the env is left mid-episode (a recorder writes it, incomplete, at the next reset
+ * or close). Any other error, the env's or the agent's, is thrown as before.
  */
 export async function runEpisode(
   env: Env<any, any>,
@@ -36,11 +61,38 @@ export async function runEpisode(
   let llmTokens = reset.info.cost?.llmTokens ?? 0;
   let agentPromptTokens = 0;
   let agentCompletionTokens = 0;
-  for (;;) {
-    const action = await agent.act(observation, info);
+  const takeUsage = (): void => {
     const usage = agent.takeUsage?.();
     agentPromptTokens += usage?.promptTokens ?? 0;
     agentCompletionTokens += usage?.completionTokens ?? 0;
+  };
+  for (;;) {
+    let action: unknown;
+    try {
+      action = await agent.act(observation, info);
+    } catch (error) {
+      if (!isAgentStop(error)) throw error;
+      takeUsage();
+      const { code } = error as { code?: unknown };
+      return {
+        seed,
+        totalReward,
+        turns,
+        success: false,
+        truncated: true,
+        toolCalls,
+        llmTokens,
+        wallMs: performance.now() - started,
+        agentPromptTokens,
+        agentCompletionTokens,
+        agentStop: {
+          reason: error.agentStop,
+          code: typeof code === 'string' ? code : 'UNKNOWN',
+          message: error.message,
+        },
+      };
+    }
+    takeUsage();
     const result = await env.step(action);
     turns += 1;
     totalReward += result.reward;

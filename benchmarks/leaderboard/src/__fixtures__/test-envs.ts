@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvFaultError, Registry } from '@turngym/core';
 import { ExampleSolver, register as registerExample } from '@turngym/env-example';
+import { LLMCallError } from '@turngym/llm';
 import type { Action, Agent, AgentEpisodeStart } from '@turngym/spec';
 import { validateSuite, type LoadedSuite, type SuiteEntry } from '../suite';
 
@@ -13,12 +14,15 @@ import { validateSuite, type LoadedSuite, type SuiteEntry } from '../suite';
 export const faults: {
   envFault: Set<number>;
   crash: Set<number>;
+  /** Seeds on which the model's context is full from the second turn (a 400 `context_length_exceeded`). */
+  contextFull: Set<number>;
   hold: Promise<void> | undefined;
   /** Actions waiting on `hold` now: a test waits for its episodes to be in flight. */
   held: number;
 } = {
   envFault: new Set(),
   crash: new Set(),
+  contextFull: new Set(),
   hold: undefined,
   held: 0,
 };
@@ -31,9 +35,11 @@ class FaultyAgent implements Agent<string, Action> {
   readonly name = 'faulty';
   private readonly solver = new ExampleSolver();
   private seed = 0;
+  private turn = 0;
 
   async start(episode: AgentEpisodeStart<string>): Promise<void> {
     this.seed = episode.seed;
+    this.turn = 0;
     await this.solver.start(episode);
   }
 
@@ -45,6 +51,12 @@ class FaultyAgent implements Agent<string, Action> {
     }
     if (faults.crash.has(this.seed)) throw new Error(`simulated crash on seed ${this.seed}`);
     if (faults.envFault.has(this.seed)) throw new EnvFaultError(`simulated env fault on seed ${this.seed}`);
+    this.turn += 1;
+    if (faults.contextFull.has(this.seed) && this.turn > 1)
+      throw new LLMCallError(`openai:tiny: HTTP 400: the prompt outgrew the context on seed ${this.seed}`, {
+        failure: 'context-length',
+        status: 400,
+      });
     return this.solver.act(observation);
   }
 }

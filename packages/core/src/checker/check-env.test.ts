@@ -49,6 +49,19 @@ describe('checkEnv', () => {
     expect(failedChecks(byInstance)).toEqual({});
   });
 
+  it('refuses a seed it cannot play, with the seeds after it, as a bad argument rather than a failed check', async () => {
+    const registry = new Registry();
+    register(registry);
+    for (const seed of [1.5, Number.NaN, Number.MAX_SAFE_INTEGER]) {
+      await expect(checkEnv('turngym/example-v1', { registry, seed })).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('Invalid options for checkEnv(): seed must be'),
+      });
+    }
+    const edge = await checkEnv('turngym/example-v1', { registry, seed: Number.MAX_SAFE_INTEGER - 8 });
+    expect(failedChecks(edge)).toEqual({});
+  });
+
   it('catches an env whose episodes differ under the same seed', async () => {
     const report = await checkEnv(() => Promise.resolve(new DefectiveEnv('nondeterministic')));
     expect(report.passed).toBe(false);

@@ -1,6 +1,7 @@
 import type { Action, Env } from '@turngym/spec';
 import { RandomAgent } from '../agents/random-agent';
-import { TurnGymError } from '../errors';
+import { checkSeed } from '../check-seed';
+import { InvalidOptionsError, TurnGymError } from '../errors';
 import { registry as defaultRegistry, type EnvDependencies, type Registry } from '../registry';
 import {
   checkFingerprintHooks,
@@ -24,7 +25,7 @@ export interface CheckOptions {
   options?: Record<string, unknown>;
   /** Dependencies for `make()` (an id target only). */
   dependencies?: EnvDependencies;
-  /** First seed used; the checker also uses seed + 1. */
+  /** First seed used (default 7); the checker also uses seed + 1 to seed + 8, all within ±(2^53 − 1). */
   seed?: number;
   /** Longest scripted action sequence (default 12 steps). */
   maxSteps?: number;
@@ -83,6 +84,14 @@ export async function checkEnv(
   options: CheckOptions = {},
 ): Promise<CheckReport> {
   const seed = options.seed ?? 7;
+  // The checker plays seed + 1 … seed + FORK_SEED_TRIES too: a seed at the edge of the safe integers was reported as
+  // the env failing a check, not as the bad argument it is.
+  checkSeed(seed, 'checkEnv()');
+  if (seed > Number.MAX_SAFE_INTEGER - FORK_SEED_TRIES)
+    throw new InvalidOptionsError('checkEnv()', [
+      `seed must be at most 2^53 − 1 − ${FORK_SEED_TRIES} (the checker also plays seeds seed + 1 to seed + ` +
+        `${FORK_SEED_TRIES}), got ${seed}`,
+    ]);
   const { make, agentFor } = await resolveTarget(target, options);
   const results: CheckResult[] = [];
 

@@ -1,4 +1,5 @@
 import type { Action, Env, Info, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { checkSeed } from '../check-seed';
 import { TurnGymError } from '../errors';
 import { startEpisodeRecord, type EpisodeRecord, type RecordSink } from '../episode-record';
 import { nestsDeeperThan } from '../tool-calls';
@@ -52,6 +53,8 @@ export class EpisodeRecorder<Obs = string, Act = Action> extends Wrapper<Obs, Ac
   }
 
   override async reset(args: ResetArgs = {}): Promise<ResetResult<Obs>> {
+    // A refused seed abandons nothing (BaseEnv and OrderEnforcing leave the episode as it was), so it writes no record.
+    if (args.seed !== undefined) checkSeed(args.seed, `${this.spec.id} reset()`);
     let result: ResetResult<Obs>;
     try {
       result = await this.env.reset(args);

@@ -1,4 +1,5 @@
 import type { Action, Env, ResetArgs, ResetResult, StepResult } from '@turngym/spec';
+import { checkSeed } from '../check-seed';
 import { EnvBusyError, EnvClosedError, ResetNeededError } from '../errors';
 import { Wrapper } from './wrapper';
 
@@ -14,6 +15,8 @@ export class OrderEnforcing<Obs = string, Act = Action> extends Wrapper<Obs, Act
   override async reset(args?: ResetArgs): Promise<ResetResult<Obs>> {
     if (this.state === 'closed') throw new EnvClosedError(this.spec.id);
     this.assertIdle('reset');
+    // A seed refused before the episode is given up: the caller's mistake must not end the episode it may go on with.
+    if (args?.seed !== undefined) checkSeed(args.seed, `${this.spec.id} reset()`);
     // A reset that throws has still abandoned the last episode: there is nothing to step into until one succeeds.
     this.state = 'new';
     const result = await this.whileInFlight('reset', () => this.env.reset(args));

@@ -109,6 +109,23 @@ describe('standard wrappers', () => {
     expect(sink.records[0]).toMatchObject({ complete: true, turns: 1 });
   });
 
+  it("a bad seed is refused through make()'s stack with the episode going on and no record written", async () => {
+    const sink = new MemoryRecordSink();
+    const env = new EpisodeRecorder(new TimeLimit(new OrderEnforcing(new ExampleEnv()), 20), { sink });
+    await env.reset({ seed: 0 });
+    await env.step('LOOKUP(nothing)');
+    for (const seed of [Number.NaN, 0.5, 2 ** 53]) {
+      const refused = env.reset({ seed });
+      await expect(refused).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+      await expect(refused).rejects.toThrow(/reset\(\): seed must be an integer/);
+    }
+    expect(sink.records).toEqual([]);
+    // The episode of seed 0 goes on, and its record holds both steps.
+    await env.step('SUBMIT(0)');
+    expect(sink.records).toHaveLength(1);
+    expect(sink.records[0]).toMatchObject({ complete: true, seed: 0, turns: 2 });
+  });
+
   it('an action of the wrong JavaScript type is API misuse, not a step', async () => {
     const env = new ExampleEnv();
     await env.reset({ seed: 0 });
