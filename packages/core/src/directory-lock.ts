@@ -285,7 +285,15 @@ export function claimDirectoryLock(dir: string, options: DirectoryLockOptions): 
   if (!exitHook) {
     exitHook = true;
     process.on('exit', () => {
-      for (const [lock, { marker: takeover }] of held) release(lock, takeover);
+      for (const [lock, { marker: takeover }] of held) {
+        // A throw here (a file system gone read-only) would replace the exit code and the error that ended the
+        // program; a lock left behind is a dead process's, which the next claim takes over.
+        try {
+          release(lock, takeover);
+        } catch {
+          // Left for the next claim.
+        }
+      }
     });
   }
   return releaseOnce(file);
