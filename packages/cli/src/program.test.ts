@@ -4,24 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { CliIo } from './cli-io';
+import { captureIo as captureIoAt } from './__fixtures__/capture-io';
 import { runCli } from './program';
 
-interface CapturedIo extends CliIo {
-  output(): { stdout: string; stderr: string };
-}
-
-function captureIo(options: { stderrIsTty?: boolean } = {}): CapturedIo {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: options.stderrIsTty ?? false, columns: 120 });
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { stdin, stdout, stderr, output: () => ({ stdout: out, stderr: err }) };
-}
+/** The CLI's streams, 120 columns wide as these tests' progress lines were written for. */
+const captureIo = (options: { stderrIsTty?: boolean } = {}) => captureIoAt({ ...options, columns: 120 });
 
 describe('runCli (in-process)', () => {
   it('shows a progress bar on stderr only when stderr is a terminal', async () => {

@@ -2,21 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import type { CliIo } from '../cli-io';
+import { captureIo } from '../__fixtures__/capture-io';
 import { runCli } from '../program';
-
-function captureIo(options: { stderrIsTty?: boolean } = {}): CliIo & { output(): { stdout: string; stderr: string } } {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: options.stderrIsTty ?? false, columns: 160 });
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { stdin, stdout, stderr, output: () => ({ stdout: out, stderr: err }) };
-}
 
 /** stderr without plugin-discovery warnings (an env package of the checkout that is not built). */
 function errorLines(stderr: string): string[] {

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import type { CliIo } from '../cli-io';
+import { captureIo } from '../__fixtures__/capture-io';
 import { runCli } from '../program';
 
 /**
@@ -34,18 +33,6 @@ jest.mock('../optional-modules', () => {
     },
   };
 });
-
-function captureIo(): CliIo & { output(): { stdout: string; stderr: string } } {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: false, columns: 160 });
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { stdin, stdout, stderr, output: () => ({ stdout: out, stderr: err }) };
-}
 
 describe('turngym train stopped by a signal', () => {
   let dir: string;
