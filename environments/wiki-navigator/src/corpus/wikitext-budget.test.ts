@@ -22,10 +22,12 @@ describe('bounding the work of one page (boundWikitext)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  // Each conversion in its own folder: one a timed-out test left running cannot rename another's output.
   const convert = async (...pages: string[]) => {
-    writeFileSync(join(dir, 'dump.xml'), dump(...pages, page('Plain', 'A plain page links [[Paris]].')));
-    const stats = await convertMediaWikiFile(join(dir, 'dump.xml'), join(dir, 'corpus.jsonl'));
-    const { articles } = parseJsonlCorpus(readFileSync(join(dir, 'corpus.jsonl'), 'utf8'));
+    const folder = mkdtempSync(join(dir, 'dump-'));
+    writeFileSync(join(folder, 'dump.xml'), dump(...pages, page('Plain', 'A plain page links [[Paris]].')));
+    const stats = await convertMediaWikiFile(join(folder, 'dump.xml'), join(folder, 'corpus.jsonl'));
+    const { articles } = parseJsonlCorpus(readFileSync(join(folder, 'corpus.jsonl'), 'utf8'));
     return { stats, articles: new Map(articles.map((article) => [article.title, article])) };
   };
 
@@ -50,7 +52,7 @@ describe('bounding the work of one page (boundWikitext)', () => {
     expect(lead.startsWith('[[Place 0]]. [[Place 1]].')).toBe(true);
     expect(lead).toContain(`[[Place ${budget - 1}]]`);
     expect(lead).not.toContain(`[[Place ${budget}]]`);
-  });
+  }, 120_000); // 5,000 linked templates through wtf_wikipedia: 4.5 s alone, far more beside other suites
 
   it('a page longer than a wiki may save is counted as not converted, by name', async () => {
     const { stats, articles } = await convert(page('Huge', 'A sentence. '.repeat(MAX_PAGE_CHARACTERS / 12 + 10)));
