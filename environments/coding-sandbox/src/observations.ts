@@ -1,3 +1,4 @@
+import { showControlCharacters } from '@turngym/core';
 import type { EvaluationResult, TestOutcome } from './sandbox/evaluation';
 
 const MAX_DETAILED_FAILURES = 8;
@@ -12,23 +13,11 @@ export function truncateText(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…[truncated ${text.length - max} chars]` : text;
 }
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * `text` with every control character but tab and line feed (C0, DEL, C1) and every bidi override written as a visible
- * `\u001b` escape, as the CLI prints text to a terminal. What a program printed, threw or named its tests reached the
- * observation raw, to every client of an env server and every log of trajectories: NUL bytes (which JSON carries but
- * many stores and tokenizers refuse), `\x1b[…` and OSC sequences that a client printing observations runs, carriage
- * returns that hide the text before them. Values the sandbox renders (`=> "…"`) were already escaped.
- */
-function showControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /** An observation of what the sandbox answered: control characters shown as escapes, within `MAX_OBSERVATION_CHARS`. */
 export function boundObservation(text: string): string {
-  return truncateText(showControlCharacters(text), MAX_OBSERVATION_CHARS);
+  // What a program printed, threw or named its tests reached every client of an env server and every trajectory log
+  // raw: NULs, terminal escape sequences, carriage returns that hide the text before them (tabs and lines kept).
+  return truncateText(showControlCharacters(text, true), MAX_OBSERVATION_CHARS);
 }
 
 function indent(text: string, prefix = '  '): string {

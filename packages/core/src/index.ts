@@ -49,6 +49,7 @@ export {
 export { mean, sampleStd, meanInterval95, wilsonInterval95, type Interval } from './statistics';
 export { endsCleanly, fsyncPath, fsyncTree, sizeOf, writeFileAtomically } from './durable-files';
 export { withoutByteOrderMark } from './byte-order-mark';
+export { showControlCharacters } from './control-characters';
 export { processAlive } from './process-alive';
 export { readProcessStat, type ProcessStat } from './process-stat';
 export { readTextWithin } from './read-text-within';
