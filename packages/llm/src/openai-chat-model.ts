@@ -962,7 +962,7 @@ export class OpenAIChatModel implements ChatModel {
         ...context,
         failure: overflow ? 'context-length' : 'http',
         status,
-        isRetryable: overflow ? false : isRetryable,
+        isRetryable, // a context-length failure is never retried (LLMCallError)
         ...(after !== undefined ? { retryAfterMs: after } : {}),
       });
     }
@@ -980,7 +980,7 @@ export class OpenAIChatModel implements ChatModel {
       return new LLMCallError(`${this.where()}: the server sent an error in the stream: ${said}`, {
         ...context,
         failure: overflow ? 'context-length' : 'http',
-        isRetryable: overflow ? false : isRetryable,
+        isRetryable, // a context-length failure is never retried (LLMCallError)
       });
     }
     const decoding = decodingFailure(error);
