@@ -1,20 +1,13 @@
 import { constants, existsSync, mkdtempSync, readdirSync, rmSync, type PathLike } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { captureIo as captureStreams } from './__fixtures__/capture-io';
 import { runCli } from './program';
 
 /** The CLI's streams, with what it wrote. */
 function captureIo() {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), { isTTY: false, columns: 120 });
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { io: { stdin, stdout, stderr }, output: () => ({ stdout: out, stderr: err }) };
+  const { output, ...io } = captureStreams({ columns: 120 });
+  return { io, output };
 }
 
 // Read-only storage (a mounted volume, a CI cache) under an output flag. Tests run as root here, which no file mode
