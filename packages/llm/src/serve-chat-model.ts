@@ -212,13 +212,12 @@ function readBody(request: IncomingMessage, limit: number): Promise<string> {
  */
 function modelFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);
-  // A local model reports a prompt past its context as a 400 LLMCallError whose cause says so.
-  const tooLong = (candidate: unknown): boolean =>
-    TurnGymError.isInstance(candidate) && candidate.code === 'CONTEXT_LENGTH_EXCEEDED';
-  // An upstream endpoint's overflow (a served OpenAIChatModel's `context-length` failure) is passed on as one too.
-  const upstreamTooLong = error instanceof LLMCallError && error.failure === 'context-length';
-  if (tooLong(error) || upstreamTooLong || (error instanceof LLMCallError && tooLong(error.cause)))
-    return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
+  // A local model's ContextLengthError, or an LLMCallError that is a context overflow (a local model's, whose cause is
+  // that error, or an upstream endpoint's: LLMCallError reads both as `context-length`).
+  const tooLong =
+    (TurnGymError.isInstance(error) && error.code === 'CONTEXT_LENGTH_EXCEEDED') ||
+    (error instanceof LLMCallError && error.failure === 'context-length');
+  if (tooLong) return new HttpError(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   if (error instanceof LLMCallError && error.status !== undefined) {
     // A busy model (a local server's full queue) says when to come back: clients back off by Retry-After.
     const retryAfter = error.retryAfterMs;
